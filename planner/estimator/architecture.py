@@ -1,0 +1,135 @@
+"""A model's architecture as the estimator sees it: shapes only, no weights.
+
+`ModelSpec` is a per-layer description precise enough to count every parameter of the Hugging Face
+implementation exactly (REFERENCE.md, "Parameters"): attention shape (GQA, explicit head_dim, MLA),
+biases, q/k norms, gated or plain FFN, mixture-of-experts with router and shared experts, per-layer
+sliding windows, norm kind, tied embeddings and learned position tables. It is built from a
+config.json by :mod:`planner.estimator.hf_config`; :mod:`planner.estimator.params` counts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+NormKind = Literal["rms", "layer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attention:
+    """One attention block's shape.
+
+    Standard multi-head / grouped-query / multi-query attention: Q and O are ``d x (h*d_h)``,
+    K and V are ``d x (n_kv*d_h)``. ``head_dim`` may differ from ``d/h`` (Gemma).
+
+    Multi-head latent attention (DeepSeek MLA) when ``kv_lora_rank > 0``: queries through an
+    optional low-rank ``q_lora_rank`` bottleneck, keys and values from a cached latent of
+    ``kv_lora_rank`` plus a shared rotary key of ``qk_rope_head_dim``; ``head_dim`` is then
+    ``qk_nope_head_dim + qk_rope_head_dim`` and ``v_head_dim`` the value width per head.
+    """
+
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    v_head_dim: int
+    qkv_bias: bool = False
+    o_bias: bool = False
+    qk_norm: bool = False
+    fused_qkv: bool = False
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    qk_nope_head_dim: int = 0
+
+    @property
+    def is_mla(self) -> bool:
+        """True for DeepSeek-style multi-head latent attention."""
+        return self.kv_lora_rank > 0
+
+    @property
+    def kv_cache_heads(self) -> int:
+        """Heads the KV cache is split by under tensor parallelism (1 for MLA's shared latent)."""
+        return 1 if self.is_mla else self.num_kv_heads
+
+    @property
+    def kv_elems_per_token(self) -> int:
+        """Cached elements per token in this layer: ``2*n_kv*d_h`` (K and V), or MLA's latent
+        ``kv_lora_rank + qk_rope_head_dim``."""
+        if self.is_mla:
+            return self.kv_lora_rank + self.qk_rope_head_dim
+        return 2 * self.num_kv_heads * self.head_dim
+
+    @property
+    def core_flops_per_pair(self) -> int:
+        """FLOPs per (query, key) position pair: ``2*h*d_qk`` for QK^T plus ``2*h*d_v`` for AV.
+
+        For standard attention this is ``4*d_attn`` with ``d_attn = h*d_h`` (REFERENCE.md).
+        """
+        return 2 * self.num_heads * (self.head_dim + self.v_head_dim)
+
+
+@dataclass(frozen=True, slots=True)
+class Mlp:
+    """A feed-forward block: gated (SwiGLU/GeGLU, 3 matrices) or plain (2 matrices)."""
+
+    intermediate_size: int
+    gated: bool = True
+    bias: bool = False
+    fused_gate_up: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Moe:
+    """A mixture-of-experts block: ``num_experts`` routed experts, ``top_k`` used per token, a
+    ``d x E`` router (DeepSeek's score-correction bias is a buffer, not a parameter), optional
+    always-on
+    shared experts (their summed width in ``shared``) and Qwen's sigmoid shared-expert gate."""
+
+    num_experts: int
+    top_k: int
+    expert: Mlp
+    shared: Mlp | None = None
+    shared_gate: bool = False
+    router_bias: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One decoder layer: attention, a dense or MoE FFN, its hidden-size norms, and the sliding
+    window it attends over (``None`` for full attention)."""
+
+    attention: Attention
+    ffn: Mlp | Moe
+    norms: int = 2
+    sliding_window: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A whole decoder-only model. ``layers`` lists every layer in order."""
+
+    name: str
+    model_type: str
+    hidden_size: int
+    vocab_size: int
+    layers: tuple[Layer, ...]
+    norm_kind: NormKind = "rms"
+    tie_word_embeddings: bool = False
+    position_table_size: int = 0
+    final_norm: bool = True
+    max_position_embeddings: int = 0
+
+    @property
+    def num_layers(self) -> int:
+        """Decoder layers."""
+        return len(self.layers)
+
+    @property
+    def is_moe(self) -> bool:
+        """True when any layer routes tokens to experts."""
+        return any(isinstance(layer.ffn, Moe) for layer in self.layers)
+
+    @property
+    def norm_params_per_hidden(self) -> int:
+        """Parameters of one hidden-size norm per unit of hidden size: 1 (RMSNorm), 2 (LayerNorm)."""
+        return 1 if self.norm_kind == "rms" else 2

@@ -1,0 +1,98 @@
+"""The operator set every formula is written against (DESIGN.md, "formulas are data").
+
+A formula is a plain Python function built from arithmetic (``+ - * / **``), comparisons and the
+functions below, never from a Python ``if`` on a value. That keeps each formula runnable on three
+kinds of argument without change:
+
+* Python scalars: the result is a Python scalar;
+* numpy arrays of any length: one vectorized call for a million scenario rows;
+* symbolic values (the sheet layer's Excel expressions): any argument that has a
+  ``__planner_op__(name, *args)`` method receives the call and builds the formula text
+  (``IF``, ``MIN``, ``MAX``, ``ROUNDDOWN``, ``ROUNDUP``).
+
+The estimator knows nothing about Excel; the symbolic backend lives in ``planner.sheet``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+Value = Any
+"""A scalar, a numpy array, or a symbolic value with ``__planner_op__``."""
+
+
+def _symbolic(args: tuple[Value, ...]) -> Value | None:
+    for arg in args:
+        if hasattr(arg, "__planner_op__"):
+            return arg
+    return None
+
+
+def _plain(result: np.ndarray, args: tuple[Value, ...]) -> Value:
+    """Unwrap a 0-d numpy result to a Python scalar when every argument was a scalar."""
+    if all(np.ndim(a) == 0 and not isinstance(a, np.ndarray) for a in args):
+        return result.item()
+    return result
+
+
+def where(cond: Value, if_true: Value, if_false: Value) -> Value:
+    """``if_true`` where ``cond`` holds, else ``if_false`` (Excel ``IF``)."""
+    args = (cond, if_true, if_false)
+    sym = _symbolic(args)
+    if sym is not None:
+        return sym.__planner_op__("where", *args)
+    return _plain(np.where(cond, if_true, if_false), args)
+
+
+def minimum(a: Value, b: Value) -> Value:
+    """Element-wise smaller of two values (Excel ``MIN``)."""
+    sym = _symbolic((a, b))
+    if sym is not None:
+        return sym.__planner_op__("minimum", a, b)
+    return _plain(np.minimum(a, b), (a, b))
+
+
+def maximum(a: Value, b: Value) -> Value:
+    """Element-wise larger of two values (Excel ``MAX``)."""
+    sym = _symbolic((a, b))
+    if sym is not None:
+        return sym.__planner_op__("maximum", a, b)
+    return _plain(np.maximum(a, b), (a, b))
+
+
+def floor(x: Value) -> Value:
+    """Round toward minus infinity (Excel ``ROUNDDOWN(x, 0)`` for the non-negative values used)."""
+    sym = _symbolic((x,))
+    if sym is not None:
+        return sym.__planner_op__("floor", x)
+    return _plain(np.floor(x), (x,))
+
+
+def ceil(x: Value) -> Value:
+    """Round toward plus infinity (Excel ``ROUNDUP(x, 0)`` for the non-negative values used)."""
+    sym = _symbolic((x,))
+    if sym is not None:
+        return sym.__planner_op__("ceil", x)
+    return _plain(np.ceil(x), (x,))
+
+
+def clip(x: Value, low: Value, high: Value) -> Value:
+    """``x`` limited to ``[low, high]``: ``minimum(maximum(x, low), high)``."""
+    return minimum(maximum(x, low), high)
+
+
+def safe_div(num: Value, den: Value, fallback: Value = 0.0) -> Value:
+    """``num / den`` where ``den`` is non-zero, else ``fallback``; never a division warning.
+
+    Written with ``where`` so the symbolic backend renders ``IF(den=0, fallback, num/den)``.
+    """
+    sym = _symbolic((num, den, fallback))
+    if sym is not None:
+        return sym.__planner_op__("where", den == 0, fallback, num / den)
+    den_arr = np.asarray(den, dtype=float)
+    zero = den_arr == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quotient = np.asarray(num, dtype=float) / np.where(zero, 1.0, den_arr)
+    return _plain(np.where(zero, fallback, quotient), (num, den, fallback))

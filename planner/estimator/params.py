@@ -1,0 +1,167 @@
+"""Exact parameter counts of a :class:`ModelSpec`, total and active per token, by component.
+
+Formulas (REFERENCE.md, "Parameters"), per layer:
+
+* linear layer: ``d_in*d_out`` weights, ``+ d_out`` with a bias;
+* attention: Q and O are ``d x (h*d_h)``, K and V ``d x (n_kv*d_h)``; MLA: ``d x q_lora_rank``,
+  ``q_lora_rank x h*(d_nope+d_rope)``, ``d x (kv_lora_rank+d_rope)``,
+  ``kv_lora_rank x h*(d_nope+d_v)``, ``h*d_v x d``;
+* FFN: gated ``3*d*d_ff``, plain ``2*d*d_ff``; MoE: ``E`` experts + router ``d*E`` + shared
+  experts (+ a ``d x 1`` shared-expert gate for Qwen);
+* norms: RMSNorm ``d``, LayerNorm ``2d``; q/k norms ``d_h`` each; MLA latent norms;
+* embedding ``V*d``, LM head ``V*d`` unless tied, learned position table ``positions*d``.
+
+Active per token: everything except the ``E - k`` routed experts a token does not use.
+Counts are Python ints: exact at any size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
+
+
+def linear(d_in: int, d_out: int, bias: bool = False) -> int:
+    """Parameters of a linear layer: ``d_in*d_out`` (+ ``d_out`` bias)."""
+    return d_in * d_out + (d_out if bias else 0)
+
+
+def attention_projections(attn: Attention, d: int) -> dict[str, tuple[int, int, bool]]:
+    """The attention block's linear projections as ``name -> (d_in, d_out, bias)``.
+
+    Fused projections (phi3's ``qkv_proj``, GPT-2's ``c_attn``) are listed as their separate
+    q/k/v parts: the count is the same, only the stored shape differs.
+    """
+    h, dh, dv = attn.num_heads, attn.head_dim, attn.v_head_dim
+    if attn.is_mla:
+        out: dict[str, tuple[int, int, bool]] = {}
+        if attn.q_lora_rank:
+            out["q_a"] = (d, attn.q_lora_rank, attn.qkv_bias)
+            out["q_b"] = (attn.q_lora_rank, h * dh, False)
+        else:
+            out["q"] = (d, h * dh, False)
+        out["kv_a"] = (d, attn.kv_lora_rank + attn.qk_rope_head_dim, attn.qkv_bias)
+        out["kv_b"] = (attn.kv_lora_rank, h * (attn.qk_nope_head_dim + dv), False)
+        out["o"] = (h * dv, d, attn.o_bias)
+        return out
+    return {
+        "q": (d, h * dh, attn.qkv_bias),
+        "k": (d, attn.num_kv_heads * dh, attn.qkv_bias),
+        "v": (d, attn.num_kv_heads * dv, attn.qkv_bias),
+        "o": (h * dv, d, attn.o_bias),
+    }
+
+
+def mlp_projections(mlp: Mlp, d: int) -> dict[str, tuple[int, int, bool]]:
+    """An FFN's linear projections as ``name -> (d_in, d_out, bias)``."""
+    f = mlp.intermediate_size
+    if mlp.gated:
+        return {"gate": (d, f, mlp.bias), "up": (d, f, mlp.bias), "down": (f, d, mlp.bias)}
+    return {"up": (d, f, mlp.bias), "down": (f, d, mlp.bias)}
+
+
+def _sum_params(projections: dict[str, tuple[int, int, bool]]) -> int:
+    return sum(linear(i, o, b) for i, o, b in projections.values())
+
+
+def _sum_weights(projections: dict[str, tuple[int, int, bool]]) -> int:
+    return sum(i * o for i, o, _ in projections.values())
+
+
+def attention_norm_params(attn: Attention) -> int:
+    """Norms inside attention: q/k norms (``d_h`` each) or MLA's latent norms (RMSNorm)."""
+    if attn.is_mla:
+        return attn.q_lora_rank + attn.kv_lora_rank
+    return 2 * attn.head_dim if attn.qk_norm else 0
+
+
+@dataclass(frozen=True, slots=True)
+class ParamCounts:
+    """Parameters by component. ``mlp`` includes routed and shared experts; ``router`` the
+    routers and shared-expert gates; ``norm`` every norm weight (and bias)."""
+
+    embedding: int
+    position: int
+    attention: int
+    mlp: int
+    router: int
+    norm: int
+    lm_head: int
+    total: int
+    active: int
+
+    def as_dict(self) -> dict[str, int]:
+        """Plain dict, in field order."""
+        return asdict(self)
+
+
+def _ffn_counts(ffn: Mlp | Moe, d: int) -> tuple[int, int, int]:
+    """(mlp params, router params, inactive routed-expert params) of one FFN block."""
+    if isinstance(ffn, Mlp):
+        return _sum_params(mlp_projections(ffn, d)), 0, 0
+    expert = _sum_params(mlp_projections(ffn.expert, d))
+    shared = _sum_params(mlp_projections(ffn.shared, d)) if ffn.shared else 0
+    router = d * ffn.num_experts + (d if ffn.shared_gate else 0)
+    return ffn.num_experts * expert + shared, router, (ffn.num_experts - ffn.top_k) * expert
+
+
+def count_params(spec: ModelSpec) -> ParamCounts:
+    """Exact parameter counts of ``spec`` (see the module docstring for the formulas)."""
+    d = spec.hidden_size
+    attention = mlp = router = norm = inactive = 0
+    for layer in spec.layers:
+        attention += _sum_params(attention_projections(layer.attention, d))
+        norm += attention_norm_params(layer.attention) + layer.norms * d * spec.norm_params_per_hidden
+        m, r, idle = _ffn_counts(layer.ffn, d)
+        mlp += m
+        router += r
+        inactive += idle
+    if spec.final_norm:
+        norm += d * spec.norm_params_per_hidden
+    embedding = spec.vocab_size * d
+    position = spec.position_table_size * d
+    lm_head = 0 if spec.tie_word_embeddings else spec.vocab_size * d
+    total = embedding + position + attention + mlp + router + norm + lm_head
+    return ParamCounts(embedding=embedding, position=position, attention=attention, mlp=mlp,
+                       router=router, norm=norm, lm_head=lm_head, total=total,
+                       active=total - inactive)
+
+
+def layer_matmul_weights(layer: Layer, d: int) -> tuple[int, int, int]:
+    """Matrix weights of one layer that multiply activations, without biases or norms:
+    ``(dense, routed experts total, routed experts used per token)``. ``dense`` covers
+    attention, dense FFN, shared experts and routers — weights every token uses."""
+    dense = _sum_weights(attention_projections(layer.attention, d))
+    ffn = layer.ffn
+    if isinstance(ffn, Mlp):
+        return dense + _sum_weights(mlp_projections(ffn, d)), 0, 0
+    expert = _sum_weights(mlp_projections(ffn.expert, d))
+    shared = _sum_weights(mlp_projections(ffn.shared, d)) if ffn.shared else 0
+    dense += shared + d * ffn.num_experts + (d if ffn.shared_gate else 0)
+    return dense, ffn.num_experts * expert, ffn.top_k * expert
+
+
+def lora_module_shapes(spec: ModelSpec) -> dict[str, list[tuple[int, int]]]:
+    """Every linear module LoRA can target, by short name (q, k, v, o, gate, up, down, and for
+    MLA q_a, q_b, kv_a, kv_b), as one ``(d_in, d_out)`` per module instance in the model.
+
+    Routed experts contribute one instance per expert, shared experts one each; K/V are
+    rectangular under GQA (``d x n_kv*d_h``)."""
+    d = spec.hidden_size
+    shapes: dict[str, list[tuple[int, int]]] = {}
+
+    def add(projections: dict[str, tuple[int, int, bool]], times: int = 1) -> None:
+        for name, (i, o, _) in projections.items():
+            shapes.setdefault(name, []).extend([(i, o)] * times)
+
+    for layer in spec.layers:
+        add(attention_projections(layer.attention, d))
+        ffn = layer.ffn
+        if isinstance(ffn, Mlp):
+            add(mlp_projections(ffn, d))
+        else:
+            add(mlp_projections(ffn.expert, d), ffn.num_experts)
+            if ffn.shared:
+                add(mlp_projections(ffn.shared, d))
+    return shapes

@@ -1,0 +1,105 @@
+"""Developer script: count parameters of the real Hugging Face implementations, write test fixtures.
+
+Not a runtime dependency. Needs ``torch`` and ``transformers`` (e.g. ``pip install torch==2.13.0
+transformers==5.23.0`` in a separate virtual environment). For every config.json under
+``seeds/models`` and ``tests/fixtures/hf_configs`` it instantiates the architecture on PyTorch's
+meta device (shapes only, no memory), sums ``p.numel()`` per component and writes
+``tests/fixtures/hf_param_counts.json``; ``tests/test_params_fixtures.py`` compares the planner's
+estimator to it exactly.
+
+Components, by parameter name: embedding, position, attention, mlp (dense, routed and shared
+experts), router (routers and shared-expert gates), norm, lm_head. Active parameters: the total
+minus the (E-k)/E share of every routed-expert tensor.
+
+    python scripts/hf_param_counts.py            # rewrite the fixture file
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "fixtures" / "hf_param_counts.json"
+CONFIG_DIRS = (ROOT / "seeds" / "models", ROOT / "tests" / "fixtures" / "hf_configs")
+
+_EMBEDDING = re.compile(r"(embed_tokens|\bwte\b|word_embeddings|embed_in)\.")
+_ROUTER = re.compile(r"\.(gate|router|shared_expert_gate)\.")
+_NORM = re.compile(r"(norm|\bln_\w+|\bln_f)\.")
+
+
+def component(name: str) -> str:
+    """The planner's component for one Hugging Face parameter name."""
+    if name.startswith("lm_head.") or name.startswith("embed_out."):
+        return "lm_head"
+    if _EMBEDDING.search(name):
+        return "embedding"
+    if ".wpe." in name:
+        return "position"
+    if _NORM.search(name):
+        return "norm"
+    if _ROUTER.search(name):
+        return "router"
+    if re.search(r"(self_attn|\.attn\.|self_attention|\.attention\.)", name):
+        return "attention"
+    if re.search(r"(\.mlp\.|block_sparse_moe)", name):
+        return "mlp"
+    raise SystemExit(f"unclassified parameter {name}")
+
+
+def experts_and_top_k(cfg: dict) -> tuple[int, int]:
+    """Routed experts per MoE layer and experts used per token, from the config."""
+    for key in ("n_routed_experts", "num_local_experts", "num_experts"):
+        if cfg.get(key):
+            return int(cfg[key]), int(cfg["num_experts_per_tok"])
+    return 0, 0
+
+
+def count(path: Path) -> dict:
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    raw = json.loads(path.read_text())
+    kwargs = {k: v for k, v in raw.items()
+              if k not in ("model_type", "auto_map", "quantization_config", "architectures")}
+    config = AutoConfig.for_model(raw["model_type"], **kwargs)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    n_experts, top_k = experts_and_top_k(raw)
+    counts = dict.fromkeys(
+        ("embedding", "position", "attention", "mlp", "router", "norm", "lm_head"), 0)
+    inactive = 0
+    for name, p in model.named_parameters():  # tied weights are yielded once
+        counts[component(name)] += p.numel()
+        if ".experts." in name and ".shared_expert" not in name:
+            assert (p.numel() * (n_experts - top_k)) % n_experts == 0, name
+            inactive += p.numel() * (n_experts - top_k) // n_experts
+    total = sum(counts.values())
+    assert total == sum(p.numel() for p in model.parameters())
+    return {**counts, "total": total, "active": total - inactive,
+            "model_type": raw["model_type"], "config": str(path.relative_to(ROOT))}
+
+
+def main() -> int:
+    import torch
+    import transformers
+
+    results = {}
+    for folder in CONFIG_DIRS:
+        for path in sorted(folder.glob("*.json")):
+            print(f"counting {path.relative_to(ROOT)} ...", file=sys.stderr)
+            results[path.stem] = count(path)
+    OUT.write_text(json.dumps({
+        "generated_by": "scripts/hf_param_counts.py",
+        "transformers_version": transformers.__version__,
+        "torch_version": torch.__version__,
+        "models": results,
+    }, indent=2, sort_keys=True) + "\n")
+    print(f"wrote {len(results)} models to {OUT.relative_to(ROOT)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
