@@ -12,9 +12,7 @@ guessed beyond the defaults the implementation itself applies.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from planner.errors import ConfigError
@@ -376,28 +374,3 @@ def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
         raise ConfigError(label, "model_type", f"{model_type!r} is not supported; supported: "
                           + ", ".join(SUPPORTED_MODEL_TYPES))
     return reader(_Reader(label, cfg))
-
-
-def load_config(path: str | Path) -> dict[str, Any]:
-    """Read a config.json file; a clear :class:`ConfigError` when it is missing or not JSON."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(str(p), "<file>", f"cannot be read: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(str(p), "<file>",
-                          f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-                          ) from exc
-    if not isinstance(data, dict):
-        raise ConfigError(str(p), "<root>", "must be a JSON object")
-    return data
-
-
-def spec_from_file(path: str | Path, name: str | None = None) -> ModelSpec:
-    """:func:`spec_from_config` on a config.json file (name defaults to the file's folder/stem)."""
-    p = Path(path)
-    return spec_from_config(load_config(p), name or (p.parent.name if p.stem == "config"
-                                                     else p.stem))

@@ -1,0 +1,132 @@
+"""The shipped catalog in ``seeds/``: model config.json files and GPU datasheet figures.
+
+This is the file side of the estimator: it reads JSON and TOML and hands back
+:class:`ModelSpec` and :class:`GpuSpec` objects. The estimator itself does no I/O.
+``PLANNER_SEEDS_DIR`` points the planner at another catalog folder (tests use it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from planner.errors import ConfigError, NotFoundError, PlannerError
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec
+from planner.estimator.hf_config import spec_from_config
+from planner.units import GB, GiB
+
+
+def seeds_dir() -> Path:
+    """The catalog folder: ``$PLANNER_SEEDS_DIR`` or the repository's ``seeds/``."""
+    env = os.environ.get("PLANNER_SEEDS_DIR")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "seeds"
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read a config.json file; a clear :class:`ConfigError` when it is missing or not JSON."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(p), "<file>", f"cannot be read: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(str(p), "<file>", f"is not valid JSON (line {exc.lineno}, column "
+                                            f"{exc.colno}: {exc.msg})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(str(p), "<root>", "must be a JSON object")
+    return data
+
+
+def spec_from_file(path: str | Path, name: str | None = None) -> ModelSpec:
+    """A :class:`ModelSpec` from a config.json file (name defaults to the file stem, or the
+    folder name for a file called ``config.json``)."""
+    p = Path(path)
+    default = p.parent.name if p.stem == "config" else p.stem
+    return spec_from_config(load_config(p), name or default)
+
+
+def model_names() -> list[str]:
+    """Catalog model names (the config files in ``seeds/models``)."""
+    return sorted(p.stem for p in (seeds_dir() / "models").glob("*.json"))
+
+
+@cache
+def model_sources() -> dict[str, dict[str, str]]:
+    """``seeds/models/sources.toml``: hub id and source URL per catalog model."""
+    path = seeds_dir() / "models" / "sources.toml"
+    if not path.exists():
+        return {}
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def resolve_model(ref: str) -> tuple[str, dict[str, Any]]:
+    """``(name, config dict)`` for a config.json path or a catalog name (case-insensitive)."""
+    path = Path(ref).expanduser()
+    if path.suffix == ".json" or path.exists():
+        if path.is_dir():
+            path = path / "config.json"
+        return (path.parent.name if path.stem == "config" else path.stem), load_config(path)
+    names = model_names()
+    match = {n.lower(): n for n in names}.get(ref.strip().lower())
+    if match is None:
+        raise NotFoundError("model", ref, names)
+    return match, load_config(seeds_dir() / "models" / f"{match}.json")
+
+
+def resolve_model_spec(ref: str) -> ModelSpec:
+    """:class:`ModelSpec` for a config.json path or a catalog name."""
+    name, cfg = resolve_model(ref)
+    return spec_from_config(cfg, name)
+
+
+_FLOPS_KEYS = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops",
+               "int8": "int8_tops", "int4": "int4_tops"}
+
+
+def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
+    """A :class:`GpuSpec` from one unit-suffixed catalog record (see ``seeds/gpus.toml``)."""
+    try:
+        if "memory_gib" in rec:
+            memory = round(float(rec["memory_gib"]) * GiB)
+        else:
+            memory = round(float(rec["memory_gb"]) * GB)
+        flops = {dt: float(rec[key]) * 1e12 for dt, key in _FLOPS_KEYS.items() if rec.get(key)}
+        return GpuSpec(
+            name=name, memory_bytes=memory, flops_per_s=flops,
+            bandwidth_bytes_per_s=float(rec["memory_bandwidth_gb_per_s"]) * GB,
+            price_usd_per_hour=float(rec.get("price_usd_per_hour", 0.0)),
+            vendor=str(rec.get("vendor", "")), label=str(rec.get("label", name)),
+            interconnect_bytes_per_s=float(rec.get("interconnect_gb_per_s", 0.0)) * GB,
+            power_w=float(rec.get("power_w", 0.0)),
+            price_is_example=bool(rec.get("price_is_example", False)),
+            source=str(rec.get("source", "")),
+        )
+    except KeyError as exc:
+        raise PlannerError(f"GPU {name!r}: catalog record lacks {exc.args[0]!r}") from exc
+    except (TypeError, ValueError) as exc:
+        raise PlannerError(f"GPU {name!r}: catalog record has a non-numeric figure: {exc}") from exc
+
+
+@cache
+def load_gpus() -> dict[str, GpuSpec]:
+    """Every GPU in ``seeds/gpus.toml``, by name."""
+    with (seeds_dir() / "gpus.toml").open("rb") as fh:
+        data = tomllib.load(fh)
+    return {name: gpu_from_record(name, rec) for name, rec in data.items()}
+
+
+def resolve_gpu(name: str) -> GpuSpec:
+    """A catalog GPU by name (case-insensitive)."""
+    gpus = load_gpus()
+    match = {n.lower(): n for n in gpus}.get(name.strip().lower())
+    if match is None:
+        raise NotFoundError("GPU", name, list(gpus))
+    return gpus[match]

@@ -1,0 +1,138 @@
+"""FLOPs of inference: prefill, one decode step, a whole request (REFERENCE.md, "Conventions").
+
+Per token every matmul weight costs 2 FLOPs (multiply + add), so the linear part is
+``2 * P_linear`` per token, with ``P_linear`` the matmul weights a token uses (attention, dense or
+top-k expert FFN, shared experts, router). The attention core adds, per layer, FLOPs per
+(query, key) pair ``2*h*(d_qk + d_v)`` (= ``4*d_attn`` for standard attention; GQA does not shrink
+it). Two named conventions:
+
+* ``attention_convention``: :data:`CAUSAL` (default) counts the ``S(S+1)/2`` pairs a causal mask
+  keeps, giving ``2*B*d_attn*S(S+1)`` per layer; :data:`FULL` counts the full ``S x S`` square,
+  ``4*B*S^2*d_attn`` (articles 000/001).
+* ``logits_convention``: :data:`LOGITS_LAST` (default, inference) computes logits for the last
+  prompt position only; :data:`LOGITS_ALL` for every position (training); :data:`LOGITS_NONE`
+  leaves the LM head out (article 000's prefill figure).
+
+A request with ``G`` outputs runs one prefill and ``G - 1`` decode steps; decode step ``j`` attends
+to ``S + j`` cached positions. Sliding-window layers attend to at most ``w`` of them.
+"""
+
+from __future__ import annotations
+
+from planner.estimator.ops import Value, clip, minimum, where
+
+CAUSAL = 0
+"""attention_convention: count only the causal (lower-triangle) position pairs."""
+FULL = 1
+"""attention_convention: count the full S x S score matrix."""
+ATTENTION_CONVENTIONS = {"causal": CAUSAL, "full": FULL}
+
+LOGITS_LAST = 0
+"""logits_convention: logits for the last prompt position only (what inference samples from)."""
+LOGITS_ALL = 1
+"""logits_convention: logits for every prompt position (training, scoring)."""
+LOGITS_NONE = 2
+"""logits_convention: no LM head in prefill (article 000's convention)."""
+LOGITS_CONVENTIONS = {"last": LOGITS_LAST, "all": LOGITS_ALL, "none": LOGITS_NONE}
+
+
+def matmul_params_per_token(model_matmul_dense_params: Value,
+                            model_matmul_experts_active_params: Value) -> Value:
+    """Layer matmul weights one token multiplies (without the LM head)."""
+    return model_matmul_dense_params + model_matmul_experts_active_params
+
+
+def causal_pairs(tokens: Value) -> Value:
+    """Position pairs a causal mask keeps among ``S`` tokens: ``S(S+1)/2``."""
+    return tokens * (tokens + 1) / 2
+
+
+def causal_pairs_windowed(tokens: Value, window: Value) -> Value:
+    """Causal pairs when each query sees at most ``w`` positions (itself included):
+    ``S(S+1)/2`` for ``S <= w``, else ``w(w+1)/2 + (S-w)*w``."""
+    return where(tokens <= window, causal_pairs(tokens),
+                 causal_pairs(window) + (tokens - window) * window)
+
+
+def prefill_attention_flops(tokens: Value, full_per_pair: Value, window_per_pair: Value,
+                            window: Value, attention_convention: Value) -> Value:
+    """Attention-core FLOPs of one sequence's prefill over ``tokens`` positions."""
+    causal = (full_per_pair * causal_pairs(tokens)
+              + window_per_pair * causal_pairs_windowed(tokens, window))
+    square = (full_per_pair * tokens * tokens
+              + window_per_pair * tokens * minimum(tokens, window))
+    return where(attention_convention == FULL, square, causal)
+
+
+def logits_positions(prompt_tokens: Value, logits_convention: Value) -> Value:
+    """Prompt positions whose logits prefill computes: 1, ``S`` or 0 by convention."""
+    return where(logits_convention == LOGITS_ALL, prompt_tokens,
+                 where(logits_convention == LOGITS_NONE, 0, 1))
+
+
+def prefill_flops(prompt_tokens: Value, matmul_params_per_token: Value,
+                  model_lm_head_matmul_params: Value, model_attn_flops_per_pair_full: Value,
+                  model_attn_flops_per_pair_window: Value, model_sliding_window_tokens: Value,
+                  attention_convention: Value, logits_convention: Value) -> Value:
+    """FLOPs to prefill one request's prompt of ``S`` tokens:
+    ``2*S*P_linear + attention core + 2*d*V*logits_positions``.
+
+    Qwen2.5-32B, S=1024, full square, no LM head: 65.28 TFLOPs (article 000, REFERENCE.md)."""
+    linear = 2 * prompt_tokens * matmul_params_per_token
+    core = prefill_attention_flops(prompt_tokens, model_attn_flops_per_pair_full,
+                                   model_attn_flops_per_pair_window, model_sliding_window_tokens,
+                                   attention_convention)
+    logits = 2 * model_lm_head_matmul_params * logits_positions(prompt_tokens, logits_convention)
+    return linear + core + logits
+
+
+def decode_step_flops_at(context: Value, batch: Value, matmul_params_per_token: Value,
+                         lm_head_params: Value, full_per_pair: Value, window_per_pair: Value,
+                         window: Value) -> Value:
+    """FLOPs of one decode step for ``batch`` sequences each attending to ``context`` positions:
+    ``B*(2*(P_linear + V*d) + per_pair_full*T + per_pair_window*min(T, w))``
+    (= ``2*B*P_linear + 4*B*T*d_attn`` per layer plus ``2*B*d*V`` logits, REFERENCE.md;
+    Llama-3-8B at T=8192, B=1: 19.30 GFLOPs)."""
+    return batch * (2 * (matmul_params_per_token + lm_head_params)
+                    + full_per_pair * context + window_per_pair * minimum(context, window))
+
+
+def mean_decode_context_tokens(prompt_tokens: Value, output_tokens: Value) -> Value:
+    """Mean positions a decode step attends to over the ``G - 1`` steps: ``S + G/2``
+    (step ``j`` attends to ``S + j``). Article 000 uses ``S + (1+G)/2`` instead."""
+    return prompt_tokens + output_tokens / 2
+
+
+def decode_step_flops(mean_decode_context_tokens: Value, batch: Value,
+                      matmul_params_per_token: Value, model_lm_head_matmul_params: Value,
+                      model_attn_flops_per_pair_full: Value,
+                      model_attn_flops_per_pair_window: Value,
+                      model_sliding_window_tokens: Value) -> Value:
+    """FLOPs of one decode step of the whole batch at the mean decode context."""
+    return decode_step_flops_at(mean_decode_context_tokens, batch, matmul_params_per_token,
+                                model_lm_head_matmul_params, model_attn_flops_per_pair_full,
+                                model_attn_flops_per_pair_window, model_sliding_window_tokens)
+
+
+def decode_flops(prompt_tokens: Value, output_tokens: Value, matmul_params_per_token: Value,
+                 model_lm_head_matmul_params: Value, model_attn_flops_per_pair_full: Value,
+                 model_attn_flops_per_pair_window: Value,
+                 model_sliding_window_tokens: Value) -> Value:
+    """FLOPs of one request's ``n = G - 1`` decode steps, summed exactly:
+    ``n*2*(P_linear + V*d) + per_pair_full*sum(S+j) + per_pair_window*sum(min(S+j, w))``
+    for ``j = 1..n``. With ``m = clip(w - S, 0, n)`` steps inside the window,
+    ``sum(min(S+j, w)) = m*S + m(m+1)/2 + (n-m)*w``."""
+    steps = output_tokens - 1
+    attended = steps * prompt_tokens + steps * (steps + 1) / 2
+    w = model_sliding_window_tokens
+    inside = clip(w - prompt_tokens, 0, steps)
+    attended_window = inside * prompt_tokens + inside * (inside + 1) / 2 + (steps - inside) * w
+    return (steps * 2 * (matmul_params_per_token + model_lm_head_matmul_params)
+            + model_attn_flops_per_pair_full * attended
+            + model_attn_flops_per_pair_window * attended_window)
+
+
+def request_flops(prefill_flops: Value, decode_flops: Value) -> Value:
+    """FLOPs of one whole request: prefill plus ``G - 1`` decode steps (Llama-3-8B, S=1024,
+    G=128: 16.55 TFLOPs, REFERENCE.md)."""
+    return prefill_flops + decode_flops

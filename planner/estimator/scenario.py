@@ -1,0 +1,94 @@
+"""The scenario formulas, in one list: each function is a column named after itself.
+
+A formula's parameters name the columns it reads, so the dependency graph is derived from the
+signatures, never listed by hand (DESIGN.md, "formulas are data"). ``planner.sheet`` evaluates
+these lists over numpy columns and renders them as Excel formulas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.estimator import cost, flops, latency, memory, training
+
+Formula = Callable[..., object]
+
+DEPLOYMENT: tuple[Formula, ...] = (
+    memory.replicas,
+    memory.model_params_other,
+    memory.weight_bits_effective,
+    memory.embedding_bits,
+    memory.weights_bytes,
+    memory.weights_bytes_per_gpu,
+    memory.reserve_bytes_per_gpu,
+    memory.kv_budget_bytes,
+    memory.kv_bytes_per_token,
+    memory.tp_kv_fraction,
+    memory.context_tokens,
+    memory.kv_bytes_per_sequence,
+    memory.kv_bytes_per_sequence_per_gpu,
+    memory.kv_in_use_bytes_per_gpu,
+    memory.kv_headroom_bytes,
+    memory.fits,
+    memory.shortfall_bytes,
+    memory.max_concurrent_sequences,
+    memory.token_capacity,
+    memory.max_context_tokens,
+)
+
+INFERENCE: tuple[Formula, ...] = (
+    *DEPLOYMENT,
+    flops.matmul_params_per_token,
+    flops.prefill_flops,
+    flops.mean_decode_context_tokens,
+    flops.decode_step_flops,
+    flops.decode_flops,
+    flops.request_flops,
+    latency.decode_bytes_per_step,
+    latency.ttft_compute_s,
+    latency.ttft_memory_s,
+    latency.ttft_s,
+    latency.tpot_compute_s,
+    latency.tpot_memory_s,
+    latency.tpot_s,
+    latency.e2e_latency_s,
+    latency.batch_prefill_s,
+    latency.cycle_s,
+    latency.requests_per_s,
+    latency.throughput_tokens_per_s,
+    latency.decode_tokens_per_s,
+    latency.input_tokens_per_s,
+    cost.cost_usd_per_hour,
+    cost.cost_usd_per_month,
+    cost.prefill_time_share,
+    cost.cost_usd_per_million_input_tokens,
+    cost.cost_usd_per_million_output_tokens,
+    cost.tokens_per_day,
+)
+
+TRAINING: tuple[Formula, ...] = (
+    memory.replicas,
+    memory.model_params_other,
+    memory.weight_bits_effective,
+    memory.embedding_bits,
+    memory.weights_bytes,
+    memory.weights_bytes_per_gpu,
+    flops.matmul_params_per_token,
+    training.train_matmul_params,
+    training.lora_trainable_params,
+    training.trainable_params,
+    training.train_attention_flops_per_token,
+    training.train_flops_per_token,
+    training.train_flops,
+    training.train_time_s,
+    training.gpu_hours,
+    training.train_cost_usd,
+    training.data_parallel,
+    training.model_state_bytes_per_gpu,
+    training.activation_bytes_per_gpu,
+    training.train_memory_bytes_per_gpu,
+    training.train_fits,
+    training.tokens_for_gpu_hours,
+    training.tokens_for_usd,
+    cost.cost_usd_per_hour,
+)

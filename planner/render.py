@@ -1,0 +1,169 @@
+"""Human-readable terminal tables for the CLI: every figure with its unit.
+
+Only formatting lives here (rich tables over the dicts :mod:`planner.service` returns); the CLI
+imports it lazily so ``--json`` runs never load rich.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from planner.estimator.gpu import GpuSpec
+from planner.units import (
+    GB,
+    GiB,
+    fmt_bytes,
+    fmt_bytes_gib,
+    fmt_count,
+    fmt_flops,
+    fmt_seconds,
+    fmt_usd,
+)
+
+console = Console(highlight=False)
+
+
+def _table(title: str, rows: Iterable[tuple[str, str]], *, note: str = "") -> Table:
+    table = Table(title=title, title_justify="left", show_header=False, box=None,
+                  padding=(0, 2), caption=note or None, caption_justify="left")
+    table.add_column("figure", style="bold")
+    table.add_column("value", justify="right")
+    for label, value in rows:
+        table.add_row(label, value)
+    return table
+
+
+def model_list(rows: list[dict[str, Any]]) -> None:
+    """Catalog models, one per line."""
+    table = Table(title="Catalog models")
+    for column, justify in (("name", "left"), ("type", "left"), ("params total", "right"),
+                            ("params active", "right"), ("KV/token bf16", "right"),
+                            ("source", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        table.add_row(r["name"], r["model_type"], fmt_count(r["params_total"]),
+                      fmt_count(r["params_active"]), fmt_bytes(r["kv_bytes_per_token"]),
+                      r["source"])
+    console.print(table)
+
+
+def model_inspect(info: dict[str, Any]) -> None:
+    """Parameter breakdown and architecture of one model."""
+    p = info["params"]
+    rows = [(k, f"{fmt_count(v)} params") for k, v in p.items()
+            if k not in ("total", "active")]
+    rows += [("total", f"{fmt_count(p['total'])} params"),
+             ("active per token", f"{fmt_count(p['active'])} params"),
+             (f"KV cache per token ({info['kv_dtype']})",
+              f"{fmt_count(info['kv_bytes_per_token'])} B ({fmt_bytes(info['kv_bytes_per_token'])})")]
+    console.print(_table(f"{info['name']} ({info['model_type']})", rows))
+    arch = info["architecture"]
+    console.print(_table("architecture", [(k.replace("_", " "), str(v)) for k, v in arch.items()]))
+
+
+def gpu_list(gpus: list[GpuSpec]) -> None:
+    """The GPU catalog."""
+    table = Table(title="Catalog GPUs (dense tensor peaks)")
+    for column in ("name", "memory GiB", "bf16 TFLOP/s", "fp8 TFLOP/s", "int8 TOP/s",
+                   "bandwidth GB/s", "power W", "USD/GPU-h"):
+        table.add_column(column, justify="left" if column == "name" else "right")
+    for g in gpus:
+        def peak(dtype: str, g: GpuSpec = g) -> str:
+            value = g.flops_per_s.get(dtype)
+            return f"{value / 1e12:,.1f}" if value else "–"
+        price = f"{g.price_usd_per_hour:,.2f}" + (" (example)" if g.price_is_example else "")
+        table.add_row(g.name, f"{g.memory_bytes / GiB:,.0f}", peak("bf16") if
+                      g.flops_per_s.get("bf16") else peak("fp16") + " (fp16)",
+                      peak("fp8"), peak("int8"), f"{g.bandwidth_bytes_per_s / GB:,.0f}",
+                      f"{g.power_w:,.0f}", price)
+    console.print(table)
+
+
+def _gpu_line(gpu: GpuSpec, result: dict[str, Any]) -> str:
+    price = fmt_usd(gpu.price_usd_per_hour) + "/GPU-h" + (
+        " (example price)" if gpu.price_is_example else "")
+    peak = gpu.flops_per_s.get(result["compute_dtype"], 0.0)
+    return (f"{gpu.label or gpu.name}: {fmt_bytes_gib(gpu.memory_bytes)}, "
+            f"{peak / 1e12:,.1f} TFLOP/s {result['compute_dtype']} dense, "
+            f"{gpu.bandwidth_bytes_per_s / GB:,.0f} GB/s, {price}")
+
+
+def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
+    """An inference estimate in four short tables."""
+    i = r["inputs"]
+    console.print(f"[bold]{r['model']}[/] on {i['gpus']} × {_gpu_line(gpu, r)}")
+    console.print(f"tp={i['tp']} pp={i['pp']} replicas={r['replicas']}  batch={i['batch']}  "
+                  f"prompt={i['prompt_tokens']:,} tokens  output={i['output_tokens']:,} tokens  "
+                  f"weights={i['weight_dtype']} kv={i['kv_dtype']}  MFU={i['mfu']:g} "
+                  f"MBU={i['mbu']:g}\n")
+    fits = "[green]yes[/]" if r["fits"] else f"[red]no: short {fmt_bytes_gib(r['shortfall_bytes'])}/GPU[/]"
+    console.print(_table("Memory per GPU", [
+        ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
+        ("weights", fmt_bytes_gib(r["weights_bytes_per_gpu"], 4)),
+        ("reserve", fmt_bytes_gib(r["reserve_bytes_per_gpu"], 4)),
+        ("KV budget", fmt_bytes_gib(r["kv_budget_bytes"], 4)),
+        ("KV per token (per sequence, whole model)",
+         f"{fmt_count(r['kv_bytes_per_token'])} B ({fmt_bytes(r['kv_bytes_per_token'])})"),
+        (f"KV per sequence at {r['context_tokens']:,} tokens",
+         fmt_bytes(r["kv_bytes_per_sequence_per_gpu"])),
+        (f"KV in use (batch {i['batch']})", fmt_bytes_gib(r["kv_in_use_bytes_per_gpu"], 4)),
+        ("KV headroom", fmt_bytes_gib(r["kv_headroom_bytes"], 4)),
+        ("fits", fits),
+        ("max concurrent sequences (per replica)", fmt_count(r["max_concurrent_sequences"])),
+        ("token capacity (per replica)", f"{fmt_count(r['token_capacity'])} tokens"),
+        (f"max context at batch {i['batch']}", f"{fmt_count(r['max_context_tokens'])} tokens"),
+    ]))
+    console.print(_table("Compute per request", [
+        ("prefill", fmt_flops(r["prefill_flops"])),
+        ("decode (G−1 steps)", fmt_flops(r["decode_flops"])),
+        ("whole request", fmt_flops(r["request_flops"])),
+        (f"one decode step (batch {i['batch']})", fmt_flops(r["decode_step_flops"])),
+        ("bytes read per decode step", f"{r['decode_bytes_per_step'] / GB:,.2f} GB"),
+    ]))
+    console.print(_table("Latency and throughput (lower bounds)", [
+        ("time to first token", f"{fmt_seconds(r['ttft_s'])} ({r['ttft_bound']} bound)"),
+        ("time per output token", f"{fmt_seconds(r['tpot_s'])} ({r['tpot_bound']} bound)"),
+        ("end-to-end request", fmt_seconds(r["e2e_latency_s"])),
+        ("output throughput", f"{r['throughput_tokens_per_s']:,.1f} tokens/s"),
+        ("decode rate", f"{r['decode_tokens_per_s']:,.1f} tokens/s"),
+        ("requests", f"{r['requests_per_s']:,.3f} requests/s"),
+    ]))
+    console.print(_table("Cost", [
+        ("per hour", fmt_usd(r["cost_usd_per_hour"])),
+        ("per month", fmt_usd(r["cost_usd_per_month"])),
+        ("per million input tokens", fmt_usd(r["cost_usd_per_million_input_tokens"])),
+        ("per million output tokens", fmt_usd(r["cost_usd_per_million_output_tokens"])),
+    ], note="GPU time split: prefill share billed to input tokens, decode share to output."))
+
+
+def train(r: dict[str, Any], gpu: GpuSpec) -> None:
+    """A training estimate."""
+    i = r["inputs"]
+    mode = f"LoRA r={i['lora_rank']} on {r['lora_targets']}" if i["lora_rank"] else "full training"
+    console.print(f"[bold]{r['model']}[/] {mode} on {i['gpus']} × {_gpu_line(gpu, r)}")
+    console.print(f"tokens={i['train_tokens']:,.0f}  seq={i['train_seq_len']:,}  "
+                  f"micro-batch={i['micro_batch_size']}  ZeRO-{i['zero_stage']}  "
+                  f"tp={i['tp']} pp={i['pp']} dp={r['data_parallel']}  MFU={i['mfu']:g}\n")
+    fits = "[green]yes[/]" if r["train_fits"] else "[red]no[/]"
+    rows = [
+        ("trainable parameters", fmt_count(r["trainable_params"])),
+        ("compute", f"{r['train_flops']:.4g} FLOPs ({fmt_flops(r['train_flops'])})"),
+        ("time", fmt_seconds(r["train_time_s"])),
+        ("GPU-hours", f"{r['gpu_hours']:,.1f} GPU-h"),
+        ("cost", fmt_usd(r["train_cost_usd"])),
+        ("model state per GPU", fmt_bytes_gib(r["model_state_bytes_per_gpu"])),
+        ("activations per GPU", fmt_bytes_gib(r["activation_bytes_per_gpu"])),
+        ("memory per GPU", fmt_bytes_gib(r["train_memory_bytes_per_gpu"])),
+        ("fits", fits),
+    ]
+    if i["budget_usd"]:
+        rows.append((f"tokens for {fmt_usd(i['budget_usd'])}",
+                     f"{r['tokens_for_usd']:,.0f} tokens"))
+    if i["budget_gpu_hours"]:
+        rows.append((f"tokens for {i['budget_gpu_hours']:,.0f} GPU-h",
+                     f"{r['tokens_for_gpu_hours']:,.0f} tokens"))
+    console.print(_table("Training", rows))

@@ -1,0 +1,209 @@
+"""Use cases behind every entry point: inspect a model, estimate a deployment, plan training.
+
+The CLI, the UI and notebooks call these; they take names and plain values, validate them, build
+the numeric scenario columns (model figures + GPU figures + inputs) and evaluate the formula graph.
+Results are plain dicts of Python numbers keyed by column name, so ``--json`` is a dump of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+from planner.errors import ValidationError
+from planner.estimator import scenario
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.figures import model_figures
+from planner.estimator.gpu import GpuSpec, compute_dtype
+from planner.estimator.params import count_params, lora_module_shapes
+from planner.sheet.graph import FormulaGraph
+from planner.sheet.inputs import (
+    INFERENCE_INPUTS,
+    TRAINING_DEFAULT_OVERRIDES,
+    TRAINING_INPUTS,
+    defaults,
+    numeric_columns,
+    parse_inputs,
+)
+from planner.units import DTYPE_BITS, GB, GiB
+
+
+@cache
+def inference_graph() -> FormulaGraph:
+    """The inference formula graph (built once)."""
+    return FormulaGraph(scenario.INFERENCE)
+
+
+@cache
+def training_graph() -> FormulaGraph:
+    """The training formula graph (built once)."""
+    return FormulaGraph(scenario.TRAINING)
+
+
+def adhoc_gpu(base: GpuSpec | None, *, memory_gib: float | None = None,
+              tflops: float | None = None, bandwidth_gb_per_s: float | None = None,
+              price_usd_per_hour: float | None = None) -> GpuSpec:
+    """A GPU from explicit figures, or ``base`` with some figures overridden.
+
+    ``tflops`` is the dense peak used for every dtype. Each figure must be positive."""
+    for field, value in (("gpu_memory_gib", memory_gib), ("gpu_tflops", tflops),
+                         ("gpu_bandwidth_gbs", bandwidth_gb_per_s)):
+        if value is not None and not value > 0:
+            raise ValidationError(field, "must be a number above 0", value=value)
+    if price_usd_per_hour is not None and price_usd_per_hour < 0:
+        raise ValidationError("price_usd_per_hour", "must be a number of at least 0",
+                              value=price_usd_per_hour)
+    if base is None:
+        missing = [f for f, v in (("--gpu-memory-gib", memory_gib), ("--gpu-tflops", tflops),
+                                  ("--gpu-bandwidth-gbs", bandwidth_gb_per_s)) if v is None]
+        if missing:
+            raise ValidationError("gpu", "give a catalog GPU name, or all of "
+                                  "--gpu-memory-gib, --gpu-tflops and --gpu-bandwidth-gbs "
+                                  f"(missing {', '.join(missing)})")
+        base = GpuSpec(name="custom", memory_bytes=0, flops_per_s={}, bandwidth_bytes_per_s=0.0,
+                       label="custom GPU")
+    changes: dict[str, Any] = {}
+    if memory_gib is not None:
+        changes["memory_bytes"] = round(memory_gib * GiB)
+    if tflops is not None:
+        changes["flops_per_s"] = dict.fromkeys(DTYPE_BITS, tflops * 1e12)
+    if bandwidth_gb_per_s is not None:
+        changes["bandwidth_bytes_per_s"] = bandwidth_gb_per_s * GB
+    if price_usd_per_hour is not None:
+        changes["price_usd_per_hour"] = price_usd_per_hour
+        changes["price_is_example"] = False
+    return replace(base, **changes) if changes else base
+
+
+def lora_dims(spec: ModelSpec, targets: str | list[str]) -> int:
+    """``sum(d_in + d_out)`` over every module instance the LoRA ``targets`` name
+    (comma-separated short names such as ``q,v``; ``all`` for every linear module)."""
+    shapes = lora_module_shapes(spec)
+    names = [t.strip().lower() for t in (targets.split(",") if isinstance(targets, str)
+                                         else targets) if t.strip()]
+    if names == ["all"]:
+        names = list(shapes)
+    unknown = [n for n in names if n not in shapes]
+    if unknown or not names:
+        raise ValidationError("lora_targets", f"must name modules of {spec.name}: one or more "
+                              f"of {', '.join(shapes)} (or all)", value=",".join(unknown))
+    return sum(i + o for n in dict.fromkeys(names) for i, o in shapes[n])
+
+
+def _check_parallelism(spec: ModelSpec, values: Mapping[str, Any]) -> None:
+    tp, pp, gpus = values["tp"], values["pp"], values["gpus"]
+    heads = spec.layers[0].attention.num_heads
+    if heads % tp:
+        raise ValidationError("tp", f"must divide the {heads} attention heads of {spec.name}",
+                              value=tp)
+    if pp > spec.num_layers:
+        raise ValidationError("pp", f"must be at most the {spec.num_layers} layers of "
+                              f"{spec.name}", value=pp)
+    if gpus % (tp * pp):
+        raise ValidationError("gpus", f"must be a multiple of tp*pp = {tp * pp}", value=gpus)
+
+
+def gpu_columns(gpu: GpuSpec, weight_dtype: str) -> dict[str, float]:
+    """The GPU's figures as scenario columns, at the compute dtype of ``weight_dtype``."""
+    return {
+        "gpu_memory_bytes": gpu.memory_bytes,
+        "gpu_flops_per_s": gpu.flops_per_s[compute_dtype(gpu, weight_dtype)],
+        "gpu_bandwidth_bytes_per_s": gpu.bandwidth_bytes_per_s,
+        "price_usd_per_gpu_hour": gpu.price_usd_per_hour,
+    }
+
+
+def scenario_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    """Model figures, GPU figures and numeric inputs of one validated scenario."""
+    _check_parallelism(spec, values)
+    return {**model_figures(spec).as_dict(), **gpu_columns(gpu, values["weight_dtype"]),
+            **numeric_columns(values)}
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars → Python numbers (ints where integral counts are expected)."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return value
+
+
+def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
+    """Parameters by component and KV bytes per token of ``spec``."""
+    kv_bits = parse_inputs(INFERENCE_INPUTS, {"kv_dtype": kv_dtype})["kv_dtype"]
+    figures = model_figures(spec)
+    counts = count_params(spec)
+    kv_elems = figures.model_kv_elems_per_token_full + figures.model_kv_elems_per_token_window
+    layers = spec.layers
+    attn = layers[0].attention
+    return {
+        "name": spec.name,
+        "model_type": spec.model_type,
+        "params": counts.as_dict(),
+        "kv_dtype": kv_bits,
+        "kv_bytes_per_token": kv_elems * DTYPE_BITS[kv_bits] // 8,
+        "architecture": {
+            "hidden_size": spec.hidden_size,
+            "layers": spec.num_layers,
+            "attention_heads": attn.num_heads,
+            "kv_heads": attn.kv_cache_heads,
+            "head_dim": attn.head_dim,
+            "attention": "mla" if attn.is_mla else ("mha" if attn.num_kv_heads == attn.num_heads
+                                                   else "gqa"),
+            "vocab_size": spec.vocab_size,
+            "tied_embeddings": spec.tie_word_embeddings,
+            "moe": spec.is_moe,
+            "experts": figures.model_experts if spec.is_moe else 0,
+            "experts_per_token": figures.model_experts_per_token if spec.is_moe else 0,
+            "sliding_window_tokens": figures.model_sliding_window_tokens,
+            "sliding_window_layers": sum(1 for layer in layers if layer.sliding_window),
+            "max_position_embeddings": spec.max_position_embeddings,
+        },
+    }
+
+
+INTEGER_OUTPUTS = frozenset({
+    "replicas", "max_concurrent_sequences", "token_capacity", "max_context_tokens",
+    "context_tokens", "data_parallel", "lora_trainable_params", "trainable_params",
+})
+
+
+def _result(graph: FormulaGraph, columns: Mapping[str, Any]) -> dict[str, Any]:
+    values = graph.evaluate(columns)
+    out: dict[str, Any] = {}
+    for name in graph.outputs:
+        value = _plain(values[name])
+        if name in INTEGER_OUTPUTS or isinstance(value, bool):
+            value = int(value) if not isinstance(value, bool) else value
+        out[name] = value
+    return out
+
+
+def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Evaluate one inference scenario. ``inputs`` maps input column names to raw values
+    (strings or numbers); missing ones take their defaults. Returns inputs and outputs."""
+    values = parse_inputs(INFERENCE_INPUTS, inputs)
+    columns = scenario_columns(spec, gpu, values)
+    out = _result(inference_graph(), columns)
+    out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
+    out["tpot_bound"] = "compute" if out["tpot_compute_s"] >= out["tpot_memory_s"] else "memory"
+    return {"model": spec.name, "gpu": gpu.name, "inputs": values,
+            "compute_dtype": compute_dtype(gpu, values["weight_dtype"]),
+            "gpu_memory_bytes": gpu.memory_bytes, **out}
+
+
+def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
+          lora_targets: str = "q,v") -> dict[str, Any]:
+    """Evaluate one training scenario (full training, or LoRA when ``lora_rank > 0``)."""
+    values = parse_inputs(TRAINING_INPUTS, inputs,
+                          base=defaults(TRAINING_INPUTS, TRAINING_DEFAULT_OVERRIDES))
+    columns = scenario_columns(spec, gpu, values)
+    columns["model_lora_dims"] = lora_dims(spec, lora_targets) if values["lora_rank"] else 0
+    out = _result(training_graph(), columns)
+    return {"model": spec.name, "gpu": gpu.name, "inputs": values,
+            "lora_targets": lora_targets if values["lora_rank"] else "",
+            "compute_dtype": compute_dtype(gpu, values["weight_dtype"]),
+            "gpu_memory_bytes": gpu.memory_bytes,
+            "cost_usd": out["train_cost_usd"],
+            "memory_bytes_per_gpu": out["train_memory_bytes_per_gpu"], **out}

@@ -1,0 +1,245 @@
+"""Scenario input columns: type, unit, bounds, default and help, and their validation.
+
+Every input a user can set (from the CLI, the UI or a workbook) is defined here once. Parsing
+raises :class:`ValidationError` naming the column and the allowed range, and
+:func:`numeric_columns` turns validated inputs (dtype names, conventions, GiB) into the numeric
+columns the formulas read (bits, codes, bytes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from planner.errors import ValidationError
+from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
+from planner.units import DTYPE_BITS, KV_DTYPES, WEIGHT_DTYPES, GiB
+
+Kind = Literal["int", "float", "choice", "bool"]
+_TRUE = {"1", "true", "yes", "on", "y"}
+_FALSE = {"0", "false", "no", "off", "n"}
+
+
+@dataclass(frozen=True, slots=True)
+class InputColumn:
+    """One input column. ``minimum``/``maximum`` are inclusive unless ``above_minimum``."""
+
+    name: str
+    label: str
+    unit: str
+    kind: Kind
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    above_minimum: bool = False
+    choices: tuple[str, ...] = ()
+
+    def allowed(self) -> str:
+        """The allowed values in words, for error messages and help text."""
+        if self.kind == "choice":
+            return f"one of {', '.join(self.choices)}"
+        if self.kind == "bool":
+            return "true or false"
+        noun = "an integer" if self.kind == "int" else "a number"
+        low = _fmt(self.minimum)
+        high = _fmt(self.maximum)
+        if self.above_minimum:
+            return f"{noun} above {low}" + (f" and at most {high}" if high else "")
+        if low is not None and high is not None:
+            return f"{noun} from {low} to {high}"
+        if low is not None:
+            return f"{noun} of at least {low}"
+        return noun
+
+    def parse(self, raw: Any) -> Any:
+        """The validated value of ``raw`` (a string or a number); :class:`ValidationError` naming
+        this column and :meth:`allowed` otherwise."""
+        if self.kind == "choice":
+            value = str(raw).strip().lower()
+            if value not in self.choices:
+                raise ValidationError(self.name, self.allowed(), value=raw)
+            return value
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            raise ValidationError(self.name, self.allowed(), value=raw)
+        number = _number(raw, integer=self.kind == "int")
+        if number is None:
+            raise ValidationError(self.name, self.allowed(), value=raw)
+        if self.minimum is not None and (number < self.minimum
+                                         or (self.above_minimum and number == self.minimum)):
+            raise ValidationError(self.name, self.allowed(), value=raw)
+        if self.maximum is not None and number > self.maximum:
+            raise ValidationError(self.name, self.allowed(), value=raw)
+        return number
+
+
+def _fmt(x: float | None) -> str | None:
+    if x is None:
+        return None
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+def _number(raw: Any, *, integer: bool) -> int | float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, float)):
+        value: float = raw
+    else:
+        text = str(raw).strip().replace("_", "").replace(",", "")
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+    if not math.isfinite(value):
+        return None
+    if integer:
+        if not float(value).is_integer():
+            return None
+        return int(value)
+    return float(value)
+
+
+def _col(name: str, label: str, unit: str, kind: Kind, default: Any, help: str,
+         **bounds: Any) -> InputColumn:
+    return InputColumn(name, label, unit, kind, default, help, **bounds)
+
+
+MAX_TOKENS = 100_000_000
+
+DEPLOYMENT_INPUTS: tuple[InputColumn, ...] = (
+    _col("gpus", "GPUs", "count", "int", 1, "GPUs in the deployment (a multiple of tp*pp).",
+         minimum=1, maximum=1_000_000),
+    _col("tp", "TP", "count", "int", 1, "Tensor-parallel degree: GPUs sharing each layer.",
+         minimum=1, maximum=1024),
+    _col("pp", "PP", "count", "int", 1, "Pipeline-parallel degree: stages the layers split into.",
+         minimum=1, maximum=1024),
+    _col("weight_dtype", "Weights", "dtype", "choice", "bf16",
+         "Weight storage dtype (int4 with per-group scales).", choices=WEIGHT_DTYPES),
+    _col("quant_group_size", "Quant group", "weights", "int", -1,
+         "Weights per quantization scale; 0 = no per-group scales; -1 = dtype default "
+         "(128 for int4, none otherwise).", minimum=-1, maximum=1_000_000),
+    _col("quant_scale_bits", "Scale bits", "bits", "int", 16,
+         "Bits per quantization scale (and zero point, if any).", minimum=0, maximum=64),
+    _col("keep_embeddings_16bit", "16-bit embeddings", "bool", "bool", True,
+         "Keep the embedding and LM head in 16 bit when weights are quantized."),
+    _col("reserve_gib", "Reserve", "GiB", "float", 0.0,
+         "Fixed memory per GPU held back for activations, workspace and the runtime.",
+         minimum=0, maximum=100_000),
+    _col("reserve_fraction", "Reserve share", "fraction", "float", 0.10,
+         "Share of GPU memory held back (added to reserve_gib).", minimum=0, maximum=0.99),
+    _col("mfu", "MFU", "fraction", "float", 0.5,
+         "Model FLOPs utilization: achieved share of peak tensor throughput.",
+         minimum=0, maximum=1, above_minimum=True),
+)
+
+INFERENCE_INPUTS: tuple[InputColumn, ...] = (
+    *DEPLOYMENT_INPUTS,
+    _col("batch", "Batch", "sequences", "int", 1,
+         "Concurrent sequences per replica (the running batch).", minimum=1, maximum=10_000_000),
+    _col("prompt_tokens", "Prompt", "tokens", "int", 1024, "Prompt length S.",
+         minimum=1, maximum=MAX_TOKENS),
+    _col("output_tokens", "Output", "tokens", "int", 128, "Generated tokens G per request.",
+         minimum=1, maximum=MAX_TOKENS),
+    _col("kv_dtype", "KV", "dtype", "choice", "bf16", "KV-cache element dtype.",
+         choices=KV_DTYPES),
+    _col("mbu", "MBU", "fraction", "float", 0.8,
+         "Memory bandwidth utilization: achieved share of peak bandwidth.",
+         minimum=0, maximum=1, above_minimum=True),
+    _col("hours_per_month", "Hours/month", "h", "float", 730.0,
+         "Billed hours per month (730 = 8760/12).", minimum=0, maximum=744, above_minimum=True),
+    _col("attention_convention", "Attention FLOPs", "convention", "choice", "causal",
+         "Prefill attention FLOPs: causal pairs S(S+1)/2 or the full S x S square.",
+         choices=tuple(ATTENTION_CONVENTIONS)),
+    _col("logits_convention", "Prefill logits", "convention", "choice", "last",
+         "Prefill logits positions: last only (inference), all (training) or none.",
+         choices=tuple(LOGITS_CONVENTIONS)),
+)
+
+TRAINING_INPUTS: tuple[InputColumn, ...] = (
+    *DEPLOYMENT_INPUTS,
+    _col("train_tokens", "Tokens", "tokens", "float", 1e9, "Training tokens D.",
+         minimum=1, maximum=1e16),
+    _col("train_seq_len", "Sequence", "tokens", "int", 4096, "Training sequence length.",
+         minimum=1, maximum=MAX_TOKENS),
+    _col("micro_batch_size", "Micro-batch", "sequences", "int", 1,
+         "Sequences per GPU per micro-step (sets activation memory).",
+         minimum=1, maximum=100_000),
+    _col("zero_stage", "ZeRO", "stage", "int", 1,
+         "ZeRO stage: 0 replicate, 1 shard optimizer, 2 + gradients, 3 + parameters.",
+         minimum=0, maximum=3),
+    _col("activation_recompute", "Recompute", "bool", "bool", True,
+         "Full activation recomputation (keep only each layer's input)."),
+    _col("include_attention_flops", "Attention FLOPs", "bool", "bool", False,
+         "Add the attention-core term to 6*N*D."),
+    _col("lora_rank", "LoRA rank", "rank", "int", 0, "LoRA rank r; 0 = full training.",
+         minimum=0, maximum=65_536),
+    _col("budget_usd", "Budget", "USD", "float", 0.0,
+         "A USD budget to convert into training tokens.", minimum=0, maximum=1e12),
+    _col("budget_gpu_hours", "Budget", "GPU-h", "float", 0.0,
+         "A GPU-hour budget to convert into training tokens.", minimum=0, maximum=1e12),
+)
+
+TRAINING_DEFAULT_OVERRIDES = {"mfu": 0.4, "reserve_fraction": 0.0}
+"""Training starts from different defaults: MFU 40 %, no serving reserve."""
+
+
+def defaults(columns: tuple[InputColumn, ...],
+             overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Default value of every column in ``columns``."""
+    out = {c.name: c.default for c in columns}
+    out.update(overrides or {})
+    return out
+
+
+def parse_inputs(columns: tuple[InputColumn, ...], raw: Mapping[str, Any],
+                 base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Validate ``raw`` (name → value; unknown names refused) over ``base`` (default: the
+    columns' defaults). Raises on the first bad value, naming it."""
+    by_name = {c.name: c for c in columns}
+    out = dict(base) if base is not None else defaults(columns)
+    for name, value in raw.items():
+        column = by_name.get(name)
+        if column is None:
+            raise ValidationError(name, "is not an input; inputs are "
+                                  + ", ".join(sorted(by_name)))
+        out[name] = column.parse(value)
+    return out
+
+
+def default_group_size(weight_dtype: str) -> int:
+    """Per-group scales by default for int4 (group 128, as GPTQ/AWQ); none for 8/16 bit."""
+    return 128 if weight_dtype == "int4" else 0
+
+
+def numeric_columns(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Validated inputs → the numeric columns the formulas read: dtype names → bits, GiB → bytes,
+    conventions → codes, booleans → 0/1. Other values pass through."""
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        if name == "weight_dtype":
+            out["weight_bits"] = DTYPE_BITS[value]
+        elif name == "kv_dtype":
+            out["kv_bits"] = DTYPE_BITS[value]
+        elif name == "reserve_gib":
+            out["reserve_bytes"] = value * GiB
+        elif name == "attention_convention":
+            out[name] = ATTENTION_CONVENTIONS[value]
+        elif name == "logits_convention":
+            out[name] = LOGITS_CONVENTIONS[value]
+        elif name == "quant_group_size":
+            out[name] = default_group_size(values.get("weight_dtype", "bf16")) if value < 0 \
+                else value
+        elif isinstance(value, bool):
+            out[name] = int(value)
+        else:
+            out[name] = value
+    return out
