@@ -59,7 +59,8 @@ def model_inspect(info: dict[str, Any]) -> None:
     rows += [("total", f"{fmt_count(p['total'])} params"),
              ("active per token", f"{fmt_count(p['active'])} params"),
              (f"KV cache per token ({info['kv_dtype']})",
-              f"{fmt_count(info['kv_bytes_per_token'])} B ({fmt_bytes(info['kv_bytes_per_token'])})")]
+              f"{fmt_count(info['kv_bytes_per_token'])} B "
+              f"({fmt_bytes(info['kv_bytes_per_token'])})")]
     console.print(_table(f"{info['name']} ({info['model_type']})", rows))
     arch = info["architecture"]
     console.print(_table("architecture", [(k.replace("_", " "), str(v)) for k, v in arch.items()]))
@@ -100,7 +101,8 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
                   f"prompt={i['prompt_tokens']:,} tokens  output={i['output_tokens']:,} tokens  "
                   f"weights={i['weight_dtype']} kv={i['kv_dtype']}  MFU={i['mfu']:g} "
                   f"MBU={i['mbu']:g}\n")
-    fits = "[green]yes[/]" if r["fits"] else f"[red]no: short {fmt_bytes_gib(r['shortfall_bytes'])}/GPU[/]"
+    short = fmt_bytes_gib(r["shortfall_bytes"])
+    fits = "[green]yes[/]" if r["fits"] else f"[red]no: short {short}/GPU[/]"
     console.print(_table("Memory per GPU", [
         ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
         ("weights", fmt_bytes_gib(r["weights_bytes_per_gpu"], 4)),

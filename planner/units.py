@@ -1,4 +1,4 @@
-"""Units, element sizes and display formatting: the one place where bytes, FLOPs and dtypes are defined.
+"""Units, element sizes and display formatting: where bytes, FLOPs and dtypes are defined.
 
 Everything inside the planner is in base units: bytes, FLOPs, seconds, US dollars. Precision is
 kept in *bits* (`int4` is 4 bits), so `bytes = elements * bits / 8` is exact and int4 never weighs

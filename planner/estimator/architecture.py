@@ -131,5 +131,5 @@ class ModelSpec:
 
     @property
     def norm_params_per_hidden(self) -> int:
-        """Parameters of one hidden-size norm per unit of hidden size: 1 (RMSNorm), 2 (LayerNorm)."""
+        """Parameters per hidden unit of one norm: 1 (RMSNorm), 2 (LayerNorm)."""
         return 1 if self.norm_kind == "rms" else 2

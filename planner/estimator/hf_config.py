@@ -81,8 +81,8 @@ class _Reader:
             raise ConfigError(self.name, key, f"({n_kv}) must divide num_attention_heads ({heads})")
         return n_kv
 
-    def layer_windows(self, n_layers: int, window: int | None, default_sliding: Callable[[int], bool]
-                      ) -> list[int | None]:
+    def layer_windows(self, n_layers: int, window: int | None,
+                      default_sliding: Callable[[int], bool]) -> list[int | None]:
         """Per-layer sliding window: from ``layer_types`` when the config lists them, else from the
         architecture's own rule."""
         types = self.cfg.get("layer_types")

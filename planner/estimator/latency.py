@@ -100,7 +100,8 @@ def ttft_memory_s(prompt_tokens: Value, tp: Value, tp_kv_fraction: Value,
 
 def ttft_s(ttft_compute_s: Value, ttft_memory_s: Value) -> Value:
     """Time to first token, lower bound, one request on an idle replica:
-    ``max(compute, memory)`` (Qwen2.5-32B, S=1024, article 000 convention: 209 ms at 312 TFLOP/s)."""
+    ``max(compute, memory)`` (Qwen2.5-32B, S=1024, article 000 convention: 209 ms at
+    312 TFLOP/s)."""
     return maximum(ttft_compute_s, ttft_memory_s)
 
 

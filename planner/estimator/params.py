@@ -112,7 +112,8 @@ def count_params(spec: ModelSpec) -> ParamCounts:
     attention = mlp = router = norm = inactive = 0
     for layer in spec.layers:
         attention += _sum_params(attention_projections(layer.attention, d))
-        norm += attention_norm_params(layer.attention) + layer.norms * d * spec.norm_params_per_hidden
+        norm += attention_norm_params(layer.attention)
+        norm += layer.norms * d * spec.norm_params_per_hidden
         m, r, idle = _ffn_counts(layer.ffn, d)
         mlp += m
         router += r

@@ -1,0 +1,113 @@
+"""Benchmark: evaluate 1,000,000 inference scenario rows in one vectorized call.
+
+Prints rows/s for the full inference graph (every output column) on Llama-2-7B over a grid of
+batch, prompt, output, GPU, tensor parallelism and dtypes. When ``llm-analysis`` is importable
+(``pip install llm-analysis``; it conflicts with transformers 5, so use its own environment or
+the planner's), it also times ``LLMAnalysis.inference`` on the same model and GPU in the same run
+and prints the per-scenario ratio. Targets (issue 2): ≤ 1 s for the million rows on a 2-core
+machine, ≥ 1000x llm-analysis per scenario.
+
+    python benchmarks/bench_estimator.py [--rows 1000000] [--llm-analysis-calls 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+
+import numpy as np
+
+from planner import catalog, service
+from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
+
+
+def planner_columns(rows: int, seed: int = 0) -> dict[str, object]:
+    """Scenario columns for ``rows`` random-but-valid Llama-2-7B rows on A100/H100 GPUs."""
+    rng = np.random.default_rng(seed)
+    spec = catalog.resolve_model_spec("llama-2-7b")
+    gpus = [catalog.resolve_gpu(n) for n in ("a100-80gb", "h100-sxm", "h200", "l40s")]
+    base = service.scenario_columns(spec, gpus[0], parse_inputs(INFERENCE_INPUTS, {}))
+    pick = rng.integers(0, len(gpus), rows)
+    tp = rng.choice([1, 2, 4, 8], rows)
+    cols = dict(base)
+    cols.update(
+        gpu_memory_bytes=np.array([g.memory_bytes for g in gpus], dtype=float)[pick],
+        gpu_flops_per_s=np.array([g.flops_per_s["bf16"] for g in gpus])[pick],
+        gpu_bandwidth_bytes_per_s=np.array([g.bandwidth_bytes_per_s for g in gpus])[pick],
+        price_usd_per_gpu_hour=np.array([g.price_usd_per_hour for g in gpus])[pick],
+        tp=tp, gpus=tp * rng.integers(1, 4, rows),
+        batch=rng.integers(1, 257, rows),
+        prompt_tokens=rng.integers(128, 32_768, rows),
+        output_tokens=rng.integers(16, 4_096, rows),
+        weight_bits=rng.choice([16, 8, 4], rows),
+        kv_bits=rng.choice([16, 8], rows),
+    )
+    return cols
+
+
+def time_planner(rows: int) -> tuple[float, int]:
+    """Seconds for one evaluation of every output over ``rows`` rows (best of 3)."""
+    cols = planner_columns(rows)
+    graph = service.inference_graph()
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        out = graph.evaluate(cols)
+        best = min(best, time.perf_counter() - start)
+    assert out["ttft_s"].shape == (rows,)
+    return best, len(graph.outputs)
+
+
+def time_llm_analysis(calls: int) -> float | None:
+    """Seconds per ``LLMAnalysis.inference`` call on Llama-2-7B / A100-SXM-80GB, or None."""
+    try:
+        from llm_analysis.analysis import LLMAnalysis
+        from llm_analysis.config import (
+            ParallelismConfig,
+            get_dtype_config_by_name,
+            get_gpu_config_by_name,
+            get_model_config_by_name,
+        )
+    except ImportError:
+        return None
+    logging.disable(logging.CRITICAL)
+    model = get_model_config_by_name("NousResearch_Llama-2-7b-hf")
+    gpu = get_gpu_config_by_name("a100-sxm-80gb")
+    dtype = get_dtype_config_by_name("w16a16e16")
+    rng = np.random.default_rng(1)
+    start = time.perf_counter()
+    for _ in range(calls):
+        analysis = LLMAnalysis(model, gpu, dtype, ParallelismConfig(tp_size=1),
+                               flops_efficiency=0.5, hbm_memory_efficiency=0.8)
+        analysis.inference(batch_size_per_gpu=int(rng.integers(1, 9)),
+                           seq_len=int(rng.integers(128, 2048)),
+                           num_tokens_to_generate=int(rng.integers(16, 256)),
+                           cost_per_gpu_hour=1.8)
+    return (time.perf_counter() - start) / calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--llm-analysis-calls", type=int, default=200)
+    args = parser.parse_args()
+
+    seconds, outputs = time_planner(args.rows)
+    per_row = seconds / args.rows
+    print(f"planner: {args.rows:,} rows x {outputs} output columns in {seconds:.3f} s "
+          f"= {args.rows / seconds:,.0f} rows/s ({per_row * 1e9:,.0f} ns per scenario)")
+    print(f"target <= 1 s for 1,000,000 rows: "
+          f"{'met' if seconds * 1_000_000 / args.rows <= 1 else 'NOT met'}")
+    la = time_llm_analysis(args.llm_analysis_calls)
+    if la is None:
+        print("llm-analysis not installed: ratio not measured (pip install llm-analysis)")
+        return
+    ratio = la / per_row
+    print(f"llm-analysis: {la * 1e3:,.3f} ms per scenario ({args.llm_analysis_calls} calls)")
+    print(f"ratio: planner is {ratio:,.0f}x faster per scenario "
+          f"(target >= 1000x: {'met' if ratio >= 1000 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()

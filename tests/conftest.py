@@ -1,0 +1,37 @@
+"""Shared fixtures: catalog specs and a helper that evaluates one scenario through the service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from planner import catalog, service
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec
+from planner.units import GB, GiB
+
+
+def spec(name: str) -> ModelSpec:
+    """A catalog model's spec."""
+    return catalog.resolve_model_spec(name)
+
+
+def gpu(memory_gib: float = 80, tflops: float = 1000, bandwidth_gbs: float = 1000,
+        price: float = 2.0) -> GpuSpec:
+    """A round-numbered ad-hoc GPU."""
+    return GpuSpec(name="test-gpu", memory_bytes=round(memory_gib * GiB),
+                   flops_per_s={"bf16": tflops * 1e12, "fp16": tflops * 1e12,
+                                "fp8": 2 * tflops * 1e12, "int8": 2 * tflops * 1e12},
+                   bandwidth_bytes_per_s=bandwidth_gbs * GB, price_usd_per_hour=price)
+
+
+def estimate(model: str | ModelSpec, g: GpuSpec | None = None, **inputs: Any) -> dict[str, Any]:
+    """``service.estimate`` with keyword inputs."""
+    s = spec(model) if isinstance(model, str) else model
+    return service.estimate(s, g or gpu(), inputs)
+
+
+@pytest.fixture
+def llama3_8b() -> ModelSpec:
+    return spec("llama-3-8b")

@@ -1,0 +1,137 @@
+"""The planner command: help text, --json contracts, and errors that exit 2 without a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from planner.cli import cli
+from planner.sheet.inputs import INFERENCE_INPUTS
+
+ESTIMATE_KEYS = {"weights_bytes_per_gpu", "kv_bytes_per_token", "kv_budget_bytes",
+                 "max_concurrent_sequences", "token_capacity", "fits", "prefill_flops",
+                 "request_flops", "ttft_s", "tpot_s", "e2e_latency_s", "throughput_tokens_per_s",
+                 "cost_usd_per_hour", "cost_usd_per_million_output_tokens"}
+TRAIN_KEYS = {"train_flops", "train_time_s", "gpu_hours", "cost_usd", "trainable_params",
+              "memory_bytes_per_gpu"}
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_top_level_help_lists_commands() -> None:
+    code, out, _ = run("--help")
+    assert code == 0
+    for command in ("estimate", "train", "model", "gpu"):
+        assert command in out
+    assert "GiB = 2^30 B" in out
+
+
+def test_estimate_help_documents_every_input() -> None:
+    code, out, _ = run("estimate", "--help")
+    assert code == 0
+    flat = " ".join(out.split())
+    for column in INFERENCE_INPUTS:
+        assert "--" + column.name.replace("_", "-") in flat, column.name
+        assert column.allowed() in flat, column.name
+    assert "--prompt" in flat
+    assert "[tokens; an integer from 1 to 100,000,000; default: 1024]" in flat
+    assert "--gpu-memory-gib" in flat
+
+
+def test_model_inspect_json_contract() -> None:
+    code, out, _ = run("model", "inspect", "llama-3-8b", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["name"] == "llama-3-8b" and data["model_type"] == "llama"
+    assert data["params"]["total"] == 8_030_261_248
+    assert {"total", "active", "embedding", "attention", "mlp", "norm", "lm_head"} <= set(
+        data["params"])
+    assert data["kv_bytes_per_token"] == 131_072
+    assert all(isinstance(v, int) for v in data["params"].values())
+
+
+def test_model_inspect_config_path_and_kv_dtype() -> None:
+    path = Path(__file__).parent.parent / "seeds" / "models" / "llama-2-7b.json"
+    code, out, _ = run("model", "inspect", str(path), "--kv-dtype", "fp8", "--json")
+    assert code == 0
+    assert json.loads(out)["kv_bytes_per_token"] == 262_144
+
+
+def test_estimate_json_contract_and_golden_case() -> None:
+    code, out, _ = run("estimate", "--model", "llama-3-8b", "--gpu-memory-gib", "24",
+                       "--gpu-tflops", "200", "--gpu-bandwidth-gbs", "1000", "--reserve-gib", "3",
+                       "--prompt", "8192", "--output", "1", "--batch", "6", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) >= ESTIMATE_KEYS
+    assert data["max_concurrent_sequences"] == 6
+    assert data["fits"] is True
+    assert data["kv_bytes_per_token"] == 131_072
+
+
+def test_estimate_human_output_has_units() -> None:
+    code, out, _ = run("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm")
+    assert code == 0
+    for text in ("14.9575 GiB", "128.00 KiB", "16.55 TFLOPs", "tokens/s", "$2.50",
+                 "example price", "compute bound", "memory bound"):
+        assert text in out, text
+
+
+def test_train_json_contract() -> None:
+    code, out, _ = run("train", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--gpus", "8",
+                       "--tokens", "2e9", "--zero-stage", "3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) >= TRAIN_KEYS
+    assert data["train_flops"] == 6 * 6_607_077_376 * 2e9
+    code, out, _ = run("train", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--lora-rank", "8",
+                       "--lora-targets", "q,v", "--json")
+    assert json.loads(out)["trainable_params"] == 4_194_304
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--prompt", "0"),
+     "prompt_tokens must be an integer from 1 to 100,000,000 (got '0')"),
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--mfu", "1.5"),
+     "mfu must be a number above 0 and at most 1"),
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--kv-dtype", "int4"),
+     "kv_dtype must be one of bf16, fp16, fp8, int8"),
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--batch", "2.5"),
+     "batch must be an integer from 1"),
+    (("estimate", "--model", "llama-9", "--gpu", "h100-sxm"), "unknown model 'llama-9'; known:"),
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h900"), "unknown GPU 'h900'; known:"),
+    (("estimate", "--model", "llama-3-8b"), "give a catalog GPU name, or all of"),
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "3", "--tp", "2"),
+     "gpus: must be a multiple of tp*pp = 2"),
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpu-tflops", "-1"),
+     "gpu_tflops: must be a number above 0"),
+    (("estimate", "--model", "/nonexistent/config.json", "--gpu", "h100-sxm"), "cannot be read"),
+    (("model", "inspect", "llama-3-8b", "--kv-dtype", "fp4"), "kv_dtype: one of"),
+    (("train", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--zero-stage", "4"),
+     "zero_stage must be an integer from 0 to 3"),
+    (("train", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--lora-rank", "8",
+      "--lora-targets", "wq"), "lora_targets: must name modules of llama-3-8b"),
+])
+def test_bad_input_exits_2_naming_the_field(args: tuple[str, ...], message: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    assert message in " ".join(err.split())
+    assert "Traceback" not in err + out
+
+
+def test_console_script_runs() -> None:
+    exe = Path(sys.executable).parent / "planner"
+    assert exe.exists(), "the planner console script is not installed next to this Python"
+    proc = subprocess.run([str(exe), "gpu", "list", "--json"], capture_output=True, text=True,
+                          check=True)
+    names = {g["name"] for g in json.loads(proc.stdout)}
+    assert {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "l40s", "l4",
+            "t4", "rtx-4090", "mi300x"} <= names

@@ -1,0 +1,103 @@
+"""config.json reading: defaults of the real implementations, and clear errors naming the key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.catalog import load_config, spec_from_file
+from planner.errors import ConfigError
+from planner.estimator.figures import model_figures
+from planner.estimator.hf_config import spec_from_config
+
+BASE = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 8, "intermediate_size": 96, "vocab_size": 100}
+
+
+def test_unknown_model_type_lists_supported() -> None:
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**BASE, "model_type": "bert"})
+    assert err.value.key == "model_type"
+    assert "'bert' is not supported" in str(err.value)
+    assert "deepseek_v3" in str(err.value)
+
+
+def test_missing_model_type() -> None:
+    cfg = dict(BASE)
+    del cfg["model_type"]
+    with pytest.raises(ConfigError, match="model_type"):
+        spec_from_config(cfg)
+
+
+@pytest.mark.parametrize("key", ["hidden_size", "num_hidden_layers", "num_attention_heads",
+                                 "intermediate_size", "vocab_size"])
+def test_missing_required_key_is_named(key: str) -> None:
+    cfg = {k: v for k, v in BASE.items() if k != key}
+    with pytest.raises(ConfigError) as err:
+        spec_from_config(cfg, "tiny")
+    assert err.value.key == key
+    assert str(err.value) == f"tiny: config key {key!r} is required for this model_type but missing"
+
+
+@pytest.mark.parametrize(("key", "value", "problem"), [
+    ("hidden_size", "64", "must be an integer"),
+    ("hidden_size", 0, "must be at least 1"),
+    ("num_key_value_heads", 3, "must divide num_attention_heads"),
+    ("tie_word_embeddings", "yes", "must be true or false"),
+])
+def test_bad_values_are_named(key: str, value: object, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem) as err:
+        spec_from_config({**BASE, key: value})
+    assert err.value.key == key
+
+
+def test_head_dim_must_divide_when_absent() -> None:
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**BASE, "hidden_size": 60})
+    assert err.value.key == "head_dim"
+
+
+def test_missing_kv_heads_means_mha_and_explicit_head_dim_is_kept() -> None:
+    s = spec_from_config({**BASE, "head_dim": 32})
+    attn = s.layers[0].attention
+    assert (attn.num_kv_heads, attn.head_dim) == (8, 32)
+    assert attn.num_heads * attn.head_dim != s.hidden_size
+
+
+def test_gemma2_alternates_local_and_global_layers() -> None:
+    s = spec_from_config({"model_type": "gemma2", "hidden_size": 64, "num_hidden_layers": 4,
+                          "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+                          "intermediate_size": 96, "vocab_size": 100, "sliding_window": 32})
+    assert [layer.sliding_window for layer in s.layers] == [32, None, 32, None]
+    f = model_figures(s)
+    assert f.model_kv_elems_per_token_full == f.model_kv_elems_per_token_window == 2 * 2 * 2 * 16
+
+
+def test_layer_types_list_is_honoured_and_checked() -> None:
+    cfg = {**BASE, "model_type": "qwen3", "use_sliding_window": True, "sliding_window": 16,
+           "layer_types": ["sliding_attention", "full_attention"]}
+    assert [layer.sliding_window for layer in spec_from_config(cfg).layers] == [16, None]
+    with pytest.raises(ConfigError, match="one type for each"):
+        spec_from_config({**cfg, "layer_types": ["full_attention"]})
+
+
+def test_mla_caches_its_latent() -> None:
+    s = spec_from_file(Path(__file__).parent.parent / "seeds" / "models" / "deepseek-v3.json")
+    f = model_figures(s)
+    assert f.model_kv_elems_per_token_full == 61 * (512 + 64)
+    assert f.model_kv_heads == 1
+
+
+def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot be read"):
+        load_config(tmp_path / "nope.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ConfigError, match=r"not valid JSON \(line 1, column 2"):
+        load_config(bad)
+    arr = tmp_path / "arr.json"
+    arr.write_text(json.dumps([1, 2]))
+    with pytest.raises(ConfigError, match="JSON object"):
+        load_config(arr)
