@@ -124,3 +124,36 @@ def test_numeric_columns_map_choices() -> None:
     assert (cols["weight_bits"], cols["kv_bits"], cols["quant_group_size"]) == (4, 8, 128)
     assert cols["reserve_bytes"] == 2 * 2**30
     assert gpu().memory_bytes == 80 * 2**30
+
+
+@st.composite
+def invalid_inputs(draw: st.DrawFn) -> tuple[str, object]:
+    """A column and a value outside what it allows."""
+    column = draw(st.sampled_from(INFERENCE_INPUTS))
+    if column.kind == "choice":
+        value: object = draw(st.text(min_size=1, max_size=6).filter(
+            lambda t: t.strip().lower() not in column.choices))
+    elif column.kind == "bool":
+        value = draw(st.sampled_from(["maybe", "2", "", "tru"]))
+    else:
+        options = [st.just("abc"), st.just(float("nan")), st.just(float("inf"))]
+        if column.minimum is not None:
+            options.append(st.floats(-1e9, column.minimum, exclude_max=not column.above_minimum))
+        if column.maximum is not None:
+            options.append(st.floats(column.maximum, 1e18, exclude_min=True))
+        if column.kind == "int":
+            options.append(st.just("1.5"))
+        value = draw(st.one_of(options))
+    return column.name, value
+
+
+@settings(max_examples=300, deadline=None)
+@given(invalid_inputs())
+def test_invalid_input_is_refused_naming_the_column(case: tuple[str, object]) -> None:
+    from planner.errors import ValidationError
+
+    name, value = case
+    with pytest.raises(ValidationError) as err:
+        parse_inputs(INFERENCE_INPUTS, {name: value})
+    assert err.value.field == name
+    assert str(err.value).startswith(f"{name}: ")
