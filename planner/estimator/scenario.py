@@ -13,13 +13,17 @@ from planner.estimator import cost, flops, latency, memory, training
 
 Formula = Callable[..., object]
 
-DEPLOYMENT: tuple[Formula, ...] = (
+WEIGHTS: tuple[Formula, ...] = (
     memory.replicas,
     memory.model_params_other,
     memory.weight_bits_effective,
     memory.embedding_bits,
     memory.weights_bytes,
     memory.weights_bytes_per_gpu,
+)
+
+DEPLOYMENT: tuple[Formula, ...] = (
+    *WEIGHTS,
     memory.reserve_bytes_per_gpu,
     memory.kv_budget_bytes,
     memory.kv_bytes_per_token,
@@ -67,12 +71,7 @@ INFERENCE: tuple[Formula, ...] = (
 )
 
 TRAINING: tuple[Formula, ...] = (
-    memory.replicas,
-    memory.model_params_other,
-    memory.weight_bits_effective,
-    memory.embedding_bits,
-    memory.weights_bytes,
-    memory.weights_bytes_per_gpu,
+    *WEIGHTS,
     flops.matmul_params_per_token,
     training.train_matmul_params,
     training.lora_trainable_params,
