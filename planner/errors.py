@@ -7,6 +7,8 @@ importing anything heavier.
 
 from __future__ import annotations
 
+_NOUN_PHRASES = ("a ", "an ", "one of ", "true or false")
+
 
 class PlannerError(Exception):
     """Base class for mistakes in the user's input or data; the message is meant for the user."""
@@ -24,7 +26,8 @@ class ValidationError(PlannerError, ValueError):
         self.allowed = allowed
         self.value = value
         shown = "" if value is None else f" (got {value!r})"
-        super().__init__(f"{field}: {allowed}{shown}")
+        phrase = f"must be {allowed}" if allowed.startswith(_NOUN_PHRASES) else allowed
+        super().__init__(f"{field}: {phrase}{shown}")
 
 
 class ConfigError(PlannerError, ValueError):

@@ -6,6 +6,7 @@ imports it lazily so ``--json`` runs never load rich.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,7 +25,8 @@ from planner.units import (
     fmt_usd,
 )
 
-console = Console(highlight=False)
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+"""Wide when piped, so tables written to a file or a pager are not squeezed to 80 columns."""
 
 
 def _table(title: str, rows: Iterable[tuple[str, str]], *, note: str = "") -> Table:
@@ -169,3 +171,42 @@ def train(r: dict[str, Any], gpu: GpuSpec) -> None:
         rows.append((f"tokens for {i['budget_gpu_hours']:,.0f} GPU-h",
                      f"{r['tokens_for_gpu_hours']:,.0f} tokens"))
     console.print(_table("Training", rows))
+
+
+def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
+    """Scenarios with their headline outputs; rows that do not fit are marked."""
+    inference = [(s, o) for s, o in zip(scenarios, outputs, strict=True) if s.kind == "inference"]
+    training = [(s, o) for s, o in zip(scenarios, outputs, strict=True) if s.kind == "training"]
+    if inference:
+        table = Table(title="Inference scenarios")
+        for column in ("scenario", "model", "GPU", "GPUs", "batch", "prompt+output tokens",
+                       "fits", "max seqs", "TTFT", "TPOT", "output tokens/s", "USD/h",
+                       "USD/M out"):
+            table.add_column(column, justify="left" if column in ("scenario", "model", "GPU")
+                             else "right")
+        for s, o in inference:
+            i = s.inputs
+            fits = "yes" if o["fits"] else f"[red]no (−{fmt_bytes_gib(o['shortfall_bytes'])})[/]"
+            table.add_row(f"{s.fleet}/{s.name}", s.model, s.gpu, str(i["gpus"]), str(i["batch"]),
+                          f"{i['prompt_tokens']:,}+{i['output_tokens']:,}", fits,
+                          fmt_count(o["max_concurrent_sequences"]), fmt_seconds(o["ttft_s"]),
+                          fmt_seconds(o["tpot_s"]), f"{o['throughput_tokens_per_s']:,.0f}",
+                          fmt_usd(o["cost_usd_per_hour"]),
+                          fmt_usd(o["cost_usd_per_million_output_tokens"]))
+        console.print(table)
+    if training:
+        table = Table(title="Training scenarios")
+        for column in ("scenario", "model", "GPU", "GPUs", "tokens", "trainable params",
+                       "FLOPs", "time", "GPU-h", "USD", "memory/GPU", "fits"):
+            table.add_column(column, justify="left" if column in ("scenario", "model", "GPU")
+                             else "right")
+        for s, o in training:
+            table.add_row(f"{s.fleet}/{s.name}", s.model, s.gpu, str(s.inputs["gpus"]),
+                          f"{s.inputs['train_tokens']:,.0f}", fmt_count(o["trainable_params"]),
+                          f"{o['train_flops']:.3g}", fmt_seconds(o["train_time_s"]),
+                          f"{o['gpu_hours']:,.1f}", fmt_usd(o["train_cost_usd"]),
+                          fmt_bytes_gib(o["train_memory_bytes_per_gpu"]),
+                          "yes" if o["train_fits"] else "[red]no[/]")
+        console.print(table)
+    if not scenarios:
+        console.print("no scenarios")

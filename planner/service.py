@@ -166,6 +166,7 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
 INTEGER_OUTPUTS = frozenset({
     "replicas", "max_concurrent_sequences", "token_capacity", "max_context_tokens",
     "context_tokens", "data_parallel", "lora_trainable_params", "trainable_params",
+    "gpus_for_target_rate",
 })
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,3 +38,27 @@ def estimate(model: str | ModelSpec, g: GpuSpec | None = None, **inputs: Any) ->
 @pytest.fixture
 def llama3_8b() -> ModelSpec:
     return spec("llama-3-8b")
+
+
+@pytest.fixture(scope="session")
+def seeded_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated to head and seeded, built once per test session."""
+    from planner.workspace import Workspace
+
+    path = tmp_path_factory.mktemp("template") / "planner.db"
+    with Workspace.open(f"sqlite:///{path}") as ws:
+        ws.engine.dispose()
+    return path
+
+
+@pytest.fixture(autouse=True)
+def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                      seeded_sqlite_template: Path) -> Iterator[Path]:
+    """Every test gets its own data folder holding a copy of the seeded database; nothing
+    touches the user's real data folder or a database named in the environment."""
+    data = tmp_path / "planner-data"
+    data.mkdir()
+    shutil.copy(seeded_sqlite_template, data / "planner.db")
+    monkeypatch.setenv("PLANNER_DATA_DIR", str(data))
+    monkeypatch.delenv("PLANNER_DATABASE_URL", raising=False)
+    yield data

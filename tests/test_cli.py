@@ -114,7 +114,7 @@ def test_train_json_contract() -> None:
     (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpu-tflops", "-1"),
      "gpu_tflops: must be a number above 0"),
     (("estimate", "--model", "/nonexistent/config.json", "--gpu", "h100-sxm"), "cannot be read"),
-    (("model", "inspect", "llama-3-8b", "--kv-dtype", "fp4"), "kv_dtype: one of"),
+    (("model", "inspect", "llama-3-8b", "--kv-dtype", "fp4"), "kv_dtype: must be one of"),
     (("train", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--zero-stage", "4"),
      "zero_stage must be an integer from 0 to 3"),
     (("train", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--lora-rank", "8",

@@ -18,7 +18,7 @@ compute at 200 TFLOP/s; article 003's ``bandwidth/(4P)`` bound double-counts and
 from __future__ import annotations
 
 from planner.estimator.memory import kv_elems_at_context
-from planner.estimator.ops import Value, maximum, safe_div
+from planner.estimator.ops import Value, ceil, maximum, safe_div
 
 
 def expert_touch_fraction(tokens: Value, model_experts: Value,
@@ -185,3 +185,16 @@ def decode_tokens_per_s(replicas: Value, batch: Value, tpot_s: Value) -> Value:
 def input_tokens_per_s(requests_per_s: Value, prompt_tokens: Value) -> Value:
     """Prompt tokens processed per second over all replicas."""
     return requests_per_s * prompt_tokens
+
+
+def meets_target_rate(requests_per_s: Value, target_requests_per_s: Value) -> Value:
+    """Whether the deployment sustains the target request rate (always true without a target)."""
+    return requests_per_s >= target_requests_per_s
+
+
+def gpus_for_target_rate(target_requests_per_s: Value, requests_per_s: Value, replicas: Value,
+                         tp: Value, pp: Value) -> Value:
+    """GPUs needed for the target rate at this batch and shape:
+    ``ceil(target / (requests_per_s per replica)) * tp * pp`` (0 without a target)."""
+    per_replica = safe_div(requests_per_s, replicas, 0.0)
+    return ceil(safe_div(target_requests_per_s, per_replica, 0.0)) * tp * pp

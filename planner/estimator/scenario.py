@@ -62,6 +62,8 @@ INFERENCE: tuple[Formula, ...] = (
     latency.throughput_tokens_per_s,
     latency.decode_tokens_per_s,
     latency.input_tokens_per_s,
+    latency.meets_target_rate,
+    latency.gpus_for_target_rate,
     cost.cost_usd_per_hour,
     cost.cost_usd_per_month,
     cost.prefill_time_share,

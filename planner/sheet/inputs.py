@@ -154,6 +154,8 @@ INFERENCE_INPUTS: tuple[InputColumn, ...] = (
     _col("mbu", "MBU", "fraction", "float", 0.8,
          "Memory bandwidth utilization: achieved share of peak bandwidth.",
          minimum=0, maximum=1, above_minimum=True),
+    _col("target_requests_per_s", "Target rate", "requests/s", "float", 0.0,
+         "Request rate the deployment must sustain; 0 = no target.", minimum=0, maximum=1e9),
     _col("hours_per_month", "Hours/month", "h", "float", 730.0,
          "Billed hours per month (730 = 8760/12).", minimum=0, maximum=744, above_minimum=True),
     _col("attention_convention", "Attention FLOPs", "convention", "choice", "causal",

@@ -1,0 +1,56 @@
+"""The ``planner`` command: a thin shell over the library (:mod:`planner.service`,
+:mod:`planner.workspace`); no arithmetic here.
+
+Subcommands live in modules named for what they own: ``estimate`` (estimate, train),
+``catalog`` (model, gpu), ``fleets`` (fleet, scenario), ``db`` (schema operations).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from planner.cli.common import PlannerGroup
+
+
+@click.group(cls=PlannerGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--db", "db_url", envvar="PLANNER_DATABASE_URL", metavar="URL",
+              help="Database URL (sqlite:///path.db or postgresql://user@host/db). "
+                   "Default: planner.db in the user data folder (or $PLANNER_DATA_DIR).")
+@click.version_option(package_name="planner")
+@click.pass_context
+def cli(ctx: click.Context, db_url: str | None) -> None:
+    """LLM capacity planning from a model's architecture: weight memory, KV cache, concurrency,
+    FLOPs, latency and throughput bounds, serving and training cost.
+
+    Units: GB = 10^9 B, GiB = 2^30 B; FLOPs are counts, FLOP/s rates.
+    """
+    ctx.ensure_object(dict)["db"] = db_url
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+def _register() -> None:
+    from planner.cli import catalog, db, estimate, fleets
+
+    for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
+                    fleets.fleet, fleets.scenario, db.db):
+        cli.add_command(command)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point."""
+    try:
+        cli.main(args=argv, prog_name="planner", standalone_mode=True)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""``planner model …`` and ``planner gpu …``: the models and GPUs in the database."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planner.cli.common import (
+    PlannerGroup,
+    emit_json,
+    json_option,
+    model_spec,
+    parse_assignments,
+    workspace,
+)
+
+
+@click.group(cls=PlannerGroup)
+def model() -> None:
+    """Models: list, show, inspect, import a config.json, delete."""
+
+
+def _model_row(info: Any) -> dict[str, Any]:
+    return {"name": info.name, "model_type": info.model_type, "source": info.source,
+            "params_total": info.params_total, "params_active": info.params_active,
+            "kv_bytes_per_token": info.kv_bytes_per_token_bf16, "notes": info.notes,
+            "version": info.version}
+
+
+@model.command("list")
+@json_option
+@click.pass_context
+def model_list(ctx: click.Context, as_json: bool) -> None:
+    """List models with their parameter counts and bf16 KV bytes per token."""
+    rows = [_model_row(m) for m in workspace(ctx).models()]
+    if as_json:
+        emit_json(rows)
+        return
+    from planner import render
+
+    render.model_list(rows)
+
+
+@model.command("show")
+@click.argument("name")
+@click.option("--kv-dtype", default="bf16", show_default=True,
+              help="KV-cache dtype for kv_bytes_per_token (bf16, fp16, fp8, int8).")
+@json_option
+@click.pass_context
+def model_show(ctx: click.Context, name: str, kv_dtype: str, as_json: bool) -> None:
+    """A model in the database: parameters by component, architecture, source, notes."""
+    from planner import service
+
+    info = workspace(ctx).model(name)
+    data = {**service.inspect_model(info.spec, kv_dtype), "source": info.source,
+            "notes": info.notes, "version": info.version}
+    if as_json:
+        emit_json({**data, "config": info.config})
+        return
+    from planner import render
+
+    render.model_inspect(data)
+    click.echo(f"source: {info.source}" + (f"\nnotes: {info.notes}" if info.notes else ""))
+
+
+@model.command("inspect")
+@click.argument("config_or_name")
+@click.option("--kv-dtype", default="bf16", show_default=True,
+              help="KV-cache dtype for kv_bytes_per_token (bf16, fp16, fp8, int8).")
+@json_option
+@click.pass_context
+def model_inspect(ctx: click.Context, config_or_name: str, kv_dtype: str, as_json: bool) -> None:
+    """Parameters by component and KV-cache bytes per token of a model.
+
+    CONFIG_OR_NAME is a model name in the database (see `planner model list`) or a path to a
+    Hugging Face config.json (nothing is saved).
+    """
+    from planner import service
+
+    info = service.inspect_model(model_spec(ctx, config_or_name), kv_dtype)
+    if as_json:
+        emit_json(info)
+        return
+    from planner import render
+
+    render.model_inspect(info)
+
+
+@model.command("import")
+@click.argument("configs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--name", help="Model name (one config only; default: the file or folder name).")
+@click.option("--source", default="custom", show_default=True,
+              help="Where the config comes from (a Hub id, say).")
+@click.option("--notes", default="", help="Free-text notes.")
+@json_option
+@click.pass_context
+def model_import(ctx: click.Context, configs: tuple[Path, ...], name: str | None, source: str,
+                 notes: str, as_json: bool) -> None:
+    """Add models from config.json files (all or none: one bad file imports nothing)."""
+    from planner import catalog
+    from planner.errors import ValidationError
+
+    if name and len(configs) > 1:
+        raise ValidationError("--name", "can only be given with a single config file")
+    ws = workspace(ctx)
+
+    def items() -> Any:
+        for path in configs:
+            file = path / "config.json" if path.is_dir() else path
+            default = file.parent.name if file.stem == "config" else file.stem
+            yield (name or default), catalog.load_config(file), source
+
+    if len(configs) > 20:
+        with click.progressbar(length=len(configs), label="importing", file=click.get_text_stream(
+                "stderr")) as bar:
+            added = ws.import_models(items(), notes=notes, progress=lambda _i: bar.update(1))
+    else:
+        added = ws.import_models(items(), notes=notes)
+    if as_json:
+        emit_json([_model_row(m) for m in added])
+        return
+    for m in added:
+        click.echo(f"imported {m.name} ({m.model_type}, {m.params_total:,} params)")
+
+
+@model.command("delete")
+@click.argument("name")
+@click.pass_context
+def model_delete(ctx: click.Context, name: str) -> None:
+    """Delete a model (refused while scenarios use it)."""
+    workspace(ctx).delete_model(name)
+    click.echo(f"deleted model {name}")
+
+
+@click.group(cls=PlannerGroup)
+def gpu() -> None:
+    """GPUs: list, show, add, set figures (a price, say), delete."""
+
+
+def _gpu_dict(info: Any) -> dict[str, Any]:
+    from planner.store.convert import gpu_record
+
+    return {"name": info.name, **gpu_record(info.spec), "memory_bytes": info.spec.memory_bytes,
+            "version": info.version, "spec": asdict(info.spec)}
+
+
+@gpu.command("list")
+@json_option
+@click.pass_context
+def gpu_list(ctx: click.Context, as_json: bool) -> None:
+    """List GPUs with their datasheet figures (dense tensor throughput)."""
+    gpus = workspace(ctx).gpus()
+    if as_json:
+        emit_json([_gpu_dict(g) for g in gpus])
+        return
+    from planner import render
+
+    render.gpu_list([g.spec for g in gpus])
+
+
+@gpu.command("show")
+@click.argument("name")
+@json_option
+@click.pass_context
+def gpu_show(ctx: click.Context, name: str, as_json: bool) -> None:
+    """One GPU's figures, in the units you edit them in."""
+    info = workspace(ctx).gpu(name)
+    data = _gpu_dict(info)
+    if as_json:
+        emit_json(data)
+        return
+    data.pop("spec")
+    for key, value in data.items():
+        click.echo(f"{key}: {value}")
+
+
+GPU_HELP = ("FIELDS are field=value: memory_gib, bf16_tflops, fp16_tflops, fp8_tflops, "
+            "int8_tops, int4_tops (dense), memory_bandwidth_gb_per_s, interconnect_gb_per_s, "
+            "power_w, price_usd_per_hour, price_is_example, vendor, label, source.")
+
+
+@gpu.command("add", help="Add a GPU. " + GPU_HELP)
+@click.argument("name")
+@click.argument("fields", nargs=-1)
+@click.pass_context
+def gpu_add(ctx: click.Context, name: str, fields: tuple[str, ...]) -> None:
+    info = workspace(ctx).add_gpu(name, parse_assignments(fields))
+    click.echo(f"added GPU {info.name}")
+
+
+@gpu.command("set", help="Change figures of a GPU; scenarios on it follow. " + GPU_HELP)
+@click.argument("name")
+@click.argument("fields", nargs=-1, required=True)
+@click.option("--if-version", type=int, help="Refuse if the GPU is no longer at this version.")
+@click.pass_context
+def gpu_set(ctx: click.Context, name: str, fields: tuple[str, ...],
+            if_version: int | None) -> None:
+    info = workspace(ctx).set_gpu(name, parse_assignments(fields), expected_version=if_version)
+    click.echo(f"updated GPU {info.name} (version {info.version})")
+
+
+@gpu.command("delete")
+@click.argument("name")
+@click.pass_context
+def gpu_delete(ctx: click.Context, name: str) -> None:
+    """Delete a GPU (refused while scenarios use it)."""
+    workspace(ctx).delete_gpu(name)
+    click.echo(f"deleted GPU {name}")

@@ -1,0 +1,139 @@
+"""Pieces every ``planner`` subcommand shares: error handling, scenario flags, JSON, the database.
+
+A :class:`PlannerError` (a user's mistake) becomes ``Error: …`` on stderr and exit status 2;
+scenario flags are generated from the input column registry; the database opens lazily, once
+per command, from ``--db`` / ``PLANNER_DATABASE_URL`` / the default file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from planner.errors import PlannerError, ValidationError
+from planner.sheet.inputs import InputColumn
+
+if TYPE_CHECKING:
+    from planner.estimator.architecture import ModelSpec
+    from planner.workspace import Workspace
+
+ALIASES = {
+    "prompt_tokens": ("--prompt",),
+    "output_tokens": ("--output",),
+    "weight_dtype": ("--weight-dtype",),
+    "kv_dtype": ("--kv-dtype",),
+    "train_tokens": ("--tokens",),
+    "train_seq_len": ("--seq-len",),
+    "micro_batch_size": ("--micro-batch",),
+    "lora_rank": ("--lora-rank",),
+}
+
+
+class PlannerGroup(click.Group):
+    """Turns :class:`PlannerError` into ``Error: …`` and exit status 2, without a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except PlannerError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
+
+
+class ColumnType(click.ParamType):
+    """A click parameter validated by an :class:`InputColumn`."""
+
+    def __init__(self, column: InputColumn) -> None:
+        self.column = column
+        self.name = column.kind
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return self.column.parse(value)
+        except ValidationError as exc:
+            self.fail(f"{self.column.name} must be {exc.allowed} (got {value!r})", param, ctx)
+
+
+def _flag_names(column: InputColumn) -> list[str]:
+    long = "--" + column.name.replace("_", "-")
+    aliases = ALIASES.get(column.name, ())
+    return [*aliases, *([long] if long not in aliases else [])]
+
+
+def column_options(columns: tuple[InputColumn, ...], skip: tuple[str, ...] = ()
+                   ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorate a command with one option per input column (default None = column default)."""
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        for column in reversed(columns):
+            if column.name in skip:
+                continue
+            default = column.default
+            shown = "yes" if default is True else "no" if default is False else default
+            help_text = f"{column.help} [{column.unit}; {column.allowed()}; default: {shown}]"
+            f = click.option(*_flag_names(column), column.name, type=ColumnType(column),
+                             default=None, help=help_text, metavar=column.kind.upper())(f)
+        return f
+
+    return decorate
+
+
+def given(kwargs: dict[str, Any], columns: tuple[InputColumn, ...]) -> dict[str, Any]:
+    """The column values a user actually passed."""
+    names = {c.name for c in columns}
+    return {k: v for k, v in kwargs.items() if k in names and v is not None}
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON (dataclasses and datetimes as strings)."""
+    click.echo(json.dumps(data, indent=2, default=str))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def workspace(ctx: click.Context) -> Workspace:
+    """The command's database (opened once; migrated and seeded on first run)."""
+    root = ctx.find_root()
+    obj = root.ensure_object(dict)
+    if obj.get("workspace") is None:
+        from planner.workspace import Workspace
+
+        ws = Workspace.open(obj.get("db"))
+        report = ws.open_report
+        if report and report.revision_before != report.revision:
+            if report.revision_before is None:
+                seeded = report.seeded.total_added if report.seeded else 0
+                click.echo(f"Created the planner database at {ws.url} "
+                           f"(seeded {seeded} catalog rows).", err=True)
+            else:
+                click.echo(f"Upgraded the planner database from revision "
+                           f"{report.revision_before} to {report.revision}.", err=True)
+        obj["workspace"] = ws
+        root.call_on_close(ws.close)
+    return obj["workspace"]
+
+
+def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
+    """A config.json path (file or folder) or the name of a model in the database."""
+    path = Path(ref).expanduser()
+    if path.suffix == ".json" or path.exists() or "/" in ref:
+        from planner import catalog
+
+        return catalog.resolve_model_spec(ref)
+    return workspace(ctx).model(ref).spec
+
+
+def parse_assignments(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``field=value`` arguments → dict; a malformed one names itself."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError(pair, "must be written field=value")
+        out[key.strip()] = value
+    return out

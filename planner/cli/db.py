@@ -1,0 +1,91 @@
+"""``planner db …``: schema revisions for operators, and catalog seeding."""
+
+from __future__ import annotations
+
+import click
+
+from planner.cli.common import PlannerGroup, emit_json, json_option
+
+
+def _engine(ctx: click.Context):  # type: ignore[no-untyped-def]
+    from planner.settings import database_url
+    from planner.store.engine import make_engine
+
+    url = database_url(ctx.find_root().ensure_object(dict).get("db"))
+    engine = make_engine(url)
+    ctx.call_on_close(engine.dispose)
+    return engine
+
+
+@click.group(cls=PlannerGroup)
+def db() -> None:
+    """Database schema: current revision, upgrade, downgrade; seed the catalog."""
+
+
+@db.command("current")
+@json_option
+@click.pass_context
+def db_current(ctx: click.Context, as_json: bool) -> None:
+    """The database's schema revision and this planner's head."""
+    from planner.store import migrate
+
+    engine = _engine(ctx)
+    data = {"url": engine.url.render_as_string(hide_password=True),
+            "current": migrate.current(engine), "head": migrate.head()}
+    if as_json:
+        emit_json(data)
+        return
+    state = "up to date" if data["current"] == data["head"] else "behind head"
+    click.echo(f"{data['url']}: revision {data['current'] or '(empty)'}, head {data['head']} "
+               f"({state})")
+
+
+@db.command("upgrade")
+@click.argument("revision", default="head")
+@click.pass_context
+def db_upgrade(ctx: click.Context, revision: str) -> None:
+    """Upgrade the schema to REVISION (default: head)."""
+    from planner.store import migrate
+
+    engine = _engine(ctx)
+    before = migrate.current(engine)
+    migrate.upgrade(engine, revision)
+    click.echo(f"upgraded from {before or '(empty)'} to {migrate.current(engine)}")
+
+
+@db.command("downgrade")
+@click.argument("revision")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+def db_downgrade(ctx: click.Context, revision: str, yes: bool) -> None:
+    """Downgrade the schema to REVISION ('base' drops every table)."""
+    from planner.store import migrate
+
+    engine = _engine(ctx)
+    if revision == "base" and not yes and not click.confirm(
+            "Downgrading to base deletes every table and row. Continue?", err=True):
+        raise click.Abort
+    before = migrate.current(engine)
+    migrate.downgrade(engine, revision)
+    click.echo(f"downgraded from {before or '(empty)'} to {migrate.current(engine) or 'base'}")
+
+
+@db.command("seed")
+@json_option
+@click.pass_context
+def db_seed(ctx: click.Context, as_json: bool) -> None:
+    """Add what is new in the catalog (seeds/); never overwrites rows you edited."""
+    from dataclasses import asdict
+
+    from planner.cli.common import workspace
+
+    report = workspace(ctx).seed()
+    if as_json:
+        emit_json(asdict(report))
+        return
+    for label, part in (("added", report.added), ("refreshed", report.refreshed),
+                        ("kept as edited", report.kept)):
+        for kind, names in part.items():
+            click.echo(f"{label} {len(names)} {kind}(s): {', '.join(names)}")
+    if not (report.added or report.refreshed):
+        click.echo("catalog already up to date")

@@ -1,0 +1,95 @@
+"""``planner estimate`` and ``planner train``: one scenario from flags, without saving it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from planner.cli.common import column_options, emit_json, given, json_option, model_spec, workspace
+from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS
+
+
+def _gpu_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--gpu", "gpu_name", metavar="NAME",
+                     help="GPU from the database (see `planner gpu list`); or give the "
+                          "--gpu-* figures."),
+        click.option("--gpu-memory-gib", type=float, help="Ad-hoc GPU memory [GiB]."),
+        click.option("--gpu-tflops", type=float,
+                     help="Ad-hoc GPU dense tensor peak for every dtype [10^12 FLOP/s]."),
+        click.option("--gpu-bandwidth-gbs", type=float,
+                     help="Ad-hoc GPU memory bandwidth [GB/s = 10^9 B/s]."),
+        click.option("--price-usd-per-hour", type=float,
+                     help="Price per GPU-hour [USD]; overrides the GPU's stored price."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _resolve_gpu(ctx: click.Context, kwargs: dict[str, Any]) -> Any:
+    from planner import service
+
+    base = workspace(ctx).gpu(kwargs["gpu_name"]).spec if kwargs.get("gpu_name") else None
+    return service.adhoc_gpu(base, memory_gib=kwargs.get("gpu_memory_gib"),
+                             tflops=kwargs.get("gpu_tflops"),
+                             bandwidth_gb_per_s=kwargs.get("gpu_bandwidth_gbs"),
+                             price_usd_per_hour=kwargs.get("price_usd_per_hour"))
+
+
+@click.command()
+@click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME",
+              help="Model name in the database, or a config.json path.")
+@_gpu_options
+@column_options(INFERENCE_INPUTS)
+@json_option
+@click.pass_context
+def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -> None:
+    """Memory fit, FLOPs, latency and throughput bounds, and cost of serving a model.
+
+    Example: planner estimate --model llama-3-8b --gpu h100-sxm --prompt 1024 --output 128
+    """
+    from planner import service
+
+    spec = model_spec(ctx, model_ref)
+    gpu = _resolve_gpu(ctx, kwargs)
+    inputs = given(kwargs, INFERENCE_INPUTS)
+    if "reserve_gib" in inputs and "reserve_fraction" not in inputs:
+        inputs["reserve_fraction"] = 0.0
+    result = service.estimate(spec, gpu, inputs)
+    if as_json:
+        emit_json(result)
+        return
+    from planner import render
+
+    render.estimate(result, gpu)
+
+
+@click.command()
+@click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME",
+              help="Model name in the database, or a config.json path.")
+@_gpu_options
+@column_options(TRAINING_INPUTS, skip=("reserve_gib", "reserve_fraction"))
+@click.option("--lora-targets", default="q,v", show_default=True,
+              help="Modules LoRA adapts (q,k,v,o,gate,up,down; MLA: q_a,q_b,kv_a,kv_b; all).")
+@json_option
+@click.pass_context
+def train(ctx: click.Context, model_ref: str, lora_targets: str, as_json: bool,
+          **kwargs: Any) -> None:
+    """Compute (6*N*D), time, GPU-hours, cost and per-GPU memory of training or fine-tuning.
+
+    Example: planner train --model llama-2-7b --gpu a100-80gb --gpus 8 --tokens 2e9
+    """
+    from planner import service
+
+    spec = model_spec(ctx, model_ref)
+    gpu = _resolve_gpu(ctx, kwargs)
+    result = service.train(spec, gpu, given(kwargs, TRAINING_INPUTS), lora_targets=lora_targets)
+    if as_json:
+        emit_json(result)
+        return
+    from planner import render
+
+    render.train(result, gpu)

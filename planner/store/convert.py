@@ -1,0 +1,116 @@
+"""Rows ↔ domain objects, and the user-facing record form of a GPU.
+
+The store's only boundary: everything above it sees :mod:`planner.domain` objects and specs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from planner.catalog import gpu_from_record
+from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
+from planner.estimator.figures import model_figures
+from planner.estimator.gpu import GpuSpec
+from planner.estimator.hf_config import spec_from_config
+from planner.estimator.params import count_params
+from planner.store.schema import SCENARIO_INPUTS, FleetRow, GpuRow, ModelRow, ScenarioRow
+from planner.units import GB, GiB
+
+GPU_FLOPS_COLUMNS = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
+                     "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
+
+
+def model_row_fields(name: str, config: dict[str, Any], source: str) -> dict[str, Any]:
+    """Column values of a models row for ``config`` (parsed and counted; raises ConfigError)."""
+    spec = spec_from_config(config, name)
+    counts = count_params(spec)
+    figures = model_figures(spec)
+    attn = spec.layers[0].attention
+    return {
+        "name": name, "source": source,
+        "config_json": json.dumps(config, indent=2, sort_keys=False),
+        "model_type": spec.model_type, "hidden_size": spec.hidden_size,
+        "num_layers": spec.num_layers, "num_attention_heads": attn.num_heads,
+        "num_kv_heads": attn.kv_cache_heads, "head_dim": attn.head_dim,
+        "vocab_size": spec.vocab_size, "params_total": counts.total,
+        "params_active": counts.active,
+        "kv_bytes_per_token_bf16": (figures.model_kv_elems_per_token_full
+                                    + figures.model_kv_elems_per_token_window) * 2,
+    }
+
+
+def model_info(row: ModelRow) -> ModelInfo:
+    """Domain object of a models row."""
+    config = json.loads(row.config_json)
+    return ModelInfo(id=row.id, name=row.name, source=row.source, model_type=row.model_type,
+                     config=config, spec=spec_from_config(config, row.name),
+                     params_total=row.params_total, params_active=row.params_active,
+                     kv_bytes_per_token_bf16=row.kv_bytes_per_token_bf16, notes=row.notes,
+                     version=row.version)
+
+
+def gpu_row_fields(spec: GpuSpec) -> dict[str, Any]:
+    """Column values of a gpus row for ``spec``."""
+    return {
+        "name": spec.name, "vendor": spec.vendor, "label": spec.label,
+        "memory_bytes": spec.memory_bytes,
+        **{col: spec.flops_per_s.get(dt) for dt, col in GPU_FLOPS_COLUMNS.items()},
+        "memory_bandwidth_bytes_per_s": spec.bandwidth_bytes_per_s,
+        "interconnect_bytes_per_s": spec.interconnect_bytes_per_s, "power_w": spec.power_w,
+        "price_usd_per_gpu_hour": spec.price_usd_per_hour,
+        "price_is_example": spec.price_is_example, "source": spec.source,
+    }
+
+
+def gpu_spec(row: GpuRow) -> GpuSpec:
+    """GpuSpec of a gpus row."""
+    flops = {dt: getattr(row, col) for dt, col in GPU_FLOPS_COLUMNS.items()
+             if getattr(row, col)}
+    return GpuSpec(name=row.name, memory_bytes=row.memory_bytes, flops_per_s=flops,
+                   bandwidth_bytes_per_s=row.memory_bandwidth_bytes_per_s,
+                   price_usd_per_hour=row.price_usd_per_gpu_hour, vendor=row.vendor,
+                   label=row.label, interconnect_bytes_per_s=row.interconnect_bytes_per_s,
+                   power_w=row.power_w, price_is_example=row.price_is_example,
+                   source=row.source)
+
+
+def gpu_info(row: GpuRow) -> GpuInfo:
+    """Domain object of a gpus row."""
+    return GpuInfo(id=row.id, spec=gpu_spec(row), version=row.version)
+
+
+def gpu_record(spec: GpuSpec) -> dict[str, Any]:
+    """A GPU in the unit-suffixed form of ``seeds/gpus.toml`` (what users read and edit)."""
+    record: dict[str, Any] = {
+        "vendor": spec.vendor, "label": spec.label, "memory_gib": spec.memory_bytes / GiB}
+    keys = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops",
+            "int8": "int8_tops", "int4": "int4_tops"}
+    for dtype, key in keys.items():
+        if spec.flops_per_s.get(dtype):
+            record[key] = spec.flops_per_s[dtype] / 1e12
+    record.update(memory_bandwidth_gb_per_s=spec.bandwidth_bytes_per_s / GB,
+                  interconnect_gb_per_s=spec.interconnect_bytes_per_s / GB,
+                  power_w=spec.power_w, price_usd_per_hour=spec.price_usd_per_hour,
+                  price_is_example=spec.price_is_example, source=spec.source)
+    return record
+
+
+def gpu_from_user_record(name: str, record: dict[str, Any]) -> GpuSpec:
+    """:func:`planner.catalog.gpu_from_record` (validation of the figures happens there)."""
+    return gpu_from_record(name, record)
+
+
+def fleet(row: FleetRow, scenario_count: int = 0) -> Fleet:
+    """Domain object of a fleets row."""
+    return Fleet(id=row.id, name=row.name, description=row.description, version=row.version,
+                 scenario_count=scenario_count)
+
+
+def scenario(row: ScenarioRow) -> Scenario:
+    """Domain object of a scenarios row (its fleet, model and GPU loaded)."""
+    inputs = {c.name: getattr(row, c.name) for c in SCENARIO_INPUTS}
+    return Scenario(id=row.id, fleet=row.fleet.name, name=row.name, kind=row.kind,
+                    model=row.model.name, gpu=row.gpu.name, inputs=inputs,
+                    lora_targets=row.lora_targets, notes=row.notes, version=row.version,
+                    updated_at=row.updated_at)

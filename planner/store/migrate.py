@@ -1,0 +1,103 @@
+"""Schema migrations (Alembic, top-level ``migrations/``) run from the planner itself.
+
+:func:`ensure_schema` is what start-up calls: an empty database is created at head, an older one
+is upgraded in place (its data kept), and a database newer than this planner is refused with a
+clear message instead of being touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, inspect, text
+
+from planner.errors import PlannerError
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+
+
+class SchemaError(PlannerError):
+    """The database's schema revision is one this planner does not know."""
+
+
+@cache
+def _script():  # type: ignore[no-untyped-def]
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(MIGRATIONS_DIR))
+
+
+def _config(connection: Connection):  # type: ignore[no-untyped-def]
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.attributes["connection"] = connection
+    return cfg
+
+
+def heads() -> tuple[str, ...]:
+    """Head revisions of the migration scripts (one, in a healthy tree)."""
+    return tuple(_script().get_heads())
+
+
+def head() -> str:
+    """The single head revision."""
+    found = heads()
+    if len(found) != 1:
+        raise SchemaError(f"migrations have {len(found)} heads: {', '.join(found)}")
+    return found[0]
+
+
+def revisions() -> list[str]:
+    """Every revision, oldest first."""
+    return [s.revision for s in reversed(list(_script().walk_revisions()))]
+
+
+def current(engine: Engine) -> str | None:
+    """The database's revision (``None`` for a database never migrated)."""
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+@contextmanager
+def _migrating(engine: Engine) -> Iterator[Connection]:
+    with engine.execution_options(planner_write=True).begin() as conn:
+        yield conn
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Upgrade to ``revision`` in one transaction."""
+    from alembic import command
+
+    with _migrating(engine) as conn:
+        command.upgrade(_config(conn), revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    """Downgrade to ``revision`` (``base`` empties the schema) in one transaction."""
+    from alembic import command
+
+    known = {*revisions(), "base"}
+    if revision not in known and not revision.startswith("-"):
+        raise SchemaError(f"unknown revision {revision!r}; known: {', '.join(sorted(known))}")
+    with _migrating(engine) as conn:
+        command.downgrade(_config(conn), revision)
+
+
+def ensure_schema(engine: Engine) -> tuple[str | None, str]:
+    """Bring the database to head; returns (revision before, revision after)."""
+    before = current(engine)
+    target = head()
+    if before == target:
+        return before, target
+    if before is not None and before not in revisions():
+        raise SchemaError(f"the database is at revision {before!r}, which this planner does not "
+                          "know (it was written by a newer planner); upgrade the planner")
+    upgrade(engine, target)
+    return before, target

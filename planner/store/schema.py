@@ -1,0 +1,252 @@
+"""The fleet database's tables (SQLAlchemy 2.0 typed declarative).
+
+models, gpus, fleets, scenarios, scenario_changes (the per-field edit history that undo/redo and
+audit read) and seeded_items (what the catalog seeding has written, so re-seeding never
+duplicates a row or overwrites one a user edited). Every editable row carries a ``version``
+counter (``version_id_col``): an UPDATE based on a stale read matches no row and is refused.
+
+Integrity lives in the database too: foreign keys, unique names, and CHECK constraints. The
+scenario checks are generated from the input column registry (bounds and choices), so the
+database enforces the same ranges the CLI and UI validate.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, InputColumn
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now, stored as UTC."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base with a constraint naming convention (stable names for migrations)."""
+
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class ModelRow(Base):
+    """A model: its verbatim config.json and the parsed figures lists and checks read."""
+
+    __tablename__ = "models"
+    __table_args__ = (
+        CheckConstraint("hidden_size > 0", name="hidden_size_positive"),
+        CheckConstraint("num_layers > 0", name="num_layers_positive"),
+        CheckConstraint("params_total > 0", name="params_total_positive"),
+        CheckConstraint("params_active > 0 AND params_active <= params_total",
+                        name="params_active_range"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    source: Mapped[str] = mapped_column(String(500), default="custom")
+    config_json: Mapped[str] = mapped_column(Text)
+    model_type: Mapped[str] = mapped_column(String(50))
+    hidden_size: Mapped[int] = mapped_column(Integer)
+    num_layers: Mapped[int] = mapped_column(Integer)
+    num_attention_heads: Mapped[int] = mapped_column(Integer)
+    num_kv_heads: Mapped[int] = mapped_column(Integer)
+    head_dim: Mapped[int] = mapped_column(Integer)
+    vocab_size: Mapped[int] = mapped_column(Integer)
+    params_total: Mapped[int] = mapped_column(BigInteger)
+    params_active: Mapped[int] = mapped_column(BigInteger)
+    kv_bytes_per_token_bf16: Mapped[int] = mapped_column(BigInteger)
+    notes: Mapped[str] = mapped_column(Text, default="")
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                 onupdate=utcnow)
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class GpuRow(Base):
+    """A GPU: datasheet figures in base units and an editable price."""
+
+    __tablename__ = "gpus"
+    __table_args__ = (
+        CheckConstraint("memory_bytes > 0", name="memory_positive"),
+        CheckConstraint("memory_bandwidth_bytes_per_s > 0", name="bandwidth_positive"),
+        CheckConstraint("price_usd_per_gpu_hour >= 0", name="price_non_negative"),
+        CheckConstraint("interconnect_bytes_per_s >= 0", name="interconnect_non_negative"),
+        CheckConstraint("power_w >= 0", name="power_non_negative"),
+        CheckConstraint(
+            "COALESCE(bf16_flops_per_s, fp16_flops_per_s, fp8_flops_per_s, int8_ops_per_s, "
+            "int4_ops_per_s) IS NOT NULL", name="some_throughput"),
+        *(CheckConstraint(f"{c} IS NULL OR {c} > 0", name=f"{c}_positive") for c in (
+            "bf16_flops_per_s", "fp16_flops_per_s", "fp8_flops_per_s", "int8_ops_per_s",
+            "int4_ops_per_s")),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    vendor: Mapped[str] = mapped_column(String(100), default="")
+    label: Mapped[str] = mapped_column(String(200), default="")
+    memory_bytes: Mapped[int] = mapped_column(BigInteger)
+    bf16_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    fp16_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    fp8_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    int8_ops_per_s: Mapped[float | None] = mapped_column(Float)
+    int4_ops_per_s: Mapped[float | None] = mapped_column(Float)
+    memory_bandwidth_bytes_per_s: Mapped[float] = mapped_column(Float)
+    interconnect_bytes_per_s: Mapped[float] = mapped_column(Float, default=0.0)
+    power_w: Mapped[float] = mapped_column(Float, default=0.0)
+    price_usd_per_gpu_hour: Mapped[float] = mapped_column(Float, default=0.0)
+    price_is_example: Mapped[bool] = mapped_column(Boolean, default=False)
+    source: Mapped[str] = mapped_column(Text, default="")
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                 onupdate=utcnow)
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class FleetRow(Base):
+    """A named plan: a set of scenarios kept together (e.g. "prod-2027")."""
+
+    __tablename__ = "fleets"
+    __table_args__ = (CheckConstraint("length(name) > 0", name="name_not_empty"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    scenarios: Mapped[list[ScenarioRow]] = relationship(
+        back_populates="fleet", cascade="all, delete-orphan", passive_deletes=True)
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+SCENARIO_INPUTS: tuple[InputColumn, ...] = tuple(
+    {c.name: c for c in (*INFERENCE_INPUTS, *TRAINING_INPUTS)}.values())
+"""Every scenario input column, inference and training, once each."""
+
+
+def _input_checks() -> list[CheckConstraint]:
+    """CHECK constraints mirroring the bounds and choices of every scenario input column."""
+    checks = []
+    for c in SCENARIO_INPUTS:
+        if c.kind == "choice":
+            allowed = ", ".join(f"'{v}'" for v in c.choices)
+            checks.append(CheckConstraint(f"{c.name} IN ({allowed})", name=f"{c.name}_choice"))
+        elif c.kind in ("int", "float"):
+            parts = []
+            if c.minimum is not None:
+                parts.append(f"{c.name} {'>' if c.above_minimum else '>='} {c.minimum!r}")
+            if c.maximum is not None:
+                parts.append(f"{c.name} <= {c.maximum!r}")
+            if parts:
+                checks.append(CheckConstraint(" AND ".join(parts), name=f"{c.name}_range"))
+    return checks
+
+
+_SQL_TYPES: dict[str, Any] = {"int": Integer, "float": Float, "bool": Boolean,
+                              "choice": String(16)}
+
+ScenarioInputsMixin: type = type("ScenarioInputsMixin", (), {
+    c.name: mapped_column(c.name, _SQL_TYPES[c.kind], nullable=False, default=c.default)
+    for c in SCENARIO_INPUTS
+})
+"""One column per scenario input of the registry, typed by its kind, defaulting to its default."""
+
+
+class ScenarioRow(ScenarioInputsMixin, Base):
+    """One deployment or training scenario of a fleet. Its input columns are those of the
+    registry (``planner.sheet.inputs``), declared below from it."""
+
+    __tablename__ = "scenarios"
+    __table_args__ = (
+        UniqueConstraint("fleet_id", "name", name="uq_scenarios_fleet_id_name"),
+        CheckConstraint("kind IN ('inference', 'training')", name="kind_choice"),
+        CheckConstraint("length(name) > 0", name="name_not_empty"),
+        CheckConstraint("gpus % (tp * pp) = 0", name="gpus_multiple_of_tp_pp"),
+        *_input_checks(),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    fleet_id: Mapped[int] = mapped_column(ForeignKey("fleets.id", ondelete="CASCADE"),
+                                          index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16), default="inference")
+    model_id: Mapped[int] = mapped_column(ForeignKey("models.id", ondelete="RESTRICT"),
+                                          index=True)
+    gpu_id: Mapped[int] = mapped_column(ForeignKey("gpus.id", ondelete="RESTRICT"), index=True)
+    lora_targets: Mapped[str] = mapped_column(String(200), default="q,v")
+    notes: Mapped[str] = mapped_column(Text, default="")
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                 onupdate=utcnow)
+
+    fleet: Mapped[FleetRow] = relationship(back_populates="scenarios")
+    model: Mapped[ModelRow] = relationship()
+    gpu: Mapped[GpuRow] = relationship()
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class ScenarioChangeRow(Base):
+    """One edited field of one scenario: the history undo/redo and audit read.
+
+    ``change_set`` groups the fields one command changed; ``undone`` marks a change set that
+    undo reverted (redo clears it)."""
+
+    __tablename__ = "scenario_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id", ondelete="CASCADE"),
+                                             index=True)
+    change_set: Mapped[str] = mapped_column(String(36), index=True)
+    field: Mapped[str] = mapped_column(String(100))
+    old_value: Mapped[str | None] = mapped_column(Text)
+    new_value: Mapped[str | None] = mapped_column(Text)
+    version_after: Mapped[int] = mapped_column(Integer)
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    undone: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SeededItemRow(Base):
+    """What seeding wrote: ``kind``/``name``, the row version it left, the seed content hash.
+
+    Re-seeding inserts only items never seeded, and refreshes an item only while its row still
+    has the version seeding left (no user edit since)."""
+
+    __tablename__ = "seeded_items"
+    __table_args__ = (UniqueConstraint("kind", "name", name="uq_seeded_items_kind_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    name: Mapped[str] = mapped_column(String(200))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    row_version: Mapped[int] = mapped_column(Integer)
+    seeded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
