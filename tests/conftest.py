@@ -62,3 +62,6 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("PLANNER_DATA_DIR", str(data))
     monkeypatch.delenv("PLANNER_DATABASE_URL", raising=False)
     yield data
+
+
+from tests.store_fixtures import db_url, postgres_url  # noqa: E402,F401  (fixtures)

@@ -1,4 +1,4 @@
-"""Initial schema: models, gpus, fleets, scenarios and the scenario change log.
+"""Initial schema: models, gpus, fleets, scenarios, the scenario change log, the seed log.
 
 Revision ID: 0001
 Revises:
@@ -86,6 +86,17 @@ def upgrade() -> None:
     sa.CheckConstraint('params_total > 0', name=op.f('ck_models_params_total_positive')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_models')),
     sa.UniqueConstraint('name', name=op.f('uq_models_name'))
+    )
+    op.create_table(
+        "seeded_items",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("kind", sa.String(length=20), nullable=False),
+        sa.Column("name", sa.String(length=200), nullable=False),
+        sa.Column("content_hash", sa.String(length=64), nullable=False),
+        sa.Column("row_version", sa.Integer(), nullable=False),
+        sa.Column("seeded_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_seeded_items")),
+        sa.UniqueConstraint("kind", "name", name="uq_seeded_items_kind_name"),
     )
     op.create_table('scenarios',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -195,6 +206,7 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_scenarios_fleet_id'))
 
     op.drop_table('scenarios')
+    op.drop_table('seeded_items')
     op.drop_table('models')
     op.drop_table('gpus')
     op.drop_table('fleets')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -114,8 +115,7 @@ def model_import(ctx: click.Context, configs: tuple[Path, ...], name: str | None
             yield (name or default), catalog.load_config(file), source
 
     if len(configs) > 20:
-        with click.progressbar(length=len(configs), label="importing", file=click.get_text_stream(
-                "stderr")) as bar:
+        with click.progressbar(length=len(configs), label="importing", file=sys.stderr) as bar:
             added = ws.import_models(items(), notes=notes, progress=lambda _i: bar.update(1))
     else:
         added = ws.import_models(items(), notes=notes)

@@ -67,8 +67,25 @@ def current(engine: Engine) -> str | None:
 
 @contextmanager
 def _migrating(engine: Engine) -> Iterator[Connection]:
-    with engine.execution_options(planner_write=True).begin() as conn:
-        yield conn
+    """One migration transaction. On SQLite, foreign keys are switched off around it: batch
+    mode rebuilds a table by copy-and-drop, and with foreign keys on, dropping the old table
+    would cascade-delete the rows that reference it (the change log). Integrity is checked with
+    ``PRAGMA foreign_key_check`` before the transaction commits."""
+    with engine.execution_options(planner_write=True).connect() as conn:
+        sqlite = engine.dialect.name == "sqlite"
+        raw = conn.connection.driver_connection if sqlite else None
+        if raw is not None:
+            raw.execute("PRAGMA foreign_keys=OFF")  # no effect inside a transaction
+        try:
+            with conn.begin():
+                yield conn
+                if raw is not None:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise SchemaError(f"migration left broken foreign keys: {broken[:5]}")
+        finally:
+            if raw is not None:
+                raw.execute("PRAGMA foreign_keys=ON")
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

@@ -1,8 +1,8 @@
-"""Scenario target request rate; log of seeded catalog items.
+"""Scenario target request rate.
 
-Adds ``scenarios.target_requests_per_s`` (existing rows get 0 = no target) with its range check,
-and ``seeded_items``, which lets re-seeding add what is new without duplicating or overwriting
-rows a user edited.
+Adds ``scenarios.target_requests_per_s`` (existing rows get 0 = no target) with its range check.
+On SQLite this rebuilds the scenarios table (batch mode), which the migration runner does with
+foreign keys off so the change log that references it survives.
 
 Revision ID: 0002
 Revises: 0001
@@ -21,17 +21,6 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.create_table(
-        "seeded_items",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("kind", sa.String(length=20), nullable=False),
-        sa.Column("name", sa.String(length=200), nullable=False),
-        sa.Column("content_hash", sa.String(length=64), nullable=False),
-        sa.Column("row_version", sa.Integer(), nullable=False),
-        sa.Column("seeded_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_seeded_items")),
-        sa.UniqueConstraint("kind", "name", name="uq_seeded_items_kind_name"),
-    )
     with op.batch_alter_table("scenarios") as batch_op:
         batch_op.add_column(sa.Column("target_requests_per_s", sa.Float(), nullable=False,
                                       server_default="0"))
@@ -46,4 +35,3 @@ def downgrade() -> None:
     with op.batch_alter_table("scenarios") as batch_op:
         batch_op.drop_constraint(op.f("ck_scenarios_target_requests_per_s_range"), type_="check")
         batch_op.drop_column("target_requests_per_s")
-    op.drop_table("seeded_items")

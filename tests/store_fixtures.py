@@ -1,0 +1,68 @@
+"""Database fixtures: every store test runs on SQLite and on a real PostgreSQL server.
+
+The PostgreSQL server comes from ``PLANNER_TEST_POSTGRES_URL`` (``.ci/run`` starts one with
+``.ci/postgres.sh``); when that is unset the session starts one itself with the same script.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import inspect, select, text
+
+from planner.store.engine import make_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get("PLANNER_TEST_POSTGRES_URL")
+    if url:
+        return url
+    proc = subprocess.run(["bash", str(ROOT / ".ci" / "postgres.sh")], capture_output=True,
+                          text=True, env={**os.environ, "PLANNER_PG_PORT": "54331"})
+    if proc.returncode != 0:
+        pytest.fail(f"could not start PostgreSQL for the store tests:\n{proc.stderr}")
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def reset_postgres(url: str) -> None:
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+        return
+    url = request.getfixturevalue("postgres_url")
+    reset_postgres(url)
+    yield url
+
+
+def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, sorted: compare before and after to prove nothing changed."""
+    engine = make_engine(url)
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    with engine.connect() as conn:
+        from sqlalchemy import MetaData
+
+        meta = MetaData()
+        meta.reflect(conn)
+        for name, table in sorted(meta.tables.items()):
+            rows = conn.execute(select(table)).all()
+            out[name] = sorted((tuple(r) for r in rows), key=repr)
+        out["_tables"] = sorted((t,) for t in inspect(conn).get_table_names())
+    engine.dispose()
+    return out

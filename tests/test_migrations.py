@@ -1,0 +1,92 @@
+"""Alembic migrations on SQLite and PostgreSQL: one head, up from empty, no drift from the
+models, down and up again on populated data, and old databases upgraded on open."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect, text
+
+from planner.store import migrate
+from planner.store.engine import make_engine
+from planner.store.schema import Base
+from planner.workspace import Workspace
+from tests.store_fixtures import dump
+
+
+def test_single_head_and_linear_history() -> None:
+    assert migrate.heads() == ("0002",)
+    assert migrate.revisions() == ["0001", "0002"]
+
+
+def test_upgrade_from_empty_matches_models(db_url: str) -> None:
+    engine = make_engine(db_url)
+    assert migrate.current(engine) is None
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == "0002"
+    with engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"compare_type": True})
+        assert compare_metadata(ctx, Base.metadata) == []
+        insp = inspect(conn)
+        for table in Base.metadata.sorted_tables:
+            declared = {c.name for c in table.constraints
+                        if c.__class__.__name__ == "CheckConstraint"}
+            found = {c["name"] for c in insp.get_check_constraints(table.name)}
+            assert declared == found, table.name
+    engine.dispose()
+
+
+def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
+    with Workspace.open(db_url) as ws:
+        ws.new_fleet("prod-2027", "what we run next year")
+        ws.new_scenario("prod-2027", "chat", model="llama-3-8b", gpu="h100-sxm", batch=64,
+                        notes="=SUM(A1)")
+        ws.set_scenario("prod-2027", "chat", {"batch": 32})
+    before = dump(db_url)
+    engine = make_engine(db_url)
+    for revision in reversed(migrate.revisions()[:-1]):  # every revision after the first
+        migrate.downgrade(engine, revision)
+        assert migrate.current(engine) == revision
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM scenarios")).scalar() == 8
+            assert conn.execute(text("SELECT count(*) FROM scenario_changes")).scalar() == 1
+        migrate.upgrade(engine)
+    after = dump(db_url)
+    assert after == before
+    engine.dispose()
+
+
+def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate.upgrade(engine, "0001")
+    with engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO fleets (name, description, version, created_at) "
+            "VALUES ('legacy', 'made by 0001', 1, CURRENT_TIMESTAMP)"))
+    engine.dispose()
+    with Workspace.open(db_url) as ws:
+        assert ws.open_report is not None
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0002")
+        assert ws.open_report.seeded is None  # only a new database is seeded on open
+        assert ws.fleet("legacy").description == "made by 0001"
+        assert ws.seed().total_added == 26  # the catalog arrives when asked for
+        sc = ws.new_scenario("legacy", "s1", model="llama-3-8b", gpu="h100-sxm",
+                             target_requests_per_s=5)
+        assert sc.inputs["target_requests_per_s"] == 5
+
+
+def test_unknown_newer_revision_is_refused(db_url: str) -> None:
+    from planner.store.migrate import SchemaError
+
+    engine = make_engine(db_url)
+    migrate.upgrade(engine)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    try:
+        migrate.ensure_schema(engine)
+    except SchemaError as exc:
+        assert "written by a newer planner" in str(exc)
+    else:
+        raise AssertionError("a newer schema must be refused")
+    finally:
+        engine.dispose()
