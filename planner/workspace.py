@@ -160,12 +160,13 @@ class Workspace:
             raise NotFoundError("model", name, list(s.scalars(select(ModelRow.name))))
         return row
 
-    def import_model(self, config: dict[str, Any], name: str, *, source: str = "custom",
+    def import_model(self, config: dict[str, Any] | str, name: str, *, source: str = "custom",
                      notes: str = "") -> ModelInfo:
-        """Add a model from a parsed config.json; refuses a duplicate name."""
+        """Add a model from config.json text (kept verbatim) or a parsed dict; refuses a
+        duplicate name."""
         return self.import_models([(name, config, source)], notes=notes)[0]
 
-    def import_models(self, items: Iterable[tuple[str, dict[str, Any], str]], *,
+    def import_models(self, items: Iterable[tuple[str, dict[str, Any] | str, str]], *,
                       notes: str = "", progress: Callable[[int], None] | None = None
                       ) -> list[ModelInfo]:
         """Add many models in one transaction: all of them, or (on any error) none."""

@@ -220,3 +220,21 @@ def test_database_enforces_checks_itself(ws: Workspace, db_url: str) -> None:
         conn.execute(text("UPDATE scenarios SET tp = 3 WHERE gpus = 2"))
     with pytest.raises(IntegrityError), ws.engine.begin() as conn:
         conn.execute(text("DELETE FROM gpus WHERE name = 'h100-sxm'"))
+
+
+def test_config_json_is_kept_verbatim(ws: Workspace) -> None:
+    from sqlalchemy import select
+
+    from planner.store.engine import read_session
+    from planner.store.schema import ModelRow
+
+    text = (ROOT / "seeds/models/qwen2.5-32b-instruct.json").read_text()
+    with read_session(ws.engine) as s:
+        stored = s.scalar(select(ModelRow.config_json).where(ModelRow.name ==
+                                                             "qwen2.5-32b-instruct"))
+    assert stored == text
+    odd = '{"model_type": "llama", "hidden_size": 64,   "num_hidden_layers": 2,\n' \
+          ' "num_attention_heads": 8, "intermediate_size": 96, "vocab_size": 100}'
+    ws.import_model(odd, "odd-spacing")
+    with read_session(ws.engine) as s:
+        assert s.scalar(select(ModelRow.config_json).where(ModelRow.name == "odd-spacing")) == odd

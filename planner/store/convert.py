@@ -10,6 +10,7 @@ from typing import Any
 
 from planner.catalog import gpu_from_record
 from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
+from planner.errors import ConfigError
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.hf_config import spec_from_config
@@ -21,15 +22,29 @@ GPU_FLOPS_COLUMNS = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
                      "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
 
 
-def model_row_fields(name: str, config: dict[str, Any], source: str) -> dict[str, Any]:
-    """Column values of a models row for ``config`` (parsed and counted; raises ConfigError)."""
+def model_row_fields(name: str, config: dict[str, Any] | str, source: str) -> dict[str, Any]:
+    """Column values of a models row for ``config`` (parsed and counted; raises ConfigError).
+
+    ``config`` is the config.json text, stored verbatim, or an already parsed dict (stored as
+    indented JSON)."""
+    if isinstance(config, str):
+        text = config
+        try:
+            config = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(name, "<file>", f"is not valid JSON (line {exc.lineno}, column "
+                                              f"{exc.colno}: {exc.msg})") from exc
+        if not isinstance(config, dict):
+            raise ConfigError(name, "<root>", "must be a JSON object")
+    else:
+        text = json.dumps(config, indent=2)
     spec = spec_from_config(config, name)
     counts = count_params(spec)
     figures = model_figures(spec)
     attn = spec.layers[0].attention
     return {
         "name": name, "source": source,
-        "config_json": json.dumps(config, indent=2, sort_keys=False),
+        "config_json": text,
         "model_type": spec.model_type, "hidden_size": spec.hidden_size,
         "num_layers": spec.num_layers, "num_attention_heads": attn.num_heads,
         "num_kv_heads": attn.kv_cache_heads, "head_dim": attn.head_dim,

@@ -66,9 +66,10 @@ def seed_models(session: Session, report: SeedReport) -> None:
     """Every config in ``seeds/models``."""
     sources = catalog.model_sources()
     for name in catalog.model_names():
-        config = catalog.load_config(catalog.seeds_dir() / "models" / f"{name}.json")
+        text = (catalog.seeds_dir() / "models" / f"{name}.json").read_text(encoding="utf-8")
         source = sources.get(name, {}).get("hub_id", "catalog")
-        fields = convert.model_row_fields(name, config, source)
+        fields = convert.model_row_fields(name, text, source)
+        config = json.loads(text)
 
         def refresh(row: ModelRow, fields: dict[str, Any] = fields) -> None:
             for key, value in fields.items():
