@@ -155,10 +155,7 @@ class Workspace:
             return convert.model_info(self._model_row(s, name))
 
     def _model_row(self, s: Session, name: str) -> ModelRow:
-        row = s.scalar(select(ModelRow).where(func.lower(ModelRow.name) == name.lower()))
-        if row is None:
-            raise NotFoundError("model", name, list(s.scalars(select(ModelRow.name))))
-        return row
+        return _by_name(s, ModelRow, "model", name)
 
     def import_model(self, config: dict[str, Any] | str, name: str, *, source: str = "custom",
                      notes: str = "") -> ModelInfo:
@@ -221,10 +218,7 @@ class Workspace:
             return convert.gpu_info(self._gpu_row(s, name))
 
     def _gpu_row(self, s: Session, name: str) -> GpuRow:
-        row = s.scalar(select(GpuRow).where(func.lower(GpuRow.name) == name.lower()))
-        if row is None:
-            raise NotFoundError("GPU", name, list(s.scalars(select(GpuRow.name))))
-        return row
+        return _by_name(s, GpuRow, "GPU", name)
 
     @staticmethod
     def _gpu_spec(name: str, record: dict[str, Any]) -> Any:
@@ -264,10 +258,7 @@ class Workspace:
                 expected_version: int | None = None) -> GpuInfo:
         """Change some figures of a GPU (a price, say); every scenario on it follows."""
         with self._write() as s:
-            row = s.scalar(self._locked(select(GpuRow).where(
-                func.lower(GpuRow.name) == name.lower())))
-            if row is None:
-                raise NotFoundError("GPU", name, list(s.scalars(select(GpuRow.name))))
+            row = _by_name(s, GpuRow, "GPU", name, lock=True)
             if expected_version is not None and row.version != expected_version:
                 raise ConflictError(f"GPU {row.name!r}", expected_version, row.version, {})
             record = convert.gpu_record(convert.gpu_spec(row))
@@ -533,6 +524,18 @@ class Workspace:
         models = {m.name: m.spec for m in self.models()}
         gpus = {g.name: g.spec for g in self.gpus()}
         return evaluate_scenarios(scenarios, models, gpus)
+
+
+def _by_name(s: Session, table: type[Any], kind: str, name: str, *, lock: bool = False) -> Any:
+    """The row of ``table`` named ``name`` (case-insensitive), or :class:`NotFoundError` listing
+    the names there are."""
+    stmt = select(table).where(func.lower(table.name) == name.strip().lower())
+    if lock and s.get_bind().dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    row = s.scalar(stmt)
+    if row is None:
+        raise NotFoundError(kind, name, list(s.scalars(select(table.name))))
+    return row
 
 
 def _clone(src: ScenarioRow, **overrides: Any) -> ScenarioRow:

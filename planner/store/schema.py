@@ -28,7 +28,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
 
 from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, InputColumn
 
@@ -52,7 +52,21 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-class ModelRow(Base):
+class Versioned:
+    """An editable row: a version counter that refuses stale UPDATEs (``version_id_col``),
+    and when it was created and last changed."""
+
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                 onupdate=utcnow)
+
+    @declared_attr.directive
+    def __mapper_args__(cls) -> dict[str, Any]:
+        return {"version_id_col": cls.__table__.c.version}  # type: ignore[attr-defined]
+
+
+class ModelRow(Versioned, Base):
     """A model: its verbatim config.json and the parsed figures lists and checks read."""
 
     __tablename__ = "models"
@@ -79,15 +93,10 @@ class ModelRow(Base):
     params_active: Mapped[int] = mapped_column(BigInteger)
     kv_bytes_per_token_bf16: Mapped[int] = mapped_column(BigInteger)
     notes: Mapped[str] = mapped_column(Text, default="")
-    version: Mapped[int] = mapped_column(Integer, nullable=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
-                                                 onupdate=utcnow)
-
-    __mapper_args__ = {"version_id_col": version}
 
 
-class GpuRow(Base):
+
+class GpuRow(Versioned, Base):
     """A GPU: datasheet figures in base units and an editable price."""
 
     __tablename__ = "gpus"
@@ -121,12 +130,7 @@ class GpuRow(Base):
     price_usd_per_gpu_hour: Mapped[float] = mapped_column(Float, default=0.0)
     price_is_example: Mapped[bool] = mapped_column(Boolean, default=False)
     source: Mapped[str] = mapped_column(Text, default="")
-    version: Mapped[int] = mapped_column(Integer, nullable=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
-                                                 onupdate=utcnow)
 
-    __mapper_args__ = {"version_id_col": version}
 
 
 class FleetRow(Base):
@@ -138,6 +142,7 @@ class FleetRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
+
     version: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -180,7 +185,7 @@ ScenarioInputsMixin: type = type("ScenarioInputsMixin", (), {
 """One column per scenario input of the registry, typed by its kind, defaulting to its default."""
 
 
-class ScenarioRow(ScenarioInputsMixin, Base):
+class ScenarioRow(Versioned, ScenarioInputsMixin, Base):
     """One deployment or training scenario of a fleet. Its input columns are those of the
     registry (``planner.sheet.inputs``), declared below from it."""
 
@@ -203,16 +208,11 @@ class ScenarioRow(ScenarioInputsMixin, Base):
     gpu_id: Mapped[int] = mapped_column(ForeignKey("gpus.id", ondelete="RESTRICT"), index=True)
     lora_targets: Mapped[str] = mapped_column(String(200), default="q,v")
     notes: Mapped[str] = mapped_column(Text, default="")
-    version: Mapped[int] = mapped_column(Integer, nullable=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
-                                                 onupdate=utcnow)
 
     fleet: Mapped[FleetRow] = relationship(back_populates="scenarios")
     model: Mapped[ModelRow] = relationship()
     gpu: Mapped[GpuRow] = relationship()
 
-    __mapper_args__ = {"version_id_col": version}
 
 
 class ScenarioChangeRow(Base):
