@@ -518,12 +518,24 @@ class Workspace:
         return self.evaluate_many([scenario])[0]
 
     def evaluate_many(self, scenarios: list[Scenario]) -> list[dict[str, Any]]:
-        """Outputs of many scenarios (inference rows in one vectorized call)."""
+        """Outputs of many scenarios (one vectorized call per kind)."""
         from planner.evaluate import evaluate_scenarios
 
-        models = {m.name: m.spec for m in self.models()}
-        gpus = {g.name: g.spec for g in self.gpus()}
-        return evaluate_scenarios(scenarios, models, gpus)
+        return evaluate_scenarios(scenarios, self.model_specs(), self.gpu_specs())
+
+    def model_specs(self) -> dict[str, Any]:
+        """Every model's spec, by name."""
+        return {m.name: m.spec for m in self.models()}
+
+    def gpu_specs(self) -> dict[str, Any]:
+        """Every GPU's spec, by name."""
+        return {g.name: g.spec for g in self.gpus()}
+
+    def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
+        """:func:`planner.sheet.evaluate` with this database's models and GPUs."""
+        from planner.sheet.frame import evaluate
+
+        return evaluate(frame, self.model_specs(), self.gpu_specs(), outputs)
 
 
 def _by_name(s: Session, table: type[Any], kind: str, name: str, *, lock: bool = False) -> Any:

@@ -1,0 +1,19 @@
+"""The scenario sheet: input and output columns, dependency order, vectorized evaluation.
+
+``planner.sheet.evaluate(frame)`` evaluates a pandas DataFrame of scenarios (one row each) and
+returns it with every output column added; see :mod:`planner.sheet.frame`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def evaluate(frame: pd.DataFrame, *args: Any, **kwargs: Any) -> pd.DataFrame:
+    """See :func:`planner.sheet.frame.evaluate`."""
+    from planner.sheet.frame import evaluate as _evaluate
+
+    return _evaluate(frame, *args, **kwargs)

@@ -19,6 +19,9 @@ from typing import Any
 
 from planner.errors import PlannerError
 
+CHUNK_ROWS = 65_536
+"""Rows evaluated per pass over the formulas (512 KiB per float64 column: fits in cache)."""
+
 
 class MissingInputError(PlannerError, KeyError):
     """Evaluation needs input columns that were not given."""
@@ -89,10 +92,53 @@ class FormulaGraph:
         if missing:
             raise MissingInputError(missing)
         values = _as_float_arrays(columns)
-        for name in self.order:
-            if name in needed:
-                values[name] = self.formulas[name](*(values[d] for d in self.deps[name]))
-        return values
+        order = [n for n in self.order if n in needed]
+        rows = max((len(v) for v in values.values() if getattr(v, "ndim", 0) == 1), default=0)
+        if rows <= CHUNK_ROWS:
+            self._run(order, values)
+            return values
+        return self._run_chunked(order, values, rows)
+
+    def _run(self, order: list[str], values: dict[str, Any]) -> None:
+        for name in order:
+            values[name] = self.formulas[name](*(values[d] for d in self.deps[name]))
+
+    def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int
+                     ) -> dict[str, Any]:
+        """Evaluate ``CHUNK_ROWS`` rows at a time: the temporaries of a formula chain then stay
+        in cache, which is several times faster than whole-column passes over 8 MB arrays."""
+
+        out: dict[str, Any] = dict(values)
+        for start in range(0, rows, CHUNK_ROWS):
+            stop = min(start + CHUNK_ROWS, rows)
+            part = {k: (v[start:stop] if getattr(v, "ndim", 0) == 1 else v)
+                    for k, v in values.items()}
+            self._run(order, part)
+            if start == 0:
+                self._allocate(order, part, out, rows)
+            for name in order:
+                if getattr(out[name], "ndim", 0) == 1:
+                    out[name][start:stop] = part[name]
+        return out
+
+    @staticmethod
+    def _allocate(order: list[str], first: dict[str, Any], out: dict[str, Any], rows: int
+                  ) -> None:
+        """Output arrays for a chunked run. Float columns are rows of one 2-D block, so a
+        DataFrame can wrap them without copying (see :func:`float_block`)."""
+        import numpy as np
+
+        floats = [n for n in order if getattr(first[n], "ndim", 0) == 1
+                  and first[n].dtype == np.float64]
+        block = np.empty((len(floats), rows))
+        for i, name in enumerate(floats):
+            out[name] = block[i]
+        for name in order:
+            if name in floats:
+                continue
+            value = first[name]
+            out[name] = (np.empty(rows, dtype=value.dtype) if getattr(value, "ndim", 0) == 1
+                         else value)
 
 
 def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
@@ -106,3 +152,28 @@ def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[name] = np.asarray(value, dtype=np.float64)
     return out
+
+
+def float_block(values: Mapping[str, Any], names: Iterable[str]) -> tuple[Any, list[str]] | None:
+    """If the float64 columns among ``names`` are exactly the rows of one 2-D array (as a
+    chunked evaluation leaves them), that array and the names in row order; else None."""
+    import numpy as np
+
+    names = [n for n in names if isinstance(values.get(n), np.ndarray)
+             and values[n].ndim == 1 and values[n].dtype == np.float64]
+    if not names:
+        return None
+    base = values[names[0]].base
+    if base is None or base.ndim != 2 or base.shape[0] != len(names):
+        return None
+    start = base.__array_interface__["data"][0]
+    stride = base.strides[0]
+    rows: dict[int, str] = {}
+    for n in names:
+        if values[n].base is not base:
+            return None
+        offset = values[n].__array_interface__["data"][0] - start
+        rows[offset // stride] = n
+    if sorted(rows) != list(range(len(names))):
+        return None
+    return base, [rows[i] for i in range(len(names))]

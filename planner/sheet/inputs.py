@@ -245,3 +245,20 @@ def numeric_columns(values: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[name] = value
     return out
+
+
+NUMERIC_INPUTS: dict[str, tuple[str, str, str]] = {
+    "weight_bits": ("Weight bits", "bits", "Bits per weight of the weight dtype."),
+    "kv_bits": ("KV bits", "bits", "Bits per KV-cache element of the KV dtype."),
+    "reserve_bytes": ("Reserve", "B", "reserve_gib in bytes."),
+    "attention_convention": ("Attention FLOPs convention", "code", "0 causal pairs, 1 full."),
+    "logits_convention": ("Prefill logits convention", "code", "0 last, 1 all, 2 none."),
+    "model_lora_dims": ("LoRA dims", "count",
+                        "sum(d_in + d_out) over the modules LoRA targets."),
+}
+"""Numeric columns the formulas read that :func:`numeric_columns` derives from inputs."""
+
+
+def input_columns() -> dict[str, InputColumn]:
+    """Every scenario input column (inference and training), by name."""
+    return {c.name: c for c in (*INFERENCE_INPUTS, *TRAINING_INPUTS)}
