@@ -45,6 +45,7 @@ def evaluate_scenarios(scenarios: list[Scenario], models: Mapping[str, ModelSpec
                 out[name] = int(value) if name in service.INTEGER_OUTPUTS else value
             sc = scenarios[i]
             out["compute_dtype"] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"])
+            out["gpu_memory_bytes"] = gpus[sc.gpu].memory_bytes
             if kind == "inference":
                 out["ttft_bound"] = ("compute" if out["ttft_compute_s"] >= out["ttft_memory_s"]
                                      else "memory")

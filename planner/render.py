@@ -210,3 +210,111 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
         console.print(table)
     if not scenarios:
         console.print("no scenarios")
+
+
+def _cell(name: str, value: Any) -> str:
+    from planner.sheet.outputs import format_value
+
+    if value is None or (isinstance(value, float) and value != value):
+        return "–"
+    if isinstance(value, float) and name in ("fits", "train_fits", "meets_target_rate"):
+        value = bool(value)
+    return format_value(name, value)
+
+
+def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
+    """A one- or two-way sensitivity table."""
+    varied = [v.column for v in grid.variations]
+    title = f"{sc.fleet}/{sc.name}: " + " × ".join(varied)
+    if len(varied) == 2 and len(columns) == 1:
+        row_key, col_key = varied
+        column = columns[0]
+        table = Table(title=f"{title} → {column}")
+        table.add_column(f"{row_key} \\ {col_key}", justify="right")
+        col_values = list(dict.fromkeys(frame[col_key]))
+        for v in col_values:
+            table.add_column(_cell(col_key, v) if col_key not in ("gpu", "model") else str(v),
+                             justify="right")
+        for r in dict.fromkeys(frame[row_key]):
+            sub = frame[frame[row_key] == r]
+            cells = []
+            for v in col_values:
+                match = sub[sub[col_key] == v]
+                note = match["note"].iloc[0] if len(match) else ""
+                cells.append(f"[dim]{note}[/]" if note else _cell(column, match[column].iloc[0]))
+            table.add_row(str(r), *cells)
+        console.print(table)
+        return
+    table = Table(title=title)
+    for c in (*varied, *columns):
+        table.add_column(c, justify="left" if c in ("gpu", "model") else "right")
+    if frame["note"].astype(bool).any():
+        table.add_column("note")
+    for _, row in frame.iterrows():
+        cells = [str(row[c]) if c in ("gpu", "model") or isinstance(row[c], str)
+                 else _cell(c, row[c]) for c in varied]
+        cells += [_cell(c, row[c]) for c in columns]
+        if frame["note"].astype(bool).any():
+            cells.append(row["note"])
+        table.add_row(*cells)
+    console.print(table)
+
+
+def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) -> None:
+    """A solve result: the answer, the objective and the constraint's columns."""
+    what = f"{'maximize' if result.sense == 'max' else 'minimize'} {result.objective}"
+    console.print(f"[bold]{sc.fleet}/{sc.name}[/]: {what}"
+                  + (f" subject to {constraint}" if constraint else ""))
+    if not result.found:
+        console.print(f"[red]no feasible answer[/] among {result.candidates:,} candidates")
+        return
+    v = result.values
+    keys = list(dict.fromkeys([*varied, result.objective]))
+    rows = [(k, str(v[k]) if isinstance(v.get(k), str) else _cell(k, v.get(k))) for k in keys]
+    for extra in ("fits", "max_concurrent_sequences", "ttft_s", "tpot_s", "requests_per_s",
+                  "cost_usd_per_hour"):
+        if extra in v and extra not in keys:
+            rows.append((extra, _cell(extra, v[extra])))
+    console.print(_table("Answer", rows, note=f"{result.feasible:,} of {result.candidates:,} "
+                         f"candidates feasible ({result.method})"
+                         + (f"; warning: {result.note}" if result.note else "")))
+
+
+def comparison(scenarios: list[Any], rows: list[Any]) -> None:
+    """Scenarios side by side; deltas against the first."""
+    table = Table(title="Comparison (Δ against the first)")
+    table.add_column("column")
+    for i, s in enumerate(scenarios):
+        table.add_column(f"{s.fleet}/{s.name}", justify="right")
+        if i:
+            table.add_column("Δ", justify="right")
+    for r in rows:
+        cells = []
+        for i, value in enumerate(r.values):
+            cells.append(str(value) if isinstance(value, str) else _cell(r.column, value))
+            if i:
+                if r.deltas[i] is None:
+                    cells.append("")
+                else:
+                    pct = f" ({r.ratios[i]:+.1%})" if r.ratios[i] is not None else ""
+                    sign = "+" if r.deltas[i] >= 0 else "−"
+                    cells.append(f"{sign}{_cell(r.column, abs(r.deltas[i]))}{pct}")
+        table.add_row(r.column, *cells)
+    console.print(table)
+
+
+def rollup(totals: list[Any]) -> None:
+    """Fleet totals and the scenarios that do not fit."""
+    for t in totals:
+        gpus = ", ".join(f"{n}× {g}" for g, n in t.gpus_by_type.items()) or "none"
+        console.print(_table(f"Fleet {t.fleet} ({t.scenarios} scenarios)", [
+            ("GPUs serving", gpus),
+            ("cost per hour", fmt_usd(t.cost_usd_per_hour)),
+            ("cost per month", fmt_usd(t.cost_usd_per_month)),
+            ("output tokens per day", f"{t.tokens_per_day:,.0f} tokens/day"),
+            ("training projects", f"{fmt_usd(t.training_cost_usd)}, "
+                                  f"{t.training_gpu_hours:,.1f} GPU-h"),
+        ]))
+        if t.not_fitting:
+            console.print("[red]does not fit:[/] " + ", ".join(
+                f"{name} (short {fmt_bytes_gib(short)}/GPU)" for name, short in t.not_fitting))

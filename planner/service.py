@@ -208,3 +208,22 @@ def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
             "gpu_memory_bytes": gpu.memory_bytes,
             "cost_usd": out["train_cost_usd"],
             "memory_bytes_per_gpu": out["train_memory_bytes_per_gpu"], **out}
+
+
+def explain(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], column: str, *,
+            kind: str = "inference", lora_targets: str = "q,v", depth: int = 8) -> Any:
+    """The explanation tree (:class:`planner.sheet.explain.ExplainNode`) of one output of one
+    scenario: its formula and the values it used, down to the inputs."""
+    from planner.sheet.explain import explain as _explain
+
+    if kind == "inference":
+        values = parse_inputs(INFERENCE_INPUTS, inputs)
+        graph = inference_graph()
+    else:
+        values = parse_inputs(TRAINING_INPUTS, inputs,
+                              base=defaults(TRAINING_INPUTS, TRAINING_DEFAULT_OVERRIDES))
+        graph = training_graph()
+    columns = scenario_columns(spec, gpu, values)
+    if kind == "training":
+        columns["model_lora_dims"] = lora_dims(spec, lora_targets) if values["lora_rank"] else 0
+    return _explain(graph, graph.evaluate(columns), column, depth=depth)

@@ -33,10 +33,11 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
 
 
 def _register() -> None:
-    from planner.cli import catalog, db, estimate, fleets
+    from planner.cli import catalog, db, estimate, fleets, whatif
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
-                    fleets.fleet, fleets.scenario, db.db):
+                    fleets.fleet, fleets.scenario, whatif.sweep, whatif.solve, whatif.compare,
+                    db.db):
         cli.add_command(command)
 
 

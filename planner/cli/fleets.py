@@ -66,6 +66,27 @@ def fleet_delete(ctx: click.Context, name: str, yes: bool) -> None:
     click.echo(f"deleted fleet {name} ({count} scenarios)")
 
 
+@fleet.command("rollup")
+@click.argument("names", nargs=-1, metavar="[FLEET]...")
+@json_option
+@click.pass_context
+def fleet_rollup(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
+    """Per fleet: GPUs by type, USD per hour and month, tokens per day, training cost, and
+    every scenario that does not fit with its shortfall."""
+    from planner.compare import rollup
+
+    ws = workspace(ctx)
+    fleets = list(names) or [f.name for f in ws.fleets()]
+    scenarios = [s for name in fleets for s in ws.scenarios(name)]
+    totals = rollup(scenarios, ws.evaluate_many(scenarios))
+    if as_json:
+        emit_json([asdict(t) for t in totals])
+        return
+    from planner import render
+
+    render.rollup(totals)
+
+
 @click.group(cls=PlannerGroup)
 def scenario() -> None:
     """Scenarios: list and show (with computed outputs), new, set field=value, copy, delete,
@@ -227,3 +248,29 @@ def scenario_history(ctx: click.Context, ref: str, fleet_name: str | None,
     for c in changes:
         click.echo(f"{c.changed_at:%Y-%m-%d %H:%M:%S}  v{c.version_after}  {c.field}: "
                    f"{c.old_value!r} → {c.new_value!r}" + ("  (undone)" if c.undone else ""))
+
+
+@scenario.command("explain")
+@click.argument("ref", metavar="SCENARIO")
+@click.argument("column")
+@fleet_option
+@click.option("--depth", type=click.IntRange(1, 50), default=8, show_default=True,
+              help="How many formula levels to expand.")
+@json_option
+@click.pass_context
+def scenario_explain(ctx: click.Context, ref: str, column: str, fleet_name: str | None,
+                     depth: int, as_json: bool) -> None:
+    """Why a scenario's COLUMN has its value: the formula and the values it used, down to
+    the inputs."""
+    from planner import service
+    from planner.sheet.explain import render_text
+
+    ws = workspace(ctx)
+    sc = ws.scenario(*_ref(ctx, ref, fleet_name))
+    tree = service.explain(ws.model(sc.model).spec, ws.gpu(sc.gpu).spec,
+                           _inputs_of(sc, sc.kind), column, kind=sc.kind,
+                           lora_targets=sc.lora_targets, depth=depth)
+    if as_json:
+        emit_json(tree.as_dict())
+        return
+    click.echo(render_text(tree))

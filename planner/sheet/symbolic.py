@@ -186,13 +186,21 @@ def evaluate(expr: Expr, values: Mapping[str, Any]) -> Any:
         return values[args[0]]
     if op == "num":
         return args[0]
-    vals = [evaluate(a, values) for a in args]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vals = [evaluate(a, values) for a in args]
     if op == "neg":
         return -vals[0]
     if op in BINARY:
         a, b = vals
         return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                "/": lambda: np.divide(a, b), "**": lambda: a ** b, "<": lambda: a < b,
+                "/": lambda: _divide(a, b), "**": lambda: a ** b, "<": lambda: a < b,
                 "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b,
                 "==": lambda: a == b, "!=": lambda: a != b}[op]()
     return getattr(ops, op)(*vals)
+
+
+def _divide(a: Any, b: Any) -> Any:
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.divide(a, b)

@@ -10,7 +10,7 @@ sweep or a million-row DataFrame costs milliseconds per formula.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -278,13 +278,14 @@ def _lora_dims(table: Mapping[str, Any], values: Mapping[str, np.ndarray],
 def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                    gpus: Mapping[str, GpuSpec], kind: str = "inference",
                    outputs: Sequence[str] | None = None, *,
-                   labels: Sequence[Any] | None = None) -> dict[str, np.ndarray]:
+                   labels: Sequence[Any] | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
     """Validated inputs and computed outputs of every row, as arrays."""
     cols = build_columns(table, models, gpus, kind, labels=labels)
     g = graph(kind)
     unknown = [o for o in outputs or () if o not in g.formulas and o not in cols]
     if unknown:
         raise PlannerError(f"unknown column(s) for {kind} scenarios: {', '.join(unknown)}")
-    values = g.evaluate(cols, outputs)
+    values = g.evaluate(cols, outputs, progress=progress)
     n = _length(table)
     return {k: (np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v) for k, v in values.items()}

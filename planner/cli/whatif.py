@@ -1,0 +1,203 @@
+"""``planner sweep``, ``planner solve``, ``planner compare``: what-if tools over saved scenarios."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planner.cli.common import emit_json, json_option, workspace
+from planner.cli.fleets import _ref, fleet_option
+from planner.errors import PlannerError, ValidationError
+
+
+def _base(ctx: click.Context, ref: str, fleet_name: str | None) -> tuple[Any, dict[str, Any]]:
+    from planner.sheet.table import inputs_of
+
+    sc = workspace(ctx).scenario(*_ref(ctx, ref, fleet_name))
+    names = {c.name for c in inputs_of(sc.kind)}
+    base = {"model": sc.model, "gpu": sc.gpu, "lora_targets": sc.lora_targets,
+            **{k: v for k, v in sc.inputs.items() if k in names}}
+    return sc, base
+
+
+def _variations(ctx: click.Context, texts: tuple[str, ...], kind: str) -> list[Any]:
+    from planner.sheet.table import inputs_of
+    from planner.sheet.whatif import parse_variation
+
+    ws = workspace(ctx)
+    gpus, models = [g.name for g in ws.gpus()], [m.name for m in ws.models()]
+    columns = {c.name: c for c in inputs_of(kind)}
+    return [parse_variation(t, gpus=gpus, models=models, columns=columns) for t in texts]
+
+
+def _progress_bar(total: int) -> Any:
+    if total < 300_000 or not sys.stderr.isatty():
+        return None
+    return click.progressbar(length=total, label="evaluating", file=sys.stderr)
+
+
+@click.command()
+@click.argument("ref", metavar="SCENARIO")
+@fleet_option
+@click.option("--vary", "vary", multiple=True, required=True, metavar="COLUMN=VALUES",
+              help="An input and its values: batch=1,2,4,...,256 | gpus=1..64 | "
+                   "gpu=h100-sxm,h200 | gpu=* | weight_dtype=bf16,fp8. Give one or two.")
+@click.option("--show", default="ttft_s,tpot_s,max_concurrent_sequences,fits",
+              show_default=True, help="Output columns to show, comma-separated.")
+@click.option("--out", "out_path", type=click.Path(path_type=Path),
+              help="Also write the table to a .csv or .xlsx file.")
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+@json_option
+@click.pass_context
+def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str, ...],
+          show: str, out_path: Path | None, force: bool, as_json: bool) -> None:
+    """A sensitivity table (like Excel's Data Tables): one scenario's outputs over one or two
+    varied inputs, evaluated in one vectorized call."""
+    from planner.sheet.table import graph
+    from planner.sheet.whatif import build_grid
+
+    sc, base = _base(ctx, ref, fleet_name)
+    variations = _variations(ctx, vary, sc.kind)
+    if len(variations) > 2:
+        raise ValidationError("--vary", "give one or two variations (a data table has two axes)")
+    columns = [c.strip() for c in show.split(",") if c.strip()]
+    unknown = [c for c in columns if c not in graph(sc.kind).formulas]
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], list(graph(sc.kind).formulas), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise ValidationError("--show", f"must be output columns of a {sc.kind} scenario "
+                              f"(see `planner scenario show --json`){hint}",
+                              value=",".join(unknown))
+    if out_path is not None:
+        _check_out(out_path, force)
+    ws = workspace(ctx)
+    total = 1
+    for v in variations:
+        total *= len(v.values)
+    bar = _progress_bar(total)
+    if bar is not None:
+        with bar:
+            grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
+                              outputs=columns, progress=lambda done, _n: bar.update(
+                                  done - bar.pos))
+    else:
+        grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
+                          outputs=columns)
+    frame = _grid_frame(grid, columns)
+    if out_path is not None:
+        _write(frame, out_path)
+        click.echo(f"wrote {len(frame):,} rows to {out_path}", err=True)
+    if as_json:
+        emit_json(frame.to_dict(orient="records"))
+        return
+    from planner import render
+
+    render.sweep(sc, grid, frame, columns)
+
+
+def _grid_frame(grid: Any, columns: list[str]) -> Any:
+    import pandas as pd
+
+    data: dict[str, Any] = {v.column: grid.varied[v.column] for v in grid.variations}
+    for c in columns:
+        data[c] = grid.values.get(c, [float("nan")] * len(grid))
+    data["note"] = grid.reasons
+    return pd.DataFrame(data)
+
+
+def _check_out(path: Path, force: bool) -> None:
+    if path.suffix.lower() not in (".csv", ".xlsx"):
+        raise ValidationError("--out", "a file name ending in .csv or .xlsx", value=str(path))
+    if path.exists() and not force:
+        raise PlannerError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.exists():
+        raise PlannerError(f"cannot write {path}: folder {path.parent} does not exist")
+
+
+def _write(frame: Any, path: Path) -> None:
+    try:
+        if path.suffix.lower() == ".csv":
+            frame.to_csv(path, index=False)
+        else:
+            frame.to_excel(path, index=False, sheet_name="Sweep")
+    except OSError as exc:
+        raise PlannerError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+@click.command()
+@click.argument("ref", metavar="SCENARIO")
+@fleet_option
+@click.option("--maximize", "maximize", metavar="COLUMN", help="Column to make as large as "
+              "possible (e.g. prompt_tokens, batch).")
+@click.option("--minimize", "minimize", metavar="COLUMN", help="Column to make as small as "
+              "possible (e.g. gpus, cost_usd_per_hour).")
+@click.option("--subject-to", "constraint", metavar="EXPR",
+              help='Constraint, e.g. "fits and ttft_s <= 0.5" (columns, numbers, comparisons, '
+                   "and/or/not, + - * /; strings in quotes).")
+@click.option("--vary", "vary", multiple=True, metavar="COLUMN=VALUES",
+              help="What may change (default: the maximized/minimized input over its range).")
+@json_option
+@click.pass_context
+def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | None,
+          minimize: str | None, constraint: str | None, vary: tuple[str, ...],
+          as_json: bool) -> None:
+    """Goal seek with exact integer answers.
+
+    \b
+    Examples:
+      planner solve demo/llama3-8b-24gib-6x8k --maximize prompt_tokens --subject-to fits
+      planner solve prod/chat --minimize gpus --vary gpus=1..64 --vary tp=1,2,4,8 \\
+          --subject-to "meets_target_rate and fits"
+      planner solve prod/chat --minimize cost_usd_per_hour --vary gpu=* \\
+          --subject-to "fits and ttft_s <= 0.5"
+    """
+    from planner.sheet.whatif import solve as run
+
+    if bool(maximize) == bool(minimize):
+        raise ValidationError("--maximize/--minimize", "give exactly one of them")
+    sc, base = _base(ctx, ref, fleet_name)
+    ws = workspace(ctx)
+    objective = maximize or minimize or ""
+    result = run(base, objective, "max" if maximize else "min", constraint,
+                 _variations(ctx, vary, sc.kind), ws.model_specs(), ws.gpu_specs(),
+                 kind=sc.kind)
+    if as_json:
+        emit_json(asdict(result))
+        return
+    from planner import render
+
+    render.solution(sc, result, constraint, [v.split("=")[0] for v in vary])
+    if not result.found:
+        ctx.exit(1)
+
+
+@click.command()
+@click.argument("refs", nargs=-1, required=True, metavar="SCENARIO...")
+@fleet_option
+@click.option("--show", help="Columns to compare, comma-separated (default: differing inputs "
+              "and key outputs).")
+@json_option
+@click.pass_context
+def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
+            show: str | None, as_json: bool) -> None:
+    """Two or more scenarios side by side, with absolute and relative deltas to the first."""
+    from planner.compare import compare as run
+
+    ws = workspace(ctx)
+    scenarios = [ws.scenario(*_ref(ctx, r, fleet_name)) for r in refs]
+    outputs = ws.evaluate_many(scenarios)
+    columns = [c.strip() for c in show.split(",")] if show else None
+    rows = run(scenarios, outputs, columns)
+    if as_json:
+        emit_json({"scenarios": [f"{s.fleet}/{s.name}" for s in scenarios],
+                   "rows": [asdict(r) for r in rows]})
+        return
+    from planner import render
+
+    render.comparison(scenarios, rows)

@@ -1,0 +1,109 @@
+"""Side-by-side comparison of scenarios and the fleet roll-up: pure functions over scenarios
+and their evaluated outputs (the workspace supplies both)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.domain import Scenario
+
+COMPARE_OUTPUTS = (
+    "weights_bytes_per_gpu", "kv_budget_bytes", "kv_headroom_bytes", "fits",
+    "max_concurrent_sequences", "max_context_tokens", "ttft_s", "tpot_s", "e2e_latency_s",
+    "throughput_tokens_per_s", "requests_per_s", "cost_usd_per_hour", "cost_usd_per_month",
+    "cost_usd_per_million_input_tokens", "cost_usd_per_million_output_tokens",
+    "train_flops", "train_time_s", "gpu_hours", "train_cost_usd", "trainable_params",
+    "train_memory_bytes_per_gpu", "train_fits",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CompareRow:
+    """One column across scenarios, with deltas against the first scenario."""
+
+    column: str
+    values: list[Any]
+    deltas: list[float | None]
+    """value - first (None for non-numbers)."""
+    ratios: list[float | None]
+    """(value - first) / |first| (None when first is 0 or not a number)."""
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def compare(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]],
+            columns: Sequence[str] | None = None) -> list[CompareRow]:
+    """Rows for the inputs that differ, then the key outputs (or ``columns``)."""
+    if len(scenarios) < 2:
+        from planner.errors import ValidationError
+
+        raise ValidationError("scenarios", "compare needs at least two scenarios")
+    records = [{"model": s.model, "gpu": s.gpu, "kind": s.kind, **s.inputs, **o}
+               for s, o in zip(scenarios, outputs, strict=True)]
+    if columns is None:
+        differing = [k for k in ("kind", "model", "gpu", *scenarios[0].inputs)
+                     if len({repr(r.get(k)) for r in records}) > 1]
+        shown = [c for c in COMPARE_OUTPUTS if any(c in r for r in records)]
+        columns = [*differing, *shown]
+    rows = []
+    for column in columns:
+        values = [r.get(column) for r in records]
+        first = _number(values[0])
+        deltas, ratios = [], []
+        for v in values:
+            x = _number(v)
+            deltas.append(None if x is None or first is None else x - first)
+            ratios.append(None if x is None or not first else (x - first) / abs(first))
+        rows.append(CompareRow(column, values, deltas, ratios))
+    return rows
+
+
+@dataclass(slots=True)
+class FleetRollup:
+    """Totals of one fleet's inference scenarios, and the scenarios that do not fit."""
+
+    fleet: str
+    gpus_by_type: dict[str, int] = field(default_factory=dict)
+    cost_usd_per_hour: float = 0.0
+    cost_usd_per_month: float = 0.0
+    tokens_per_day: float = 0.0
+    training_cost_usd: float = 0.0
+    training_gpu_hours: float = 0.0
+    not_fitting: list[tuple[str, float]] = field(default_factory=list)
+    """(scenario, shortfall in bytes per GPU)."""
+    scenarios: int = 0
+
+
+def rollup(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
+           ) -> list[FleetRollup]:
+    """Per-fleet totals: GPUs by type, USD per hour and month, tokens per day (inference
+    scenarios, which run continuously); training cost and GPU-hours (one-off projects)."""
+    fleets: dict[str, FleetRollup] = {}
+    gpus: dict[str, dict[str, int]] = defaultdict(dict)
+    for s, o in zip(scenarios, outputs, strict=True):
+        f = fleets.setdefault(s.fleet, FleetRollup(s.fleet))
+        f.scenarios += 1
+        if s.kind == "inference":
+            gpus[s.fleet][s.gpu] = gpus[s.fleet].get(s.gpu, 0) + int(s.inputs["gpus"])
+            f.cost_usd_per_hour += o["cost_usd_per_hour"]
+            f.cost_usd_per_month += o["cost_usd_per_month"]
+            f.tokens_per_day += o["tokens_per_day"]
+            if not o["fits"]:
+                f.not_fitting.append((s.name, o["shortfall_bytes"]))
+        else:
+            f.training_cost_usd += o["train_cost_usd"]
+            f.training_gpu_hours += o["gpu_hours"]
+            if not o["train_fits"]:
+                f.not_fitting.append((s.name, o["train_memory_bytes_per_gpu"]
+                                      - o.get("gpu_memory_bytes", 0)))
+    for name, f in fleets.items():
+        f.gpus_by_type = dict(sorted(gpus[name].items()))
+    return [fleets[k] for k in sorted(fleets)]

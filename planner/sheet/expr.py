@@ -1,0 +1,212 @@
+"""A small, safe expression language for constraints: ``fits and ttft_s <= 0.5``.
+
+Grammar (no ``eval``, no attribute access, no calls)::
+
+    expr       := or
+    or         := and ("or" and)*
+    and        := not ("and" not)*
+    not        := "not" not | comparison
+    comparison := sum (("<" | "<=" | ">" | ">=" | "==" | "!=") sum)?
+    sum        := product (("+" | "-") product)*
+    product    := unary (("*" | "/") unary)*
+    unary      := "-" unary | atom
+    atom       := NUMBER | NAME | STRING | "(" expr ")"
+
+NAME is a column (input, output, model or GPU figure, or ``model``/``gpu`` for names); STRING is
+single- or double-quoted and compares with choice columns (``gpu == "h200"``). Numbers accept
+``_`` separators and exponents (``2e9``). Evaluation is vectorized over numpy columns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from planner.errors import PlannerError
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<num>(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?)
+  | (?P<str>"[^"]*"|'[^']*')
+  | (?P<op><=|>=|==|!=|<|>|\+|-|\*|/|\(|\))
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+""", re.VERBOSE)
+KEYWORDS = {"and", "or", "not"}
+COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+
+
+class ExpressionError(PlannerError):
+    """A constraint that does not parse or names an unknown column; shows where."""
+
+    def __init__(self, text: str, position: int, problem: str) -> None:
+        self.text = text
+        self.position = position
+        super().__init__(f"{problem}\n  {text}\n  {' ' * position}^")
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """An expression node: ``op`` is num, str, name, neg, not, and, or, or an operator."""
+
+    op: str
+    args: tuple[Any, ...]
+    position: int = 0
+
+
+def _tokens(text: str) -> list[tuple[str, str, int]]:
+    out = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise ExpressionError(text, pos, f"unexpected character {text[pos]!r}")
+        kind = m.lastgroup or ""
+        if kind != "ws":
+            value = m.group()
+            if kind == "name" and value in KEYWORDS:
+                kind = "kw"
+            out.append((kind, value, pos))
+        pos = m.end()
+    out.append(("end", "", len(text)))
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = _tokens(text)
+        self.i = 0
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.tokens[self.i]
+
+    def take(self) -> tuple[str, str, int]:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def accept(self, kind: str, *values: str) -> tuple[str, str, int] | None:
+        tok = self.peek()
+        if tok[0] == kind and (not values or tok[1] in values):
+            return self.take()
+        return None
+
+    def parse(self) -> Node:
+        node = self.or_()
+        kind, value, pos = self.peek()
+        if kind != "end":
+            raise ExpressionError(self.text, pos, f"unexpected {value!r}")
+        return node
+
+    def or_(self) -> Node:
+        node = self.and_()
+        while tok := self.accept("kw", "or"):
+            node = Node("or", (node, self.and_()), tok[2])
+        return node
+
+    def and_(self) -> Node:
+        node = self.not_()
+        while tok := self.accept("kw", "and"):
+            node = Node("and", (node, self.not_()), tok[2])
+        return node
+
+    def not_(self) -> Node:
+        if tok := self.accept("kw", "not"):
+            return Node("not", (self.not_(),), tok[2])
+        return self.comparison()
+
+    def comparison(self) -> Node:
+        node = self.sum()
+        if tok := self.accept("op", *COMPARISONS):
+            node = Node(tok[1], (node, self.sum()), tok[2])
+            if self.peek()[0] == "op" and self.peek()[1] in COMPARISONS:
+                raise ExpressionError(self.text, self.peek()[2],
+                                      "chained comparison: join them with 'and'")
+        return node
+
+    def sum(self) -> Node:
+        node = self.product()
+        while tok := self.accept("op", "+", "-"):
+            node = Node(tok[1], (node, self.product()), tok[2])
+        return node
+
+    def product(self) -> Node:
+        node = self.unary()
+        while tok := self.accept("op", "*", "/"):
+            node = Node(tok[1], (node, self.unary()), tok[2])
+        return node
+
+    def unary(self) -> Node:
+        if tok := self.accept("op", "-"):
+            return Node("neg", (self.unary(),), tok[2])
+        return self.atom()
+
+    def atom(self) -> Node:
+        kind, value, pos = self.take()
+        if kind == "num":
+            return Node("num", (float(value.replace("_", "")),), pos)
+        if kind == "str":
+            return Node("str", (value[1:-1],), pos)
+        if kind == "name":
+            return Node("name", (value,), pos)
+        if kind == "op" and value == "(":
+            node = self.or_()
+            if not self.accept("op", ")"):
+                raise ExpressionError(self.text, self.peek()[2], "expected ')'")
+            return node
+        what = "end of expression" if kind == "end" else repr(value)
+        raise ExpressionError(self.text, pos, f"expected a number, column or '(', got {what}")
+
+
+def parse(text: str) -> Node:
+    """Parse ``text``; :class:`ExpressionError` shows the position of a mistake."""
+    if not text.strip():
+        raise ExpressionError(text, 0, "empty expression")
+    return _Parser(text).parse()
+
+
+def names(node: Node) -> set[str]:
+    """Columns an expression reads."""
+    if node.op == "name":
+        return {node.args[0]}
+    return set().union(*(names(a) for a in node.args if isinstance(a, Node)))
+
+
+def check_names(text: str, node: Node, known: set[str]) -> None:
+    """Raise :class:`ExpressionError` at the first unknown column."""
+    def walk(n: Node) -> None:
+        if n.op == "name" and n.args[0] not in known:
+            raise ExpressionError(text, n.position, f"unknown column {n.args[0]!r}")
+        for a in n.args:
+            if isinstance(a, Node):
+                walk(a)
+    walk(node)
+
+
+def evaluate(node: Node, values: Mapping[str, Any]) -> Any:
+    """Evaluate on scalars or numpy columns."""
+    op, args = node.op, node.args
+    if op == "num" or op == "str":
+        return args[0]
+    if op == "name":
+        return values[args[0]]
+    if op == "neg":
+        return -np.asarray(evaluate(args[0], values), dtype=float)
+    if op == "not":
+        return np.logical_not(evaluate(args[0], values))
+    a, b = (evaluate(x, values) for x in args)
+    if op == "and":
+        return np.logical_and(a, b)
+    if op == "or":
+        return np.logical_or(a, b)
+    if op in ("==", "!="):
+        equal = np.asarray(a == b) if not (isinstance(a, str) or isinstance(b, str)) \
+            else np.char.equal(np.asarray(a, dtype=str), np.asarray(b, dtype=str))
+        return equal if op == "==" else np.logical_not(equal)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+            "+": np.add, "-": np.subtract, "*": np.multiply}.get(op, np.divide)(a, b)

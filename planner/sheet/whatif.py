@@ -1,0 +1,359 @@
+"""What-if tools over one scenario: sensitivity tables (sweeps) and goal seek (solve).
+
+A *variation* is a column and the values to try: ``batch=1,2,4,...,256`` (a list, with ``...``
+continuing an arithmetic or geometric progression), ``gpus=1..64`` (an inclusive integer
+range), ``gpu=h100-sxm,h200`` or ``gpu=*`` (every GPU). The grid is the product of the
+variations over the base scenario; it evaluates in one vectorized call. Combinations that break a
+cross-field rule (``gpus`` not a multiple of ``tp*pp``, ``tp`` not dividing the heads) are kept
+in the table as invalid rows with the reason, never silently dropped.
+
+Solve picks, among the grid rows that satisfy a constraint (:mod:`planner.sheet.expr`), the one
+with the largest or smallest objective; ties go to the lowest cost per hour, then the first in
+grid order. Answers are exact integers: the grid lists every candidate, and a single integer
+variable whose range is too large to list is searched by bisection on the constraint (which
+must then hold for all values on one side of the answer, as "fits" does for context or batch);
+the answer is checked at the boundary.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from planner.errors import PlannerError, ValidationError
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec
+from planner.sheet import expr as expressions
+from planner.sheet.inputs import InputColumn
+from planner.sheet.table import evaluate_table, graph, inputs_of
+
+MAX_GRID = 5_000_000
+"""Largest grid a sweep or solve evaluates (rows)."""
+BRUTE_FORCE_LIMIT = 2_000_000
+"""A single integer variable with more candidates than this is solved by bisection."""
+
+
+@dataclass(frozen=True, slots=True)
+class Variation:
+    """One varied column and the values to try, in order."""
+
+    column: str
+    values: tuple[Any, ...]
+
+
+def _progression(items: list[float], last: float, column: str) -> list[float]:
+    """``a, b, ..., z``: arithmetic if b-a is constant, geometric if b/a is; up to ``last``."""
+    if len(items) < 2:
+        raise ValidationError(column, "needs at least two values before '...' to continue")
+    diffs = {b - a for a, b in itertools.pairwise(items)}
+    ratios = {b / a for a, b in itertools.pairwise(items) if a} if all(items) else set()
+    out = list(items)
+    if len(diffs) == 1 and (step := diffs.pop()) != 0 and (last - out[-1]) * step > 0:
+        while (out[-1] + step - last) * step <= 1e-9 * abs(step):
+            out.append(out[-1] + step)
+    elif len(ratios) == 1 and (ratio := ratios.pop()) > 1 and last > out[-1]:
+        while out[-1] * ratio <= last * (1 + 1e-12):
+            out.append(out[-1] * ratio)
+    else:
+        raise ValidationError(column, "values before '...' must step by a constant difference "
+                              "or ratio toward the last value", value=items)
+    if abs(out[-1] - last) > 1e-9 * max(1.0, abs(last)):
+        raise ValidationError(column, f"the progression {items[0]:g}, {items[1]:g}, ... does "
+                              f"not reach {last:g}", value=last)
+    return out
+
+
+def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str] = (),
+                    columns: Mapping[str, InputColumn] | None = None) -> Variation:
+    """``column=values`` (see the module docstring); each value is validated for its column."""
+    column, sep, spec = text.partition("=")
+    column = column.strip()
+    if not sep or not column or not spec.strip():
+        raise ValidationError(text, "write a variation as column=v1,v2,... or column=a..b")
+    known = dict(columns or {})
+    if column not in known and column not in ("gpu", "model"):
+        raise ValidationError(column, "is not an input that can vary; inputs are gpu, model, "
+                              + ", ".join(sorted(known)))
+    if column in ("gpu", "model"):
+        catalog = list(gpus if column == "gpu" else models)
+        if spec.strip() == "*":
+            return Variation(column, tuple(catalog))
+        lower = {c.lower(): c for c in catalog}
+        values = []
+        for item in (v.strip() for v in spec.split(",")):
+            if item.lower() not in lower:
+                raise ValidationError(column, "one of " + ", ".join(catalog) + " (or *)",
+                                      value=item)
+            values.append(lower[item.lower()])
+        return Variation(column, tuple(values))
+    col = known[column]
+    if col.kind in ("choice", "bool"):
+        if spec.strip() == "*":
+            return Variation(column, col.choices if col.kind == "choice" else (False, True))
+        return Variation(column, tuple(col.parse(v) for v in spec.split(",")))
+    spec = spec.strip()
+    if ".." in spec and "..." not in spec:
+        low_text, _, high_text = spec.partition("..")
+        low, high = col.parse(low_text), col.parse(high_text)
+        if high < low or col.kind != "int":
+            raise ValidationError(column, "a range a..b needs integers with a <= b", value=spec)
+        if high - low + 1 > MAX_GRID:
+            raise ValidationError(column, f"a range of at most {MAX_GRID:,} values", value=spec)
+        return Variation(column, tuple(range(int(low), int(high) + 1)))
+    parts = [p.strip() for p in spec.split(",")]
+    if "..." in parts:
+        at = parts.index("...")
+        if at != len(parts) - 2:
+            raise ValidationError(column, "'...' must come just before the last value")
+        head = [float(col.parse(p)) for p in parts[:at]]
+        values = _progression(head, float(col.parse(parts[-1])), column)
+    else:
+        values = [col.parse(p) for p in parts]
+    values = [col.parse(round(v) if col.kind == "int" else v) for v in values]
+    return Variation(column, tuple(values))
+
+
+@dataclass(slots=True)
+class Grid:
+    """Rows of a what-if grid: the varied columns, validity, and the evaluated columns."""
+
+    variations: list[Variation]
+    varied: dict[str, np.ndarray]
+    valid: np.ndarray
+    reasons: np.ndarray
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.valid)
+
+
+def _grid_table(base: Mapping[str, Any], variations: Sequence[Variation]
+                ) -> tuple[dict[str, Any], dict[str, np.ndarray], int]:
+    sizes = [len(v.values) for v in variations]
+    total = int(np.prod(sizes)) if sizes else 1
+    if total > MAX_GRID:
+        raise ValidationError("vary", f"the grid has {total:,} rows; at most {MAX_GRID:,}")
+    seen = set()
+    for v in variations:
+        if v.column in seen:
+            raise ValidationError(v.column, "is varied twice")
+        seen.add(v.column)
+    index = np.indices(sizes).reshape(len(sizes), -1) if sizes else np.zeros((0, 1), int)
+    table = dict(base)
+    varied: dict[str, np.ndarray] = {}
+    for k, v in enumerate(variations):
+        kind = object if isinstance(v.values[0], str) else None
+        arr = np.asarray(v.values, dtype=kind)[index[k]]
+        table[v.column] = arr
+        varied[v.column] = arr
+    return table, varied, total
+
+
+def _validity(table: Mapping[str, Any], models: Mapping[str, ModelSpec], n: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose tp/pp/gpus fit the model (the cross-field rules), and why not."""
+    from planner.sheet.table import _factorize
+
+    codes, names = _factorize(table["model"], n)
+    lower = {k.lower(): models[k] for k in models}
+    specs = [lower.get(str(name).strip().lower()) for name in names]
+    heads = np.array([s.layers[0].attention.num_heads if s else 1 for s in specs], float)[codes]
+    layers = np.array([s.num_layers if s else 1 for s in specs], float)[codes]
+    tp = np.broadcast_to(np.asarray(table.get("tp", 1), dtype=float), (n,))
+    pp = np.broadcast_to(np.asarray(table.get("pp", 1), dtype=float), (n,))
+    gpus = np.broadcast_to(np.asarray(table.get("gpus", 1), dtype=float), (n,))
+    reasons = np.full(n, "", dtype=object)
+    reasons[np.mod(gpus, tp * pp) != 0] = "gpus not a multiple of tp*pp"
+    reasons[pp > layers] = "pp exceeds the model's layers"
+    reasons[np.mod(heads, tp) != 0] = "tp does not divide the attention heads"
+    return reasons == "", reasons
+
+
+def build_grid(base: Mapping[str, Any], variations: Sequence[Variation],
+               models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec], *,
+               kind: str = "inference", outputs: Sequence[str] | None = None,
+               progress: Callable[[int, int], None] | None = None) -> Grid:
+    """Evaluate the product of ``variations`` over the ``base`` scenario (valid rows only)."""
+    table, varied, n = _grid_table(base, variations)
+    valid, reasons = _validity(table, models, n)
+    grid = Grid(list(variations), varied, valid, reasons)
+    if not valid.any():
+        return grid
+    rows = {k: (np.asarray(v)[valid] if np.ndim(v) == 1 and not isinstance(v, str) else v)
+            for k, v in table.items()}
+    values = evaluate_table(rows, models, gpus, kind, outputs, progress=progress)
+    for name, value in values.items():
+        full = np.full(n, np.nan, dtype=object if np.asarray(value).dtype == object else float)
+        full[valid] = value
+        grid.values[name] = full
+    for column, arr in varied.items():
+        grid.values[column] = arr
+    return grid
+
+
+def known_columns(kind: str) -> set[str]:
+    """Every column a constraint or objective may name."""
+    from planner.sheet.inputs import NUMERIC_INPUTS
+    from planner.sheet.outputs import GPU_COLUMNS, figure_columns
+
+    g = graph(kind)
+    return (set(g.formulas) | {c.name for c in inputs_of(kind)} | set(NUMERIC_INPUTS)
+            | set(figure_columns()) | set(GPU_COLUMNS) | {"model", "gpu"})
+
+
+@dataclass(slots=True)
+class Solution:
+    """The best grid row, or none; with how many candidates were tried and were feasible."""
+
+    found: bool
+    objective: str
+    sense: str
+    values: dict[str, Any]
+    candidates: int
+    feasible: int
+    method: str
+    note: str = ""
+
+
+def _constraint_mask(node: expressions.Node | None, values: Mapping[str, Any], n: int
+                     ) -> np.ndarray:
+    if node is None:
+        return np.ones(n, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        mask = expressions.evaluate(node, values)
+    mask = np.broadcast_to(np.asarray(mask), (n,))
+    if mask.dtype == object:
+        mask = np.array([bool(m) if m == m else False for m in mask])
+    return mask.astype(bool)
+
+
+def _pick(values: Mapping[str, Any], mask: np.ndarray, objective: str, sense: str
+          ) -> int | None:
+    obj = np.asarray(values[objective], dtype=float)
+    obj = np.broadcast_to(obj, mask.shape)
+    ok = mask & np.isfinite(obj)
+    if not ok.any():
+        return None
+    cost = np.broadcast_to(np.asarray(values.get("cost_usd_per_hour", 0.0), dtype=float),
+                           mask.shape)
+    key_obj = -obj if sense == "max" else obj
+    order = np.lexsort((np.arange(len(obj)), np.nan_to_num(cost, nan=np.inf), key_obj))
+    return int(next(i for i in order if ok[i]))
+
+
+def _row(values: Mapping[str, Any], i: int) -> dict[str, Any]:
+    """Row ``i`` as plain Python values; integer inputs and counts as ints."""
+    from planner.service import INTEGER_OUTPUTS
+    from planner.sheet.inputs import input_columns
+
+    ints = {c.name for c in input_columns().values() if c.kind == "int"} | INTEGER_OUTPUTS
+    out = {}
+    for k, v in values.items():
+        item = v[i] if np.ndim(v) == 1 and not isinstance(v, str) else v
+        item = item.item() if hasattr(item, "item") else item
+        if k in ints and isinstance(item, float) and item.is_integer():
+            item = int(item)
+        out[k] = item
+    return out
+
+
+def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str | None,
+          variations: Sequence[Variation], models: Mapping[str, ModelSpec],
+          gpus: Mapping[str, GpuSpec], *, kind: str = "inference",
+          columns: Mapping[str, InputColumn] | None = None) -> Solution:
+    """Best row of the grid subject to ``constraint`` (see the module docstring)."""
+    if sense not in ("max", "min"):
+        raise ValidationError("sense", "max or min", value=sense)
+    known = known_columns(kind)
+    if objective not in known:
+        raise PlannerError(f"unknown column {objective!r} to {sense}imize")
+    node = None
+    if constraint:
+        node = expressions.parse(constraint)
+        expressions.check_names(constraint, node, known)
+    variations = list(variations)
+    inputs = dict(columns or {c.name: c for c in inputs_of(kind)})
+    if not variations:
+        if objective not in inputs:
+            raise ValidationError("vary", f"{objective} is computed: say what may change "
+                                  "(--vary column=values)")
+        col = inputs[objective]
+        if col.kind != "int":
+            raise ValidationError("vary", f"give the values of {objective} to try (--vary)")
+        low, high = int(col.minimum or 0), int(col.maximum or 0)
+        if objective == "prompt_tokens":
+            spec = models[str(base["model"])]
+            if spec.max_position_embeddings:
+                high = min(high, spec.max_position_embeddings)
+        if high - low + 1 > BRUTE_FORCE_LIMIT:
+            return _bisect(base, objective, sense, node, low, high, models, gpus, kind)
+        variations = [Variation(objective, tuple(range(low, high + 1)))]
+    wanted = sorted((known & (expressions.names(node) if node else set()))
+                    | {objective, "cost_usd_per_hour"} - {"model", "gpu"})
+    wanted = [w for w in wanted if w in graph(kind).formulas]
+    grid = build_grid(base, variations, models, gpus, kind=kind, outputs=wanted)
+    values = {**{k: v for k, v in base.items()}, **grid.values}
+    mask = _constraint_mask(node, values, len(grid)) & grid.valid
+    best = _pick(values, mask, objective, sense)
+    return Solution(best is not None, objective, sense,
+                    _row(values, best) if best is not None else {}, len(grid),
+                    int(mask.sum()), "grid")
+
+
+def _bisect(base: Mapping[str, Any], variable: str, sense: str,
+            node: expressions.Node | None, low: int, high: int,
+            models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec], kind: str
+            ) -> Solution:
+    """Exact integer answer for one variable over a huge range, assuming the constraint holds
+    on one side of the answer (all values below it when maximizing, above when minimizing)."""
+    evaluated = 0
+
+    def feasible(points: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        nonlocal evaluated
+        evaluated += len(points)
+        table = {**base, variable: points}
+        valid, _ = _validity(table, models, len(points))
+        values = {**base, **evaluate_table(table, models, gpus, kind)}
+        return _constraint_mask(node, values, len(points)) & valid, values
+
+    # probe a log-spaced set of points to find a feasible/infeasible boundary bracket
+    probes = np.unique(np.concatenate([np.geomspace(max(low, 1), high, 64).round(),
+                                       [low, high]]).astype(np.int64))
+    ok, _ = feasible(probes)
+    if not ok.any():
+        return Solution(False, variable, sense, {}, evaluated, 0, "bisection")
+    if sense == "max":
+        j = int(np.flatnonzero(ok).max())
+        lo, hi = int(probes[j]), (int(probes[j + 1]) if j + 1 < len(probes) else None)
+        if hi is None:
+            lo = hi = int(probes[j])
+        while hi is not None and hi - lo > 1:
+            mid = (lo + hi) // 2
+            if feasible(np.array([mid]))[0][0]:
+                lo = mid
+            else:
+                hi = mid
+        answer = lo
+    else:
+        j = int(np.flatnonzero(ok).min())
+        hi, lo = int(probes[j]), (int(probes[j - 1]) if j > 0 else None)
+        if lo is None:
+            lo = hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if feasible(np.array([mid]))[0][0]:
+                hi = mid
+            else:
+                lo = mid
+        answer = hi
+    mask, values = feasible(np.array([answer]))
+    note = ""
+    neighbour = answer + (1 if sense == "max" else -1)
+    if low <= neighbour <= high and feasible(np.array([neighbour]))[0][0]:
+        note = f"the constraint also holds at {neighbour}: it is not monotone in {variable}"
+    return Solution(bool(mask[0]), variable, sense, _row(values, 0), evaluated,
+                    int(ok.sum()), "bisection", note)

@@ -1,0 +1,162 @@
+"""The column registry, symbolic formulas, DataFrame evaluation and explain."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+
+from planner import catalog, service
+from planner.sheet import evaluate
+from planner.sheet.explain import render_text
+from planner.sheet.outputs import FORMATS, output_columns
+from planner.sheet.symbolic import Expr, excel, infix, symbolic
+from planner.sheet.symbolic import evaluate as evaluate_tree
+from planner.sheet.table import RowError, evaluate_table, graph
+from tests.test_properties import GPUS, MODELS, scenarios
+
+OUTPUTS = output_columns()
+
+
+def test_registry_covers_every_formula_with_description_and_unit() -> None:
+    names = set(graph("inference").formulas) | set(graph("training").formulas)
+    assert set(OUTPUTS) == names
+    assert len(OUTPUTS) == 64
+    for column in OUTPUTS.values():
+        assert column.description and column.label, column.name
+        assert column.unit in FORMATS, column.name
+        assert column.inputs == tuple(graph("inference" if column.name in
+                                            graph("inference").formulas
+                                            else "training").deps[column.name])
+
+
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
+def test_every_formula_renders_as_text_and_excel(name: str) -> None:
+    tree = symbolic(OUTPUTS[name].formula)
+    assert isinstance(tree, Expr)
+    text = infix(tree)
+    formula = excel(tree, lambda ref: f"[{ref}]")
+    assert text and formula
+    assert set(tree.refs()) <= set(OUTPUTS[name].inputs)
+    for banned in ("XLOOKUP", "FLOOR.MATH", "IFS("):
+        assert banned not in formula
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios())
+def test_symbolic_trees_evaluate_like_the_formulas(case: tuple[str, str, dict]) -> None:
+    """For every output column: evaluating its rendered tree on the row's values gives the
+    value the formula computed (the property every output column is checked by)."""
+    name, gpu_name, inputs = case
+    g = graph("inference")
+    values = g.evaluate(service.scenario_columns(MODELS[name], GPUS[gpu_name],
+                                                 service.parse_inputs(service.INFERENCE_INPUTS,
+                                                                      inputs)))
+    for column in g.formulas:
+        expected = values[column]
+        got = evaluate_tree(symbolic(g.formulas[column]), values)
+        if isinstance(expected, bool) or isinstance(got, (bool, np.bool_)):
+            assert bool(got) == bool(expected), column
+        else:
+            assert math.isfinite(expected), column
+            assert got == pytest.approx(expected, rel=1e-12, abs=1e-300), column
+
+
+def test_python_control_flow_on_symbols_is_refused() -> None:
+    def bad(x: float) -> float:
+        return x if x > 0 else 0
+
+    with pytest.raises(TypeError, match=r"ops\.where"):
+        symbolic(bad)
+
+
+def test_one_row_equals_the_estimator_called_directly() -> None:
+    spec, gpu = MODELS["mixtral-8x7b"], GPUS["h100-sxm"]
+    inputs = {"gpus": 4, "tp": 2, "batch": 48, "prompt_tokens": 3000, "output_tokens": 300,
+              "weight_dtype": "fp8", "kv_dtype": "fp8"}
+    direct = service.estimate(spec, gpu, inputs)
+    table = evaluate_table({"model": "mixtral-8x7b", "gpu": "h100-sxm", **inputs}, MODELS, GPUS)
+    for name in graph("inference").formulas:
+        assert float(table[name][0]) == pytest.approx(float(direct[name]), rel=1e-15), name
+
+
+def test_dataframe_evaluation_mixed_kinds_and_unchanged_input() -> None:
+    frame = pd.DataFrame({
+        "model": ["llama-3-8b", "llama-2-7b", "qwen2.5-32b-instruct"],
+        "gpu": ["rtx-4090", "a100-80gb", "a100-80gb"],
+        "kind": ["inference", "training", "inference"],
+        "batch": [6, 1, 1], "prompt_tokens": [8192, 1024, 1024], "output_tokens": [1, 1, 1],
+        "reserve_gib": [3, 0, 0], "reserve_fraction": [0.0, 0.0, 0.1], "lora_rank": [0, 8, 0],
+        "attention_convention": ["causal", "causal", "full"],
+        "logits_convention": ["last", "last", "none"],
+    }, index=["a", "b", "c"])
+    before = frame.copy()
+    out = evaluate(frame)
+    pd.testing.assert_frame_equal(frame, before)
+    assert list(out.index) == ["a", "b", "c"]
+    assert out.loc["a", "max_concurrent_sequences"] == 6
+    assert out.loc["b", "trainable_params"] == 4_194_304
+    assert round(out.loc["c", "prefill_flops"] / 1e12, 2) == 65.28
+    assert pd.isna(out.loc["b", "ttft_s"]) and pd.isna(out.loc["a", "train_flops"])
+    assert bool(out.loc["a", "fits"]) is True
+
+
+def test_dataframe_errors_name_column_row_and_range() -> None:
+    frame = pd.DataFrame({"model": ["llama-3-8b"] * 3, "gpu": ["h100-sxm"] * 3,
+                          "batch": [1, 2, 0]}, index=["x", "y", "z"])
+    with pytest.raises(RowError, match=r"batch \(row z\): must be an integer from 1"):
+        evaluate(frame)
+    with pytest.raises(RowError, match=r"kv_dtype \(row 0\): must be one of"):
+        evaluate(pd.DataFrame({"model": ["llama-3-8b"], "gpu": ["l4"], "kv_dtype": ["int3"]}))
+    with pytest.raises(RowError, match=r"tp \(row 1\): must divide the 32 attention heads"):
+        evaluate(pd.DataFrame({"model": ["llama-3-8b"] * 2, "gpu": ["l4"] * 2,
+                               "tp": [2, 3], "gpus": [2, 3]}))
+    from planner.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match=r"unknown GPU \(row 0\) 'h900'"):
+        evaluate(pd.DataFrame({"model": ["llama-3-8b"], "gpu": ["h900"]}))
+
+
+def test_vectorized_frame_matches_row_by_row() -> None:
+    rng = np.random.default_rng(7)
+    n = 200
+    frame = pd.DataFrame({
+        "model": rng.choice(["llama-3-8b", "mixtral-8x7b", "mistral-7b", "deepseek-v3"], n),
+        "gpu": rng.choice(["h100-sxm", "h200", "mi300x", "l40s"], n),
+        "batch": rng.integers(1, 300, n), "prompt_tokens": rng.integers(1, 20000, n),
+        "output_tokens": rng.integers(1, 2000, n),
+        "weight_dtype": rng.choice(["bf16", "fp8", "int4"], n),
+        "kv_dtype": rng.choice(["bf16", "fp8"], n)})
+    out = evaluate(frame)
+    for i in range(0, n, 17):
+        row = frame.iloc[i]
+        direct = service.estimate(MODELS[row.model], GPUS[row.gpu],
+                                  {k: row[k] for k in frame.columns if k not in ("model", "gpu")})
+        for col in ("ttft_s", "tpot_s", "kv_headroom_bytes", "max_context_tokens",
+                    "cost_usd_per_million_output_tokens"):
+            assert out[col].iloc[i] == pytest.approx(direct[col], rel=1e-12), col
+
+
+def test_explain_walks_down_to_inputs() -> None:
+    tree = service.explain(catalog.resolve_model_spec("llama-3-8b"), GPUS["rtx-4090"],
+                           {"batch": 6, "prompt_tokens": 8192, "output_tokens": 1,
+                            "reserve_gib": 3, "reserve_fraction": 0},
+                           "max_concurrent_sequences")
+    assert tree.value == 6 and tree.source == "formula"
+    assert tree.formula == ("max(0, floor(if(kv_bytes_per_sequence_per_gpu == 0, 0, "
+                            "kv_budget_bytes / kv_bytes_per_sequence_per_gpu)))")
+    budget = tree.children[0]
+    assert budget.name == "kv_budget_bytes" and budget.shown == "6.04 GiB"
+    assert budget.formula == "gpu_memory_bytes - reserve_bytes_per_gpu - weights_bytes_per_gpu"
+    assert [c.source for c in budget.children] == ["gpu", "formula", "formula"]
+    text = render_text(tree)
+    assert "reserve_bytes = 3.00 GiB  [input]" in text
+    assert "model_kv_heads = 8  [model]" in text
+    assert "tp = 1  [input]" in text
+    from planner.errors import PlannerError
+
+    with pytest.raises(PlannerError, match="unknown column 'ttft'"):
+        service.explain(catalog.resolve_model_spec("llama-3-8b"), GPUS["l4"], {}, "ttft")
