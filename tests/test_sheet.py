@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planner import catalog, service
 from planner.sheet import evaluate
@@ -160,3 +161,34 @@ def test_explain_walks_down_to_inputs() -> None:
 
     with pytest.raises(PlannerError, match="unknown column 'ttft'"):
         service.explain(catalog.resolve_model_spec("llama-3-8b"), GPUS["l4"], {}, "ttft")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(MODELS)), st.sampled_from(sorted(GPUS)), st.integers(0, 3),
+       st.sampled_from([0, 8, 64]), st.integers(1, 32), st.integers(1, 16384),
+       st.booleans(), st.booleans())
+def test_training_outputs_symbolic_and_finite(model: str, gpu: str, zero: int, rank: int,
+                                              dp: int, seq: int, recompute: bool,
+                                              attention: bool) -> None:
+    """Every training output column: finite, non-negative, and its rendered tree evaluates to
+    the formula's value."""
+    g = graph("training")
+    inputs = service.parse_inputs(service.TRAINING_INPUTS, {
+        "gpus": dp, "zero_stage": zero, "lora_rank": rank, "train_seq_len": seq,
+        "activation_recompute": recompute, "include_attention_flops": attention,
+        "budget_usd": 1000, "budget_gpu_hours": 10})
+    columns = service.scenario_columns(MODELS[model], GPUS[gpu], inputs)
+    columns["model_lora_dims"] = service.lora_dims(MODELS[model], "all") if rank else 0
+    values = g.evaluate(columns)
+    for column in g.formulas:
+        expected = values[column]
+        got = evaluate_tree(symbolic(g.formulas[column]), values)
+        if isinstance(expected, bool):
+            assert bool(got) == expected, column
+            continue
+        assert math.isfinite(expected) and expected >= 0, column
+        assert got == pytest.approx(expected, rel=1e-12), column
+    from planner.estimator.params import count_params
+
+    assert values["trainable_params"] == (values["lora_trainable_params"] if rank
+                                          else count_params(MODELS[model]).total)
