@@ -115,6 +115,22 @@ def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
         raise PlannerError(f"GPU {name!r}: catalog record has a non-numeric figure: {exc}") from exc
 
 
+def gpu_record(spec: GpuSpec) -> dict[str, Any]:
+    """A GPU in the unit-suffixed form of ``seeds/gpus.toml`` (what users read and edit)."""
+    record: dict[str, Any] = {
+        "vendor": spec.vendor, "label": spec.label, "memory_gib": spec.memory_bytes / GiB}
+    keys = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops",
+            "int8": "int8_tops", "int4": "int4_tops"}
+    for dtype, key in keys.items():
+        if spec.flops_per_s.get(dtype):
+            record[key] = spec.flops_per_s[dtype] / 1e12
+    record.update(memory_bandwidth_gb_per_s=spec.bandwidth_bytes_per_s / GB,
+                  interconnect_gb_per_s=spec.interconnect_bytes_per_s / GB,
+                  power_w=spec.power_w, price_usd_per_hour=spec.price_usd_per_hour,
+                  price_is_example=spec.price_is_example, source=spec.source)
+    return record
+
+
 @cache
 def load_gpus() -> dict[str, GpuSpec]:
     """Every GPU in ``seeds/gpus.toml``, by name."""

@@ -417,16 +417,20 @@ class Workspace:
                      **inputs: Any) -> Scenario:
         """Create a scenario; inputs not given take their defaults."""
         with self._write() as s:
-            fleet_row = self._fleet_row(s, fleet)
-            if s.scalar(select(ScenarioRow).where(ScenarioRow.fleet_id == fleet_row.id,
-                                                  ScenarioRow.name == name)):
-                raise DuplicateError(f"fleet {fleet!r} already has a scenario named {name!r}")
-            row = self._build_row(s, fleet_row, {"name": name, "kind": kind, "model": model,
-                                                 "gpu": gpu, "notes": notes,
-                                                 "lora_targets": lora_targets, **inputs})
-            s.add(row)
-            s.flush()
-            return convert.scenario(row)
+            return self._new_in(s, fleet, {"name": name, "kind": kind, "model": model,
+                                           "gpu": gpu, "notes": notes,
+                                           "lora_targets": lora_targets, **inputs})
+
+    def _new_in(self, s: Session, fleet: str, fields: dict[str, Any]) -> Scenario:
+        fleet_row = self._fleet_row(s, fleet)
+        name = str(fields.get("name", ""))
+        if s.scalar(select(ScenarioRow).where(ScenarioRow.fleet_id == fleet_row.id,
+                                              ScenarioRow.name == name.strip())):
+            raise DuplicateError(f"fleet {fleet!r} already has a scenario named {name!r}")
+        row = self._build_row(s, fleet_row, fields)
+        s.add(row)
+        s.flush()
+        return convert.scenario(row)
 
     def set_scenario(self, fleet: str, name: str, changes: dict[str, Any],
                      expected_version: int | None = None) -> Scenario:
@@ -437,25 +441,29 @@ class Workspace:
         if not changes:
             raise ValidationError("changes", "give at least one field=value")
         with self._write() as s:
-            row = self._scenario_row(s, fleet, name, lock=True)
-            if expected_version is not None and row.version != expected_version:
-                raise ConflictError(f"scenario {fleet}/{name}", expected_version, row.version,
-                                    self._changed_since(s, row.id, expected_version))
-            before = self._field_values(row)
-            fields = {**before, **changes}
-            fresh = self._build_row(s, row.fleet, fields)
-            if fresh.name != row.name and s.scalar(select(ScenarioRow).where(
-                    ScenarioRow.fleet_id == row.fleet_id, ScenarioRow.name == fresh.name)):
-                raise DuplicateError(f"fleet {fleet!r} already has a scenario named "
-                                     f"{fresh.name!r}")
-            for column in ScenarioRow.__table__.columns:
-                if column.name not in ("id", "fleet_id", "version", "created_at", "updated_at"):
-                    setattr(row, column.key, getattr(fresh, column.key))
-            s.flush()
-            s.expire(row, ["model", "gpu", "fleet"])
-            after = self._field_values(row)
-            self._log(s, row, before, after)
-            return convert.scenario(row)
+            return self._set_in(s, fleet, name, changes, expected_version)
+
+    def _set_in(self, s: Session, fleet: str, name: str, changes: dict[str, Any],
+                expected_version: int | None) -> Scenario:
+        row = self._scenario_row(s, fleet, name, lock=True)
+        if expected_version is not None and row.version != expected_version:
+            raise ConflictError(f"scenario {fleet}/{name}", expected_version, row.version,
+                                self._changed_since(s, row.id, expected_version))
+        before = self._field_values(row)
+        fields = {**before, **changes}
+        fresh = self._build_row(s, row.fleet, fields)
+        if fresh.name != row.name and s.scalar(select(ScenarioRow).where(
+                ScenarioRow.fleet_id == row.fleet_id, ScenarioRow.name == fresh.name)):
+            raise DuplicateError(f"fleet {fleet!r} already has a scenario named "
+                                 f"{fresh.name!r}")
+        for column in ScenarioRow.__table__.columns:
+            if column.name not in ("id", "fleet_id", "version", "created_at", "updated_at"):
+                setattr(row, column.key, getattr(fresh, column.key))
+        s.flush()
+        s.expire(row, ["model", "gpu", "fleet"])
+        after = self._field_values(row)
+        self._log(s, row, before, after)
+        return convert.scenario(row)
 
     @staticmethod
     def _field_values(row: ScenarioRow) -> dict[str, Any]:
@@ -530,6 +538,45 @@ class Workspace:
     def gpu_specs(self) -> dict[str, Any]:
         """Every GPU's spec, by name."""
         return {g.name: g.spec for g in self.gpus()}
+
+    def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
+               sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
+               ) -> Any:
+        """Write an Excel report of ``fleets`` (default: all) that still computes."""
+        from pathlib import Path
+
+        from planner.report.export import ExportReport, build_workbook, save_workbook
+
+        names = fleets or [f.name for f in self.fleets()]
+        scenarios = [s for name in names for s in self.scenarios(name)]
+        models, gpus = self.models(), self.gpus()
+        built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress)
+        save_workbook(built, Path(path), force=force)
+        return ExportReport(Path(path), sum(s.kind == "inference" for s in scenarios),
+                            sum(s.kind == "training" for s in scenarios), len(models), len(gpus),
+                            len(sweeps or ()), built.workbook.sheetnames)
+
+    def import_workbook(self, path: Any, *, fleet: str | None = None,
+                        dry_run: bool = False) -> list[Any]:
+        """Apply a report's edited inputs (all rows or, on any error, none); returns the row
+        plans (with ``dry_run``, without applying them)."""
+        from pathlib import Path
+
+        from planner.report.importer import read_plan
+
+        existing = {sc.id: sc for sc in self.scenarios()}
+        plans = read_plan(Path(path), existing=existing, models=self.model_specs(),
+                          gpus=self.gpu_specs(), default_fleet=fleet,
+                          fleets={f.name for f in self.fleets()})
+        if dry_run:
+            return plans
+        with self._write() as s:
+            for plan in plans:
+                if plan.id is None:
+                    self._new_in(s, plan.fleet, plan.fields)
+                elif plan.fields:
+                    self._set_in(s, plan.fleet, plan.name, plan.fields, plan.version)
+        return plans
 
     def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
         """:func:`planner.sheet.evaluate` with this database's models and GPUs."""

@@ -33,11 +33,11 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
 
 
 def _register() -> None:
-    from planner.cli import catalog, db, estimate, fleets, whatif
+    from planner.cli import catalog, db, estimate, fleets, report, whatif
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
                     fleets.fleet, fleets.scenario, whatif.sweep, whatif.solve, whatif.compare,
-                    db.db):
+                    report.export, report.import_, db.db):
         cli.add_command(command)
 
 

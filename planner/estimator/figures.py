@@ -12,6 +12,7 @@ layers use different window sizes is refused with a clear error rather than appr
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from planner.errors import ConfigError
 from planner.estimator.architecture import Mlp, ModelSpec
@@ -68,8 +69,10 @@ class ModelFigures:
         return asdict(self)
 
 
+@lru_cache(maxsize=256)
 def model_figures(spec: ModelSpec) -> ModelFigures:
-    """Reduce ``spec`` to the flat integers the scenario formulas use."""
+    """Reduce ``spec`` to the flat integers the scenario formulas use (cached per spec: a
+    spec is immutable, and tables of thousands of scenarios share a few models)."""
     counts = count_params(spec)
     d = spec.hidden_size
     dense = experts = experts_active = 0

@@ -18,14 +18,19 @@ compute at 200 TFLOP/s; article 003's ``bandwidth/(4P)`` bound double-counts and
 from __future__ import annotations
 
 from planner.estimator.memory import kv_elems_at_context
-from planner.estimator.ops import Value, ceil, maximum, safe_div
+from planner.estimator.ops import Value, ceil, maximum, safe_div, where
 
 
 def expert_touch_fraction(tokens: Value, model_experts: Value,
                           model_experts_per_token: Value) -> Value:
     """Expected share of routed experts that ``tokens`` tokens hit: ``1 - (1 - k/E)^tokens``
-    (uniform routing). 1 for dense models (``E = k = 1``)."""
-    return 1 - (1 - model_experts_per_token / model_experts) ** tokens
+    (uniform routing). 1 for dense models (``E = k = 1``).
+
+    Once ``tokens*k/E > 40`` the miss probability is below ``e^-40`` (4e-18, invisible in a
+    double) and is taken as 0: spreadsheets report an underflowing power such as
+    ``0.75^65536`` as an error (#NUM! in LibreOffice) where numpy gives 0."""
+    share = model_experts_per_token / model_experts
+    return 1 - where(tokens * share > 40, 0, (1 - share) ** tokens)
 
 
 def weights_read_bytes(tokens: Value, model_matmul_dense_params: Value,

@@ -18,6 +18,7 @@ Counts are Python ints: exact at any size.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
 
@@ -106,6 +107,7 @@ def _ffn_counts(ffn: Mlp | Moe, d: int) -> tuple[int, int, int]:
     return ffn.num_experts * expert + shared, router, (ffn.num_experts - ffn.top_k) * expert
 
 
+@lru_cache(maxsize=256)
 def count_params(spec: ModelSpec) -> ParamCounts:
     """Exact parameter counts of ``spec`` (see the module docstring for the formulas)."""
     d = spec.hidden_size

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from planner.catalog import gpu_from_record
+from planner.catalog import gpu_from_record, gpu_record  # noqa: F401 - re-exported
 from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
 from planner.errors import ConfigError
 from planner.estimator.figures import model_figures
@@ -16,7 +16,6 @@ from planner.estimator.gpu import GpuSpec
 from planner.estimator.hf_config import spec_from_config
 from planner.estimator.params import count_params
 from planner.store.schema import SCENARIO_INPUTS, FleetRow, GpuRow, ModelRow, ScenarioRow
-from planner.units import GB, GiB
 
 GPU_FLOPS_COLUMNS = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
                      "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
@@ -93,22 +92,6 @@ def gpu_spec(row: GpuRow) -> GpuSpec:
 def gpu_info(row: GpuRow) -> GpuInfo:
     """Domain object of a gpus row."""
     return GpuInfo(id=row.id, spec=gpu_spec(row), version=row.version)
-
-
-def gpu_record(spec: GpuSpec) -> dict[str, Any]:
-    """A GPU in the unit-suffixed form of ``seeds/gpus.toml`` (what users read and edit)."""
-    record: dict[str, Any] = {
-        "vendor": spec.vendor, "label": spec.label, "memory_gib": spec.memory_bytes / GiB}
-    keys = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops",
-            "int8": "int8_tops", "int4": "int4_tops"}
-    for dtype, key in keys.items():
-        if spec.flops_per_s.get(dtype):
-            record[key] = spec.flops_per_s[dtype] / 1e12
-    record.update(memory_bandwidth_gb_per_s=spec.bandwidth_bytes_per_s / GB,
-                  interconnect_gb_per_s=spec.interconnect_bytes_per_s / GB,
-                  power_w=spec.power_w, price_usd_per_hour=spec.price_usd_per_hour,
-                  price_is_example=spec.price_is_example, source=spec.source)
-    return record
 
 
 def gpu_from_user_record(name: str, record: dict[str, Any]) -> GpuSpec:

@@ -1,0 +1,109 @@
+"""``planner export`` and ``planner import``: Excel workbooks that still compute, and back."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from planner.cli.common import emit_json, json_option, workspace
+from planner.errors import ValidationError
+
+
+def _sweep(ctx: click.Context, text: str) -> Any:
+    """``FLEET/NAME:column=values[;column=values]`` → an export Sweep of full scenario rows."""
+    from planner.cli.fleets import _ref
+    from planner.cli.whatif import _variations
+    from planner.report.export import Sweep
+
+    ref, sep, spec = text.partition(":")
+    if not sep or not spec:
+        raise ValidationError("--sweep", "write it SCENARIO:column=values[;column=values]",
+                              value=text)
+    ws = workspace(ctx)
+    sc = ws.scenario(*_ref(ctx, ref, None))
+    if sc.kind != "inference":
+        raise ValidationError("--sweep", "sweeps are of inference scenarios", value=ref)
+    variations = _variations(ctx, tuple(spec.split(";")), sc.kind)
+    import itertools
+
+    rows = []
+    for combo in itertools.product(*(v.values for v in variations)):
+        changes = dict(zip((v.column for v in variations), combo, strict=True))
+        meta = {k: changes.pop(k) for k in ("gpu", "model") if k in changes}
+        name = sc.name + " " + " ".join(f"{k}={v}" for k, v in
+                                        zip((v.column for v in variations), combo, strict=True))
+        rows.append(replace(sc, id=0, version=0, name=name, inputs={**sc.inputs, **changes},
+                            **meta))
+    return Sweep(f"{sc.fleet}/{sc.name}", [v.column for v in variations], rows)
+
+
+@click.command("export")
+@click.option("--fleet", "fleets", multiple=True, help="Fleet to include (repeatable; "
+              "default: every fleet).")
+@click.option("--out", "out_path", required=True, type=click.Path(path_type=Path),
+              help="The .xlsx file to write.")
+@click.option("--sweep", "sweeps", multiple=True, metavar="SCENARIO:COLUMN=VALUES",
+              help="Include a sweep sheet, e.g. 'demo/chat:batch=1,2,4,...,256' "
+                   "(two columns: 'demo/chat:batch=1..8;gpu=h100-sxm,h200').")
+@click.option("--force", is_flag=True, help="Overwrite the file if it exists.")
+@json_option
+@click.pass_context
+def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: tuple[str, ...],
+           force: bool, as_json: bool) -> None:
+    """Write an Excel report whose outputs are live formulas: Summary (roll-up, charts),
+    Scenarios, Training, Models, GPUs (edit a price or memory there and every scenario
+    follows), and sweeps."""
+    ws = workspace(ctx)
+    for f in fleets:
+        ws.fleet(f)  # a clear error for an unknown fleet before any work
+    built = [_sweep(ctx, s) for s in sweeps]
+    total = sum(f.scenario_count for f in ws.fleets() if not fleets or f.name in fleets)
+    if total > 500 and sys.stderr.isatty():
+        with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
+            report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built,
+                               progress=bar.update)
+    else:
+        report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built)
+    if as_json:
+        emit_json({"path": str(report.path.resolve()), "scenarios": report.scenarios,
+                   "training": report.training, "sheets": report.sheets})
+        return
+    click.echo(f"wrote {report.path.resolve()}: {report.scenarios} inference and "
+               f"{report.training} training scenarios, {report.models} models, "
+               f"{report.gpus} GPUs" + (f", {report.sweeps} sweep(s)" if report.sweeps else ""))
+
+
+@click.command("import")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--fleet", help="Fleet for new rows whose fleet cell is empty.")
+@click.option("--dry-run", is_flag=True, help="Validate and show the changes; apply nothing.")
+@json_option
+@click.pass_context
+def import_(ctx: click.Context, path: Path, fleet: str | None, dry_run: bool,
+            as_json: bool) -> None:
+    """Read a report's Scenarios and Training inputs back: every cell validated, then all
+    changes applied in one transaction (or none, listing every bad cell)."""
+    plans = workspace(ctx).import_workbook(path, fleet=fleet, dry_run=dry_run)
+    changes = [p for p in plans if p.id is None or p.fields]
+    if as_json:
+        emit_json({"dry_run": dry_run, "changes": [
+            {"sheet": p.sheet, "row": p.row, "fleet": p.fleet, "name": p.name, "id": p.id,
+             "action": "create" if p.id is None else "update", "fields": p.fields}
+            for p in changes]})
+        return
+    verb = "would" if dry_run else ""
+    for p in changes:
+        if p.id is None:
+            click.echo(f"{verb + ' ' if verb else ''}create {p.fleet}/{p.name} "
+                       f"({p.sheet} row {p.row})")
+        else:
+            detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
+            click.echo(f"{verb + ' ' if verb else ''}update {p.fleet}/{p.name}: {detail}")
+    if not changes:
+        click.echo("no changes")
+    elif dry_run:
+        click.echo(f"dry run: {len(changes)} change(s) not applied")

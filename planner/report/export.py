@@ -1,0 +1,521 @@
+"""Excel reports that still compute: every output cell is a live formula.
+
+The workbook is built from domain objects (scenarios, models, GPUs) with openpyxl. Output
+formulas are rendered from the estimator's own definitions (:mod:`planner.sheet.symbolic`), so
+Python and Excel share one definition of every figure; model and GPU figures are fetched from
+their sheets with INDEX/MATCH. Only functions Excel and LibreOffice both evaluate are used (IF,
+MIN, MAX, INT, INDEX, MATCH, SUMIFS, COUNTIFS). User text starting with ``= + - @`` is written
+as text, never as a formula.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openpyxl import Workbook
+from openpyxl.chart import BarChart, LineChart, Reference
+from openpyxl.formatting.rule import ColorScaleRule, FormulaRule
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from planner.domain import GpuInfo, ModelInfo, Scenario
+from planner.errors import PlannerError
+from planner.estimator.figures import model_figures
+from planner.estimator.gpu import COMPUTE_DTYPES
+from planner.report.fastsheet import (
+    ROW,
+    Styles,
+    cell_xml,
+    formula_template,
+    formula_xml,
+    inject,
+    row_xml,
+)
+from planner.report.layout import (
+    GPU_PEAK_COLUMN,
+    GPU_SHEET,
+    MODEL_FIGURES,
+    MODEL_META,
+    SCENARIO_SHEETS,
+    Column,
+    formula_refs,
+    letters,
+    scenario_columns,
+)
+from planner.sheet.inputs import KV_DTYPES, WEIGHT_DTYPES
+from planner.sheet.symbolic import excel, symbolic
+from planner.sheet.table import graph
+from planner.units import DTYPE_BITS, GiB
+
+HEADER_FONT = Font(bold=True, color="FFFFFF")
+FILLS = {"meta": "305496", "input": "2F75B5", "output": "548235", "lookup": "7F7F7F"}
+RED = PatternFill("solid", start_color="F8CBAD", end_color="F8CBAD")
+TEXT_TRIGGERS = ("=", "+", "-", "@")
+
+
+@dataclass(slots=True)
+class Sweep:
+    """A sweep to include: the base scenario and its varied rows (full scenario rows)."""
+
+    title: str
+    varied: list[str]
+    rows: list[Scenario]
+
+
+@dataclass(slots=True)
+class ExportReport:
+    """What an export wrote."""
+
+    path: Path
+    scenarios: int
+    training: int
+    models: int
+    gpus: int
+    sweeps: int = 0
+    sheets: list[str] = field(default_factory=list)
+
+
+def write_text(cell: Any, value: Any) -> None:
+    """Write ``value``; strings that a spreadsheet would read as a formula stay text."""
+    cell.value = value
+    if isinstance(value, str) and value.startswith(TEXT_TRIGGERS):
+        cell.data_type = "s"
+        cell.quotePrefix = True
+
+
+def _header(ws: Any, row: int, col: int, text: str, role: str) -> None:
+    cell = ws.cell(row=row, column=col, value=text)
+    cell.font = HEADER_FONT
+    cell.fill = PatternFill("solid", start_color=FILLS.get(role, "305496"),
+                            end_color=FILLS.get(role, "305496"))
+    cell.alignment = Alignment(wrap_text=True, vertical="top")
+
+
+class _Ranges:
+    """Absolute ranges of the lookup tables, shared by every formula."""
+
+    def __init__(self, models: int, gpus: int) -> None:
+        self.model_last = models + 1
+        self.gpu_last = gpus + 1
+        self.gpu_letters = {key: get_column_letter(i) for i, (key, *_rest) in
+                            enumerate(GPU_SHEET, 1)}
+        self.model_letters = {key: get_column_letter(i) for i, key in
+                              enumerate((*MODEL_META, *MODEL_FIGURES), 1)}
+
+    def model(self, key: str, name_cell: str) -> str:
+        col = self.model_letters[key]
+        return (f"INDEX(Models!${col}$2:${col}${self.model_last},"
+                f"MATCH({name_cell},Models!$A$2:$A${self.model_last},0))")
+
+    def gpu(self, key: str, name_cell: str) -> str:
+        col = self.gpu_letters[key]
+        return (f"INDEX(GPUs!${col}$2:${col}${self.gpu_last},"
+                f"MATCH({name_cell},GPUs!$A$2:$A${self.gpu_last},0))")
+
+
+def _lookup_formula(key: str, kind: str, row: int, ranges: _Ranges, col: dict[str, str]
+                    ) -> str | None:
+    """The formula of a lookup column (None for a value written by Python)."""
+    at = {k: f"{v}{row}" for k, v in col.items()}
+    dtype_rows = len(DTYPE_BITS) + 1
+    if key == "weight_bits":
+        return (f"=INDEX(Lists!$B$2:$B${dtype_rows},MATCH({at['weight_dtype']},"
+                f"Lists!$A$2:$A${dtype_rows},0))")
+    if key == "kv_bits":
+        return (f"=INDEX(Lists!$B$2:$B${dtype_rows},MATCH({at['kv_dtype']},"
+                f"Lists!$A$2:$A${dtype_rows},0))")
+    if key == "reserve_bytes":
+        return f"={at['reserve_gib']}*{GiB}"
+    if key == "quant_group_size_effective":
+        return (f'=IF({at["quant_group_size"]}<0,IF({at["weight_dtype"]}="int4",128,0),'
+                f'{at["quant_group_size"]})')
+    if key.endswith("_number"):
+        return f"=IF({at[key.removesuffix('_number')]},1,0)"
+    if key == "attention_convention_code":
+        return f'=IF({at["attention_convention"]}="full",1,0)'
+    if key == "logits_convention_code":
+        return (f'=IF({at["logits_convention"]}="all",1,'
+                f'IF({at["logits_convention"]}="none",2,0))')
+    if key in MODEL_FIGURES:
+        return "=" + ranges.model(key, at["model"])
+    if key == "gpu_memory_bytes":
+        return "=" + ranges.gpu("memory_bytes", at["gpu"])
+    if key == "gpu_bandwidth_bytes_per_s":
+        return "=" + ranges.gpu("bandwidth_bytes_per_s", at["gpu"])
+    if key == "price_usd_per_gpu_hour":
+        return "=" + ranges.gpu("price_usd_per_hour", at["gpu"])
+    if key.startswith("gpu_") and key.endswith("_peak"):
+        return "=" + ranges.gpu(GPU_PEAK_COLUMN[key[4:-5]], at["gpu"])
+    if key == "gpu_flops_per_s":
+        return "=" + _compute_peak(at)
+    return None
+
+
+def _compute_peak(at: dict[str, str]) -> str:
+    """Peak FLOP/s at the compute dtype of the weight dtype: the first of
+    :data:`COMPUTE_DTYPES` the GPU has (the same rule as ``compute_dtype``)."""
+    def first(candidates: tuple[str, ...]) -> str:
+        head, *rest = candidates
+        cell = at[f"gpu_{head}_peak"]
+        return cell if not rest else f"IF({cell}>0,{cell},{first(tuple(rest))})"
+
+    expr = first(COMPUTE_DTYPES["int4"])
+    for dtype in reversed([d for d in WEIGHT_DTYPES if d != "int4"]):
+        expr = f'IF({at["weight_dtype"]}="{dtype}",{first(COMPUTE_DTYPES[dtype])},{expr})'
+    return expr
+
+
+def _input_value(sc: Scenario, column: Column) -> Any:
+    value = sc.inputs[column.key]
+    return bool(value) if column.kind == "bool" else value
+
+
+def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], ranges: _Ranges,
+                         models: dict[str, ModelInfo], styles: Styles, *,
+                         lora_dims: dict[tuple[str, str], int] | None = None,
+                         progress: Callable[[int], None] | None = None) -> list[str]:
+    """Header, formats, validation and conditional formatting through openpyxl; returns the
+    body rows (inputs as values, outputs as formulas) as XML for :func:`fastsheet.inject`."""
+    columns = scenario_columns(kind)
+    col = letters(kind)
+    refs = formula_refs(kind)
+    for j, c in enumerate(columns, 1):
+        _header(ws, 1, j, c.header, c.role)
+    plan: list[tuple[str, str, str, str]] = []  # (letter, role, key or template, style)
+    for j, c in enumerate(columns, 1):
+        letter = get_column_letter(j)
+        style = styles.attr(c.number_format if c.role != "meta" else None)
+        if c.role == "output":
+            text = excel(symbolic(graph(kind).formulas[c.key]),
+                         lambda name: f"{refs[name]}{ROW}")
+            plan.append((letter, "formula", formula_template(text), style))
+        elif c.role == "lookup" and c.key != "model_lora_dims":
+            text = _lookup_formula(c.key, kind, ROW, ranges, col) or ""
+            plan.append((letter, "formula", formula_template(text), style))
+        else:
+            plan.append((letter, c.role if c.key != "model_lora_dims" else "dims", c.key,
+                         style))
+    kinds = {c.key: c.kind for c in columns}
+    rows: list[str] = []
+    for i, sc in enumerate(scenarios):
+        r = i + 2
+        meta = {"id": sc.id or None, "fleet": sc.fleet, "name": sc.name, "model": sc.model,
+                "gpu": sc.gpu, "version": sc.version or None, "notes": sc.notes,
+                "lora_targets": sc.lora_targets}
+        cells = []
+        for letter, role, payload, style in plan:
+            ref = f"{letter}{r}"
+            if role == "formula":
+                cells.append(formula_xml(ref, payload, r, style))
+            elif role == "meta":
+                cells.append(cell_xml(ref, meta[payload], style, styles))
+            elif role == "input":
+                value = sc.inputs[payload]
+                cells.append(cell_xml(ref, bool(value) if kinds[payload] == "bool" else value,
+                                      style, styles))
+            else:
+                cells.append(cell_xml(ref, (lora_dims or {}).get((sc.model, sc.lora_targets),
+                                                                  0), style, styles))
+        rows.append(row_xml(r, cells))
+        if progress:
+            progress(1)
+    last = len(scenarios) + 1
+    ws.freeze_panes = "D2"
+    ws.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{max(last, 2)}"
+    for j, c in enumerate(columns, 1):
+        ws.column_dimensions[get_column_letter(j)].width = max(10, min(28, len(c.header) + 2))
+    _validations(ws, kind, col, last, len(models))
+    if kind == "inference" and last >= 2:
+        fits = col["fits"]
+        ws.conditional_formatting.add(
+            f"A2:{get_column_letter(len(columns))}{last}",
+            FormulaRule(formula=[f"${fits}2=FALSE"], fill=RED))
+        head = col["kv_headroom_bytes"]
+        ws.conditional_formatting.add(
+            f"{head}2:{head}{last}",
+            ColorScaleRule(start_type="num", start_value=0, start_color="F8696B",
+                           mid_type="percentile", mid_value=50, mid_color="FFEB84",
+                           end_type="max", end_color="63BE7B"))
+    if kind == "training" and last >= 2:
+        fits = col["train_fits"]
+        ws.conditional_formatting.add(
+            f"A2:{get_column_letter(len(columns))}{last}",
+            FormulaRule(formula=[f"${fits}2=FALSE"], fill=RED))
+    return rows
+
+
+def _validations(ws: Any, kind: str, col: dict[str, str], last: int, n_models: int) -> None:
+    rows = max(last, 1000)
+    specs = [("model", "=ModelNames"), ("gpu", "=GpuNames"),
+             ("weight_dtype", f'"{",".join(WEIGHT_DTYPES)}"')]
+    if kind == "inference":
+        specs += [("kv_dtype", f'"{",".join(KV_DTYPES)}"'),
+                  ("attention_convention", '"causal,full"'),
+                  ("logits_convention", '"last,all,none"')]
+    for key, formula in specs:
+        dv = DataValidation(type="list", formula1=formula, allow_blank=False,
+                            showErrorMessage=True, errorTitle=f"Invalid {key}",
+                            error=f"Choose a {key} from the list.")
+        dv.add(f"{col[key]}2:{col[key]}{rows}")
+        ws.add_data_validation(dv)
+    from planner.report.layout import input_column
+
+    for c in scenario_columns(kind):
+        if c.role != "input" or c.kind not in ("int", "float"):
+            continue
+        spec = input_column(kind, c.key)
+        if spec is None or spec.minimum is None or spec.maximum is None:
+            continue
+        dv = DataValidation(type="whole" if spec.kind == "int" else "decimal",
+                            operator="between", formula1=str(spec.minimum),
+                            formula2=str(spec.maximum), showErrorMessage=True,
+                            errorTitle=f"Invalid {spec.name}",
+                            error=f"{spec.name} must be {spec.allowed()}.")
+        dv.add(f"{col[c.key]}2:{col[c.key]}{rows}")
+        ws.add_data_validation(dv)
+
+
+def write_models(ws: Any, models: Sequence[ModelInfo]) -> None:
+    """One row per model: config fields, parameter counts, and the figures scenarios use."""
+    for j, key in enumerate((*MODEL_META, *MODEL_FIGURES), 1):
+        _header(ws, 1, j, key, "meta" if key in MODEL_META else "lookup")
+    for i, m in enumerate(models, 2):
+        attn = m.spec.layers[0].attention
+        meta = {"name": m.name, "model_type": m.model_type, "source": m.source,
+                "hidden_size": m.spec.hidden_size, "layers": m.spec.num_layers,
+                "attention_heads": attn.num_heads, "kv_heads": attn.kv_cache_heads,
+                "head_dim": attn.head_dim, "vocab_size": m.spec.vocab_size,
+                "params_total": m.params_total, "params_active": m.params_active}
+        figures = model_figures(m.spec).as_dict()
+        for j, key in enumerate((*MODEL_META, *MODEL_FIGURES), 1):
+            cell = ws.cell(row=i, column=j)
+            write_text(cell, meta[key] if key in meta else figures[key])
+            if isinstance(cell.value, int) and not isinstance(cell.value, bool):
+                cell.number_format = "#,##0"
+    ws.freeze_panes = "B2"
+    for j in range(1, len(MODEL_META) + len(MODEL_FIGURES) + 1):
+        ws.column_dimensions[get_column_letter(j)].width = 16
+
+
+def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> None:
+    """One row per GPU: editable datasheet figures (GiB, TFLOP/s, GB/s, USD) and the base-unit
+    columns scenarios look up, computed from them."""
+    from planner.catalog import gpu_record
+
+    letter = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+    for j, (_key, header, kind, _fmt) in enumerate(GPU_SHEET, 1):
+        _header(ws, 1, j, header, "input" if kind == "value" else "lookup")
+    for i, g in enumerate(gpus, 2):
+        record = {"name": g.name, **gpu_record(g.spec)}
+        for j, (key, _header_text, kind, fmt) in enumerate(GPU_SHEET, 1):
+            cell = ws.cell(row=i, column=j)
+            if kind == "value":
+                value = record.get(key)
+                write_text(cell, value if value not in (None, "") or key in ("vendor", "label",
+                                                                              "source") else None)
+            else:
+                cell.value = kind.format(**{k: f"{v}{i}" for k, v in letter.items()})
+            if fmt:
+                cell.number_format = fmt
+    ws.freeze_panes = "B2"
+    for j in range(1, len(GPU_SHEET) + 1):
+        ws.column_dimensions[get_column_letter(j)].width = 18
+
+
+def write_lists(ws: Any) -> None:
+    """Lookup tables: dtype → bits."""
+    _header(ws, 1, 1, "dtype", "meta")
+    _header(ws, 1, 2, "bits", "meta")
+    for i, (name, bits) in enumerate(DTYPE_BITS.items(), 2):
+        ws.cell(row=i, column=1, value=name)
+        ws.cell(row=i, column=2, value=bits)
+
+
+SUMMARY_KEYS = (
+    ("fits", "fits", None, "{c}"),
+    ("shortfall [GiB]", "shortfall_bytes", "0.00", "{c}/1073741824"),
+    ("weights/GPU [GiB]", "weights_bytes_per_gpu", "0.00", "{c}/1073741824"),
+    ("KV in use/GPU [GiB]", "kv_in_use_bytes_per_gpu", "0.00", "MIN({c},{budget})/1073741824"),
+    ("headroom/GPU [GiB]", "kv_headroom_bytes", "0.00", "MAX({c},0)/1073741824"),
+    ("reserve/GPU [GiB]", "reserve_bytes_per_gpu", "0.00", "{c}/1073741824"),
+    ("max sequences", "max_concurrent_sequences", "#,##0", "{c}"),
+    ("TTFT [ms]", "ttft_s", "#,##0.00", "{c}*1000"),
+    ("TPOT [ms]", "tpot_s", "#,##0.00", "{c}*1000"),
+    ("output [tokens/s]", "throughput_tokens_per_s", "#,##0.0", "{c}"),
+    ("cost [USD/h]", "cost_usd_per_hour", '"$"#,##0.00', "{c}"),
+    ("cost [USD/M output tokens]", "cost_usd_per_million_output_tokens", '"$"#,##0.0000', "{c}"),
+)
+
+
+def write_summary(ws: Any, scenarios: Sequence[Scenario], fleets: list[str],
+                  gpu_names: list[str], styles: Styles) -> list[str]:
+    """Fleet roll-up (live SUMIFS over the Scenarios sheet), key figures per scenario in
+    display units (GiB, ms, USD), and charts."""
+    col = letters("inference")
+    n = len(scenarios)
+    last = n + 1
+    ws["A1"] = "Fleet roll-up"
+    ws["A1"].font = Font(bold=True, size=14)
+    headers = ["fleet", "scenarios", "not fitting", "GPUs", "cost [USD/h]", "cost [USD/month]",
+               "output tokens/day", *[f"{g} [GPUs]" for g in gpu_names]]
+    for j, h in enumerate(headers, 1):
+        _header(ws, 2, j, h, "meta")
+    rng = lambda key: f"Scenarios!${col[key]}$2:${col[key]}${max(last, 2)}"  # noqa: E731
+    for i, fleet in enumerate(fleets, 3):
+        write_text(ws.cell(row=i, column=1), fleet)
+        f = f"$A{i}"
+        ws.cell(row=i, column=2, value=f"=COUNTIFS({rng('fleet')},{f})")
+        ws.cell(row=i, column=3, value=f"=COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE)")
+        ws.cell(row=i, column=4, value=f"=SUMIFS({rng('gpus')},{rng('fleet')},{f})")
+        ws.cell(row=i, column=5, value=f"=SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f})")
+        ws.cell(row=i, column=6,
+                value=f"=SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f})")
+        ws.cell(row=i, column=7, value=f"=SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f})")
+        for j, g in enumerate(gpu_names, 8):
+            ws.cell(row=i, column=j,
+                    value=f'=SUMIFS({rng("gpus")},{rng("fleet")},{f},{rng("gpu")},"{g}")')
+        for j, fmt in ((5, '"$"#,##0.00'), (6, '"$"#,##0.00'), (7, "#,##0")):
+            ws.cell(row=i, column=j).number_format = fmt
+    top = len(fleets) + 5
+    ws.cell(row=top - 1, column=1, value="Scenarios (red: does not fit)").font = Font(bold=True)
+    _header(ws, top, 1, "scenario", "meta")
+    for j, (label, *_rest) in enumerate(SUMMARY_KEYS, 2):
+        _header(ws, top, j, label, "output")
+    plan = []
+    for j, (_label, key, fmt, template) in enumerate(SUMMARY_KEYS, 2):
+        text = template.format(c=f"Scenarios!{col[key]}{ROW}",
+                               budget=f"MAX(Scenarios!{col['kv_budget_bytes']}{ROW},0)")
+        plan.append((get_column_letter(j), formula_template(text), styles.attr(fmt)))
+    body = []
+    for i, sc in enumerate(scenarios):
+        r, src = top + 1 + i, i + 2
+        cells = [cell_xml(f"A{r}", f"{sc.fleet}/{sc.name}", "", styles)]
+        cells += [formula_xml(f"{letter}{r}", t.replace(ROW, str(src)), r, style)
+                  for letter, t, style in plan]
+        body.append(row_xml(r, cells))
+    if n:
+        end = top + n
+        ws.conditional_formatting.add(
+            f"A{top + 1}:{get_column_letter(len(SUMMARY_KEYS) + 1)}{end}",
+            FormulaRule(formula=[f"$B{top + 1}=FALSE"], fill=RED))
+        memory = BarChart()
+        memory.type, memory.grouping, memory.overlap = "bar", "stacked", 100
+        memory.title, memory.y_axis.title = "Memory per GPU [GiB]", "GiB"
+        memory.add_data(Reference(ws, min_col=4, max_col=7, min_row=top, max_row=end),
+                        titles_from_data=True)
+        memory.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=end))
+        memory.height, memory.width = max(7.5, 0.6 * n + 3), 18
+        ws.add_chart(memory, f"{get_column_letter(len(SUMMARY_KEYS) + 3)}2")
+        cost = BarChart()
+        cost.type, cost.title, cost.y_axis.title = "bar", "Cost per scenario [USD/h]", "USD/h"
+        cost.add_data(Reference(ws, min_col=12, min_row=top, max_row=end),
+                      titles_from_data=True)
+        cost.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=end))
+        cost.height, cost.width = max(7.5, 0.6 * n + 3), 18
+        ws.add_chart(cost, f"{get_column_letter(len(SUMMARY_KEYS) + 3)}{int(max(18, n * 1.3))}")
+    ws.column_dimensions["A"].width = 40
+    for j in range(2, len(headers) + 2):
+        ws.column_dimensions[get_column_letter(j)].width = 16
+    ws.freeze_panes = "B3"
+    return body
+
+
+def write_sweep_chart(ws: Any, sweep: Sweep) -> None:
+    """Throughput against the first varied column of a sweep sheet."""
+    col = letters("inference")
+    x = sweep.varied[0] if sweep.varied else "batch"
+    n = len(sweep.rows)
+    chart = LineChart()
+    chart.title = f"{sweep.title}: output throughput against {x}"
+    chart.y_axis.title, chart.x_axis.title = "tokens/s", x
+    tput = _col_index(col["throughput_tokens_per_s"])
+    chart.add_data(Reference(ws, min_col=tput, min_row=1, max_row=n + 1), titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=_col_index(col[x]) if x in col else 1,
+                                   min_row=2, max_row=n + 1))
+    ws.add_chart(chart, "H" + str(n + 4))
+
+
+def _col_index(letter: str) -> int:
+    from openpyxl.utils import column_index_from_string
+
+    return column_index_from_string(letter)
+
+
+@dataclass(slots=True)
+class Built:
+    """A workbook and the fast-written sheet bodies to splice in when it is saved."""
+
+    workbook: Workbook
+    bodies: dict[str, tuple[list[str], int, int]]
+
+
+def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
+                   gpus: Sequence[GpuInfo], *, sweeps: Sequence[Sweep] = (),
+                   progress: Callable[[int], None] | None = None) -> Built:
+    """The whole report (saved by :func:`save_workbook`)."""
+    from planner.service import lora_dims
+
+    wb = Workbook()
+    styles = Styles(wb)
+    summary = wb.active
+    summary.title = "Summary"
+    ranges = _Ranges(len(models), len(gpus))
+    by_name = {m.name: m for m in models}
+    inference = [s for s in scenarios if s.kind == "inference"]
+    training = [s for s in scenarios if s.kind == "training"]
+    bodies: dict[str, tuple[list[str], int, int]] = {}
+    width = {k: len(scenario_columns(k)) for k in SCENARIO_SHEETS}
+    rows = write_scenario_sheet(wb.create_sheet(SCENARIO_SHEETS["inference"]), "inference",
+                                inference, ranges, by_name, styles, progress=progress)
+    bodies["Scenarios"] = (rows, len(inference) + 1, width["inference"])
+    dims = {(s.model, s.lora_targets): lora_dims(by_name[s.model].spec, s.lora_targets)
+            for s in training if s.inputs.get("lora_rank")}
+    rows = write_scenario_sheet(wb.create_sheet(SCENARIO_SHEETS["training"]), "training",
+                                training, ranges, by_name, styles, lora_dims=dims,
+                                progress=progress)
+    bodies["Training"] = (rows, len(training) + 1, width["training"])
+    write_models(wb.create_sheet("Models"), models)
+    write_gpus(wb.create_sheet("GPUs"), gpus)
+    write_lists(wb.create_sheet("Lists"))
+    for k, sweep in enumerate(sweeps, 1):
+        ws = wb.create_sheet(f"Sweep {k}")
+        rows = write_scenario_sheet(ws, "inference", sweep.rows, ranges, by_name, styles)
+        bodies[ws.title] = (rows, len(sweep.rows) + 1, width["inference"])
+        write_sweep_chart(ws, sweep)
+    fleets = sorted({s.fleet for s in scenarios})
+    body = write_summary(summary, inference, fleets, sorted({s.gpu for s in inference}), styles)
+    bodies["Summary"] = (body, len(fleets) + 5 + len(inference), len(SUMMARY_KEYS) + 1 +
+                         len({s.gpu for s in inference}) + 7)
+    styles.close()
+    wb.defined_names["ModelNames"] = DefinedName(
+        "ModelNames", attr_text=f"Models!$A$2:$A${max(len(models) + 1, 2)}")
+    wb.defined_names["GpuNames"] = DefinedName(
+        "GpuNames", attr_text=f"GPUs!$A$2:$A${max(len(gpus) + 1, 2)}")
+    wb.calculation.fullCalcOnLoad = True
+    return Built(wb, bodies)
+
+
+def save_workbook(built: Built, path: Path, *, force: bool = False) -> None:
+    """Save atomically (a temporary file renamed into place); refuse to overwrite without
+    ``force``; a clear error for an unwritable path."""
+    path = Path(path)
+    if path.suffix.lower() != ".xlsx":
+        raise PlannerError(f"{path}: the report must be an .xlsx file")
+    if path.exists() and not force:
+        raise PlannerError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.exists():
+        raise PlannerError(f"cannot write {path}: folder {path.parent} does not exist")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        built.workbook.save(tmp)
+        inject(tmp, built.bodies)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise PlannerError(f"cannot write {path}: {exc.strerror or exc}") from exc

@@ -1,0 +1,163 @@
+"""The workbook's layout: which columns each sheet has, their headers, units and formats.
+
+Export writes it and import reads it back, so both sides share this one description. A
+scenario sheet (``Scenarios`` for inference, ``Training``) has four bands of columns:
+
+* meta: id, fleet, name, model, gpu, version (what the row is);
+* inputs: the input columns of the registry, as plain values a recipient may edit;
+* outputs: every output column, each a live formula rendered from its estimator definition;
+* lookups: the numeric forms the formulas read: dtype bits, codes, and the model's and GPU's
+  figures fetched from the Models and GPUs sheets with INDEX/MATCH, so editing a GPU's price or
+  memory there flows into every scenario.
+
+Headers are ``name [unit]``; import matches them by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from openpyxl.utils import get_column_letter
+
+from planner.estimator.figures import ModelFigures
+from planner.sheet.inputs import NUMERIC_INPUTS, InputColumn
+from planner.sheet.outputs import GPU_COLUMNS, figure_columns, output_columns
+from planner.sheet.table import graph, inputs_of
+
+Role = Literal["meta", "input", "output", "lookup"]
+
+SCENARIO_SHEETS = {"inference": "Scenarios", "training": "Training"}
+KNOWN_SHEETS = ("Summary", "Scenarios", "Training", "Models", "GPUs", "Lists")
+"""Sheets the planner writes (plus ``Sweep …`` sheets when sweeps are included)."""
+
+NUMBER_FORMATS = {
+    "B": "#,##0", "FLOPs": "0.000E+00", "s": "0.000000", "tokens": "#,##0",
+    "sequences": "#,##0", "params": "#,##0", "count": "#,##0", "GPUs": "#,##0",
+    "bits": "0.###", "fraction": "0.0000", "tokens/s": "#,##0.0", "requests/s": "#,##0.000",
+    "tokens/day": "#,##0", "FLOPs/token": "0.000E+00", "USD": '"$"#,##0.00',
+    "USD/h": '"$"#,##0.00', "USD/month": '"$"#,##0.00', "USD/Mtok": '"$"#,##0.0000',
+    "GPU-h": "#,##0.0", "B/s": "0.000E+00", "FLOP/s": "0.000E+00", "USD/GPU-h": '"$"#,##0.00',
+    "elements": "#,##0", "FLOPs/pair": "#,##0", "code": "0", "GiB": "#,##0.00",
+    "fraction of memory": "0.00", "h": "#,##0", "stage": "0", "rank": "0",
+}
+
+GPU_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4")
+GPU_SHEET = (
+    # key, header, kind ('value' or a formula template over {col}), number format
+    ("name", "name", "value", None),
+    ("vendor", "vendor", "value", None),
+    ("label", "label", "value", None),
+    ("memory_gib", "memory_gib [GiB]", "value", "#,##0.00"),
+    ("bf16_tflops", "bf16_tflops [TFLOP/s dense]", "value", "#,##0.0"),
+    ("fp16_tflops", "fp16_tflops [TFLOP/s dense]", "value", "#,##0.0"),
+    ("fp8_tflops", "fp8_tflops [TFLOP/s dense]", "value", "#,##0.0"),
+    ("int8_tops", "int8_tops [TOP/s dense]", "value", "#,##0.0"),
+    ("int4_tops", "int4_tops [TOP/s dense]", "value", "#,##0.0"),
+    ("memory_bandwidth_gb_per_s", "memory_bandwidth_gb_per_s [GB/s]", "value", "#,##0"),
+    ("price_usd_per_hour", "price_usd_per_hour [USD/GPU-h]", "value", '"$"#,##0.00'),
+    ("price_is_example", "price_is_example", "value", None),
+    ("memory_bytes", "memory_bytes [B]", "={memory_gib}*1073741824", "#,##0"),
+    ("bf16_flops_per_s", "bf16_flops_per_s [FLOP/s]", "={bf16_tflops}*1E+12", "0.000E+00"),
+    ("fp16_flops_per_s", "fp16_flops_per_s [FLOP/s]", "={fp16_tflops}*1E+12", "0.000E+00"),
+    ("fp8_flops_per_s", "fp8_flops_per_s [FLOP/s]", "={fp8_tflops}*1E+12", "0.000E+00"),
+    ("int8_ops_per_s", "int8_ops_per_s [OP/s]", "={int8_tops}*1E+12", "0.000E+00"),
+    ("int4_ops_per_s", "int4_ops_per_s [OP/s]", "={int4_tops}*1E+12", "0.000E+00"),
+    ("bandwidth_bytes_per_s", "bandwidth_bytes_per_s [B/s]",
+     "={memory_bandwidth_gb_per_s}*1E+9", "0.000E+00"),
+    ("source", "source", "value", None),
+)
+GPU_PEAK_COLUMN = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
+                   "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
+
+MODEL_META = ("name", "model_type", "source", "hidden_size", "layers", "attention_heads",
+              "kv_heads", "head_dim", "vocab_size", "params_total", "params_active")
+MODEL_FIGURES = tuple(ModelFigures.__dataclass_fields__)
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a scenario sheet."""
+
+    key: str
+    role: Role
+    unit: str = ""
+    kind: str = ""
+    """For inputs: the registry kind (int, float, choice, bool)."""
+
+    @property
+    def header(self) -> str:
+        """``key [unit]``."""
+        return f"{self.key} [{self.unit}]" if self.unit else self.key
+
+    @property
+    def number_format(self) -> str | None:
+        """The Excel number format of the unit, if any."""
+        return NUMBER_FORMATS.get(self.unit)
+
+
+META_COLUMNS = ("id", "fleet", "name", "model", "gpu", "version")
+
+LOOKUP_NUMERIC = {
+    "inference": ("weight_bits", "kv_bits", "reserve_bytes", "quant_group_size_effective",
+                  "keep_embeddings_16bit_number", "attention_convention_code",
+                  "logits_convention_code"),
+    "training": ("weight_bits", "reserve_bytes", "quant_group_size_effective",
+                 "keep_embeddings_16bit_number", "activation_recompute_number",
+                 "include_attention_flops_number", "model_lora_dims"),
+}
+"""Numeric forms of inputs that the formulas read, and where they come from."""
+FORMULA_NAME = {
+    "quant_group_size_effective": "quant_group_size",
+    "keep_embeddings_16bit_number": "keep_embeddings_16bit",
+    "attention_convention_code": "attention_convention",
+    "logits_convention_code": "logits_convention",
+    "activation_recompute_number": "activation_recompute",
+    "include_attention_flops_number": "include_attention_flops",
+}
+"""Lookup column → the column name the formulas use for it."""
+GPU_LOOKUPS = ("gpu_memory_bytes", "gpu_bandwidth_bytes_per_s", "price_usd_per_gpu_hour",
+               *(f"gpu_{d}_peak" for d in GPU_DTYPES), "gpu_flops_per_s")
+
+
+@cache
+def scenario_columns(kind: str) -> tuple[Column, ...]:
+    """Every column of the scenario sheet of ``kind``, in order."""
+    cols: list[Column] = [Column(k, "meta") for k in META_COLUMNS]
+    if kind == "training":
+        cols.append(Column("lora_targets", "meta"))
+    cols.append(Column("notes", "meta"))
+    cols += [Column(c.name, "input", c.unit if c.unit not in ("bool", "dtype", "convention")
+                    else "", c.kind) for c in inputs_of(kind)]
+    outputs = output_columns()
+    cols += [Column(name, "output", outputs[name].unit) for name in graph(kind).outputs]
+    for key in LOOKUP_NUMERIC[kind]:
+        unit = NUMERIC_INPUTS.get(FORMULA_NAME.get(key, key), ("", ""))[1]
+        cols.append(Column(key, "lookup", "B" if key == "reserve_bytes" else unit))
+    figures = figure_columns()
+    cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
+    for key in GPU_LOOKUPS:
+        unit = GPU_COLUMNS[key][1] if key in GPU_COLUMNS else "FLOP/s"
+        cols.append(Column(key, "lookup", unit))
+    return tuple(cols)
+
+
+def letters(kind: str) -> dict[str, str]:
+    """Column key → column letter on the scenario sheet of ``kind``."""
+    return {c.key: get_column_letter(i) for i, c in enumerate(scenario_columns(kind), 1)}
+
+
+def formula_refs(kind: str) -> dict[str, str]:
+    """Formula column name → the sheet column holding its number."""
+    by_key = letters(kind)
+    refs = dict(by_key)
+    for key, name in FORMULA_NAME.items():
+        if key in by_key:
+            refs[name] = by_key[key]
+    return refs
+
+
+def input_column(kind: str, key: str) -> InputColumn | None:
+    """The registry input column of ``key`` (None for meta columns)."""
+    return next((c for c in inputs_of(kind) if c.name == key), None)
