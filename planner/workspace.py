@@ -499,6 +499,60 @@ class Workspace:
             return [Change(r.change_set, r.field, _decode(r.old_value), _decode(r.new_value),
                            r.version_after, r.changed_at, r.undone) for r in rows]
 
+    def undo(self, fleet: str) -> list[Change] | None:
+        """Revert the latest change set of ``fleet``'s scenarios that is not undone yet; returns
+        its changes (None when there is nothing to undo). Refused, changing nothing, if the
+        scenario was changed since that change set."""
+        return self._step(fleet, undo=True)
+
+    def redo(self, fleet: str) -> list[Change] | None:
+        """Re-apply the change set undone last, if no edit came after it."""
+        return self._step(fleet, undo=False)
+
+    def _step(self, fleet: str, *, undo: bool) -> list[Change] | None:
+        with self._write() as s:
+            fleet_row = self._fleet_row(s, fleet)
+            ids = select(ScenarioRow.id).where(ScenarioRow.fleet_id == fleet_row.id)
+            log = select(ScenarioChangeRow).where(ScenarioChangeRow.scenario_id.in_(ids))
+            if undo:
+                target = s.scalar(log.where(ScenarioChangeRow.undone.is_(False))
+                                  .order_by(ScenarioChangeRow.id.desc()).limit(1))
+            else:
+                latest_done = s.scalar(select(func.max(ScenarioChangeRow.id)).where(
+                    ScenarioChangeRow.scenario_id.in_(ids),
+                    ScenarioChangeRow.undone.is_(False))) or 0
+                target = s.scalar(log.where(ScenarioChangeRow.undone.is_(True),
+                                            ScenarioChangeRow.id > latest_done)
+                                  .order_by(ScenarioChangeRow.id.asc()).limit(1))
+            if target is None:
+                return None
+            rows = list(s.scalars(select(ScenarioChangeRow).where(
+                ScenarioChangeRow.change_set == target.change_set)
+                .order_by(ScenarioChangeRow.id)))
+            scenario = s.get(ScenarioRow, target.scenario_id,
+                             with_for_update=self.engine.dialect.name == "postgresql")
+            assert scenario is not None
+            # Every edit, undo and redo records the version it left; a scenario at another
+            # version was changed outside the log, and is not reverted blindly.
+            expected = s.scalar(select(func.max(ScenarioChangeRow.version_after)).where(
+                ScenarioChangeRow.scenario_id == scenario.id))
+            if scenario.version != expected:
+                raise ConflictError(f"scenario {fleet}/{scenario.name}", expected,
+                                    scenario.version,
+                                    self._changed_since(s, scenario.id, expected))
+            values = {r.field: _decode(r.old_value if undo else r.new_value) for r in rows}
+            fresh = self._build_row(s, scenario.fleet, {**self._field_values(scenario),
+                                                        **values})
+            for column in ScenarioRow.__table__.columns:
+                if column.name not in ("id", "fleet_id", "version", "created_at", "updated_at"):
+                    setattr(scenario, column.key, getattr(fresh, column.key))
+            s.flush()
+            for r in rows:
+                r.undone = undo
+                r.version_after = scenario.version
+            return [Change(r.change_set, r.field, _decode(r.old_value), _decode(r.new_value),
+                           r.version_after, r.changed_at, r.undone) for r in rows]
+
     def copy_scenario(self, fleet: str, name: str, new_name: str,
                       to_fleet: str | None = None) -> Scenario:
         """A what-if copy of a scenario, in the same fleet or another."""

@@ -238,3 +238,44 @@ def test_config_json_is_kept_verbatim(ws: Workspace) -> None:
     ws.import_model(odd, "odd-spacing")
     with read_session(ws.engine) as s:
         assert s.scalar(select(ModelRow.config_json).where(ModelRow.name == "odd-spacing")) == odd
+
+
+def test_undo_redo_survive_reopen(ws: Workspace, db_url: str) -> None:
+    name = "llama3-8b-24gib-6x8k"
+    ws.set_scenario("demo", name, {"batch": 7})
+    ws.set_scenario("demo", name, {"gpu": "l4", "notes": "moved"})
+    assert ws.undo("demo")[0].field in ("gpu", "notes")
+    sc = ws.scenario("demo", name)
+    assert (sc.gpu, sc.notes, sc.inputs["batch"]) == ("rtx-4090", ws.scenario(
+        "demo", name).notes, 7)
+    with Workspace.open(db_url) as again:        # the history lives in the database
+        assert [c.field for c in again.undo("demo")] == ["batch"]
+        assert again.scenario("demo", name).inputs["batch"] == 6
+        assert again.undo("demo") is None
+        assert [c.field for c in again.redo("demo")] == ["batch"]
+        assert again.scenario("demo", name).inputs["batch"] == 7
+    redone = ws.redo("demo")
+    assert {c.field for c in redone} == {"gpu", "notes"}
+    assert ws.scenario("demo", name).gpu == "l4"
+    assert ws.redo("demo") is None
+    ws.undo("demo")
+    ws.set_scenario("demo", name, {"batch": 2})   # a new edit ends the redo history
+    assert ws.redo("demo") is None
+    # the history is shared: an undo reverts the fleet's latest edit, whoever made it
+    other = "llama3-8b-request-1024+128"
+    ws.set_scenario("demo", other, {"batch": 9})
+    assert [(c.field, c.new_value) for c in ws.undo("demo")] == [("batch", 9)]
+    assert ws.scenario("demo", other).inputs["batch"] == 1
+    # a scenario changed outside the log is not reverted blindly; nothing changes
+    from sqlalchemy import text
+
+    from tests.store_fixtures import dump as snapshot
+
+    ws.set_scenario("demo", other, {"batch": 4})
+    with ws.engine.begin() as conn:
+        conn.execute(text("UPDATE scenarios SET batch = 5, version = version + 1 "
+                          f"WHERE name = '{other}'"))
+    state = snapshot(db_url)
+    with pytest.raises(ConflictError):
+        ws.undo("demo")
+    assert snapshot(db_url) == state
