@@ -25,11 +25,18 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
     """LLM capacity planning from a model's architecture: weight memory, KV cache, concurrency,
     FLOPs, latency and throughput bounds, serving and training cost.
 
+    Without a command, opens the terminal UI on the database (press ? there for the keys).
+
     Units: GB = 10^9 B, GiB = 2^30 B; FLOPs are counts, FLOP/s rates.
     """
     ctx.ensure_object(dict)["db"] = db_url
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        from planner.cli.common import workspace
+
+        ws = workspace(ctx)  # creates, migrates and seeds on first run; errors exit 2
+        from planner.tui.app import create_app
+
+        create_app(workspace=ws).run()
 
 
 def _register() -> None:

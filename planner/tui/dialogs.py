@@ -1,0 +1,217 @@
+"""Modal dialogs of the terminal UI: typed cell editor, prompts, confirmation, help, fleets.
+
+Every dialog returns its result through ``dismiss`` (None when cancelled with Escape), so the
+caller decides what to do; none of them touches the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.validation import ValidationResult, Validator
+from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from planner.errors import PlannerError
+
+
+class ColumnValidator(Validator):
+    """Validates as you type with an input column's own ``parse`` (the CLI's rules)."""
+
+    def __init__(self, parse: Callable[[str], Any]) -> None:
+        super().__init__()
+        self.parse = parse
+
+    def validate(self, value: str) -> ValidationResult:
+        try:
+            self.parse(value)
+        except PlannerError as exc:
+            return self.failure(str(exc))
+        return self.success()
+
+
+class EditDialog(ModalScreen[Any]):
+    """Edit one value: a text field validated as you type, or a list of choices.
+
+    ``check`` validates the whole scenario with the new value on Enter; its error keeps the
+    dialog open and shows the reason, so an invalid edit never leaves the dialog."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    EditDialog { align: center middle; }
+    EditDialog > Vertical { width: 72; height: auto; max-height: 90%; border: thick $accent;
+                            background: $surface; padding: 1 2; }
+    EditDialog #help { color: $text-muted; margin-bottom: 1; }
+    EditDialog #error { color: $error; height: auto; }
+    EditDialog OptionList { height: auto; max-height: 16; }
+    """
+
+    def __init__(self, title: str, value: Any, *, help_text: str = "",
+                 choices: Sequence[str] | None = None,
+                 parse: Callable[[str], Any] | None = None,
+                 check: Callable[[Any], None] | None = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.help_text = help_text
+        self.choices = list(choices) if choices is not None else None
+        self.parse = parse or (lambda text: text)
+        self.check = check
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"[b]{self.title_text}[/]")
+            yield Static(self.help_text, id="help")
+            if self.choices is not None:
+                options = [Option(c, id=c) for c in self.choices]
+                option_list = OptionList(*options, id="choices")
+                yield option_list
+            else:
+                yield Input(value="" if self.value is None else str(self.value), id="value",
+                            validators=[ColumnValidator(self.parse)], select_on_focus=True)
+            yield Static("", id="error")
+            yield Label("[dim]Enter to accept · Esc to cancel[/]")
+
+    def on_mount(self) -> None:
+        if self.choices is not None:
+            option_list = self.query_one(OptionList)
+            if self.value is not None and str(self.value) in self.choices:
+                option_list.highlighted = self.choices.index(str(self.value))
+            option_list.focus()
+        else:
+            self.query_one(Input).focus()
+
+    def _accept(self, raw: Any) -> None:
+        try:
+            value = self.parse(raw)
+            if self.check is not None:
+                self.check(value)
+        except PlannerError as exc:
+            self.query_one("#error", Static).update(str(exc))
+            return
+        self.dismiss(value)
+
+    @on(Input.Changed, "#value")
+    def _typed(self, event: Input.Changed) -> None:
+        result = event.validation_result
+        self.query_one("#error", Static).update(
+            "" if result is None or result.is_valid else "; ".join(
+                result.failure_descriptions))
+
+    @on(Input.Submitted, "#value")
+    def _submitted(self, event: Input.Submitted) -> None:
+        self._accept(event.value)
+
+    @on(OptionList.OptionSelected, "#choices")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self._accept(str(event.option.id))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """Yes or no."""
+
+    BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes"),
+                Binding("n", "no", "No")]
+    DEFAULT_CSS = """
+    ConfirmDialog { align: center middle; }
+    ConfirmDialog > Vertical { width: 60; height: auto; border: thick $warning;
+                               background: $surface; padding: 1 2; }
+    ConfirmDialog Horizontal { height: auto; margin-top: 1; }
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.question)
+            with Horizontal():
+                yield Button("Yes (y)", id="yes", variant="error")
+                yield Button("No (n)", id="no", variant="primary")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
+class FleetDialog(ModalScreen[str | None]):
+    """Pick a fleet, or type a new name to create one."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    FleetDialog { align: center middle; }
+    FleetDialog > Vertical { width: 64; height: auto; max-height: 90%; border: thick $accent;
+                             background: $surface; padding: 1 2; }
+    FleetDialog OptionList { height: auto; max-height: 14; }
+    """
+
+    def __init__(self, fleets: Sequence[tuple[str, int]], current: str) -> None:
+        super().__init__()
+        self.fleets = list(fleets)
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("[b]Switch fleet[/] (Enter) — or Tab and type a new fleet's name")
+            yield OptionList(*[Option(f"{name}  [dim]({n} scenarios)[/]", id=name)
+                               for name, n in self.fleets], id="fleets")
+            yield Input(placeholder="new fleet name, then Enter", id="new")
+
+    def on_mount(self) -> None:
+        names = [n for n, _ in self.fleets]
+        option_list = self.query_one(OptionList)
+        if self.current in names:
+            option_list.highlighted = names.index(self.current)
+        option_list.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(str(event.option.id))
+
+    @on(Input.Submitted, "#new")
+    def _new(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.dismiss("+" + event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextScreen(ModalScreen[None]):
+    """A scrollable page of text (help, comparison, sweep results)."""
+
+    BINDINGS = [Binding("escape,q", "close", "Close")]
+    DEFAULT_CSS = """
+    TextScreen { align: center middle; }
+    TextScreen > VerticalScroll { width: 90%; height: 90%; border: thick $accent;
+                                  background: $surface; padding: 1 2; }
+    """
+
+    def __init__(self, title: str, body: Any) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Label(f"[b]{self.title_text}[/]  [dim](Esc to close)[/]")
+            yield Static(self.body, id="body")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

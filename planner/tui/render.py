@@ -1,0 +1,148 @@
+"""What the UI shows for a scenario: grid cells and the details pane (memory bar, latency,
+throughput, cost, and the explanation of the selected output). Pure functions over scenarios
+and their outputs; no widgets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from planner.domain import Scenario
+from planner.sheet.outputs import column_label, format_value, output_columns
+
+__all__ = ["format_value"]
+from planner.sheet.table import inputs_of
+from planner.units import fmt_bytes_gib, fmt_seconds, fmt_usd
+
+KEY_OUTPUTS = {
+    "inference": ("fits", "max_concurrent_sequences", "max_context_tokens", "kv_headroom_bytes",
+                  "weights_bytes_per_gpu", "ttft_s", "tpot_s", "e2e_latency_s",
+                  "throughput_tokens_per_s", "cost_usd_per_hour", "cost_usd_per_month",
+                  "cost_usd_per_million_output_tokens"),
+    "training": ("train_fits", "trainable_params", "train_flops", "train_time_s", "gpu_hours",
+                 "train_cost_usd", "train_memory_bytes_per_gpu", "tokens_for_usd"),
+}
+"""Output columns shown in the grid (the details pane and explain reach every output)."""
+
+
+def grid_columns(kind: str) -> list[tuple[str, str, str]]:
+    """(key, header, role) of every grid column: name, model, gpu, inputs, key outputs."""
+    cols = [("name", "scenario", "meta"), ("model", "model", "meta"), ("gpu", "GPU", "meta")]
+    if kind == "training":
+        cols.append(("lora_targets", "LoRA targets", "meta"))
+    for c in inputs_of(kind):
+        unit = f"\n[{c.unit}]" if c.unit not in ("bool", "dtype", "convention", "") else "\n "
+        cols.append((c.name, f"{c.name}{unit}", "input"))
+    outputs = output_columns()
+    for name in KEY_OUTPUTS[kind]:
+        cols.append((name, f"{name}\n[{outputs[name].unit}]", "output"))
+    return cols
+
+
+WIDE = {"model": 22, "gpu": 12, "lora_targets": 14, "notes": 24}
+
+
+def column_width(key: str, header: str) -> int:
+    """A grid column's width: its header, or room for typical values."""
+    return max(WIDE.get(key, 10), *(len(line) for line in header.split("\n")))
+
+
+def fits_of(kind: str, outputs: dict[str, Any]) -> bool:
+    """Whether the scenario fits (inference) or its training memory fits."""
+    return bool(outputs.get("fits" if kind == "inference" else "train_fits", True))
+
+
+def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
+    """One grid cell: meta and inputs as plain text, outputs styled and with units."""
+    if key == "name":
+        text = Text(sc.name)
+        if not fits_of(sc.kind, outputs):
+            text = Text("✗ " + sc.name, style="bold red")
+        return text
+    if role == "meta":
+        return str(getattr(sc, key))
+    if role == "input":
+        value = sc.inputs[key]
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+            return f"{value:,.1f}" if abs(value) < 10 else f"{value:,.0f}"
+        return f"{value:,}" if isinstance(value, int) else str(value)
+    value = outputs.get(key)
+    if value is None:
+        return Text("–", style="dim")
+    shown = format_value(key, value)
+    style = "italic cyan"
+    if key in ("fits", "train_fits"):
+        style = "bold green" if value else "bold red"
+    elif key == "kv_headroom_bytes" and value < 0:
+        style = "bold red"
+    return Text(shown, style=style, justify="right")
+
+
+def memory_bar(outputs: dict[str, Any], gpu_memory_bytes: float, width: int = 48) -> Text:
+    """Weights / KV in use / free headroom / reserve against one GPU's memory."""
+    weights = max(0.0, outputs["weights_bytes_per_gpu"])
+    reserve = max(0.0, outputs["reserve_bytes_per_gpu"])
+    budget = max(0.0, outputs["kv_budget_bytes"])
+    in_use = min(outputs["kv_in_use_bytes_per_gpu"], budget)
+    free = max(0.0, budget - in_use)
+    parts = (("weights", weights, "blue"), ("KV in use", in_use, "magenta"),
+             ("free", free, "green"), ("reserve", reserve, "yellow"))
+    total = max(gpu_memory_bytes, weights + in_use + free + reserve, 1.0)
+    bar = Text()
+    used = 0
+    for i, (_, amount, color) in enumerate(parts):
+        cells = round(width * amount / total) if i < len(parts) - 1 else max(
+            0, width - used)
+        cells = min(cells, width - used)
+        bar.append("█" * cells, style=color)
+        used += cells
+    legend = Text()
+    for label, amount, color in parts:
+        legend.append("■ ", style=color)
+        legend.append(f"{label} {fmt_bytes_gib(amount)}  ")
+    if not outputs["fits"]:
+        legend.append(f"\nshort {fmt_bytes_gib(outputs['shortfall_bytes'])} per GPU",
+                      style="bold red")
+    return Text.assemble(bar, "\n", legend)
+
+
+def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
+            explanation: str = "") -> Group:
+    """The details pane of one scenario."""
+    title = Text(f"{sc.fleet}/{sc.name}", style="bold")
+    title.append(f"  {sc.model} on {sc.inputs['gpus']} × {sc.gpu} (v{sc.version})",
+                 style="dim")
+    parts: list[Any] = [title]
+    if sc.notes:
+        parts.append(Text(sc.notes, style="italic"))
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    if sc.kind == "inference":
+        parts += [Text(f"\nMemory per GPU ({fmt_bytes_gib(gpu_memory_bytes)})", style="bold"),
+                  memory_bar(outputs, gpu_memory_bytes)]
+        rows = [
+            ("TTFT", f"{fmt_seconds(outputs['ttft_s'])} ({outputs['ttft_bound']} bound)"),
+            ("TPOT", f"{fmt_seconds(outputs['tpot_s'])} ({outputs['tpot_bound']} bound)"),
+            ("end-to-end", fmt_seconds(outputs["e2e_latency_s"])),
+            ("throughput", f"{outputs['throughput_tokens_per_s']:,.1f} tokens/s"),
+            ("max sequences", f"{outputs['max_concurrent_sequences']:,}"),
+            ("max context", f"{outputs['max_context_tokens']:,} tokens"),
+            ("cost", f"{fmt_usd(outputs['cost_usd_per_hour'])}/h, "
+                     f"{fmt_usd(outputs['cost_usd_per_month'])}/month"),
+            ("per M tokens", f"in {fmt_usd(outputs['cost_usd_per_million_input_tokens'])}, "
+                             f"out {fmt_usd(outputs['cost_usd_per_million_output_tokens'])}"),
+        ]
+    else:
+        rows = [(column_label(k)[0], format_value(k, outputs[k])) for k in KEY_OUTPUTS["training"]]
+    for label, value in rows:
+        table.add_row(label, value)
+    parts += [Text(""), table]
+    if explanation:
+        parts += [Text("\nWhy (formula and values):", style="bold"), Text(explanation)]
+    return Group(*parts)

@@ -1,0 +1,273 @@
+"""Larger views of the terminal UI: sweep, solve, comparison and help."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from planner.domain import Scenario
+from planner.errors import PlannerError
+from planner.sheet.outputs import format_value
+from planner.sheet.table import inputs_of
+
+SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
+                 "fits", "cost_usd_per_million_output_tokens")
+
+
+def comparison_table(scenarios: list[Scenario], rows: list[Any]) -> Table:
+    """Scenarios side by side with deltas against the first."""
+    table = Table(show_lines=False)
+    table.add_column("column")
+    for i, s in enumerate(scenarios):
+        table.add_column(s.name, justify="right")
+        if i:
+            table.add_column("Δ", justify="right")
+    for r in rows:
+        cells = []
+        for i, value in enumerate(r.values):
+            cells.append(value if isinstance(value, str) else format_value(r.column, value))
+            if i:
+                if r.deltas[i] is None:
+                    cells.append("")
+                else:
+                    pct = f" ({r.ratios[i]:+.1%})" if r.ratios[i] is not None else ""
+                    sign = "+" if r.deltas[i] >= 0 else "−"
+                    cells.append(f"{sign}{format_value(r.column, abs(r.deltas[i]))}{pct}")
+        table.add_row(r.column, *cells)
+    return table
+
+
+def bar_chart(labels: list[str], values: list[float], unit: str, width: int = 40) -> Text:
+    """A horizontal bar chart drawn with block characters."""
+    out = Text()
+    finite = [v for v in values if v == v]
+    top = max(finite) if finite else 1.0
+    pad = max((len(label) for label in labels), default=1)
+    for label, value in zip(labels, values, strict=True):
+        n = 0 if value != value or top <= 0 else round(width * value / top)
+        out.append(f"{label:>{pad}} ", style="bold")
+        out.append("█" * n, style="cyan")
+        out.append(f" {value:,.4g} {unit}\n" if value == value else " invalid\n")
+    return out
+
+
+class SweepScreen(ModalScreen[None]):
+    """Vary one input of a scenario: a table of key outputs and a chart of one of them."""
+
+    BINDINGS = [Binding("escape", "close", "Close")]
+    DEFAULT_CSS = """
+    SweepScreen { align: center middle; }
+    SweepScreen > Vertical { width: 92%; height: 92%; border: thick $accent;
+                             background: $surface; padding: 1 2; }
+    SweepScreen Horizontal { height: auto; }
+    SweepScreen Input { width: 1fr; }
+    SweepScreen #result { height: 1fr; }
+    """
+
+    def __init__(self, sc: Scenario, column: str, models: dict[str, Any],
+                 gpus: dict[str, Any]) -> None:
+        super().__init__()
+        self.sc, self.column, self.models, self.gpus = sc, column, models, gpus
+
+    def compose(self) -> ComposeResult:
+        default = {"batch": "1,2,4,...,256", "prompt_tokens": "512,1024,...,8192",
+                   "gpu": "*"}.get(self.column, "")
+        with Vertical():
+            yield Label(f"[b]Sweep {self.sc.name}[/]: vary one input (Enter to run, Esc to "
+                        "close)")
+            with Horizontal():
+                yield Input(value=self.column, id="column", placeholder="input column")
+                yield Input(value=default, id="values",
+                            placeholder="values: 1,2,4,...,256 | 1..64 | h100-sxm,h200 | *")
+            with VerticalScroll(id="result"):
+                yield Static("", id="table")
+                yield Static("", id="chart")
+
+    def on_mount(self) -> None:
+        self.query_one("#values", Input).focus()
+        if self.query_one("#values", Input).value:
+            self.run_sweep()
+
+    @on(Input.Submitted)
+    def run_sweep(self) -> None:
+        from planner.sheet.whatif import build_grid, parse_variation
+
+        column = self.query_one("#column", Input).value.strip()
+        values = self.query_one("#values", Input).value.strip()
+        names = {c.name for c in inputs_of("inference")}
+        base = {"model": self.sc.model, "gpu": self.sc.gpu,
+                **{k: v for k, v in self.sc.inputs.items() if k in names}}
+        try:
+            variation = parse_variation(f"{column}={values}", gpus=list(self.gpus),
+                                        models=list(self.models),
+                                        columns={c.name: c for c in inputs_of("inference")})
+            grid = build_grid(base, [variation], self.models, self.gpus,
+                              outputs=list(SWEEP_OUTPUTS))
+        except PlannerError as exc:
+            self.query_one("#table", Static).update(Text(str(exc), style="bold red"))
+            self.query_one("#chart", Static).update("")
+            return
+        table = Table()
+        table.add_column(column, justify="right")
+        for name in SWEEP_OUTPUTS:
+            table.add_column(name, justify="right")
+        labels = []
+        for i, value in enumerate(variation.values):
+            labels.append(str(value))
+            if grid.reasons[i]:
+                table.add_row(str(value), Text(grid.reasons[i], style="dim"))
+                continue
+            table.add_row(str(value), *[format_value(n, _plain(grid.values[n][i], n))
+                                        for n in SWEEP_OUTPUTS])
+        self.query_one("#table", Static).update(table)
+        chart = bar_chart(labels, [float(v) for v in grid.values["throughput_tokens_per_s"]],
+                          "tokens/s")
+        self.query_one("#chart", Static).update(Text.assemble(
+            Text("\noutput throughput\n", style="bold"), chart))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def _plain(value: Any, name: str) -> Any:
+    if name == "fits":
+        return bool(value)
+    return value.item() if hasattr(value, "item") else value
+
+
+GOALS = (
+    ("context", "Largest context (prompt tokens) that fits at this batch",
+     "prompt_tokens", "max", "fits", ()),
+    ("batch", "Largest batch that fits at this context", "batch", "max", "fits", ()),
+    ("gpus", "Fewest GPUs (any TP) that meet the target request rate and fit", "gpus", "min",
+     "meets_target_rate and fits", ("gpus=1..256", "tp=1,2,4,8")),
+    ("gpu", "Cheapest GPU type that fits with TTFT under 1 s", "cost_usd_per_hour", "min",
+     "fits and ttft_s <= 1", ("gpu=*",)),
+)
+
+
+class SolveScreen(ModalScreen[dict[str, Any] | None]):
+    """Goal seek on a scenario; Enter on the answer applies it to the scenario."""
+
+    BINDINGS = [Binding("escape", "close", "Close")]
+    DEFAULT_CSS = """
+    SolveScreen { align: center middle; }
+    SolveScreen > Vertical { width: 84; height: auto; max-height: 90%; border: thick $accent;
+                             background: $surface; padding: 1 2; }
+    SolveScreen OptionList { height: auto; }
+    SolveScreen #answer { height: auto; margin: 1 0; }
+    """
+
+    def __init__(self, sc: Scenario, models: dict[str, Any], gpus: dict[str, Any]) -> None:
+        super().__init__()
+        self.sc, self.models, self.gpus = sc, models, gpus
+        self.changes: dict[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"[b]Solve {self.sc.name}[/] — pick a goal")
+            yield OptionList(*[Option(text, id=key) for key, text, *_ in GOALS], id="goals")
+            yield Static("", id="answer")
+            with Horizontal():
+                yield Button("Apply to scenario", id="apply", disabled=True, variant="primary")
+                yield Button("Close", id="close")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _solve(self, event: OptionList.OptionSelected) -> None:
+        from planner.sheet.whatif import parse_variation, solve
+
+        key, _text, objective, sense, constraint, vary = next(
+            g for g in GOALS if g[0] == event.option.id)
+        names = {c.name for c in inputs_of("inference")}
+        base = {"model": self.sc.model, "gpu": self.sc.gpu,
+                **{k: v for k, v in self.sc.inputs.items() if k in names}}
+        columns = {c.name: c for c in inputs_of("inference")}
+        try:
+            if key == "gpus" and not base["target_requests_per_s"]:
+                raise PlannerError("set target_requests_per_s on the scenario first")
+            variations = [parse_variation(v, gpus=list(self.gpus), models=list(self.models),
+                                          columns=columns) for v in vary]
+            result = solve(base, objective, sense, constraint, variations, self.models,
+                           self.gpus)
+        except PlannerError as exc:
+            self.query_one("#answer", Static).update(Text(str(exc), style="bold red"))
+            return
+        if not result.found:
+            self.query_one("#answer", Static).update(Text(
+                f"No feasible answer among {result.candidates:,} candidates.", style="red"))
+            self.query_one("#apply", Button).disabled = True
+            return
+        decided = [objective] if not vary else [v.split("=")[0] for v in vary]
+        self.changes = {k: result.values[k] for k in decided if k in result.values}
+        shown = ", ".join(f"{k} = {format_value(k, v) if not isinstance(v, str) else v}"
+                          for k, v in self.changes.items())
+        extra = ", ".join(f"{k} {format_value(k, result.values[k])}" for k in
+                          ("ttft_s", "cost_usd_per_hour") if k in result.values)
+        self.query_one("#answer", Static).update(Text.assemble(
+            Text("Answer: ", style="bold"), Text(shown, style="bold green"),
+            f"  ({extra}; {result.feasible:,} of {result.candidates:,} feasible, "
+            f"{result.method})"))
+        self.query_one("#apply", Button).disabled = False
+
+    @on(Button.Pressed, "#apply")
+    def _apply(self) -> None:
+        self.dismiss(self.changes)
+
+    @on(Button.Pressed, "#close")
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def help_text(bindings: list[Binding]) -> Table:
+    """The key bindings, with a first-minute guide."""
+    table = Table(show_header=True, box=None, padding=(0, 2))
+    table.add_column("key", style="bold cyan")
+    table.add_column("action")
+    guide = [("↑ ↓ ← →", "move between scenarios (rows) and columns"),
+             ("Enter / e", "edit the cell: a typed editor checks the value as you type; the "
+                           "row recomputes at once and is saved in the background")]
+    for key, text in guide:
+        table.add_row(key, text)
+    for b in bindings:
+        if b.action in ("edit",):
+            continue
+        keys = " / ".join(k.replace("question_mark", "?").replace("slash", "/")
+                          for k in b.key.split(","))
+        table.add_row(keys, _HELP.get(b.action, b.description))
+    table.add_row("ctrl+p", "command palette: every action by name")
+    return table
+
+
+_HELP = {
+    "new": "new scenario (same model and GPU as the current row)",
+    "duplicate": "duplicate the current scenario (a what-if copy)",
+    "rename": "rename the current scenario",
+    "delete": "delete the current scenario (asks first)",
+    "undo": "undo the fleet's last edit (history is kept in the database)",
+    "redo": "redo",
+    "sort": "sort by the current column (again: descending)",
+    "filter": "filter rows by text; Esc clears",
+    "fleet": "switch fleet, or type a name to create one",
+    "mark": "mark or unmark the current row (for compare)",
+    "compare": "compare the marked scenarios, with deltas",
+    "sweep": "sweep the current input column: table and chart",
+    "solve": "goal seek: largest context or batch, fewest GPUs, cheapest GPU",
+    "explain": "why a computed cell has its value: formula and inputs",
+    "export": "export this fleet to an Excel workbook that still computes",
+    "import_model": "import a model's config.json (Models tab)",
+    "toggle_theme": "switch between dark and light themes",
+    "help": "this help",
+    "quit": "quit",
+}

@@ -1,0 +1,363 @@
+"""The terminal UI through Textual's Pilot: every action, asserting on the database and on
+what the screen shows. The database is the seeded demo copy every test gets."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from planner.tui import render
+from planner.tui.app import PlannerApp, create_app
+from planner.tui.dialogs import EditDialog, TextScreen
+from planner.tui.views import SolveScreen, SweepScreen
+from planner.workspace import Workspace
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"  # deterministic snapshots: no tab underline slide
+SIZE = (160, 48)
+COLUMNS = [k for k, _h, _r in render.grid_columns("inference")]
+
+
+async def ready(pilot: Any) -> None:
+    app = pilot.app
+    while not app.loaded:
+        await pilot.pause(0.02)
+    await app.workers.wait_for_complete()
+    await pilot.pause(0.05)
+
+
+async def steady(pilot: Any) -> None:
+    """Let every refresh and animation finish (for snapshots)."""
+    for _ in range(3):
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.pause(0.05)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.05)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.05)
+
+
+def goto(app: PlannerApp, name: str, column: str) -> int:
+    grid = app.query_one("#grid", DataTable)
+    ids = [int(k.value) for k in grid.rows]
+    sid = next(i for i in ids if app.scenarios[i].name == name)
+    grid.move_cursor(row=ids.index(sid), column=COLUMNS.index(column))
+    return sid
+
+
+def db() -> Workspace:
+    return Workspace.open()
+
+
+def text(widget: Static) -> str:
+    """What a Static shows, as plain text."""
+    from rich.console import Console
+
+    console = Console(width=300, color_system=None)
+    with console.capture() as captured:
+        console.print(widget.content)
+    return captured.get()
+
+
+def shown(app: PlannerApp, sid: int, column: str) -> str:
+    return str(app.query_one("#grid", DataTable).get_cell(str(sid), column))
+
+
+async def test_edit_a_cell_recomputes_and_saves() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("enter")
+        assert isinstance(app.screen, EditDialog)
+        await pilot.press("ctrl+u", "7", "enter")
+        await settle(pilot)
+        assert shown(app, sid, "batch") == "7"
+        assert shown(app, sid, "fits") == "no"
+        assert shown(app, sid, "name") == "✗ llama3-8b-24gib-6x8k"
+        details = text(app.query_one("#details", Static))
+        assert "short" in details and "per GPU" in details
+    with db() as ws:
+        sc = ws.scenario("demo", "llama3-8b-24gib-6x8k")
+        assert (sc.inputs["batch"], sc.version) == (7, 2)
+        assert [c.field for c in ws.history("demo", sc.name)] == ["batch"]
+
+
+async def test_invalid_value_shows_the_reason_and_changes_nothing() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("e", "ctrl+u", "0")
+        error = text(app.screen.query_one("#error", Static))
+        assert "batch: must be an integer from 1 to 10,000,000" in error
+        await pilot.press("enter")
+        assert isinstance(app.screen, EditDialog)  # still open
+        await pilot.press("escape")
+        goto(app, "llama3-8b-24gib-6x8k", "tp")
+        await pilot.press("e", "ctrl+u", "3", "enter")
+        assert "tp: must divide the 32 attention heads" in text(
+            app.screen.query_one("#error", Static))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert shown(app, sid, "batch") == "6"
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-24gib-6x8k").version == 1
+
+
+async def test_choice_editor_and_read_only_outputs() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "gpu")
+        await pilot.press("enter")
+        dialog = app.screen
+        assert isinstance(dialog, EditDialog) and "h200" in dialog.choices
+        option_list = dialog.query_one("#choices")
+        option_list.highlighted = dialog.choices.index("h200")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert shown(app, sid, "gpu") == "h200" and shown(app, sid, "fits") == "yes"
+        goto(app, "llama3-8b-24gib-6x8k", "ttft_s")
+        await pilot.press("enter")
+        assert not isinstance(app.screen, EditDialog)
+        await pilot.press("x")
+        assert isinstance(app.screen, TextScreen)
+        assert "= max(ttft_compute_s, ttft_memory_s)" in text(
+            app.screen.query_one("#body", Static))
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-24gib-6x8k").gpu == "h200"
+
+
+async def test_new_duplicate_rename_delete() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("n")
+        await pilot.press(*"chat-bot", "enter")
+        await settle(pilot)
+        await pilot.press("d", "ctrl+u", *"chat-bot-b", "enter")
+        await settle(pilot)
+        await pilot.press("r", "ctrl+u", *"chat-bot-c", "enter")
+        await settle(pilot)
+        names = {s.name for s in app.scenarios.values()}
+        assert {"chat-bot", "chat-bot-c"} <= names and "chat-bot-b" not in names
+        goto(app, "chat-bot", "batch")
+        await pilot.press("delete", "y")
+        await settle(pilot)
+        assert "chat-bot" not in {s.name for s in app.scenarios.values()}
+    with db() as ws:
+        names = {s.name for s in ws.scenarios("demo")}
+        assert "chat-bot-c" in names and "chat-bot" not in names
+        assert ws.scenario("demo", "chat-bot-c").model == "llama-3-8b"
+
+
+async def test_undo_redo_sort_filter() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("enter", "ctrl+u", "2", "enter")
+        await settle(pilot)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert shown(app, sid, "batch") == "6"
+        with db() as ws:
+            assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["batch"] == 6
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert shown(app, sid, "batch") == "2"
+        goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("s")
+        grid = app.query_one("#grid", DataTable)
+        batches = [app.scenarios[int(k.value)].inputs["batch"] for k in grid.rows]
+        assert batches == sorted(batches)
+        await pilot.press("s")
+        batches = [app.scenarios[int(k.value)].inputs["batch"] for k in grid.rows]
+        assert batches == sorted(batches, reverse=True)
+        await pilot.press("slash", *"llama3")
+        await pilot.pause()
+        assert grid.row_count == 2
+        await pilot.press("escape")
+        await pilot.pause()
+        assert grid.row_count == 5
+
+
+async def test_fleet_switch_and_create() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f", "tab", *"what-if", "enter")
+        await settle(pilot)
+        assert app.fleet == "what-if" and app.query_one("#grid", DataTable).row_count == 0
+        await pilot.press("f")
+        await pilot.press("enter")  # the highlighted fleet (what-if); then switch to demo
+        await settle(pilot)
+        await pilot.press("f", "up", "enter")
+        await settle(pilot)
+        assert app.fleet == "demo" and app.query_one("#grid", DataTable).row_count == 5
+    with db() as ws:
+        assert {f.name for f in ws.fleets()} == {"demo", "what-if"}
+
+
+async def test_compare_sweep_solve() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("space")
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("space", "c")
+        assert isinstance(app.screen, TextScreen)
+        body = text(app.screen.query_one("#body", Static))
+        assert "rtx-4090" in body and "h100-sxm" in body and "%" in body
+        await pilot.press("escape")
+        goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("w")
+        assert isinstance(app.screen, SweepScreen)
+        await pilot.pause()
+        table = text(app.screen.query_one("#table", Static))
+        assert "256" in table and "throughput_tokens_per_s" in table
+        assert "█" in text(app.screen.query_one("#chart", Static))
+        await pilot.press("escape")
+        await pilot.press("o")
+        assert isinstance(app.screen, SolveScreen)
+        await pilot.press("down", "enter")   # largest batch that fits
+        answer = text(app.screen.query_one("#answer", Static))
+        assert "batch = 6 sequences" in answer
+        app.screen.query_one("#apply").press()
+        await settle(pilot)
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["batch"] == 6
+
+
+async def test_export_with_progress_and_errors_as_notifications(tmp_path: Path) -> None:
+    app = create_app()
+    target = tmp_path / "fleet.xlsx"
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+e", "ctrl+u", *str(target), "enter")
+        await settle(pilot)
+        assert target.exists()
+        assert str(target) in text(app.query_one("#status", Static))
+        await pilot.press("ctrl+e", "ctrl+u", *"/nonexistent/x.xlsx", "enter")
+        await settle(pilot)
+        assert any("does not exist" in n.message for n in app._notifications)
+        assert app.is_running
+
+
+async def test_models_and_gpus_tabs(tmp_path: Path) -> None:
+    config = tmp_path / "tiny-qwen3" / "config.json"
+    config.parent.mkdir()
+    config.write_text((Path(__file__).parent / "fixtures/hf_configs/qwen3-qk-norm.json")
+                      .read_text())
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("i", *str(config.parent), "enter")
+        await settle(pilot)
+        models = app.query_one("#models-table", DataTable)
+        assert "tiny-qwen3" in [k.value for k in models.rows]
+        app.query_one("#tabs").active = "gpus"
+        await pilot.pause()
+        gpus = app.query_one("#gpus-table", DataTable)
+        gpus.focus()
+        row = [k.value for k in gpus.rows].index("h100-sxm")
+        gpus.move_cursor(row=row, column=6)  # price
+        await pilot.press("enter", "ctrl+u", *"4", "enter")
+        await settle(pilot)
+        assert "4.00" in str(gpus.get_cell("h100-sxm", "price_usd_per_hour"))
+        sid = next(i for i, s in app.scenarios.items()
+                   if s.name == "llama3-8b-request-1024+128")
+        assert app.outputs[sid]["cost_usd_per_hour"] == 4.0
+    with db() as ws:
+        assert ws.gpu("h100-sxm").spec.price_usd_per_hour == 4.0
+        assert ws.model("tiny-qwen3").params_total == 366_400
+
+
+async def test_another_clients_change_is_not_overwritten() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        with db() as other:  # another terminal edits the same scenario
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 5, "notes": "theirs"})
+        await pilot.press("enter", "ctrl+u", "2", "enter")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("changed by someone else" in m and "batch = 5" in m and "notes = 'theirs'"
+                   in m for m in messages)
+        assert shown(app, sid, "batch") == "5"
+    with db() as ws:
+        sc = ws.scenario("demo", "llama3-8b-24gib-6x8k")
+        assert (sc.inputs["batch"], sc.notes) == (5, "theirs")
+
+
+async def test_help_palette_theme() -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, TextScreen)
+        body = text(app.screen.query_one("#body", Static))
+        for phrase in ("edit the cell", "undo", "export this fleet", "command palette"):
+            assert phrase in body
+        await pilot.press("escape")
+        theme = app.theme
+        await pilot.press("ctrl+t")
+        assert app.theme != theme
+        commands = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("Edit", "New", "Undo", "Redo", "Sort", "Filter", "Fleet", "Compare",
+                      "Sweep", "Solve", "Export", "Help", "Delete", "Duplicate", "Rename"):
+            assert title in commands, title
+
+
+@pytest.mark.parametrize("size", [SIZE])
+def test_main_screen_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        goto(pilot.app, "llama3-8b-24gib-6x8k", "name")  # no horizontal scroll
+        await steady(pilot)
+
+    assert snap_compare(create_app(), terminal_size=size, run_before=run_before)
+
+
+def test_edit_dialog_snapshot(snap_compare: Any) -> None:
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        await steady(pilot)  # let the grid size its columns before a dialog covers it
+        goto(pilot.app, "llama3-8b-24gib-6x8k", "name")  # the rename editor
+        await pilot.press("enter", "ctrl+u")
+        from textual.widgets import Input
+
+        pilot.app.screen.query_one(Input).cursor_blink = False
+        await steady(pilot)
+
+    assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_help_snapshot(snap_compare: Any) -> None:
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        await steady(pilot)
+        await pilot.press("question_mark")
+        await steady(pilot)
+
+    assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_gpus_tab_snapshot(snap_compare: Any) -> None:
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        pilot.app.query_one("#tabs").active = "gpus"
+        await steady(pilot)
+
+    assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)
