@@ -13,6 +13,7 @@ Database work always runs in workers that post typed messages (:mod:`planner.tui
 from __future__ import annotations
 
 import dataclasses
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from textual.widgets import (
     TabbedContent,
     TabPane,
 )
+from textual.widgets.data_table import RowKey
 
 from planner.domain import ConflictError, Scenario
 from planner.errors import PlannerError, ValidationError
@@ -44,6 +46,7 @@ from planner.tui.messages import (
     ScenarioSaved,
     WorkFailed,
 )
+from planner.tui.table import SheetTable
 
 CHOICE_FIELDS = ("model", "gpu")
 
@@ -90,6 +93,7 @@ class PlannerApp(App[None]):
         super().__init__()
         self.url = url
         self._workspace = workspace
+        self._open_lock = threading.Lock()
         self.fleet = fleet or ""
         self.scenarios: dict[int, Scenario] = {}
         self.outputs: dict[int, dict[str, Any]] = {}
@@ -106,11 +110,12 @@ class PlannerApp(App[None]):
     # --------------------------------------------------------------- layout and loading
     @property
     def ws(self) -> Any:
-        """The workspace (opened lazily, in the worker thread that first needs it)."""
-        if self._workspace is None:
-            from planner.workspace import Workspace
+        """The workspace (opened lazily, once, in the worker thread that first needs it)."""
+        with self._open_lock:
+            if self._workspace is None:
+                from planner.workspace import Workspace
 
-            self._workspace = Workspace.open(self.url)
+                self._workspace = Workspace.open(self.url)
         return self._workspace
 
     def compose(self) -> ComposeResult:
@@ -118,12 +123,12 @@ class PlannerApp(App[None]):
         yield Input(placeholder="filter rows by text (Esc clears)", id="filter")
         with TabbedContent(id="tabs", initial="scenarios"):
             with TabPane("Scenarios", id="scenarios"), Horizontal(id="main"):
-                yield DataTable(id="grid", fixed_columns=1, header_height=2,
-                                zebra_stripes=True, cursor_type="cell")
+                yield SheetTable(id="grid", fixed_columns=1, header_height=2,
+                                 zebra_stripes=True, cursor_type="cell")
                 yield Static("Loading…", id="details")
             with TabPane("Training", id="training"):
-                yield DataTable(id="train-grid", fixed_columns=1, header_height=2,
-                                zebra_stripes=True, cursor_type="cell")
+                yield SheetTable(id="train-grid", fixed_columns=1, header_height=2,
+                                 zebra_stripes=True, cursor_type="cell")
             with TabPane("Models", id="models"):
                 yield DataTable(id="models-table", fixed_columns=1, cursor_type="row")
             with TabPane("GPUs", id="gpus"):
@@ -201,9 +206,9 @@ class PlannerApp(App[None]):
                            + (" (example)" if spec.price_is_example else ""), key=g.name)
 
     # --------------------------------------------------------------- grid
-    def _grid(self, kind: str | None = None) -> DataTable:
+    def _grid(self, kind: str | None = None) -> SheetTable:
         return self.query_one("#grid" if (kind or self.kind) == "inference" else "#train-grid",
-                              DataTable)
+                              SheetTable)
 
     def _visible(self, kind: str) -> list[int]:
         ids = [i for i, s in self.scenarios.items() if s.kind == kind]
@@ -246,23 +251,24 @@ class PlannerApp(App[None]):
 
     def _row(self, sid: int) -> list[Any]:
         sc = self.scenarios[sid]
-        cells = [render.cell(sc, self.outputs[sid], key, role)
-                 for key, _h, role in render.grid_columns(sc.kind)]
+        outputs = self.outputs[sid]
+        cells: list[Any] = [render.LazyCell(sc, outputs, key, role)
+                            for key, _h, role in render.grid_columns(sc.kind)]
         if sid in self.marked:
             from rich.text import Text
 
+            first = render.cell(sc, outputs, "name", "meta")
             cells[0] = Text("● ", style="bold yellow") + (
-                cells[0] if isinstance(cells[0], Text) else Text(str(cells[0])))
+                first if isinstance(first, Text) else Text(str(first)))
         return cells
 
     def _refresh_row(self, sid: int) -> None:
         sc = self.scenarios[sid]
         table = self._grid(sc.kind)
-        if str(sid) not in {k.value for k in table.rows}:
+        if RowKey(str(sid)) not in table.rows:
             return
-        for (key, _h, _role), value in zip(render.grid_columns(sc.kind), self._row(sid),
-                                           strict=True):
-            table.update_cell(str(sid), key, value)
+        keys = [key for key, _h, _role in render.grid_columns(sc.kind)]
+        table.update_row(str(sid), dict(zip(keys, self._row(sid), strict=True)))
 
     def _current(self) -> tuple[Scenario | None, str | None, str | None]:
         """(scenario, column key, column role) under the cursor of the active grid."""
