@@ -280,8 +280,8 @@ def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) ->
                          + (f"; warning: {result.note}" if result.note else "")))
 
 
-def comparison(scenarios: list[Any], rows: list[Any]) -> None:
-    """Scenarios side by side; deltas against the first."""
+def comparison_table(scenarios: list[Any], rows: list[Any]) -> Table:
+    """Scenarios side by side, with absolute and relative deltas against the first."""
     table = Table(title="Comparison (Δ against the first)")
     table.add_column("column")
     for i, s in enumerate(scenarios):
@@ -300,7 +300,12 @@ def comparison(scenarios: list[Any], rows: list[Any]) -> None:
                     sign = "+" if r.deltas[i] >= 0 else "−"
                     cells.append(f"{sign}{_cell(r.column, abs(r.deltas[i]))}{pct}")
         table.add_row(r.column, *cells)
-    console.print(table)
+    return table
+
+
+def comparison(scenarios: list[Any], rows: list[Any]) -> None:
+    """Print :func:`comparison_table`."""
+    console.print(comparison_table(scenarios, rows))
 
 
 def rollup(totals: list[Any]) -> None:

@@ -16,34 +16,12 @@ from textual.widgets.option_list import Option
 
 from planner.domain import Scenario
 from planner.errors import PlannerError
+from planner.render import comparison_table  # noqa: F401 - the UI's compare view
 from planner.sheet.outputs import format_value
 from planner.sheet.table import inputs_of
 
 SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
                  "fits", "cost_usd_per_million_output_tokens")
-
-
-def comparison_table(scenarios: list[Scenario], rows: list[Any]) -> Table:
-    """Scenarios side by side with deltas against the first."""
-    table = Table(show_lines=False)
-    table.add_column("column")
-    for i, s in enumerate(scenarios):
-        table.add_column(s.name, justify="right")
-        if i:
-            table.add_column("Δ", justify="right")
-    for r in rows:
-        cells = []
-        for i, value in enumerate(r.values):
-            cells.append(value if isinstance(value, str) else format_value(r.column, value))
-            if i:
-                if r.deltas[i] is None:
-                    cells.append("")
-                else:
-                    pct = f" ({r.ratios[i]:+.1%})" if r.ratios[i] is not None else ""
-                    sign = "+" if r.deltas[i] >= 0 else "−"
-                    cells.append(f"{sign}{format_value(r.column, abs(r.deltas[i]))}{pct}")
-        table.add_row(r.column, *cells)
-    return table
 
 
 def bar_chart(labels: list[str], values: list[float], unit: str, width: int = 40) -> Text:
