@@ -38,11 +38,12 @@ def evaluate_scenarios(scenarios: list[Scenario], models: Mapping[str, ModelSpec
         values = evaluate_table(table, models, gpus, kind,
                                 labels=[f"{sc.fleet}/{sc.name}" for sc in rows])
         outputs = graph(kind).outputs
-        for j, i in enumerate(index):
-            out: dict[str, Any] = {}
-            for name in outputs:
-                value = values[name][j].item()
-                out[name] = int(value) if name in service.INTEGER_OUTPUTS else value
+        columns = [np.asarray(values[name]).tolist() for name in outputs]  # one C pass each
+        for k, name in enumerate(outputs):
+            if name in service.INTEGER_OUTPUTS:
+                columns[k] = [int(v) for v in columns[k]]
+        for i, row in zip(index, zip(*columns, strict=True), strict=True):
+            out: dict[str, Any] = dict(zip(outputs, row, strict=True))
             sc = scenarios[i]
             out["compute_dtype"] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"])
             out["gpu_memory_bytes"] = gpus[sc.gpu].memory_bytes
