@@ -112,3 +112,13 @@ def scenario(row: ScenarioRow) -> Scenario:
                     model=row.model.name, gpu=row.gpu.name, inputs=inputs,
                     lora_targets=row.lora_targets, notes=row.notes, version=row.version,
                     updated_at=row.updated_at)
+
+
+def scenario_from_mapping(m: Any) -> Scenario:
+    """Domain object of a scenarios row read by a Core select with ``_fleet``, ``_model`` and
+    ``_gpu`` names joined in (the same fields as :func:`scenario`)."""
+    return Scenario(id=m["id"], fleet=m["_fleet"], name=m["name"], kind=m["kind"],
+                    model=m["_model"], gpu=m["_gpu"],
+                    inputs={c.name: m[c.name] for c in SCENARIO_INPUTS},
+                    lora_targets=m["lora_targets"], notes=m["notes"], version=m["version"],
+                    updated_at=m["updated_at"])
