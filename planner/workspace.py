@@ -187,10 +187,7 @@ class Workspace:
         """Delete a model no scenario uses; else :class:`InUseError` listing the scenarios."""
         with self._write() as s:
             row = self._model_row(s, name)
-            users = self._users(s, ScenarioRow.model_id == row.id)
-            if users:
-                raise InUseError(f"model {row.name!r}", users)
-            s.delete(row)
+            self._delete_unused(s, row, f"model {row.name!r}", ScenarioRow.model_id == row.id)
 
     def set_model_notes(self, name: str, notes: str) -> ModelInfo:
         """Replace a model's notes."""
@@ -199,6 +196,13 @@ class Workspace:
             row.notes = notes
             s.flush()
             return convert.model_info(row)
+
+    def _delete_unused(self, s: Session, row: Any, what: str, used_by: Any) -> None:
+        """Delete ``row`` unless scenarios match ``used_by``; then list them in the error."""
+        users = self._users(s, used_by)
+        if users:
+            raise InUseError(what, users)
+        s.delete(row)
 
     @staticmethod
     def _users(s: Session, where: Any) -> list[str]:
@@ -280,10 +284,7 @@ class Workspace:
         """Delete a GPU no scenario uses; else :class:`InUseError` listing the scenarios."""
         with self._write() as s:
             row = self._gpu_row(s, name)
-            users = self._users(s, ScenarioRow.gpu_id == row.id)
-            if users:
-                raise InUseError(f"GPU {row.name!r}", users)
-            s.delete(row)
+            self._delete_unused(s, row, f"GPU {row.name!r}", ScenarioRow.gpu_id == row.id)
 
     # ------------------------------------------------------------------ fleets
     def fleets(self) -> list[Fleet]:
