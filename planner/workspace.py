@@ -140,7 +140,7 @@ class Workspace:
         from planner.store.seed import seed_all
 
         with self._write() as session:
-            return seed_all(session, self._build_seed_scenario)
+            return seed_all(session, self._build_row)
 
     # ------------------------------------------------------------------ models
     def models(self) -> list[ModelInfo]:
@@ -412,10 +412,6 @@ class Workspace:
         return ScenarioRow(fleet_id=fleet_row.id, name=name, kind=kind, model_id=model_row.id,
                            gpu_id=gpu_row.id, notes=notes, lora_targets=lora_targets,
                            **{**inputs, **values})
-
-    def _build_seed_scenario(self, s: Session, fleet_row: FleetRow, item: dict[str, Any]
-                             ) -> ScenarioRow:
-        return self._build_row(s, fleet_row, item)
 
     def new_scenario(self, fleet: str, name: str, *, model: str, gpu: str,
                      kind: str = "inference", notes: str = "", lora_targets: str = "q,v",

@@ -120,14 +120,13 @@ def _llama_family(r: _Reader, *, qkv_bias: bool, o_bias: bool, qk_norm: bool = F
 
 
 def _model(r: _Reader, model_type: str, d: int, layers: tuple[Layer, ...], *, tie_default: bool,
-           norm_kind: str = "rms", position_table: int = 0,
-           max_positions_key: str = "max_position_embeddings") -> ModelSpec:
+           norm_kind: str = "rms", position_table: int = 0) -> ModelSpec:
     return ModelSpec(
         name=r.name, model_type=model_type, hidden_size=d, vocab_size=r.int("vocab_size"),
         layers=layers, norm_kind=norm_kind,  # type: ignore[arg-type]
         tie_word_embeddings=r.bool("tie_word_embeddings", tie_default),
         position_table_size=position_table,
-        max_position_embeddings=r.int(max_positions_key, 0, minimum=0),
+        max_position_embeddings=r.int("max_position_embeddings", 0, minimum=0),
     )
 
 

@@ -30,6 +30,7 @@ from planner.estimator.figures import model_figures
 from planner.estimator.gpu import COMPUTE_DTYPES
 from planner.report.fastsheet import (
     ROW,
+    TEXT_TRIGGERS,
     Styles,
     cell_xml,
     formula_template,
@@ -56,7 +57,6 @@ from planner.units import DTYPE_BITS, GiB
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 FILLS = {"meta": "305496", "input": "2F75B5", "output": "548235", "lookup": "7F7F7F"}
 RED = PatternFill("solid", start_color="F8CBAD", end_color="F8CBAD")
-TEXT_TRIGGERS = ("=", "+", "-", "@")
 
 
 @dataclass(slots=True)

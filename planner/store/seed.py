@@ -96,9 +96,6 @@ def seed_gpus(session: Session, report: SeedReport) -> None:
                    lambda fields=fields: GpuRow(**fields), refresh)
 
 
-SCENARIO_META = ("name", "kind", "model", "gpu", "notes", "lora_targets")
-
-
 def seed_fleets(session: Session, report: SeedReport,
                 build_scenario: Callable[[Session, FleetRow, dict[str, Any]], ScenarioRow]
                 ) -> None:

@@ -580,15 +580,13 @@ class PlannerApp(App[None]):
 
     def action_compare(self) -> None:
         from planner.compare import compare
-        from planner.tui.views import comparison_table
+        from planner.render import comparison_table
 
         ids = [i for i in self._visible(self.kind) if i in self.marked]
-        sc, _, _ = self._current()
         if len(ids) < 2:
             self.notify("Mark two or more scenarios with Space, then press c.",
                         title="Compare")
             return
-        del sc
         scenarios = [self.scenarios[i] for i in ids]
         rows = compare(scenarios, [self.outputs[i] for i in ids])
         self.push_screen(TextScreen("Compare (Δ against the first)",

@@ -16,7 +16,6 @@ from textual.widgets.option_list import Option
 
 from planner.domain import Scenario
 from planner.errors import PlannerError
-from planner.render import comparison_table  # noqa: F401 - the UI's compare view
 from planner.sheet.outputs import format_value
 from planner.sheet.table import inputs_of
 
