@@ -3,22 +3,35 @@
 Textual's ``DataTable.update_cell`` bumps a table-wide counter that is part of every render
 cache key, so one edited row re-renders every visible cell (about 1,500 on a wide screen,
 ~0.5 s here). :meth:`SheetTable.update_row` instead drops only that row's cached cells and rows
-(and the cheap line cache) and refreshes: an edit costs one row. It relies on DataTable's
+and lines, and refreshes that row's region: an edit costs one row. It relies on DataTable's
 private caches of textual 8 (pinned in pyproject), with the public ``update_cell`` as fallback.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from textual import events
 from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
 
 class SheetTable(DataTable):
-    """The scenario grid."""
+    """The scenario grid.
+
+    ``key_handler`` sees every key before the table's own bindings and the app's; when it
+    returns True the key is consumed. The formula bar's editor uses it so that the grid keeps
+    the focus while a cell is edited (see :mod:`planner.tui.editline`)."""
+
+    key_handler: Callable[[events.Key], bool] | None = None
+
+    def _on_key(self, event: events.Key) -> None:
+        # Textual calls each class's _on_key in turn; prevent_default skips the base ones
+        if self.key_handler is not None and self.key_handler(event):
+            event.stop()
+            event.prevent_default()
 
     def update_row(self, row_key: str, values: Mapping[str, Any]) -> None:
         """Set several cells of one row and re-render only that row."""
@@ -35,8 +48,12 @@ class SheetTable(DataTable):
         for cache in caches:
             for key in [k for k in cache.keys() if k[0] == row_key]:  # noqa: SIM118
                 cache.discard(key)
-        line_cache.clear()
-        self.refresh()
+        # the row's lines (line-cache keys start with the line's y, header included)
+        header = self.header_height if self.show_header else 0
+        lines = {header + y for y, (key, _) in enumerate(self._y_offsets) if key == row_key}
+        for key in [k for k in line_cache.keys() if k[0] in lines]:  # noqa: SIM118
+            line_cache.discard(key)
+        self.refresh_row(self.get_row_index(row_key))
 
     def _update_dimensions(self, new_rows: Any) -> None:
         """Skip measuring every new cell when every column has a fixed width: DataTable would
