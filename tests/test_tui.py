@@ -66,6 +66,11 @@ def text(widget: Static) -> str:
     return captured.get()
 
 
+def bar(app: PlannerApp) -> str:
+    """What the formula bar shows."""
+    return text(app.query_one("#bar", Static))
+
+
 def shown(app: PlannerApp, sid: int, column: str) -> str:
     return str(app.query_one("#grid", DataTable).get_cell(str(sid), column))
 
@@ -75,9 +80,15 @@ async def test_edit_a_cell_recomputes_and_saves() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.pause()
+        assert "llama3-8b-24gib-6x8k · batch  6 sequences" in bar(app)
+        await pilot.press("enter")  # edits in the formula bar; the grid keeps the focus
+        assert app.editing is not None and app.focused is app.query_one("#grid")
+        assert "✎ llama3-8b-24gib-6x8k · batch [sequences] = 6" in bar(app)
+        await pilot.press("ctrl+u", "7")
+        assert "= 7" in bar(app) and "Enter accepts" in bar(app)
         await pilot.press("enter")
-        assert isinstance(app.screen, EditDialog)
-        await pilot.press("ctrl+u", "7", "enter")
+        assert app.editing is None
         await settle(pilot)
         assert shown(app, sid, "batch") == "7"
         assert shown(app, sid, "fits") == "no"
@@ -95,17 +106,23 @@ async def test_invalid_value_shows_the_reason_and_changes_nothing() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
-        await pilot.press("e", "ctrl+u", "0")
-        error = text(app.screen.query_one("#error", Static))
-        assert "batch: must be an integer from 1 to 10,000,000" in error
+        await pilot.press("e", "ctrl+u", "0")  # checked as you type
+        assert "batch: must be an integer from 1 to 10,000,000" in bar(app)
         await pilot.press("enter")
-        assert isinstance(app.screen, EditDialog)  # still open
+        assert app.editing is not None  # still editing, with the reason shown
+        assert "batch: must be an integer from 1 to 10,000,000" in bar(app)
         await pilot.press("escape")
+        assert app.editing is None and "Enter edits" in bar(app)
         goto(app, "llama3-8b-24gib-6x8k", "tp")
-        await pilot.press("e", "ctrl+u", "3", "enter")
-        assert "tp: must divide the 32 attention heads" in text(
-            app.screen.query_one("#error", Static))
+        await pilot.press("e", "ctrl+u", "3", "enter")  # the whole scenario is checked
+        assert "tp: must divide the 32 attention heads" in bar(app)
         await pilot.press("escape")
+        goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("1", "2")  # a digit starts editing and replaces the value
+        assert app.editing is not None and "= 12" in bar(app)
+        goto(app, "llama3-8b-24gib-6x8k", "tp")  # leaving the cell drops the edit
+        await pilot.pause()
+        assert app.editing is None
         await settle(pilot)
         assert shown(app, sid, "batch") == "6"
     with db() as ws:
@@ -339,6 +356,17 @@ def test_edit_dialog_snapshot(snap_compare: Any) -> None:
         from textual.widgets import Input
 
         pilot.app.screen.query_one(Input).cursor_blink = False
+        await steady(pilot)
+
+    assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_formula_bar_editor_snapshot(snap_compare: Any) -> None:
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        await steady(pilot)
+        goto(pilot.app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("e", "ctrl+u", "0")  # an invalid value: the reason shows in red
         await steady(pilot)
 
     assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)

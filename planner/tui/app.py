@@ -38,6 +38,8 @@ from planner.errors import PlannerError, ValidationError
 from planner.sheet.table import RowError
 from planner.tui import render
 from planner.tui.dialogs import ConfirmDialog, EditDialog, FleetDialog, TextScreen
+from planner.tui.editline import LineBuffer
+from planner.tui.formula_bar import FormulaBar
 from planner.tui.messages import (
     CatalogLoaded,
     ExportDone,
@@ -51,11 +53,25 @@ from planner.tui.table import SheetTable
 CHOICE_FIELDS = ("model", "gpu")
 
 
+@dataclasses.dataclass
+class CellEdit:
+    """A cell being edited in the formula bar: which one, how to parse it, what is typed."""
+
+    sid: int
+    key: str
+    reference: str
+    hint: str
+    parse: Any
+    buffer: LineBuffer
+    error: str = ""
+
+
 class PlannerApp(App[None]):
     """The planner's terminal UI over one database."""
 
     TITLE = "planner"
     CSS = """
+    #tabs { height: 1fr; }
     #main { height: 1fr; }
     #grid { width: 2fr; height: 1fr; }
     #details { width: 1fr; min-width: 44; height: 1fr; border-left: solid $accent;
@@ -69,10 +85,10 @@ class PlannerApp(App[None]):
         Binding("e,enter", "edit", "Edit", priority=False),
         Binding("n", "new", "New"),
         Binding("d", "duplicate", "Duplicate"),
-        Binding("r", "rename", "Rename"),
+        Binding("r", "rename", "Rename", show=False),
         Binding("delete", "delete", "Delete"),
         Binding("ctrl+z,u", "undo", "Undo"),
-        Binding("ctrl+y,U", "redo", "Redo"),
+        Binding("ctrl+y,U", "redo", "Redo", show=False),
         Binding("s", "sort", "Sort"),
         Binding("slash", "filter", "Filter"),
         Binding("f", "fleet", "Fleet"),
@@ -106,6 +122,7 @@ class PlannerApp(App[None]):
         self.fleets: list[Any] = []
         self.kind = "inference"
         self.loaded = False
+        self.editing: CellEdit | None = None
 
     # --------------------------------------------------------------- layout and loading
     @property
@@ -121,6 +138,7 @@ class PlannerApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(placeholder="filter rows by text (Esc clears)", id="filter")
+        yield FormulaBar(id="bar")
         with TabbedContent(id="tabs", initial="scenarios"):
             with TabPane("Scenarios", id="scenarios"), Horizontal(id="main"):
                 yield SheetTable(id="grid", fixed_columns=1, header_height=2,
@@ -138,6 +156,8 @@ class PlannerApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).can_focus = False
+        for grid in self.query(SheetTable):
+            grid.key_handler = self._grid_key
         self.query_one("#grid", DataTable).focus()
         self.load_catalog()
         self.load_fleet(self.fleet or None)
@@ -226,6 +246,7 @@ class PlannerApp(App[None]):
         return ids
 
     def _rebuild_grids(self, focus_id: int | None = None) -> None:
+        self._end_edit()  # rows may move or vanish: an unfinished cell edit is dropped
         for kind in ("inference", "training"):
             table = self._grid(kind)
             keep = table.cursor_coordinate
@@ -283,12 +304,34 @@ class PlannerApp(App[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab(self, event: TabbedContent.TabActivated) -> None:
+        self._end_edit()
+        table = self.query_one({"scenarios": "#grid", "training": "#train-grid",
+                                "models": "#models-table", "gpus": "#gpus-table"}.get(
+            event.pane.id or "", "#grid"))
+
+        def refocus() -> None:  # the focused table was on the tab just hidden
+            if self.focused is None or not self.focused.display or (
+                    isinstance(self.focused, DataTable) and self.focused is not table):
+                table.focus()
+
+        self.call_after_refresh(refocus)
         if event.pane.id in ("scenarios", "training"):
             self.kind = "inference" if event.pane.id == "scenarios" else "training"
             self._show_details()
+        else:
+            self.query_one("#bar", FormulaBar).show_cell(
+                "Models" if event.pane.id == "models" else "GPUs",
+                "Enter edits the selected value" if event.pane.id == "gpus"
+                else "Enter edits a model's notes · i imports a config.json",
+                "Every scenario follows a change to its model or GPU.")
 
-    @on(DataTable.CellHighlighted, "#grid")
+    @on(DataTable.CellHighlighted, "#grid, #train-grid")
     def _moved(self, _event: DataTable.CellHighlighted) -> None:
+        edit = self.editing
+        if edit is not None:
+            sc, key, _ = self._current()
+            if sc is None or (sc.id, key) != (edit.sid, edit.key):
+                self._end_edit()  # the cursor left the cell (a mouse click): drop the edit
         self._show_details()
 
     @on(DataTable.CellSelected)
@@ -297,31 +340,67 @@ class PlannerApp(App[None]):
         self.action_edit()
 
     def _show_details(self) -> None:
-        sc, key, role = self._current() if self.kind == "inference" else (None, None, None)
+        """Redraw the formula bar and the details pane for the cell under the cursor."""
+        sc, key, role = self._current()
+        tree = self._explain_tree(sc, key, depth=2) if (
+            sc is not None and key and role == "output") else None
+        if self.editing is None:
+            self._show_bar(sc, key, role, tree)
+        if self.kind != "inference":
+            return
         pane = self.query_one("#details", Static)
         if sc is None:
             pane.update("No scenario selected. Press n to create one.")
             return
-        explanation = ""
-        if role == "output" and key:
-            explanation = self._explain_text(sc, key, depth=2)
+        from planner.sheet.explain import render_text
+
         gpu = next((g for g in self.gpus if g.name == sc.gpu), None)
         memory = gpu.spec.memory_bytes if gpu else self.outputs[sc.id].get(
             "gpu_memory_bytes", 0)
-        pane.update(render.details(sc, self.outputs[sc.id], memory, explanation))
+        pane.update(render.details(sc, self.outputs[sc.id], memory,
+                                   render_text(tree) if tree is not None else ""))
 
-    def _explain_text(self, sc: Scenario, column: str, depth: int = 8) -> str:
+    def _show_bar(self, sc: Scenario | None, key: str | None, role: str | None,
+                  tree: Any) -> None:
+        """The formula bar for a cell that is not being edited."""
+        bar = self.query_one("#bar", FormulaBar)
+        if sc is None or key is None:
+            bar.show_cell("", "No scenario here: n creates one, f switches fleet.")
+            return
+        reference = f"{sc.name} · {key}"
+        if role == "output":
+            shown = render.format_value(key, self.outputs[sc.id].get(key))
+            formula = f"   = {tree.formula}" if tree is not None and tree.formula else ""
+            bar.show_cell(reference, f"{shown}{formula}",
+                          "computed, read-only · x explains it with the values it used")
+            return
+        column = _input_column(sc.kind, key)
+        if column is None:
+            hint = {"name": "Enter renames", "lora_targets": "modules LoRA adapts; Enter edits"
+                    }.get(key, "Enter chooses from the catalog")
+            bar.show_cell(reference, str(getattr(sc, key)), hint)
+            return
+        unit = "" if column.unit in ("bool", "dtype", "convention", "") else f" {column.unit}"
+        bar.show_cell(reference, f"{render.cell(sc, self.outputs[sc.id], key, role)}{unit}",
+                      f"{column.help} · {column.allowed()} · Enter edits")
+
+    def _explain_tree(self, sc: Scenario, column: str, depth: int = 8) -> Any:
+        """The explanation tree of one output (None if its model or GPU is missing)."""
         from planner import service
-        from planner.sheet.explain import render_text
 
         try:
             model = next(m for m in self.models if m.name == sc.model).spec
             gpu = next(g for g in self.gpus if g.name == sc.gpu).spec
-            tree = service.explain(model, gpu, _inputs(sc), column, kind=sc.kind,
+            return service.explain(model, gpu, _inputs(sc), column, kind=sc.kind,
                                    lora_targets=sc.lora_targets, depth=depth)
         except (StopIteration, PlannerError):
-            return ""
-        return render_text(tree)
+            return None
+
+    def _explain_text(self, sc: Scenario, column: str, depth: int = 8) -> str:
+        from planner.sheet.explain import render_text
+
+        tree = self._explain_tree(sc, column, depth)
+        return render_text(tree) if tree is not None else ""
 
     # --------------------------------------------------------------- editing
     def action_edit(self) -> None:
@@ -342,38 +421,116 @@ class PlannerApp(App[None]):
         if key == "name":
             self.action_rename()
             return
+        column = _input_column(sc.kind, key)
+        if key == "lora_targets" or (column is not None and column.kind not in ("choice",
+                                                                                "bool")):
+            self._begin_edit(sc, key)
+            return
         self.push_screen(self._editor(sc, key), lambda value: self._apply(sc, key, value))
 
-    def _editor(self, sc: Scenario, key: str) -> EditDialog:
-        from planner.sheet.table import inputs_of
+    # ---- the formula-bar editor (numbers and text; choices use a dialog with a list)
+    def _begin_edit(self, sc: Scenario, key: str, typed: str = "") -> None:
+        """Edit a number or text cell in the formula bar; the grid keeps the focus."""
+        column = _input_column(sc.kind, key)
+        if column is None:  # lora_targets
+            parse, hint, value = (lambda text: text.strip()), (
+                "comma-separated modules: q,k,v,o,gate,up,down or all"), sc.lora_targets
+            unit = ""
+        else:
+            parse, hint, value = column.parse, f"{column.help} · {column.allowed()}", \
+                sc.inputs[key]
+            unit = "" if column.unit in ("bool", "dtype", "convention", "") else \
+                f" [{column.unit}]"
+        text = str(render.cell(sc, self.outputs[sc.id], key, "input")).replace(",", "") \
+            if column is not None else str(value)
+        self.editing = CellEdit(sc.id, key, f"{sc.name} · {key}{unit}", hint, parse,
+                                LineBuffer.of(text))
+        if typed:
+            self.editing.buffer.insert(typed)
+            self.editing.error = self._edit_error(self.editing)
+        self._draw_edit()
 
-        column = next((c for c in inputs_of(sc.kind) if c.name == key), None)
-        check = self._checker(sc, key)
+    def _draw_edit(self) -> None:
+        edit = self.editing
+        if edit is not None:
+            self.query_one("#bar", FormulaBar).show_edit(edit.reference, edit.buffer,
+                                                         edit.error, edit.hint)
+
+    def _end_edit(self) -> None:
+        if self.editing is not None:
+            self.editing = None
+            if self.loaded:
+                sc, key, role = self._current()
+                self._show_bar(sc, key, role, None if role != "output" or sc is None else
+                               self._explain_tree(sc, key or "", depth=1))
+
+    def _edit_error(self, edit: CellEdit) -> str:
+        """Why the typed text is refused ('' if the scenario accepts it): the column's rules,
+        then the whole scenario recomputed with it (e.g. parallelism must divide heads)."""
+        sc = self.scenarios.get(edit.sid)
+        if sc is None:
+            return "this scenario no longer exists; Esc cancels"
+        try:
+            self._recompute(sc, {edit.key: edit.parse(edit.buffer.text)})
+        except PlannerError as exc:
+            return str(exc)
+        return ""
+
+    def _grid_key(self, event: Any) -> bool:
+        """Keys reaching the grid: the editor's while a cell is edited (all of them), and a
+        digit typed on a number cell starts editing it, as in a spreadsheet."""
+        edit = self.editing
+        if edit is None:
+            if event.character and event.character in "0123456789.":
+                sc, key, role = self._current()
+                column = _input_column(sc.kind, key) if sc and key and role == "input" \
+                    else None
+                if sc is not None and column is not None and column.kind in ("int", "float"):
+                    self._begin_edit(sc, key or "", typed=event.character)
+                    return True
+            return False
+        if event.key == "escape":
+            self._end_edit()
+        elif event.key == "enter":
+            self._accept_edit(edit)
+        elif edit.buffer.press(event.key, event.character):
+            edit.error = self._edit_error(edit)
+            self._draw_edit()
+        return True
+
+    def _accept_edit(self, edit: CellEdit) -> None:
+        sc = self.scenarios.get(edit.sid)
+        if sc is None:
+            self._end_edit()
+            return
+        try:
+            value = edit.parse(edit.buffer.text)
+            new, outputs = self._recompute(sc, {edit.key: value})
+        except PlannerError as exc:  # stay in the editor and say why
+            edit.error = str(exc)
+            self._draw_edit()
+            return
+        self.editing = None
+        self._commit(sc, edit.key, value, new, outputs)
+
+    def _editor(self, sc: Scenario, key: str) -> EditDialog:
+        """The dialog with a choice list for model, GPU, a dtype or convention, or yes/no."""
+
+        def check(value: Any) -> None:
+            self._recompute(sc, {key: value})
+
         if key in CHOICE_FIELDS:
             names = [m.name for m in self.models] if key == "model" else [
                 g.name for g in self.gpus]
             return EditDialog(f"{sc.name}: {key}", getattr(sc, key), choices=names,
                               check=check)
-        if key == "lora_targets":
-            return EditDialog(f"{sc.name}: LoRA targets", sc.lora_targets,
-                              help_text="Comma-separated modules: q,k,v,o,gate,up,down or all",
-                              check=check)
-        assert column is not None
-        help_text = f"{column.help}\n[{column.unit}] {column.allowed()}"
-        if column.kind in ("choice", "bool"):
-            choices = list(column.choices) if column.kind == "choice" else ["yes", "no"]
-            current = sc.inputs[key] if column.kind == "choice" else (
-                "yes" if sc.inputs[key] else "no")
-            return EditDialog(f"{sc.name}: {key}", current, choices=choices,
-                              help_text=help_text, parse=column.parse, check=check)
-        return EditDialog(f"{sc.name}: {key}", sc.inputs[key], help_text=help_text,
-                          parse=column.parse, check=check)
-
-    def _checker(self, sc: Scenario, key: str) -> Any:
-        def check(value: Any) -> None:
-            self._recompute(sc, {key: value})
-
-        return check
+        column = _input_column(sc.kind, key)
+        choices = list(column.choices) if column.kind == "choice" else ["yes", "no"]
+        current = sc.inputs[key] if column.kind == "choice" else (
+            "yes" if sc.inputs[key] else "no")
+        return EditDialog(f"{sc.name}: {key}", current, choices=choices,
+                          help_text=f"{column.help}\n{column.allowed()}", parse=column.parse,
+                          check=check)
 
     def _recompute(self, sc: Scenario, changes: dict[str, Any]) -> tuple[Scenario,
                                                                           dict[str, Any]]:
@@ -401,6 +558,11 @@ class PlannerApp(App[None]):
         except PlannerError as exc:
             self.notify(str(exc), title="Not changed", severity="error")
             return
+        self._commit(sc, key, value, new, outputs)
+
+    def _commit(self, sc: Scenario, key: str, value: Any, new: Scenario,
+                outputs: dict[str, Any]) -> None:
+        """Show an accepted edit's row at once and save it in a worker."""
         self.scenarios[sc.id], self.outputs[sc.id] = new, outputs
         self._refresh_row(sc.id)
         self._show_details()
@@ -429,7 +591,7 @@ class PlannerApp(App[None]):
         self._refresh_row(sc.id)
         self._show_details()
         self.query_one("#status", Static).update(
-            f"saved {sc.fleet}/{sc.name} (version {sc.version})")
+            f"saved {sc.fleet}/{sc.name} (version {sc.version})", layout=False)
 
     @on(ScenarioConflict)
     def _conflict(self, message: ScenarioConflict) -> None:
@@ -758,6 +920,13 @@ GPU_COLUMNS = (("name", "GPU"), ("memory_gib", "memory [GiB]"),
                ("bf16_tflops", "bf16 [TFLOP/s]"), ("fp8_tflops", "fp8 [TFLOP/s]"),
                ("int8_tops", "int8 [TOP/s]"), ("memory_bandwidth_gb_per_s", "bandwidth [GB/s]"),
                ("price_usd_per_hour", "price [USD/GPU-h]"))
+
+
+def _input_column(kind: str, key: str) -> Any:
+    """The input column ``key`` of a scenario kind (None for name, model, gpu, LoRA targets)."""
+    from planner.sheet.table import inputs_of
+
+    return next((c for c in inputs_of(kind) if c.name == key), None)
 
 
 def _inputs(sc: Scenario) -> dict[str, Any]:
