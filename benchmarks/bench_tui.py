@@ -23,7 +23,9 @@ from benchmarks.bench_store import populate
 from planner.workspace import Workspace
 
 
-async def measure(url: str, count: int) -> tuple[float, list[float]]:
+async def measure(url: str, count: int) -> tuple[float, list[float], list[float]]:
+    """(start-up s, edit-to-painted-row s per edit, the same through ``pilot.press`` s)."""
+    from textual import events
     from textual.widgets import DataTable
 
     from planner.tui import render
@@ -37,20 +39,42 @@ async def measure(url: str, count: int) -> tuple[float, list[float]]:
             await pilot.pause(0.005)
         await pilot.pause(0)
         first_paint = time.perf_counter() - start
+
+        # the end of every frame drawn while `done` holds (the edited row has its new value)
+        painted: list[float] = []
+        done = [lambda: False]
+        screen = app.screen
+        draw = screen._compositor_refresh
+
+        def timed_draw() -> None:
+            draw()
+            if done[0]():
+                painted.append(time.perf_counter())
+
+        screen._compositor_refresh = timed_draw  # type: ignore[method-assign]
         columns = [k for k, _h, _r in render.grid_columns("inference")]
-        edits = []
-        for i, batch in enumerate((3, 5, 9, 17, 33)):
+        edits, pressed = [], []
+        for i, batch in enumerate((3, 5, 9, 17, 33, 65, 129, 257, 513, 7, 11)):
             grid.move_cursor(row=i * 97, column=columns.index("batch"))
-            sid = int(grid.coordinate_to_cell_key(grid.cursor_coordinate)[0].value)
-            await pilot.press("enter")
-            await pilot.press("ctrl+u", *str(batch))
-            t0 = time.perf_counter()
-            await pilot.press("enter")
-            while str(grid.get_cell(str(sid), "batch")) != str(batch):
-                await pilot.pause(0)
-            edits.append(time.perf_counter() - t0)
+            sid = str(grid.coordinate_to_cell_key(grid.cursor_coordinate)[0].value)
+            await pilot.press("enter", "ctrl+u", *str(batch))
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.05)
+            painted.clear()
+            done[0] = lambda sid=sid, batch=batch: str(grid.get_cell(sid, "batch")) == str(batch)
+            if i % 2:  # the Enter that accepts, sent as Pilot sends keys; time to the frame
+                t0 = time.perf_counter()
+                app._driver.send_message(events.Key("enter", "\r"))
+                while not painted:
+                    await asyncio.sleep(0)
+                edits.append(painted[0] - t0)
+            else:  # the same through pilot.press, which also waits for the app to go idle
+                t0 = time.perf_counter()
+                await pilot.press("enter")
+                assert done[0]()
+                pressed.append(time.perf_counter() - t0)
         await app.workers.wait_for_complete()
-    return first_paint, edits
+    return first_paint, edits, pressed
 
 
 def main() -> None:
@@ -62,12 +86,15 @@ def main() -> None:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         with Workspace.open(url) as ws:
             populate(ws, args.scenarios)
-        first_paint, edits = asyncio.run(measure(url, args.scenarios))
+        first_paint, edits, pressed = asyncio.run(measure(url, args.scenarios))
     print(f"start-up to first paint with {args.scenarios:,} scenarios: {first_paint:.2f} s "
           f"(target <= 1.5 s: {'met' if first_paint <= 1.5 else 'NOT met'})")
     median = statistics.median(edits)
-    print(f"edit to updated row: median {median * 1e3:.1f} ms, max {max(edits) * 1e3:.1f} ms "
-          f"over {len(edits)} edits (target <= 50 ms: {'met' if median <= 0.05 else 'NOT met'})")
+    print(f"edit to updated row (Enter to the frame showing the row): median "
+          f"{median * 1e3:.1f} ms, max {max(edits) * 1e3:.1f} ms over {len(edits)} edits "
+          f"(target <= 50 ms: {'met' if median <= 0.05 else 'NOT met'})")
+    print(f"the same through pilot.press (adds its idle detection, >= 2 x 20 ms sleeps): "
+          f"median {statistics.median(pressed) * 1e3:.1f} ms over {len(pressed)} edits")
 
 
 if __name__ == "__main__":
