@@ -15,7 +15,7 @@ from tests.store_fixtures import dump
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0002",)
+    assert migrate.heads() == ("0002",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002"]
 
 
