@@ -192,3 +192,19 @@ def test_training_outputs_symbolic_and_finite(model: str, gpu: str, zero: int, r
 
     assert values["trainable_params"] == (values["lora_trainable_params"] if rank
                                           else count_params(MODELS[model]).total)
+
+
+@pytest.mark.parametrize("small", [65_536, 0])
+def test_factorize_dict_and_pandas_paths_agree(monkeypatch: pytest.MonkeyPatch,
+                                               small: int) -> None:
+    """Small tables factorize with a dict (no pandas import at UI start-up), large ones with
+    pandas; both give first-appearance order and Python equality."""
+    from planner.sheet import table as sheet_table
+
+    monkeypatch.setattr(sheet_table, "_SMALL", small)
+    values = np.asarray(["bf16", "int4", "bf16", "fp8", "int4", 1, 1.0], dtype=object)
+    codes, uniques = sheet_table._factorize(values, len(values))
+    assert uniques == ["bf16", "int4", "fp8", 1]
+    assert codes.tolist() == [0, 1, 0, 2, 1, 3, 3]
+    codes, uniques = sheet_table._factorize(["q,v", "q,v"], 2)
+    assert (codes.tolist(), uniques) == ([0, 0], ["q,v"])

@@ -62,10 +62,22 @@ def _length(table: Mapping[str, Any]) -> int:
     return lengths.pop() if lengths else 1
 
 
+_SMALL = 65_536
+"""Up to this many rows a dict factorizes faster than importing pandas (about 0.2 s, paid by
+every UI start-up); above it, pandas' hash table is several times faster than the dict."""
+
+
 def _factorize(values: Any, n: int) -> tuple[np.ndarray, list[Any]]:
-    """(codes per row, distinct values) of a scalar or an array."""
+    """(codes per row, distinct values in order of first appearance) of a scalar or an array.
+    Distinct means unequal under Python's ``==`` and ``hash``, as in ``pandas.factorize``."""
     if np.ndim(values) == 0 or isinstance(values, str):
         return np.zeros(n, dtype=np.intp), [values]
+    if n <= _SMALL:
+        index: dict[Any, int] = {}
+        items = values.tolist() if isinstance(values, np.ndarray) else values
+        codes = np.fromiter((index.setdefault(v, len(index)) for v in items), dtype=np.intp,
+                            count=n)
+        return codes, list(index)
     import pandas as pd
 
     codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
