@@ -261,8 +261,7 @@ class PlannerApp(App[None]):
                 width = (max([len(n) + 2 for n in names] + [12]) if key == "name"
                          else render.column_width(key, header))
                 table.add_column(Text(header, style=style), key=key, width=width)
-            for i in ids:
-                table.add_row(*self._row(i), key=str(i))
+            table.set_rows((str(i), self._row(i)) for i in ids)
             if focus_id is not None and focus_id in ids and kind == self.scenarios[
                     focus_id].kind:
                 table.move_cursor(row=ids.index(focus_id), column=keep.column)
@@ -270,26 +269,13 @@ class PlannerApp(App[None]):
                 table.move_cursor(row=min(keep.row, len(ids) - 1), column=keep.column)
         self._show_details()
 
-    def _row(self, sid: int) -> list[Any]:
-        sc = self.scenarios[sid]
-        outputs = self.outputs[sid]
-        cells: list[Any] = [render.LazyCell(sc, outputs, key, role)
-                            for key, _h, role in render.grid_columns(sc.kind)]
-        if sid in self.marked:
-            from rich.text import Text
-
-            first = render.cell(sc, outputs, "name", "meta")
-            cells[0] = Text("● ", style="bold yellow") + (
-                first if isinstance(first, Text) else Text(str(first)))
-        return cells
+    def _row(self, sid: int) -> render.GridRow:
+        return render.GridRow(self.scenarios[sid], self.outputs[sid], sid in self.marked)
 
     def _refresh_row(self, sid: int) -> None:
-        sc = self.scenarios[sid]
-        table = self._grid(sc.kind)
-        if RowKey(str(sid)) not in table.rows:
-            return
-        keys = [key for key, _h, _role in render.grid_columns(sc.kind)]
-        table.update_row(str(sid), dict(zip(keys, self._row(sid), strict=True)))
+        table = self._grid(self.scenarios[sid].kind)
+        if RowKey(str(sid)) in table.rows:
+            table.update_row(str(sid), self._row(sid))
 
     def _current(self) -> tuple[Scenario | None, str | None, str | None]:
         """(scenario, column key, column role) under the cursor of the active grid."""

@@ -4,6 +4,7 @@ and their outputs; no widgets."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -85,21 +86,36 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
     return Text(shown, style=style, justify="right")
 
 
-class LazyCell:
-    """A grid cell formatted only when it is drawn: a 5,000-row grid builds 170,000 of these
-    cheaply, and only the visible ones are ever formatted."""
+@cache
+def _roles(kind: str) -> dict[str, str]:
+    return {key: role for key, _header, role in grid_columns(kind)}
 
-    __slots__ = ("key", "outputs", "role", "sc")
 
-    def __init__(self, sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> None:
-        self.sc, self.outputs, self.key, self.role = sc, outputs, key, role
+class GridRow(Mapping[Any, Any]):
+    """One grid row: column key (or its text) to cell, formatted only when drawn. A 5,000-row
+    grid builds 5,000 of these cheaply, and only the visible cells are ever formatted."""
 
-    def __rich__(self) -> Any:
-        value = cell(self.sc, self.outputs, self.key, self.role)
-        return Text(value) if isinstance(value, str) else value
+    __slots__ = ("marked", "outputs", "sc")
 
-    def __str__(self) -> str:
-        return str(cell(self.sc, self.outputs, self.key, self.role))
+    def __init__(self, sc: Scenario, outputs: dict[str, Any], marked: bool = False) -> None:
+        self.sc, self.outputs, self.marked = sc, outputs, marked
+
+    def __getitem__(self, key: Any) -> Any:
+        name = getattr(key, "value", key)  # a DataTable ColumnKey or a plain str
+        role = _roles(self.sc.kind).get(name)
+        if role is None:
+            raise KeyError(key)
+        value = cell(self.sc, self.outputs, name, role)
+        text = Text(value) if isinstance(value, str) else value
+        if name == "name" and self.marked:
+            text = Text("● ", style="bold yellow") + text
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_roles(self.sc.kind))
+
+    def __len__(self) -> int:
+        return len(_roles(self.sc.kind))
 
 
 def memory_bar(outputs: dict[str, Any], gpu_memory_bytes: float, width: int = 48) -> Text:

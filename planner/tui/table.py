@@ -1,21 +1,27 @@
-"""A DataTable that can replace one row's cells without re-rendering the whole table.
+"""A DataTable for thousands of rows that change one at a time.
 
-Textual's ``DataTable.update_cell`` bumps a table-wide counter that is part of every render
-cache key, so one edited row re-renders every visible cell (about 1,500 on a wide screen,
-~0.5 s here). :meth:`SheetTable.update_row` instead drops only that row's cached cells and rows
-and lines, and refreshes that row's region: an edit costs one row. It relies on DataTable's
-private caches of textual 8 (pinned in pyproject), with the public ``update_cell`` as fallback.
+- :meth:`SheetTable.set_rows` adds many rows at once. Each row is one mapping of column key to
+  cell (the grid's are formatted only when drawn), instead of DataTable's per-row ``add_row``,
+  which re-validates the cursor and bumps counters each time.
+- :meth:`SheetTable.update_row` replaces one row. Textual's ``update_cell`` bumps a table-wide
+  counter that is part of every render-cache key, so one edited row would re-render every
+  visible cell (~0.5 s here). This drops only that row's cached cells and lines and refreshes
+  its region, so an edit costs one row.
+- Column widths are fixed, so new rows are not measured (see ``_update_dimensions``).
+
+These rely on DataTable's private structures of textual 8 (pinned in pyproject); each falls
+back to the public API if they change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from textual import events
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets.data_table import ColumnKey, RowKey
+from textual.widgets.data_table import DuplicateKey, Row, RowKey
 
 
 class SheetTable(DataTable):
@@ -33,18 +39,43 @@ class SheetTable(DataTable):
             event.stop()
             event.prevent_default()
 
-    def update_row(self, row_key: str, values: Mapping[str, Any]) -> None:
-        """Set several cells of one row and re-render only that row."""
+    def set_rows(self, rows: Iterable[tuple[str, Mapping[Any, Any]]]) -> None:
+        """Append rows: (row key, mapping of column key to cell), each of height 1."""
         try:
-            data = self._data[RowKey(row_key)]
+            locations, data, metadata, new = (self._row_locations, self._data, self.rows,
+                                              self._new_rows)
+        except AttributeError:  # a future DataTable without these internals
+            keys = list(self.columns)
+            for key, cells in rows:
+                self.add_row(*(cells[k.value] for k in keys), key=key)
+            return
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            locations[row_key] = len(metadata)
+            data[row_key] = cells  # type: ignore[assignment]
+            metadata[row_key] = Row(row_key, 1)
+            new.add(row_key)
+        # what add_row does after each row, once
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if self.row_count and self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self._update_count += 1
+        self.check_idle()
+
+    def update_row(self, row_key: str, cells: Mapping[Any, Any]) -> None:
+        """Replace one row's cells and re-render only that row."""
+        try:
+            data = self._data
             caches = (self._cell_render_cache, self._row_render_cache)
             line_cache = self._line_cache
         except AttributeError:  # a future DataTable without these internals
-            for column, value in values.items():
-                self.update_cell(row_key, column, value)
+            for column in self.columns:
+                self.update_cell(row_key, column, cells[column.value])
             return
-        for column, value in values.items():
-            data[ColumnKey(column)] = value
+        data[RowKey(row_key)] = cells  # type: ignore[assignment]
         for cache in caches:
             for key in [k for k in cache.keys() if k[0] == row_key]:  # noqa: SIM118
                 cache.discard(key)
