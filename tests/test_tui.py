@@ -101,6 +101,29 @@ async def test_edit_a_cell_recomputes_and_saves() -> None:
         assert [c.field for c in ws.history("demo", sc.name)] == ["batch"]
 
 
+async def test_grid_draws_the_cells_in_view_after_scrolling() -> None:
+    """Only the columns in view are rendered; scrolling sideways and back redraws them."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", DataTable)
+
+        def line(sid: int) -> str:  # the row as drawn, fixed name column included
+            y = grid.header_height + grid.get_row_index(str(sid)) - round(grid.scroll_y)
+            return grid.render_line(y).text
+
+        sid = goto(app, "mixtral-8x7b-2xh100-tp2", "cost_usd_per_million_output_tokens")
+        await pilot.pause(0.1)
+        assert grid.scroll_x > 0
+        cost = render.format_value("cost_usd_per_million_output_tokens",
+                                   app.outputs[sid]["cost_usd_per_million_output_tokens"])
+        assert "mixtral-8x7b-2xh100-tp2" in line(sid) and cost in line(sid)
+        assert "h100-sxm" not in line(sid)  # the GPU column is scrolled out of view
+        grid.scroll_to(x=0, animate=False)  # scrolled back, the cursor where it was
+        await pilot.pause(0.1)
+        assert grid.scroll_x == 0 and "h100-sxm" in line(sid) and cost not in line(sid)
+
+
 async def test_invalid_value_shows_the_reason_and_changes_nothing() -> None:
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
