@@ -13,6 +13,7 @@ Database work always runs in workers that post typed messages (:mod:`planner.tui
 from __future__ import annotations
 
 import dataclasses
+import gc
 import threading
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,12 @@ class PlannerApp(App[None]):
         if not self.loaded or self.focused is None:
             self._grid().focus()
         self.loaded = True
+        # A fleet is hundreds of thousands of long-lived objects (scenarios, their outputs, the
+        # grid's rows). Left to the cyclic collector, each full collection walks them all: a
+        # 0.1 s pause in the middle of an edit every few seconds with 5,000 scenarios. Freezing
+        # moves what exists now out of its reach; these objects hold no reference cycles, so
+        # reference counting still frees them when the fleet is replaced.
+        gc.freeze()
 
     @on(CatalogLoaded)
     def _catalog_loaded(self, message: CatalogLoaded) -> None:
@@ -898,6 +905,7 @@ class PlannerApp(App[None]):
                                 lambda action=binding.action: self.run_action(action))
 
     def on_unmount(self) -> None:
+        gc.unfreeze()  # hand what _fleet_loaded froze back to the collector
         if self._workspace is not None:
             self._workspace.close()
 
