@@ -47,3 +47,43 @@ def test_cursor_stays_inside_the_text_and_unknown_keys_are_not_consumed() -> Non
     assert not buffer.press("f5") and not buffer.press("enter", "\r")
     assert not buffer.press("escape", "\x1b") and buffer.text == "12"
     assert buffer.press("e", "e") and buffer.text == "e12"  # 'e' types (1e6), not edits
+
+
+def test_choice_edit_filters_moves_and_names_the_column_when_nothing_matches() -> None:
+    from planner.errors import ValidationError
+    from planner.tui.cell_edit import CellEdit
+
+    edit = CellEdit.of_choices(1, "gpu", "s · gpu", "", str,
+                               ["a100-80gb", "h100-pcie", "h100-sxm", "h200"], "h200")
+    assert (edit.shown[edit.index], edit.value()) == ("h200", "h200")
+    assert edit.press("right") == "changed" and edit.value() == "a100-80gb"  # wraps
+    assert edit.press("left") == "changed" and edit.value() == "h200"
+    assert edit.press("1", "1") == "changed" and edit.shown == ["a100-80gb", "h100-pcie",
+                                                               "h100-sxm"]
+    assert edit.press("backspace") == "changed" and len(edit.shown) == 4
+    assert edit.press("H", "H") == "changed" and edit.shown == ["h100-pcie", "h100-sxm",
+                                                               "h200"]  # any case
+    assert edit.press("1", "1") == "changed" and edit.shown == ["h100-pcie", "h100-sxm"]
+    assert edit.press("tab") == "changed" and edit.value() == "h100-sxm"
+    assert edit.press("x", "x") == "changed" and edit.shown == []
+    try:
+        edit.value()
+    except ValidationError as exc:
+        assert str(exc).startswith("gpu: must be one of a100-80gb, h100-pcie")
+    else:
+        raise AssertionError("no match must be refused")
+    assert edit.press("f5") == "ignored"
+    assert (edit.press("enter"), edit.press("escape")) == ("accept", "cancel")
+
+
+def test_choice_row_keeps_the_highlight_in_view() -> None:
+    from planner.tui.formula_bar import choice_row
+
+    names = [f"model-{i:02d}" for i in range(40)]
+    row = choice_row(names, 30, 60)
+    assert " model-30 " in row.plain and row.plain.startswith("…") and row.plain.endswith("…")
+    assert row.cell_len <= 60
+    highlighted = [row.plain[s.start:s.end] for s in row.spans if "reverse" in str(s.style)]
+    assert highlighted == [" model-30 "]
+    assert choice_row(["yes", "no"], 1, 60).plain == "   yes   no  "
+    assert choice_row([], 0, 60).plain == "no choice matches what is typed"

@@ -157,14 +157,29 @@ async def test_choice_editor_and_read_only_outputs() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         sid = goto(app, "llama3-8b-24gib-6x8k", "gpu")
+        await pilot.press("enter")  # the choices show in the formula bar, current highlighted
+        edit = app.editing
+        assert edit is not None and edit.choices is not None and len(edit.choices) == 11
+        assert edit.shown[edit.index] == "rtx-4090"
+        assert "h100-sxm" in bar(app) and "← → choose" in bar(app)
+        await pilot.press("z", "z")  # a filter that matches nothing
+        assert "no choice matches" in bar(app)
         await pilot.press("enter")
-        dialog = app.screen
-        assert isinstance(dialog, EditDialog) and "h200" in dialog.choices
-        option_list = dialog.query_one("#choices")
-        option_list.highlighted = dialog.choices.index("h200")
-        await pilot.press("enter")
+        assert app.editing is not None and "gpu: must be one of a100-40gb" in bar(app)
+        await pilot.press("backspace", "backspace", "h", "1")  # h100-pcie, h100-sxm
+        assert app.editing.shown == ["h100-pcie", "h100-sxm"]
+        await pilot.press("right", "right", "right")  # wraps round: h100-sxm
+        assert app.editing.shown[app.editing.index] == "h100-sxm"
+        await pilot.press("ctrl+u", "h", "2", "enter")
+        assert app.editing is None
         await settle(pilot)
         assert shown(app, sid, "gpu") == "h200" and shown(app, sid, "fits") == "yes"
+        goto(app, "llama3-8b-24gib-6x8k", "weight_dtype")  # a dtype: the same editor
+        await pilot.press("enter", "right", "right", "escape")  # looked, changed nothing
+        assert app.editing is None and shown(app, sid, "weight_dtype") == "bf16"
+        await pilot.press("e", "i", "n", "t", "4", "enter")
+        await settle(pilot)
+        assert shown(app, sid, "weight_dtype") == "int4"
         goto(app, "llama3-8b-24gib-6x8k", "ttft_s")
         await pilot.press("enter")
         assert not isinstance(app.screen, EditDialog)
@@ -173,7 +188,8 @@ async def test_choice_editor_and_read_only_outputs() -> None:
         assert "= max(ttft_compute_s, ttft_memory_s)" in text(
             app.screen.query_one("#body", Static))
     with db() as ws:
-        assert ws.scenario("demo", "llama3-8b-24gib-6x8k").gpu == "h200"
+        sc = ws.scenario("demo", "llama3-8b-24gib-6x8k")
+        assert (sc.gpu, sc.inputs["weight_dtype"], sc.version) == ("h200", "int4", 3)
 
 
 async def test_new_duplicate_rename_delete() -> None:
@@ -390,6 +406,17 @@ def test_formula_bar_editor_snapshot(snap_compare: Any) -> None:
         await steady(pilot)
         goto(pilot.app, "llama3-8b-24gib-6x8k", "batch")
         await pilot.press("e", "ctrl+u", "0")  # an invalid value: the reason shows in red
+        await steady(pilot)
+
+    assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_choice_editor_snapshot(snap_compare: Any) -> None:
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        await steady(pilot)
+        goto(pilot.app, "llama3-8b-24gib-6x8k", "gpu")
+        await pilot.press("enter", "h")  # the GPUs with an h, rtx-4090 no longer shown
         await steady(pilot)
 
     assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)

@@ -38,6 +38,7 @@ from planner.domain import ConflictError, Scenario
 from planner.errors import PlannerError, ValidationError
 from planner.sheet.table import RowError
 from planner.tui import render
+from planner.tui.cell_edit import CellEdit
 from planner.tui.dialogs import ConfirmDialog, EditDialog, FleetDialog, TextScreen
 from planner.tui.editline import LineBuffer
 from planner.tui.formula_bar import FormulaBar
@@ -52,19 +53,6 @@ from planner.tui.messages import (
 from planner.tui.table import SheetTable
 
 CHOICE_FIELDS = ("model", "gpu")
-
-
-@dataclasses.dataclass
-class CellEdit:
-    """A cell being edited in the formula bar: which one, how to parse it, what is typed."""
-
-    sid: int
-    key: str
-    reference: str
-    hint: str
-    parse: Any
-    buffer: LineBuffer
-    error: str = ""
 
 
 class PlannerApp(App[None]):
@@ -414,40 +402,49 @@ class PlannerApp(App[None]):
         if key == "name":
             self.action_rename()
             return
-        column = _input_column(sc.kind, key)
-        if key == "lora_targets" or (column is not None and column.kind not in ("choice",
-                                                                                "bool")):
-            self._begin_edit(sc, key)
-            return
-        self.push_screen(self._editor(sc, key), lambda value: self._apply(sc, key, value))
+        self._begin_edit(sc, key)
 
-    # ---- the formula-bar editor (numbers and text; choices use a dialog with a list)
+    # ---- the formula-bar editor
     def _begin_edit(self, sc: Scenario, key: str, typed: str = "") -> None:
-        """Edit a number or text cell in the formula bar; the grid keeps the focus."""
+        """Edit an input cell in the formula bar; the grid keeps the focus."""
         column = _input_column(sc.kind, key)
-        if column is None:  # lora_targets
-            parse, hint, value = (lambda text: text.strip()), (
-                "comma-separated modules: q,k,v,o,gate,up,down or all"), sc.lora_targets
-            unit = ""
+        reference = f"{sc.name} · {key}"
+        if key in CHOICE_FIELDS:
+            names = [m.name for m in self.models] if key == "model" else [
+                g.name for g in self.gpus]
+            edit = CellEdit.of_choices(sc.id, key, reference, "", str, names,
+                                       getattr(sc, key))
+        elif key == "lora_targets":
+            edit = CellEdit(sc.id, key, reference,
+                            "comma-separated modules: q,k,v,o,gate,up,down or all",
+                            lambda text: text.strip(), LineBuffer.of(sc.lora_targets))
+        elif column.kind in ("choice", "bool"):
+            choices = list(column.choices) if column.kind == "choice" else ["yes", "no"]
+            current = str(sc.inputs[key]) if column.kind == "choice" else (
+                "yes" if sc.inputs[key] else "no")
+            edit = CellEdit.of_choices(sc.id, key, reference, column.help, column.parse,
+                                       choices, current)
         else:
-            parse, hint, value = column.parse, f"{column.help} · {column.allowed()}", \
-                sc.inputs[key]
-            unit = "" if column.unit in ("bool", "dtype", "convention", "") else \
-                f" [{column.unit}]"
-        text = str(render.cell(sc, self.outputs[sc.id], key, "input")).replace(",", "") \
-            if column is not None else str(value)
-        self.editing = CellEdit(sc.id, key, f"{sc.name} · {key}{unit}", hint, parse,
-                                LineBuffer.of(text))
+            unit = "" if column.unit in ("", "convention") else f" [{column.unit}]"
+            text = str(render.cell(sc, self.outputs[sc.id], key, "input")).replace(",", "")
+            edit = CellEdit(sc.id, key, reference + unit,
+                            f"{column.help} · {column.allowed()}", column.parse,
+                            LineBuffer.of(text))
+        self.editing = edit
         if typed:
-            self.editing.buffer.insert(typed)
-            self.editing.error = self._edit_error(self.editing)
+            edit.buffer.insert(typed)
+        edit.error = self._edit_error(edit) if typed or edit.choices is not None else ""
         self._draw_edit()
 
     def _draw_edit(self) -> None:
         edit = self.editing
-        if edit is not None:
-            self.query_one("#bar", FormulaBar).show_edit(edit.reference, edit.buffer,
-                                                         edit.error, edit.hint)
+        if edit is None:
+            return
+        bar = self.query_one("#bar", FormulaBar)
+        if edit.choices is not None:
+            bar.show_choices(edit.reference, edit.buffer, edit.shown, edit.index, edit.error)
+        else:
+            bar.show_edit(edit.reference, edit.buffer, edit.error, edit.hint)
 
     def _end_edit(self) -> None:
         if self.editing is not None:
@@ -458,13 +455,13 @@ class PlannerApp(App[None]):
                                self._explain_tree(sc, key or "", depth=1))
 
     def _edit_error(self, edit: CellEdit) -> str:
-        """Why the typed text is refused ('' if the scenario accepts it): the column's rules,
+        """Why the edit's value is refused ('' if the scenario accepts it): the column's rules,
         then the whole scenario recomputed with it (e.g. parallelism must divide heads)."""
         sc = self.scenarios.get(edit.sid)
         if sc is None:
             return "this scenario no longer exists; Esc cancels"
         try:
-            self._recompute(sc, {edit.key: edit.parse(edit.buffer.text)})
+            self._recompute(sc, {edit.key: edit.value()})
         except PlannerError as exc:
             return str(exc)
         return ""
@@ -482,11 +479,12 @@ class PlannerApp(App[None]):
                     self._begin_edit(sc, key or "", typed=event.character)
                     return True
             return False
-        if event.key == "escape":
+        outcome = edit.press(event.key, event.character)
+        if outcome == "cancel":
             self._end_edit()
-        elif event.key == "enter":
+        elif outcome == "accept":
             self._accept_edit(edit)
-        elif edit.buffer.press(event.key, event.character):
+        elif outcome == "changed":
             edit.error = self._edit_error(edit)
             self._draw_edit()
         return True
@@ -497,7 +495,7 @@ class PlannerApp(App[None]):
             self._end_edit()
             return
         try:
-            value = edit.parse(edit.buffer.text)
+            value = edit.value()
             new, outputs = self._recompute(sc, {edit.key: value})
         except PlannerError as exc:  # stay in the editor and say why
             edit.error = str(exc)
@@ -505,25 +503,6 @@ class PlannerApp(App[None]):
             return
         self.editing = None
         self._commit(sc, edit.key, value, new, outputs)
-
-    def _editor(self, sc: Scenario, key: str) -> EditDialog:
-        """The dialog with a choice list for model, GPU, a dtype or convention, or yes/no."""
-
-        def check(value: Any) -> None:
-            self._recompute(sc, {key: value})
-
-        if key in CHOICE_FIELDS:
-            names = [m.name for m in self.models] if key == "model" else [
-                g.name for g in self.gpus]
-            return EditDialog(f"{sc.name}: {key}", getattr(sc, key), choices=names,
-                              check=check)
-        column = _input_column(sc.kind, key)
-        choices = list(column.choices) if column.kind == "choice" else ["yes", "no"]
-        current = sc.inputs[key] if column.kind == "choice" else (
-            "yes" if sc.inputs[key] else "no")
-        return EditDialog(f"{sc.name}: {key}", current, choices=choices,
-                          help_text=f"{column.help}\n{column.allowed()}", parse=column.parse,
-                          check=check)
 
     def _recompute(self, sc: Scenario, changes: dict[str, Any]) -> tuple[Scenario,
                                                                           dict[str, Any]]:

@@ -1,4 +1,6 @@
-"""Modal dialogs of the terminal UI: typed cell editor, prompts, confirmation, help, fleets.
+"""Modal dialogs of the terminal UI: prompts (names, paths, catalog values), confirmation,
+help and other text, fleets. Grid cells are edited in the formula bar instead
+(:mod:`planner.tui.cell_edit`).
 
 Every dialog returns its result through ``dismiss`` (None when cancelled with Escape), so the
 caller decides what to do; none of them touches the database.
@@ -37,10 +39,8 @@ class ColumnValidator(Validator):
 
 
 class EditDialog(ModalScreen[Any]):
-    """Edit one value: a text field validated as you type, or a list of choices.
-
-    ``check`` validates the whole scenario with the new value on Enter; its error keeps the
-    dialog open and shows the reason, so an invalid edit never leaves the dialog."""
+    """Edit one value in a text field validated as you type with ``parse``; on Enter an
+    invalid value keeps the dialog open and shows the reason."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
@@ -49,49 +49,31 @@ class EditDialog(ModalScreen[Any]):
                             background: $surface; padding: 1 2; }
     EditDialog #help { color: $text-muted; margin-bottom: 1; }
     EditDialog #error { color: $error; height: auto; }
-    EditDialog OptionList { height: auto; max-height: 16; }
     """
 
     def __init__(self, title: str, value: Any, *, help_text: str = "",
-                 choices: Sequence[str] | None = None,
-                 parse: Callable[[str], Any] | None = None,
-                 check: Callable[[Any], None] | None = None) -> None:
+                 parse: Callable[[str], Any] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.value = value
         self.help_text = help_text
-        self.choices = list(choices) if choices is not None else None
         self.parse = parse or (lambda text: text)
-        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(f"[b]{self.title_text}[/]")
             yield Static(self.help_text, id="help")
-            if self.choices is not None:
-                options = [Option(c, id=c) for c in self.choices]
-                option_list = OptionList(*options, id="choices")
-                yield option_list
-            else:
-                yield Input(value="" if self.value is None else str(self.value), id="value",
-                            validators=[ColumnValidator(self.parse)], select_on_focus=True)
+            yield Input(value="" if self.value is None else str(self.value), id="value",
+                        validators=[ColumnValidator(self.parse)], select_on_focus=True)
             yield Static("", id="error")
             yield Label("[dim]Enter to accept · Esc to cancel[/]")
 
     def on_mount(self) -> None:
-        if self.choices is not None:
-            option_list = self.query_one(OptionList)
-            if self.value is not None and str(self.value) in self.choices:
-                option_list.highlighted = self.choices.index(str(self.value))
-            option_list.focus()
-        else:
-            self.query_one(Input).focus()
+        self.query_one(Input).focus()
 
     def _accept(self, raw: Any) -> None:
         try:
             value = self.parse(raw)
-            if self.check is not None:
-                self.check(value)
         except PlannerError as exc:
             self.query_one("#error", Static).update(str(exc))
             return
@@ -107,10 +89,6 @@ class EditDialog(ModalScreen[Any]):
     @on(Input.Submitted, "#value")
     def _submitted(self, event: Input.Submitted) -> None:
         self._accept(event.value)
-
-    @on(OptionList.OptionSelected, "#choices")
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self._accept(str(event.option.id))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

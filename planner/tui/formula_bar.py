@@ -36,16 +36,56 @@ class FormulaBar(Static):
     def show_edit(self, reference: str, buffer: LineBuffer, error: str = "",
                   hint: str = "") -> None:
         """Show the editor: the text with its cursor, and the error (red) or the hint."""
-        line = Text.assemble(("✎ ", "bold yellow"), (reference, "bold"), " = ",
-                             no_wrap=True, overflow="ellipsis")
-        shown = buffer.text + " "
-        body = Text(shown, style="reverse" if buffer.fresh and buffer.text else "")
-        body.stylize("reverse", buffer.cursor, buffer.cursor + 1)
-        line.append_text(body)
         below = Text(error, style="bold red") if error else Text(
             hint + "  ·  Enter accepts, Esc cancels", style="dim")
-        self._show(line, below)
+        self._show(self._typed(reference, buffer), below)
+
+    def show_choices(self, reference: str, buffer: LineBuffer, shown: list[str], index: int,
+                     error: str = "") -> None:
+        """Show a choice editor: the filter typed so far with the error or the keys, then the
+        matching choices in a row with the highlighted one in reverse video."""
+        first = self._typed(reference, buffer)
+        first.append("  ")
+        first.append(error or "type to filter · ← → choose · Enter accepts · Esc cancels",
+                     style="bold red" if error else "dim")
+        self._show(first, choice_row(shown, index, max(20, self.size.width - 2)))
+
+    @staticmethod
+    def _typed(reference: str, buffer: LineBuffer) -> Text:
+        line = Text.assemble(("✎ ", "bold yellow"), (reference, "bold"), " = ",
+                             no_wrap=True, overflow="ellipsis")
+        body = Text(buffer.text + " ", style="reverse" if buffer.fresh and buffer.text else "")
+        body.stylize("reverse", buffer.cursor, buffer.cursor + 1)
+        line.append_text(body)
+        return line
 
     def _show(self, first: Text, second: Text) -> None:
         second.no_wrap, second.overflow = True, "ellipsis"
         self.update(Text("\n").join([first, second]), layout=False)
+
+
+def choice_row(shown: list[str], index: int, width: int) -> Text:
+    """The choices around the highlighted one that fit in ``width`` cells, with ``…`` where
+    some are cut off."""
+    if not shown:
+        return Text("no choice matches what is typed", style="bold red")
+    index = min(index, len(shown) - 1)
+    first = last = index
+    used = len(shown[index]) + 2
+    while True:  # grow the window on both sides while it fits
+        grew = False
+        for side in (-1, 1):
+            at = (first - 1) if side < 0 else (last + 1)
+            if 0 <= at < len(shown) and used + len(shown[at]) + 2 <= width - 4:
+                used += len(shown[at]) + 2
+                first, last = (at, last) if side < 0 else (first, at)
+                grew = True
+        if not grew:
+            break
+    row = Text("… " if first > 0 else "  ", style="dim")
+    for i in range(first, last + 1):
+        row.append(f" {shown[i]} ", style="reverse bold" if i == index else "")
+        row.append(" ")
+    if last < len(shown) - 1:
+        row.append("…", style="dim")
+    return row

@@ -214,12 +214,12 @@ def help_text(bindings: list[Binding]) -> Table:
     table.add_column("action")
     guide = [("↑ ↓ ← →", "move between scenarios (rows) and columns; the bar at the top "
                          "shows the cell: an input's value and range, an output's formula"),
-             ("Enter / e", "edit the cell: numbers in the bar at the top, checked as you type; "
-                           "model, GPU and choices from a list. The row recomputes at once "
-                           "and is saved in the background"),
+             ("Enter / e", "edit the cell in the bar at the top, checked as you type; the "
+                           "row recomputes at once and is saved in the background"),
              ("0-9", "on a number cell: start editing with that digit"),
              ("in the bar", "Enter accepts · Esc cancels · ← → Home End · Backspace Delete · "
-                            "ctrl+u / ctrl+k delete to start / end · ctrl+w a word")]
+                            "ctrl+u / ctrl+k delete to start / end · ctrl+w a word"),
+             ("choices", "model, GPU, dtypes, yes/no: type to filter, ← → (or Tab) choose")]
     for key, text in guide:
         table.add_row(key, text)
     for b in bindings:
