@@ -87,3 +87,12 @@ def test_choice_row_keeps_the_highlight_in_view() -> None:
     assert highlighted == [" model-30 "]
     assert choice_row(["yes", "no"], 1, 60).plain == "   yes   no  "
     assert choice_row([], 0, 60).plain == "no choice matches what is typed"
+
+
+def test_paste_inserts_the_first_line_as_typed() -> None:
+    from planner.tui.cell_edit import CellEdit
+
+    edit = CellEdit(1, "batch", "s · batch", "", int, LineBuffer.of("6"))
+    assert edit.paste("128\nignored") == "changed" and edit.value() == 128  # replaced
+    assert edit.paste("  \n") == "ignored" and edit.value() == 128
+    assert edit.paste("0") == "changed" and edit.value() == 1280  # then at the cursor

@@ -101,6 +101,24 @@ async def test_edit_a_cell_recomputes_and_saves() -> None:
         assert [c.field for c in ws.history("demo", sc.name)] == ["batch"]
 
 
+async def test_paste_into_the_cell_being_edited() -> None:
+    from textual import events
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "prompt_tokens")
+        await pilot.press("enter")
+        app.post_message(events.Paste("4096\n"))  # as the driver delivers a paste
+        await pilot.pause()
+        assert "= 4096" in bar(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert shown(app, sid, "prompt_tokens") == "4,096"
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["prompt_tokens"] == 4096
+
+
 async def test_grid_draws_the_cells_in_view_after_scrolling() -> None:
     """Only the columns in view are rendered; scrolling sideways and back redraws them."""
     app = create_app()

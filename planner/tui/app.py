@@ -489,6 +489,12 @@ class PlannerApp(App[None]):
             self._draw_edit()
         return True
 
+    def on_paste(self, event: Any) -> None:
+        """Pasted text goes into the cell being edited (the grid itself ignores pastes)."""
+        if self.editing is not None and self.editing.paste(event.text) == "changed":
+            self.editing.error = self._edit_error(self.editing)
+            self._draw_edit()
+
     def _accept_edit(self, edit: CellEdit) -> None:
         sc = self.scenarios.get(edit.sid)
         if sc is None:

@@ -65,6 +65,16 @@ class CellEdit:
                                   value=self.buffer.text)
         return self.parse(shown[min(self.index, len(shown) - 1)])
 
+    def paste(self, text: str) -> Outcome:
+        """Insert pasted text (its first line) as if typed."""
+        line = text.splitlines()[0] if text.strip() else ""
+        if not line:
+            return "ignored"
+        self.buffer.insert(line)
+        if self.choices is not None:
+            self.index = 0
+        return "changed"
+
     def press(self, key: str, character: str | None = None) -> Outcome:
         """Apply one key; the outcome says what the app should do next."""
         if key == "escape":
