@@ -265,6 +265,26 @@ async def test_undo_redo_sort_filter() -> None:
         assert grid.row_count == 5
 
 
+async def test_undo_survives_a_restart() -> None:
+    """Undo is the database's change log, not the UI's memory."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("enter", "ctrl+u", "3", "enter")
+        await settle(pilot)
+    app = create_app()  # a new session on the same database
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        assert shown(app, sid, "batch") == "3"
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert shown(app, sid, "batch") == "6"
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["batch"] == 6
+
+
 async def test_fleet_switch_and_create() -> None:
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
