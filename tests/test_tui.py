@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 from planner.tui import render
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.dialogs import EditDialog, TextScreen
+from planner.tui.table import SheetTable
 from planner.tui.views import SolveScreen, SweepScreen
 from planner.workspace import Workspace
 
@@ -72,7 +73,18 @@ def bar(app: PlannerApp) -> str:
 
 
 def shown(app: PlannerApp, sid: int, column: str) -> str:
-    return str(app.query_one("#grid", DataTable).get_cell(str(sid), column))
+    """A grid cell's value; when the cell is in view, also checks that the grid draws it
+    (a stale render cache would show the old value while the data holds the new one)."""
+    grid = app.query_one("#grid", SheetTable)
+    value = str(grid.get_cell(str(sid), column))
+    drawn = grid.drawn_cell(str(sid), column)
+    assert drawn is None or (drawn and value.strip().startswith(drawn)), (value, drawn)
+    return value
+
+
+def drawn(app: PlannerApp, sid: int, column: str) -> str | None:
+    """What the grid draws for a cell (None when it is out of view)."""
+    return app.query_one("#grid", SheetTable).drawn_cell(str(sid), column)
 
 
 async def test_edit_a_cell_recomputes_and_saves() -> None:
@@ -89,6 +101,7 @@ async def test_edit_a_cell_recomputes_and_saves() -> None:
         assert "= 7" in bar(app) and "Enter accepts" in bar(app)
         await pilot.press("enter")
         assert app.editing is None
+        assert drawn(app, sid, "batch") == "7"  # drawn at once, before the save
         await settle(pilot)
         assert shown(app, sid, "batch") == "7"
         assert shown(app, sid, "fits") == "no"

@@ -540,10 +540,12 @@ class PlannerApp(App[None]):
 
     def _commit(self, sc: Scenario, key: str, value: Any, new: Scenario,
                 outputs: dict[str, Any]) -> None:
-        """Show an accepted edit's row at once and save it in a worker."""
+        """Show an accepted edit's row at once and save it in a worker. The row is drawn
+        first; the details pane (a re-layout of the screen) follows in the next frame."""
         self.scenarios[sc.id], self.outputs[sc.id] = new, outputs
         self._refresh_row(sc.id)
-        self._show_details()
+        self._show_bar(*self._current(), None)
+        self.call_after_refresh(self._show_details)
         self.save_edit(sc, {key: value})
 
     @work(thread=True, group="save")

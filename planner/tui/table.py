@@ -78,21 +78,48 @@ class SheetTable(DataTable):
         try:
             data = self._data
             caches = (self._cell_render_cache, self._row_render_cache)
-            line_cache = self._line_cache
+            renderables, line_cache = self._row_renderable_cache, self._line_cache
         except AttributeError:  # a future DataTable without these internals
             for column in self.columns:
                 self.update_cell(row_key, column, cells[column.value])
             return
         data[RowKey(row_key)] = cells  # type: ignore[assignment]
+        index = self.get_row_index(row_key)
+        # the row's formatted cells (keyed by row index), its rendered cells and rows (keyed
+        # by row key), then its lines (keyed by y, the header included)
+        for key in [k for k in renderables.keys() if k[1] == index]:  # noqa: SIM118
+            renderables.discard(key)
         for cache in caches:
             for key in [k for k in cache.keys() if k[0] == row_key]:  # noqa: SIM118
                 cache.discard(key)
-        # the row's lines (line-cache keys start with the line's y, header included)
         header = self.header_height if self.show_header else 0
-        lines = {header + y for y, (key, _) in enumerate(self._y_offsets) if key == row_key}
+        if self._total_row_height == self.row_count:  # every row one line high
+            lines = {header + index}
+        else:
+            lines = {header + y for y, (key, _) in enumerate(self._y_offsets) if key == row_key}
         for key in [k for k in line_cache.keys() if k[0] in lines]:  # noqa: SIM118
             line_cache.discard(key)
-        self.refresh_row(self.get_row_index(row_key))
+        self.refresh_row(index)
+
+    def drawn_cell(self, row_key: str, column_key: str) -> str | None:
+        """The text the grid draws for a cell right now (stripped), or None when the cell is
+        out of view: what the user sees, for tests and benchmarks, as opposed to
+        ``get_cell``, which reads the data behind it."""
+        row, columns = self.get_row_index(row_key), self.ordered_columns
+        index = next(i for i, c in enumerate(columns) if c.key.value == column_key)
+        y = (self.header_height if self.show_header else 0) + row - round(self.scroll_y)
+        if not 0 <= y < self.size.height:
+            return None
+        widths = [c.get_render_width(self) for c in columns]
+        if index < self.fixed_columns:
+            start = sum(widths[:index])
+        else:
+            start = sum(widths[:index]) - round(self.scroll_x)
+            if start < sum(widths[:self.fixed_columns]):
+                return None
+        if start + widths[index] > self.size.width:
+            return None
+        return self.render_line(y).text[start:start + widths[index]].strip()
 
     def _update_dimensions(self, new_rows: Any) -> None:
         """Skip measuring every new cell when every column has a fixed width: DataTable would
