@@ -132,6 +132,24 @@ async def test_paste_into_the_cell_being_edited() -> None:
         assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["prompt_tokens"] == 4096
 
 
+async def test_sheet_actions_wait_while_a_dialog_is_open() -> None:
+    """Keys typed ahead of a dialog (Enter, a name, Enter) reach the app's bindings until the
+    dialog's field has the focus; the sheet's actions refuse to run then, so no second dialog
+    opens over the first."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-24gib-6x8k", "name")
+        app.action_rename()  # the dialog is pushed; nothing has the focus yet
+        assert len(app.screen_stack) == 2
+        assert await app.run_action("edit") is False and await app.run_action("new") is False
+        await pilot.pause()
+        assert len(app.screen_stack) == 2 and isinstance(app.screen, EditDialog)
+        assert app.check_action("quit", ()) is True
+        await pilot.press("escape")
+        assert len(app.screen_stack) == 1 and app.check_action("new", ()) is True
+
+
 async def test_grid_draws_the_cells_in_view_after_scrolling() -> None:
     """Only the columns in view are rendered; scrolling sideways and back redraws them."""
     app = create_app()

@@ -467,10 +467,17 @@ class PlannerApp(App[None]):
         return ""
 
     def _grid_key(self, event: Any) -> bool:
-        """Keys reaching the grid: the editor's while a cell is edited (all of them), and a
+        """Keys reaching the grid: the editor's while a cell is edited (all of them); Enter
+        starts editing here and now (through DataTable's select binding it would wait for a
+        message, and keys typed right after it would reach the grid instead of the editor); a
         digit typed on a number cell starts editing it, as in a spreadsheet."""
         edit = self.editing
+        if len(self.screen_stack) > 1:  # a dialog is opening: its keys are not the grid's
+            return False
         if edit is None:
+            if event.key == "enter":
+                self.action_edit()
+                return True
             if event.character and event.character in "0123456789.":
                 sc, key, role = self._current()
                 column = _input_column(sc.kind, key) if sc and key and role == "input" \
@@ -879,6 +886,12 @@ class PlannerApp(App[None]):
 
         self.push_screen(TextScreen("planner — keys", help_text(self.BINDINGS)))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The sheet's actions wait while a dialog is open: until the dialog's field takes the
+        focus, keys typed ahead (Enter, then a name, then Enter) fall through to the app's
+        bindings and would open a second dialog over the first."""
+        return not (action in _SHEET_ACTIONS and len(self.screen_stack) > 1)
+
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
@@ -896,6 +909,8 @@ class PlannerApp(App[None]):
         if self._workspace is not None:
             self._workspace.close()
 
+
+_SHEET_ACTIONS = frozenset(b.action for b in PlannerApp.BINDINGS) - {"quit", "toggle_theme"}
 
 GPU_COLUMNS = (("name", "GPU"), ("memory_gib", "memory [GiB]"),
                ("bf16_tflops", "bf16 [TFLOP/s]"), ("fp8_tflops", "fp8 [TFLOP/s]"),
