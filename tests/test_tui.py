@@ -4,6 +4,7 @@ what the screen shows. The database is the seeded demo copy every test gets."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -294,6 +295,39 @@ async def test_undo_redo_sort_filter() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert grid.row_count == 5
+
+
+async def test_quick_edits_of_one_row_are_all_saved_in_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second edit made while the first is still being saved is neither refused as a
+    conflict nor overtaken: both are written, in order, and the row shows the last."""
+    slow = Workspace.set_scenario
+
+    def set_scenario(self: Workspace, *args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.2)  # a slow database: the next edit arrives before this save ends
+        return slow(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "set_scenario", set_scenario)
+    app = create_app()
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("enter", "ctrl+u", "2", "enter")
+        await pilot.press("enter", "ctrl+u", "3", "enter")
+        goto(app, "llama3-8b-24gib-6x8k", "gpu")
+        await pilot.press("enter", *"h200", "enter")
+        assert shown(app, sid, "batch") == "3" and shown(app, sid, "gpu") == "h200"
+        await settle(pilot)
+        await pilot.pause(0.5)
+        await app.workers.wait_for_complete()
+        assert shown(app, sid, "batch") == "3" and shown(app, sid, "gpu") == "h200"
+    assert notes == []  # no "changed elsewhere"
+    with db() as ws:
+        sc = ws.scenario("demo", "llama3-8b-24gib-6x8k")
+        assert (sc.inputs["batch"], sc.gpu, sc.version) == (3, "h200", 4)
+        assert [c.field for c in ws.history("demo", sc.name)] == ["batch", "batch", "gpu"]
 
 
 async def test_undo_survives_a_restart() -> None:

@@ -33,6 +33,7 @@ from textual.widgets import (
     TabPane,
 )
 from textual.widgets.data_table import RowKey
+from textual.worker import get_current_worker
 
 from planner.domain import ConflictError, Scenario
 from planner.errors import PlannerError, ValidationError
@@ -50,6 +51,7 @@ from planner.tui.messages import (
     ScenarioSaved,
     WorkFailed,
 )
+from planner.tui.saves import SaveQueue
 from planner.tui.table import SheetTable
 
 CHOICE_FIELDS = ("model", "gpu")
@@ -112,6 +114,7 @@ class PlannerApp(App[None]):
         self.kind = "inference"
         self.loaded = False
         self.editing: CellEdit | None = None
+        self.saves = SaveQueue()
 
     # --------------------------------------------------------------- layout and loading
     @property
@@ -145,8 +148,6 @@ class PlannerApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).can_focus = False
-        for grid in self.query(SheetTable):
-            grid.key_handler = self._grid_key
         self.query_one("#grid", DataTable).focus()
         self.load_catalog()
         self.load_fleet(self.fleet or None)
@@ -179,6 +180,7 @@ class PlannerApp(App[None]):
         self.fleet = message.fleet
         self.fleets = message.fleets
         self.scenarios = {s.id: s for s in message.scenarios}
+        self.saves.read({s.id: s.version for s in message.scenarios})
         self.outputs = {s.id: o for s, o in zip(message.scenarios, message.outputs,
                                                 strict=True)}
         self.marked &= set(self.scenarios)
@@ -553,32 +555,45 @@ class PlannerApp(App[None]):
         self._refresh_row(sc.id)
         self._show_bar(*self._current(), None)
         self.call_after_refresh(self._show_details)
-        self.save_edit(sc, {key: value})
+        self.save_edit(self.saves.enqueue(sc.id, sc.version), sc, {key: value})
 
     @work(thread=True, group="save")
-    def save_edit(self, sc: Scenario, changes: dict[str, Any]) -> None:
-        try:
-            saved = self.ws.set_scenario(sc.fleet, sc.name, changes, expected_version=sc.version)
-            outputs = self.ws.evaluate(saved)
-            self.post_message(ScenarioSaved(saved, outputs))
-        except ConflictError as exc:
+    def save_edit(self, ticket: int, sc: Scenario, changes: dict[str, Any]) -> None:
+        """Save one edit, in its turn (:class:`SaveQueue`), guarded by the row's version."""
+        worker = get_current_worker()
+        with self.saves.turn(ticket, sc.id, lambda: worker.is_cancelled) as expected:
+            if expected is None:  # the app is closing
+                return
             try:
-                fresh = self.ws.scenario(sc.fleet, sc.name)
-                self.post_message(ScenarioConflict(fresh, self.ws.evaluate(fresh),
-                                                   exc.changed))
-            except Exception as inner:
-                self.post_message(WorkFailed("Edit refused", f"{exc} ({inner})"))
+                saved = self.ws.set_scenario(sc.fleet, sc.name, changes,
+                                             expected_version=expected)
+                self.saves.wrote(sc.id, saved.version)
+            except ConflictError as exc:
+                try:
+                    fresh = self.ws.scenario(sc.fleet, sc.name)
+                    self.post_message(ScenarioConflict(fresh, self.ws.evaluate(fresh),
+                                                       exc.changed))
+                except Exception as inner:
+                    self.post_message(WorkFailed("Edit refused", f"{exc} ({inner})"))
+                return
+            except Exception as exc:
+                self.post_message(WorkFailed("Could not save the edit", str(exc)))
+                return
+        try:
+            self.post_message(ScenarioSaved(saved, self.ws.evaluate(saved)))
         except Exception as exc:
-            self.post_message(WorkFailed("Could not save the edit", str(exc)))
+            self.post_message(WorkFailed("Saved, but could not re-evaluate", str(exc)))
 
     @on(ScenarioSaved)
     def _saved(self, message: ScenarioSaved) -> None:
         sc = message.scenario
+        self.query_one("#status", Static).update(
+            f"saved {sc.fleet}/{sc.name} (version {sc.version})", layout=False)
+        if self.saves.pending(sc.id):  # a newer edit of this row is on its way: keep it shown
+            return
         self.scenarios[sc.id], self.outputs[sc.id] = sc, message.outputs
         self._refresh_row(sc.id)
         self._show_details()
-        self.query_one("#status", Static).update(
-            f"saved {sc.fleet}/{sc.name} (version {sc.version})", layout=False)
 
     @on(ScenarioConflict)
     def _conflict(self, message: ScenarioConflict) -> None:
@@ -690,12 +705,21 @@ class PlannerApp(App[None]):
         self._grid().focus()
 
     def on_key(self, event: Any) -> None:
+        """Keys that bubbled up from the focused widget, before the bindings see them.
+
+        The grid's keys are handled here rather than in the grid: a binding (an arrow moving
+        the cursor) runs when its key reaches the app, so handling Enter or a digit earlier,
+        in the grid, would run it ahead of arrows typed before it ("→ → 3 2 Enter" typed fast
+        would edit the cell the cursor started on)."""
         box = self.query_one("#filter", Input)
         if event.key == "escape" and box.has_focus:
             box.value = ""
             box.remove_class("visible")
             box.can_focus = False
             self._grid().focus()
+        elif isinstance(self.focused, SheetTable) and self._grid_key(event):
+            event.stop()
+            event.prevent_default()  # the bindings (the grid's and the app's) are skipped
 
     def action_mark(self) -> None:
         sc, _, _ = self._current()

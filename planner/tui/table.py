@@ -19,33 +19,21 @@ back to the public API if they change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
 from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import DuplicateKey, Row, RowKey
 
 
 class SheetTable(DataTable):
-    """The scenario grid.
+    """The scenario grid."""
 
-    ``key_handler`` sees every key before the table's own bindings and the app's; when it
-    returns True the key is consumed. The formula bar's editor uses it so that the grid keeps
-    the focus while a cell is edited (see :mod:`planner.tui.editline`)."""
-
-    key_handler: Callable[[events.Key], bool] | None = None
     _window: tuple[int, int, int] = (-1, -1, -1)
     _in_view: frozenset[int] = frozenset()
-
-    def _on_key(self, event: events.Key) -> None:
-        # Textual calls each class's _on_key in turn; prevent_default skips the base ones
-        if self.key_handler is not None and self.key_handler(event):
-            event.stop()
-            event.prevent_default()
 
     def set_rows(self, rows: Iterable[tuple[str, Mapping[Any, Any]]]) -> None:
         """Append rows: (row key, mapping of column key to cell), each of height 1."""
