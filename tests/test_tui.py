@@ -330,6 +330,31 @@ async def test_quick_edits_of_one_row_are_all_saved_in_order(
         assert [c.field for c in ws.history("demo", sc.name)] == ["batch", "batch", "gpu"]
 
 
+async def test_fleet_objects_are_frozen_and_cyclic_garbage_is_still_freed() -> None:
+    """The loaded fleet is kept out of the cyclic collector's way (gc.freeze), and a reload
+    collects first, so garbage that existed at the last freeze is not kept for good."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert gc.get_freeze_count() > 0
+        node = Node()
+        node.self = node  # type: ignore[attr-defined]  # a cycle: only the collector frees it
+        alive = weakref.ref(node)
+        del node
+        gc.freeze()  # as if it had been frozen with the fleet
+        app.load_fleet(app.fleet)
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert alive() is None and gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0  # the app hands everything back when it closes
+
+
 async def test_undo_survives_a_restart() -> None:
     """Undo is the database's change log, not the UI's memory."""
     app = create_app()

@@ -188,13 +188,18 @@ class PlannerApp(App[None]):
         self._rebuild_grids(message.focus_id)
         if not self.loaded or self.focused is None:
             self._grid().focus()
-        self.loaded = True
+        first, self.loaded = not self.loaded, True
         # A fleet is hundreds of thousands of long-lived objects (scenarios, their outputs, the
         # grid's rows). Left to the cyclic collector, each full collection walks them all: a
         # 0.1 s pause in the middle of an edit every few seconds with 5,000 scenarios. Freezing
         # moves what exists now out of its reach; these objects hold no reference cycles, so
-        # reference counting still frees them when the fleet is replaced.
-        gc.freeze()
+        # reference counting still frees them when the fleet is replaced. On a reload, what
+        # was frozen before is collected once first (after the grid is drawn), so cyclic
+        # garbage frozen along with the last fleet (a closed dialog) is not kept for good.
+        if first:
+            gc.freeze()
+        else:
+            self.call_after_refresh(_refreeze)
 
     @on(CatalogLoaded)
     def _catalog_loaded(self, message: CatalogLoaded) -> None:
@@ -940,6 +945,12 @@ GPU_COLUMNS = (("name", "GPU"), ("memory_gib", "memory [GiB]"),
                ("bf16_tflops", "bf16 [TFLOP/s]"), ("fp8_tflops", "fp8 [TFLOP/s]"),
                ("int8_tops", "int8 [TOP/s]"), ("memory_bandwidth_gb_per_s", "bandwidth [GB/s]"),
                ("price_usd_per_hour", "price [USD/GPU-h]"))
+
+
+def _refreeze() -> None:
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _input_column(kind: str, key: str) -> Any:
