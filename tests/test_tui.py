@@ -339,10 +339,14 @@ async def test_fleet_objects_are_frozen_and_cyclic_garbage_is_still_freed() -> N
     class Node:
         pass
 
+    from planner.tui import gc_policy
+
+    normal = gc.get_threshold()
     app = create_app()
+    assert gc.get_threshold() == gc_policy.LOADING_THRESHOLDS  # while the fleet loads
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > 0 and gc.get_threshold() == normal
         node = Node()
         node.self = node  # type: ignore[attr-defined]  # a cycle: only the collector frees it
         alive = weakref.ref(node)

@@ -13,7 +13,6 @@ Database work always runs in workers that post typed messages (:mod:`planner.tui
 from __future__ import annotations
 
 import dataclasses
-import gc
 import threading
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from textual.worker import get_current_worker
 from planner.domain import ConflictError, Scenario
 from planner.errors import PlannerError, ValidationError
 from planner.sheet.table import RowError
-from planner.tui import render
+from planner.tui import gc_policy, render
 from planner.tui.cell_edit import CellEdit
 from planner.tui.dialogs import ConfirmDialog, EditDialog, FleetDialog, TextScreen
 from planner.tui.editline import LineBuffer
@@ -115,6 +114,7 @@ class PlannerApp(App[None]):
         self.loaded = False
         self.editing: CellEdit | None = None
         self.saves = SaveQueue()
+        gc_policy.starting()
 
     # --------------------------------------------------------------- layout and loading
     @property
@@ -189,17 +189,10 @@ class PlannerApp(App[None]):
         if not self.loaded or self.focused is None:
             self._grid().focus()
         first, self.loaded = not self.loaded, True
-        # A fleet is hundreds of thousands of long-lived objects (scenarios, their outputs, the
-        # grid's rows). Left to the cyclic collector, each full collection walks them all: a
-        # 0.1 s pause in the middle of an edit every few seconds with 5,000 scenarios. Freezing
-        # moves what exists now out of its reach; these objects hold no reference cycles, so
-        # reference counting still frees them when the fleet is replaced. On a reload, what
-        # was frozen before is collected once first (after the grid is drawn), so cyclic
-        # garbage frozen along with the last fleet (a closed dialog) is not kept for good.
-        if first:
-            gc.freeze()
+        if first:  # keep the collector off the fleet's objects (planner.tui.gc_policy)
+            gc_policy.loaded()
         else:
-            self.call_after_refresh(_refreeze)
+            self.call_after_refresh(gc_policy.reloaded)  # after the grid is drawn
 
     @on(CatalogLoaded)
     def _catalog_loaded(self, message: CatalogLoaded) -> None:
@@ -613,6 +606,8 @@ class PlannerApp(App[None]):
 
     @on(WorkFailed)
     def _failed(self, message: WorkFailed) -> None:
+        if not self.loaded:
+            gc_policy.loaded()  # no fleet to load: normal collection again
         self.notify(message.error, title=message.title, severity="error", timeout=10)
         if message.reload:
             self.load_fleet(self.fleet)
@@ -934,7 +929,7 @@ class PlannerApp(App[None]):
                                 lambda action=binding.action: self.run_action(action))
 
     def on_unmount(self) -> None:
-        gc.unfreeze()  # hand what _fleet_loaded froze back to the collector
+        gc_policy.stopped()
         if self._workspace is not None:
             self._workspace.close()
 
@@ -945,12 +940,6 @@ GPU_COLUMNS = (("name", "GPU"), ("memory_gib", "memory [GiB]"),
                ("bf16_tflops", "bf16 [TFLOP/s]"), ("fp8_tflops", "fp8 [TFLOP/s]"),
                ("int8_tops", "int8 [TOP/s]"), ("memory_bandwidth_gb_per_s", "bandwidth [GB/s]"),
                ("price_usd_per_hour", "price [USD/GPU-h]"))
-
-
-def _refreeze() -> None:
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def _input_column(kind: str, key: str) -> Any:
