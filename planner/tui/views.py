@@ -219,7 +219,8 @@ def help_text(bindings: list[Binding]) -> Table:
              ("0-9", "on a number cell: start editing with that digit"),
              ("in the bar", "Enter accepts · Esc cancels · ← → Home End · Backspace Delete · "
                             "ctrl+u / ctrl+k delete to start / end · ctrl+w a word"),
-             ("choices", "model, GPU, dtypes, yes/no: type to filter, ← → (or Tab) choose")]
+             ("choices", "model, GPU, dtypes, yes/no: type to filter, ← → (or Tab) choose"),
+             ("Tab, ← →", "to the tab strip, then Scenarios, Training, Models or GPUs")]
     for key, text in guide:
         table.add_row(key, text)
     for b in bindings:
