@@ -2,10 +2,12 @@
 
 Keyboard first. The grid shows one row per scenario (name pinned left, inputs, then computed
 outputs in italic cyan; rows that do not fit are marked ✗ in red). Enter or ``e`` edits a cell
-with a typed editor; the row recomputes at once in the UI thread (the estimator is fast) and the
-change is saved by a thread worker, guarded by the row's version, so another client's edit is
-never overwritten: the conflict is shown with the fields that changed and the row reloads.
-Database work always runs in workers that post typed messages (:mod:`planner.tui.messages`).
+in the formula bar above the grid, which keeps the focus (:mod:`planner.tui.cell_edit`); the
+row recomputes at once in the UI thread (the estimator is fast) and the change is saved by a
+thread worker, in edit order and guarded by the row's version (:mod:`planner.tui.saves`), so
+another client's edit is never overwritten: the conflict is shown with the fields that changed
+and the row reloads. Database work always runs in workers that post typed messages
+(:mod:`planner.tui.messages`).
 
 :func:`create_app` is the factory the CLI, the tests and the snapshots share.
 """
