@@ -128,8 +128,7 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     if kind == "training":
         cols.append(Column("lora_targets", "meta"))
     cols.append(Column("notes", "meta"))
-    cols += [Column(c.name, "input", c.unit if c.unit not in ("bool", "dtype", "convention")
-                    else "", c.kind) for c in inputs_of(kind)]
+    cols += [Column(c.name, "input", c.measured_unit, c.kind) for c in inputs_of(kind)]
     outputs = output_columns()
     cols += [Column(name, "output", outputs[name].unit) for name in graph(kind).outputs]
     for key in LOOKUP_NUMERIC[kind]:

@@ -37,6 +37,12 @@ class InputColumn:
     above_minimum: bool = False
     choices: tuple[str, ...] = ()
 
+    @property
+    def measured_unit(self) -> str:
+        """The unit the value is measured in, for headers and editors; empty for flags, dtypes
+        and conventions, whose ``unit`` only names their kind."""
+        return "" if self.unit in ("bool", "dtype", "convention") else self.unit
+
     def allowed(self) -> str:
         """The allowed values in words, for error messages and help text."""
         if self.kind == "choice":

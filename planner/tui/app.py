@@ -344,14 +344,16 @@ class PlannerApp(App[None]):
                                    render_text(tree) if tree is not None else ""))
 
     def _show_bar(self, sc: Scenario | None, key: str | None, role: str | None,
-                  tree: Any) -> None:
-        """The formula bar for a cell that is not being edited."""
+                  tree: Any = None) -> None:
+        """The formula bar for a cell that is not being edited (``tree``: the output's
+        explanation, if the caller has it already)."""
         bar = self.query_one("#bar", FormulaBar)
         if sc is None or key is None:
             bar.show_cell("", "No scenario here: n creates one, f switches fleet.")
             return
         reference = f"{sc.name} · {key}"
         if role == "output":
+            tree = tree if tree is not None else self._explain_tree(sc, key, depth=1)
             shown = render.format_value(key, self.outputs[sc.id].get(key))
             formula = f"   = {tree.formula}" if tree is not None and tree.formula else ""
             bar.show_cell(reference, f"{shown}{formula}",
@@ -363,7 +365,7 @@ class PlannerApp(App[None]):
                     }.get(key, "Enter chooses from the catalog")
             bar.show_cell(reference, str(getattr(sc, key)), hint)
             return
-        unit = "" if column.unit in ("bool", "dtype", "convention", "") else f" {column.unit}"
+        unit = f" {column.measured_unit}" if column.measured_unit else ""
         bar.show_cell(reference, f"{render.cell(sc, self.outputs[sc.id], key, role)}{unit}",
                       f"{column.help} · {column.allowed()} · Enter edits")
 
@@ -427,7 +429,7 @@ class PlannerApp(App[None]):
             edit = CellEdit.of_choices(sc.id, key, reference, column.help, column.parse,
                                        choices, current)
         else:
-            unit = "" if column.unit in ("", "convention") else f" [{column.unit}]"
+            unit = f" [{column.measured_unit}]" if column.measured_unit else ""
             text = str(render.cell(sc, self.outputs[sc.id], key, "input")).replace(",", "")
             edit = CellEdit(sc.id, key, reference + unit,
                             f"{column.help} · {column.allowed()}", column.parse,
@@ -452,9 +454,7 @@ class PlannerApp(App[None]):
         if self.editing is not None:
             self.editing = None
             if self.loaded:
-                sc, key, role = self._current()
-                self._show_bar(sc, key, role, None if role != "output" or sc is None else
-                               self._explain_tree(sc, key or "", depth=1))
+                self._show_bar(*self._current())
 
     def _edit_error(self, edit: CellEdit) -> str:
         """Why the edit's value is refused ('' if the scenario accepts it): the column's rules,
@@ -553,7 +553,7 @@ class PlannerApp(App[None]):
         first; the details pane (a re-layout of the screen) follows in the next frame."""
         self.scenarios[sc.id], self.outputs[sc.id] = new, outputs
         self._refresh_row(sc.id)
-        self._show_bar(*self._current(), None)
+        self._show_bar(*self._current())
         self.call_after_refresh(self._show_details)
         self.save_edit(self.saves.enqueue(sc.id, sc.version), sc, {key: value})
 

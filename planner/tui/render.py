@@ -37,7 +37,7 @@ def grid_columns(kind: str) -> tuple[tuple[str, str, str], ...]:
     if kind == "training":
         cols.append(("lora_targets", "LoRA targets", "meta"))
     for c in inputs_of(kind):
-        unit = f"\n[{c.unit}]" if c.unit not in ("bool", "dtype", "convention", "") else "\n "
+        unit = f"\n[{c.measured_unit}]" if c.measured_unit else "\n "
         cols.append((c.name, f"{c.name}{unit}", "input"))
     outputs = output_columns()
     for name in KEY_OUTPUTS[kind]:

@@ -33,6 +33,7 @@ class SheetTable(DataTable):
     """The scenario grid."""
 
     _window: tuple[int, int, int] = (-1, -1, -1)
+    """(scroll x, width, DataTable's change counter) that ``_in_view`` was computed for."""
     _in_view: frozenset[int] = frozenset()
 
     def set_rows(self, rows: Iterable[tuple[str, Mapping[Any, Any]]]) -> None:
@@ -125,7 +126,8 @@ class SheetTable(DataTable):
     # ---- render only the columns in view
     def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style,
                             cursor_location: Any, hover_location: Any) -> Any:
-        window = (round(self.scroll_x), self.size.width, len(self.columns))
+        # the counter moves when columns (and their widths) are replaced, not on a row update
+        window = (round(self.scroll_x), self.size.width, self._update_count)
         if window != self._window:  # rows assembled for another window have blanks in view
             self._row_render_cache.clear()
             self._window, self._in_view = window, self._columns_in_view()
