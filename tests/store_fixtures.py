@@ -1,12 +1,14 @@
 """Database fixtures: every store test runs on SQLite and on a real PostgreSQL server.
 
 The PostgreSQL server comes from ``PLANNER_TEST_POSTGRES_URL`` (``.ci/run`` starts one with
-``.ci/postgres.sh``); when that is unset the session starts one itself with the same script.
+``.ci/postgres.sh``); when that is unset the session starts its own with the same script, on a
+free port and in a private folder, and stops it at the end. No other server is touched.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,15 +23,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
-def postgres_url() -> str:
+def postgres_url() -> Iterator[str]:
     url = os.environ.get("PLANNER_TEST_POSTGRES_URL")
     if url:
-        return url
-    proc = subprocess.run(["bash", str(ROOT / ".ci" / "postgres.sh")], capture_output=True,
-                          text=True, env={**os.environ, "PLANNER_PG_PORT": "54331"})
+        yield url
+        return
+    script = str(ROOT / ".ci" / "postgres.sh")
+    env = {k: v for k, v in os.environ.items() if k != "PLANNER_PG_PORT"}
+    proc = subprocess.run(["bash", script], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         pytest.fail(f"could not start PostgreSQL for the store tests:\n{proc.stderr}")
-    return proc.stdout.strip().splitlines()[-1]
+    data = re.search(r"^PLANNER_PG_DATA=(.+)$", proc.stderr, re.MULTILINE)
+    try:
+        yield proc.stdout.strip().splitlines()[-1]
+    finally:
+        if data:
+            subprocess.run(["bash", script, "stop", data.group(1)], capture_output=True)
 
 
 def reset_postgres(url: str) -> None:
