@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from planner.estimator.gpu import GpuSpec
+from planner.present import cell as _cell
+from planner.present import comparison_table
 from planner.units import (
     GB,
     GiB,
@@ -212,16 +214,6 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
         console.print("no scenarios")
 
 
-def _cell(name: str, value: Any) -> str:
-    from planner.sheet.outputs import format_value
-
-    if value is None or (isinstance(value, float) and value != value):
-        return "–"
-    if isinstance(value, float) and name in ("fits", "train_fits", "meets_target_rate"):
-        value = bool(value)
-    return format_value(name, value)
-
-
 def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     """A one- or two-way sensitivity table."""
     varied = [v.column for v in grid.variations]
@@ -278,29 +270,6 @@ def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) ->
     console.print(_table("Answer", rows, note=f"{result.feasible:,} of {result.candidates:,} "
                          f"candidates feasible ({result.method})"
                          + (f"; warning: {result.note}" if result.note else "")))
-
-
-def comparison_table(scenarios: list[Any], rows: list[Any]) -> Table:
-    """Scenarios side by side, with absolute and relative deltas against the first."""
-    table = Table(title="Comparison (Δ against the first)")
-    table.add_column("column")
-    for i, s in enumerate(scenarios):
-        table.add_column(f"{s.fleet}/{s.name}", justify="right")
-        if i:
-            table.add_column("Δ", justify="right")
-    for r in rows:
-        cells = []
-        for i, value in enumerate(r.values):
-            cells.append(str(value) if isinstance(value, str) else _cell(r.column, value))
-            if i:
-                if r.deltas[i] is None:
-                    cells.append("")
-                else:
-                    pct = f" ({r.ratios[i]:+.1%})" if r.ratios[i] is not None else ""
-                    sign = "+" if r.deltas[i] >= 0 else "−"
-                    cells.append(f"{sign}{_cell(r.column, abs(r.deltas[i]))}{pct}")
-        table.add_row(r.column, *cells)
-    return table
 
 
 def comparison(scenarios: list[Any], rows: list[Any]) -> None:

@@ -522,7 +522,7 @@ class PlannerApp(App[None]):
     def _recompute(self, sc: Scenario, changes: dict[str, Any]) -> tuple[Scenario,
                                                                           dict[str, Any]]:
         """The scenario with ``changes`` and its outputs (raises ValidationError if invalid)."""
-        from planner.evaluate import evaluate_scenarios
+        from planner.sheet.fleet import evaluate_scenarios
 
         meta = {k: v for k, v in changes.items() if k in ("model", "gpu", "lora_targets",
                                                           "name", "notes")}
@@ -755,7 +755,7 @@ class PlannerApp(App[None]):
 
     def action_compare(self) -> None:
         from planner.compare import compare
-        from planner.render import comparison_table
+        from planner.present import comparison_table
 
         ids = [i for i in self._visible(self.kind) if i in self.marked]
         if len(ids) < 2:

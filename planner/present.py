@@ -1,0 +1,42 @@
+"""Presentation shared by the CLI and the terminal UI: figures with their units, and the tables
+both show (rich renderables). Formatting by unit itself is :data:`planner.units.FORMATS`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from planner.sheet.outputs import format_value
+
+
+def cell(name: str, value: Any) -> str:
+    """``value`` of column ``name`` with its unit; a dash for a missing or undefined value."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "–"
+    if isinstance(value, float) and name in ("fits", "train_fits", "meets_target_rate"):
+        value = bool(value)
+    return format_value(name, value)
+
+
+def comparison_table(scenarios: list[Any], rows: list[Any]) -> Table:
+    """Scenarios side by side, with absolute and relative deltas against the first."""
+    table = Table(title="Comparison (Δ against the first)")
+    table.add_column("column")
+    for i, s in enumerate(scenarios):
+        table.add_column(f"{s.fleet}/{s.name}", justify="right")
+        if i:
+            table.add_column("Δ", justify="right")
+    for r in rows:
+        cells = []
+        for i, value in enumerate(r.values):
+            cells.append(str(value) if isinstance(value, str) else cell(r.column, value))
+            if i:
+                if r.deltas[i] is None:
+                    cells.append("")
+                else:
+                    pct = f" ({r.ratios[i]:+.1%})" if r.ratios[i] is not None else ""
+                    sign = "+" if r.deltas[i] >= 0 else "−"
+                    cells.append(f"{sign}{cell(r.column, abs(r.deltas[i]))}{pct}")
+        table.add_row(r.column, *cells)
+    return table
