@@ -9,37 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import cache
 from typing import Any
 
 from planner.errors import ValidationError
-from planner.estimator import scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype
-from planner.estimator.params import count_params, lora_module_shapes
+from planner.estimator.params import count_params
+from planner.sheet.explain import explain as explain_tree
 from planner.sheet.graph import FormulaGraph
-from planner.sheet.inputs import (
-    INFERENCE_INPUTS,
-    TRAINING_DEFAULT_OVERRIDES,
-    TRAINING_INPUTS,
-    defaults,
-    numeric_columns,
-    parse_inputs,
-)
+from planner.sheet.inputs import INFERENCE_INPUTS, check_known, parse_inputs
+from planner.sheet.outputs import output_columns
+from planner.sheet.table import evaluate_table, graph, inputs_of, row_columns
 from planner.units import DTYPE_BITS, GB, GiB
 
 
-@cache
 def inference_graph() -> FormulaGraph:
-    """The inference formula graph (built once)."""
-    return FormulaGraph(scenario.INFERENCE)
+    """The inference formula graph (built once, :func:`planner.sheet.table.graph`)."""
+    return graph("inference")
 
 
-@cache
 def training_graph() -> FormulaGraph:
     """The training formula graph (built once)."""
-    return FormulaGraph(scenario.TRAINING)
+    return graph("training")
 
 
 def adhoc_gpu(base: GpuSpec | None, *, memory_gib: float | None = None,
@@ -77,49 +69,10 @@ def adhoc_gpu(base: GpuSpec | None, *, memory_gib: float | None = None,
     return replace(base, **changes) if changes else base
 
 
-def lora_dims(spec: ModelSpec, targets: str | list[str]) -> int:
-    """``sum(d_in + d_out)`` over every module instance the LoRA ``targets`` name
-    (comma-separated short names such as ``q,v``; ``all`` for every linear module)."""
-    shapes = lora_module_shapes(spec)
-    names = [t.strip().lower() for t in (targets.split(",") if isinstance(targets, str)
-                                         else targets) if t.strip()]
-    if names == ["all"]:
-        names = list(shapes)
-    unknown = [n for n in names if n not in shapes]
-    if unknown or not names:
-        raise ValidationError("lora_targets", f"must name modules of {spec.name}: one or more "
-                              f"of {', '.join(shapes)} (or all)", value=",".join(unknown))
-    return sum(i + o for n in dict.fromkeys(names) for i, o in shapes[n])
-
-
-def _check_parallelism(spec: ModelSpec, values: Mapping[str, Any]) -> None:
-    tp, pp, gpus = values["tp"], values["pp"], values["gpus"]
-    heads = spec.layers[0].attention.num_heads
-    if heads % tp:
-        raise ValidationError("tp", f"must divide the {heads} attention heads of {spec.name}",
-                              value=tp)
-    if pp > spec.num_layers:
-        raise ValidationError("pp", f"must be at most the {spec.num_layers} layers of "
-                              f"{spec.name}", value=pp)
-    if gpus % (tp * pp):
-        raise ValidationError("gpus", f"must be a multiple of tp*pp = {tp * pp}", value=gpus)
-
-
-def gpu_columns(gpu: GpuSpec, weight_dtype: str) -> dict[str, float]:
-    """The GPU's figures as scenario columns, at the compute dtype of ``weight_dtype``."""
-    return {
-        "gpu_memory_bytes": gpu.memory_bytes,
-        "gpu_flops_per_s": gpu.flops_per_s[compute_dtype(gpu, weight_dtype)],
-        "gpu_bandwidth_bytes_per_s": gpu.bandwidth_bytes_per_s,
-        "price_usd_per_gpu_hour": gpu.price_usd_per_hour,
-    }
-
-
 def scenario_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any]) -> dict[str, Any]:
-    """Model figures, GPU figures and numeric inputs of one validated scenario."""
-    _check_parallelism(spec, values)
-    return {**model_figures(spec).as_dict(), **gpu_columns(gpu, values["weight_dtype"]),
-            **numeric_columns(values)}
+    """Model figures, GPU figures and inputs of one validated scenario (the graph derives the
+    numeric inputs)."""
+    return row_columns(spec, gpu, values)
 
 
 def _plain(value: Any) -> Any:
@@ -163,20 +116,37 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
     }
 
 
-INTEGER_OUTPUTS = frozenset({
-    "replicas", "max_concurrent_sequences", "token_capacity", "max_context_tokens",
-    "context_tokens", "data_parallel", "lora_trainable_params", "trainable_params",
-    "gpus_for_target_rate",
-})
+def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
+                  lora_targets: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+    """One scenario as a one-row table through :func:`~planner.sheet.table.evaluate_table`
+    (the path every sweep, sheet and fleet takes): its validated inputs as Python values, and
+    every computed column."""
+    columns = inputs_of(kind)
+    check_known(columns, inputs)
+    table = {"model": spec.name, "gpu": gpu.name, **inputs}
+    if kind == "training":
+        table["lora_targets"] = lora_targets
+    values = evaluate_table(table, {spec.name: spec}, {gpu.name: gpu}, kind, labels=[None])
+    parsed = {c.name: _typed(c.kind, values[c.name][0]) for c in columns}
+    return parsed, values
 
 
-def _result(graph: FormulaGraph, columns: Mapping[str, Any]) -> dict[str, Any]:
-    values = graph.evaluate(columns)
+def _typed(kind: str, value: Any) -> Any:
+    value = _plain(value)
+    if kind == "int":
+        return int(value)
+    if kind == "bool":
+        return bool(value)
+    return value
+
+
+def _result(kind: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    outputs = output_columns()
     out: dict[str, Any] = {}
-    for name in graph.outputs:
-        value = _plain(values[name])
-        if name in INTEGER_OUTPUTS or isinstance(value, bool):
-            value = int(value) if not isinstance(value, bool) else value
+    for name in graph(kind).outputs:
+        value = _plain(values[name][0])
+        if isinstance(value, bool) or outputs[name].integer:
+            value = value if isinstance(value, bool) else int(value)
         out[name] = value
     return out
 
@@ -184,9 +154,8 @@ def _result(graph: FormulaGraph, columns: Mapping[str, Any]) -> dict[str, Any]:
 def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any]) -> dict[str, Any]:
     """Evaluate one inference scenario. ``inputs`` maps input column names to raw values
     (strings or numbers); missing ones take their defaults. Returns inputs and outputs."""
-    values = parse_inputs(INFERENCE_INPUTS, inputs)
-    columns = scenario_columns(spec, gpu, values)
-    out = _result(inference_graph(), columns)
+    values, columns = _evaluate_row("inference", spec, gpu, inputs)
+    out = _result("inference", columns)
     out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
     out["tpot_bound"] = "compute" if out["tpot_compute_s"] >= out["tpot_memory_s"] else "memory"
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
@@ -197,11 +166,8 @@ def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any]) -> dict[s
 def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
           lora_targets: str = "q,v") -> dict[str, Any]:
     """Evaluate one training scenario (full training, or LoRA when ``lora_rank > 0``)."""
-    values = parse_inputs(TRAINING_INPUTS, inputs,
-                          base=defaults(TRAINING_INPUTS, TRAINING_DEFAULT_OVERRIDES))
-    columns = scenario_columns(spec, gpu, values)
-    columns["model_lora_dims"] = lora_dims(spec, lora_targets) if values["lora_rank"] else 0
-    out = _result(training_graph(), columns)
+    values, columns = _evaluate_row("training", spec, gpu, inputs, lora_targets)
+    out = _result("training", columns)
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
             "lora_targets": lora_targets if values["lora_rank"] else "",
             "compute_dtype": compute_dtype(gpu, values["weight_dtype"]),
@@ -214,16 +180,6 @@ def explain(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], column: st
             kind: str = "inference", lora_targets: str = "q,v", depth: int = 8) -> Any:
     """The explanation tree (:class:`planner.sheet.explain.ExplainNode`) of one output of one
     scenario: its formula and the values it used, down to the inputs."""
-    from planner.sheet.explain import explain as _explain
-
-    if kind == "inference":
-        values = parse_inputs(INFERENCE_INPUTS, inputs)
-        graph = inference_graph()
-    else:
-        values = parse_inputs(TRAINING_INPUTS, inputs,
-                              base=defaults(TRAINING_INPUTS, TRAINING_DEFAULT_OVERRIDES))
-        graph = training_graph()
-    columns = scenario_columns(spec, gpu, values)
-    if kind == "training":
-        columns["model_lora_dims"] = lora_dims(spec, lora_targets) if values["lora_rank"] else 0
-    return _explain(graph, graph.evaluate(columns), column, depth=depth)
+    _values, columns = _evaluate_row(kind, spec, gpu, inputs, lora_targets)
+    row = {name: value[0] for name, value in columns.items()}
+    return explain_tree(graph(kind), row, column, depth=depth)

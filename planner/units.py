@@ -9,9 +9,9 @@ GB = 10**9 B, GiB = 2**30 B, and every formatted figure names which one it uses.
 from __future__ import annotations
 
 import math
-from typing import Final
-
-from planner.errors import ValidationError
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
 
 KB: Final = 10**3
 MB: Final = 10**6
@@ -26,28 +26,43 @@ SECONDS_PER_HOUR: Final = 3600.0
 HOURS_PER_MONTH: Final = 730.0
 """Average hours in a month (8760 h / 12), the usual cloud-billing convention."""
 
-#: Storage size of one element, in bits, for each dtype the planner knows.
-DTYPE_BITS: Final[dict[str, int]] = {
-    "fp32": 32,
-    "bf16": 16,
-    "fp16": 16,
-    "fp8": 8,
-    "int8": 8,
-    "fp4": 4,
-    "int4": 4,
+@dataclass(frozen=True, slots=True)
+class Dtype:
+    """What the planner knows of one element dtype: adding a dtype is one entry in
+    :data:`DTYPES`, and every choice list, bit lookup (Python and Excel) and compute path
+    follows from it."""
+
+    bits: int
+    """Storage size of one element."""
+    weight: bool = False
+    """Offered as a weight dtype."""
+    kv: bool = False
+    """Offered as a KV-cache dtype."""
+    group_size: int = 0
+    """Weights per quantization scale by default (0: no per-group scales)."""
+    compute: tuple[str, ...] = ()
+    """Tensor-core dtypes tried for matmuls on weights of this dtype, best first: the first one
+    the GPU lists sets the peak (16-bit falls back to the other 16-bit format; fp8/int8 run
+    W8A8 where the part supports it; int4 is weight-only, dequantized to 16 bit)."""
+
+
+DTYPES: Final[dict[str, Dtype]] = {
+    "fp32": Dtype(32),
+    "bf16": Dtype(16, weight=True, kv=True, compute=("bf16", "fp16")),
+    "fp16": Dtype(16, weight=True, kv=True, compute=("fp16", "bf16")),
+    "fp8": Dtype(8, weight=True, kv=True, compute=("fp8", "bf16", "fp16")),
+    "int8": Dtype(8, weight=True, kv=True, compute=("int8", "bf16", "fp16")),
+    "fp4": Dtype(4),
+    "int4": Dtype(4, weight=True, group_size=128, compute=("bf16", "fp16")),
 }
+"""Every dtype the planner knows (int4's group of 128 weights per scale is GPTQ's and AWQ's
+default)."""
 
-WEIGHT_DTYPES: Final = ("bf16", "fp16", "fp8", "int8", "int4")
-KV_DTYPES: Final = ("bf16", "fp16", "fp8", "int8")
-
-
-def dtype_bits(name: str, *, field: str = "dtype", allowed: tuple[str, ...] | None = None) -> int:
-    """Bits per element of dtype ``name``; a clear :class:`ValidationError` when it is unknown."""
-    choices = allowed if allowed is not None else tuple(DTYPE_BITS)
-    key = name.strip().lower()
-    if key not in choices:
-        raise ValidationError(field, f"must be one of {', '.join(choices)}", value=name)
-    return DTYPE_BITS[key]
+#: Storage size of one element, in bits, for each dtype the planner knows.
+DTYPE_BITS: Final[dict[str, int]] = {name: d.bits for name, d in DTYPES.items()}
+WEIGHT_DTYPES: Final = tuple(name for name, d in DTYPES.items() if d.weight)
+KV_DTYPES: Final = tuple(name for name, d in DTYPES.items() if d.kv)
+DEFAULT_GROUP_SIZE: Final[dict[str, int]] = {name: d.group_size for name, d in DTYPES.items()}
 
 
 def _scaled(value: float, unit: int, digits: int) -> str:
@@ -99,3 +114,39 @@ def fmt_count(n: float) -> str:
 def fmt_usd(usd: float) -> str:
     """US dollars with cents."""
     return f"${usd:,.2f}"
+
+
+def _fmt_number(unit: str, digits: int = 2) -> Callable[[float], str]:
+    return lambda v: f"{v:,.{digits}f} {unit}"
+
+
+FORMATS: dict[str, Callable[[Any], str]] = {
+    "B": fmt_bytes,
+    "FLOPs": fmt_flops,
+    "s": fmt_seconds,
+    "tokens": lambda v: f"{fmt_count(v)} tokens",
+    "sequences": lambda v: f"{fmt_count(v)} sequences",
+    "params": lambda v: f"{fmt_count(v)} params",
+    "count": fmt_count,
+    "GPUs": lambda v: f"{fmt_count(v)} GPUs",
+    "bits": lambda v: f"{v:g} bits",
+    "fraction": lambda v: f"{v:.4g}",
+    "bool": lambda v: "yes" if v else "no",
+    "tokens/s": _fmt_number("tokens/s", 1),
+    "requests/s": _fmt_number("requests/s", 3),
+    "tokens/day": lambda v: f"{fmt_count(v)} tokens/day",
+    "FLOPs/token": lambda v: f"{fmt_flops(v)}/token",
+    "USD": fmt_usd,
+    "USD/h": lambda v: f"{fmt_usd(v)}/h",
+    "USD/month": lambda v: f"{fmt_usd(v)}/month",
+    "USD/Mtok": lambda v: f"{fmt_usd(v)}/M tokens",
+    "GPU-h": _fmt_number("GPU-h", 1),
+    "B/s": lambda v: f"{v / 1e9:,.0f} GB/s",
+    "FLOP/s": lambda v: f"{v / 1e12:,.1f} TFLOP/s",
+    "USD/GPU-h": lambda v: f"{fmt_usd(v)}/GPU-h",
+    "elements": lambda v: f"{fmt_count(v)} elements",
+    "FLOPs/pair": lambda v: f"{fmt_count(v)} FLOPs/pair",
+    "code": lambda v: f"{v:g}",
+}
+"""How a figure in each unit is shown: every displayed number says its unit (CLI, UI and
+``explain`` all format through this table)."""

@@ -24,7 +24,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from planner import service
 from planner.domain import (
     Change,
     ConflictError,
@@ -45,6 +44,7 @@ from planner.sheet.inputs import (
     defaults,
     parse_inputs,
 )
+from planner.sheet.table import check_scenario
 from planner.store import convert, migrate
 from planner.store.engine import make_engine, read_session, write_session
 from planner.store.schema import (
@@ -385,9 +385,7 @@ class Workspace:
         columns = INFERENCE_INPUTS if kind == "inference" else TRAINING_INPUTS
         values = parse_inputs(columns, {k: v for k, v in inputs.items()
                                         if k in {c.name for c in columns}}, base=inputs)
-        if kind == "training" and values["lora_rank"]:
-            service.lora_dims(spec, lora_targets)
-        service.scenario_columns(spec, convert.gpu_spec(gpu_row), values)
+        check_scenario(spec, convert.gpu_spec(gpu_row), values, kind, lora_targets)
         return values
 
     def _build_row(self, s: Session, fleet_row: FleetRow, fields: dict[str, Any]
@@ -582,7 +580,7 @@ class Workspace:
 
     def evaluate_many(self, scenarios: list[Scenario]) -> list[dict[str, Any]]:
         """Outputs of many scenarios (one vectorized call per kind)."""
-        from planner.evaluate import evaluate_scenarios
+        from planner.sheet.fleet import evaluate_scenarios
 
         return evaluate_scenarios(scenarios, self.model_specs(), self.gpu_specs())
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner import catalog, service
-from planner.sheet.inputs import INFERENCE_INPUTS, numeric_columns, parse_inputs
+from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
 from tests.conftest import gpu
 
 MODELS = {name: catalog.resolve_model_spec(name) for name in catalog.model_names()}
@@ -118,9 +118,13 @@ def test_vectorized_rows_equal_single_rows() -> None:
 
 
 def test_numeric_columns_map_choices() -> None:
-    cols = numeric_columns(parse_inputs(INFERENCE_INPUTS, {"weight_dtype": "int4",
-                                                           "kv_dtype": "fp8",
-                                                           "reserve_gib": "2"}))
+    """The derived inputs (planner.estimator.derived) turn choices into the numbers the
+    formulas read; before they were a hand-written ``numeric_columns``."""
+    cols = service.inference_graph().evaluate(
+        parse_inputs(INFERENCE_INPUTS, {"weight_dtype": "int4", "kv_dtype": "fp8",
+                                        "reserve_gib": "2"}),
+        service.inference_graph().derived.keys() - {"gpu_flops_per_s"})
+    cols["quant_group_size"] = cols["quant_group_size_effective"]
     assert (cols["weight_bits"], cols["kv_bits"], cols["quant_group_size"]) == (4, 8, 128)
     assert cols["reserve_bytes"] == 2 * 2**30
     assert gpu().memory_bytes == 80 * 2**30

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 from planner.cli import cli
 from planner.estimator.gpu import GpuSpec
-from planner.evaluate import evaluate_scenarios
 from planner.report.importer import ImportError_
 from planner.report.layout import letters, scenario_columns
+from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.table import graph
 from planner.workspace import Workspace
 from tests.libreoffice import recalculate, soffice
@@ -341,12 +341,13 @@ def test_import_refuses_unknown_sheets_headers_and_stale_rows(ws: Workspace,
 
 def test_custom_gpu_spec_compute_dtype_rule_matches() -> None:
     """The workbook's compute-dtype formula mirrors compute_dtype for every dtype."""
+    from planner.estimator.derived import gpu_flops_per_s
     from planner.estimator.gpu import COMPUTE_DTYPES, compute_dtype
-    from planner.report.export import _compute_peak
+    from planner.sheet.symbolic import excel, symbolic
 
     at = {"weight_dtype": "W", **{f"gpu_{d}_peak": d.upper() for d in
                                   ("bf16", "fp16", "fp8", "int8", "int4")}}
-    formula = _compute_peak(at)
+    formula = excel(symbolic(gpu_flops_per_s), at.__getitem__)
     for dtype in COMPUTE_DTYPES:
         assert f'W="{dtype}"' in formula or dtype == "int4"
     t4 = GpuSpec("t4", 16 * 2**30, {"fp16": 65e12, "int8": 130e12}, 320e9)

@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner import catalog, service
+from planner.estimator.params import lora_dims
 from planner.sheet import evaluate
 from planner.sheet.explain import render_text
+from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, parse_inputs
 from planner.sheet.outputs import FORMATS, output_columns
 from planner.sheet.symbolic import Expr, excel, infix, symbolic
 from planner.sheet.symbolic import evaluate as evaluate_tree
@@ -54,7 +56,7 @@ def test_symbolic_trees_evaluate_like_the_formulas(case: tuple[str, str, dict]) 
     name, gpu_name, inputs = case
     g = graph("inference")
     values = g.evaluate(service.scenario_columns(MODELS[name], GPUS[gpu_name],
-                                                 service.parse_inputs(service.INFERENCE_INPUTS,
+                                                 parse_inputs(INFERENCE_INPUTS,
                                                                       inputs)))
     for column in g.formulas:
         expected = values[column]
@@ -173,12 +175,12 @@ def test_training_outputs_symbolic_and_finite(model: str, gpu: str, zero: int, r
     """Every training output column: finite, non-negative, and its rendered tree evaluates to
     the formula's value."""
     g = graph("training")
-    inputs = service.parse_inputs(service.TRAINING_INPUTS, {
+    inputs = parse_inputs(TRAINING_INPUTS, {
         "gpus": dp, "zero_stage": zero, "lora_rank": rank, "train_seq_len": seq,
         "activation_recompute": recompute, "include_attention_flops": attention,
         "budget_usd": 1000, "budget_gpu_hours": 10})
     columns = service.scenario_columns(MODELS[model], GPUS[gpu], inputs)
-    columns["model_lora_dims"] = service.lora_dims(MODELS[model], "all") if rank else 0
+    columns["model_lora_dims"] = lora_dims(MODELS[model], "all") if rank else 0
     values = g.evaluate(columns)
     for column in g.formulas:
         expected = values[column]
@@ -203,8 +205,8 @@ def test_factorize_dict_and_pandas_paths_agree(monkeypatch: pytest.MonkeyPatch,
 
     monkeypatch.setattr(sheet_table, "_SMALL", small)
     values = np.asarray(["bf16", "int4", "bf16", "fp8", "int4", 1, 1.0], dtype=object)
-    codes, uniques = sheet_table._factorize(values, len(values))
+    codes, uniques = sheet_table.factorize(values, len(values))
     assert uniques == ["bf16", "int4", "fp8", 1]
     assert codes.tolist() == [0, 1, 0, 2, 1, 3, 3]
-    codes, uniques = sheet_table._factorize(["q,v", "q,v"], 2)
+    codes, uniques = sheet_table.factorize(["q,v", "q,v"], 2)
     assert (codes.tolist(), uniques) == ([0, 0], ["q,v"])

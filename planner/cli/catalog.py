@@ -40,7 +40,7 @@ def model_list(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
-    from planner import render
+    from planner.cli import render
 
     render.model_list(rows)
 
@@ -61,7 +61,7 @@ def model_show(ctx: click.Context, name: str, kv_dtype: str, as_json: bool) -> N
     if as_json:
         emit_json({**data, "config": info.config})
         return
-    from planner import render
+    from planner.cli import render
 
     render.model_inspect(data)
     click.echo(f"source: {info.source}" + (f"\nnotes: {info.notes}" if info.notes else ""))
@@ -85,7 +85,7 @@ def model_inspect(ctx: click.Context, config_or_name: str, kv_dtype: str, as_jso
     if as_json:
         emit_json(info)
         return
-    from planner import render
+    from planner.cli import render
 
     render.model_inspect(info)
 
@@ -157,7 +157,7 @@ def gpu_list(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json([_gpu_dict(g) for g in gpus])
         return
-    from planner import render
+    from planner.cli import render
 
     render.gpu_list([g.spec for g in gpus])
 

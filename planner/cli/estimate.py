@@ -62,7 +62,7 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
     if as_json:
         emit_json(result)
         return
-    from planner import render
+    from planner.cli import render
 
     render.estimate(result, gpu)
 
@@ -90,6 +90,6 @@ def train(ctx: click.Context, model_ref: str, lora_targets: str, as_json: bool,
     if as_json:
         emit_json(result)
         return
-    from planner import render
+    from planner.cli import render
 
     render.train(result, gpu)

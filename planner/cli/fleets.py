@@ -82,7 +82,7 @@ def fleet_rollup(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> N
     if as_json:
         emit_json([asdict(t) for t in totals])
         return
-    from planner import render
+    from planner.cli import render
 
     render.rollup(totals)
 
@@ -132,7 +132,7 @@ def scenario_list(ctx: click.Context, fleet_name: str | None, as_json: bool) -> 
     if as_json:
         emit_json([_record(sc, out) for sc, out in zip(scenarios, outputs, strict=True)])
         return
-    from planner import render
+    from planner.cli import render
 
     render.scenario_list(scenarios, outputs)
 
@@ -157,7 +157,7 @@ def scenario_show(ctx: click.Context, ref: str, fleet_name: str | None, as_json:
     if as_json:
         emit_json(_record(sc, result))
         return
-    from planner import render
+    from planner.cli import render
 
     click.echo(f"{sc.fleet}/{sc.name} (version {sc.version})"
                + (f" — {sc.notes}" if sc.notes else ""))

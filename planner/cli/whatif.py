@@ -96,7 +96,7 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     if as_json:
         emit_json(frame.to_dict(orient="records"))
         return
-    from planner import render
+    from planner.cli import render
 
     render.sweep(sc, grid, frame, columns)
 
@@ -170,7 +170,7 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
     if as_json:
         emit_json(asdict(result))
         return
-    from planner import render
+    from planner.cli import render
 
     render.solution(sc, result, constraint, [v.split("=")[0] for v in vary])
     if not result.found:
@@ -198,6 +198,6 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
         emit_json({"scenarios": [f"{s.fleet}/{s.name}" for s in scenarios],
                    "rows": [asdict(r) for r in rows]})
         return
-    from planner import render
+    from planner.cli import render
 
     render.comparison(scenarios, rows)

@@ -55,25 +55,25 @@ def causal_pairs_windowed(tokens: Value, window: Value) -> Value:
 
 
 def prefill_attention_flops(tokens: Value, full_per_pair: Value, window_per_pair: Value,
-                            window: Value, attention_convention: Value) -> Value:
+                            window: Value, attention_convention_code: Value) -> Value:
     """Attention-core FLOPs of one sequence's prefill over ``tokens`` positions."""
     causal = (full_per_pair * causal_pairs(tokens)
               + window_per_pair * causal_pairs_windowed(tokens, window))
     square = (full_per_pair * tokens * tokens
               + window_per_pair * tokens * minimum(tokens, window))
-    return where(attention_convention == FULL, square, causal)
+    return where(attention_convention_code == FULL, square, causal)
 
 
-def logits_positions(prompt_tokens: Value, logits_convention: Value) -> Value:
+def logits_positions(prompt_tokens: Value, logits_convention_code: Value) -> Value:
     """Prompt positions whose logits prefill computes: 1, ``S`` or 0 by convention."""
-    return where(logits_convention == LOGITS_ALL, prompt_tokens,
-                 where(logits_convention == LOGITS_NONE, 0, 1))
+    return where(logits_convention_code == LOGITS_ALL, prompt_tokens,
+                 where(logits_convention_code == LOGITS_NONE, 0, 1))
 
 
 def prefill_flops(prompt_tokens: Value, matmul_params_per_token: Value,
                   model_lm_head_matmul_params: Value, model_attn_flops_per_pair_full: Value,
                   model_attn_flops_per_pair_window: Value, model_sliding_window_tokens: Value,
-                  attention_convention: Value, logits_convention: Value) -> Value:
+                  attention_convention_code: Value, logits_convention_code: Value) -> Value:
     """FLOPs to prefill one request's prompt of ``S`` tokens:
     ``2*S*P_linear + attention core + 2*d*V*logits_positions``.
 
@@ -81,8 +81,9 @@ def prefill_flops(prompt_tokens: Value, matmul_params_per_token: Value,
     linear = 2 * prompt_tokens * matmul_params_per_token
     core = prefill_attention_flops(prompt_tokens, model_attn_flops_per_pair_full,
                                    model_attn_flops_per_pair_window, model_sliding_window_tokens,
-                                   attention_convention)
-    logits = 2 * model_lm_head_matmul_params * logits_positions(prompt_tokens, logits_convention)
+                                   attention_convention_code)
+    logits = (2 * model_lm_head_matmul_params
+              * logits_positions(prompt_tokens, logits_convention_code))
     return linear + core + logits
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.errors import ValidationError
+from planner.units import DTYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,16 +32,25 @@ class GpuSpec:
     notes: dict[str, str] = field(default_factory=dict)
 
 
-#: Compute dtype tried for each weight dtype, best first. 16-bit weights run at bf16 (fp16 where
-#: the part has no bf16, e.g. T4); fp8 and int8 weights run W8A8 where the part supports it;
-#: int4 weights are weight-only (W4A16): dequantized and multiplied at 16 bit.
 COMPUTE_DTYPES: dict[str, tuple[str, ...]] = {
-    "bf16": ("bf16", "fp16"),
-    "fp16": ("fp16", "bf16"),
-    "fp8": ("fp8", "bf16", "fp16"),
-    "int8": ("int8", "bf16", "fp16"),
-    "int4": ("bf16", "fp16"),
-}
+    name: d.compute for name, d in DTYPES.items() if d.weight}
+"""Compute dtype tried for each weight dtype, best first (:attr:`planner.units.Dtype.compute`)."""
+
+
+PEAK_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "int4")
+"""Tensor-core dtypes whose dense peak a GPU lists (``gpu_<dtype>_peak`` columns)."""
+
+
+def gpu_figures(gpu: GpuSpec) -> dict[str, float]:
+    """The GPU's figures as the scenario columns the formulas read: memory in bytes, bandwidth
+    in bytes/s, price in USD per GPU-hour, and the dense peak of every tensor dtype in FLOP/s
+    (0 where the part has no tensor path for it)."""
+    return {
+        "gpu_memory_bytes": gpu.memory_bytes,
+        "gpu_bandwidth_bytes_per_s": gpu.bandwidth_bytes_per_s,
+        "price_usd_per_gpu_hour": gpu.price_usd_per_hour,
+        **{f"gpu_{d}_peak": gpu.flops_per_s.get(d, 0.0) for d in PEAK_DTYPES},
+    }
 
 
 def compute_dtype(gpu: GpuSpec, weight_dtype: str) -> str:

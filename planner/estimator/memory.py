@@ -32,16 +32,17 @@ def model_params_other(model_params_total: Value, model_matmul_dense_params: Val
             - model_params_embedding - model_params_lm_head)
 
 
-def weight_bits_effective(weight_bits: Value, quant_group_size: Value,
+def weight_bits_effective(weight_bits: Value, quant_group_size_effective: Value,
                           quant_scale_bits: Value) -> Value:
     """Bits per quantized weight including group scales: ``bits + scale_bits/group``
     (``group = 0``: no per-group scales)."""
-    return weight_bits + safe_div(quant_scale_bits, quant_group_size, 0.0)
+    return weight_bits + safe_div(quant_scale_bits, quant_group_size_effective, 0.0)
 
 
-def embedding_bits(weight_bits: Value, keep_embeddings_16bit: Value) -> Value:
+def embedding_bits(weight_bits: Value, keep_embeddings_16bit_number: Value) -> Value:
     """Bits per embedding / LM-head weight: 16 when kept in 16 bit, else the weight dtype's."""
-    return where(keep_embeddings_16bit > 0, maximum(weight_bits, FULL_PRECISION_BITS), weight_bits)
+    return where(keep_embeddings_16bit_number > 0, maximum(weight_bits, FULL_PRECISION_BITS),
+                 weight_bits)
 
 
 def weights_bytes(model_matmul_dense_params: Value, model_matmul_experts_params: Value,

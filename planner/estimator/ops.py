@@ -96,3 +96,51 @@ def safe_div(num: Value, den: Value, fallback: Value = 0.0) -> Value:
     with np.errstate(divide="ignore", invalid="ignore"):
         quotient = np.asarray(num, dtype=float) / np.where(zero, 1.0, den_arr)
     return _plain(np.where(zero, fallback, quotient), (num, den, fallback))
+
+
+class Coded:
+    """A text column stored as integer codes into its distinct values (``levels``).
+
+    Choice inputs (dtypes, conventions) arrive this way from the sheet layer: each distinct text
+    is validated and looked up once, and a million rows cost one integer array. ``column ==
+    "int4"`` compares codes; :func:`lookup` maps levels through a table and takes by code.
+    Slicing keeps the levels, so chunked evaluation works unchanged."""
+
+    __slots__ = ("codes", "levels")
+    __hash__ = None  # type: ignore[assignment]  # __eq__ is element-wise
+    ndim = 1
+
+    def __init__(self, codes: np.ndarray, levels: tuple[str, ...]) -> None:
+        self.codes = codes
+        self.levels = levels
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, index: Any) -> Coded:
+        return Coded(self.codes[index], self.levels)
+
+    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+        matches = [i for i, level in enumerate(self.levels) if level == other]
+        return np.isin(self.codes, matches)
+
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        return ~(self == other)
+
+    def texts(self) -> np.ndarray:
+        """The column as an object array of texts, one per row."""
+        return np.asarray(self.levels, dtype=object)[self.codes]
+
+
+def lookup(key: Value, table: dict[str, float]) -> Value:
+    """``table[key]`` for a text key or a :class:`Coded` column (Excel: nested ``IF`` over the
+    table's entries). Keys are validated before evaluation, so every key is in ``table``."""
+    sym = _symbolic((key,))
+    if sym is not None:
+        return sym.__planner_op__("lookup", key, tuple(table.items()))
+    if isinstance(key, Coded):
+        per_level = np.asarray([table.get(level, np.nan) for level in key.levels], dtype=float)
+        return per_level[key.codes]
+    if isinstance(key, np.ndarray):
+        return np.asarray([table.get(k, np.nan) for k in key.tolist()], dtype=float)
+    return table[key]

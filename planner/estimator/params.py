@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
+from planner.errors import ValidationError
 from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
 
 
@@ -168,3 +169,18 @@ def lora_module_shapes(spec: ModelSpec) -> dict[str, list[tuple[int, int]]]:
             if ffn.shared:
                 add(mlp_projections(ffn.shared, d))
     return shapes
+
+
+def lora_dims(spec: ModelSpec, targets: str | list[str]) -> int:
+    """``sum(d_in + d_out)`` over every module instance the LoRA ``targets`` name
+    (comma-separated short names such as ``q,v``; ``all`` for every linear module)."""
+    shapes = lora_module_shapes(spec)
+    names = [t.strip().lower() for t in (targets.split(",") if isinstance(targets, str)
+                                         else targets) if t.strip()]
+    if names == ["all"]:
+        names = list(shapes)
+    unknown = [n for n in names if n not in shapes]
+    if unknown or not names:
+        raise ValidationError("lora_targets", f"must name modules of {spec.name}: one or more "
+                              f"of {', '.join(shapes)} (or all)", value=",".join(unknown))
+    return sum(i + o for n in dict.fromkeys(names) for i, o in shapes[n])

@@ -9,9 +9,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planner.estimator import cost, flops, latency, memory, training
+from planner.estimator import cost, derived, flops, latency, memory, training
 
 Formula = Callable[..., object]
+
+DERIVED_COMMON: tuple[Formula, ...] = (
+    derived.weight_bits,
+    derived.reserve_bytes,
+    derived.quant_group_size_effective,
+    derived.keep_embeddings_16bit_number,
+    derived.gpu_flops_per_s,
+)
+DERIVED_INFERENCE: tuple[Formula, ...] = (
+    *DERIVED_COMMON,
+    derived.kv_bits,
+    derived.attention_convention_code,
+    derived.logits_convention_code,
+)
+"""Derived inputs of an inference scenario (:mod:`planner.estimator.derived`): computed like
+outputs, shown as inputs."""
+DERIVED_TRAINING: tuple[Formula, ...] = (
+    *DERIVED_COMMON,
+    derived.activation_recompute_number,
+    derived.include_attention_flops_number,
+)
+"""Derived inputs of a training scenario."""
 
 WEIGHTS: tuple[Formula, ...] = (
     memory.replicas,

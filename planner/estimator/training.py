@@ -57,12 +57,12 @@ def train_attention_flops_per_token(train_seq_len: Value, model_attn_flops_per_p
 
 
 def train_flops_per_token(train_matmul_params: Value, lora_rank: Value,
-                          lora_trainable_params: Value, include_attention_flops: Value,
+                          lora_trainable_params: Value, include_attention_flops_number: Value,
                           train_attention_flops_per_token: Value) -> Value:
     """``6N`` (full training) or ``4N + 6*P_lora`` (LoRA), plus the attention term if asked."""
     dense = where(lora_rank > 0, 4 * train_matmul_params + 6 * lora_trainable_params,
                   6 * train_matmul_params)
-    return dense + where(include_attention_flops > 0, train_attention_flops_per_token, 0)
+    return dense + where(include_attention_flops_number > 0, train_attention_flops_per_token, 0)
 
 
 def train_flops(train_flops_per_token: Value, train_tokens: Value) -> Value:
@@ -112,11 +112,11 @@ def model_state_bytes_per_gpu(model_params_total: Value, tp: Value, pp: Value,
 
 def activation_bytes_per_gpu(train_seq_len: Value, micro_batch_size: Value,
                              model_hidden_size: Value, model_attention_heads: Value,
-                             model_layers: Value, activation_recompute: Value, tp: Value,
+                             model_layers: Value, activation_recompute_number: Value, tp: Value,
                              pp: Value) -> Value:
     """Activations kept for the backward pass on one GPU (Korthikanti et al. 2022)."""
     sbd = train_seq_len * micro_batch_size * model_hidden_size
-    per_layer = where(activation_recompute > 0, 2 * sbd,
+    per_layer = where(activation_recompute_number > 0, 2 * sbd,
                       sbd * (34 + 5 * model_attention_heads * train_seq_len / model_hidden_size))
     return per_layer * model_layers / (tp * pp)
 

@@ -27,7 +27,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
 from planner.estimator.figures import model_figures
-from planner.estimator.gpu import COMPUTE_DTYPES
+from planner.estimator.params import lora_dims
 from planner.report.fastsheet import (
     ROW,
     TEXT_TRIGGERS,
@@ -39,20 +39,17 @@ from planner.report.fastsheet import (
     row_xml,
 )
 from planner.report.layout import (
-    GPU_PEAK_COLUMN,
+    GPU_FIGURE_SOURCE,
     GPU_SHEET,
     MODEL_FIGURES,
     MODEL_META,
     SCENARIO_SHEETS,
-    Column,
-    formula_refs,
     letters,
     scenario_columns,
 )
-from planner.sheet.inputs import KV_DTYPES, WEIGHT_DTYPES
 from planner.sheet.symbolic import excel, symbolic
-from planner.sheet.table import graph
-from planner.units import DTYPE_BITS, GiB
+from planner.sheet.table import graph, inputs_of
+from planner.units import DTYPE_BITS
 
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 FILLS = {"meta": "305496", "input": "2F75B5", "output": "548235", "lookup": "7F7F7F"}
@@ -119,61 +116,11 @@ class _Ranges:
                 f"MATCH({name_cell},GPUs!$A$2:$A${self.gpu_last},0))")
 
 
-def _lookup_formula(key: str, kind: str, row: int, ranges: _Ranges, col: dict[str, str]
-                    ) -> str | None:
-    """The formula of a lookup column (None for a value written by Python)."""
-    at = {k: f"{v}{row}" for k, v in col.items()}
-    dtype_rows = len(DTYPE_BITS) + 1
-    if key == "weight_bits":
-        return (f"=INDEX(Lists!$B$2:$B${dtype_rows},MATCH({at['weight_dtype']},"
-                f"Lists!$A$2:$A${dtype_rows},0))")
-    if key == "kv_bits":
-        return (f"=INDEX(Lists!$B$2:$B${dtype_rows},MATCH({at['kv_dtype']},"
-                f"Lists!$A$2:$A${dtype_rows},0))")
-    if key == "reserve_bytes":
-        return f"={at['reserve_gib']}*{GiB}"
-    if key == "quant_group_size_effective":
-        return (f'=IF({at["quant_group_size"]}<0,IF({at["weight_dtype"]}="int4",128,0),'
-                f'{at["quant_group_size"]})')
-    if key.endswith("_number"):
-        return f"=IF({at[key.removesuffix('_number')]},1,0)"
-    if key == "attention_convention_code":
-        return f'=IF({at["attention_convention"]}="full",1,0)'
-    if key == "logits_convention_code":
-        return (f'=IF({at["logits_convention"]}="all",1,'
-                f'IF({at["logits_convention"]}="none",2,0))')
+def _catalog_formula(key: str, name_cell: dict[str, str], ranges: _Ranges) -> str:
+    """The INDEX/MATCH formula fetching a model or GPU figure from its catalog sheet."""
     if key in MODEL_FIGURES:
-        return "=" + ranges.model(key, at["model"])
-    if key == "gpu_memory_bytes":
-        return "=" + ranges.gpu("memory_bytes", at["gpu"])
-    if key == "gpu_bandwidth_bytes_per_s":
-        return "=" + ranges.gpu("bandwidth_bytes_per_s", at["gpu"])
-    if key == "price_usd_per_gpu_hour":
-        return "=" + ranges.gpu("price_usd_per_hour", at["gpu"])
-    if key.startswith("gpu_") and key.endswith("_peak"):
-        return "=" + ranges.gpu(GPU_PEAK_COLUMN[key[4:-5]], at["gpu"])
-    if key == "gpu_flops_per_s":
-        return "=" + _compute_peak(at)
-    return None
-
-
-def _compute_peak(at: dict[str, str]) -> str:
-    """Peak FLOP/s at the compute dtype of the weight dtype: the first of
-    :data:`COMPUTE_DTYPES` the GPU has (the same rule as ``compute_dtype``)."""
-    def first(candidates: tuple[str, ...]) -> str:
-        head, *rest = candidates
-        cell = at[f"gpu_{head}_peak"]
-        return cell if not rest else f"IF({cell}>0,{cell},{first(tuple(rest))})"
-
-    expr = first(COMPUTE_DTYPES["int4"])
-    for dtype in reversed([d for d in WEIGHT_DTYPES if d != "int4"]):
-        expr = f'IF({at["weight_dtype"]}="{dtype}",{first(COMPUTE_DTYPES[dtype])},{expr})'
-    return expr
-
-
-def _input_value(sc: Scenario, column: Column) -> Any:
-    value = sc.inputs[column.key]
-    return bool(value) if column.kind == "bool" else value
+        return "=" + ranges.model(key, name_cell["model"])
+    return "=" + ranges.gpu(GPU_FIGURE_SOURCE[key], name_cell["gpu"])
 
 
 def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], ranges: _Ranges,
@@ -184,19 +131,19 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     body rows (inputs as values, outputs as formulas) as XML for :func:`fastsheet.inject`."""
     columns = scenario_columns(kind)
     col = letters(kind)
-    refs = formula_refs(kind)
+    g = graph(kind)
     for j, c in enumerate(columns, 1):
         _header(ws, 1, j, c.header, c.role)
     plan: list[tuple[str, str, str, str]] = []  # (letter, role, key or template, style)
     for j, c in enumerate(columns, 1):
         letter = get_column_letter(j)
         style = styles.attr(c.number_format if c.role != "meta" else None)
-        if c.role == "output":
-            text = excel(symbolic(graph(kind).formulas[c.key]),
-                         lambda name: f"{refs[name]}{ROW}")
+        if g.computes(c.key):  # an output or a derived input: its one definition, rendered
+            text = "=" + excel(symbolic(g.formula(c.key)), lambda name: f"{col[name]}{ROW}")
             plan.append((letter, "formula", formula_template(text), style))
         elif c.role == "lookup" and c.key != "model_lora_dims":
-            text = _lookup_formula(c.key, kind, ROW, ranges, col) or ""
+            text = _catalog_formula(c.key, {"model": f"{col['model']}{ROW}",
+                                            "gpu": f"{col['gpu']}{ROW}"}, ranges)
             plan.append((letter, "formula", formula_template(text), style))
         else:
             plan.append((letter, c.role if c.key != "model_lora_dims" else "dims", c.key,
@@ -252,12 +199,9 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
 
 def _validations(ws: Any, kind: str, col: dict[str, str], last: int, n_models: int) -> None:
     rows = max(last, 1000)
-    specs = [("model", "=ModelNames"), ("gpu", "=GpuNames"),
-             ("weight_dtype", f'"{",".join(WEIGHT_DTYPES)}"')]
-    if kind == "inference":
-        specs += [("kv_dtype", f'"{",".join(KV_DTYPES)}"'),
-                  ("attention_convention", '"causal,full"'),
-                  ("logits_convention", '"last,all,none"')]
+    specs = [("model", "=ModelNames"), ("gpu", "=GpuNames")]
+    specs += [(c.name, '"' + ",".join(c.choices) + '"') for c in inputs_of(kind)
+              if c.kind == "choice"]
     for key, formula in specs:
         dv = DataValidation(type="list", formula1=formula, allow_blank=False,
                             showErrorMessage=True, errorTitle=f"Invalid {key}",
@@ -459,8 +403,6 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
                    gpus: Sequence[GpuInfo], *, sweeps: Sequence[Sweep] = (),
                    progress: Callable[[int], None] | None = None) -> Built:
     """The whole report (saved by :func:`save_workbook`)."""
-    from planner.service import lora_dims
-
     wb = Workbook()
     styles = Styles(wb)
     summary = wb.active

@@ -16,7 +16,7 @@ from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.report.layout import KNOWN_SHEETS, SCENARIO_SHEETS, scenario_columns
-from planner.sheet.table import inputs_of
+from planner.sheet.table import check_scenario, inputs_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,6 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
     problem."""
     import python_calamine
 
-    from planner import service
 
     if not Path(path).exists():
         raise PlannerError(f"{path}: no such file")
@@ -160,9 +159,7 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
             lora_targets = str(cell.get("lora_targets") or "q,v")
             if not row_errors and model and gpu:
                 try:
-                    service.scenario_columns(models[model], gpus[gpu], parsed)
-                    if kind == "training" and parsed["lora_rank"]:
-                        service.lora_dims(models[model], lora_targets)
+                    check_scenario(models[model], gpus[gpu], parsed, kind, lora_targets)
                 except ValidationError as exc:
                     key = exc.field if exc.field in index else "model"
                     bad(key, str(exc).split(": ", 1)[1])

@@ -6,9 +6,11 @@ scenario sheet (``Scenarios`` for inference, ``Training``) has four bands of col
 * meta: id, fleet, name, model, gpu, version (what the row is);
 * inputs: the input columns of the registry, as plain values a recipient may edit;
 * outputs: every output column, each a live formula rendered from its estimator definition;
-* lookups: the numeric forms the formulas read: dtype bits, codes, and the model's and GPU's
-  figures fetched from the Models and GPUs sheets with INDEX/MATCH, so editing a GPU's price or
-  memory there flows into every scenario.
+* lookups: the numeric forms the formulas read: the derived inputs (dtype bits, codes, bytes,
+  the GPU's peak at the compute dtype), each a live formula rendered from its estimator
+  definition like the outputs, and the model's and GPU's figures fetched from the Models and
+  GPUs sheets with INDEX/MATCH, so editing a GPU's price or memory there flows into every
+  scenario.
 
 Headers are ``name [unit]``; import matches them by name.
 """
@@ -22,8 +24,9 @@ from typing import Literal
 from openpyxl.utils import get_column_letter
 
 from planner.estimator.figures import ModelFigures
-from planner.sheet.inputs import NUMERIC_INPUTS, InputColumn
-from planner.sheet.outputs import GPU_COLUMNS, figure_columns, output_columns
+from planner.estimator.gpu import PEAK_DTYPES
+from planner.sheet.inputs import InputColumn
+from planner.sheet.outputs import DERIVED_META, GPU_COLUMNS, figure_columns, output_columns
 from planner.sheet.table import graph, inputs_of
 
 Role = Literal["meta", "input", "output", "lookup"]
@@ -43,7 +46,6 @@ NUMBER_FORMATS = {
     "fraction of memory": "0.00", "h": "#,##0", "stage": "0", "rank": "0",
 }
 
-GPU_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4")
 GPU_SHEET = (
     # key, header, kind ('value' or a formula template over {col}), number format
     ("name", "name", "value", None),
@@ -99,26 +101,13 @@ class Column:
 
 META_COLUMNS = ("id", "fleet", "name", "model", "gpu", "version")
 
-LOOKUP_NUMERIC = {
-    "inference": ("weight_bits", "kv_bits", "reserve_bytes", "quant_group_size_effective",
-                  "keep_embeddings_16bit_number", "attention_convention_code",
-                  "logits_convention_code"),
-    "training": ("weight_bits", "reserve_bytes", "quant_group_size_effective",
-                 "keep_embeddings_16bit_number", "activation_recompute_number",
-                 "include_attention_flops_number", "model_lora_dims"),
+GPU_FIGURE_SOURCE: dict[str, str] = {
+    "gpu_memory_bytes": "memory_bytes",
+    "gpu_bandwidth_bytes_per_s": "bandwidth_bytes_per_s",
+    "price_usd_per_gpu_hour": "price_usd_per_hour",
+    **{f"gpu_{d}_peak": GPU_PEAK_COLUMN[d] for d in PEAK_DTYPES},
 }
-"""Numeric forms of inputs that the formulas read, and where they come from."""
-FORMULA_NAME = {
-    "quant_group_size_effective": "quant_group_size",
-    "keep_embeddings_16bit_number": "keep_embeddings_16bit",
-    "attention_convention_code": "attention_convention",
-    "logits_convention_code": "logits_convention",
-    "activation_recompute_number": "activation_recompute",
-    "include_attention_flops_number": "include_attention_flops",
-}
-"""Lookup column → the column name the formulas use for it."""
-GPU_LOOKUPS = ("gpu_memory_bytes", "gpu_bandwidth_bytes_per_s", "price_usd_per_gpu_hour",
-               *(f"gpu_{d}_peak" for d in GPU_DTYPES), "gpu_flops_per_s")
+"""GPU figure column of a scenario sheet → the GPUs sheet column it is fetched from."""
 
 
 @cache
@@ -131,30 +120,17 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     cols += [Column(c.name, "input", c.measured_unit, c.kind) for c in inputs_of(kind)]
     outputs = output_columns()
     cols += [Column(name, "output", outputs[name].unit) for name in graph(kind).outputs]
-    for key in LOOKUP_NUMERIC[kind]:
-        unit = NUMERIC_INPUTS.get(FORMULA_NAME.get(key, key), ("", ""))[1]
-        cols.append(Column(key, "lookup", "B" if key == "reserve_bytes" else unit))
+    derived = [*graph(kind).derived, *(["model_lora_dims"] if kind == "training" else [])]
+    cols += [Column(key, "lookup", DERIVED_META[key][1]) for key in derived]
     figures = figure_columns()
     cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
-    for key in GPU_LOOKUPS:
-        unit = GPU_COLUMNS[key][1] if key in GPU_COLUMNS else "FLOP/s"
-        cols.append(Column(key, "lookup", unit))
+    cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
     return tuple(cols)
 
 
 def letters(kind: str) -> dict[str, str]:
     """Column key → column letter on the scenario sheet of ``kind``."""
     return {c.key: get_column_letter(i) for i, c in enumerate(scenario_columns(kind), 1)}
-
-
-def formula_refs(kind: str) -> dict[str, str]:
-    """Formula column name → the sheet column holding its number."""
-    by_key = letters(kind)
-    refs = dict(by_key)
-    for key, name in FORMULA_NAME.items():
-        if key in by_key:
-            refs[name] = by_key[key]
-    return refs
 
 
 def input_column(kind: str, key: str) -> InputColumn | None:

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from planner import service
 from planner.domain import Scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec, compute_dtype
+from planner.sheet.outputs import output_columns
 from planner.sheet.table import KINDS, evaluate_table, graph, inputs_of
 
 
@@ -39,8 +39,9 @@ def evaluate_scenarios(scenarios: list[Scenario], models: Mapping[str, ModelSpec
                                 labels=[f"{sc.fleet}/{sc.name}" for sc in rows])
         outputs = graph(kind).outputs
         columns = [np.asarray(values[name]).tolist() for name in outputs]  # one C pass each
+        integer = output_columns()
         for k, name in enumerate(outputs):
-            if name in service.INTEGER_OUTPUTS:
+            if integer[name].integer:
                 columns[k] = [int(v) for v in columns[k]]
         for i, row in zip(index, zip(*columns, strict=True), strict=True):
             out: dict[str, Any] = dict(zip(outputs, row, strict=True))

@@ -18,6 +18,7 @@ from graphlib import CycleError, TopologicalSorter
 from typing import Any
 
 from planner.errors import PlannerError
+from planner.estimator.ops import Coded
 
 CHUNK_ROWS = 65_536
 """Rows evaluated per pass over the formulas (512 KiB per float64 column: fits in cache)."""
@@ -37,26 +38,40 @@ class MissingInputError(PlannerError, KeyError):
 class FormulaGraph:
     """The columns computed by ``formulas`` and the input columns they need."""
 
-    def __init__(self, formulas: Sequence[Callable[..., Any]]) -> None:
-        self.formulas: dict[str, Callable[..., Any]] = {}
+    def __init__(self, formulas: Sequence[Callable[..., Any]],
+                 derived: Sequence[Callable[..., Any]] = ()) -> None:
+        self.formulas: dict[str, Callable[..., Any]] = {f.__name__: f for f in formulas}
+        """The output columns."""
+        self.derived: dict[str, Callable[..., Any]] = {f.__name__: f for f in derived}
+        """Derived inputs: numeric columns computed from what the user typed (bits from a dtype,
+        bytes from GiB). Evaluated and rendered like the outputs, shown as inputs."""
+        self._all: dict[str, Callable[..., Any]] = {}
         self.deps: dict[str, tuple[str, ...]] = {}
-        for f in formulas:
-            if f.__name__ in self.formulas:
+        for f in (*derived, *formulas):
+            if f.__name__ in self._all:
                 raise ValueError(f"formula {f.__name__!r} defined twice")
-            self.formulas[f.__name__] = f
+            self._all[f.__name__] = f
             self.deps[f.__name__] = tuple(inspect.signature(f).parameters)
         try:
             self.order: tuple[str, ...] = tuple(
-                n for n in TopologicalSorter(self.deps).static_order() if n in self.formulas)
+                n for n in TopologicalSorter(self.deps).static_order() if n in self._all)
         except CycleError as exc:  # a programming error in the formula list
             raise ValueError(f"formula cycle: {exc.args[1]}") from exc
         self.inputs: frozenset[str] = frozenset(
-            d for ds in self.deps.values() for d in ds if d not in self.formulas)
+            d for ds in self.deps.values() for d in ds if d not in self._all)
 
     @property
     def outputs(self) -> tuple[str, ...]:
-        """Every computed column, in the order the formulas were listed."""
+        """Every output column, in the order the formulas were listed."""
         return tuple(self.formulas)
+
+    def formula(self, name: str) -> Callable[..., Any]:
+        """The formula of output or derived column ``name``."""
+        return self._all[name]
+
+    def computes(self, name: str) -> bool:
+        """True for an output or a derived column."""
+        return name in self._all
 
     def closure(self, outputs: Iterable[str]) -> set[str]:
         """The formulas needed for ``outputs`` (themselves included)."""
@@ -64,7 +79,7 @@ class FormulaGraph:
         stack = list(outputs)
         while stack:
             name = stack.pop()
-            if name in needed or name not in self.formulas:
+            if name in needed or name not in self._all:
                 continue
             needed.add(name)
             stack.extend(self.deps[name])
@@ -73,23 +88,25 @@ class FormulaGraph:
     def required_inputs(self, outputs: Iterable[str] | None = None) -> set[str]:
         """Input columns that ``outputs`` (default: all) depend on."""
         needed = self.closure(self.order if outputs is None else outputs)
-        return {d for n in needed for d in self.deps[n] if d not in self.formulas}
+        return {d for n in needed for d in self.deps[n] if d not in self._all}
 
     def evaluate(self, columns: Mapping[str, Any], outputs: Iterable[str] | None = None, *,
                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-        """Compute ``outputs`` (default: all) from ``columns`` (scalars or equal-length arrays).
+        """Compute ``outputs`` (default: all, derived columns included) from ``columns``
+        (scalars, texts, :class:`~planner.estimator.ops.Coded` text columns or equal-length
+        arrays).
 
         Returns inputs and computed columns together. Raises :class:`MissingInputError` naming
         every input column that is needed but absent. ``progress(done_rows, total_rows)`` is
         called after each chunk of a long evaluation.
         """
         wanted = list(self.order if outputs is None else outputs)
-        unknown = [w for w in wanted if w not in self.formulas and w not in columns]
+        unknown = [w for w in wanted if w not in self._all and w not in columns]
         if unknown:
             raise MissingInputError(unknown)
         needed = self.closure(wanted)
         missing = {d for n in needed for d in self.deps[n]
-                   if d not in self.formulas and d not in columns}
+                   if d not in self._all and d not in columns}
         if missing:
             raise MissingInputError(missing)
         values = _as_float_arrays(columns)
@@ -102,7 +119,7 @@ class FormulaGraph:
 
     def _run(self, order: list[str], values: dict[str, Any]) -> None:
         for name in order:
-            values[name] = self.formulas[name](*(values[d] for d in self.deps[name]))
+            values[name] = self._all[name](*(values[d] for d in self.deps[name]))
 
     def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int,
                      progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
@@ -150,7 +167,8 @@ def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for name, value in columns.items():
-        if isinstance(value, (int, float, bool)) or hasattr(value, "__planner_op__"):
+        if (isinstance(value, (int, float, bool, str, Coded))
+                or hasattr(value, "__planner_op__")):
             out[name] = value
         else:
             out[name] = np.asarray(value, dtype=np.float64)

@@ -1,9 +1,9 @@
 """Scenario input columns: type, unit, bounds, default and help, and their validation.
 
 Every input a user can set (from the CLI, the UI or a workbook) is defined here once. Parsing
-raises :class:`ValidationError` naming the column and the allowed range, and
-:func:`numeric_columns` turns validated inputs (dtype names, conventions, GiB) into the numeric
-columns the formulas read (bits, codes, bytes).
+raises :class:`ValidationError` naming the column and the allowed range. The numeric columns the
+formulas read (bits, codes, bytes) are derived from these by formulas like any other
+(:mod:`planner.estimator.derived`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from planner.errors import ValidationError
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
-from planner.units import DTYPE_BITS, KV_DTYPES, WEIGHT_DTYPES, GiB
+from planner.units import KV_DTYPES, WEIGHT_DTYPES
 
 Kind = Literal["int", "float", "choice", "bool"]
 _TRUE = {"1", "true", "yes", "on", "y"}
@@ -212,57 +212,20 @@ def parse_inputs(columns: tuple[InputColumn, ...], raw: Mapping[str, Any],
                  base: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Validate ``raw`` (name → value; unknown names refused) over ``base`` (default: the
     columns' defaults). Raises on the first bad value, naming it."""
+    check_known(columns, raw)
     by_name = {c.name: c for c in columns}
     out = dict(base) if base is not None else defaults(columns)
     for name, value in raw.items():
-        column = by_name.get(name)
-        if column is None:
-            raise ValidationError(name, "is not an input; inputs are "
-                                  + ", ".join(sorted(by_name)))
-        out[name] = column.parse(value)
+        out[name] = by_name[name].parse(value)
     return out
 
 
-def default_group_size(weight_dtype: str) -> int:
-    """Per-group scales by default for int4 (group 128, as GPTQ/AWQ); none for 8/16 bit."""
-    return 128 if weight_dtype == "int4" else 0
-
-
-def numeric_columns(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Validated inputs → the numeric columns the formulas read: dtype names → bits, GiB → bytes,
-    conventions → codes, booleans → 0/1. Other values pass through."""
-    out: dict[str, Any] = {}
-    for name, value in values.items():
-        if name == "weight_dtype":
-            out["weight_bits"] = DTYPE_BITS[value]
-        elif name == "kv_dtype":
-            out["kv_bits"] = DTYPE_BITS[value]
-        elif name == "reserve_gib":
-            out["reserve_bytes"] = value * GiB
-        elif name == "attention_convention":
-            out[name] = ATTENTION_CONVENTIONS[value]
-        elif name == "logits_convention":
-            out[name] = LOGITS_CONVENTIONS[value]
-        elif name == "quant_group_size":
-            out[name] = default_group_size(values.get("weight_dtype", "bf16")) if value < 0 \
-                else value
-        elif isinstance(value, bool):
-            out[name] = int(value)
-        else:
-            out[name] = value
-    return out
-
-
-NUMERIC_INPUTS: dict[str, tuple[str, str, str]] = {
-    "weight_bits": ("Weight bits", "bits", "Bits per weight of the weight dtype."),
-    "kv_bits": ("KV bits", "bits", "Bits per KV-cache element of the KV dtype."),
-    "reserve_bytes": ("Reserve", "B", "reserve_gib in bytes."),
-    "attention_convention": ("Attention FLOPs convention", "code", "0 causal pairs, 1 full."),
-    "logits_convention": ("Prefill logits convention", "code", "0 last, 1 all, 2 none."),
-    "model_lora_dims": ("LoRA dims", "count",
-                        "sum(d_in + d_out) over the modules LoRA targets."),
-}
-"""Numeric columns the formulas read that :func:`numeric_columns` derives from inputs."""
+def check_known(columns: tuple[InputColumn, ...], raw: Mapping[str, Any]) -> None:
+    """Refuse a name in ``raw`` that is not one of ``columns``, listing the inputs."""
+    names = {c.name for c in columns}
+    for name in raw:
+        if name not in names:
+            raise ValidationError(name, "is not an input; inputs are " + ", ".join(sorted(names)))
 
 
 def input_columns() -> dict[str, InputColumn]:

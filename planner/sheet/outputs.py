@@ -17,47 +17,8 @@ from typing import Any
 
 from planner.estimator import scenario
 from planner.estimator.figures import ModelFigures
-from planner.units import (
-    fmt_bytes,
-    fmt_count,
-    fmt_flops,
-    fmt_seconds,
-    fmt_usd,
-)
-
-
-def _fmt_number(unit: str, digits: int = 2) -> Callable[[float], str]:
-    return lambda v: f"{v:,.{digits}f} {unit}"
-
-
-FORMATS: dict[str, Callable[[Any], str]] = {
-    "B": fmt_bytes,
-    "FLOPs": fmt_flops,
-    "s": fmt_seconds,
-    "tokens": lambda v: f"{fmt_count(v)} tokens",
-    "sequences": lambda v: f"{fmt_count(v)} sequences",
-    "params": lambda v: f"{fmt_count(v)} params",
-    "count": fmt_count,
-    "GPUs": lambda v: f"{fmt_count(v)} GPUs",
-    "bits": lambda v: f"{v:g} bits",
-    "fraction": lambda v: f"{v:.4g}",
-    "bool": lambda v: "yes" if v else "no",
-    "tokens/s": _fmt_number("tokens/s", 1),
-    "requests/s": _fmt_number("requests/s", 3),
-    "tokens/day": lambda v: f"{fmt_count(v)} tokens/day",
-    "FLOPs/token": lambda v: f"{fmt_flops(v)}/token",
-    "USD": fmt_usd,
-    "USD/h": lambda v: f"{fmt_usd(v)}/h",
-    "USD/month": lambda v: f"{fmt_usd(v)}/month",
-    "USD/Mtok": lambda v: f"{fmt_usd(v)}/M tokens",
-    "GPU-h": _fmt_number("GPU-h", 1),
-    "B/s": lambda v: f"{v / 1e9:,.0f} GB/s",
-    "FLOP/s": lambda v: f"{v / 1e12:,.1f} TFLOP/s",
-    "USD/GPU-h": lambda v: f"{fmt_usd(v)}/GPU-h",
-    "elements": lambda v: f"{fmt_count(v)} elements",
-    "FLOPs/pair": lambda v: f"{fmt_count(v)} FLOPs/pair",
-    "code": lambda v: f"{v:g}",
-}
+from planner.estimator.gpu import PEAK_DTYPES
+from planner.units import FORMATS
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +32,8 @@ class OutputColumn:
     formula: Callable[..., Any]
     signed: bool = False
     """True when negative values are meaningful (a shortfall shows as a negative headroom)."""
+    integer: bool = False
+    """True for whole counts (replicas, sequences, tokens): reported as ints."""
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -82,9 +45,9 @@ class OutputColumn:
         return FORMATS[self.unit](value)
 
 
-# name: (label, unit, signed)
-META: dict[str, tuple[str, str, bool]] = {
-    "replicas": ("Replicas", "count", False),
+# name: (label, unit, signed[, integer])
+META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
+    "replicas": ("Replicas", "count", False, True),
     "model_params_other": ("Other params (norms, biases)", "params", False),
     "weight_bits_effective": ("Bits per quantized weight", "bits", False),
     "embedding_bits": ("Bits per embedding weight", "bits", False),
@@ -94,16 +57,16 @@ META: dict[str, tuple[str, str, bool]] = {
     "kv_budget_bytes": ("KV budget per GPU", "B", True),
     "kv_bytes_per_token": ("KV per token", "B", False),
     "tp_kv_fraction": ("KV share per TP rank", "fraction", False),
-    "context_tokens": ("Final context", "tokens", False),
+    "context_tokens": ("Final context", "tokens", False, True),
     "kv_bytes_per_sequence": ("KV per sequence", "B", False),
     "kv_bytes_per_sequence_per_gpu": ("KV per sequence per GPU", "B", False),
     "kv_in_use_bytes_per_gpu": ("KV in use per GPU", "B", False),
     "kv_headroom_bytes": ("KV headroom per GPU", "B", True),
     "fits": ("Fits", "bool", False),
     "shortfall_bytes": ("Shortfall per GPU", "B", False),
-    "max_concurrent_sequences": ("Max concurrent sequences", "sequences", False),
-    "token_capacity": ("KV token capacity", "tokens", False),
-    "max_context_tokens": ("Max context at batch", "tokens", False),
+    "max_concurrent_sequences": ("Max concurrent sequences", "sequences", False, True),
+    "token_capacity": ("KV token capacity", "tokens", False, True),
+    "max_context_tokens": ("Max context at batch", "tokens", False, True),
     "matmul_params_per_token": ("Matmul weights per token", "params", False),
     "prefill_flops": ("Prefill FLOPs", "FLOPs", False),
     "mean_decode_context_tokens": ("Mean decode context", "tokens", False),
@@ -125,7 +88,7 @@ META: dict[str, tuple[str, str, bool]] = {
     "decode_tokens_per_s": ("Decode rate", "tokens/s", False),
     "input_tokens_per_s": ("Input throughput", "tokens/s", False),
     "meets_target_rate": ("Meets target rate", "bool", False),
-    "gpus_for_target_rate": ("GPUs for target rate", "GPUs", False),
+    "gpus_for_target_rate": ("GPUs for target rate", "GPUs", False, True),
     "cost_usd_per_hour": ("Cost per hour", "USD/h", False),
     "cost_usd_per_month": ("Cost per month", "USD/month", False),
     "prefill_time_share": ("Prefill time share", "fraction", False),
@@ -133,15 +96,15 @@ META: dict[str, tuple[str, str, bool]] = {
     "cost_usd_per_million_output_tokens": ("Cost per M output tokens", "USD/Mtok", False),
     "tokens_per_day": ("Output tokens per day", "tokens/day", False),
     "train_matmul_params": ("N (matmul weights per token)", "params", False),
-    "lora_trainable_params": ("LoRA parameters", "params", False),
-    "trainable_params": ("Trainable parameters", "params", False),
+    "lora_trainable_params": ("LoRA parameters", "params", False, True),
+    "trainable_params": ("Trainable parameters", "params", False, True),
     "train_attention_flops_per_token": ("Attention FLOPs per token", "FLOPs/token", False),
     "train_flops_per_token": ("Training FLOPs per token", "FLOPs/token", False),
     "train_flops": ("Training FLOPs", "FLOPs", False),
     "train_time_s": ("Training time", "s", False),
     "gpu_hours": ("GPU-hours", "GPU-h", False),
     "train_cost_usd": ("Training cost", "USD", False),
-    "data_parallel": ("Data-parallel ranks", "count", False),
+    "data_parallel": ("Data-parallel ranks", "count", False, True),
     "model_state_bytes_per_gpu": ("Model state per GPU", "B", False),
     "activation_bytes_per_gpu": ("Activations per GPU", "B", False),
     "train_memory_bytes_per_gpu": ("Training memory per GPU", "B", False),
@@ -156,8 +119,27 @@ GPU_COLUMNS: dict[str, tuple[str, str, str]] = {
                         "Dense tensor peak of one GPU at the scenario's compute dtype."),
     "gpu_bandwidth_bytes_per_s": ("GPU bandwidth", "B/s", "Memory bandwidth of one GPU."),
     "price_usd_per_gpu_hour": ("GPU price", "USD/GPU-h", "Price of one GPU-hour."),
+    **{f"gpu_{d}_peak": (f"GPU {d} peak", "FLOP/s", f"Dense {d} tensor peak of one GPU "
+                         "(0: no tensor path for it).") for d in PEAK_DTYPES},
 }
-"""Columns that come from the scenario's GPU."""
+"""Columns that come from the scenario's GPU (``gpu_flops_per_s`` is derived from the peaks
+and the weight dtype, :func:`planner.estimator.derived.gpu_flops_per_s`)."""
+
+DERIVED_META: dict[str, tuple[str, str]] = {
+    "weight_bits": ("Weight bits", "bits"),
+    "kv_bits": ("KV bits", "bits"),
+    "reserve_bytes": ("Reserve", "B"),
+    "quant_group_size_effective": ("Quant group (effective)", "count"),
+    "keep_embeddings_16bit_number": ("16-bit embeddings (1/0)", "code"),
+    "activation_recompute_number": ("Recompute (1/0)", "code"),
+    "include_attention_flops_number": ("Attention FLOPs (1/0)", "code"),
+    "attention_convention_code": ("Attention FLOPs convention", "code"),
+    "logits_convention_code": ("Prefill logits convention", "code"),
+    "gpu_flops_per_s": GPU_COLUMNS["gpu_flops_per_s"][:2],
+    "model_lora_dims": ("LoRA dims", "count"),
+}
+"""Label and unit of every derived input column (their formulas are in
+:mod:`planner.estimator.derived`; ``model_lora_dims`` is looked up per model and targets)."""
 
 _FIGURE_UNITS = {"params": "params", "elems": "elements", "flops_per_pair": "FLOPs/pair",
                  "tokens": "tokens"}
@@ -203,7 +185,7 @@ def output_columns() -> dict[str, OutputColumn]:
     if missing:
         raise RuntimeError(f"output columns without metadata: {missing}")
     return {name: OutputColumn(name, META[name][0], META[name][1], _description(f), f,
-                               META[name][2]) for name, f in formulas.items()}
+                               *META[name][2:]) for name, f in formulas.items()}
 
 
 def column_label(name: str) -> tuple[str, str]:
@@ -215,10 +197,10 @@ def column_label(name: str) -> tuple[str, str]:
         return GPU_COLUMNS[name][:2]
     if name in figure_columns():
         return figure_columns()[name][:2]
-    from planner.sheet.inputs import NUMERIC_INPUTS, input_columns
+    from planner.sheet.inputs import input_columns
 
-    if name in NUMERIC_INPUTS:
-        return NUMERIC_INPUTS[name][:2]
+    if name in DERIVED_META:
+        return DERIVED_META[name]
     column = input_columns().get(name)
     if column is not None:
         return column.label, column.unit

@@ -19,7 +19,7 @@ from typing import Any
 BINARY = {"+": 4, "-": 4, "*": 5, "/": 5, "**": 7,
           "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
 """Binary operators and their precedence (higher binds tighter)."""
-FUNCTIONS = ("where", "minimum", "maximum", "floor", "ceil")
+FUNCTIONS = ("where", "minimum", "maximum", "floor", "ceil", "lookup")
 
 
 class Expr:
@@ -65,6 +65,9 @@ class Expr:
     def __planner_op__(self, name: str, *args: Any) -> Expr:
         if name not in FUNCTIONS:
             raise TypeError(f"operator {name!r} is not in the operator set")
+        if name == "lookup":  # (key, ((text, number), ...)): the table stays a constant
+            key, items = args
+            return Expr(name, (wrap(key), tuple(items)))
         return Expr(name, tuple(wrap(a) for a in args))
 
     def __bool__(self) -> bool:
@@ -102,6 +105,8 @@ def wrap(value: Any) -> Expr:
         return Expr("num", (1 if value else 0,))
     if isinstance(value, (int, float)):
         return Expr("num", (value,))
+    if isinstance(value, str):
+        return Expr("text", (value,))
     raise TypeError(f"cannot use {value!r} in a formula")
 
 
@@ -121,12 +126,18 @@ def _number(value: float, *, excel: bool) -> str:
 
 
 def infix(expr: Expr, names: Mapping[str, str] | None = None, _parent: int = 0) -> str:
-    """Readable text: ``a - b * c``, ``min(a, b)``, ``if(c, a, b)``, ``floor(x)``."""
+    """Readable text: ``a - b * c``, ``min(a, b)``, ``if(c, a, b)``, ``floor(x)``,
+    ``lookup(weight_dtype, {bf16: 16, int4: 4})``."""
     op, args = expr.op, expr.args
     if op == "ref":
         return (names or {}).get(args[0], args[0])
     if op == "num":
         return _number(args[0], excel=False)
+    if op == "text":
+        return f'"{args[0]}"'
+    if op == "lookup":
+        table = ", ".join(f"{k}: {_number(v, excel=False)}" for k, v in args[1])
+        return f"lookup({infix(args[0], names)}, {{{table}}})"
     if op == "neg":
         return f"-{infix(args[0], names, 6)}"
     if op in BINARY:
@@ -146,12 +157,22 @@ def excel(expr: Expr, ref: Callable[[str], str], _parent: int = 0) -> str:
     """An Excel formula body (no leading ``=``), with ``ref(name)`` giving each column's cell.
 
     Uses only functions Excel and LibreOffice both evaluate: IF, MIN, MAX and INT
-    (``floor(x) = INT(x)``, ``ceil(x) = -INT(-x)``)."""
+    (``floor(x) = INT(x)``, ``ceil(x) = -INT(-x)``); a table lookup is a chain of IFs."""
     op, args = expr.op, expr.args
     if op == "ref":
         return ref(args[0])
     if op == "num":
         return _number(args[0], excel=True)
+    if op == "text":
+        return '"' + args[0].replace('"', '""') + '"'
+    if op == "lookup":  # IF(k="a",1,IF(k="b",2,3)): the last entry is the fallback
+        key = excel(args[0], ref)
+        *first, (_, last) = args[1]
+        text = _number(last, excel=True)
+        for k, v in reversed(first):
+            quoted = '"' + k.replace('"', '""') + '"'
+            text = f"IF({key}={quoted},{_number(v, excel=True)},{text})"
+        return text
     if op == "neg":  # Excel's unary minus binds tighter than ^: parenthesize any operator
         return f"(-{excel(args[0], ref, 8)})"
     if op in BINARY:
@@ -184,8 +205,10 @@ def evaluate(expr: Expr, values: Mapping[str, Any]) -> Any:
     op, args = expr.op, expr.args
     if op == "ref":
         return values[args[0]]
-    if op == "num":
+    if op in ("num", "text"):
         return args[0]
+    if op == "lookup":
+        return ops.lookup(evaluate(args[0], values), dict(args[1]))
     with np.errstate(divide="ignore", invalid="ignore"):
         vals = [evaluate(a, values) for a in args]
     if op == "neg":

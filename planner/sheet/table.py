@@ -20,16 +20,16 @@ from planner.errors import NotFoundError, PlannerError, ValidationError
 from planner.estimator import scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.figures import ModelFigures, model_figures
-from planner.estimator.gpu import GpuSpec, compute_dtype
+from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
+from planner.estimator.ops import Coded
+from planner.estimator.params import lora_dims
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import (
     INFERENCE_INPUTS,
     TRAINING_DEFAULT_OVERRIDES,
     TRAINING_INPUTS,
     InputColumn,
-    default_group_size,
 )
-from planner.units import DTYPE_BITS, GiB
 
 KINDS = ("inference", "training")
 FIGURE_NAMES = tuple(ModelFigures.__dataclass_fields__)
@@ -37,8 +37,10 @@ FIGURE_NAMES = tuple(ModelFigures.__dataclass_fields__)
 
 @cache
 def graph(kind: str) -> FormulaGraph:
-    """The formula graph of a scenario kind."""
-    return FormulaGraph(scenario.INFERENCE if kind == "inference" else scenario.TRAINING)
+    """The formula graph of a scenario kind: its outputs and its derived inputs."""
+    if kind == "inference":
+        return FormulaGraph(scenario.INFERENCE, scenario.DERIVED_INFERENCE)
+    return FormulaGraph(scenario.TRAINING, scenario.DERIVED_TRAINING)
 
 
 def inputs_of(kind: str) -> tuple[InputColumn, ...]:
@@ -52,7 +54,8 @@ class RowError(ValidationError):
     def __init__(self, column: str, allowed: str, row: Any, value: Any) -> None:
         self.row = row
         super().__init__(column, allowed, value=value)
-        self.args = (f"{column} (row {row}): {self.args[0].split(': ', 1)[1]}",)
+        if row is not None:  # a one-scenario table has no row to name
+            self.args = (f"{column} (row {row}): {self.args[0].split(': ', 1)[1]}",)
 
 
 def _length(table: Mapping[str, Any]) -> int:
@@ -67,7 +70,7 @@ _SMALL = 65_536
 every UI start-up); above it, pandas' hash table is several times faster than the dict."""
 
 
-def _factorize(values: Any, n: int) -> tuple[np.ndarray, list[Any]]:
+def factorize(values: Any, n: int) -> tuple[np.ndarray, list[Any]]:
     """(codes per row, distinct values in order of first appearance) of a scalar or an array.
     Distinct means unequal under Python's ``==`` and ``hash``, as in ``pandas.factorize``."""
     if np.ndim(values) == 0 or isinstance(values, str):
@@ -100,7 +103,7 @@ def _check_choice(column: InputColumn, values: Any, n: int, labels: Sequence[Any
                   ) -> np.ndarray:
     if np.ndim(values) == 0 or isinstance(values, str):
         return column.parse(values)  # type: ignore[no-any-return]  # one value for every row
-    codes, uniques = _factorize(values, n)
+    codes, uniques = factorize(values, n)
     cleaned = []
     for value in uniques:
         text = str(value).strip().lower()
@@ -108,7 +111,7 @@ def _check_choice(column: InputColumn, values: Any, n: int, labels: Sequence[Any
             bad = int(np.argmax(codes == uniques.index(value)))
             raise RowError(column.name, column.allowed(), _row_label(labels, bad), value)
         cleaned.append(text)
-    return np.asarray(cleaned, dtype=object)[codes]
+    return Coded(codes, tuple(cleaned))  # type: ignore[return-value]
 
 
 def _check_number(column: InputColumn, values: Any, n: int, labels: Sequence[Any] | None
@@ -142,7 +145,7 @@ def _check_bool(column: InputColumn, values: Any, n: int, labels: Sequence[Any] 
                 ) -> np.ndarray:
     if np.ndim(values) == 0 or isinstance(values, str):
         return 1.0 if column.parse(values) else 0.0  # type: ignore[return-value]
-    codes, uniques = _factorize(values, n)
+    codes, uniques = factorize(values, n)
     parsed = []
     for value in uniques:
         try:
@@ -155,9 +158,10 @@ def _check_bool(column: InputColumn, values: Any, n: int, labels: Sequence[Any] 
 
 
 def validate(table: Mapping[str, Any], kind: str, *, labels: Sequence[Any] | None = None
-             ) -> dict[str, np.ndarray]:
-    """Validated input columns (choices as lower-case strings, numbers as float64 arrays),
-    defaults filled in. Raises :class:`RowError` for the first bad value."""
+             ) -> dict[str, Any]:
+    """Validated input columns (choices as lower-case texts, or :class:`Coded` columns of
+    them; numbers as float64 arrays), defaults filled in. Raises :class:`RowError` for the
+    first bad value."""
     n = _length(table)
     base = {c.name: c.default for c in inputs_of(kind)}
     if kind == "training":
@@ -176,7 +180,7 @@ def validate(table: Mapping[str, Any], kind: str, *, labels: Sequence[Any] | Non
 
 def _lookup(kind: str, names: Any, known: Mapping[str, Any], n: int,
             labels: Sequence[Any] | None) -> tuple[np.ndarray, list[str]]:
-    codes, uniques = _factorize(names, n)
+    codes, uniques = factorize(names, n)
     lower = {k.lower(): k for k in known}
     resolved = []
     for value in uniques:
@@ -189,10 +193,30 @@ def _lookup(kind: str, names: Any, known: Mapping[str, Any], n: int,
     return codes, resolved
 
 
+def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The formula columns of one validated scenario: model figures, GPU figures and the
+    inputs (the graph derives bits, codes and bytes from them). Checks the cross-field rules."""
+    check_parallelism(values["tp"], values["pp"], values["gpus"],
+                      spec.layers[0].attention.num_heads, spec.num_layers,
+                      lambda _i: spec.name, [None])
+    compute_dtype(gpu, values["weight_dtype"])
+    return {**model_figures(spec).as_dict(), **gpu_figures(gpu), **values}
+
+
+def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kind: str,
+                   lora_targets: str = "q,v") -> None:
+    """The cross-field rules of one validated scenario (parallelism, a tensor path for its
+    weight dtype, LoRA targets the model has): :class:`ValidationError` naming the field."""
+    row_columns(spec, gpu, values)
+    if kind == "training" and values["lora_rank"]:
+        lora_dims(spec, lora_targets)
+
+
 def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                   gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
-                  labels: Sequence[Any] | None = None) -> dict[str, np.ndarray]:
-    """Numeric formula columns for every row of ``table`` (see the module docstring)."""
+                  labels: Sequence[Any] | None = None) -> dict[str, Any]:
+    """Formula columns for every row of ``table`` (see the module docstring): validated
+    inputs, and each model's and GPU's figures taken by code (one lookup per distinct name)."""
     if kind not in KINDS:
         raise ValidationError("kind", "one of " + ", ".join(KINDS), value=kind)
     n = _length(table)
@@ -201,76 +225,92 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     g_codes, g_names = _lookup("GPU", table.get("gpu"), gpus, n, labels)
     specs = [models[name] for name in m_names]
     cols: dict[str, Any] = {}
+    figures = [model_figures(s).as_dict() for s in specs]
     for name in FIGURE_NAMES:
-        cols[name] = _take([getattr(model_figures(s), name) for s in specs], m_codes)
-    _check_parallelism(values, specs, m_codes, labels)
-
+        cols[name] = _take([f[name] for f in figures], m_codes)
+    check_parallelism(values["tp"], values["pp"], values["gpus"],
+                      _take([s.layers[0].attention.num_heads for s in specs], m_codes),
+                      _take([s.num_layers for s in specs], m_codes),
+                      lambda i: specs[m_codes[i]].name, labels)
     gpu_specs = [gpus[name] for name in g_names]
-    cols["gpu_memory_bytes"] = _take([g.memory_bytes for g in gpu_specs], g_codes)
-    cols["gpu_bandwidth_bytes_per_s"] = _take([g.bandwidth_bytes_per_s for g in gpu_specs],
-                                              g_codes)
-    cols["price_usd_per_gpu_hour"] = _take([g.price_usd_per_hour for g in gpu_specs], g_codes)
-    w_codes, w_names = _factorize(values["weight_dtype"], n)
-    pair = g_codes * len(w_names) + w_codes
-    cols["gpu_flops_per_s"] = _take([g.flops_per_s[compute_dtype(g, w)] for g in gpu_specs
-                                     for w in w_names], pair)
-
-    for name, value in values.items():
-        if name == "weight_dtype":
-            cols["weight_bits"] = _take([DTYPE_BITS[w] for w in w_names], w_codes)
-        elif name == "kv_dtype":
-            k_codes, k_names = _factorize(value, n)
-            cols["kv_bits"] = _take([DTYPE_BITS[k] for k in k_names], k_codes)
-        elif name == "reserve_gib":
-            cols["reserve_bytes"] = value * GiB
-        elif name in ("attention_convention", "logits_convention"):
-            from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
-
-            mapping = (ATTENTION_CONVENTIONS if name == "attention_convention"
-                       else LOGITS_CONVENTIONS)
-            c_codes, c_names = _factorize(value, n)
-            cols[name] = _take([mapping[c] for c in c_names], c_codes)
-        elif name == "quant_group_size":
-            defaults = _take([default_group_size(w) for w in w_names], w_codes)
-            cols[name] = np.where(value < 0, defaults, value) if np.ndim(value) or np.ndim(
-                defaults) else (defaults if value < 0 else value)
-        else:
-            cols[name] = value
+    for name, column in _gpu_columns(gpu_specs, g_codes).items():
+        cols[name] = column
+    _check_compute_dtypes(gpu_specs, g_codes, values["weight_dtype"])
+    cols.update(values)
     if kind == "training":
         cols["model_lora_dims"] = _lora_dims(table, values, specs, m_codes, n, labels)
     return cols
 
 
-def _check_parallelism(values: Mapping[str, np.ndarray], specs: list[ModelSpec],
-                       m_codes: np.ndarray, labels: Sequence[Any] | None) -> None:
-    tp, pp, gpus = values["tp"], values["pp"], values["gpus"]
-    heads = _take([s.layers[0].attention.num_heads for s in specs], m_codes)
-    layers = _take([s.num_layers for s in specs], m_codes)
-    checks = (
-        ("tp", np.mod(heads, tp) != 0, lambda i: f"must divide the {int(heads[i])} attention "
-                                                 f"heads of {specs[m_codes[i]].name}", tp),
-        ("pp", pp > layers, lambda i: f"must be at most the {int(layers[i])} layers of "
-                                      f"{specs[m_codes[i]].name}", pp),
-        ("gpus", np.mod(gpus, tp * pp) != 0,
-         lambda i: f"must be a multiple of tp*pp = {int(tp[i] * pp[i])}", gpus),
-    )
-    n = len(m_codes)
-    for name, bad, allowed, arr in checks:
-        if np.any(bad):
-            i = int(np.argmax(np.broadcast_to(bad, (n,))))
-            tp, pp = np.broadcast_to(values["tp"], (n,)), np.broadcast_to(values["pp"], (n,))
-            heads = np.broadcast_to(heads, (n,))
-            layers = np.broadcast_to(layers, (n,))
-            raise RowError(name, allowed(i), _row_label(labels, i),
-                           int(np.broadcast_to(arr, (n,))[i]))
+def _gpu_columns(gpu_specs: list[GpuSpec], codes: np.ndarray) -> dict[str, Any]:
+    figures = [gpu_figures(g) for g in gpu_specs]
+    return {name: _take([f[name] for f in figures], codes) for name in figures[0]}
 
 
-def _lora_dims(table: Mapping[str, Any], values: Mapping[str, np.ndarray],
+def _check_compute_dtypes(gpu_specs: list[GpuSpec], g_codes: np.ndarray, weight_dtype: Any
+                          ) -> None:
+    """Every (GPU, weight dtype) pair in the table has a tensor path
+    (:func:`~planner.estimator.gpu.compute_dtype` names the GPU and the dtype otherwise)."""
+    if isinstance(weight_dtype, Coded):
+        w_codes, w_names = weight_dtype.codes, weight_dtype.levels
+    else:
+        w_codes, w_names = np.zeros(len(g_codes), dtype=np.intp), (weight_dtype,)
+    for key in np.unique(g_codes * len(w_names) + w_codes):
+        compute_dtype(gpu_specs[key // len(w_names)], w_names[key % len(w_names)])
+
+
+PARALLELISM_RULES: tuple[tuple[str, str], ...] = (
+    ("tp", "tp does not divide the attention heads"),
+    ("pp", "pp exceeds the model's layers"),
+    ("gpus", "gpus not a multiple of tp*pp"),
+)
+"""The cross-field rules of a deployment, in the order they are reported: the column each
+names and the short reason a sweep shows for an invalid row."""
+
+
+def parallelism_violations(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any
+                           ) -> dict[str, Any]:
+    """Per rule of :data:`PARALLELISM_RULES`, where it is broken (a boolean per row): TP must
+    divide the attention heads, PP must not exceed the layers, and the GPUs must be a whole
+    number of ``tp*pp`` replicas."""
+    return {"tp": np.mod(heads, tp) != 0, "pp": np.greater(pp, layers),
+            "gpus": np.mod(gpus, np.multiply(tp, pp)) != 0}
+
+
+def parallelism_reasons(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any, n: int
+                        ) -> np.ndarray:
+    """The first broken rule's short reason per row ('' where the row is valid)."""
+    broken = parallelism_violations(tp, pp, gpus, heads, layers)
+    reasons = np.full(n, "", dtype=object)
+    for column, reason in reversed(PARALLELISM_RULES):
+        reasons[np.broadcast_to(broken[column], (n,))] = reason
+    return reasons
+
+
+def check_parallelism(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any,
+                      model_name: Callable[[int], str], labels: Sequence[Any] | None) -> None:
+    """Raise :class:`RowError` naming the column, the rule and the model, for the first row
+    that breaks a rule."""
+    broken = parallelism_violations(tp, pp, gpus, heads, layers)
+    n = max(np.size(a) for a in (tp, pp, gpus, heads, layers))
+    for column, _reason in PARALLELISM_RULES:
+        if not np.any(broken[column]):
+            continue
+        i = int(np.argmax(np.broadcast_to(broken[column], (n,))))
+        at = {k: np.broadcast_to(v, (n,))[i] for k, v in
+              {"tp": tp, "pp": pp, "gpus": gpus, "heads": heads, "layers": layers}.items()}
+        allowed = {
+            "tp": f"must divide the {int(at['heads'])} attention heads of {model_name(i)}",
+            "pp": f"must be at most the {int(at['layers'])} layers of {model_name(i)}",
+            "gpus": f"must be a multiple of tp*pp = {int(at['tp'] * at['pp'])}",
+        }[column]
+        raise RowError(column, allowed, _row_label(labels, i), int(at[column]))
+
+
+def _lora_dims(table: Mapping[str, Any], values: Mapping[str, Any],
                specs: list[ModelSpec], m_codes: np.ndarray, n: int,
                labels: Sequence[Any] | None) -> np.ndarray:
-    from planner.service import lora_dims
-
-    t_codes, t_names = _factorize(table.get("lora_targets", "q,v"), n)
+    t_codes, t_names = factorize(table.get("lora_targets", "q,v"), n)
     out = np.zeros(n)
     active = np.broadcast_to(values["lora_rank"] > 0, (n,))
     if not active.any():
@@ -295,9 +335,11 @@ def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     """Validated inputs and computed outputs of every row, as arrays."""
     cols = build_columns(table, models, gpus, kind, labels=labels)
     g = graph(kind)
-    unknown = [o for o in outputs or () if o not in g.formulas and o not in cols]
+    unknown = [o for o in outputs or () if not g.computes(o) and o not in cols]
     if unknown:
         raise PlannerError(f"unknown column(s) for {kind} scenarios: {', '.join(unknown)}")
     values = g.evaluate(cols, outputs, progress=progress)
     n = _length(table)
-    return {k: (np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v) for k, v in values.items()}
+    return {k: (v.texts() if isinstance(v, Coded) else np.full(n, v, dtype=object)
+                if isinstance(v, str) else np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v)
+            for k, v in values.items()}

@@ -29,7 +29,13 @@ from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.sheet import expr as expressions
 from planner.sheet.inputs import InputColumn
-from planner.sheet.table import evaluate_table, graph, inputs_of
+from planner.sheet.table import (
+    evaluate_table,
+    factorize,
+    graph,
+    inputs_of,
+    parallelism_reasons,
+)
 
 MAX_GRID = 5_000_000
 """Largest grid a sweep or solve evaluates (rows)."""
@@ -155,21 +161,15 @@ def _grid_table(base: Mapping[str, Any], variations: Sequence[Variation]
 
 def _validity(table: Mapping[str, Any], models: Mapping[str, ModelSpec], n: int
               ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows whose tp/pp/gpus fit the model (the cross-field rules), and why not."""
-    from planner.sheet.table import _factorize
-
-    codes, names = _factorize(table["model"], n)
+    """Rows whose tp/pp/gpus fit the model (:data:`planner.sheet.table.PARALLELISM_RULES`),
+    and why not."""
+    codes, names = factorize(table["model"], n)
     lower = {k.lower(): models[k] for k in models}
     specs = [lower.get(str(name).strip().lower()) for name in names]
     heads = np.array([s.layers[0].attention.num_heads if s else 1 for s in specs], float)[codes]
     layers = np.array([s.num_layers if s else 1 for s in specs], float)[codes]
-    tp = np.broadcast_to(np.asarray(table.get("tp", 1), dtype=float), (n,))
-    pp = np.broadcast_to(np.asarray(table.get("pp", 1), dtype=float), (n,))
-    gpus = np.broadcast_to(np.asarray(table.get("gpus", 1), dtype=float), (n,))
-    reasons = np.full(n, "", dtype=object)
-    reasons[np.mod(gpus, tp * pp) != 0] = "gpus not a multiple of tp*pp"
-    reasons[pp > layers] = "pp exceeds the model's layers"
-    reasons[np.mod(heads, tp) != 0] = "tp does not divide the attention heads"
+    reasons = parallelism_reasons(*(np.asarray(table.get(k, 1), dtype=float)
+                                    for k in ("tp", "pp", "gpus")), heads, layers, n)
     return reasons == "", reasons
 
 
@@ -197,11 +197,10 @@ def build_grid(base: Mapping[str, Any], variations: Sequence[Variation],
 
 def known_columns(kind: str) -> set[str]:
     """Every column a constraint or objective may name."""
-    from planner.sheet.inputs import NUMERIC_INPUTS
     from planner.sheet.outputs import GPU_COLUMNS, figure_columns
 
     g = graph(kind)
-    return (set(g.formulas) | {c.name for c in inputs_of(kind)} | set(NUMERIC_INPUTS)
+    return (set(g.formulas) | set(g.derived) | {c.name for c in inputs_of(kind)}
             | set(figure_columns()) | set(GPU_COLUMNS) | {"model", "gpu"})
 
 
@@ -247,10 +246,11 @@ def _pick(values: Mapping[str, Any], mask: np.ndarray, objective: str, sense: st
 
 def _row(values: Mapping[str, Any], i: int) -> dict[str, Any]:
     """Row ``i`` as plain Python values; integer inputs and counts as ints."""
-    from planner.service import INTEGER_OUTPUTS
     from planner.sheet.inputs import input_columns
+    from planner.sheet.outputs import output_columns
 
-    ints = {c.name for c in input_columns().values() if c.kind == "int"} | INTEGER_OUTPUTS
+    ints = ({c.name for c in input_columns().values() if c.kind == "int"}
+            | {c.name for c in output_columns().values() if c.integer})
     out = {}
     for k, v in values.items():
         item = v[i] if np.ndim(v) == 1 and not isinstance(v, str) else v
