@@ -1,4 +1,4 @@
-"""Layer rule of DESIGN.md: the estimator loads no database, dataframe, UI or Excel library."""
+"""Layer rule of docs/design.md: the estimator loads no database, dataframe, UI or Excel library."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from planner.estimator.figures import model_figures
 from planner.units import GiB
 from tests.conftest import gpu, spec
 
-N_LLAMA2 = 6_607_077_376          # matmul weights incl. LM head (article 001's P_linear)
+N_LLAMA2 = 6_607_077_376          # matmul weights incl. LM head (P_linear, docs/formulas.md)
 TOTAL_LLAMA2 = 6_738_415_616
 
 

@@ -1,10 +1,11 @@
 """A model's architecture as the estimator sees it: shapes only, no weights.
 
 `ModelSpec` is a per-layer description precise enough to count every parameter of the Hugging Face
-implementation exactly (REFERENCE.md, "Parameters"): attention shape (GQA, explicit head_dim, MLA),
-biases, q/k norms, gated or plain FFN, mixture-of-experts with router and shared experts, per-layer
-sliding windows, norm kind, tied embeddings and learned position tables. It is built from a
-config.json by :mod:`planner.estimator.hf_config`; :mod:`planner.estimator.params` counts it.
+implementation exactly (docs/formulas.md, "Parameters"): attention shape (GQA, explicit
+head_dim, MLA), biases, q/k norms, gated or plain FFN, mixture-of-experts with router and shared
+experts, per-layer sliding windows, norm kind, tied embeddings and learned position tables. It is
+built from a config.json by :mod:`planner.estimator.hf_config`; :mod:`planner.estimator.params`
+counts it.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Attention:
     def core_flops_per_pair(self) -> int:
         """FLOPs per (query, key) position pair: ``2*h*d_qk`` for QK^T plus ``2*h*d_v`` for AV.
 
-        For standard attention this is ``4*d_attn`` with ``d_attn = h*d_h`` (REFERENCE.md).
+        For standard attention this is ``4*d_attn`` with ``d_attn = h*d_h`` (docs/formulas.md).
         """
         return 2 * self.num_heads * (self.head_dim + self.v_head_dim)
 

@@ -1,4 +1,4 @@
-"""FLOPs of inference: prefill, one decode step, a whole request (REFERENCE.md, "Conventions").
+"""FLOPs of inference: prefill, one decode step, a whole request (docs/formulas.md).
 
 Per token every matmul weight costs 2 FLOPs (multiply + add), so the linear part is
 ``2 * P_linear`` per token, with ``P_linear`` the matmul weights a token uses (attention, dense or
@@ -8,10 +8,10 @@ it). Two named conventions:
 
 * ``attention_convention``: :data:`CAUSAL` (default) counts the ``S(S+1)/2`` pairs a causal mask
   keeps, giving ``2*B*d_attn*S(S+1)`` per layer; :data:`FULL` counts the full ``S x S`` square,
-  ``4*B*S^2*d_attn`` (articles 000/001).
+  ``4*B*S^2*d_attn`` (the articles "Qwen2.5-32B by hand" and "From parameters to FLOPs").
 * ``logits_convention``: :data:`LOGITS_LAST` (default, inference) computes logits for the last
   prompt position only; :data:`LOGITS_ALL` for every position (training); :data:`LOGITS_NONE`
-  leaves the LM head out (article 000's prefill figure).
+  leaves the LM head out (the prefill figure of "Qwen2.5-32B by hand").
 
 A request with ``G`` outputs runs one prefill and ``G - 1`` decode steps; decode step ``j`` attends
 to ``S + j`` cached positions. Sliding-window layers attend to at most ``w`` of them.
@@ -32,7 +32,7 @@ LOGITS_LAST = 0
 LOGITS_ALL = 1
 """logits_convention: logits for every prompt position (training, scoring)."""
 LOGITS_NONE = 2
-"""logits_convention: no LM head in prefill (article 000's convention)."""
+"""logits_convention: no LM head in prefill (the convention of "Qwen2.5-32B by hand")."""
 LOGITS_CONVENTIONS = {"last": LOGITS_LAST, "all": LOGITS_ALL, "none": LOGITS_NONE}
 
 
@@ -77,7 +77,7 @@ def prefill_flops(prompt_tokens: Value, matmul_params_per_token: Value,
     """FLOPs to prefill one request's prompt of ``S`` tokens:
     ``2*S*P_linear + attention core + 2*d*V*logits_positions``.
 
-    Qwen2.5-32B, S=1024, full square, no LM head: 65.28 TFLOPs (article 000, REFERENCE.md)."""
+    Qwen2.5-32B, S=1024, full square, no LM head: 65.28 TFLOPs (docs/formulas.md)."""
     linear = 2 * prompt_tokens * matmul_params_per_token
     core = prefill_attention_flops(prompt_tokens, model_attn_flops_per_pair_full,
                                    model_attn_flops_per_pair_window, model_sliding_window_tokens,
@@ -92,7 +92,7 @@ def decode_step_flops_at(context: Value, batch: Value, matmul_params_per_token: 
                          window: Value) -> Value:
     """FLOPs of one decode step for ``batch`` sequences each attending to ``context`` positions:
     ``B*(2*(P_linear + V*d) + per_pair_full*T + per_pair_window*min(T, w))``
-    (= ``2*B*P_linear + 4*B*T*d_attn`` per layer plus ``2*B*d*V`` logits, REFERENCE.md;
+    (= ``2*B*P_linear + 4*B*T*d_attn`` per layer plus ``2*B*d*V`` logits, docs/formulas.md;
     Llama-3-8B at T=8192, B=1: 19.30 GFLOPs)."""
     return batch * (2 * (matmul_params_per_token + lm_head_params)
                     + full_per_pair * context + window_per_pair * minimum(context, window))
@@ -100,7 +100,7 @@ def decode_step_flops_at(context: Value, batch: Value, matmul_params_per_token: 
 
 def mean_decode_context_tokens(prompt_tokens: Value, output_tokens: Value) -> Value:
     """Mean positions a decode step attends to over the ``G - 1`` steps: ``S + G/2``
-    (step ``j`` attends to ``S + j``). Article 000 uses ``S + (1+G)/2`` instead."""
+    (step ``j`` attends to ``S + j``). "Qwen2.5-32B by hand" uses ``S + (1+G)/2`` instead."""
     return prompt_tokens + output_tokens / 2
 
 
@@ -135,5 +135,5 @@ def decode_flops(prompt_tokens: Value, output_tokens: Value, matmul_params_per_t
 
 def request_flops(prefill_flops: Value, decode_flops: Value) -> Value:
     """FLOPs of one whole request: prefill plus ``G - 1`` decode steps (Llama-3-8B, S=1024,
-    G=128: 16.55 TFLOPs, REFERENCE.md)."""
+    G=128: 16.55 TFLOPs, docs/formulas.md)."""
     return prefill_flops + decode_flops

@@ -1,5 +1,5 @@
 """Latency and throughput lower bounds: each phase takes at least the larger of its compute time
-and its memory time, never their sum (REFERENCE.md, "Conventions").
+and its memory time, never their sum (docs/formulas.md).
 
 ``compute time = FLOPs / (tp * peak FLOP/s * MFU)`` and
 ``memory time = bytes read per GPU * pp / (bandwidth * MBU)`` for one replica of ``tp x pp`` GPUs:
@@ -12,7 +12,8 @@ Columns: ``ttft_s`` (one request's prefill on an idle replica), ``tpot_s`` (one 
 whole batch at the mean context), ``e2e_latency_s``, ``batch_prefill_s``, ``cycle_s`` (one batch
 from admission to last token), ``throughput_tokens_per_s`` (output tokens, all replicas).
 Golden: Llama-3-8B decode at T=8192, B=1 reads ≈ 16.08 GB → 16.1 ms at 1 TB/s, 0.097 ms of
-compute at 200 TFLOP/s; article 003's ``bandwidth/(4P)`` bound double-counts and is not used.
+compute at 200 TFLOP/s; the ``bandwidth/(4P)`` bound of "LLM compute explained" double-counts and is
+not used (docs/formulas.md).
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ def ttft_memory_s(prompt_tokens: Value, tp: Value, tp_kv_fraction: Value,
 
 def ttft_s(ttft_compute_s: Value, ttft_memory_s: Value) -> Value:
     """Time to first token, lower bound, one request on an idle replica:
-    ``max(compute, memory)`` (Qwen2.5-32B, S=1024, article 000 convention: 209 ms at
-    312 TFLOP/s)."""
+    ``max(compute, memory)`` (Qwen2.5-32B, S=1024, the convention of "Qwen2.5-32B by hand":
+    209 ms at 312 TFLOP/s)."""
     return maximum(ttft_compute_s, ttft_memory_s)
 
 
@@ -183,7 +184,8 @@ def throughput_tokens_per_s(requests_per_s: Value, output_tokens: Value) -> Valu
 def decode_tokens_per_s(replicas: Value, batch: Value, tpot_s: Value) -> Value:
     """Decode-phase output rate over all replicas: ``replicas * B / tpot``. At B=1, memory bound,
     this is ``bandwidth / bytes read per token`` (a bf16 7B on 2 TB/s: 2e12/(2*7e9) ≈ 143
-    tokens/s, not article 003's ``bandwidth/(4P)``, which counts the weights twice)."""
+    tokens/s, not the ``bandwidth/(4P)`` of "LLM compute explained", which counts the weights
+    twice)."""
     return safe_div(replicas * batch, tpot_s, 0.0)
 
 

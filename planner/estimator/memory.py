@@ -5,7 +5,7 @@ columns it reads (inputs, model figures, or other outputs), and its body uses on
 set of :mod:`planner.estimator.ops`, so it runs on scalars, numpy arrays and Excel symbols alike.
 Bytes are plain bytes (GiB = 2**30 only at display); precision is in bits.
 
-Sources: REFERENCE.md ("KV cache", the 24 GiB worked example), seed-docs article 004.
+Sources: docs/formulas.md ("Memory", golden figures); the article "Transformer FLOPs and memory".
 Assumptions: weights split evenly over ``tp*pp`` GPUs; KV heads split over ``tp`` and replicated
 when ``tp`` exceeds the KV heads (``ceil(n_kv/tp)`` heads per GPU; MLA's single latent is
 replicated on every tensor-parallel rank); layers split evenly over ``pp`` stages.
@@ -53,7 +53,7 @@ def weights_bytes(model_matmul_dense_params: Value, model_matmul_experts_params:
     ``matmul*bits_eff/8 + (embedding + lm_head)*emb_bits/8 + other*16/8``.
 
     With 16-bit weights this is exactly ``params_total * 2`` (Llama-3-8B: 16,060,522,496 B =
-    14.9575 GiB, REFERENCE.md)."""
+    14.9575 GiB, docs/formulas.md)."""
     return ((model_matmul_dense_params + model_matmul_experts_params) * weight_bits_effective / 8
             + (model_params_embedding + model_params_lm_head) * embedding_bits / 8
             + model_params_other * FULL_PRECISION_BITS / 8)
@@ -74,7 +74,7 @@ def reserve_bytes_per_gpu(reserve_bytes: Value, reserve_fraction: Value,
 def kv_budget_bytes(gpu_memory_bytes: Value, reserve_bytes_per_gpu: Value,
                     weights_bytes_per_gpu: Value) -> Value:
     """Bytes left for the KV cache on one GPU: ``memory - reserve - weights`` (negative when
-    the weights alone do not fit). 24 GiB - 3 GiB - 14.9575 GiB = 6.0425 GiB (REFERENCE.md)."""
+    the weights alone do not fit). 24 GiB - 3 GiB - 14.9575 GiB = 6.0425 GiB (docs/formulas.md)."""
     return gpu_memory_bytes - reserve_bytes_per_gpu - weights_bytes_per_gpu
 
 
@@ -100,7 +100,7 @@ def tp_kv_fraction(model_kv_heads: Value, tp: Value) -> Value:
 
 def context_tokens(prompt_tokens: Value, output_tokens: Value) -> Value:
     """Tokens cached at the end of a request: ``S + G - 1`` (the last generated token is never
-    fed back; REFERENCE.md: S=1024, G=128 → 1151)."""
+    fed back; docs/formulas.md: S=1024, G=128 → 1151)."""
     return prompt_tokens + output_tokens - 1
 
 
@@ -143,7 +143,7 @@ def shortfall_bytes(kv_headroom_bytes: Value) -> Value:
 
 def max_concurrent_sequences(kv_budget_bytes: Value, kv_bytes_per_sequence_per_gpu: Value) -> Value:
     """Full-context sequences one replica holds: ``floor(kv_budget / kv_per_sequence)``, at
-    least 0. 6.0425 GiB / 1 GiB (8192 tokens of Llama-3-8B) → 6 (REFERENCE.md)."""
+    least 0. 6.0425 GiB / 1 GiB (8192 tokens of Llama-3-8B) → 6 (docs/formulas.md)."""
     return maximum(0, floor(safe_div(kv_budget_bytes, kv_bytes_per_sequence_per_gpu, 0.0)))
 
 

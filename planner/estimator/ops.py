@@ -1,4 +1,4 @@
-"""The operator set every formula is written against (DESIGN.md, "formulas are data").
+"""The operator set every formula is written against (docs/design.md, "Formulas are data").
 
 A formula is a plain Python function built from arithmetic (``+ - * / **``), comparisons and the
 functions below, never from a Python ``if`` on a value. That keeps each formula runnable on three

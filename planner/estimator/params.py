@@ -1,6 +1,6 @@
 """Exact parameter counts of a :class:`ModelSpec`, total and active per token, by component.
 
-Formulas (REFERENCE.md, "Parameters"), per layer:
+Formulas (docs/formulas.md, "Parameters"), per layer:
 
 * linear layer: ``d_in*d_out`` weights, ``+ d_out`` with a bias;
 * attention: Q and O are ``d x (h*d_h)``, K and V ``d x (n_kv*d_h)``; MLA: ``d x q_lora_rank``,

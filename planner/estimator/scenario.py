@@ -1,7 +1,7 @@
 """The scenario formulas, in one list: each function is a column named after itself.
 
 A formula's parameters name the columns it reads, so the dependency graph is derived from the
-signatures, never listed by hand (DESIGN.md, "formulas are data"). ``planner.sheet`` evaluates
+signatures, never listed by hand (docs/design.md, "Formulas are data"). ``planner.sheet`` evaluates
 these lists over numpy columns and renders them as Excel formulas.
 """
 

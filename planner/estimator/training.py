@@ -1,14 +1,14 @@
 """Training and fine-tuning: compute, time, GPU-hours, cost, memory per GPU, token budgets.
 
 * Compute: ``6*N*D`` with ``N`` the matmul weights every token uses (active weights for MoE, LM
-  head included) and ``D`` tokens (REFERENCE.md; GPT-3 175B on 300B tokens: 3.15e23 FLOPs; article
-  003's ``6*(2P)*D`` doubles it and is not used). Optional attention-core term: 3x the forward
-  attention FLOPs per token (forward + backward). LoRA: the frozen base still runs forward (2N) and
-  back-propagates activations (2N) but computes no weight gradients, so ``4*N*D`` plus
-  ``6*P_lora*D`` for the adapters.
+  head included) and ``D`` tokens (docs/formulas.md; GPT-3 175B on 300B tokens: 3.15e23 FLOPs;
+  the ``6*(2P)*D`` of "LLM compute explained" doubles it and is not used). Optional attention-core
+  term: 3x the forward attention FLOPs per token (forward + backward). LoRA: the frozen base still
+  runs forward (2N) and back-propagates activations (2N) but computes no weight gradients, so
+  ``4*N*D`` plus ``6*P_lora*D`` for the adapters.
 * Model state per GPU for mixed-precision Adam, 16 B/param (bf16 weights 2 + bf16 grads 2 + fp32
   master 4 + Adam m 4 + v 4), over ``p`` data-parallel ranks: ZeRO-0 ``16N``, ZeRO-1 ``4N+12N/p``,
-  ZeRO-2 ``2N+14N/p``, ZeRO-3 ``16N/p`` (article 004), ``N`` the parameters on one tp x pp shard.
+  ZeRO-2 ``2N+14N/p``, ZeRO-3 ``16N/p`` (docs/formulas.md); ``N``: parameters of a tp x pp shard.
   LoRA/QLoRA: the frozen base at its weight dtype (int4 for QLoRA) plus 16 B per adapter parameter.
 * Activations per layer for a micro-batch of ``b`` sequences of ``s`` tokens, 16-bit, after
   Korthikanti et al. 2022 ("Reducing Activation Recomputation", eq. 2): ``s*b*d*(34 + 5*a*s/d)``
@@ -25,7 +25,7 @@ from planner.estimator.ops import Value, floor, safe_div, where
 from planner.units import SECONDS_PER_HOUR
 
 ADAM_MIXED_BYTES_PER_PARAM = 16
-"""bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m 4 + Adam v 4 (article 004)."""
+"""bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m 4 + Adam v 4 (docs/formulas.md)."""
 
 
 def train_matmul_params(matmul_params_per_token: Value,
