@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -26,7 +27,14 @@ from planner.store.schema import GpuRow, ModelRow
 
 
 def _stamp(row: Any) -> tuple[Any, ...]:
-    return (row.id, row.version, row.updated_at)
+    return (row.id, row.version, _utc(row.updated_at))
+
+
+def _utc(when: datetime | None) -> datetime | None:
+    """Naive UTC: SQLite hands back naive times, PostgreSQL and a just-flushed row aware ones."""
+    if when is None or when.tzinfo is None:
+        return when
+    return when.astimezone(UTC).replace(tzinfo=None)
 
 
 def _model_spec(row: ModelRow) -> ModelSpec:
@@ -53,7 +61,8 @@ class _Table:
 
     def all(self, s: Session) -> dict[str, Any]:
         """Every row's spec by name, re-reading only the rows whose stamp moved."""
-        stamps = queries.row_stamps(s, self.table)
+        stamps = {name: (row_id, version, _utc(updated))
+                  for name, (row_id, version, updated) in queries.row_stamps(s, self.table).items()}
         stale = [name for name, stamp in stamps.items()
                  if self.entries.get(name, ((),))[0] != stamp]
         for row in queries.rows_named(s, self.table, stale):

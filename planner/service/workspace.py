@@ -110,8 +110,9 @@ class Workspace:
         try:
             with write_transaction(self.engine) as session:
                 return seed_all(session, self._scenarios.build_row)
-        finally:
-            self._specs.invalidate()
+        except BaseException:
+            self._specs.invalidate()  # specs parsed from rows the rollback undid
+            raise
 
     # ------------------------------------------------------------------ models
     def models(self) -> list[ModelInfo]:
