@@ -12,9 +12,8 @@ from sqlalchemy import Engine
 from planner.domain import Change, ConflictError
 from planner.service.scenarios import Scenarios
 from planner.store import changelog, queries
-from planner.store.engine import locks_rows, read_session, write_transaction
+from planner.store.engine import read_session, write_transaction
 from planner.store.scenarios import field_values, overwrite
-from planner.store.schema import ScenarioRow
 
 
 class History:
@@ -45,8 +44,7 @@ class History:
             rows = changelog.next_step(s, fleet_row.id, undo=undo)
             if not rows:
                 return None
-            scenario = s.get(ScenarioRow, rows[0].scenario_id, with_for_update=locks_rows(s))
-            assert scenario is not None
+            scenario = queries.scenario_by_id(s, rows[0].scenario_id, lock=True)
             # Every edit, undo and redo records the version it left; a scenario at another
             # version was changed outside the log, and is not reverted blindly.
             expected = changelog.logged_version(s, scenario.id)

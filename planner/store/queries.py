@@ -99,6 +99,13 @@ def scenario_row(s: Session, fleet: str, name: str, *, lock: bool = False) -> Sc
     return row
 
 
+def scenario_by_id(s: Session, scenario_id: int, *, lock: bool = False) -> ScenarioRow:
+    """The scenario with this id (locked for update with ``lock``); it must exist."""
+    row = s.get(ScenarioRow, scenario_id, with_for_update=lock and locks_rows(s))
+    assert row is not None, f"scenario {scenario_id} vanished inside its transaction"
+    return row
+
+
 def scenario_mappings(s: Session, fleet_id: int | None = None) -> list[RowMapping]:
     """Scenario rows (of one fleet, or all) by fleet and name, with ``_fleet``, ``_model`` and
     ``_gpu`` names joined in. A Core select (no ORM identity map): 5,000 scenarios load in a
