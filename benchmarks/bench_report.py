@@ -17,7 +17,7 @@ import tracemalloc
 from pathlib import Path
 
 from benchmarks.bench_store import populate
-from planner.workspace import Workspace
+from planner.service import Workspace
 
 
 def main() -> None:

@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from planner.service import Workspace
 from planner.store.engine import write_session
 from planner.store.schema import FleetRow, GpuRow, ModelRow, ScenarioRow
-from planner.workspace import Workspace
 
 
 def populate(ws: Workspace, count: int) -> None:

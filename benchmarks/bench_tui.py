@@ -109,7 +109,7 @@ def main() -> None:
         return
 
     from benchmarks.bench_store import populate
-    from planner.workspace import Workspace
+    from planner.service import Workspace
 
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from alembic import context
 
 from planner.settings import database_url
-from planner.store.engine import make_engine
+from planner.store.engine import is_sqlite, make_engine
 from planner.store.schema import Base
 
 config = context.config
@@ -21,7 +21,7 @@ def _run(connection) -> None:  # type: ignore[no-untyped-def]
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
-        render_as_batch=connection.dialect.name == "sqlite",
+        render_as_batch=is_sqlite(connection),
         compare_type=True,
     )
     with context.begin_transaction():

@@ -76,6 +76,15 @@ class Scenario:
 
 
 @dataclass(frozen=True, slots=True)
+class SavedScenario:
+    """A scenario as a save left it, and every output column of it: what a view shows after an
+    edit without reading the catalog again."""
+
+    scenario: Scenario
+    outputs: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     """One field of one edit in the change log."""
 

@@ -43,7 +43,7 @@ def llama3_8b() -> ModelSpec:
 @pytest.fixture(scope="session")
 def seeded_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite database migrated to head and seeded, built once per test session."""
-    from planner.workspace import Workspace
+    from planner.service import Workspace
 
     path = tmp_path_factory.mktemp("template") / "planner.db"
     with Workspace.open(f"sqlite:///{path}") as ws:

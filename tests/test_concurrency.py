@@ -9,13 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-from planner.workspace import Workspace
+from planner.service import Workspace
 from tests.store_fixtures import dump
 
 EDITOR = """
 import json, os, sys, time
 from planner.domain import ConflictError
-from planner.workspace import Workspace
+from planner.service import Workspace
 url, me, barrier, batch = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 ws = Workspace.open(url)
 sc = ws.scenario("demo", "llama3-8b-request-1024+128")      # both read version 1
@@ -33,7 +33,7 @@ except ConflictError as exc:
 IMPORTER = """
 import json, sys, time
 from pathlib import Path
-from planner.workspace import Workspace
+from planner.service import Workspace
 url, marker = sys.argv[1], sys.argv[2]
 config = json.loads(Path("seeds/models/llama-2-7b.json").read_text())
 ws = Workspace.open(url)

@@ -31,3 +31,14 @@ def test_cli_json_path_does_not_load_rich() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stderr.strip().endswith("NORICH")
+
+
+def test_store_does_not_reach_up_into_the_service_or_report_layers() -> None:
+    code = ("import sys, planner.store.queries, planner.store.scenarios, "
+            "planner.store.changelog, planner.store.convert, planner.store.seed, "
+            "planner.store.migrate; "
+            "print(','.join(m for m in sys.modules "
+            "if m.startswith(('planner.service', 'planner.report', 'planner.tui', "
+            "'planner.cli'))))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == ""

@@ -15,7 +15,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("planner.cli",),
     ("planner.tui",),
     ("planner.present",),
-    ("planner.service", "planner.workspace", "planner.compare"),
+    ("planner.service", "planner.compare"),
     ("planner.report",),
     ("planner.store", "planner.settings"),
     ("planner.sheet",),

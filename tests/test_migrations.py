@@ -7,10 +7,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
+from planner.service import Workspace
 from planner.store import migrate
 from planner.store.engine import make_engine
 from planner.store.schema import Base
-from planner.workspace import Workspace
 from tests.store_fixtures import dump
 
 

@@ -17,9 +17,9 @@ from planner.cli import cli
 from planner.estimator.gpu import GpuSpec
 from planner.report.importer import ImportError_
 from planner.report.layout import letters, scenario_columns
+from planner.service import Workspace
 from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.table import graph
-from planner.workspace import Workspace
 from tests.libreoffice import recalculate, soffice
 from tests.store_fixtures import dump
 

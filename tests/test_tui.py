@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable, Static
 
+from planner.service import Workspace
 from planner.tui import render
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.dialogs import EditDialog, TextScreen
 from planner.tui.table import SheetTable
 from planner.tui.views import SolveScreen, SweepScreen
-from planner.workspace import Workspace
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"  # deterministic snapshots: no tab underline slide
 SIZE = (160, 48)

@@ -226,7 +226,7 @@ def test_solve_cli() -> None:
 
 def test_compare_and_rollup() -> None:
     from planner.compare import compare, rollup
-    from planner.workspace import Workspace
+    from planner.service import Workspace
 
     with Workspace.open() as ws:
         a = ws.scenario("demo", "llama3-8b-24gib-6x8k")

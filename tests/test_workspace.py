@@ -14,9 +14,9 @@ import pytest
 
 from planner.domain import ConflictError, DuplicateError, InUseError
 from planner.errors import ConfigError, NotFoundError, PlannerError, ValidationError
+from planner.service import Workspace
 from planner.store.schema import Base
 from planner.units import GiB
-from planner.workspace import Workspace
 from tests.store_fixtures import dump
 
 ROOT = Path(__file__).resolve().parent.parent

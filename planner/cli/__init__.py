@@ -1,5 +1,5 @@
 """The ``planner`` command: a thin shell over the library (:mod:`planner.service`,
-:mod:`planner.workspace`); no arithmetic here.
+:mod:`planner.service.workspace`); no arithmetic here.
 
 Subcommands live in modules named for what they own: ``estimate`` (estimate, train),
 ``catalog`` (model, gpu), ``fleets`` (fleet, scenario), ``db`` (schema operations).

@@ -142,7 +142,7 @@ def gpu() -> None:
 
 
 def _gpu_dict(info: Any) -> dict[str, Any]:
-    from planner.store.convert import gpu_record
+    from planner.catalog import gpu_record
 
     return {"name": info.name, **gpu_record(info.spec), "memory_bytes": info.spec.memory_bytes,
             "version": info.version, "spec": asdict(info.spec)}

@@ -19,7 +19,7 @@ from planner.sheet.inputs import InputColumn
 
 if TYPE_CHECKING:
     from planner.estimator.architecture import ModelSpec
-    from planner.workspace import Workspace
+    from planner.service import Workspace
 
 ALIASES = {
     "prompt_tokens": ("--prompt",),
@@ -101,7 +101,7 @@ def workspace(ctx: click.Context) -> Workspace:
     root = ctx.find_root()
     obj = root.ensure_object(dict)
     if obj.get("workspace") is None:
-        from planner.workspace import Workspace
+        from planner.service import Workspace
 
         ws = Workspace.open(obj.get("db"))
         report = ws.open_report

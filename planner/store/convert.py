@@ -1,4 +1,4 @@
-"""Rows ↔ domain objects, and the user-facing record form of a GPU.
+"""Rows ↔ domain objects and specs.
 
 The store's only boundary: everything above it sees :mod:`planner.domain` objects and specs.
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from planner.catalog import gpu_from_record, gpu_record  # noqa: F401 - re-exported
 from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
 from planner.errors import ConfigError
+from planner.estimator.architecture import ModelSpec
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.hf_config import spec_from_config
@@ -54,11 +54,12 @@ def model_row_fields(name: str, config: dict[str, Any] | str, source: str) -> di
     }
 
 
-def model_info(row: ModelRow) -> ModelInfo:
-    """Domain object of a models row."""
+def model_info(row: ModelRow, spec: ModelSpec | None = None) -> ModelInfo:
+    """Domain object of a models row; ``spec``, when given, is the row's already parsed
+    config (a cached one), else it is parsed here."""
     config = json.loads(row.config_json)
     return ModelInfo(id=row.id, name=row.name, source=row.source, model_type=row.model_type,
-                     config=config, spec=spec_from_config(config, row.name),
+                     config=config, spec=spec or spec_from_config(config, row.name),
                      params_total=row.params_total, params_active=row.params_active,
                      kv_bytes_per_token_bf16=row.kv_bytes_per_token_bf16, notes=row.notes,
                      version=row.version)
@@ -92,11 +93,6 @@ def gpu_spec(row: GpuRow) -> GpuSpec:
 def gpu_info(row: GpuRow) -> GpuInfo:
     """Domain object of a gpus row."""
     return GpuInfo(id=row.id, spec=gpu_spec(row), version=row.version)
-
-
-def gpu_from_user_record(name: str, record: dict[str, Any]) -> GpuSpec:
-    """:func:`planner.catalog.gpu_from_record` (validation of the figures happens there)."""
-    return gpu_from_record(name, record)
 
 
 def fleet(row: FleetRow, scenario_count: int = 0) -> Fleet:

@@ -15,8 +15,11 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
 
+from planner.domain import ConflictError
 from planner.errors import PlannerError
 
 BUSY_TIMEOUT_MS = 15_000
@@ -58,9 +61,19 @@ def _tune_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def is_sqlite(engine: Engine) -> bool:
-    """True for a SQLite engine."""
-    return engine.dialect.name == "sqlite"
+def is_sqlite(bind: Any) -> bool:
+    """True for SQLite: the one dialect check (``bind`` is an engine, a connection or a
+    session). SQLite locks the whole file (``BEGIN IMMEDIATE``), has no ``FOR UPDATE``, and
+    alters tables in batch mode."""
+    if isinstance(bind, Session):
+        bind = bind.get_bind()
+    return bind.dialect.name == "sqlite"
+
+
+def locks_rows(bind: Any) -> bool:
+    """True where a write transaction must lock the rows it reads (``SELECT … FOR UPDATE``):
+    every database but SQLite, whose write transactions lock the whole file up front."""
+    return not is_sqlite(bind)
 
 
 @contextmanager
@@ -69,6 +82,21 @@ def write_session(engine: Engine) -> Iterator[Session]:
     bound = engine.execution_options(planner_write=True)
     with Session(bound, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Session]:
+    """:func:`write_session`, with the database's refusals in the planner's words: a stale
+    versioned UPDATE becomes :class:`ConflictError`, a broken constraint a
+    :class:`PlannerError` naming it."""
+    try:
+        with write_session(engine) as session:
+            yield session
+    except StaleDataError as exc:
+        raise ConflictError("the row", -1, -1, {}) from exc
+    except IntegrityError as exc:
+        orig = str(exc.orig).splitlines()[0] if exc.orig else str(exc)
+        raise PlannerError(f"the database refused the change: {orig}") from exc
 
 
 @contextmanager

@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, inspect, text
 
 from planner.errors import PlannerError
+from planner.store.engine import is_sqlite
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
 
@@ -78,7 +79,7 @@ def _migrating(engine: Engine) -> Iterator[Connection]:
     would cascade-delete the rows that reference it (the change log). Integrity is checked with
     ``PRAGMA foreign_key_check`` before the transaction commits."""
     with engine.execution_options(planner_write=True).connect() as conn:
-        sqlite = engine.dialect.name == "sqlite"
+        sqlite = is_sqlite(engine)
         raw = conn.connection.driver_connection if sqlite else None
         if raw is not None:
             raw.execute("PRAGMA foreign_keys=OFF")  # no effect inside a transaction

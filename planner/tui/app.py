@@ -124,7 +124,7 @@ class PlannerApp(App[None]):
         """The workspace (opened lazily, once, in the worker thread that first needs it)."""
         with self._open_lock:
             if self._workspace is None:
-                from planner.workspace import Workspace
+                from planner.service import Workspace
 
                 self._workspace = Workspace.open(self.url)
         return self._workspace

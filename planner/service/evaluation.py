@@ -1,0 +1,55 @@
+"""Use cases that compute: every output of stored scenarios, or of a DataFrame of them.
+
+Evaluation needs the parsed specs of the models and GPUs the scenarios name; they come from
+the workspace's :class:`~planner.service.specs.SpecCache`, so evaluating after a save reads
+only the catalog's row versions, not every row and config.json.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine
+
+from planner.domain import Scenario
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec
+from planner.service.specs import SpecCache
+from planner.store.engine import read_session
+
+
+class Evaluation:
+    """Outputs of scenarios with the models and GPUs of the database behind ``engine``."""
+
+    def __init__(self, engine: Engine, specs: SpecCache) -> None:
+        self.engine = engine
+        self.specs = specs
+
+    def model_specs(self) -> dict[str, ModelSpec]:
+        """Every model's spec, by name."""
+        with read_session(self.engine) as s:
+            return self.specs.model_specs(s)
+
+    def gpu_specs(self) -> dict[str, GpuSpec]:
+        """Every GPU's spec, by name."""
+        with read_session(self.engine) as s:
+            return self.specs.gpu_specs(s)
+
+    def catalog_specs(self) -> tuple[dict[str, ModelSpec], dict[str, GpuSpec]]:
+        """Model and GPU specs by name, read in one transaction."""
+        with read_session(self.engine) as s:
+            return self.specs.model_specs(s), self.specs.gpu_specs(s)
+
+    def evaluate_many(self, scenarios: list[Scenario]) -> list[dict[str, Any]]:
+        """Outputs of many scenarios (one vectorized call per kind)."""
+        from planner.sheet.fleet import evaluate_scenarios
+
+        models, gpus = self.catalog_specs()
+        return evaluate_scenarios(scenarios, models, gpus)
+
+    def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
+        """:func:`planner.sheet.evaluate` with this database's models and GPUs."""
+        from planner.sheet.frame import evaluate
+
+        models, gpus = self.catalog_specs()
+        return evaluate(frame, models, gpus, outputs)

@@ -1,0 +1,161 @@
+"""Use cases over scenarios: build and validate one from user fields, create, edit, copy,
+delete.
+
+A scenario is validated whole on every write (input ranges, then the cross-field rules
+against its model and GPU), so a stored row always evaluates. An edit is one logged change
+set (:mod:`planner.store.changelog`); with ``expected_version`` it is refused, writing
+nothing, if the row moved on (:class:`ConflictError` names what changed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from planner.domain import DuplicateError, Scenario
+from planner.errors import ValidationError
+from planner.service.fields import clean_name
+from planner.service.specs import SpecCache
+from planner.sheet.inputs import (
+    INFERENCE_INPUTS,
+    TRAINING_DEFAULT_OVERRIDES,
+    TRAINING_INPUTS,
+    defaults,
+    parse_inputs,
+)
+from planner.sheet.table import KINDS, check_scenario
+from planner.store import changelog, convert, queries
+from planner.store.engine import read_session, write_transaction
+from planner.store.scenarios import check_version, clone, field_values, overwrite
+from planner.store.schema import SCENARIO_INPUTS, FleetRow, GpuRow, ModelRow, ScenarioRow
+
+SCENARIO_META_FIELDS = ("name", "kind", "model", "gpu", "notes", "lora_targets")
+"""Scenario fields that are not input columns but can be set with ``field=value``."""
+
+
+class Scenarios:
+    """The scenarios of the database behind ``engine``; ``specs`` parses their models."""
+
+    def __init__(self, engine: Engine, specs: SpecCache) -> None:
+        self.engine = engine
+        self.specs = specs
+
+    # ------------------------------------------------------------------ reading
+    def scenarios(self, fleet: str | None = None) -> list[Scenario]:
+        """Scenarios of one fleet (or of all), by fleet and name."""
+        with read_session(self.engine) as s:
+            fleet_id = None if fleet is None else queries.fleet_row(s, fleet).id
+            return [convert.scenario_from_mapping(m)
+                    for m in queries.scenario_mappings(s, fleet_id)]
+
+    def scenario(self, fleet: str, name: str) -> Scenario:
+        """One scenario."""
+        with read_session(self.engine) as s:
+            return convert.scenario(queries.scenario_row(s, fleet, name))
+
+    # ------------------------------------------------------------------ building
+    def build_row(self, s: Session, fleet_row: FleetRow, fields: dict[str, Any]) -> ScenarioRow:
+        """A validated, unsaved scenario row of ``fleet_row`` from user ``fields`` (names of
+        model and GPU, raw input values; missing inputs take their defaults)."""
+        fields = dict(fields)
+        name = clean_name(str(fields.pop("name", "")), "name")
+        kind = str(fields.pop("kind", "inference")).strip().lower()
+        model_row = queries.model_row(s, str(fields.pop("model", "")))
+        gpu_row = queries.gpu_row(s, str(fields.pop("gpu", "")))
+        notes = str(fields.pop("notes", ""))
+        lora_targets = str(fields.pop("lora_targets", "q,v"))
+        known = {c.name for c in SCENARIO_INPUTS}
+        for key in fields:
+            if key not in known:
+                raise ValidationError(key, "is not a scenario field; fields are "
+                                      + ", ".join((*SCENARIO_META_FIELDS, *sorted(known))))
+        base = {**defaults(SCENARIO_INPUTS),
+                **(TRAINING_DEFAULT_OVERRIDES if kind == "training" else {})}
+        inputs = {**base, **{k: c.parse(fields[k]) for c in SCENARIO_INPUTS
+                             for k in [c.name] if k in fields}}
+        values = self._validated(kind, model_row, gpu_row, inputs, lora_targets)
+        return ScenarioRow(fleet_id=fleet_row.id, name=name, kind=kind, model_id=model_row.id,
+                           gpu_id=gpu_row.id, notes=notes, lora_targets=lora_targets,
+                           **{**inputs, **values})
+
+    def _validated(self, kind: str, model_row: ModelRow, gpu_row: GpuRow,
+                   inputs: dict[str, Any], lora_targets: str) -> dict[str, Any]:
+        """Validate a whole scenario (ranges, then cross-field rules against its model)."""
+        if kind not in KINDS:
+            raise ValidationError("kind", "one of " + ", ".join(KINDS), value=kind)
+        spec = self.specs.model_spec(model_row)
+        columns = INFERENCE_INPUTS if kind == "inference" else TRAINING_INPUTS
+        values = parse_inputs(columns, {k: v for k, v in inputs.items()
+                                        if k in {c.name for c in columns}}, base=inputs)
+        check_scenario(spec, self.specs.gpu_spec(gpu_row), values, kind, lora_targets)
+        return values
+
+    # ------------------------------------------------------------------ writing
+    def new_scenario(self, fleet: str, name: str, *, model: str, gpu: str,
+                     kind: str = "inference", notes: str = "", lora_targets: str = "q,v",
+                     **inputs: Any) -> Scenario:
+        """Create a scenario; inputs not given take their defaults."""
+        with write_transaction(self.engine) as s:
+            return self.new_in(s, fleet, {"name": name, "kind": kind, "model": model,
+                                          "gpu": gpu, "notes": notes,
+                                          "lora_targets": lora_targets, **inputs})
+
+    def new_in(self, s: Session, fleet: str, fields: dict[str, Any]) -> Scenario:
+        """Create a scenario inside the open write transaction ``s``."""
+        fleet_row = queries.fleet_row(s, fleet)
+        name = str(fields.get("name", ""))
+        if queries.scenario_named(s, fleet_row.id, name.strip()):
+            raise DuplicateError(f"fleet {fleet!r} already has a scenario named {name!r}")
+        row = self.build_row(s, fleet_row, fields)
+        s.add(row)
+        s.flush()
+        return convert.scenario(row)
+
+    def set_scenario(self, fleet: str, name: str, changes: dict[str, Any],
+                     expected_version: int | None = None) -> Scenario:
+        """Apply ``field=value`` changes as one logged change set.
+
+        With ``expected_version``, a row changed since that version is refused with a
+        :class:`ConflictError` naming the fields that changed and their current values."""
+        if not changes:
+            raise ValidationError("changes", "give at least one field=value")
+        with write_transaction(self.engine) as s:
+            return self.set_in(s, fleet, name, changes, expected_version)
+
+    def set_in(self, s: Session, fleet: str, name: str, changes: dict[str, Any],
+               expected_version: int | None) -> Scenario:
+        """Edit a scenario inside the open write transaction ``s``."""
+        row = queries.scenario_row(s, fleet, name, lock=True)
+        check_version(s, row, expected_version, f"scenario {fleet}/{name}")
+        before = field_values(row)
+        fresh = self.build_row(s, row.fleet, {**before, **changes})
+        if fresh.name != row.name and queries.scenario_named(s, row.fleet_id, fresh.name):
+            raise DuplicateError(f"fleet {fleet!r} already has a scenario named "
+                                 f"{fresh.name!r}")
+        overwrite(row, fresh)
+        s.flush()
+        s.expire(row, ["model", "gpu", "fleet"])
+        changelog.log(s, row, before, field_values(row))
+        return convert.scenario(row)
+
+    def copy_scenario(self, fleet: str, name: str, new_name: str,
+                      to_fleet: str | None = None) -> Scenario:
+        """A what-if copy of a scenario, in the same fleet or another."""
+        with write_transaction(self.engine) as s:
+            src = queries.scenario_row(s, fleet, name)
+            target = queries.fleet_row(s, to_fleet or fleet)
+            new_name = clean_name(new_name, "name")
+            if queries.scenario_named(s, target.id, new_name):
+                raise DuplicateError(f"fleet {target.name!r} already has a scenario named "
+                                     f"{new_name!r}")
+            row = clone(src, fleet_id=target.id, name=new_name)
+            s.add(row)
+            s.flush()
+            return convert.scenario(row)
+
+    def delete_scenario(self, fleet: str, name: str) -> None:
+        """Delete a scenario (and its change log)."""
+        with write_transaction(self.engine) as s:
+            s.delete(queries.scenario_row(s, fleet, name))

@@ -1,0 +1,294 @@
+"""The fleet database as one object: :class:`Workspace`, the library API the CLI and the UI
+share.
+
+A facade: opening (migrate, first-run seed) and closing live here; every other method hands
+over to the use case that owns it (:mod:`~planner.service.catalog`,
+:mod:`~planner.service.fleets`, :mod:`~planner.service.scenarios`,
+:mod:`~planner.service.history`, :mod:`~planner.service.evaluation`,
+:mod:`~planner.service.reports`). They share the engine and one
+:class:`~planner.service.specs.SpecCache` of parsed models and GPUs.
+
+Every public method is one transaction: it commits whole or, on any error, leaves the database
+exactly as it was. Methods take names and plain values and return :mod:`planner.domain`
+objects, never ORM rows.
+
+Concurrency: rows carry a version. An edit may name the version it was based on
+(``expected_version``); if the row has moved on, :class:`ConflictError` lists what changed and
+nothing is written. Write transactions take the write lock up front (SQLite ``BEGIN IMMEDIATE``,
+PostgreSQL ``SELECT … FOR UPDATE``) so two writers never interleave a read and a write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+
+from planner.domain import (
+    Change,
+    Fleet,
+    GpuInfo,
+    ModelInfo,
+    SavedScenario,
+    Scenario,
+    SeedReport,
+)
+from planner.errors import PlannerError
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec
+from planner.service.catalog import Catalog
+from planner.service.evaluation import Evaluation
+from planner.service.fleets import Fleets
+from planner.service.history import History
+from planner.service.reports import Reports
+from planner.service.scenarios import Scenarios
+from planner.service.specs import SpecCache
+from planner.settings import database_url
+from planner.store import migrate
+from planner.store.engine import make_engine, write_transaction
+
+
+@dataclass(frozen=True, slots=True)
+class OpenReport:
+    """What opening the database did: schema revisions and the first-run seeding."""
+
+    url: str
+    revision_before: str | None
+    revision: str
+    seeded: SeedReport | None
+
+
+class Workspace:
+    """The fleet database at ``url`` (default: settings), migrated to head on open."""
+
+    def __init__(self, engine: Engine, url: str) -> None:
+        self.engine = engine
+        self.url = url
+        self.open_report: OpenReport | None = None
+        self._specs = SpecCache()
+        self._catalog = Catalog(engine, self._specs)
+        self._fleets = Fleets(engine)
+        self._scenarios = Scenarios(engine, self._specs)
+        self._history = History(engine, self._scenarios)
+        self._evaluation = Evaluation(engine, self._specs)
+        self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
+                                self._evaluation)
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, url: str | None = None, *, upgrade: bool = True, seed: bool = True) -> Workspace:
+        """Open (creating, migrating and seeding on first run) the database at ``url``."""
+        resolved = database_url(url)
+        ws = cls(make_engine(resolved), resolved)
+        if upgrade:
+            try:
+                before, after = migrate.ensure_schema(ws.engine)
+            except PlannerError:
+                raise
+            except Exception as exc:
+                raise PlannerError(f"cannot open database {_safe(resolved)}: {exc}") from exc
+            seeded = ws.seed() if (before is None and seed) else None
+            ws.open_report = OpenReport(resolved, before, after, seeded)
+        return ws
+
+    def close(self) -> None:
+        """Release connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def seed(self) -> SeedReport:
+        """Add what is new in ``seeds/`` (idempotent; never overwrites a user's edit)."""
+        from planner.store.seed import seed_all
+
+        try:
+            with write_transaction(self.engine) as session:
+                return seed_all(session, self._scenarios.build_row)
+        except BaseException:
+            self._specs.invalidate()  # specs parsed from rows the rollback undid
+            raise
+
+    # ------------------------------------------------------------------ models
+    def models(self) -> list[ModelInfo]:
+        """Every model, by name."""
+        return self._catalog.models()
+
+    def model(self, name: str) -> ModelInfo:
+        """One model by name (case-insensitive)."""
+        return self._catalog.model(name)
+
+    def import_model(self, config: dict[str, Any] | str, name: str, *, source: str = "custom",
+                     notes: str = "") -> ModelInfo:
+        """Add a model from config.json text (kept verbatim) or a parsed dict; refuses a
+        duplicate name."""
+        return self._catalog.import_models([(name, config, source)], notes=notes)[0]
+
+    def import_models(self, items: Iterable[tuple[str, dict[str, Any] | str, str]], *,
+                      notes: str = "", progress: Callable[[int], None] | None = None
+                      ) -> list[ModelInfo]:
+        """Add many models in one transaction: all of them, or (on any error) none."""
+        return self._catalog.import_models(items, notes=notes, progress=progress)
+
+    def delete_model(self, name: str) -> None:
+        """Delete a model no scenario uses; else :class:`InUseError` listing the scenarios."""
+        self._catalog.delete_model(name)
+
+    def set_model_notes(self, name: str, notes: str) -> ModelInfo:
+        """Replace a model's notes."""
+        return self._catalog.set_model_notes(name, notes)
+
+    # ------------------------------------------------------------------ GPUs
+    def gpus(self) -> list[GpuInfo]:
+        """Every GPU, by name."""
+        return self._catalog.gpus()
+
+    def gpu(self, name: str) -> GpuInfo:
+        """One GPU by name (case-insensitive)."""
+        return self._catalog.gpu(name)
+
+    def add_gpu(self, name: str, record: dict[str, Any]) -> GpuInfo:
+        """Add a GPU from unit-suffixed figures (``memory_gib``, ``bf16_tflops``, …)."""
+        return self._catalog.add_gpu(name, record)
+
+    def set_gpu(self, name: str, changes: dict[str, Any],
+                expected_version: int | None = None) -> GpuInfo:
+        """Change some figures of a GPU (a price, say); every scenario on it follows."""
+        return self._catalog.set_gpu(name, changes, expected_version)
+
+    def delete_gpu(self, name: str) -> None:
+        """Delete a GPU no scenario uses; else :class:`InUseError` listing the scenarios."""
+        self._catalog.delete_gpu(name)
+
+    # ------------------------------------------------------------------ fleets
+    def fleets(self) -> list[Fleet]:
+        """Every fleet with its scenario count."""
+        return self._fleets.fleets()
+
+    def fleet(self, name: str) -> Fleet:
+        """One fleet by name."""
+        return self._fleets.fleet(name)
+
+    def new_fleet(self, name: str, description: str = "") -> Fleet:
+        """Create an empty fleet."""
+        return self._fleets.new_fleet(name, description)
+
+    def copy_fleet(self, source: str, name: str, description: str | None = None) -> Fleet:
+        """A what-if copy of a fleet and all its scenarios."""
+        return self._fleets.copy_fleet(source, name, description)
+
+    def delete_fleet(self, name: str) -> int:
+        """Delete a fleet and its scenarios; returns how many scenarios went with it."""
+        return self._fleets.delete_fleet(name)
+
+    # ------------------------------------------------------------------ scenarios
+    def scenarios(self, fleet: str | None = None) -> list[Scenario]:
+        """Scenarios of one fleet (or of all), by fleet and name."""
+        return self._scenarios.scenarios(fleet)
+
+    def scenario(self, fleet: str, name: str) -> Scenario:
+        """One scenario."""
+        return self._scenarios.scenario(fleet, name)
+
+    def new_scenario(self, fleet: str, name: str, *, model: str, gpu: str,
+                     kind: str = "inference", notes: str = "", lora_targets: str = "q,v",
+                     **inputs: Any) -> Scenario:
+        """Create a scenario; inputs not given take their defaults."""
+        return self._scenarios.new_scenario(fleet, name, model=model, gpu=gpu, kind=kind,
+                                            notes=notes, lora_targets=lora_targets, **inputs)
+
+    def set_scenario(self, fleet: str, name: str, changes: dict[str, Any],
+                     expected_version: int | None = None) -> Scenario:
+        """Apply ``field=value`` changes as one logged change set.
+
+        With ``expected_version``, a row changed since that version is refused with a
+        :class:`ConflictError` naming the fields that changed and their current values."""
+        return self._scenarios.set_scenario(fleet, name, changes, expected_version)
+
+    def save_scenario(self, fleet: str, name: str, changes: dict[str, Any],
+                      expected_version: int | None = None) -> SavedScenario:
+        """:meth:`set_scenario`, returning the saved scenario with every output of it
+        (evaluated once, with cached specs): a view shows the edit without reading the catalog.
+
+        The save commits first; if evaluating it then fails, the :class:`PlannerError` says
+        the edit was saved."""
+        saved = self.set_scenario(fleet, name, changes, expected_version)
+        try:
+            outputs = self._evaluation.evaluate_many([saved])[0]
+        except Exception as exc:
+            raise PlannerError(f"saved {saved.fleet}/{saved.name} (version {saved.version}), "
+                               f"but could not evaluate it: {exc}") from exc
+        return SavedScenario(saved, outputs)
+
+    def copy_scenario(self, fleet: str, name: str, new_name: str,
+                      to_fleet: str | None = None) -> Scenario:
+        """A what-if copy of a scenario, in the same fleet or another."""
+        return self._scenarios.copy_scenario(fleet, name, new_name, to_fleet)
+
+    def delete_scenario(self, fleet: str, name: str) -> None:
+        """Delete a scenario (and its change log)."""
+        self._scenarios.delete_scenario(fleet, name)
+
+    # ------------------------------------------------------------------ history
+    def history(self, fleet: str, name: str) -> list[Change]:
+        """The scenario's change log, oldest first."""
+        return self._history.history(fleet, name)
+
+    def undo(self, fleet: str) -> list[Change] | None:
+        """Revert the latest change set of ``fleet``'s scenarios that is not undone yet; returns
+        its changes (None when there is nothing to undo). Refused, changing nothing, if the
+        scenario was changed since that change set."""
+        return self._history.undo(fleet)
+
+    def redo(self, fleet: str) -> list[Change] | None:
+        """Re-apply the change set undone last, if no edit came after it."""
+        return self._history.redo(fleet)
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, scenario: Scenario) -> dict[str, Any]:
+        """Every output column of one scenario."""
+        return self._evaluation.evaluate_many([scenario])[0]
+
+    def evaluate_many(self, scenarios: list[Scenario]) -> list[dict[str, Any]]:
+        """Outputs of many scenarios (one vectorized call per kind)."""
+        return self._evaluation.evaluate_many(scenarios)
+
+    def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
+        """:func:`planner.sheet.evaluate` with this database's models and GPUs."""
+        return self._evaluation.evaluate_frame(frame, outputs)
+
+    def model_specs(self) -> dict[str, ModelSpec]:
+        """Every model's spec, by name."""
+        return self._evaluation.model_specs()
+
+    def gpu_specs(self) -> dict[str, GpuSpec]:
+        """Every GPU's spec, by name."""
+        return self._evaluation.gpu_specs()
+
+    # ------------------------------------------------------------------ reports
+    def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
+               sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
+               ) -> Any:
+        """Write an Excel report of ``fleets`` (default: all) that still computes."""
+        return self._reports.export(path, fleets, force=force, sweeps=sweeps, progress=progress)
+
+    def import_workbook(self, path: Any, *, fleet: str | None = None,
+                        dry_run: bool = False) -> list[Any]:
+        """Apply a report's edited inputs (all rows or, on any error, none); returns the row
+        plans (with ``dry_run``, without applying them)."""
+        return self._reports.import_workbook(path, fleet=fleet, dry_run=dry_run)
+
+
+def _safe(url: str) -> str:
+    """The URL without its password."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<database>"

@@ -1,0 +1,97 @@
+"""The scenario change log: one change set per edit, and the undo/redo steps over it.
+
+Each field an edit changes is one row (old and new value as JSON, the version the edit left).
+Undo and redo flip the ``undone`` flag of a whole change set; a new edit ends the redo history
+because redo only looks past the latest change that is not undone.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from planner.domain import Change
+from planner.store.schema import ScenarioChangeRow, ScenarioRow
+
+
+def _encode(value: Any) -> str:
+    return json.dumps(value)
+
+
+def _decode(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _change(r: ScenarioChangeRow) -> Change:
+    return Change(r.change_set, r.field, _decode(r.old_value), _decode(r.new_value),
+                  r.version_after, r.changed_at, r.undone)
+
+
+def log(s: Session, row: ScenarioRow, before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Record the fields that differ between ``before`` and ``after`` as one change set."""
+    change_set = uuid.uuid4().hex
+    for key, old in before.items():
+        new = after[key]
+        if old != new:
+            s.add(ScenarioChangeRow(scenario_id=row.id, change_set=change_set, field=key,
+                                    old_value=_encode(old), new_value=_encode(new),
+                                    version_after=row.version))
+
+
+def changed_since(s: Session, scenario_id: int, version: int) -> dict[str, Any]:
+    """Each field logged as changed after ``version``, with its latest value."""
+    rows = s.scalars(select(ScenarioChangeRow).where(
+        ScenarioChangeRow.scenario_id == scenario_id,
+        ScenarioChangeRow.version_after > version).order_by(ScenarioChangeRow.id))
+    return {r.field: _decode(r.new_value) for r in rows}
+
+
+def history(s: Session, scenario_id: int) -> list[Change]:
+    """The scenario's change log, oldest first."""
+    rows = s.scalars(select(ScenarioChangeRow).where(
+        ScenarioChangeRow.scenario_id == scenario_id).order_by(ScenarioChangeRow.id))
+    return [_change(r) for r in rows]
+
+
+def next_step(s: Session, fleet_id: int, *, undo: bool) -> list[ScenarioChangeRow]:
+    """The change set an undo (the latest not undone) or a redo (the earliest undone after
+    the latest not undone) of the fleet's scenarios would apply; empty when there is none."""
+    ids = select(ScenarioRow.id).where(ScenarioRow.fleet_id == fleet_id)
+    log_rows = select(ScenarioChangeRow).where(ScenarioChangeRow.scenario_id.in_(ids))
+    if undo:
+        target = s.scalar(log_rows.where(ScenarioChangeRow.undone.is_(False))
+                          .order_by(ScenarioChangeRow.id.desc()).limit(1))
+    else:
+        latest_done = s.scalar(select(func.max(ScenarioChangeRow.id)).where(
+            ScenarioChangeRow.scenario_id.in_(ids),
+            ScenarioChangeRow.undone.is_(False))) or 0
+        target = s.scalar(log_rows.where(ScenarioChangeRow.undone.is_(True),
+                                         ScenarioChangeRow.id > latest_done)
+                          .order_by(ScenarioChangeRow.id.asc()).limit(1))
+    if target is None:
+        return []
+    return list(s.scalars(select(ScenarioChangeRow).where(
+        ScenarioChangeRow.change_set == target.change_set).order_by(ScenarioChangeRow.id)))
+
+
+def logged_version(s: Session, scenario_id: int) -> int | None:
+    """The version the scenario's latest logged edit, undo or redo left it at."""
+    return s.scalar(select(func.max(ScenarioChangeRow.version_after)).where(
+        ScenarioChangeRow.scenario_id == scenario_id))
+
+
+def values(rows: list[ScenarioChangeRow], *, undo: bool) -> dict[str, Any]:
+    """The field values a step applies: the old ones to undo, the new ones to redo."""
+    return {r.field: _decode(r.old_value if undo else r.new_value) for r in rows}
+
+
+def mark(rows: list[ScenarioChangeRow], *, undo: bool, version: int) -> list[Change]:
+    """Flag a change set undone (or redone) at the scenario's new ``version``."""
+    for r in rows:
+        r.undone = undo
+        r.version_after = version
+    return [_change(r) for r in rows]
