@@ -109,7 +109,7 @@ def test_vectorized_rows_equal_single_rows() -> None:
     batches = [1, 2, 8, 64, 256]
     cols = service.scenario_columns(s, g, parse_inputs(INFERENCE_INPUTS, {"gpus": 2, "tp": 2}))
     cols["batch"] = np.array(batches)
-    vector = service.inference_graph().evaluate(cols)
+    vector = service.inference_graph().compute(cols)
     for i, b in enumerate(batches):
         scalar = service.estimate(s, g, {"gpus": 2, "tp": 2, "batch": b})
         for key in ("tpot_s", "kv_headroom_bytes", "throughput_tokens_per_s",
@@ -120,7 +120,7 @@ def test_vectorized_rows_equal_single_rows() -> None:
 def test_numeric_columns_map_choices() -> None:
     """The derived inputs (planner.estimator.derived) turn choices into the numbers the
     formulas read; before they were a hand-written ``numeric_columns``."""
-    cols = service.inference_graph().evaluate(
+    cols = service.inference_graph().compute(
         parse_inputs(INFERENCE_INPUTS, {"weight_dtype": "int4", "kv_dtype": "fp8",
                                         "reserve_gib": "2"}),
         service.inference_graph().derived.keys() - {"gpu_flops_per_s"})

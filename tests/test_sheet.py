@@ -16,8 +16,7 @@ from planner.sheet import evaluate
 from planner.sheet.explain import render_text
 from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, parse_inputs
 from planner.sheet.outputs import FORMATS, output_columns
-from planner.sheet.symbolic import Expr, excel, infix, symbolic
-from planner.sheet.symbolic import evaluate as evaluate_tree
+from planner.sheet.symbolic import Expr, compute_tree, excel, infix, symbolic
 from planner.sheet.table import RowError, evaluate_table, graph
 from tests.test_properties import GPUS, MODELS, scenarios
 
@@ -55,12 +54,12 @@ def test_symbolic_trees_evaluate_like_the_formulas(case: tuple[str, str, dict]) 
     value the formula computed (the property every output column is checked by)."""
     name, gpu_name, inputs = case
     g = graph("inference")
-    values = g.evaluate(service.scenario_columns(MODELS[name], GPUS[gpu_name],
+    values = g.compute(service.scenario_columns(MODELS[name], GPUS[gpu_name],
                                                  parse_inputs(INFERENCE_INPUTS,
                                                                       inputs)))
     for column in g.formulas:
         expected = values[column]
-        got = evaluate_tree(symbolic(g.formulas[column]), values)
+        got = compute_tree(symbolic(g.formulas[column]), values)
         if isinstance(expected, bool) or isinstance(got, (bool, np.bool_)):
             assert bool(got) == bool(expected), column
         else:
@@ -181,10 +180,10 @@ def test_training_outputs_symbolic_and_finite(model: str, gpu: str, zero: int, r
         "budget_usd": 1000, "budget_gpu_hours": 10})
     columns = service.scenario_columns(MODELS[model], GPUS[gpu], inputs)
     columns["model_lora_dims"] = lora_dims(MODELS[model], "all") if rank else 0
-    values = g.evaluate(columns)
+    values = g.compute(columns)
     for column in g.formulas:
         expected = values[column]
-        got = evaluate_tree(symbolic(g.formulas[column]), values)
+        got = compute_tree(symbolic(g.formulas[column]), values)
         if isinstance(expected, bool):
             assert bool(got) == expected, column
             continue

@@ -38,7 +38,7 @@ def run(*args: str) -> tuple[int, str, str]:
     ("tokens <= 1_000_000 and tokens > 2e3", {"tokens": np.array([5e5, 1e3])}, [True, False]),
 ])
 def test_expressions_evaluate(text: str, values: dict, expected: object) -> None:
-    result = expr.evaluate(expr.parse(text), values)
+    result = expr.compute(expr.parse(text), values)
     assert np.array_equal(np.asarray(result), np.asarray(expected))
 
 

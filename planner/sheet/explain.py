@@ -51,7 +51,7 @@ def _source(name: str, graph: FormulaGraph) -> str:
 
 def explain(graph: FormulaGraph, values: Mapping[str, Any], column: str, *,
             depth: int = 8) -> ExplainNode:
-    """The explanation tree of ``column`` given every column's value (``graph.evaluate``)."""
+    """The explanation tree of ``column`` given every column's value (``graph.compute``)."""
     if column not in values:
         known = sorted(set(graph.formulas) | set(values))
         raise PlannerError(f"unknown column {column!r}; columns are {', '.join(known)}")

@@ -187,7 +187,7 @@ def check_names(text: str, node: Node, known: set[str]) -> None:
     walk(node)
 
 
-def evaluate(node: Node, values: Mapping[str, Any]) -> Any:
+def compute(node: Node, values: Mapping[str, Any]) -> Any:
     """Evaluate on scalars or numpy columns."""
     op, args = node.op, node.args
     if op == "num" or op == "str":
@@ -195,10 +195,10 @@ def evaluate(node: Node, values: Mapping[str, Any]) -> Any:
     if op == "name":
         return values[args[0]]
     if op == "neg":
-        return -np.asarray(evaluate(args[0], values), dtype=float)
+        return -np.asarray(compute(args[0], values), dtype=float)
     if op == "not":
-        return np.logical_not(evaluate(args[0], values))
-    a, b = (evaluate(x, values) for x in args)
+        return np.logical_not(compute(args[0], values))
+    a, b = (compute(x, values) for x in args)
     if op == "and":
         return np.logical_and(a, b)
     if op == "or":

@@ -90,7 +90,7 @@ class FormulaGraph:
         needed = self.closure(self.order if outputs is None else outputs)
         return {d for n in needed for d in self.deps[n] if d not in self._all}
 
-    def evaluate(self, columns: Mapping[str, Any], outputs: Iterable[str] | None = None, *,
+    def compute(self, columns: Mapping[str, Any], outputs: Iterable[str] | None = None, *,
                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Compute ``outputs`` (default: all, derived columns included) from ``columns``
         (scalars, texts, :class:`~planner.estimator.ops.Coded` text columns or equal-length

@@ -196,7 +196,7 @@ def excel(expr: Expr, ref: Callable[[str], str], _parent: int = 0) -> str:
     raise ValueError(f"cannot render operator {op!r}")
 
 
-def evaluate(expr: Expr, values: Mapping[str, Any]) -> Any:
+def compute_tree(expr: Expr, values: Mapping[str, Any]) -> Any:
     """Evaluate a tree on numbers (used to check that rendering preserves meaning)."""
     import numpy as np
 
@@ -208,9 +208,9 @@ def evaluate(expr: Expr, values: Mapping[str, Any]) -> Any:
     if op in ("num", "text"):
         return args[0]
     if op == "lookup":
-        return ops.lookup(evaluate(args[0], values), dict(args[1]))
+        return ops.lookup(compute_tree(args[0], values), dict(args[1]))
     with np.errstate(divide="ignore", invalid="ignore"):
-        vals = [evaluate(a, values) for a in args]
+        vals = [compute_tree(a, values) for a in args]
     if op == "neg":
         return -vals[0]
     if op in BINARY:

@@ -338,7 +338,7 @@ def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     unknown = [o for o in outputs or () if not g.computes(o) and o not in cols]
     if unknown:
         raise PlannerError(f"unknown column(s) for {kind} scenarios: {', '.join(unknown)}")
-    values = g.evaluate(cols, outputs, progress=progress)
+    values = g.compute(cols, outputs, progress=progress)
     n = _length(table)
     return {k: (v.texts() if isinstance(v, Coded) else np.full(n, v, dtype=object)
                 if isinstance(v, str) else np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v)
