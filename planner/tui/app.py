@@ -15,11 +15,11 @@ the catalog changed, some work failed. The layout's CSS is in ``app.tcss``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, TabbedContent
 
@@ -38,33 +38,38 @@ if TYPE_CHECKING:
     from planner.tui.types import Workspace
 
 
+KEYS = [
+    Binding("e,enter", "edit", "Edit", priority=False),
+    Binding("n", "new", "New"),
+    Binding("d", "duplicate", "Duplicate"),
+    Binding("r", "rename", "Rename", show=False),
+    Binding("delete", "delete", "Delete"),
+    Binding("ctrl+z,u", "undo", "Undo"),
+    Binding("ctrl+y,U", "redo", "Redo", show=False),
+    Binding("s", "sort", "Sort"),
+    Binding("slash", "filter", "Filter"),
+    Binding("f", "fleet", "Fleet"),
+    Binding("space", "mark", "Mark", show=False),
+    Binding("c", "compare", "Compare"),
+    Binding("w", "sweep", "Sweep"),
+    Binding("o", "solve", "Solve"),
+    Binding("x", "explain", "Explain", show=False),
+    Binding("ctrl+e", "export", "Export"),
+    Binding("i", "import_model", "Import model", show=False),
+    Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+    Binding("question_mark,f1", "help", "Help"),
+    Binding("q", "quit", "Quit"),
+]
+"""The key map, in the order the footer, the help and the command palette list it. Every
+action is the app's, which sends it to the widget that owns it."""
+
+
 class PlannerApp(App[None]):
     """The planner's terminal UI over one database."""
 
     TITLE = "planner"
     CSS_PATH = "app.tcss"
-    BINDINGS = [
-        Binding("e,enter", "edit", "Edit", priority=False),
-        Binding("n", "new", "New"),
-        Binding("d", "duplicate", "Duplicate"),
-        Binding("r", "rename", "Rename", show=False),
-        Binding("delete", "delete", "Delete"),
-        Binding("ctrl+z,u", "undo", "Undo"),
-        Binding("ctrl+y,U", "redo", "Redo", show=False),
-        Binding("s", "sort", "Sort"),
-        Binding("slash", "filter", "Filter"),
-        Binding("f", "fleet", "Fleet"),
-        Binding("space", "mark", "Mark", show=False),
-        Binding("c", "compare", "Compare"),
-        Binding("w", "sweep", "Sweep"),
-        Binding("o", "solve", "Solve"),
-        Binding("x", "explain", "Explain", show=False),
-        Binding("ctrl+e", "export", "Export"),
-        Binding("i", "import_model", "Import model", show=False),
-        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
-        Binding("question_mark,f1", "help", "Help"),
-        Binding("q", "quit", "Quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(KEYS)
 
     def __init__(self, url: str | None = None, *, fleet: str | None = None,
                  workspace: Workspace | None = None) -> None:
@@ -251,14 +256,14 @@ class PlannerApp(App[None]):
     def action_help(self) -> None:
         from planner.tui.views import help_text
 
-        self.push_screen(TextScreen("planner — keys", help_text(self.BINDINGS)))
+        self.push_screen(TextScreen("planner — keys", help_text(KEYS)))
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for binding in self.BINDINGS:
+        for binding in KEYS:
             if binding.action in ("quit",):
                 continue
             yield SystemCommand(binding.description or binding.action,
@@ -270,7 +275,7 @@ class PlannerApp(App[None]):
         self.workspace.close()
 
 
-_SHEET_ACTIONS = frozenset(b.action for b in PlannerApp.BINDINGS) - {"quit", "toggle_theme"}
+_SHEET_ACTIONS = frozenset(b.action for b in KEYS) - {"quit", "toggle_theme"}
 
 
 def create_app(url: str | None = None, *, fleet: str | None = None,

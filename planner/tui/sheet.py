@@ -281,7 +281,7 @@ class ScenarioSheet(Vertical):
             bar.show_cell(reference, str(getattr(sc, key)), hint)
             return
         unit = f" {column.measured_unit}" if column.measured_unit else ""
-        bar.show_cell(reference, f"{render.cell(sc, self.outputs[sc.id], key, role)}{unit}",
+        bar.show_cell(reference, f"{render.cell(sc, self.outputs[sc.id], key, 'input')}{unit}",
                       f"{column.help} · {column.allowed()} · Enter edits")
 
     def _explain_tree(self, sc: Scenario, column: str, depth: int = 8) -> ExplainNode | None:
@@ -469,22 +469,26 @@ class ScenarioSheet(Vertical):
         self._show_details()
 
     # --------------------------------------------------------------- row actions
-    def _prompt(self, title: str, value: str, callback: Callable[[str | None], object],
+    def _prompt(self, title: str, value: str, then: Callable[[str], object],
                 help_text: str = "") -> None:
+        """Ask for a name in a dialog; ``then`` gets it unless the dialog was cancelled."""
         def parse(text: str) -> str:
             if not text.strip() or len(text.strip()) > 200:
                 raise ValidationError("name", "must be 1 to 200 characters", value=text)
             return text.strip()
 
-        self.app.push_screen(EditDialog(title, value, parse=parse, help_text=help_text),
-                             callback)
+        def done(name: str | None) -> None:
+            if name:
+                then(name)
+
+        self.app.push_screen(EditDialog(title, value, parse=parse, help_text=help_text), done)
 
     def new(self) -> None:
         """A new scenario on the current row's model and GPU, named in a dialog."""
         sc, _, _ = self._current()
         model = sc.model if sc else (self.models[0].name if self.models else "")
         gpu = sc.gpu if sc else (self.gpus[0].name if self.gpus else "")
-        self._prompt("New scenario: name", "", lambda name: name and self.run(
+        self._prompt("New scenario: name", "", lambda name: self.run(
             "create", lambda ws: ws.new_scenario(self.fleet, name, model=model, gpu=gpu,
                                                  kind=self.kind)),
             help_text=f"{model} on {gpu}, default inputs; edit cells afterwards.")
@@ -494,7 +498,7 @@ class ScenarioSheet(Vertical):
         sc, _, _ = self._current()
         if sc is None:
             return
-        self._prompt("Duplicate as", f"{sc.name} copy", lambda name: name and self.run(
+        self._prompt("Duplicate as", f"{sc.name} copy", lambda name: self.run(
             "duplicate", lambda ws: ws.copy_scenario(sc.fleet, sc.name, name)))
 
     def rename(self) -> None:
@@ -502,7 +506,7 @@ class ScenarioSheet(Vertical):
         sc, _, _ = self._current()
         if sc is None:
             return
-        self._prompt("Rename", sc.name, lambda name: name and name != sc.name and self.run(
+        self._prompt("Rename", sc.name, lambda name: name != sc.name and self.run(
             "rename", lambda ws: ws.set_scenario(sc.fleet, sc.name, {"name": name},
                                                  expected_version=sc.version)))
 
