@@ -1,5 +1,6 @@
 """A grid cell being edited in the formula bar: what is typed, which choice is highlighted,
-and what each key does. State only, no widgets: the app checks values and draws the bar.
+and what each key does. State only, no widgets: the scenario sheet (:mod:`planner.tui.sheet`)
+checks values and draws the bar.
 
 Every input cell is edited the same way, with the grid keeping the focus (see
 :mod:`planner.tui.editline` for why): a number or text is typed into a
@@ -76,7 +77,7 @@ class CellEdit:
         return "changed"
 
     def press(self, key: str, character: str | None = None) -> Outcome:
-        """Apply one key; the outcome says what the app should do next."""
+        """Apply one key; the outcome says what the sheet should do next."""
         if key == "escape":
             return "cancel"
         if key == "enter":
