@@ -262,27 +262,13 @@ class ScenarioSheet(Vertical):
                   tree: ExplainNode | None = None) -> None:
         """The formula bar for a cell that is not being edited (``tree``: the output's
         explanation, if the caller has it already)."""
-        bar = self._bar
         if sc is None or key is None:
-            bar.show_cell("", "No scenario here: n creates one, f switches fleet.")
+            self._bar.show_cell("", "No scenario here: n creates one, f switches fleet.")
             return
-        reference = f"{sc.name} · {key}"
-        if role == "output":
-            tree = tree if tree is not None else self._explain_tree(sc, key, depth=1)
-            shown = render.format_value(key, self.outputs[sc.id].get(key))
-            formula = f"   = {tree.formula}" if tree is not None and tree.formula else ""
-            bar.show_cell(reference, f"{shown}{formula}",
-                          "computed, read-only · x explains it with the values it used")
-            return
-        column = rows.input_column(sc.kind, key)
-        if column is None:
-            hint = {"name": "Enter renames", "lora_targets": "modules LoRA adapts; Enter edits"
-                    }.get(key, "Enter chooses from the catalog")
-            bar.show_cell(reference, str(getattr(sc, key)), hint)
-            return
-        unit = f" {column.measured_unit}" if column.measured_unit else ""
-        bar.show_cell(reference, f"{render.cell(sc, self.outputs[sc.id], key, 'input')}{unit}",
-                      f"{column.help} · {column.allowed()} · Enter edits")
+        if role == "output" and tree is None:
+            tree = self._explain_tree(sc, key, depth=1)
+        self._bar.show_scenario(sc, self.outputs[sc.id], key, role,
+                                tree.formula if tree is not None else "")
 
     def _explain_tree(self, sc: Scenario, column: str, depth: int = 8) -> ExplainNode | None:
         return rows.explain_tree(sc, column, self.models, self.gpus, depth)
