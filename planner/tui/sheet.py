@@ -91,9 +91,9 @@ class ScenarioSheet(Vertical):
     # --------------------------------------------------------------- layout and loading
     def compose(self) -> ComposeResult:
         self._bar = FormulaBar(id="bar")
-        self._grids = {kind: SheetTable(id=id, fixed_columns=1, header_height=2,
+        self._grids = {kind: SheetTable(id=grid_id, fixed_columns=1, header_height=2,
                                         zebra_stripes=True, cursor_type="cell")
-                       for kind, id in (("inference", "grid"), ("training", "train-grid"))}
+                       for kind, grid_id in (("inference", "grid"), ("training", "train-grid"))}
         self._details = Static("Loading…", id="details")
         self._status = Static("", id="status")
         yield self._bar
