@@ -117,6 +117,8 @@ class PlannerApp(App[None]):
     # --------------------------------------------------------------- layout and loading
     def compose(self) -> ComposeResult:
         yield Header()
+        # The filter box docks at the top of the screen, over the header, so it is the
+        # screen's; the sheet owns what it filters (ScenarioSheet.filter_rows).
         yield Input(placeholder="filter rows by text (Esc clears)", id="filter")
         yield self.sheet
         yield Footer()
