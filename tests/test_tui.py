@@ -571,3 +571,37 @@ def test_gpus_tab_snapshot(snap_compare: Any) -> None:
         await steady(pilot)
 
     assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_an_edit_is_parsed_and_evaluated_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typing 7 on a number cell and pressing Enter, through the save: the value is parsed by
+    its column once and the row evaluated once (the check made while typing is reused on
+    Enter, and the save writes the checked values and returns those outputs)."""
+    from planner.sheet.graph import FormulaGraph
+    from planner.sheet.inputs import InputColumn
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.pause()
+        calls = {"parse": 0, "compute": 0}
+        parse, compute = InputColumn.parse, FormulaGraph.compute
+
+        def counting_parse(self: InputColumn, raw: Any) -> Any:
+            calls["parse"] += 1
+            return parse(self, raw)
+
+        def counting_compute(self: FormulaGraph, *args: Any, **kwargs: Any) -> Any:
+            calls["compute"] += 1
+            return compute(self, *args, **kwargs)
+
+        monkeypatch.setattr(InputColumn, "parse", counting_parse)
+        monkeypatch.setattr(FormulaGraph, "compute", counting_compute)
+        await pilot.press("7", "enter")
+        await settle(pilot)
+        assert calls == {"parse": 1, "compute": 1}
+        assert shown(app, sid, "batch") == "7"
+        assert app.scenarios[sid].version == 2
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["batch"] == 7

@@ -16,14 +16,12 @@ from sqlalchemy.orm import Session
 
 from planner.domain import DuplicateError, Scenario
 from planner.errors import ValidationError
+from planner.service.edits import CheckedEdit
 from planner.service.fields import clean_name
 from planner.service.specs import SpecCache
 from planner.sheet.inputs import (
-    INFERENCE_INPUTS,
     TRAINING_DEFAULT_OVERRIDES,
-    TRAINING_INPUTS,
     defaults,
-    parse_inputs,
 )
 from planner.sheet.table import KINDS, check_scenario
 from planner.store import changelog, convert, queries
@@ -56,9 +54,13 @@ class Scenarios:
             return convert.scenario(queries.scenario_row(s, fleet, name))
 
     # ------------------------------------------------------------------ building
-    def build_row(self, s: Session, fleet_row: FleetRow, fields: dict[str, Any]) -> ScenarioRow:
+    def build_row(self, s: Session, fleet_row: FleetRow, fields: dict[str, Any], *,
+                  checked: frozenset[str] = frozenset()) -> ScenarioRow:
         """A validated, unsaved scenario row of ``fleet_row`` from user ``fields`` (names of
-        model and GPU, raw input values; missing inputs take their defaults)."""
+        model and GPU, raw input values; missing inputs take their defaults). Each input value
+        is parsed once, except those named in ``checked``: values already validated (a stored
+        row's, or a :class:`~planner.service.edits.CheckedEdit`'s). The cross-field rules are
+        checked against the database's model and GPU either way."""
         fields = dict(fields)
         name = clean_name(str(fields.pop("name", "")), "name")
         kind = str(fields.pop("kind", "inference")).strip().lower()
@@ -73,24 +75,20 @@ class Scenarios:
                                       + ", ".join((*SCENARIO_META_FIELDS, *sorted(known))))
         base = {**defaults(SCENARIO_INPUTS),
                 **(TRAINING_DEFAULT_OVERRIDES if kind == "training" else {})}
-        inputs = {**base, **{k: c.parse(fields[k]) for c in SCENARIO_INPUTS
-                             for k in [c.name] if k in fields}}
-        values = self._validated(kind, model_row, gpu_row, inputs, lora_targets)
+        inputs = {**base, **{k: fields[k] if k in checked else c.parse(fields[k])
+                             for c in SCENARIO_INPUTS for k in [c.name] if k in fields}}
+        self._check(kind, model_row, gpu_row, inputs, lora_targets)
         return ScenarioRow(fleet_id=fleet_row.id, name=name, kind=kind, model_id=model_row.id,
-                           gpu_id=gpu_row.id, notes=notes, lora_targets=lora_targets,
-                           **{**inputs, **values})
+                           gpu_id=gpu_row.id, notes=notes, lora_targets=lora_targets, **inputs)
 
-    def _validated(self, kind: str, model_row: ModelRow, gpu_row: GpuRow,
-                   inputs: dict[str, Any], lora_targets: str) -> dict[str, Any]:
-        """Validate a whole scenario (ranges, then cross-field rules against its model)."""
+    def _check(self, kind: str, model_row: ModelRow, gpu_row: GpuRow,
+               inputs: dict[str, Any], lora_targets: str) -> None:
+        """The cross-field rules of a scenario whose values are each valid, against its model
+        and GPU."""
         if kind not in KINDS:
             raise ValidationError("kind", "one of " + ", ".join(KINDS), value=kind)
-        spec = self.specs.model_spec(model_row)
-        columns = INFERENCE_INPUTS if kind == "inference" else TRAINING_INPUTS
-        values = parse_inputs(columns, {k: v for k, v in inputs.items()
-                                        if k in {c.name for c in columns}}, base=inputs)
-        check_scenario(spec, self.specs.gpu_spec(gpu_row), values, kind, lora_targets)
-        return values
+        check_scenario(self.specs.model_spec(model_row), self.specs.gpu_spec(gpu_row), inputs,
+                       kind, lora_targets)
 
     # ------------------------------------------------------------------ writing
     def new_scenario(self, fleet: str, name: str, *, model: str, gpu: str,
@@ -124,13 +122,23 @@ class Scenarios:
         with write_transaction(self.engine) as s:
             return self.set_in(s, fleet, name, changes, expected_version)
 
+    def save_edit(self, edit: CheckedEdit, expected_version: int | None = None) -> Scenario:
+        """Write a :func:`~planner.service.edits.check_edit` result as one logged change set,
+        guarded like :meth:`set_scenario`; its values are not parsed again."""
+        sc = edit.before
+        with write_transaction(self.engine) as s:
+            return self.set_in(s, sc.fleet, sc.name, edit.changes, expected_version,
+                               checked=True)
+
     def set_in(self, s: Session, fleet: str, name: str, changes: dict[str, Any],
-               expected_version: int | None) -> Scenario:
-        """Edit a scenario inside the open write transaction ``s``."""
+               expected_version: int | None, *, checked: bool = False) -> Scenario:
+        """Edit a scenario inside the open write transaction ``s``. The stored values are not
+        parsed again, nor ``changes`` when ``checked`` (a :class:`CheckedEdit`'s)."""
         row = queries.scenario_row(s, fleet, name, lock=True)
         check_version(s, row, expected_version, f"scenario {fleet}/{name}")
         before = field_values(row)
-        fresh = self.build_row(s, row.fleet, {**before, **changes})
+        valid = (before.keys() - changes.keys()) | (changes.keys() if checked else set())
+        fresh = self.build_row(s, row.fleet, {**before, **changes}, checked=frozenset(valid))
         if fresh.name != row.name and queries.scenario_named(s, row.fleet_id, fresh.name):
             raise DuplicateError(f"fleet {fleet!r} already has a scenario named "
                                  f"{fresh.name!r}")

@@ -39,6 +39,7 @@ from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.service.catalog import Catalog
+from planner.service.edits import CheckedEdit
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
 from planner.service.history import History
@@ -224,6 +225,14 @@ class Workspace:
             raise PlannerError(f"saved {saved.fleet}/{saved.name} (version {saved.version}), "
                                f"but could not evaluate it: {exc}") from exc
         return SavedScenario(saved, outputs)
+
+    def save_edit(self, edit: CheckedEdit, expected_version: int | None = None
+                  ) -> SavedScenario:
+        """Save an edit checked and evaluated by :func:`~planner.service.edits.check_edit`:
+        nothing is parsed or evaluated again, and the saved scenario comes back with the
+        outputs computed there."""
+        saved = self._scenarios.save_edit(edit, expected_version)
+        return SavedScenario(saved, edit.outputs)
 
     def copy_scenario(self, fleet: str, name: str, new_name: str,
                       to_fleet: str | None = None) -> Scenario:

@@ -145,6 +145,8 @@ def _check_bool(column: InputColumn, values: Any, n: int, labels: Sequence[Any] 
                 ) -> np.ndarray:
     if np.ndim(values) == 0 or isinstance(values, str):
         return 1.0 if column.parse(values) else 0.0  # type: ignore[return-value]
+    if isinstance(values, np.ndarray) and values.dtype == bool:  # already booleans
+        return values.astype(np.float64)
     codes, uniques = factorize(values, n)
     parsed = []
     for value in uniques:

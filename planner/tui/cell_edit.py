@@ -1,5 +1,6 @@
 """A grid cell being edited in the formula bar: what is typed, which choice is highlighted,
-and what each key does. State only, no widgets: the app checks values and draws the bar.
+and what each key does. State only, no widgets: the scenario sheet (:mod:`planner.tui.sheet`)
+checks values and draws the bar.
 
 Every input cell is edited the same way, with the grid keeping the focus (see
 :mod:`planner.tui.editline` for why): a number or text is typed into a
@@ -39,6 +40,9 @@ class CellEdit:
     index: int = 0
     """The highlighted choice, an index into :attr:`shown`."""
     error: str = ""
+    checked: tuple[str, Any] | None = None
+    """The last check of the edit: (raw value, its CheckedEdit or the error it raised), so
+    Enter reuses the check made as the value was typed instead of repeating it."""
 
     @classmethod
     def of_choices(cls, sid: int, key: str, reference: str, hint: str,
@@ -55,15 +59,20 @@ class CellEdit:
         needle = self.buffer.text.strip().lower()
         return [c for c in self.choices if needle in c.lower()]
 
-    def value(self) -> Any:
-        """The parsed value the edit would set (raises ValidationError naming the column)."""
+    def raw(self) -> str:
+        """What the edit would set, as typed: the text, or the highlighted choice (raises
+        ValidationError when the filter matches no choice)."""
         if self.choices is None:
-            return self.parse(self.buffer.text)
+            return self.buffer.text
         shown = self.shown
         if not shown:
             raise ValidationError(self.key, "one of " + ", ".join(self.choices),
                                   value=self.buffer.text)
-        return self.parse(shown[min(self.index, len(shown) - 1)])
+        return shown[min(self.index, len(shown) - 1)]
+
+    def value(self) -> Any:
+        """The parsed value the edit would set (raises ValidationError naming the column)."""
+        return self.parse(self.raw())
 
     def paste(self, text: str) -> Outcome:
         """Insert pasted text (its first line) as if typed."""
@@ -76,7 +85,7 @@ class CellEdit:
         return "changed"
 
     def press(self, key: str, character: str | None = None) -> Outcome:
-        """Apply one key; the outcome says what the app should do next."""
+        """Apply one key; the outcome says what the sheet should do next."""
         if key == "escape":
             return "cancel"
         if key == "enter":

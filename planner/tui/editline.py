@@ -2,7 +2,7 @@
 
 The grid keeps the keyboard focus while a cell is edited in the formula bar: moving focus to a
 text field and back makes Textual re-render every visible cell of the grid (its render caches
-are keyed on the focus state), which costs far more than the edit itself. So the app hands
+are keyed on the focus state), which costs far more than the edit itself. So the sheet hands
 each key to a :class:`LineBuffer`, and the bar only draws it. The keys follow readline and
 Textual's ``Input``: arrows, Home/End (ctrl+a/ctrl+e), Backspace/Delete, ctrl+u and ctrl+k to
 delete to the start or end, ctrl+w to delete a word. Like a spreadsheet cell, the value starts

@@ -13,7 +13,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from planner.domain import Scenario
+from planner.tui import render
 from planner.tui.editline import LineBuffer
+from planner.tui.rows import Outputs, input_column
 
 
 class FormulaBar(Static):
@@ -32,6 +35,26 @@ class FormulaBar(Static):
         line = Text.assemble((reference, "bold"), "  ", content, no_wrap=True,
                              overflow="ellipsis")
         self._show(line, Text(hint, style="dim"))
+
+    def show_scenario(self, sc: Scenario, outputs: Outputs, key: str, role: str | None,
+                      formula: str = "") -> None:
+        """Show column ``key`` of a scenario: an output's value and ``formula`` (read-only), an
+        input's value with its unit, help and allowed range, or a name or catalog choice."""
+        reference = f"{sc.name} · {key}"
+        if role == "output":
+            shown = render.format_value(key, outputs.get(key))
+            self.show_cell(reference, f"{shown}   = {formula}" if formula else shown,
+                           "computed, read-only · x explains it with the values it used")
+            return
+        column = input_column(sc.kind, key)
+        if column is None:
+            hint = {"name": "Enter renames", "lora_targets": "modules LoRA adapts; Enter edits"
+                    }.get(key, "Enter chooses from the catalog")
+            self.show_cell(reference, str(getattr(sc, key)), hint)
+            return
+        unit = f" {column.measured_unit}" if column.measured_unit else ""
+        self.show_cell(reference, f"{render.cell(sc, outputs, key, 'input')}{unit}",
+                       f"{column.help} · {column.allowed()} · Enter edits")
 
     def show_edit(self, reference: str, buffer: LineBuffer, error: str = "",
                   hint: str = "") -> None:

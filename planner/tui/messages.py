@@ -1,5 +1,9 @@
 """Typed messages that thread workers post back to the UI thread (Textual's worker guide):
-the UI never waits on the database, and a worker's error arrives as a message, not a crash."""
+the UI never waits on the database, and a worker's error arrives as a message, not a crash.
+
+They are also how the widgets talk to the app: a message posted by a widget's worker is
+handled by that widget and then bubbles up to :class:`~planner.tui.app.PlannerApp`, which
+passes what others need on to them (a new catalog to the scenario sheet, say)."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from typing import Any
 
 from textual.message import Message
 
-from planner.domain import Fleet, Scenario
+from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
 
 
 @dataclass
@@ -24,10 +28,12 @@ class FleetLoaded(Message):
 
 @dataclass
 class CatalogLoaded(Message):
-    """Models and GPUs for the catalog tabs and the editors' choice lists."""
+    """Models and GPUs for the catalog tabs and the editors' choice lists; ``changed`` when a
+    catalog edit made them, so every scenario must be evaluated again."""
 
-    models: list[Any]
-    gpus: list[Any]
+    models: list[ModelInfo]
+    gpus: list[GpuInfo]
+    changed: bool = False
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -18,6 +18,10 @@ from planner.domain import Scenario
 from planner.errors import PlannerError
 from planner.sheet.outputs import format_value
 from planner.sheet.table import inputs_of
+
+if TYPE_CHECKING:
+    from planner.estimator.architecture import ModelSpec
+    from planner.estimator.gpu import GpuSpec
 
 SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
                  "fits", "cost_usd_per_million_output_tokens")
@@ -50,8 +54,8 @@ class SweepScreen(ModalScreen[None]):
     SweepScreen #result { height: 1fr; }
     """
 
-    def __init__(self, sc: Scenario, column: str, models: dict[str, Any],
-                 gpus: dict[str, Any]) -> None:
+    def __init__(self, sc: Scenario, column: str, models: dict[str, ModelSpec],
+                 gpus: dict[str, GpuSpec]) -> None:
         super().__init__()
         self.sc, self.column, self.models, self.gpus = sc, column, models, gpus
 
@@ -144,7 +148,8 @@ class SolveScreen(ModalScreen[dict[str, Any] | None]):
     SolveScreen #answer { height: auto; margin: 1 0; }
     """
 
-    def __init__(self, sc: Scenario, models: dict[str, Any], gpus: dict[str, Any]) -> None:
+    def __init__(self, sc: Scenario, models: dict[str, ModelSpec],
+                 gpus: dict[str, GpuSpec]) -> None:
         super().__init__()
         self.sc, self.models, self.gpus = sc, models, gpus
         self.changes: dict[str, Any] | None = None

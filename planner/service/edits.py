@@ -1,0 +1,66 @@
+"""An edit of one scenario, checked and evaluated once before it is saved.
+
+The terminal UI shows an edited row at once and saves it in a worker. :func:`check_edit` turns
+the typed values into the validated changes and the row's outputs in one pass: each changed
+value is parsed once by its registry column, and the edited scenario is evaluated once through
+the same vectorized path as a fleet (which also applies the cross-field rules: parallelism,
+a tensor path for the weight dtype, LoRA targets). :meth:`Workspace.save_edit
+<planner.service.workspace.Workspace.save_edit>` then writes the checked changes without
+parsing them again and returns the outputs computed here, so neither step repeats work.
+No database is read: the caller passes the catalog it shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planner.domain import Scenario
+from planner.errors import ValidationError
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec
+from planner.service.fields import clean_name
+from planner.sheet.fleet import evaluate_scenarios
+from planner.sheet.table import RowError, inputs_of
+
+META_FIELDS = ("model", "gpu", "lora_targets", "notes", "name")
+"""Fields of a scenario that are not input columns."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedEdit:
+    """Validated changes to one scenario, the scenario with them, and its outputs."""
+
+    before: Scenario
+    after: Scenario
+    changes: dict[str, Any]
+    """Field → validated value (input columns parsed by the registry)."""
+    outputs: dict[str, Any]
+
+
+def check_edit(sc: Scenario, changes: Mapping[str, Any], models: Mapping[str, ModelSpec],
+               gpus: Mapping[str, GpuSpec]) -> CheckedEdit:
+    """Parse each of ``changes`` once and evaluate the edited scenario once; raises
+    :class:`ValidationError` naming the field (and the allowed range) otherwise."""
+    columns = {c.name: c for c in inputs_of(sc.kind)}
+    parsed: dict[str, Any] = {}
+    for key, raw in changes.items():
+        if key in columns:
+            parsed[key] = columns[key].parse(raw)
+        elif key == "name":
+            parsed[key] = clean_name(str(raw), "name")
+        elif key in META_FIELDS:
+            parsed[key] = str(raw).strip() if key in ("model", "gpu") else str(raw)
+        else:
+            raise ValidationError(key, "is not a scenario field; fields are "
+                                  + ", ".join((*META_FIELDS, *columns)))
+    meta = {k: v for k, v in parsed.items() if k in META_FIELDS}
+    inputs = {**sc.inputs, **{k: v for k, v in parsed.items() if k in columns}}
+    after = dataclasses.replace(sc, inputs=inputs, **meta)
+    try:
+        outputs = evaluate_scenarios([after], models, gpus)[0]
+    except RowError as exc:  # one row: name the field, not the row
+        raise ValidationError(exc.field, exc.allowed, value=exc.value) from None
+    return CheckedEdit(sc, after, parsed, outputs)

@@ -1,0 +1,686 @@
+"""The scenario sheet: a fleet's scenarios as a spreadsheet, and everything done to them.
+
+:class:`ScenarioSheet` owns the formula bar, the tab strip with the Scenarios and Training
+grids (one row per scenario, outputs recomputed live), the details pane and the status line,
+and the state behind them: the fleet's scenarios and outputs, marks, sort and filter, the cell
+being edited and the queue of saves. The Models and GPUs tabs sit in its tab strip, because
+the formula bar describes whichever tab is active, but they are widgets of their own
+(:mod:`planner.tui.catalog_tabs`).
+
+An edit is typed in the formula bar while the grid keeps the focus (:mod:`planner.tui.cell_edit`);
+the row recomputes at once in the UI thread and a thread worker saves it, in edit order and
+guarded by the row's version (:mod:`planner.tui.saves`), so another client's edit is never
+overwritten: the conflict is shown with the fields that changed and the row reloads. Database
+work runs in workers that post typed messages (:mod:`planner.tui.messages`) to the sheet; they
+bubble on to the app, which shows the fleet's name and reports failures.
+
+The app wires keys to the sheet: its bindings call the public methods here, and it hands over
+the keys and pastes that reach it from a grid (:meth:`ScenarioSheet.grid_key`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets.data_table import RowKey
+from textual.worker import get_current_worker
+
+from planner.domain import ConflictError, Fleet, Scenario
+from planner.errors import PlannerError, ValidationError
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec
+from planner.service.edits import CheckedEdit, check_edit
+from planner.tui import gc_policy, render, rows
+from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
+from planner.tui.cell_edit import CellEdit
+from planner.tui.dialogs import ConfirmDialog, EditDialog, FleetDialog, TextScreen
+from planner.tui.formula_bar import FormulaBar
+from planner.tui.messages import (
+    ExportDone,
+    FleetLoaded,
+    ScenarioConflict,
+    ScenarioSaved,
+    WorkFailed,
+)
+from planner.tui.rows import Outputs
+from planner.tui.saves import SaveQueue
+from planner.tui.table import SheetTable
+from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
+
+if TYPE_CHECKING:
+    from planner.sheet.explain import ExplainNode
+    from planner.tui.types import Workspace
+
+Job = Callable[["Workspace"], object]
+"""A database action run by :meth:`ScenarioSheet.run`."""
+
+Cell = tuple[Scenario | None, str | None, str | None]
+"""(scenario, column key, column role) of a grid cell."""
+
+
+class ScenarioSheet(Vertical):
+    """The formula bar, the tabs with the scenario grids and the details pane, and the status
+    line, over one fleet of the workspace."""
+
+    def __init__(self, workspace: WorkspaceRef, *, fleet: str = "", id: str | None = None
+                 ) -> None:
+        super().__init__(id=id)
+        self.workspace = workspace
+        self.fleet = fleet
+        """The fleet shown ('' until the first one is loaded)."""
+        self.fleets: list[Fleet] = []
+        self.scenarios: dict[int, Scenario] = {}
+        self.outputs: dict[int, Outputs] = {}
+        self.marked: set[int] = set()
+        self.sort_key: tuple[str, bool] | None = None
+        """(column, descending), or None for by name."""
+        self.filter_text = ""
+        self.models: list[ModelInfo] = []
+        self.gpus: list[GpuInfo] = []
+        self._model_specs: dict[str, ModelSpec] = {}
+        self._gpu_specs: dict[str, GpuSpec] = {}
+        self.kind = "inference"
+        """The active grid's scenario kind: inference or training."""
+        self.loaded = False
+        """Whether a fleet has been shown."""
+        self.editing: CellEdit | None = None
+        self.saves = SaveQueue()
+
+    # --------------------------------------------------------------- layout and loading
+    def compose(self) -> ComposeResult:
+        self._bar = FormulaBar(id="bar")
+        self._grids = {kind: SheetTable(id=grid_id, fixed_columns=1, header_height=2,
+                                        zebra_stripes=True, cursor_type="cell")
+                       for kind, grid_id in (("inference", "grid"), ("training", "train-grid"))}
+        self._details = Static("Loading…", id="details")
+        self._status = Static("", id="status")
+        yield self._bar
+        with TabbedContent(id="tabs", initial="scenarios"):
+            with TabPane("Scenarios", id="scenarios"), Horizontal(id="main"):
+                yield self._grids["inference"]
+                yield self._details
+            with TabPane("Training", id="training"):
+                yield self._grids["training"]
+            with TabPane("Models", id="models"):
+                yield ModelsTab(self.workspace, id="models-table")
+            with TabPane("GPUs", id="gpus"):
+                yield GpusTab(self.workspace, id="gpus-table")
+        yield self._status
+
+    def focus_grid(self) -> None:
+        """Give the focus to the active grid."""
+        self._grid().focus()
+
+    def use_catalog(self, models: list[ModelInfo], gpus: list[GpuInfo]) -> None:
+        """The models and GPUs scenarios are computed from (choices, recomputes, explains)."""
+        self.models, self.gpus = models, gpus
+        self._model_specs = {m.name: m.spec for m in models}
+        self._gpu_specs = {g.name: g.spec for g in gpus}
+
+    @work(thread=True, exclusive=True, group="load")
+    def load_fleet(self, fleet: str | None, focus_id: int | None = None) -> None:
+        """Read a fleet (default: the first) and evaluate it, off the UI thread."""
+        try:
+            ws = self.workspace.get()
+            fleets = ws.fleets()
+            if not fleets:
+                ws.new_fleet("default")
+                fleets = ws.fleets()
+            name = fleet if fleet in {f.name for f in fleets} else fleets[0].name
+            scenarios = ws.scenarios(name)
+            outputs = ws.evaluate_many(scenarios)
+        except Exception as exc:
+            self.post_message(WorkFailed("Could not load the fleet", str(exc), reload=False))
+            return
+        self.post_message(FleetLoaded(name, scenarios, outputs, fleets, focus_id))
+
+    def reload(self) -> None:
+        """Read the fleet again (after a failed save, or a catalog change)."""
+        self.load_fleet(self.fleet)
+
+    @on(FleetLoaded)
+    def _fleet_loaded(self, message: FleetLoaded) -> None:
+        self.fleet = message.fleet
+        self.fleets = message.fleets
+        self.scenarios = {s.id: s for s in message.scenarios}
+        self.saves.read({s.id: s.version for s in message.scenarios})
+        self.outputs = {s.id: o for s, o in zip(message.scenarios, message.outputs,
+                                                strict=True)}
+        self.marked &= set(self.scenarios)
+        self._rebuild_grids(message.focus_id)
+        if not self.loaded or self.app.focused is None:
+            self._grid().focus()
+        first, self.loaded = not self.loaded, True
+        if first:  # keep the collector off the fleet's objects (planner.tui.gc_policy)
+            gc_policy.loaded()
+        else:
+            self.call_after_refresh(gc_policy.reloaded)  # after the grid is drawn
+
+    # --------------------------------------------------------------- grid
+    def _grid(self, kind: str | None = None) -> SheetTable:
+        return self._grids[kind or self.kind]
+
+    def _visible(self, kind: str) -> list[int]:
+        return rows.visible(self.scenarios, self.outputs, kind, self.filter_text,
+                            self.sort_key)
+
+    def _rebuild_grids(self, focus_id: int | None = None) -> None:
+        self._end_edit()  # rows may move or vanish: an unfinished cell edit is dropped
+        for kind in ("inference", "training"):
+            table = self._grid(kind)
+            keep = table.cursor_coordinate
+            table.clear(columns=True)
+            ids = self._visible(kind)
+            names = [self.scenarios[i].name for i in ids]
+            for key, header, role in render.grid_columns(kind):
+                style = {"output": "bold italic cyan", "input": "bold"}.get(role, "bold")
+                # fixed widths: a stable layout (no re-measuring as rows arrive)
+                width = (max([len(n) + 2 for n in names] + [12]) if key == "name"
+                         else render.column_width(key, header))
+                table.add_column(Text(header, style=style), key=key, width=width)
+            table.set_rows((str(i), self._row(i)) for i in ids)
+            if focus_id is not None and focus_id in ids and kind == self.scenarios[
+                    focus_id].kind:
+                table.move_cursor(row=ids.index(focus_id), column=keep.column)
+            elif ids:
+                table.move_cursor(row=min(keep.row, len(ids) - 1), column=keep.column)
+        self._show_details()
+
+    def _row(self, sid: int) -> render.GridRow:
+        return render.GridRow(self.scenarios[sid], self.outputs[sid], sid in self.marked)
+
+    def _refresh_row(self, sid: int) -> None:
+        table = self._grid(self.scenarios[sid].kind)
+        if RowKey(str(sid)) in table.rows:
+            table.update_row(str(sid), self._row(sid))
+
+    def _current(self) -> Cell:
+        """(scenario, column key, column role) under the cursor of the active grid."""
+        table = self._grid()
+        if not table.row_count:
+            return None, None, None
+        coord = table.cursor_coordinate
+        row_key, col_key = table.coordinate_to_cell_key(coord)
+        sc = self.scenarios.get(int(row_key.value or 0))
+        roles = {k: r for k, _h, r in render.grid_columns(self.kind)}
+        return sc, col_key.value, roles.get(col_key.value or "")
+
+    @on(TabbedContent.TabActivated)
+    def _tab(self, event: TabbedContent.TabActivated) -> None:
+        self._end_edit()
+        pane = event.pane.id or ""
+        table = self.query_one({"training": "#train-grid", "models": "#models-table",
+                                "gpus": "#gpus-table"}.get(pane, "#grid"), DataTable)
+
+        def refocus() -> None:  # the focused table was on the tab just hidden
+            focused = self.app.focused
+            if focused is None or not focused.display or (
+                    isinstance(focused, DataTable) and focused is not table):
+                table.focus()
+
+        self.call_after_refresh(refocus)
+        if pane in ("scenarios", "training"):
+            self.kind = "inference" if pane == "scenarios" else "training"
+            self._show_details()
+        elif isinstance(table, CatalogTab):
+            self._bar.show_cell(*table.BAR_NOTE)
+
+    @on(DataTable.CellHighlighted, "#grid, #train-grid")
+    def _moved(self, _event: DataTable.CellHighlighted) -> None:
+        edit = self.editing
+        if edit is not None:
+            sc, key, _ = self._current()
+            if sc is None or (sc.id, key) != (edit.sid, edit.key):
+                self._end_edit()  # the cursor left the cell (a mouse click): drop the edit
+        self._show_details()
+
+    @on(DataTable.CellSelected, "#grid, #train-grid")
+    def _selected(self, _event: DataTable.CellSelected) -> None:
+        self.edit()
+
+    def _show_details(self) -> None:
+        """Redraw the formula bar and the details pane for the cell under the cursor."""
+        sc, key, role = self._current()
+        tree = self._explain_tree(sc, key, depth=2) if (
+            sc is not None and key and role == "output") else None
+        if self.editing is None:
+            self._show_bar(sc, key, role, tree)
+        if self.kind != "inference":
+            return
+        if sc is None:
+            self._details.update("No scenario selected. Press n to create one.")
+            return
+        from planner.sheet.explain import render_text
+
+        gpu = next((g for g in self.gpus if g.name == sc.gpu), None)
+        memory = gpu.spec.memory_bytes if gpu else self.outputs[sc.id].get(
+            "gpu_memory_bytes", 0)
+        self._details.update(render.details(sc, self.outputs[sc.id], memory,
+                                            render_text(tree) if tree is not None else ""))
+
+    def _show_bar(self, sc: Scenario | None, key: str | None, role: str | None,
+                  tree: ExplainNode | None = None) -> None:
+        """The formula bar for a cell that is not being edited (``tree``: the output's
+        explanation, if the caller has it already)."""
+        if sc is None or key is None:
+            self._bar.show_cell("", "No scenario here: n creates one, f switches fleet.")
+            return
+        if role == "output" and tree is None:
+            tree = self._explain_tree(sc, key, depth=1)
+        self._bar.show_scenario(sc, self.outputs[sc.id], key, role,
+                                tree.formula if tree is not None else "")
+
+    def _explain_tree(self, sc: Scenario, column: str, depth: int = 8) -> ExplainNode | None:
+        return rows.explain_tree(sc, column, self.models, self.gpus, depth)
+
+    # --------------------------------------------------------------- editing
+    def edit(self) -> None:
+        """Edit the cell under the cursor (a name is renamed in a dialog)."""
+        sc, key, role = self._current()
+        if sc is None or key is None:
+            return
+        if role == "output":
+            self.notify(f"{key} is computed from the inputs; press x to see why.",
+                        title="Read-only column")
+            return
+        if key == "name":
+            self.rename()
+            return
+        self._begin_edit(sc, key)
+
+    def _begin_edit(self, sc: Scenario, key: str, typed: str = "") -> None:
+        """Edit an input cell in the formula bar; the grid keeps the focus."""
+        edit = rows.cell_edit(sc, self.outputs[sc.id], key, self.models, self.gpus)
+        self.editing = edit
+        if typed:
+            edit.buffer.insert(typed)
+        edit.error = self._edit_error(edit) if typed or edit.choices is not None else ""
+        self._draw_edit()
+
+    def _draw_edit(self) -> None:
+        edit = self.editing
+        if edit is None:
+            return
+        if edit.choices is not None:
+            self._bar.show_choices(edit.reference, edit.buffer, edit.shown, edit.index,
+                                   edit.error)
+        else:
+            self._bar.show_edit(edit.reference, edit.buffer, edit.error, edit.hint)
+
+    def _end_edit(self) -> None:
+        if self.editing is not None:
+            self.editing = None
+            if self.loaded:
+                self._show_bar(*self._current())
+
+    def end_edit(self) -> None:
+        """Drop an unfinished cell edit."""
+        self._end_edit()
+
+    def _edit_error(self, edit: CellEdit) -> str:
+        """Why the edit's value is refused ('' if the scenario accepts it): the column's rules,
+        then the whole scenario recomputed with it (e.g. parallelism must divide heads)."""
+        sc = self.scenarios.get(edit.sid)
+        if sc is None:
+            return "this scenario no longer exists; Esc cancels"
+        try:
+            self._checked(sc, edit)
+        except PlannerError as exc:
+            return str(exc)
+        return ""
+
+    def _checked(self, sc: Scenario, edit: CellEdit) -> CheckedEdit:
+        """The edit checked and evaluated (:func:`check_edit`), once per value typed: Enter
+        reuses the check made while typing."""
+        try:
+            raw = edit.raw()
+        except PlannerError as exc:
+            edit.checked = None
+            raise exc from None
+        if edit.checked is None or edit.checked[0] != raw:
+            try:
+                edit.checked = (raw, self._check(sc, {edit.key: raw}))
+            except PlannerError as exc:
+                edit.checked = (raw, exc)
+        result = edit.checked[1]
+        if isinstance(result, PlannerError):
+            raise result
+        return result  # type: ignore[no-any-return]
+
+    def grid_key(self, event: events.Key) -> bool:
+        """Handle a key that reached the app from a grid; True if it was the sheet's.
+
+        The editor's keys while a cell is edited (all of them); Enter starts editing here and
+        now (through DataTable's select binding it would wait for a message, and keys typed
+        right after it would reach the grid instead of the editor); a digit typed on a number
+        cell starts editing it, as in a spreadsheet."""
+        edit = self.editing
+        if len(self.app.screen_stack) > 1:  # a dialog is opening: its keys are not the grid's
+            return False
+        if edit is None:
+            if event.key == "enter":
+                self.edit()
+                return True
+            if event.character and event.character in "0123456789.":
+                sc, key, role = self._current()
+                column = rows.input_column(sc.kind, key) if sc and key and role == "input" \
+                    else None
+                if sc is not None and column is not None and column.kind in ("int", "float"):
+                    self._begin_edit(sc, key or "", typed=event.character)
+                    return True
+            return False
+        outcome = edit.press(event.key, event.character)
+        if outcome == "cancel":
+            self._end_edit()
+        elif outcome == "accept":
+            self._accept_edit(edit)
+        elif outcome == "changed":
+            edit.error = self._edit_error(edit)
+            self._draw_edit()
+        return True
+
+    def paste(self, text: str) -> None:
+        """Pasted text goes into the cell being edited (the grid itself ignores pastes)."""
+        if self.editing is not None and self.editing.paste(text) == "changed":
+            self.editing.error = self._edit_error(self.editing)
+            self._draw_edit()
+
+    def _accept_edit(self, edit: CellEdit) -> None:
+        sc = self.scenarios.get(edit.sid)
+        if sc is None:
+            self._end_edit()
+            return
+        try:
+            checked = self._checked(sc, edit)
+        except PlannerError as exc:  # stay in the editor and say why
+            edit.error = str(exc)
+            self._draw_edit()
+            return
+        self.editing = None
+        self._commit(checked)
+
+    def _check(self, sc: Scenario, changes: dict[str, Any]) -> CheckedEdit:
+        return check_edit(sc, changes, self._model_specs, self._gpu_specs)
+
+    def _apply(self, sc: Scenario, key: str, value: Any) -> None:
+        """Accept an edit: recompute the row now, save it in a worker."""
+        if value is None:
+            return
+        try:
+            checked = self._check(sc, {key: value})
+        except PlannerError as exc:
+            self.notify(str(exc), title="Not changed", severity="error")
+            return
+        self._commit(checked)
+
+    def _commit(self, checked: CheckedEdit) -> None:
+        """Show an accepted edit's row at once and save it in a worker. The row is drawn
+        first; the details pane (a re-layout of the screen) follows in the next frame."""
+        sc = checked.before
+        self.scenarios[sc.id], self.outputs[sc.id] = checked.after, checked.outputs
+        self._refresh_row(sc.id)
+        self._show_bar(*self._current())
+        self.call_after_refresh(self._show_details)
+        self.save_edit(self.saves.enqueue(sc.id, sc.version), checked)
+
+    @work(thread=True, group="save")
+    def save_edit(self, ticket: int, checked: CheckedEdit) -> None:
+        """Save one checked edit, in its turn (:class:`SaveQueue`), guarded by the row's
+        version: nothing is parsed or evaluated again."""
+        sc = checked.before
+        worker = get_current_worker()
+        with self.saves.turn(ticket, sc.id, lambda: worker.is_cancelled) as expected:
+            if expected is None:  # the app is closing
+                return
+            try:
+                ws = self.workspace.get()
+                result = ws.save_edit(checked, expected_version=expected)
+                saved = result.scenario
+                self.saves.wrote(sc.id, saved.version)
+            except ConflictError as exc:
+                try:
+                    fresh = ws.scenario(sc.fleet, sc.name)
+                    self.post_message(ScenarioConflict(fresh, ws.evaluate(fresh),
+                                                       exc.changed))
+                except Exception as inner:
+                    self.post_message(WorkFailed("Edit refused", f"{exc} ({inner})"))
+                return
+            except Exception as exc:
+                self.post_message(WorkFailed("Could not save the edit", str(exc)))
+                return
+        self.post_message(ScenarioSaved(saved, result.outputs))
+
+    @on(ScenarioSaved)
+    def _saved(self, message: ScenarioSaved) -> None:
+        sc = message.scenario
+        self._status.update(f"saved {sc.fleet}/{sc.name} (version {sc.version})", layout=False)
+        if self.saves.pending(sc.id):  # a newer edit of this row is on its way: keep it shown
+            return
+        self.scenarios[sc.id], self.outputs[sc.id] = sc, message.outputs
+        self._refresh_row(sc.id)
+        self._show_details()
+
+    @on(ScenarioConflict)
+    def _conflict(self, message: ScenarioConflict) -> None:
+        sc = message.scenario
+        changed = ", ".join(f"{k} = {v!r}" for k, v in message.changed.items()) or "unknown"
+        self.notify(f"{sc.name} was changed by someone else: {changed}. The row was reloaded; "
+                    "your edit was not applied.", title="Changed elsewhere",
+                    severity="warning", timeout=12)
+        self.scenarios[sc.id], self.outputs[sc.id] = sc, message.outputs
+        self._refresh_row(sc.id)
+        self._show_details()
+
+    # --------------------------------------------------------------- row actions
+    def _prompt(self, title: str, value: str, then: Callable[[str], object],
+                help_text: str = "") -> None:
+        """Ask for a name in a dialog; ``then`` gets it unless the dialog was cancelled."""
+        def parse(text: str) -> str:
+            if not text.strip() or len(text.strip()) > 200:
+                raise ValidationError("name", "must be 1 to 200 characters", value=text)
+            return text.strip()
+
+        def done(name: str | None) -> None:
+            if name:
+                then(name)
+
+        self.app.push_screen(EditDialog(title, value, parse=parse, help_text=help_text), done)
+
+    def new(self) -> None:
+        """A new scenario on the current row's model and GPU, named in a dialog."""
+        sc, _, _ = self._current()
+        model = sc.model if sc else (self.models[0].name if self.models else "")
+        gpu = sc.gpu if sc else (self.gpus[0].name if self.gpus else "")
+        self._prompt("New scenario: name", "", lambda name: self.run(
+            "create", lambda ws: ws.new_scenario(self.fleet, name, model=model, gpu=gpu,
+                                                 kind=self.kind)),
+            help_text=f"{model} on {gpu}, default inputs; edit cells afterwards.")
+
+    def duplicate(self) -> None:
+        """A copy of the current scenario, named in a dialog."""
+        sc, _, _ = self._current()
+        if sc is None:
+            return
+        self._prompt("Duplicate as", f"{sc.name} copy", lambda name: self.run(
+            "duplicate", lambda ws: ws.copy_scenario(sc.fleet, sc.name, name)))
+
+    def rename(self) -> None:
+        """Rename the current scenario in a dialog."""
+        sc, _, _ = self._current()
+        if sc is None:
+            return
+        self._prompt("Rename", sc.name, lambda name: name != sc.name and self.run(
+            "rename", lambda ws: ws.set_scenario(sc.fleet, sc.name, {"name": name},
+                                                 expected_version=sc.version)))
+
+    def delete(self) -> None:
+        """Delete the current scenario, once confirmed."""
+        sc, _, _ = self._current()
+        if sc is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.run("delete", lambda ws: ws.delete_scenario(sc.fleet, sc.name))
+
+        self.app.push_screen(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
+
+    def undo(self) -> None:
+        """Undo the fleet's last change (the database's change log)."""
+        self.run("undo", lambda ws: ws.undo(self.fleet), empty="Nothing to undo")
+
+    def redo(self) -> None:
+        """Redo the fleet's last undone change."""
+        self.run("redo", lambda ws: ws.redo(self.fleet), empty="Nothing to redo")
+
+    @work(thread=True, group="save")
+    def run(self, what: str, job: Job, empty: str = "", fleet: str | None = None) -> None:
+        """Run a database action in a worker, then reload the fleet (or switch to ``fleet``)."""
+        try:
+            result = job(self.workspace.get())
+        except Exception as exc:
+            self.post_message(WorkFailed(f"Could not {what}", str(exc)))
+            return
+        focus = result.id if isinstance(result, Scenario) else None
+        if result is None and empty:
+            self.app.call_from_thread(self.notify, empty)
+        elif isinstance(result, list) and result:
+            fields = ", ".join(f"{c.field}" for c in result)
+            self.app.call_from_thread(self.notify, f"{what}: {fields}")
+        self.load_fleet(fleet or self.fleet, focus)
+
+    # --------------------------------------------------------------- view actions
+    def sort(self) -> None:
+        """Sort by the current column; again: descending."""
+        _, key, _ = self._current()
+        if key is None:
+            return
+        reverse = self.sort_key is not None and self.sort_key == (key, False)
+        self.sort_key = (key, reverse)
+        self._rebuild_grids()
+        self._status.update(f"sorted by {key} ({'descending' if reverse else 'ascending'})")
+
+    def filter_rows(self, text: str) -> None:
+        """Show only the rows that contain ``text`` ('' shows all)."""
+        self.filter_text = text
+        self._rebuild_grids()
+
+    def mark(self) -> None:
+        """Mark or unmark the current row (for compare)."""
+        sc, _, _ = self._current()
+        if sc is None:
+            return
+        self.marked ^= {sc.id}
+        self._refresh_row(sc.id)
+
+    def switch_fleet(self) -> None:
+        """Choose another fleet, or name a new one, in a dialog."""
+        def chosen(name: str | None) -> None:
+            if not name:
+                return
+            if name.startswith("+"):
+                new = name[1:]
+                self.run("create the fleet", lambda ws: ws.new_fleet(new), fleet=new)
+                return
+            self.load_fleet(name)
+
+        self.app.push_screen(FleetDialog([(f.name, f.scenario_count) for f in self.fleets],
+                                         self.fleet), chosen)
+
+    def explain(self) -> None:
+        """Why the current output has its value: formula and inputs."""
+        sc, key, role = self._current()
+        if sc is None or key is None:
+            return
+        if role != "output":
+            self.notify("Explain works on computed columns (italic cyan).")
+            return
+        shown = render.format_value(key, self.outputs[sc.id][key])
+        self.app.push_screen(TextScreen(f"Why {key} = {shown}", rows.explain_text(
+            sc, key, self.models, self.gpus)))
+
+    def compare(self) -> None:
+        """Compare the marked scenarios, with deltas against the first."""
+        from planner.compare import compare
+        from planner.present import comparison_table
+
+        ids = [i for i in self._visible(self.kind) if i in self.marked]
+        if len(ids) < 2:
+            self.notify("Mark two or more scenarios with Space, then press c.",
+                        title="Compare")
+            return
+        scenarios = [self.scenarios[i] for i in ids]
+        table = compare(scenarios, [self.outputs[i] for i in ids])
+        self.app.push_screen(TextScreen("Compare (Δ against the first)",
+                                        comparison_table(scenarios, table)))
+
+    def sweep(self) -> None:
+        """Vary the current input column of the current scenario."""
+        from planner.tui.views import SweepScreen
+
+        sc, key, role = self._current()
+        if sc is None or sc.kind != "inference":
+            return
+        column = key if role == "input" and key is not None else "batch"
+        self.app.push_screen(SweepScreen(sc, column, {m.name: m.spec for m in self.models},
+                                         {g.name: g.spec for g in self.gpus}))
+
+    def solve(self) -> None:
+        """Goal seek on the current scenario; the answer can be applied to the row."""
+        from planner.tui.views import SolveScreen
+
+        sc, _, _ = self._current()
+        if sc is None or sc.kind != "inference":
+            return
+
+        def apply(changes: dict[str, Any] | None) -> None:
+            if changes:
+                for key, value in changes.items():
+                    self._apply(self.scenarios[sc.id], key, value)
+
+        self.app.push_screen(SolveScreen(sc, {m.name: m.spec for m in self.models},
+                                         {g.name: g.spec for g in self.gpus}), apply)
+
+    def export(self) -> None:
+        """Export the fleet to an Excel workbook, to a path asked for in a dialog."""
+        default = str(Path.cwd() / f"planner-{self.fleet}.xlsx")
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.notify(f"Exporting fleet {self.fleet}…", title="Export")
+                self._export(path)
+
+        self.app.push_screen(EditDialog("Export to Excel: file", default,
+                                        help_text="An .xlsx path; an existing file is "
+                                                  "replaced."), chosen)
+
+    @work(thread=True, group="export")
+    def _export(self, path: str) -> None:
+        try:
+            total = max(1, len(self.scenarios))
+            done = [0]
+
+            def progress(n: int) -> None:
+                done[0] += n
+                self.app.call_from_thread(self._status.update,
+                                          f"exporting… {done[0]}/{total} scenarios")
+
+            report = self.workspace.get().export(path, [self.fleet], force=True,
+                                                 progress=progress)
+            self.post_message(ExportDone(str(Path(path).resolve()), report.scenarios
+                                         + report.training))
+        except Exception as exc:
+            self.post_message(WorkFailed("Export failed", str(exc), reload=False))
+
+    @on(ExportDone)
+    def _exported(self, message: ExportDone) -> None:
+        self._status.update(f"wrote {message.path}")
+        self.notify(f"Wrote {message.scenarios} scenarios to {message.path}", title="Exported",
+                    timeout=10)
