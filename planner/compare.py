@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.domain import Scenario
+from planner.errors import ValidationError
 
 COMPARE_OUTPUTS = (
     "weights_bytes_per_gpu", "kv_budget_bytes", "kv_headroom_bytes", "fits",
@@ -43,8 +44,6 @@ def compare(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]],
             columns: Sequence[str] | None = None) -> list[CompareRow]:
     """Rows for the inputs that differ, then the key outputs (or ``columns``)."""
     if len(scenarios) < 2:
-        from planner.errors import ValidationError
-
         raise ValidationError("scenarios", "compare needs at least two scenarios")
     records = [{"model": s.model, "gpu": s.gpu, "kind": s.kind, **s.inputs, **o}
                for s, o in zip(scenarios, outputs, strict=True)]

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from planner.cli.common import PlannerGroup
+from planner.cli.common import PlannerGroup, workspace
 
 
 @click.group(cls=PlannerGroup, invoke_without_command=True,
@@ -31,15 +31,15 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
     """
     ctx.ensure_object(dict)["db"] = db_url
     if ctx.invoked_subcommand is None:
-        from planner.cli.common import workspace
-
         ws = workspace(ctx)  # creates, migrates and seeds on first run; errors exit 2
+        # lazy: loads rich, textual (~194 ms), only when this runs
         from planner.tui.app import create_app
 
         create_app(workspace=ws).run()
 
 
 def _register() -> None:
+    # lazy: the command modules import the `cli` group defined above (an import cycle)
     from planner.cli import catalog, db, estimate, fleets, report, whatif
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,

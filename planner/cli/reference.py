@@ -15,6 +15,8 @@ import sys
 
 import click
 
+from planner.cli import cli
+
 WIDTH = 100
 """Characters per line of usage text (fixed, so the output does not follow the terminal)."""
 
@@ -91,7 +93,6 @@ def markdown(command: click.Command | None = None, name: str = "planner") -> str
     """The Markdown reference of ``command`` (default: the ``planner`` group) and everything
     under it."""
     if command is None:
-        from planner.cli import cli
 
         command = cli
     head = ["# Command reference", "",

@@ -10,13 +10,14 @@ from typing import Any
 import click
 
 from planner.cli.common import emit_json, json_option, workspace
+from planner.cli.fleets import _ref
+from planner.cli.whatif import _variations
 from planner.errors import ValidationError
 
 
 def _sweep(ctx: click.Context, text: str) -> Any:
     """``FLEET/NAME:column=values[;column=values]`` → an export Sweep of full scenario rows."""
-    from planner.cli.fleets import _ref
-    from planner.cli.whatif import _variations
+    # lazy: loads openpyxl (~119 ms), only when this runs
     from planner.report.export import Sweep
 
     ref, sep, spec = text.partition(":")

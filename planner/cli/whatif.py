@@ -15,6 +15,7 @@ from planner.errors import PlannerError, ValidationError
 
 
 def _base(ctx: click.Context, ref: str, fleet_name: str | None) -> tuple[Any, dict[str, Any]]:
+    # lazy: ~19 ms of imports, only when this runs
     from planner.sheet.table import inputs_of
 
     sc = workspace(ctx).scenario(*_ref(ctx, ref, fleet_name))
@@ -25,7 +26,10 @@ def _base(ctx: click.Context, ref: str, fleet_name: str | None) -> tuple[Any, di
 
 
 def _variations(ctx: click.Context, texts: tuple[str, ...], kind: str) -> list[Any]:
+    # lazy: ~19 ms of imports, only when this runs
     from planner.sheet.table import inputs_of
+
+    # lazy: ~29 ms of imports, only when this runs
     from planner.sheet.whatif import parse_variation
 
     ws = workspace(ctx)
@@ -57,7 +61,10 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
           show: str, out_path: Path | None, force: bool, as_json: bool) -> None:
     """A sensitivity table (like Excel's Data Tables): one scenario's outputs over one or two
     varied inputs, evaluated in one vectorized call."""
+    # lazy: ~19 ms of imports, only when this runs
     from planner.sheet.table import graph
+
+    # lazy: ~29 ms of imports, only when this runs
     from planner.sheet.whatif import build_grid
 
     sc, base = _base(ctx, ref, fleet_name)
@@ -96,6 +103,7 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     if as_json:
         emit_json(frame.to_dict(orient="records"))
         return
+    # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
     render.sweep(sc, grid, frame, columns)
@@ -157,6 +165,7 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
       planner solve prod/chat --minimize cost_usd_per_hour --vary gpu=* \\
           --subject-to "fits and ttft_s <= 0.5"
     """
+    # lazy: ~29 ms of imports, only when this runs
     from planner.sheet.whatif import solve as run
 
     if bool(maximize) == bool(minimize):
@@ -170,6 +179,7 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
     if as_json:
         emit_json(asdict(result))
         return
+    # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
     render.solution(sc, result, constraint, [v.split("=")[0] for v in vary])
@@ -187,6 +197,7 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
 def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
             show: str | None, as_json: bool) -> None:
     """Two or more scenarios side by side, with absolute and relative deltas to the first."""
+    # lazy: ~13 ms of imports, only when this runs
     from planner.compare import compare as run
 
     ws = workspace(ctx)
@@ -198,6 +209,7 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
         emit_json({"scenarios": [f"{s.fleet}/{s.name}" for s in scenarios],
                    "rows": [asdict(r) for r in rows]})
         return
+    # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
     render.comparison(scenarios, rows)

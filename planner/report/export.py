@@ -24,6 +24,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from planner.catalog import gpu_record
 from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
 from planner.estimator.figures import model_figures
@@ -44,6 +45,7 @@ from planner.report.layout import (
     MODEL_FIGURES,
     MODEL_META,
     SCENARIO_SHEETS,
+    input_column,
     letters,
     scenario_columns,
 )
@@ -208,8 +210,6 @@ def _validations(ws: Any, kind: str, col: dict[str, str], last: int, n_models: i
                             error=f"Choose a {key} from the list.")
         dv.add(f"{col[key]}2:{col[key]}{rows}")
         ws.add_data_validation(dv)
-    from planner.report.layout import input_column
-
     for c in scenario_columns(kind):
         if c.role != "input" or c.kind not in ("int", "float"):
             continue
@@ -250,8 +250,6 @@ def write_models(ws: Any, models: Sequence[ModelInfo]) -> None:
 def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> None:
     """One row per GPU: editable datasheet figures (GiB, TFLOP/s, GB/s, USD) and the base-unit
     columns scenarios look up, computed from them."""
-    from planner.catalog import gpu_record
-
     letter = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
     for j, (_key, header, kind, _fmt) in enumerate(GPU_SHEET, 1):
         _header(ws, 1, j, header, "input" if kind == "value" else "lookup")

@@ -15,6 +15,8 @@ from planner.domain import Scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.service.specs import SpecCache
+from planner.sheet import fleet
+from planner.sheet import frame as frame_module
 from planner.store.engine import read_session
 
 
@@ -42,14 +44,10 @@ class Evaluation:
 
     def evaluate_many(self, scenarios: list[Scenario]) -> list[dict[str, Any]]:
         """Outputs of many scenarios (one vectorized call per kind)."""
-        from planner.sheet.fleet import evaluate_scenarios
-
         models, gpus = self.catalog_specs()
-        return evaluate_scenarios(scenarios, models, gpus)
+        return fleet.evaluate_scenarios(scenarios, models, gpus)
 
     def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
         """:func:`planner.sheet.evaluate` with this database's models and GPUs."""
-        from planner.sheet.frame import evaluate
-
         models, gpus = self.catalog_specs()
-        return evaluate(frame, models, gpus, outputs)
+        return frame_module.evaluate(frame, models, gpus, outputs)

@@ -31,6 +31,7 @@ class Reports:
                sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
                ) -> Any:
         """Write an Excel report of ``fleets`` (default: all) that still computes."""
+        # lazy: openpyxl, which only an export needs (the UI starts without it)
         from planner.report.export import ExportReport, build_workbook, save_workbook
 
         names = fleets or [f.name for f in self.fleets.fleets()]
@@ -46,6 +47,7 @@ class Reports:
                         dry_run: bool = False) -> list[Any]:
         """Apply a report's edited inputs (all rows or, on any error, none); returns the row
         plans (with ``dry_run``, without applying them)."""
+        # lazy: openpyxl and pandas, which only an import needs
         from planner.report.importer import read_plan
 
         existing = {sc.id: sc for sc in self.scenarios.scenarios()}

@@ -49,6 +49,7 @@ from planner.service.specs import SpecCache
 from planner.settings import database_url
 from planner.store import migrate
 from planner.store.engine import make_engine, write_transaction
+from planner.store.seed import seed_all
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +107,6 @@ class Workspace:
 
     def seed(self) -> SeedReport:
         """Add what is new in ``seeds/`` (idempotent; never overwrites a user's edit)."""
-        from planner.store.seed import seed_all
-
         try:
             with write_transaction(self.engine) as session:
                 return seed_all(session, self._scenarios.build_row)

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from planner import catalog
 from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.sheet.graph import float_block
 from planner.sheet.table import KINDS, evaluate_table, graph
 
 if TYPE_CHECKING:
@@ -24,14 +26,10 @@ if TYPE_CHECKING:
 
 
 def _catalog_models() -> dict[str, ModelSpec]:
-    from planner import catalog
-
     return {name: catalog.resolve_model_spec(name) for name in catalog.model_names()}
 
 
 def _catalog_gpus() -> dict[str, GpuSpec]:
-    from planner import catalog
-
     return dict(catalog.load_gpus())
 
 
@@ -80,7 +78,6 @@ def _frame_of(columns: dict[str, Any], index: Any) -> pd.DataFrame:
     without a copy when there is one (a million-row frame would otherwise copy 400 MB)."""
     import pandas as pd
 
-    from planner.sheet.graph import float_block
 
     found = float_block(columns, columns)
     parts = []

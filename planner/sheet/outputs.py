@@ -18,6 +18,7 @@ from typing import Any
 from planner.estimator import scenario
 from planner.estimator.figures import ModelFigures
 from planner.estimator.gpu import PEAK_DTYPES
+from planner.sheet.inputs import input_columns
 from planner.units import FORMATS
 
 
@@ -197,8 +198,6 @@ def column_label(name: str) -> tuple[str, str]:
         return GPU_COLUMNS[name][:2]
     if name in figure_columns():
         return figure_columns()[name][:2]
-    from planner.sheet.inputs import input_columns
-
     if name in DERIVED_META:
         return DERIVED_META[name]
     column = input_columns().get(name)

@@ -16,6 +16,10 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
+from planner.estimator import ops
+
 BINARY = {"+": 4, "-": 4, "*": 5, "/": 5, "**": 7,
           "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}
 """Binary operators and their precedence (higher binds tighter)."""
@@ -198,10 +202,6 @@ def excel(expr: Expr, ref: Callable[[str], str], _parent: int = 0) -> str:
 
 def compute_tree(expr: Expr, values: Mapping[str, Any]) -> Any:
     """Evaluate a tree on numbers (used to check that rendering preserves meaning)."""
-    import numpy as np
-
-    from planner.estimator import ops
-
     op, args = expr.op, expr.args
     if op == "ref":
         return values[args[0]]
@@ -223,7 +223,5 @@ def compute_tree(expr: Expr, values: Mapping[str, Any]) -> Any:
 
 
 def _divide(a: Any, b: Any) -> Any:
-    import numpy as np
-
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.divide(a, b)

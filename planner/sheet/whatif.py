@@ -28,7 +28,8 @@ from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.sheet import expr as expressions
-from planner.sheet.inputs import InputColumn
+from planner.sheet.inputs import InputColumn, input_columns
+from planner.sheet.outputs import GPU_COLUMNS, figure_columns, output_columns
 from planner.sheet.table import (
     evaluate_table,
     factorize,
@@ -197,8 +198,6 @@ def build_grid(base: Mapping[str, Any], variations: Sequence[Variation],
 
 def known_columns(kind: str) -> set[str]:
     """Every column a constraint or objective may name."""
-    from planner.sheet.outputs import GPU_COLUMNS, figure_columns
-
     g = graph(kind)
     return (set(g.formulas) | set(g.derived) | {c.name for c in inputs_of(kind)}
             | set(figure_columns()) | set(GPU_COLUMNS) | {"model", "gpu"})
@@ -246,9 +245,6 @@ def _pick(values: Mapping[str, Any], mask: np.ndarray, objective: str, sense: st
 
 def _row(values: Mapping[str, Any], i: int) -> dict[str, Any]:
     """Row ``i`` as plain Python values; integer inputs and counts as ints."""
-    from planner.sheet.inputs import input_columns
-    from planner.sheet.outputs import output_columns
-
     ints = ({c.name for c in input_columns().values() if c.kind == "int"}
             | {c.name for c in output_columns().values() if c.integer})
     out = {}

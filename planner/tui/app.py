@@ -33,6 +33,7 @@ from planner.tui.rows import Outputs
 from planner.tui.sheet import ScenarioSheet
 from planner.tui.table import SheetTable
 from planner.tui.types import WorkspaceRef
+from planner.tui.views import help_text
 
 if TYPE_CHECKING:
     from planner.tui.types import Workspace
@@ -256,7 +257,6 @@ class PlannerApp(App[None]):
         self.query_one(ModelsTab).import_model()
 
     def action_help(self) -> None:
-        from planner.tui.views import help_text
 
         self.push_screen(TextScreen("planner — keys", help_text(KEYS)))
 

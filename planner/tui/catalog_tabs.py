@@ -20,6 +20,7 @@ from planner.errors import ValidationError
 from planner.tui.dialogs import EditDialog
 from planner.tui.messages import CatalogLoaded, WorkFailed
 from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
+from planner.units import GB, GiB, fmt_count
 
 if TYPE_CHECKING:
     from planner.tui.types import Workspace
@@ -74,7 +75,6 @@ class ModelsTab(CatalogTab):
 
     def show(self, models: Sequence[ModelInfo]) -> None:
         """Show these models (the table is rebuilt)."""
-        from planner.units import fmt_count
 
         self.models = list(models)
         self.clear(columns=True)
@@ -109,6 +109,7 @@ class ModelsTab(CatalogTab):
 
     @work(thread=True, group="catalog")
     def _import(self, path: str) -> None:
+        # lazy: ~10 ms of imports, only when this runs
         from planner import catalog
 
         try:
@@ -137,7 +138,6 @@ class GpusTab(CatalogTab):
 
     def show(self, gpus: Sequence[GpuInfo]) -> None:
         """Show these GPUs (the table is rebuilt)."""
-        from planner.units import GB, GiB
 
         self.gpus = list(gpus)
         self.clear(columns=True)
@@ -160,6 +160,7 @@ class GpusTab(CatalogTab):
         if field == "name":
             return
         gpu = next(g for g in self.gpus if g.name == name)
+        # lazy: ~10 ms of imports, only when this runs
         from planner.catalog import gpu_record
 
         current = gpu_record(gpu.spec).get(field, 0)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.domain import Scenario
 from planner.errors import PlannerError
+from planner.sheet.explain import render_text
 from planner.sheet.table import inputs_of
 from planner.tui import render
 from planner.tui.cell_edit import CellEdit
@@ -72,6 +73,7 @@ def visible(scenarios: Mapping[int, Scenario], outputs: Mapping[int, Outputs], k
 def explain_tree(sc: Scenario, column: str, models: Sequence[ModelInfo],
                  gpus: Sequence[GpuInfo], depth: int = 8) -> ExplainNode | None:
     """The explanation tree of one output (None if its model or GPU is missing)."""
+    # lazy: ~5 ms of imports, only when this runs
     from planner import service
 
     try:
@@ -87,7 +89,6 @@ def explain_tree(sc: Scenario, column: str, models: Sequence[ModelInfo],
 def explain_text(sc: Scenario, column: str, models: Sequence[ModelInfo],
                  gpus: Sequence[GpuInfo], depth: int = 8) -> str:
     """The explanation of one output as text ('' if it cannot be explained)."""
-    from planner.sheet.explain import render_text
 
     tree = explain_tree(sc, column, models, gpus, depth)
     return render_text(tree) if tree is not None else ""

@@ -32,11 +32,14 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import RowKey
 from textual.worker import get_current_worker
 
+from planner.compare import compare
 from planner.domain import ConflictError, Fleet, Scenario
 from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.present import comparison_table
 from planner.service.edits import CheckedEdit, check_edit
+from planner.sheet.explain import render_text
 from planner.tui import gc_policy, render, rows
 from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
@@ -53,6 +56,7 @@ from planner.tui.rows import Outputs
 from planner.tui.saves import SaveQueue
 from planner.tui.table import SheetTable
 from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
+from planner.tui.views import SolveScreen, SweepScreen
 
 if TYPE_CHECKING:
     from planner.sheet.explain import ExplainNode
@@ -257,7 +261,6 @@ class ScenarioSheet(Vertical):
         if sc is None:
             self._details.update("No scenario selected. Press n to create one.")
             return
-        from planner.sheet.explain import render_text
 
         gpu = next((g for g in self.gpus if g.name == sc.gpu), None)
         memory = gpu.spec.memory_bytes if gpu else self.outputs[sc.id].get(
@@ -608,8 +611,6 @@ class ScenarioSheet(Vertical):
 
     def compare(self) -> None:
         """Compare the marked scenarios, with deltas against the first."""
-        from planner.compare import compare
-        from planner.present import comparison_table
 
         ids = [i for i in self._visible(self.kind) if i in self.marked]
         if len(ids) < 2:
@@ -623,7 +624,6 @@ class ScenarioSheet(Vertical):
 
     def sweep(self) -> None:
         """Vary the current input column of the current scenario."""
-        from planner.tui.views import SweepScreen
 
         sc, key, role = self._current()
         if sc is None or sc.kind != "inference":
@@ -634,7 +634,6 @@ class ScenarioSheet(Vertical):
 
     def solve(self) -> None:
         """Goal seek on the current scenario; the answer can be applied to the row."""
-        from planner.tui.views import SolveScreen
 
         sc, _, _ = self._current()
         if sc is None or sc.kind != "inference":

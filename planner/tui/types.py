@@ -33,6 +33,7 @@ class WorkspaceRef:
         """The workspace, opened on first use (call it from a worker: it can take a while)."""
         with self._lock:
             if self._workspace is None:
+                # lazy: loads numpy (~102 ms), only when this runs
                 from planner.service import Workspace
 
                 self._workspace = Workspace.open(self.url)
