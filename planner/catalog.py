@@ -108,6 +108,11 @@ def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
             power_w=float(rec.get("power_w", 0.0)),
             price_is_example=bool(rec.get("price_is_example", False)),
             source=str(rec.get("source", "")),
+            usable_memory_bytes=round(float(rec.get("usable_memory_gib", 0.0)) * GiB),
+            matmul_efficiency=float(rec.get("matmul_efficiency", 0.0)),
+            bandwidth_efficiency=float(rec.get("bandwidth_efficiency", 0.0)),
+            runtime_context_bytes=round(float(rec.get("runtime_context_gib", 0.0)) * GiB),
+            serving_source=str(rec.get("serving_source", "")),
         )
     except KeyError as exc:
         raise PlannerError(f"GPU {name!r}: catalog record lacks {exc.args[0]!r}") from exc

@@ -29,6 +29,21 @@ class GpuSpec:
     price_is_example: bool = False
     source: str = ""
     notes: dict[str, str] = field(default_factory=dict)
+    usable_memory_bytes: int = 0
+    """Memory the runtime sees (torch ``total_memory``), below the marketing capacity: an
+    "80 GB" H100 shows 79.19 GiB. 0 = unknown: :func:`usable_memory_bytes` falls back to
+    ``memory_bytes * DEFAULT_USABLE_FRACTION``."""
+    matmul_efficiency: float = 0.0
+    """Achievable share of the dense tensor peak on large GEMMs (0 = unknown:
+    ``DEFAULT_MATMUL_EFFICIENCY``)."""
+    bandwidth_efficiency: float = 0.0
+    """Achievable share of the memory bandwidth on streaming reads (0 = unknown:
+    ``DEFAULT_BANDWIDTH_EFFICIENCY``)."""
+    runtime_context_bytes: int = 0
+    """Device memory the CUDA/ROCm context and library workspaces take before any tensor
+    (0 = unknown: ``DEFAULT_RUNTIME_CONTEXT_BYTES``)."""
+    serving_source: str = ""
+    """Where the four serving figures above come from."""
 
 
 #: Compute dtype tried for each weight dtype, best first. 16-bit weights run at bf16 (fp16 where
@@ -50,3 +65,31 @@ def compute_dtype(gpu: GpuSpec, weight_dtype: str) -> str:
             return candidate
     raise ValidationError("gpu", f"{gpu.name} lists no tensor throughput usable for "
                           f"{weight_dtype} weights", value=sorted(gpu.flops_per_s))
+
+
+DEFAULT_USABLE_FRACTION = 0.99
+"""Share of the listed memory the runtime sees when the catalog gives no figure: an H100's
+80 GiB shows as 79.19 GiB to torch (0.9899), an RTX 3090's 24 GiB as 23.58 GiB (0.9825)."""
+DEFAULT_MATMUL_EFFICIENCY = 0.7
+"""Achievable GEMM share of the dense peak when the catalog gives none (H100-class figure)."""
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.85
+"""Achievable streaming-read share of the bandwidth when the catalog gives none."""
+DEFAULT_RUNTIME_CONTEXT_BYTES = 512 * 2**20
+"""CUDA context when the catalog gives none: vLLM 0.19's worker-init snapshot on an H100 shows
+``cuda_memory=0.51GiB`` before any tensor is allocated."""
+
+
+def serving_gpu_columns(gpu: GpuSpec) -> dict[str, float]:
+    """The GPU figures the serving formulas read, as scenario columns (catalog value or the
+    documented default): ``gpu_usable_memory_bytes``, ``gpu_matmul_efficiency``,
+    ``gpu_bandwidth_efficiency``, ``gpu_interconnect_bytes_per_s``,
+    ``gpu_runtime_context_bytes``."""
+    return {
+        "gpu_usable_memory_bytes": float(gpu.usable_memory_bytes
+                                         or round(gpu.memory_bytes * DEFAULT_USABLE_FRACTION)),
+        "gpu_matmul_efficiency": gpu.matmul_efficiency or DEFAULT_MATMUL_EFFICIENCY,
+        "gpu_bandwidth_efficiency": gpu.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY,
+        "gpu_interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
+        "gpu_runtime_context_bytes": float(gpu.runtime_context_bytes
+                                           or DEFAULT_RUNTIME_CONTEXT_BYTES),
+    }
