@@ -103,6 +103,10 @@ ENGINE_INPUTS: tuple[EngineInput, ...] = (
     EngineInput("kernel_overhead_s_per_layer", "s", "float", 0.00004, 0.0, 1.0,
                 "Launch and tail time per decoder layer per step (~10 kernels x ~4 us with "
                 "CUDA graphs): what keeps small-batch decode below streaming bandwidth."),
+    EngineInput("request_overhead_s", "s", "float", 0.02, 0.0, 100.0,
+                "Per-request front-end time in TTFT: HTTP, chat template, tokenization, "
+                "scheduling admission and the first detokenized chunk (tens of ms in vllm bench "
+                "serve at concurrency 1 against the OpenAI server)."),
     EngineInput("collective_latency_s", "s", "float", 0.00001, 0.0, 1.0,
                 "Latency of one all-reduce or all-to-all over NVLink at small sizes (~10 us, "
                 "nccl-tests / vLLM custom all-reduce)."),
