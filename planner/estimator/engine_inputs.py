@@ -104,9 +104,14 @@ ENGINE_INPUTS: tuple[EngineInput, ...] = (
                 "Launch and tail time per decoder layer per step (~10 kernels x ~4 us with "
                 "CUDA graphs): what keeps small-batch decode below streaming bandwidth."),
     EngineInput("request_overhead_s", "s", "float", 0.02, 0.0, 100.0,
-                "Per-request front-end time in TTFT: HTTP, chat template, tokenization, "
-                "scheduling admission and the first detokenized chunk (tens of ms in vllm bench "
-                "serve at concurrency 1 against the OpenAI server)."),
+                "Per-request front-end time (in TTFT, and serialized in the API server process "
+                "so it also caps the request rate): HTTP, chat template, tokenization, "
+                "admission and the first detokenized chunk (tens of ms in vllm bench serve at "
+                "concurrency 1 against the OpenAI server)."),
+    EngineInput("stream_overhead_s_per_token", "s", "float", 0.0002, 0.0, 1.0,
+                "Front-end time per streamed output token (detokenize, one server-sent "
+                "event), serialized with request_overhead_s in the API server process; caps "
+                "HTTP serving at 1/(request_overhead_s + G*this) requests/s per replica."),
     EngineInput("collective_latency_s", "s", "float", 0.00001, 0.0, 1.0,
                 "Latency of one all-reduce or all-to-all over NVLink at small sizes (~10 us, "
                 "nccl-tests / vLLM custom all-reduce)."),

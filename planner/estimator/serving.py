@@ -21,7 +21,8 @@ the mean context. Its time is::
 TP all-reduce: two per layer (after attention and after the MLP), ring algorithm moving
 ``2*(tp-1)/tp * d * b`` bytes per token over the per-direction link bandwidth
 (``interconnect/2 * collective_efficiency``). MoE under expert parallelism: a dispatch and a
-combine all-to-all per layer, ``k * d * b * (ep-1)/ep`` bytes per token each. Weights read per
+combine all-to-all per layer, ``d * b`` bytes per token to each remote GPU holding one of its
+experts. Weights read per
 step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
 quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
 16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``). Pipeline
@@ -166,14 +167,39 @@ def serving_comm_s_per_token(tp: Value, ep: Value, model_layers: Value, model_hi
                              collective_efficiency: Value) -> Value:
     """Interconnect seconds per token on one GPU: two ring all-reduces per layer under TP,
     ``2*(tp-1)/tp*d*b`` bytes each, and, under EP for MoE, a dispatch and a combine all-to-all
-    per layer, ``k*d*b*(ep-1)/ep`` bytes each, over ``interconnect/2 * efficiency`` (the listed
-    NVLink figure counts both directions)."""
+    per layer, ``d*b`` bytes to each remote GPU holding one of its experts, over
+    ``interconnect/2 * efficiency`` (the listed NVLink figure counts both directions).
+
+    The all-to-all sends a token once to every other GPU holding one of its ``k`` experts
+    (dispatch de-duplicated per destination, as DeepEP and TRT-LLM's alltoall do): expected
+    ``(ep-1) * (1 - (1 - 1/ep)^k)`` remote GPUs under uniform routing."""
     link = gpu_interconnect_bytes_per_s / 2 * collective_efficiency
     allreduce = 2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes
+    remote_gpus = (ep - 1) * (1 - (1 - 1 / ep) ** model_experts_per_token)
     alltoall = where(model_experts > 1,
-                     2 * model_layers * model_experts_per_token * model_hidden_size
-                     * activation_bytes * (ep - 1) / ep, 0)
+                     2 * model_layers * remote_gpus * model_hidden_size * activation_bytes, 0)
     return safe_div(allreduce + alltoall, link, 0.0)
+
+
+def serving_activation_s_per_token(model_layers: Value, model_hidden_size: Value,
+                                   ffn_width_per_token: Value, tp: Value,
+                                   activation_bytes: Value, gpu_bandwidth_bytes_per_s: Value,
+                                   bandwidth_efficiency_effective: Value) -> Value:
+    """Seconds per token of the element-wise kernels between the GEMMs, which stream
+    activations through memory and do not overlap the matmuls: per layer two fused
+    add+RMSNorm (read residual and input, write both: 4d each), rotary embedding on Q and K
+    (~2d) and the gated activation (read 2I, write I: the ``ffn_width`` 3I), i.e.
+    ``L * (10*d + 3I/tp) * b / (bandwidth * efficiency)``."""
+    elems = model_layers * (10 * model_hidden_size + ffn_width_per_token / tp)
+    return elems * activation_bytes / (gpu_bandwidth_bytes_per_s
+                                       * bandwidth_efficiency_effective)
+
+
+def serving_token_s(serving_comm_s_per_token: Value,
+                    serving_activation_s_per_token: Value) -> Value:
+    """Per-token time added to a step outside ``max(compute, memory)``: interconnect plus
+    element-wise kernels."""
+    return serving_comm_s_per_token + serving_activation_s_per_token
 
 
 def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, model_layers: Value,
@@ -190,7 +216,7 @@ def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, model_layers: Value,
 
 
 def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_request: Value,
-                    serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                    serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                     serving_expert_weights_s: Value, model_experts: Value,
                     model_experts_per_token: Value) -> Value:
@@ -200,7 +226,7 @@ def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_reque
         tokens, model_experts, model_experts_per_token)
     compute = x * serving_compute_s_per_request
     memory = weights + x * serving_kv_memory_s_per_request
-    return maximum(compute, memory) + x * request_tokens * serving_comm_s_per_token \
+    return maximum(compute, memory) + x * request_tokens * serving_token_s \
         + serving_step_fixed_s
 
 
@@ -213,14 +239,14 @@ def saturation_requests_per_step(max_running_batch: Value, residence_steps: Valu
 
 def saturation_step_s(saturation_requests_per_step: Value, request_tokens: Value,
                       serving_compute_s_per_request: Value,
-                      serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                       serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                       serving_expert_weights_s: Value, model_experts: Value,
                       model_experts_per_token: Value) -> Value:
     """Step time at saturation (full running batch or full token budget)."""
     return step_seconds_at(saturation_requests_per_step, request_tokens,
                            serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                           serving_comm_s_per_token, serving_step_fixed_s,
+                           serving_token_s, serving_step_fixed_s,
                            serving_dense_weights_s, serving_expert_weights_s, model_experts,
                            model_experts_per_token)
 
@@ -244,10 +270,36 @@ def saturation_output_tokens_per_s(saturation_requests_per_s: Value,
     return saturation_requests_per_s * output_tokens
 
 
-def utilization(replica_request_rate_per_s: Value,
-                saturation_requests_per_s_replica: Value) -> Value:
-    """Offered load over capacity, ``rho = rate / saturation rate`` (per replica)."""
+def frontend_requests_per_s_replica(request_overhead_s: Value,
+                                    stream_overhead_s_per_token: Value,
+                                    output_tokens: Value) -> Value:
+    """Requests per second the OpenAI-compatible front end of one replica can serve: its
+    per-request work (HTTP, chat template, tokenization) and per streamed token work
+    (detokenization, one server-sent event) run serialized in one Python process:
+    ``1 / (request_overhead_s + G * stream_overhead_s_per_token)``."""
+    return safe_div(1, request_overhead_s + output_tokens * stream_overhead_s_per_token, _HUGE_S)
+
+
+def serving_capacity_requests_per_s_replica(serving_mode: Value,
+                                            saturation_requests_per_s_replica: Value,
+                                            frontend_requests_per_s_replica: Value) -> Value:
+    """Most requests per second one replica serves in this mode: the engine's saturation
+    rate, capped by the front end when requests arrive over HTTP (not offline)."""
+    return where(serving_mode == OFFLINE, saturation_requests_per_s_replica,
+                 minimum(saturation_requests_per_s_replica, frontend_requests_per_s_replica))
+
+
+def gpu_utilization(replica_request_rate_per_s: Value,
+                    saturation_requests_per_s_replica: Value) -> Value:
+    """Offered load over the engine's saturation rate (per replica): drives the step-time
+    fixed point."""
     return replica_request_rate_per_s / saturation_requests_per_s_replica
+
+
+def utilization(replica_request_rate_per_s: Value,
+                serving_capacity_requests_per_s_replica: Value) -> Value:
+    """Offered load over capacity (engine and front end), ``rho`` of the queue."""
+    return replica_request_rate_per_s / serving_capacity_requests_per_s_replica
 
 
 def overloaded(serving_mode: Value, utilization: Value) -> Value:
@@ -282,92 +334,92 @@ def serving_step_0_s(serving_step_fixed_s: Value, serving_dense_weights_s: Value
 
 def serving_step_1_s(serving_step_0_s: Value, replica_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                      serving_expert_weights_s: Value, model_experts: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
-                     utilization: Value) -> Value:
+                     gpu_utilization: Value) -> Value:
     """Iteration 1 of the open-loop step time (see :func:`_fixed_point_step`)."""
     return _fixed_point_step(serving_step_0_s, replica_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_comm_s_per_token, serving_step_fixed_s,
+                             serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, utilization)
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
 def serving_step_2_s(serving_step_1_s: Value, replica_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                      serving_expert_weights_s: Value, model_experts: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
-                     utilization: Value) -> Value:
+                     gpu_utilization: Value) -> Value:
     """Iteration 2 of the open-loop step time."""
     return _fixed_point_step(serving_step_1_s, replica_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_comm_s_per_token, serving_step_fixed_s,
+                             serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, utilization)
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
 def serving_step_3_s(serving_step_2_s: Value, replica_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                      serving_expert_weights_s: Value, model_experts: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
-                     utilization: Value) -> Value:
+                     gpu_utilization: Value) -> Value:
     """Iteration 3 of the open-loop step time."""
     return _fixed_point_step(serving_step_2_s, replica_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_comm_s_per_token, serving_step_fixed_s,
+                             serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, utilization)
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
 def serving_step_4_s(serving_step_3_s: Value, replica_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                      serving_expert_weights_s: Value, model_experts: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
-                     utilization: Value) -> Value:
+                     gpu_utilization: Value) -> Value:
     """Iteration 4 of the open-loop step time."""
     return _fixed_point_step(serving_step_3_s, replica_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_comm_s_per_token, serving_step_fixed_s,
+                             serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, utilization)
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
 def serving_step_5_s(serving_step_4_s: Value, replica_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                      serving_expert_weights_s: Value, model_experts: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
-                     utilization: Value) -> Value:
+                     gpu_utilization: Value) -> Value:
     """Iteration 5 of the open-loop step time."""
     return _fixed_point_step(serving_step_4_s, replica_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_comm_s_per_token, serving_step_fixed_s,
+                             serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, utilization)
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
 def serving_step_6_s(serving_step_5_s: Value, replica_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_comm_s_per_token: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                      serving_expert_weights_s: Value, model_experts: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
-                     utilization: Value) -> Value:
+                     gpu_utilization: Value) -> Value:
     """Iteration 6 (final) of the open-loop step time."""
     return _fixed_point_step(serving_step_5_s, replica_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_comm_s_per_token, serving_step_fixed_s,
+                             serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, utilization)
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
 def closed_loop_batch(serving_mode: Value, concurrency: Value, replicas: Value,
@@ -426,16 +478,24 @@ def step_communication_s(operating_requests_per_step: Value, request_tokens: Val
             + collectives * collective_latency_s)
 
 
+def step_elementwise_s(operating_requests_per_step: Value, request_tokens: Value,
+                       serving_activation_s_per_token: Value) -> Value:
+    """Element-wise kernel part of the operating step (norms, rotary, activation)."""
+    return operating_requests_per_step * request_tokens * serving_activation_s_per_token
+
+
 def step_overhead_s(engine_step_overhead_s: Value, model_layers: Value,
                     kernel_overhead_s_per_layer: Value) -> Value:
     """Engine and kernel-launch overhead part of every step."""
     return engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
 
 
-def step_s(step_compute_s: Value, step_memory_s: Value, step_communication_s: Value,
-           step_overhead_s: Value) -> Value:
-    """Operating step time: ``max(compute, memory) + communication + overhead``."""
-    return maximum(step_compute_s, step_memory_s) + step_communication_s + step_overhead_s
+def step_s(step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
+           step_communication_s: Value, step_overhead_s: Value) -> Value:
+    """Operating step time: ``max(compute, memory) + element-wise + communication +
+    overhead``."""
+    return (maximum(step_compute_s, step_memory_s) + step_elementwise_s + step_communication_s
+            + step_overhead_s)
 
 
 def tpot_mean_s(step_s: Value) -> Value:
@@ -447,15 +507,17 @@ def tpot_mean_s(step_s: Value) -> Value:
 def ttft_service_s(prefill_steps_per_request: Value, prompt_tokens: Value,
                    max_num_batched_tokens: Value, prefill_flops: Value, tp: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
-                   step_compute_s: Value, step_memory_s: Value, step_communication_s: Value,
-                   step_overhead_s: Value, serving_comm_s_per_token: Value) -> Value:
+                   step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
+                   step_communication_s: Value, step_overhead_s: Value,
+                   serving_token_s: Value) -> Value:
     """Time from admission to first token: the prefill steps, each the operating step plus
     this request's chunk (``min(S, budget)`` tokens of its prefill compute and traffic)."""
     chunk = minimum(prompt_tokens, max_num_batched_tokens)
     chunk_compute = prefill_flops * chunk / prompt_tokens / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
-    one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_communication_s
-           + chunk * serving_comm_s_per_token + step_overhead_s)
+    one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s
+           + step_communication_s
+           + chunk * serving_token_s + step_overhead_s)
     return prefill_steps_per_request * one
 
 
@@ -486,7 +548,7 @@ def queue_wait_mean_s(serving_mode: Value, utilization: Value, max_running_batch
 def _queue_wait_quantile(p: float, serving_mode: Value, utilization: Value,
                          max_running_batch: Value, service_scv: Value,
                          replica_request_rate_per_s: Value,
-                         saturation_requests_per_s_replica: Value,
+                         serving_capacity_requests_per_s_replica: Value,
                          queue_wait_mean_s: Value) -> Value:
     """p-quantile of the slot wait (module docstring); closed loop and offline: the mean."""
     rho = minimum(maximum(utilization, 1e-12), 1 - 1e-12)
@@ -494,7 +556,7 @@ def _queue_wait_quantile(p: float, serving_mode: Value, utilization: Value,
     factor = (1 + service_scv) / 2
     ln_p_wait = minimum(_ln_approx(factor) + (beta - 1) * _ln_approx(rho), 0)
     ln_tail = {0.5: 0.6931471805599453, 0.9: 2.302585092994046, 0.99: 4.605170185988091}[p]
-    spare = saturation_requests_per_s_replica - replica_request_rate_per_s
+    spare = serving_capacity_requests_per_s_replica - replica_request_rate_per_s
     quantile = maximum(0, safe_div(ln_p_wait + ln_tail, spare, QUEUE_WAIT_CAP_S))
     open_q = where(utilization >= 1, QUEUE_WAIT_CAP_S, minimum(quantile, QUEUE_WAIT_CAP_S))
     return where(serving_mode == OPEN_LOOP, open_q, queue_wait_mean_s)
@@ -502,29 +564,32 @@ def _queue_wait_quantile(p: float, serving_mode: Value, utilization: Value,
 
 def queue_wait_p50_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
-                     saturation_requests_per_s_replica: Value, queue_wait_mean_s: Value) -> Value:
+                     serving_capacity_requests_per_s_replica: Value,
+                     queue_wait_mean_s: Value) -> Value:
     """Median slot wait (open loop: 0 unless more than half of arrivals wait)."""
     return _queue_wait_quantile(0.5, serving_mode, utilization, max_running_batch, service_scv,
-                                replica_request_rate_per_s, saturation_requests_per_s_replica,
-                                queue_wait_mean_s)
+                                replica_request_rate_per_s,
+                                serving_capacity_requests_per_s_replica, queue_wait_mean_s)
 
 
 def queue_wait_p90_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
-                     saturation_requests_per_s_replica: Value, queue_wait_mean_s: Value) -> Value:
+                     serving_capacity_requests_per_s_replica: Value,
+                     queue_wait_mean_s: Value) -> Value:
     """90th-percentile slot wait."""
     return _queue_wait_quantile(0.9, serving_mode, utilization, max_running_batch, service_scv,
-                                replica_request_rate_per_s, saturation_requests_per_s_replica,
-                                queue_wait_mean_s)
+                                replica_request_rate_per_s,
+                                serving_capacity_requests_per_s_replica, queue_wait_mean_s)
 
 
 def queue_wait_p99_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
-                     saturation_requests_per_s_replica: Value, queue_wait_mean_s: Value) -> Value:
+                     serving_capacity_requests_per_s_replica: Value,
+                     queue_wait_mean_s: Value) -> Value:
     """99th-percentile slot wait."""
     return _queue_wait_quantile(0.99, serving_mode, utilization, max_running_batch, service_scv,
-                                replica_request_rate_per_s, saturation_requests_per_s_replica,
-                                queue_wait_mean_s)
+                                replica_request_rate_per_s,
+                                serving_capacity_requests_per_s_replica, queue_wait_mean_s)
 
 
 def step_alignment_s(serving_mode: Value, step_s: Value) -> Value:
@@ -566,13 +631,17 @@ def e2e_mean_s(ttft_mean_s: Value, tpot_mean_s: Value, output_tokens: Value) -> 
 
 
 def serving_requests_per_s(serving_mode: Value, replica_request_rate_per_s: Value,
-                           saturation_requests_per_s_replica: Value,
+                           serving_capacity_requests_per_s_replica: Value,
+                           frontend_requests_per_s_replica: Value,
                            operating_requests_per_step: Value, step_s: Value,
                            replicas: Value) -> Value:
     """Completed requests per second of the deployment: open loop the offered rate up to
-    saturation; closed loop and offline ``x / step`` per replica."""
-    open_ = minimum(replica_request_rate_per_s, saturation_requests_per_s_replica)
-    closed = safe_div(operating_requests_per_step, step_s, 0.0)
+    capacity; closed loop ``x / step`` per replica up to the front end's rate; offline
+    ``x / step``."""
+    open_ = minimum(replica_request_rate_per_s, serving_capacity_requests_per_s_replica)
+    engine = safe_div(operating_requests_per_step, step_s, 0.0)
+    closed = where(serving_mode == CLOSED_LOOP, minimum(engine, frontend_requests_per_s_replica),
+                   engine)
     return replicas * where(serving_mode == OPEN_LOOP, open_, closed)
 
 
