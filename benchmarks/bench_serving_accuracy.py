@@ -225,8 +225,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'record':64} {'logged':>9} {'old':>9} {'err':>7} {'new':>9} {'err':>7}")
     for r in json.loads((folder / "vllm_kv_dev.json").read_text()):
         k = kv_record(r)
+        old_err, new_err = k["old"] / k["logged"] - 1, k["new"] / k["logged"] - 1
         print(f"{k['id'][:64]:64} {k['logged']:9d} {k['old']:9.0f} "
-              f"{k['old'] / k['logged'] - 1:+7.1%} {k['new']:9.0f} {k['new'] / k['logged'] - 1:+7.1%}")
+              f"{old_err:+7.1%} {k['new']:9.0f} {new_err:+7.1%}")
 
     data = json.loads((folder / "serving_perf_dev.json").read_text())
     groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = defaultdict(
@@ -245,8 +246,6 @@ def main(argv: list[str] | None = None) -> None:
             if args.details:
                 print(f"{res['id'][:70]:70} {metric:10} meas {measured:10.4g} "
                       f"old {old:10.4g} new {new:10.4g}")
-        if res["mode"] in ("online_burst_all_at_once", "offline_max_throughput"):
-            pass  # TTFT there is queueing of the whole burst: throughput only
 
     print("\n== Serving records: |predicted/measured - 1|, median and p90 ==")
     print(f"{'mode':26} {'engine':7} {'gpu':10} {'metric':10} {'n':>3}   "
