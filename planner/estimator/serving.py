@@ -38,9 +38,10 @@ completes ``x_sat / step(x_sat)`` requests per second.
 Open loop (Poisson arrivals at ``target_requests_per_s``, spread evenly over the replicas): the
 step time solves ``t = step(rate * t)``. ``step`` is the maximum of two lines in ``x`` except for
 the expert-touch term, so each of the six iteration columns ``serving_step_1_s`` ..
-``serving_step_6_s`` freezes the touched-expert share at the previous iterate and solves the two
-lines in closed form: ``t = max(F/(1 - r*(C+Q)), (F + W)/(1 - r*(K+Q)))``. Dense models are exact
-after the first iteration; MoE converges monotonically from below.
+``serving_step_6_s`` is a Newton step: the touched-expert share is replaced by its tangent at the
+previous iterate, so both branches are lines in ``t`` and
+``t = max(F/(1 - r*(C+Q)), (F + W0)/(1 - r*(K+Q) - W'))`` in closed form. Dense models are exact
+after the first iteration; MoE converges quadratically (the touched share is concave).
 
 Queueing for a running slot (open loop): M/M/c with ``c = B_max`` slots and the saturation rate
 as total service rate; mean queue length by Sakasegawa's approximation
@@ -311,15 +312,22 @@ def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compu
                       kv: Value, comm: Value, fixed: Value, dense: Value, experts: Value,
                       model_experts: Value, model_experts_per_token: Value,
                       saturation_step: Value, rho: Value) -> Value:
-    """One iteration of ``t = step(rate * t)``: the touched-expert share frozen at
-    ``previous``, the two lines of ``max(compute, memory)`` solved in closed form."""
-    tokens = maximum(rate * previous * request_tokens, 1)
-    weights = dense + experts * expert_touch_fraction(tokens, model_experts,
-                                                      model_experts_per_token)
-    slope_c = rate * (compute + comm * request_tokens)
-    slope_m = rate * (kv + comm * request_tokens)
+    """One Newton iteration of ``t = step(rate * t)``: the touched-expert share is replaced by
+    its tangent at ``previous`` (slope ``-(1-p)^N ln(1-p)``, ``ln`` by :func:`_ln_approx`),
+    which makes both branches of ``max(compute, memory)`` lines in ``t``, solved in closed
+    form. Dense models (no experts) are exact after one iteration."""
+    tokens_per_s = rate * request_tokens
+    n_prev = maximum(tokens_per_s * previous, 1)
+    p = model_experts_per_token / model_experts
+    miss = where(n_prev * p > 40, 0, (1 - p) ** n_prev)
+    weights = dense + experts * (1 - miss)
+    slope_touch = where(p < 1, miss * -_ln_approx(maximum(1 - p, 1e-12)), 0)
+    slope_w = where(tokens_per_s * previous > 1, experts * slope_touch * tokens_per_s, 0)
+    slope_c = rate * compute + tokens_per_s * comm
+    slope_m = slope_w + rate * kv + tokens_per_s * comm
+    intercept_m = weights - slope_w * previous
     t_c = where(slope_c < 1, safe_div(fixed, 1 - slope_c, _HUGE_S), _HUGE_S)
-    t_m = where(slope_m < 1, safe_div(fixed + weights, 1 - slope_m, _HUGE_S), _HUGE_S)
+    t_m = where(slope_m < 1, safe_div(fixed + intercept_m, 1 - slope_m, _HUGE_S), _HUGE_S)
     solved = minimum(maximum(t_c, t_m), saturation_step)
     return where(rho < 1, solved, saturation_step)
 
