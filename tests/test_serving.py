@@ -106,7 +106,7 @@ def test_latency_rises_with_load_and_diverges_at_saturation(row: dict[str, Any])
     idle = _evaluate(row, target_requests_per_s=1e-9)  # open loop: front end included
     sat, replicas = idle["serving_capacity_requests_per_s_replica"], idle["replicas"]
     previous: dict[str, float] = {}
-    for load in (0.01, 0.2, 0.5, 0.8, 0.95, 0.99, 1.0, 1.5):
+    for load in (0.01, 0.2, 0.5, 0.8, 0.95, 0.99, 1.001, 1.5):
         out = _evaluate(row, target_requests_per_s=load * sat * replicas)
         for name in ("ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "tpot_mean_s",
                      "e2e_mean_s", "queue_wait_mean_s", "running_batch"):
