@@ -103,11 +103,18 @@ ENGINE_INPUTS: tuple[EngineInput, ...] = (
     EngineInput("kernel_overhead_s_per_layer", "s", "float", 0.00004, 0.0, 1.0,
                 "Launch and tail time per decoder layer per step (~10 kernels x ~4 us with "
                 "CUDA graphs): what keeps small-batch decode below streaming bandwidth."),
+    EngineInput("request_latency_s", "s", "float", 0.04, 0.0, 100.0,
+                "Front-end latency one request adds to its TTFT: HTTP, chat template, "
+                "tokenization, the hand-offs between API server, engine and detokenizer "
+                "processes, the first streamed chunk. GPUStack's vllm bench serve runs on H100 at "
+                "concurrency 1-8 show 20-65 ms of TTFT above the prefill (vLLM 0.11 ~50, "
+                "SGLang 0.5 ~20, trtllm-serve 1.2 ~45)."),
     EngineInput("request_overhead_s", "s", "float", 0.02, 0.0, 100.0,
-                "Per-request front-end time (in TTFT, and serialized in the API server process "
-                "so it also caps the request rate): HTTP, chat template, tokenization, "
-                "admission and the first detokenized chunk (tens of ms in vllm bench serve at "
-                "concurrency 1 against the OpenAI server)."),
+                "Front-end work per request that runs serialized in the API server process "
+                "(parse, template, tokenize, respond): with stream_overhead_s_per_token it caps "
+                "HTTP serving at 1/(request_overhead_s + G*stream_overhead_s_per_token) "
+                "requests/s per replica (vLLM's OpenAI server tops out near 45 requests/s on "
+                "4-token requests in GPUStack's burst runs)."),
     EngineInput("stream_overhead_s_per_token", "s", "float", 0.0002, 0.0, 1.0,
                 "Front-end time per streamed output token (detokenize, one server-sent "
                 "event), serialized with request_overhead_s in the API server process; caps "

@@ -608,29 +608,29 @@ def step_alignment_s(serving_mode: Value, step_s: Value) -> Value:
 
 
 def ttft_mean_s(queue_wait_mean_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-                request_overhead_s: Value) -> Value:
+                request_latency_s: Value) -> Value:
     """Mean time to first token at the operating point: slot wait + step alignment + prefill +
-    the per-request front-end time (HTTP, chat template, tokenization, first detokenization:
-    ``request_overhead_s``)."""
-    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_overhead_s
+    the front end's path for one request (HTTP, chat template, tokenization, hand-offs between
+    the API, engine and detokenizer processes, first streamed chunk: ``request_latency_s``)."""
+    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_latency_s
 
 
 def ttft_p50_s(queue_wait_p50_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_overhead_s: Value) -> Value:
+               request_latency_s: Value) -> Value:
     """Median TTFT (service time taken as fixed; the spread is the queue's)."""
-    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_overhead_s
+    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_s
 
 
 def ttft_p90_s(queue_wait_p90_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_overhead_s: Value) -> Value:
+               request_latency_s: Value) -> Value:
     """90th-percentile TTFT."""
-    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_overhead_s
+    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_s
 
 
 def ttft_p99_s(queue_wait_p99_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_overhead_s: Value) -> Value:
+               request_latency_s: Value) -> Value:
     """99th-percentile TTFT."""
-    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_overhead_s
+    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_s
 
 
 def e2e_mean_s(ttft_mean_s: Value, tpot_mean_s: Value, output_tokens: Value) -> Value:
