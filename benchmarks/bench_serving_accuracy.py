@@ -125,7 +125,8 @@ def evaluate(model: str, gpu_name: str, engine: str, roofline: dict[str, Any],
     gpu = load_gpus()[gpu_name]
     values = parse_inputs(INFERENCE_INPUTS, roofline)
     cols = {**scenario_columns(spec_from_file(config_path(model)), gpu, values),
-            **serving_gpu_columns(gpu), **input_defaults(engine), **engine_inputs}
+            **serving_gpu_columns(gpu, values["weight_dtype"]), **input_defaults(engine),
+            **engine_inputs}
     return GRAPH.evaluate(cols)
 
 

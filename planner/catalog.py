@@ -111,6 +111,7 @@ def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
             usable_memory_bytes=round(float(rec.get("usable_memory_gib", 0.0)) * GiB),
             matmul_efficiency=float(rec.get("matmul_efficiency", 0.0)),
             bandwidth_efficiency=float(rec.get("bandwidth_efficiency", 0.0)),
+            matmul_efficiency_8bit=float(rec.get("matmul_efficiency_8bit", 0.0)),
             runtime_context_bytes=round(float(rec.get("runtime_context_gib", 0.0)) * GiB),
             serving_source=str(rec.get("serving_source", "")),
         )

@@ -45,7 +45,8 @@ def columns(model: str, gpu: str, engine: str, inputs: dict[str, Any],
             serving_inputs: dict[str, Any]) -> dict[str, Any]:
     g = GPUS[gpu]
     values = parse_inputs(INFERENCE_INPUTS, inputs)
-    return {**scenario_columns(SPECS[model], g, values), **serving_gpu_columns(g),
+    return {**scenario_columns(SPECS[model], g, values),
+            **serving_gpu_columns(g, values["weight_dtype"]),
             **input_defaults(engine), **serving_inputs}
 
 

@@ -39,6 +39,9 @@ class GpuSpec:
     bandwidth_efficiency: float = 0.0
     """Achievable share of the memory bandwidth on streaming reads (0 = unknown:
     ``DEFAULT_BANDWIDTH_EFFICIENCY``)."""
+    matmul_efficiency_8bit: float = 0.0
+    """Achievable share of the 8-bit (fp8/int8) tensor peak (0 = unknown:
+    ``matmul_efficiency * EIGHT_BIT_GEMM_SHARE``)."""
     runtime_context_bytes: int = 0
     """Device memory the CUDA/ROCm context and library workspaces take before any tensor
     (0 = unknown: ``DEFAULT_RUNTIME_CONTEXT_BYTES``)."""
@@ -74,20 +77,29 @@ DEFAULT_MATMUL_EFFICIENCY = 0.7
 """Achievable GEMM share of the dense peak when the catalog gives none (H100-class figure)."""
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.85
 """Achievable streaming-read share of the bandwidth when the catalog gives none."""
+EIGHT_BIT_GEMM_SHARE = 0.75
+"""8-bit GEMMs deliver about 1.5x the 16-bit GEMM throughput in practice, not the datasheet's
+2x (Transformer Engine / cuBLASLt FP8 GEMM benchmarks on H100: scaling, casts and smaller
+per-byte arithmetic intensity at serving shapes), so their achievable share of the 8-bit peak is
+0.75 of the 16-bit share."""
 DEFAULT_RUNTIME_CONTEXT_BYTES = 512 * 2**20
 """CUDA context when the catalog gives none: vLLM 0.19's worker-init snapshot on an H100 shows
 ``cuda_memory=0.51GiB`` before any tensor is allocated."""
 
 
-def serving_gpu_columns(gpu: GpuSpec) -> dict[str, float]:
+def serving_gpu_columns(gpu: GpuSpec, weight_dtype: str = "bf16") -> dict[str, float]:
     """The GPU figures the serving formulas read, as scenario columns (catalog value or the
-    documented default): ``gpu_usable_memory_bytes``, ``gpu_matmul_efficiency``,
+    documented default): ``gpu_usable_memory_bytes``, ``gpu_matmul_efficiency`` (of the
+    compute dtype ``weight_dtype`` runs at, see :func:`compute_dtype`),
     ``gpu_bandwidth_efficiency``, ``gpu_interconnect_bytes_per_s``,
     ``gpu_runtime_context_bytes``."""
+    sixteen = gpu.matmul_efficiency or DEFAULT_MATMUL_EFFICIENCY
+    eight = gpu.matmul_efficiency_8bit or sixteen * EIGHT_BIT_GEMM_SHARE
+    eight_bit = compute_dtype(gpu, weight_dtype) in ("fp8", "int8") if gpu.flops_per_s else False
     return {
         "gpu_usable_memory_bytes": float(gpu.usable_memory_bytes
                                          or round(gpu.memory_bytes * DEFAULT_USABLE_FRACTION)),
-        "gpu_matmul_efficiency": gpu.matmul_efficiency or DEFAULT_MATMUL_EFFICIENCY,
+        "gpu_matmul_efficiency": eight if eight_bit else sixteen,
         "gpu_bandwidth_efficiency": gpu.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY,
         "gpu_interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
         "gpu_runtime_context_bytes": float(gpu.runtime_context_bytes
