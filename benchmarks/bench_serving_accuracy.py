@@ -153,6 +153,7 @@ def perf_record(r: dict[str, Any]) -> dict[str, Any]:
         inputs["mem_fraction_static"] = _setting(settings, "mem_fraction_static") or 0.88
     else:
         inputs["free_gpu_memory_fraction"] = 0.95 if "0.95" in settings else 0.9
+        inputs["attention_dp"] = 1.0 if "enable_attention_dp true" in settings else 0.0
     clients = {"online_burst_all_at_once": r.get("num_requests") or 1,
                "online_fixed_concurrency": r.get("max_concurrency") or 1,
                "single_request_batch1": 1,

@@ -186,11 +186,19 @@ def engine_kv_bytes_per_gpu(engine_code: Value, vllm_v0_accounting: Value,
                        where(engine_code == TRTLLM, trtllm, kv_budget_bytes)))
 
 
-def kv_bytes_per_token_per_gpu(kv_bytes_per_token: Value, tp_kv_fraction: Value,
+def kv_fraction_per_gpu(tp_kv_fraction: Value, tp: Value, attention_dp: Value) -> Value:
+    """Share of the replica's KV pool per token one GPU holds: ``tp_kv_fraction`` under tensor
+    parallel attention (heads split, replicated when TP exceeds the KV heads); ``1/tp`` under
+    data-parallel attention (TRT-LLM ``enable_attention_dp``, SGLang ``--enable-dp-attention``:
+    each GPU keeps whole sequences of its own requests, nothing replicated)."""
+    return where(attention_dp > 0, 1 / tp, tp_kv_fraction)
+
+
+def kv_bytes_per_token_per_gpu(kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
                                pp: Value) -> Value:
-    """KV bytes one token of one sequence takes on one GPU: ``kv_bytes_per_token *
-    tp_kv_fraction / pp`` (Llama-3.1-8B bf16 at TP 2: 65,536 B)."""
-    return kv_bytes_per_token * tp_kv_fraction / pp
+    """KV bytes one token of the replica's pool takes on one GPU: ``kv_bytes_per_token *
+    kv_fraction_per_gpu / pp`` (Llama-3.1-8B bf16 at TP 2: 65,536 B)."""
+    return kv_bytes_per_token * kv_fraction_per_gpu / pp
 
 
 def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu: Value,

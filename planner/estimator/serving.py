@@ -134,13 +134,13 @@ def serving_compute_s_per_request(request_flops: Value, tp: Value, gpu_flops_per
 
 def serving_kv_memory_s_per_request(output_tokens: Value, prompt_tokens: Value,
                                     mean_decode_context_tokens: Value,
-                                    kv_bytes_per_token: Value, tp_kv_fraction: Value,
+                                    kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
                                     gpu_bandwidth_bytes_per_s: Value,
                                     bandwidth_efficiency_effective: Value) -> Value:
     """Memory seconds of one request's KV traffic on one GPU: ``G - 1`` decode steps each
     reading the mean context, plus writing its ``S + G - 1`` tokens once."""
     tokens = (output_tokens - 1) * mean_decode_context_tokens + prompt_tokens + output_tokens - 1
-    return tokens * kv_bytes_per_token * tp_kv_fraction / (
+    return tokens * kv_bytes_per_token * kv_fraction_per_gpu / (
         gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective)
 
 
@@ -162,9 +162,10 @@ def serving_expert_weights_s(model_matmul_experts_params: Value, weight_bits_eff
             / (gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective))
 
 
-def serving_comm_s_per_token(tp: Value, ep: Value, model_layers: Value, model_hidden_size: Value,
-                             model_experts: Value, model_experts_per_token: Value,
-                             activation_bytes: Value, gpu_interconnect_bytes_per_s: Value,
+def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp: Value, model_layers: Value,
+                             model_hidden_size: Value, model_experts: Value,
+                             model_experts_per_token: Value, activation_bytes: Value,
+                             gpu_interconnect_bytes_per_s: Value,
                              collective_efficiency: Value) -> Value:
     """Interconnect seconds per token on one GPU: two ring all-reduces per layer under TP,
     ``2*(tp-1)/tp*d*b`` bytes each, and, under EP for MoE, a dispatch and a combine all-to-all
@@ -173,9 +174,11 @@ def serving_comm_s_per_token(tp: Value, ep: Value, model_layers: Value, model_hi
 
     The all-to-all sends a token once to every other GPU holding one of its ``k`` experts
     (dispatch de-duplicated per destination, as DeepEP and TRT-LLM's alltoall do): expected
-    ``(ep-1) * (1 - (1 - 1/ep)^k)`` remote GPUs under uniform routing."""
+    ``(ep-1) * (1 - (1 - 1/ep)^k)`` remote GPUs under uniform routing. Data-parallel attention
+    (``attention_dp``) has no TP all-reduce: each GPU attends for its own requests."""
     link = gpu_interconnect_bytes_per_s / 2 * collective_efficiency
-    allreduce = 2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes
+    allreduce = where(attention_dp > 0, 0,
+                      2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes)
     remote_gpus = (ep - 1) * (1 - (1 - 1 / ep) ** model_experts_per_token)
     alltoall = where(model_experts > 1,
                      2 * model_layers * remote_gpus * model_hidden_size * activation_bytes, 0)
@@ -203,14 +206,14 @@ def serving_token_s(serving_comm_s_per_token: Value,
     return serving_comm_s_per_token + serving_activation_s_per_token
 
 
-def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, model_layers: Value,
-                         model_experts: Value, collective_latency_s: Value,
+def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp: Value,
+                         model_layers: Value, model_experts: Value, collective_latency_s: Value,
                          engine_step_overhead_s: Value,
                          kernel_overhead_s_per_layer: Value) -> Value:
     """Per-step time independent of the batch: engine overhead, per-layer kernel overhead, and
     the latency of the step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per
     layer under EP, ``pp - 1`` pipeline hand-offs)."""
-    collectives = (where(tp > 1, 2 * model_layers, 0)
+    collectives = (where((tp > 1) * (attention_dp <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
             + collectives * collective_latency_s)
@@ -477,10 +480,10 @@ def step_memory_s(operating_requests_per_step: Value, request_tokens: Value,
 
 def step_communication_s(operating_requests_per_step: Value, request_tokens: Value,
                          serving_comm_s_per_token: Value, tp: Value, pp: Value, ep: Value,
-                         model_layers: Value, model_experts: Value,
+                         attention_dp: Value, model_layers: Value, model_experts: Value,
                          collective_latency_s: Value) -> Value:
     """Interconnect part of the operating step: volume plus collective latencies."""
-    collectives = (where(tp > 1, 2 * model_layers, 0)
+    collectives = (where((tp > 1) * (attention_dp <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (operating_requests_per_step * request_tokens * serving_comm_s_per_token
             + collectives * collective_latency_s)

@@ -30,6 +30,7 @@ ENGINE_MEMORY: tuple[Formula, ...] = (
     em.activation_peak_bytes,
     em.non_torch_bytes,
     em.engine_kv_bytes_per_gpu,
+    em.kv_fraction_per_gpu,
     em.kv_bytes_per_token_per_gpu,
     em.engine_kv_tokens,
     em.engine_token_capacity,
