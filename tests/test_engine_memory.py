@@ -162,3 +162,24 @@ def test_engine_inputs_are_complete_data() -> None:
         if col.kind in ("int", "float"):
             assert col.minimum is not None and col.maximum is not None
             assert col.minimum <= col.default <= col.maximum
+
+
+def test_data_parallel_attention_pools_kv_and_replicates_attention_weights() -> None:
+    """Qwen3-235B-A22B at TP 8 has 4 KV heads: TP replicates each head on two GPUs, DP
+    attention does not; its attention projections (94 * 4096 * (64+64+4+4)*128 weights) are
+    then whole on every GPU."""
+    from planner.estimator.figures import model_figures
+
+    spec = spec_from_file(ROOT / "tests/fixtures/serving_configs/qwen3-235b-a22b.json")
+    f = model_figures(spec)
+    assert em.kv_fraction_per_gpu(0.25, 8, 0) == 0.25
+    assert em.kv_fraction_per_gpu(0.25, 8, 1) == 1 / 8
+    extra = em.attention_replicated_bytes_per_gpu(
+        1, 8, 1, f.model_hidden_size, f.model_attn_flops_per_pair_full,
+        f.model_attn_flops_per_pair_window, f.model_kv_elems_per_token_full,
+        f.model_kv_elems_per_token_window, 8)
+    assert extra == pytest.approx(94 * 4096 * 136 * 128 * 7 / 8)
+    assert em.attention_replicated_bytes_per_gpu(
+        0, 8, 1, f.model_hidden_size, f.model_attn_flops_per_pair_full,
+        f.model_attn_flops_per_pair_window, f.model_kv_elems_per_token_full,
+        f.model_kv_elems_per_token_window, 8) == 0

@@ -132,8 +132,8 @@ ENGINE_INPUTS: tuple[EngineInput, ...] = (
     EngineInput("attention_dp", "bool", "bool", False, None, None,
                 "Data-parallel attention for MoE (TRT-LLM enable_attention_dp, SGLang "
                 "--enable-dp-attention): each GPU attends for its own requests, no TP "
-                "all-reduce, no replicated KV heads; experts stay expert-parallel. (Attention "
-                "weights are then replicated per GPU; not yet counted in the weights.)"),
+                "all-reduce, no replicated KV heads, attention weights replicated on every GPU; "
+                "experts stay expert-parallel."),
     EngineInput("concurrency", "requests", "int", 0, 0, 100_000_000,
                 "Closed-loop clients (vllm bench serve --max-concurrency), whole deployment; "
                 "0 = open loop at target_requests_per_s (or offline maximum when that is 0)."),

@@ -140,11 +140,32 @@ def rope_cache_bytes(model_max_context_tokens: Value, model_kv_elems_per_token_f
     return model_max_context_tokens * head_dim * activation_bytes
 
 
+def attention_replicated_bytes_per_gpu(attention_dp: Value, tp: Value, pp: Value,
+                                       model_hidden_size: Value,
+                                       model_attn_flops_per_pair_full: Value,
+                                       model_attn_flops_per_pair_window: Value,
+                                       model_kv_elems_per_token_full: Value,
+                                       model_kv_elems_per_token_window: Value,
+                                       weight_bits_effective: Value) -> Value:
+    """Extra attention weights per GPU under data-parallel attention: every GPU keeps the
+    whole Q/K/V/O projections of its pipeline stage instead of ``1/tp`` of them,
+    ``attn_params * (1 - 1/tp) / pp * bits/8``. Attention matmul weights
+    ``d * (h*d_h*2 + n_kv*d_h*2)`` per layer are ``d * (flops_per_pair/2 + kv_elems)`` summed
+    over layers (standard attention)."""
+    attn_params = model_hidden_size * (
+        (model_attn_flops_per_pair_full + model_attn_flops_per_pair_window) / 2
+        + model_kv_elems_per_token_full + model_kv_elems_per_token_window)
+    return where(attention_dp > 0, attn_params * (1 - 1 / tp) / pp * weight_bits_effective / 8,
+                 0)
+
+
 def engine_weights_bytes_per_gpu(engine_code: Value, weights_bytes_per_gpu: Value,
-                                 rope_cache_bytes: Value) -> Value:
-    """Weights an engine holds per GPU: parameters plus the rotary table (roofline: the
-    parameters only, as today)."""
-    return weights_bytes_per_gpu + where(engine_code == ROOFLINE, 0, rope_cache_bytes)
+                                 rope_cache_bytes: Value,
+                                 attention_replicated_bytes_per_gpu: Value) -> Value:
+    """Weights an engine holds per GPU: parameters plus the rotary table, plus the attention
+    weights data-parallel attention replicates (roofline: the parameters only, as today)."""
+    return weights_bytes_per_gpu + where(engine_code == ROOFLINE, 0,
+                                         rope_cache_bytes + attention_replicated_bytes_per_gpu)
 
 
 def non_torch_bytes(engine_code: Value, vllm_v0_accounting: Value,

@@ -146,12 +146,15 @@ def serving_kv_memory_s_per_request(output_tokens: Value, prompt_tokens: Value,
 
 def serving_dense_weights_s(model_matmul_dense_params: Value, model_lm_head_matmul_params: Value,
                             weight_bits_effective: Value, embedding_bits: Value, tp: Value,
+                            pp: Value, attention_replicated_bytes_per_gpu: Value,
                             gpu_bandwidth_bytes_per_s: Value,
                             bandwidth_efficiency_effective: Value) -> Value:
-    """Seconds to read the weights every step reads (dense matmuls + LM head) on one GPU."""
+    """Seconds to read the weights every step reads (dense matmuls + LM head, plus attention
+    weights replicated by data-parallel attention) on one GPU, summed over pipeline stages."""
     return ((model_matmul_dense_params * weight_bits_effective / 8
-             + model_lm_head_matmul_params * embedding_bits / 8)
-            / tp / (gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective))
+             + model_lm_head_matmul_params * embedding_bits / 8) / tp
+            + attention_replicated_bytes_per_gpu * pp) / (
+        gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective)
 
 
 def serving_expert_weights_s(model_matmul_experts_params: Value, weight_bits_effective: Value,

@@ -21,6 +21,7 @@ Formula = Callable[..., object]
 
 ENGINE_MEMORY: tuple[Formula, ...] = (
     em.rope_cache_bytes,
+    em.attention_replicated_bytes_per_gpu,
     em.engine_weights_bytes_per_gpu,
     em.profile_tokens,
     em.profile_sequences,
