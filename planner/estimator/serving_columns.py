@@ -6,6 +6,21 @@ model side by side. Two contract names already exist in ``INFERENCE`` (``token_c
 (equal to today's values for ``engine_code = 0``). :func:`contract_inference` is the list with
 engine-aware versions swapped in under the contract names, which is what the integrator wires
 into the sheet.
+
+Wiring notes for the sheet:
+
+* inputs: :data:`planner.estimator.engine_inputs.ENGINE_INPUTS` (``engine`` is a choice mapped
+  to the numeric ``engine_code`` by :data:`planner.estimator.engine_memory.ENGINES`; bools are
+  0/1 columns); per-engine defaults in ``engine_defaults`` and
+  :func:`~planner.estimator.engine_inputs.input_defaults`;
+* GPU columns: :func:`planner.estimator.gpu.serving_gpu_columns` (``gpu_usable_memory_bytes``,
+  ``gpu_matmul_efficiency`` for the row's compute dtype, ``gpu_bandwidth_efficiency``,
+  ``gpu_interconnect_bytes_per_s``, ``gpu_runtime_context_bytes``);
+* whole-number outputs: ``engine_kv_tokens``, ``engine_token_capacity``, ``max_running_batch``,
+  ``profile_tokens``, ``profile_sequences``; flags: ``engine_fits``, ``overloaded``;
+* the step-time split for a details pane: ``step_compute_s``, ``step_memory_s``,
+  ``step_elementwise_s``, ``step_communication_s``, ``step_overhead_s`` (``step_s`` =
+  max(compute, memory) + the other three).
 """
 
 from __future__ import annotations
