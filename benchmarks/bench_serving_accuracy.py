@@ -135,8 +135,9 @@ def _setting(text: str, key: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def perf_record(r: dict[str, Any]) -> dict[str, Any]:
-    """Predictions (old and new) and measured figures for one serving_perf record."""
+def perf_record(r: dict[str, Any], kv_dtype: str | None = None) -> dict[str, Any]:
+    """Predictions (old and new) and measured figures for one serving_perf record
+    (``kv_dtype`` overrides the engine-default KV dtype, for a sensitivity check)."""
     engine = engine_for(r["engine"])
     gpu_name = gpu_for(r["gpu"])
     gpu = load_gpus()[gpu_name]
@@ -162,6 +163,8 @@ def perf_record(r: dict[str, Any]) -> dict[str, Any]:
     base = {"tp": tp, "pp": pp, "gpus": int(r.get("gpu_count") or tp * pp),
             "weight_dtype": weight_dtype(r["weights_dtype"]),
             "prompt_tokens": max(1, round(s)), "output_tokens": max(1, round(g))}
+    if kv_dtype:
+        base["kv_dtype"] = kv_dtype
     first = evaluate(r["model"], gpu_name, engine, base, inputs)
     fit = max(1, int(first["max_concurrent_sequences"]))
     base["batch"] = fit if clients == 0 else max(1, min(int(clients), fit))
@@ -265,6 +268,19 @@ def main(argv: list[str] | None = None) -> None:
     for (mode, metric), e in sorted(overall.items()):
         print(f"{mode:26} {metric:10} {len(e['new']):3d}   old {_stats(e['old'])}   "
               f"new {_stats(e['new'])}")
+    print("\n== Sensitivity: TRT-LLM offline records with an fp8 KV cache ==")
+    print("(the records say 'not stated (ModelOpt FP8 checkpoint; FP8 KV likely but unverified)';"
+          " the tables above use the engine default, bf16)")
+    for gpu in ("h100-sxm", "h200"):
+        errs = {"old": [], "new": []}
+        for r in data["records"]:
+            if r["benchmark_mode"] != "offline_max_throughput" or gpu_for(r["gpu"]) != gpu:
+                continue
+            measured, old, new = perf_record(r, kv_dtype="fp8")["pairs"]["throughput"]
+            errs["old"].append(old / measured - 1)
+            errs["new"].append(new / measured - 1)
+        print(f"offline_max_throughput     trtllm  {gpu:10} throughput {len(errs['new']):3d}   "
+              f"{_stats(errs['old'])}     {_stats(errs['new'])}")
     print(f"\nunscored records: {len(unscored)}")
     for rid, why in unscored:
         print(f"  {rid}: {why}")
