@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.catalog import load_gpus, spec_from_file
+from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
 from planner.estimator import scenario
 from planner.estimator.engine_inputs import input_defaults, vllm_default_limits
 from planner.estimator.gpu import serving_gpu_columns
@@ -53,6 +53,9 @@ from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "fixtures" / "serving_configs"
+GPU_CATALOG = {**load_gpus(), **gpus_from_toml(ROOT / "tests" / "fixtures" / "serving_gpus.toml")}
+"""The shipped catalog plus the GPUs the measurements need that it does not list yet (H20,
+RTX 3090)."""
 
 MODELS = {
     "Qwen/Qwen3-8B": "qwen3-8b", "Qwen/Qwen3-8B-FP8": "qwen3-8b",
@@ -122,7 +125,7 @@ GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING))
 def evaluate(model: str, gpu_name: str, engine: str, roofline: dict[str, Any],
              engine_inputs: dict[str, Any]) -> dict[str, Any]:
     """Both models' columns for one scenario (roofline inputs and serving inputs)."""
-    gpu = load_gpus()[gpu_name]
+    gpu = GPU_CATALOG[gpu_name]
     values = parse_inputs(INFERENCE_INPUTS, roofline)
     cols = {**scenario_columns(spec_from_file(config_path(model)), gpu, values),
             **serving_gpu_columns(gpu, values["weight_dtype"]), **input_defaults(engine),
@@ -140,7 +143,7 @@ def perf_record(r: dict[str, Any], kv_dtype: str | None = None) -> dict[str, Any
     (``kv_dtype`` overrides the engine-default KV dtype, for a sensitivity check)."""
     engine = engine_for(r["engine"])
     gpu_name = gpu_for(r["gpu"])
-    gpu = load_gpus()[gpu_name]
+    gpu = GPU_CATALOG[gpu_name]
     tp, pp = int(r.get("tp") or 1), int(r.get("pp") or 1)
     ep = int(r.get("ep") or 1)
     s = float(r["input_tokens"]["value"])
@@ -193,7 +196,7 @@ def kv_record(r: dict[str, Any]) -> dict[str, Any]:
     """KV-cache tokens (old ``token_capacity`` and new ``engine_token_capacity``) for one vLLM
     start-up."""
     gpu_name = gpu_for(r["gpu_type"])
-    gpu = load_gpus()[gpu_name]
+    gpu = GPU_CATALOG[gpu_name]
     tp = int(r["tensor_parallel_size"])
     v0 = r["engine"] == "V0"
     limits = vllm_default_limits(gpu.memory_bytes / 2**30, gpu.label)

@@ -137,6 +137,13 @@ def gpu_record(spec: GpuSpec) -> dict[str, Any]:
     return record
 
 
+def gpus_from_toml(path: str | Path) -> dict[str, GpuSpec]:
+    """Every GPU record of a TOML file in the ``seeds/gpus.toml`` format, by name."""
+    with Path(path).open("rb") as fh:
+        data = tomllib.load(fh)
+    return {name: gpu_from_record(name, rec) for name, rec in data.items()}
+
+
 @cache
 def load_gpus() -> dict[str, GpuSpec]:
     """Every GPU in ``seeds/gpus.toml``, by name."""

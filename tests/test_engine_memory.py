@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from planner.catalog import load_gpus, spec_from_file
+from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
 from planner.estimator import engine_memory as em
 from planner.estimator import scenario
 from planner.estimator.engine_inputs import ENGINE_INPUTS, input_defaults, vllm_default_limits
@@ -35,6 +35,7 @@ CONFIGS = {
     "mistralai/Mixtral-8x7B-Instruct-v0.1": "seeds/models/mixtral-8x7b.json",
 }
 GPUS = {"NVIDIA GeForce RTX 3090 (24 GB)": "rtx-3090", "NVIDIA A100 80GB": "a100-80gb"}
+CATALOG = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
 GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING))
 
 # record id -> (logged "GPU KV cache size" tokens, this model's prediction, pinned)
@@ -50,7 +51,7 @@ EXPECTED = {
 
 def start_up(record: dict[str, Any]) -> dict[str, Any]:
     """Both graphs' columns for one logged start-up."""
-    gpu = load_gpus()[GPUS.get(record["gpu_type"], "h100-sxm")]
+    gpu = CATALOG[GPUS.get(record["gpu_type"], "h100-sxm")]
     model = CONFIGS[record["model"].split(" (")[0]]
     tp = record["tensor_parallel_size"]
     v0 = record["engine"] == "V0"

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.catalog import load_gpus, spec_from_file
+from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
 from planner.estimator import scenario, serving
 from planner.estimator.engine_inputs import input_defaults
 from planner.estimator.engine_memory import ENGINES
@@ -36,7 +36,7 @@ CONFIGS = {
     "qwen3-235b-a22b": ROOT / "tests/fixtures/serving_configs/qwen3-235b-a22b.json",
 }
 SPECS = {k: spec_from_file(v) for k, v in CONFIGS.items()}
-GPUS = load_gpus()
+GPUS = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
 GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING))
 OUTPUTS = [f.__name__ for f in SERVING]
 
