@@ -90,7 +90,7 @@ def test_fixed_point_converges_and_nothing_is_nan(row: dict[str, Any], load: flo
     assert last == pytest.approx(before, rel=0.01)
     assert last > 0
     # the iterate solves the step equation: step(rate * t) == t within 1 %
-    x = out["replica_request_rate_per_s"] * last
+    x = out["micro_batch_request_rate_per_s"] * last
     if out["gpu_utilization"] < 1:
         again = serving.step_seconds_at(
             x, out["request_tokens"], out["serving_compute_s_per_request"],
@@ -189,3 +189,18 @@ def test_queue_approximation_matches_erlang_c_where_it_matters() -> None:
         exact = p_wait * rho / (1 - rho)
         approx = rho ** math.sqrt(2 * (c + 1)) / (1 - rho)
         assert approx == pytest.approx(exact, rel=0.35), (c, rho)
+
+
+def test_pipeline_stages_carry_micro_batches_in_flight() -> None:
+    """pp = 2 doubles the GPUs of a replica: its saturation rate nearly doubles (two
+    micro-batches in flight, twice the KV pool), while one token's pass still crosses both
+    stages, so TPOT at low load stays about the same."""
+    row = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm",
+           "inputs": {"prompt_tokens": 1000, "output_tokens": 1000},
+           "extra": {"max_num_seqs": 1024}}
+    one = _evaluate(row)
+    two = _evaluate({**row, "inputs": {**row["inputs"], "pp": 2, "gpus": 2}})
+    assert 1.6 < two["saturation_requests_per_s"] / one["saturation_requests_per_s"] < 2.2
+    low1 = _evaluate(row, concurrency=1)
+    low2 = _evaluate({**row, "inputs": {**row["inputs"], "pp": 2, "gpus": 2}}, concurrency=1)
+    assert low2["tpot_mean_s"] == pytest.approx(low1["tpot_mean_s"], rel=0.1)

@@ -25,10 +25,13 @@ combine all-to-all per layer, ``d * b`` bytes per token to each remote GPU holdi
 experts. Weights read per
 step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
 quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
-16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``). Pipeline
-parallelism: a token passes the ``pp`` stages one after another (the latency module's
-convention), plus ``pp - 1`` point-to-point latencies per step (the bubble of a single batch in
-flight).
+16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``).
+
+Pipeline parallelism: ``pp`` micro-batches are in flight (vLLM's batch queue, SGLang and TRT-LLM
+micro-batching); a micro-batch carries ``1/pp`` of the step's work through the stages one after
+another (the latency module's convention: weights and FLOPs summed over stages), so a step (one
+output token for every running sequence) takes the pass time of a micro-batch plus ``pp - 1``
+point-to-point latencies; stage imbalance and warm-up/drain bubbles are not modelled.
 
 Saturation: the running batch is capped by ``max_num_seqs`` and by the KV pool
 (``engine_token_capacity / mean context``), and the step by the token budget, so
@@ -99,6 +102,12 @@ def replica_request_rate_per_s(target_requests_per_s: Value, replicas: Value) ->
     """Offered load on one replica: ``target_requests_per_s / replicas`` (requests spread
     evenly)."""
     return safe_div(target_requests_per_s, replicas, 0.0)
+
+
+def micro_batch_request_rate_per_s(replica_request_rate_per_s: Value, pp: Value) -> Value:
+    """Offered load per pipeline micro-batch: ``rate / pp`` (``pp`` micro-batches in flight
+    share the replica's requests)."""
+    return replica_request_rate_per_s / pp
 
 
 def request_tokens(prompt_tokens: Value, output_tokens: Value) -> Value:
@@ -238,20 +247,24 @@ def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_reque
 
 
 def saturation_requests_per_step(max_running_batch: Value, residence_steps: Value,
-                                 max_num_batched_tokens: Value, request_tokens: Value) -> Value:
-    """Requests' worth of work per step at saturation:
-    ``min(B_max / residence_steps, max_num_batched_tokens / (S + G - 1))``."""
-    return minimum(max_running_batch / residence_steps, max_num_batched_tokens / request_tokens)
+                                 max_num_batched_tokens: Value, request_tokens: Value,
+                                 pp: Value) -> Value:
+    """Requests' worth of work per step (one pass through the pipeline) at saturation:
+    ``min(B_max / residence_steps, pp * max_num_batched_tokens / (S + G - 1))`` (each of the
+    ``pp`` micro-batches in flight has its own token budget)."""
+    return minimum(max_running_batch / residence_steps,
+                   pp * max_num_batched_tokens / request_tokens)
 
 
-def saturation_step_s(saturation_requests_per_step: Value, request_tokens: Value,
+def saturation_step_s(saturation_requests_per_step: Value, pp: Value, request_tokens: Value,
                       serving_compute_s_per_request: Value,
                       serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                       serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                       serving_expert_weights_s: Value, model_experts: Value,
                       model_experts_per_token: Value) -> Value:
-    """Step time at saturation (full running batch or full token budget)."""
-    return step_seconds_at(saturation_requests_per_step, request_tokens,
+    """Step time at saturation (full running batch or full token budget): one pass of a
+    micro-batch carrying ``1/pp`` of the work."""
+    return step_seconds_at(saturation_requests_per_step / pp, request_tokens,
                            serving_compute_s_per_request, serving_kv_memory_s_per_request,
                            serving_token_s, serving_step_fixed_s,
                            serving_dense_weights_s, serving_expert_weights_s, model_experts,
@@ -346,7 +359,7 @@ def serving_step_0_s(serving_step_fixed_s: Value, serving_dense_weights_s: Value
         expert_touch_fraction(1, model_experts, model_experts_per_token))
 
 
-def serving_step_1_s(serving_step_0_s: Value, replica_request_rate_per_s: Value,
+def serving_step_1_s(serving_step_0_s: Value, micro_batch_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
@@ -354,14 +367,14 @@ def serving_step_1_s(serving_step_0_s: Value, replica_request_rate_per_s: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
                      gpu_utilization: Value) -> Value:
     """Iteration 1 of the open-loop step time (see :func:`_fixed_point_step`)."""
-    return _fixed_point_step(serving_step_0_s, replica_request_rate_per_s, request_tokens,
+    return _fixed_point_step(serving_step_0_s, micro_batch_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
                              serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
                              model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
-def serving_step_2_s(serving_step_1_s: Value, replica_request_rate_per_s: Value,
+def serving_step_2_s(serving_step_1_s: Value, micro_batch_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
@@ -369,14 +382,14 @@ def serving_step_2_s(serving_step_1_s: Value, replica_request_rate_per_s: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
                      gpu_utilization: Value) -> Value:
     """Iteration 2 of the open-loop step time."""
-    return _fixed_point_step(serving_step_1_s, replica_request_rate_per_s, request_tokens,
+    return _fixed_point_step(serving_step_1_s, micro_batch_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
                              serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
                              model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
-def serving_step_3_s(serving_step_2_s: Value, replica_request_rate_per_s: Value,
+def serving_step_3_s(serving_step_2_s: Value, micro_batch_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
@@ -384,14 +397,14 @@ def serving_step_3_s(serving_step_2_s: Value, replica_request_rate_per_s: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
                      gpu_utilization: Value) -> Value:
     """Iteration 3 of the open-loop step time."""
-    return _fixed_point_step(serving_step_2_s, replica_request_rate_per_s, request_tokens,
+    return _fixed_point_step(serving_step_2_s, micro_batch_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
                              serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
                              model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
-def serving_step_4_s(serving_step_3_s: Value, replica_request_rate_per_s: Value,
+def serving_step_4_s(serving_step_3_s: Value, micro_batch_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
@@ -399,14 +412,14 @@ def serving_step_4_s(serving_step_3_s: Value, replica_request_rate_per_s: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
                      gpu_utilization: Value) -> Value:
     """Iteration 4 of the open-loop step time."""
-    return _fixed_point_step(serving_step_3_s, replica_request_rate_per_s, request_tokens,
+    return _fixed_point_step(serving_step_3_s, micro_batch_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
                              serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
                              model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
-def serving_step_5_s(serving_step_4_s: Value, replica_request_rate_per_s: Value,
+def serving_step_5_s(serving_step_4_s: Value, micro_batch_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
@@ -414,14 +427,14 @@ def serving_step_5_s(serving_step_4_s: Value, replica_request_rate_per_s: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
                      gpu_utilization: Value) -> Value:
     """Iteration 5 of the open-loop step time."""
-    return _fixed_point_step(serving_step_4_s, replica_request_rate_per_s, request_tokens,
+    return _fixed_point_step(serving_step_4_s, micro_batch_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
                              serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
                              model_experts_per_token, saturation_step_s, gpu_utilization)
 
 
-def serving_step_6_s(serving_step_5_s: Value, replica_request_rate_per_s: Value,
+def serving_step_6_s(serving_step_5_s: Value, micro_batch_request_rate_per_s: Value,
                      request_tokens: Value, serving_compute_s_per_request: Value,
                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
@@ -429,7 +442,7 @@ def serving_step_6_s(serving_step_5_s: Value, replica_request_rate_per_s: Value,
                      model_experts_per_token: Value, saturation_step_s: Value,
                      gpu_utilization: Value) -> Value:
     """Iteration 6 (final) of the open-loop step time."""
-    return _fixed_point_step(serving_step_5_s, replica_request_rate_per_s, request_tokens,
+    return _fixed_point_step(serving_step_5_s, micro_batch_request_rate_per_s, request_tokens,
                              serving_compute_s_per_request, serving_kv_memory_s_per_request,
                              serving_token_s, serving_step_fixed_s,
                              serving_dense_weights_s, serving_expert_weights_s, model_experts,
@@ -448,13 +461,19 @@ def closed_loop_batch(serving_mode: Value, concurrency: Value, replicas: Value,
 def operating_requests_per_step(serving_mode: Value, replica_request_rate_per_s: Value,
                                 serving_step_6_s: Value, closed_loop_batch: Value,
                                 residence_steps: Value, max_num_batched_tokens: Value,
-                                request_tokens: Value,
-                                saturation_requests_per_step: Value) -> Value:
+                                request_tokens: Value, saturation_requests_per_step: Value,
+                                pp: Value) -> Value:
     """Requests' worth of work per step at the operating point: open loop ``rate * step``
     (at most saturation), closed loop and offline ``min(B / residence, budget / tokens)``."""
-    closed = minimum(closed_loop_batch / residence_steps, max_num_batched_tokens / request_tokens)
+    closed = minimum(closed_loop_batch / residence_steps,
+                     pp * max_num_batched_tokens / request_tokens)
     open_ = minimum(replica_request_rate_per_s * serving_step_6_s, saturation_requests_per_step)
     return where(serving_mode == OPEN_LOOP, open_, closed)
+
+
+def micro_batch_requests_per_step(operating_requests_per_step: Value, pp: Value) -> Value:
+    """Work one micro-batch carries through the pipeline: ``x / pp``."""
+    return operating_requests_per_step / pp
 
 
 def running_batch(operating_requests_per_step: Value, residence_steps: Value,
@@ -464,38 +483,38 @@ def running_batch(operating_requests_per_step: Value, residence_steps: Value,
     return minimum(operating_requests_per_step * residence_steps, max_running_batch)
 
 
-def step_compute_s(operating_requests_per_step: Value,
+def step_compute_s(micro_batch_requests_per_step: Value,
                    serving_compute_s_per_request: Value) -> Value:
     """Compute part of the operating step."""
-    return operating_requests_per_step * serving_compute_s_per_request
+    return micro_batch_requests_per_step * serving_compute_s_per_request
 
 
-def step_memory_s(operating_requests_per_step: Value, request_tokens: Value,
+def step_memory_s(micro_batch_requests_per_step: Value, request_tokens: Value,
                   serving_kv_memory_s_per_request: Value, serving_dense_weights_s: Value,
                   serving_expert_weights_s: Value, model_experts: Value,
                   model_experts_per_token: Value) -> Value:
     """Memory part of the operating step: touched weights + KV traffic."""
-    tokens = maximum(operating_requests_per_step * request_tokens, 1)
+    tokens = maximum(micro_batch_requests_per_step * request_tokens, 1)
     return (serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
         tokens, model_experts, model_experts_per_token)
-        + operating_requests_per_step * serving_kv_memory_s_per_request)
+        + micro_batch_requests_per_step * serving_kv_memory_s_per_request)
 
 
-def step_communication_s(operating_requests_per_step: Value, request_tokens: Value,
+def step_communication_s(micro_batch_requests_per_step: Value, request_tokens: Value,
                          serving_comm_s_per_token: Value, tp: Value, pp: Value, ep: Value,
                          attention_dp: Value, model_layers: Value, model_experts: Value,
                          collective_latency_s: Value) -> Value:
     """Interconnect part of the operating step: volume plus collective latencies."""
     collectives = (where((tp > 1) * (attention_dp <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
-    return (operating_requests_per_step * request_tokens * serving_comm_s_per_token
+    return (micro_batch_requests_per_step * request_tokens * serving_comm_s_per_token
             + collectives * collective_latency_s)
 
 
-def step_elementwise_s(operating_requests_per_step: Value, request_tokens: Value,
+def step_elementwise_s(micro_batch_requests_per_step: Value, request_tokens: Value,
                        serving_activation_s_per_token: Value) -> Value:
     """Element-wise kernel part of the operating step (norms, rotary, activation)."""
-    return operating_requests_per_step * request_tokens * serving_activation_s_per_token
+    return micro_batch_requests_per_step * request_tokens * serving_activation_s_per_token
 
 
 def step_overhead_s(engine_step_overhead_s: Value, model_layers: Value,
