@@ -10,20 +10,27 @@ state a step admits on average ``x`` requests' worth of work (``x = rate * step`
 - 1)`` tokens, ``x * request_flops`` FLOPs and the KV reads of ``x * (G - 1)`` decode tokens at
 the mean context. Its time is::
 
-    step(x) = max(compute(x), memory(x)) + communication(x) + overhead
+    step(x) = max(compute(x), memory(x)) + elementwise(x) + communication(x) + overhead
     compute(x)  = x * request_flops / (tp * peak * matmul_efficiency)
     memory(x)   = (weights touched by x*(S+G-1) tokens / tp + x * KV bytes per request)
                   / (bandwidth * bandwidth_efficiency)
+    elementwise(x) = x * (S+G-1) * L * (10*d + 3I/tp) * b / (bandwidth * bandwidth_efficiency)
     communication(x) = x * (S+G-1) * (TP all-reduce + EP all-to-all seconds per token)
                        + collectives per step * collective_latency
     overhead    = engine_step_overhead_s + layers * kernel_overhead_s_per_layer
+
+(the element-wise kernels between GEMMs -- norms, rotary, activation -- stream activations and
+do not overlap the matmuls, so they add). Requests that arrive over HTTP also pass the
+OpenAI-compatible front end, whose serialized per-request and per-streamed-token work caps a
+replica at ``1 / (request_overhead_s + G * stream_overhead_s_per_token)`` requests/s and whose
+path adds ``request_latency_s`` to every TTFT; the offline mode has no front end.
 
 TP all-reduce: two per layer (after attention and after the MLP), ring algorithm moving
 ``2*(tp-1)/tp * d * b`` bytes per token over the per-direction link bandwidth
 (``interconnect/2 * collective_efficiency``). MoE under expert parallelism: a dispatch and a
 combine all-to-all per layer, ``d * b`` bytes per token to each remote GPU holding one of its
-experts. Weights read per
-step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
+experts; with data-parallel attention (``attention_dp``) there is no TP all-reduce. Weights
+read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
 quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
 16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``).
 
@@ -35,8 +42,8 @@ point-to-point latencies; stage imbalance and warm-up/drain bubbles are not mode
 
 Saturation: the running batch is capped by ``max_num_seqs`` and by the KV pool
 (``engine_token_capacity / mean context``), and the step by the token budget, so
-``x_sat = min(B_max / residence_steps, max_num_batched_tokens / (S + G - 1))`` and the replica
-completes ``x_sat / step(x_sat)`` requests per second.
+``x_sat = min(B_max / residence_steps, pp * max_num_batched_tokens / (S + G - 1))`` and the
+replica completes ``x_sat / step(x_sat)`` requests per second.
 
 Open loop (Poisson arrivals at ``target_requests_per_s``, spread evenly over the replicas): the
 step time solves ``t = step(rate * t)``. ``step`` is the maximum of two lines in ``x`` except for
