@@ -108,6 +108,12 @@ def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
             power_w=float(rec.get("power_w", 0.0)),
             price_is_example=bool(rec.get("price_is_example", False)),
             source=str(rec.get("source", "")),
+            usable_memory_bytes=round(float(rec.get("usable_memory_gib", 0.0)) * GiB),
+            matmul_efficiency=float(rec.get("matmul_efficiency", 0.0)),
+            bandwidth_efficiency=float(rec.get("bandwidth_efficiency", 0.0)),
+            matmul_efficiency_8bit=float(rec.get("matmul_efficiency_8bit", 0.0)),
+            runtime_context_bytes=round(float(rec.get("runtime_context_gib", 0.0)) * GiB),
+            serving_source=str(rec.get("serving_source", "")),
         )
     except KeyError as exc:
         raise PlannerError(f"GPU {name!r}: catalog record lacks {exc.args[0]!r}") from exc
@@ -129,6 +135,13 @@ def gpu_record(spec: GpuSpec) -> dict[str, Any]:
                   power_w=spec.power_w, price_usd_per_hour=spec.price_usd_per_hour,
                   price_is_example=spec.price_is_example, source=spec.source)
     return record
+
+
+def gpus_from_toml(path: str | Path) -> dict[str, GpuSpec]:
+    """Every GPU record of a TOML file in the ``seeds/gpus.toml`` format, by name."""
+    with Path(path).open("rb") as fh:
+        data = tomllib.load(fh)
+    return {name: gpu_from_record(name, rec) for name, rec in data.items()}
 
 
 @cache

@@ -30,6 +30,24 @@ class GpuSpec:
     price_is_example: bool = False
     source: str = ""
     notes: dict[str, str] = field(default_factory=dict)
+    usable_memory_bytes: int = 0
+    """Memory the runtime sees (torch ``total_memory``), below the marketing capacity: an
+    "80 GB" H100 shows 79.19 GiB. 0 = unknown: :func:`usable_memory_bytes` falls back to
+    ``memory_bytes * DEFAULT_USABLE_FRACTION``."""
+    matmul_efficiency: float = 0.0
+    """Achievable share of the dense tensor peak on large GEMMs (0 = unknown:
+    ``DEFAULT_MATMUL_EFFICIENCY``)."""
+    bandwidth_efficiency: float = 0.0
+    """Achievable share of the memory bandwidth on streaming reads (0 = unknown:
+    ``DEFAULT_BANDWIDTH_EFFICIENCY``)."""
+    matmul_efficiency_8bit: float = 0.0
+    """Achievable share of the 8-bit (fp8/int8) tensor peak (0 = unknown:
+    ``matmul_efficiency * EIGHT_BIT_GEMM_SHARE``)."""
+    runtime_context_bytes: int = 0
+    """Device memory the CUDA/ROCm context and library workspaces take before any tensor
+    (0 = unknown: ``DEFAULT_RUNTIME_CONTEXT_BYTES``)."""
+    serving_source: str = ""
+    """Where the four serving figures above come from."""
 
 
 COMPUTE_DTYPES: dict[str, tuple[str, ...]] = {
@@ -60,3 +78,40 @@ def compute_dtype(gpu: GpuSpec, weight_dtype: str) -> str:
             return candidate
     raise ValidationError("gpu", f"{gpu.name} lists no tensor throughput usable for "
                           f"{weight_dtype} weights", value=sorted(gpu.flops_per_s))
+
+
+DEFAULT_USABLE_FRACTION = 0.99
+"""Share of the listed memory the runtime sees when the catalog gives no figure: an H100's
+80 GiB shows as 79.19 GiB to torch (0.9899), an RTX 3090's 24 GiB as 23.58 GiB (0.9825)."""
+DEFAULT_MATMUL_EFFICIENCY = 0.7
+"""Achievable GEMM share of the dense peak when the catalog gives none (H100-class figure)."""
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.85
+"""Achievable streaming-read share of the bandwidth when the catalog gives none."""
+EIGHT_BIT_GEMM_SHARE = 0.75
+"""8-bit GEMMs deliver about 1.5x the 16-bit GEMM throughput in practice, not the datasheet's
+2x (Transformer Engine / cuBLASLt FP8 GEMM benchmarks on H100: scaling, casts and smaller
+per-byte arithmetic intensity at serving shapes), so their achievable share of the 8-bit peak is
+0.75 of the 16-bit share."""
+DEFAULT_RUNTIME_CONTEXT_BYTES = 512 * 2**20
+"""CUDA context when the catalog gives none: vLLM 0.19's worker-init snapshot on an H100 shows
+``cuda_memory=0.51GiB`` before any tensor is allocated."""
+
+
+def serving_gpu_columns(gpu: GpuSpec, weight_dtype: str = "bf16") -> dict[str, float]:
+    """The GPU figures the serving formulas read, as scenario columns (catalog value or the
+    documented default): ``gpu_usable_memory_bytes``, ``gpu_matmul_efficiency`` (of the
+    compute dtype ``weight_dtype`` runs at, see :func:`compute_dtype`),
+    ``gpu_bandwidth_efficiency``, ``gpu_interconnect_bytes_per_s``,
+    ``gpu_runtime_context_bytes``."""
+    sixteen = gpu.matmul_efficiency or DEFAULT_MATMUL_EFFICIENCY
+    eight = gpu.matmul_efficiency_8bit or sixteen * EIGHT_BIT_GEMM_SHARE
+    eight_bit = compute_dtype(gpu, weight_dtype) in ("fp8", "int8") if gpu.flops_per_s else False
+    return {
+        "gpu_usable_memory_bytes": float(gpu.usable_memory_bytes
+                                         or round(gpu.memory_bytes * DEFAULT_USABLE_FRACTION)),
+        "gpu_matmul_efficiency": eight if eight_bit else sixteen,
+        "gpu_bandwidth_efficiency": gpu.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY,
+        "gpu_interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
+        "gpu_runtime_context_bytes": float(gpu.runtime_context_bytes
+                                           or DEFAULT_RUNTIME_CONTEXT_BYTES),
+    }

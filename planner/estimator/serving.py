@@ -1,0 +1,697 @@
+"""Continuous batching under load: engine step time, saturation, the running batch at a request
+rate, and latency at that load.
+
+Every public function is a scenario column over the operator set (:mod:`planner.estimator.ops`);
+quantities are per replica unless the name says otherwise; times in seconds.
+
+One engine step (vLLM V1 / SGLang / TRT-LLM scheduler with chunked prefill) runs one token for
+every decoding sequence plus prefill chunks, at most ``max_num_batched_tokens`` tokens. In steady
+state a step admits on average ``x`` requests' worth of work (``x = rate * step``): ``x * (S + G
+- 1)`` tokens, ``x * request_flops`` FLOPs and the KV reads of ``x * (G - 1)`` decode tokens at
+the mean context. Its time is::
+
+    step(x) = max(compute(x), memory(x)) + elementwise(x) + communication(x) + overhead
+    compute(x)  = x * request_flops / (tp * peak * matmul_efficiency)
+    memory(x)   = (weights touched by x*(S+G-1) tokens / tp + x * KV bytes per request)
+                  / (bandwidth * bandwidth_efficiency)
+    elementwise(x) = x * (S+G-1) * L * (10*d + 3I/tp) * b / (bandwidth * bandwidth_efficiency)
+    communication(x) = x * (S+G-1) * (TP all-reduce + EP all-to-all seconds per token)
+                       + collectives per step * collective_latency
+    overhead    = engine_step_overhead_s + layers * kernel_overhead_s_per_layer
+
+(the element-wise kernels between GEMMs -- norms, rotary, activation -- stream activations and
+do not overlap the matmuls, so they add). Requests that arrive over HTTP also pass the
+OpenAI-compatible front end, whose serialized per-request and per-streamed-token work caps a
+replica at ``1 / (request_overhead_s + G * stream_overhead_s_per_token)`` requests/s and whose
+path adds ``request_latency_s`` to every TTFT; the offline mode has no front end.
+
+TP all-reduce: two per layer (after attention and after the MLP), ring algorithm moving
+``2*(tp-1)/tp * d * b`` bytes per token over the per-direction link bandwidth
+(``interconnect/2 * collective_efficiency``). MoE under expert parallelism: a dispatch and a
+combine all-to-all per layer, ``d * b`` bytes per token to each remote GPU holding one of its
+experts; with data-parallel attention (``attention_dp``) there is no TP all-reduce. Weights
+read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
+quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
+16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``).
+
+Pipeline parallelism: ``pp`` micro-batches are in flight (vLLM's batch queue, SGLang and TRT-LLM
+micro-batching); a micro-batch carries ``1/pp`` of the step's work through the stages one after
+another (the latency module's convention: weights and FLOPs summed over stages), so a step (one
+output token for every running sequence) takes the pass time of a micro-batch plus ``pp - 1``
+point-to-point latencies; stage imbalance and warm-up/drain bubbles are not modelled.
+
+Saturation: the running batch is capped by ``max_num_seqs`` and by the KV pool
+(``engine_token_capacity / mean context``), and the step by the token budget, so
+``x_sat = min(B_max / residence_steps, pp * max_num_batched_tokens / (S + G - 1))`` and the
+replica completes ``x_sat / step(x_sat)`` requests per second.
+
+Open loop (Poisson arrivals at ``target_requests_per_s``, spread evenly over the replicas): the
+step time solves ``t = step(rate * t)``. ``step`` is the maximum of two lines in ``x`` except for
+the expert-touch term, so each of the six iteration columns ``serving_step_1_s`` ..
+``serving_step_6_s`` is a Newton step: the touched-expert share is replaced by its tangent at the
+previous iterate, so both branches are lines in ``t`` and
+``t = max(F/(1 - r*(C+Q)), (F + W0)/(1 - r*(K+Q) - W'))`` in closed form. Dense models are exact
+after the first iteration; MoE converges quadratically (the touched share is concave).
+
+Queueing for a running slot (open loop): M/M/c with ``c = B_max`` slots and the saturation rate
+as total service rate; mean queue length by Sakasegawa's approximation
+``Lq = rho^sqrt(2(c+1)) / (1 - rho)`` (H. Sakasegawa, "An approximation formula
+Lq ≈ α·ρ^β/(1-ρ)", Ann. Inst. Stat. Math. 29, 1977), scaled by the Allen-Cunneen factor
+``(1 + scv_service)/2`` for non-exponential service (Poisson arrivals: ``scv_arrival = 1``). The
+wait is 0 with probability ``1 - P_wait`` (``P_wait = Lq (1 - rho)/rho``) and exponential with
+mean ``1/(mu - lambda)`` otherwise, so the p-quantile is
+``max(0, (ln P_wait + ln(1/(1-p))) / (mu - lambda))``; ``ln z`` is taken as ``-(1-z)/sqrt(z)``
+(within 2 % for ``z >= 0.5``, where a wait quantile is non-zero; no LN in the operator set).
+At ``rho >= 1`` the queue grows without bound: waits are reported as :data:`QUEUE_WAIT_CAP_S`
+and ``overloaded`` is true.
+
+Closed loop (``concurrency`` clients, ``vllm bench serve --max-concurrency``): the batch is
+``min(concurrency/replicas, B_max)``, no fixed point is needed, and clients beyond the batch
+wait ``(M - B) / throughput`` (Little's law). ``concurrency = 0`` with no target rate is the
+offline maximum (closed loop at ``B_max``).
+"""
+
+from __future__ import annotations
+
+from planner.estimator.engine_memory import ROOFLINE
+from planner.estimator.latency import expert_touch_fraction
+from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
+
+QUEUE_WAIT_CAP_S = 1e6
+"""Wait reported for an overloaded replica (rho >= 1): the queue grows without bound."""
+OPEN_LOOP = 1
+"""serving_mode: Poisson arrivals at target_requests_per_s."""
+CLOSED_LOOP = 2
+"""serving_mode: a fixed number of clients (concurrency)."""
+OFFLINE = 0
+"""serving_mode: no rate and no concurrency: the offline maximum."""
+_HUGE_S = 1e12
+
+
+def matmul_efficiency_effective(matmul_efficiency: Value, gpu_matmul_efficiency: Value) -> Value:
+    """Achievable share of the tensor peak: the scenario's value, else the GPU catalog's."""
+    return where(matmul_efficiency > 0, matmul_efficiency, gpu_matmul_efficiency)
+
+
+def bandwidth_efficiency_effective(bandwidth_efficiency: Value,
+                                   gpu_bandwidth_efficiency: Value) -> Value:
+    """Achievable share of memory bandwidth: the scenario's value, else the GPU catalog's."""
+    return where(bandwidth_efficiency > 0, bandwidth_efficiency, gpu_bandwidth_efficiency)
+
+
+def serving_mode(concurrency: Value, target_requests_per_s: Value) -> Value:
+    """2 closed loop (``concurrency > 0``), 1 open loop (a target rate), 0 offline maximum."""
+    return where(concurrency > 0, CLOSED_LOOP, where(target_requests_per_s > 0, OPEN_LOOP,
+                                                     OFFLINE))
+
+
+def replica_request_rate_per_s(target_requests_per_s: Value, replicas: Value) -> Value:
+    """Offered load on one replica: ``target_requests_per_s / replicas`` (requests spread
+    evenly)."""
+    return safe_div(target_requests_per_s, replicas, 0.0)
+
+
+def micro_batch_request_rate_per_s(replica_request_rate_per_s: Value, pp: Value) -> Value:
+    """Offered load per pipeline micro-batch: ``rate / pp`` (``pp`` micro-batches in flight
+    share the replica's requests)."""
+    return replica_request_rate_per_s / pp
+
+
+def request_tokens(prompt_tokens: Value, output_tokens: Value) -> Value:
+    """Tokens a request puts through the engine: ``S`` prefill + ``G - 1`` decode."""
+    return prompt_tokens + output_tokens - 1
+
+
+def prefill_steps_per_request(prompt_tokens: Value, max_num_batched_tokens: Value) -> Value:
+    """Steps a prompt's prefill spans under chunked prefill: ``ceil(S / budget)``, at least 1."""
+    return maximum(1, ceil(prompt_tokens / max_num_batched_tokens))
+
+
+def residence_steps(prefill_steps_per_request: Value, output_tokens: Value) -> Value:
+    """Steps a request holds a running slot: its prefill steps then ``G - 1`` decode steps."""
+    return prefill_steps_per_request + output_tokens - 1
+
+
+def max_running_batch(max_num_seqs: Value, engine_token_capacity: Value,
+                      mean_decode_context_tokens: Value) -> Value:
+    """Most requests running at once: ``min(max_num_seqs, floor(KV tokens / mean context))``,
+    at least 1 (the KV pool holds requests at their mean length ``S + G/2``: vLLM allocates
+    blocks as sequences grow)."""
+    by_kv = safe_div(engine_token_capacity, mean_decode_context_tokens, 0.0)
+    return maximum(1, minimum(max_num_seqs, floor(by_kv)))
+
+
+def serving_compute_s_per_request(request_flops: Value, tp: Value, gpu_flops_per_s: Value,
+                                  matmul_efficiency_effective: Value) -> Value:
+    """Compute seconds one request adds to the steps it runs in:
+    ``request_flops / (tp * peak * efficiency)``."""
+    return request_flops / (tp * gpu_flops_per_s * matmul_efficiency_effective)
+
+
+def serving_kv_memory_s_per_request(output_tokens: Value, prompt_tokens: Value,
+                                    mean_decode_context_tokens: Value,
+                                    kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
+                                    gpu_bandwidth_bytes_per_s: Value,
+                                    bandwidth_efficiency_effective: Value) -> Value:
+    """Memory seconds of one request's KV traffic on one GPU: ``G - 1`` decode steps each
+    reading the mean context, plus writing its ``S + G - 1`` tokens once."""
+    tokens = (output_tokens - 1) * mean_decode_context_tokens + prompt_tokens + output_tokens - 1
+    return tokens * kv_bytes_per_token * kv_fraction_per_gpu / (
+        gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective)
+
+
+def serving_dense_weights_s(model_matmul_dense_params: Value, model_lm_head_matmul_params: Value,
+                            weight_bits_effective: Value, embedding_bits: Value, tp: Value,
+                            pp: Value, attention_replicated_bytes_per_gpu: Value,
+                            gpu_bandwidth_bytes_per_s: Value,
+                            bandwidth_efficiency_effective: Value) -> Value:
+    """Seconds to read the weights every step reads (dense matmuls + LM head, plus attention
+    weights replicated by data-parallel attention) on one GPU, summed over pipeline stages."""
+    return ((model_matmul_dense_params * weight_bits_effective / 8
+             + model_lm_head_matmul_params * embedding_bits / 8) / tp
+            + attention_replicated_bytes_per_gpu * pp) / (
+        gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective)
+
+
+def serving_expert_weights_s(model_matmul_experts_params: Value, weight_bits_effective: Value,
+                             tp: Value, gpu_bandwidth_bytes_per_s: Value,
+                             bandwidth_efficiency_effective: Value) -> Value:
+    """Seconds to read all routed experts on one GPU (a step reads the touched share)."""
+    return (model_matmul_experts_params * weight_bits_effective / 8 / tp
+            / (gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective))
+
+
+def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp: Value, model_layers: Value,
+                             model_hidden_size: Value, model_experts: Value,
+                             model_experts_per_token: Value, activation_bytes: Value,
+                             gpu_interconnect_bytes_per_s: Value,
+                             collective_efficiency: Value) -> Value:
+    """Interconnect seconds per token on one GPU: two ring all-reduces per layer under TP,
+    ``2*(tp-1)/tp*d*b`` bytes each, and, under EP for MoE, a dispatch and a combine all-to-all
+    per layer, ``d*b`` bytes to each remote GPU holding one of its experts, over
+    ``interconnect/2 * efficiency`` (the listed NVLink figure counts both directions).
+
+    The all-to-all sends a token once to every other GPU holding one of its ``k`` experts
+    (dispatch de-duplicated per destination, as DeepEP and TRT-LLM's alltoall do): expected
+    ``(ep-1) * (1 - (1 - 1/ep)^k)`` remote GPUs under uniform routing. Data-parallel attention
+    (``attention_dp``) has no TP all-reduce: each GPU attends for its own requests."""
+    link = gpu_interconnect_bytes_per_s / 2 * collective_efficiency
+    allreduce = where(attention_dp > 0, 0,
+                      2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes)
+    remote_gpus = (ep - 1) * (1 - (1 - 1 / ep) ** model_experts_per_token)
+    alltoall = where(model_experts > 1,
+                     2 * model_layers * remote_gpus * model_hidden_size * activation_bytes, 0)
+    return safe_div(allreduce + alltoall, link, 0.0)
+
+
+def serving_activation_s_per_token(model_layers: Value, model_hidden_size: Value,
+                                   ffn_width_per_token: Value, tp: Value,
+                                   activation_bytes: Value, gpu_bandwidth_bytes_per_s: Value,
+                                   bandwidth_efficiency_effective: Value) -> Value:
+    """Seconds per token of the element-wise kernels between the GEMMs, which stream
+    activations through memory and do not overlap the matmuls: per layer two fused
+    add+RMSNorm (read residual and input, write both: 4d each), rotary embedding on Q and K
+    (~2d) and the gated activation (read 2I, write I: the ``ffn_width`` 3I), i.e.
+    ``L * (10*d + 3I/tp) * b / (bandwidth * efficiency)``."""
+    elems = model_layers * (10 * model_hidden_size + ffn_width_per_token / tp)
+    return elems * activation_bytes / (gpu_bandwidth_bytes_per_s
+                                       * bandwidth_efficiency_effective)
+
+
+def serving_token_s(serving_comm_s_per_token: Value,
+                    serving_activation_s_per_token: Value) -> Value:
+    """Per-token time added to a step outside ``max(compute, memory)``: interconnect plus
+    element-wise kernels."""
+    return serving_comm_s_per_token + serving_activation_s_per_token
+
+
+def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp: Value,
+                         model_layers: Value, model_experts: Value, collective_latency_s: Value,
+                         engine_step_overhead_s: Value,
+                         kernel_overhead_s_per_layer: Value) -> Value:
+    """Per-step time independent of the batch: engine overhead, per-layer kernel overhead, and
+    the latency of the step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per
+    layer under EP, ``pp - 1`` pipeline hand-offs)."""
+    collectives = (where((tp > 1) * (attention_dp <= 0), 2 * model_layers, 0)
+                   + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
+    return (engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
+            + collectives * collective_latency_s)
+
+
+def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_request: Value,
+                    serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                    serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                    serving_expert_weights_s: Value, model_experts: Value,
+                    model_experts_per_token: Value) -> Value:
+    """Step time when the step carries ``x`` requests' worth of work (module docstring)."""
+    tokens = maximum(x * request_tokens, 1)
+    weights = serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
+        tokens, model_experts, model_experts_per_token)
+    compute = x * serving_compute_s_per_request
+    memory = weights + x * serving_kv_memory_s_per_request
+    return maximum(compute, memory) + x * request_tokens * serving_token_s \
+        + serving_step_fixed_s
+
+
+def saturation_requests_per_step(max_running_batch: Value, residence_steps: Value,
+                                 max_num_batched_tokens: Value, request_tokens: Value,
+                                 pp: Value) -> Value:
+    """Requests' worth of work per step (one pass through the pipeline) at saturation:
+    ``min(B_max / residence_steps, pp * max_num_batched_tokens / (S + G - 1))`` (each of the
+    ``pp`` micro-batches in flight has its own token budget)."""
+    return minimum(max_running_batch / residence_steps,
+                   pp * max_num_batched_tokens / request_tokens)
+
+
+def saturation_step_s(saturation_requests_per_step: Value, pp: Value, request_tokens: Value,
+                      serving_compute_s_per_request: Value,
+                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                      serving_expert_weights_s: Value, model_experts: Value,
+                      model_experts_per_token: Value) -> Value:
+    """Step time at saturation (full running batch or full token budget): one pass of a
+    micro-batch carrying ``1/pp`` of the work."""
+    return step_seconds_at(saturation_requests_per_step / pp, request_tokens,
+                           serving_compute_s_per_request, serving_kv_memory_s_per_request,
+                           serving_token_s, serving_step_fixed_s,
+                           serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                           model_experts_per_token)
+
+
+def saturation_requests_per_s_replica(saturation_requests_per_step: Value,
+                                      saturation_step_s: Value) -> Value:
+    """Most requests per second one replica completes: ``x_sat / step(x_sat)``."""
+    return saturation_requests_per_step / saturation_step_s
+
+
+def saturation_requests_per_s(saturation_requests_per_s_replica: Value,
+                              replicas: Value) -> Value:
+    """Most requests per second the deployment completes (all replicas)."""
+    return saturation_requests_per_s_replica * replicas
+
+
+def saturation_output_tokens_per_s(saturation_requests_per_s: Value,
+                                   output_tokens: Value) -> Value:
+    """Offline maximum output tokens per second of the deployment:
+    ``saturation_requests_per_s * G`` (what ``trtllm-bench throughput`` reports)."""
+    return saturation_requests_per_s * output_tokens
+
+
+def frontend_requests_per_s_replica(request_overhead_s: Value,
+                                    stream_overhead_s_per_token: Value,
+                                    output_tokens: Value) -> Value:
+    """Requests per second the OpenAI-compatible front end of one replica can serve: its
+    per-request work (HTTP, chat template, tokenization) and per streamed token work
+    (detokenization, one server-sent event) run serialized in one Python process:
+    ``1 / (request_overhead_s + G * stream_overhead_s_per_token)``."""
+    return safe_div(1, request_overhead_s + output_tokens * stream_overhead_s_per_token, _HUGE_S)
+
+
+def serving_capacity_requests_per_s_replica(serving_mode: Value,
+                                            saturation_requests_per_s_replica: Value,
+                                            frontend_requests_per_s_replica: Value) -> Value:
+    """Most requests per second one replica serves in this mode: the engine's saturation
+    rate, capped by the front end when requests arrive over HTTP (not offline)."""
+    return where(serving_mode == OFFLINE, saturation_requests_per_s_replica,
+                 minimum(saturation_requests_per_s_replica, frontend_requests_per_s_replica))
+
+
+def gpu_utilization(replica_request_rate_per_s: Value,
+                    saturation_requests_per_s_replica: Value) -> Value:
+    """Offered load over the engine's saturation rate (per replica): drives the step-time
+    fixed point."""
+    return replica_request_rate_per_s / saturation_requests_per_s_replica
+
+
+def utilization(replica_request_rate_per_s: Value,
+                serving_capacity_requests_per_s_replica: Value) -> Value:
+    """Offered load over capacity (engine and front end), ``rho`` of the queue."""
+    return replica_request_rate_per_s / serving_capacity_requests_per_s_replica
+
+
+def overloaded(serving_mode: Value, utilization: Value) -> Value:
+    """Open loop at or beyond the saturation rate: the queue grows without bound."""
+    return (serving_mode == OPEN_LOOP) * (utilization >= 1) > 0
+
+
+def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compute: Value,
+                      kv: Value, comm: Value, fixed: Value, dense: Value, experts: Value,
+                      model_experts: Value, model_experts_per_token: Value,
+                      saturation_step: Value, rho: Value) -> Value:
+    """One Newton iteration of ``t = step(rate * t)``: the touched-expert share is replaced by
+    its tangent at ``previous`` (slope ``-(1-p)^N ln(1-p)``, ``ln`` by :func:`_ln_approx`),
+    which makes both branches of ``max(compute, memory)`` lines in ``t``, solved in closed
+    form. Dense models (no experts) are exact after one iteration."""
+    tokens_per_s = rate * request_tokens
+    n_prev = maximum(tokens_per_s * previous, 1)
+    p = model_experts_per_token / model_experts
+    miss = where(n_prev * p > 40, 0, (1 - p) ** n_prev)
+    weights = dense + experts * (1 - miss)
+    slope_touch = where(p < 1, miss * -_ln_approx(maximum(1 - p, 1e-12)), 0)
+    slope_w = where(tokens_per_s * previous > 1, experts * slope_touch * tokens_per_s, 0)
+    slope_c = rate * compute + tokens_per_s * comm
+    slope_m = slope_w + rate * kv + tokens_per_s * comm
+    intercept_m = weights - slope_w * previous
+    t_c = where(slope_c < 1, safe_div(fixed, 1 - slope_c, _HUGE_S), _HUGE_S)
+    t_m = where(slope_m < 1, safe_div(fixed + intercept_m, 1 - slope_m, _HUGE_S), _HUGE_S)
+    solved = minimum(maximum(t_c, t_m), saturation_step)
+    return where(rho < 1, solved, saturation_step)
+
+
+def serving_step_0_s(serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                     serving_expert_weights_s: Value, model_experts: Value,
+                     model_experts_per_token: Value) -> Value:
+    """Start of the iteration: the step time of an idle replica (one token in flight)."""
+    return serving_step_fixed_s + serving_dense_weights_s + serving_expert_weights_s * (
+        expert_touch_fraction(1, model_experts, model_experts_per_token))
+
+
+def serving_step_1_s(serving_step_0_s: Value, micro_batch_request_rate_per_s: Value,
+                     request_tokens: Value, serving_compute_s_per_request: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                     serving_expert_weights_s: Value, model_experts: Value,
+                     model_experts_per_token: Value, saturation_step_s: Value,
+                     gpu_utilization: Value) -> Value:
+    """Iteration 1 of the open-loop step time (see :func:`_fixed_point_step`)."""
+    return _fixed_point_step(serving_step_0_s, micro_batch_request_rate_per_s, request_tokens,
+                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
+                             serving_token_s, serving_step_fixed_s,
+                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
+
+
+def serving_step_2_s(serving_step_1_s: Value, micro_batch_request_rate_per_s: Value,
+                     request_tokens: Value, serving_compute_s_per_request: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                     serving_expert_weights_s: Value, model_experts: Value,
+                     model_experts_per_token: Value, saturation_step_s: Value,
+                     gpu_utilization: Value) -> Value:
+    """Iteration 2 of the open-loop step time."""
+    return _fixed_point_step(serving_step_1_s, micro_batch_request_rate_per_s, request_tokens,
+                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
+                             serving_token_s, serving_step_fixed_s,
+                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
+
+
+def serving_step_3_s(serving_step_2_s: Value, micro_batch_request_rate_per_s: Value,
+                     request_tokens: Value, serving_compute_s_per_request: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                     serving_expert_weights_s: Value, model_experts: Value,
+                     model_experts_per_token: Value, saturation_step_s: Value,
+                     gpu_utilization: Value) -> Value:
+    """Iteration 3 of the open-loop step time."""
+    return _fixed_point_step(serving_step_2_s, micro_batch_request_rate_per_s, request_tokens,
+                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
+                             serving_token_s, serving_step_fixed_s,
+                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
+
+
+def serving_step_4_s(serving_step_3_s: Value, micro_batch_request_rate_per_s: Value,
+                     request_tokens: Value, serving_compute_s_per_request: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                     serving_expert_weights_s: Value, model_experts: Value,
+                     model_experts_per_token: Value, saturation_step_s: Value,
+                     gpu_utilization: Value) -> Value:
+    """Iteration 4 of the open-loop step time."""
+    return _fixed_point_step(serving_step_3_s, micro_batch_request_rate_per_s, request_tokens,
+                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
+                             serving_token_s, serving_step_fixed_s,
+                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
+
+
+def serving_step_5_s(serving_step_4_s: Value, micro_batch_request_rate_per_s: Value,
+                     request_tokens: Value, serving_compute_s_per_request: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                     serving_expert_weights_s: Value, model_experts: Value,
+                     model_experts_per_token: Value, saturation_step_s: Value,
+                     gpu_utilization: Value) -> Value:
+    """Iteration 5 of the open-loop step time."""
+    return _fixed_point_step(serving_step_4_s, micro_batch_request_rate_per_s, request_tokens,
+                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
+                             serving_token_s, serving_step_fixed_s,
+                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
+
+
+def serving_step_6_s(serving_step_5_s: Value, micro_batch_request_rate_per_s: Value,
+                     request_tokens: Value, serving_compute_s_per_request: Value,
+                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                     serving_expert_weights_s: Value, model_experts: Value,
+                     model_experts_per_token: Value, saturation_step_s: Value,
+                     gpu_utilization: Value) -> Value:
+    """Iteration 6 (final) of the open-loop step time."""
+    return _fixed_point_step(serving_step_5_s, micro_batch_request_rate_per_s, request_tokens,
+                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
+                             serving_token_s, serving_step_fixed_s,
+                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                             model_experts_per_token, saturation_step_s, gpu_utilization)
+
+
+def closed_loop_batch(serving_mode: Value, concurrency: Value, replicas: Value,
+                      max_running_batch: Value) -> Value:
+    """Running batch of a closed loop: ``min(concurrency / replicas, B_max)``; ``B_max`` for
+    the offline maximum."""
+    per_replica = safe_div(concurrency, replicas, 0.0)
+    return where(serving_mode == CLOSED_LOOP, maximum(minimum(per_replica, max_running_batch), 0),
+                 max_running_batch)
+
+
+def operating_requests_per_step(serving_mode: Value, replica_request_rate_per_s: Value,
+                                serving_step_6_s: Value, closed_loop_batch: Value,
+                                residence_steps: Value, max_num_batched_tokens: Value,
+                                request_tokens: Value, saturation_requests_per_step: Value,
+                                pp: Value) -> Value:
+    """Requests' worth of work per step at the operating point: open loop ``rate * step``
+    (at most saturation), closed loop and offline ``min(B / residence, budget / tokens)``."""
+    closed = minimum(closed_loop_batch / residence_steps,
+                     pp * max_num_batched_tokens / request_tokens)
+    open_ = minimum(replica_request_rate_per_s * serving_step_6_s, saturation_requests_per_step)
+    return where(serving_mode == OPEN_LOOP, open_, closed)
+
+
+def micro_batch_requests_per_step(operating_requests_per_step: Value, pp: Value) -> Value:
+    """Work one micro-batch carries through the pipeline: ``x / pp``."""
+    return operating_requests_per_step / pp
+
+
+def running_batch(operating_requests_per_step: Value, residence_steps: Value,
+                  max_running_batch: Value) -> Value:
+    """Requests holding a running slot at the operating point (Little's law over steps):
+    ``x * residence_steps``, at most ``B_max``."""
+    return minimum(operating_requests_per_step * residence_steps, max_running_batch)
+
+
+def step_compute_s(micro_batch_requests_per_step: Value,
+                   serving_compute_s_per_request: Value) -> Value:
+    """Compute part of the operating step."""
+    return micro_batch_requests_per_step * serving_compute_s_per_request
+
+
+def step_memory_s(micro_batch_requests_per_step: Value, request_tokens: Value,
+                  serving_kv_memory_s_per_request: Value, serving_dense_weights_s: Value,
+                  serving_expert_weights_s: Value, model_experts: Value,
+                  model_experts_per_token: Value) -> Value:
+    """Memory part of the operating step: touched weights + KV traffic."""
+    tokens = maximum(micro_batch_requests_per_step * request_tokens, 1)
+    return (serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
+        tokens, model_experts, model_experts_per_token)
+        + micro_batch_requests_per_step * serving_kv_memory_s_per_request)
+
+
+def step_communication_s(micro_batch_requests_per_step: Value, request_tokens: Value,
+                         serving_comm_s_per_token: Value, tp: Value, pp: Value, ep: Value,
+                         attention_dp: Value, model_layers: Value, model_experts: Value,
+                         collective_latency_s: Value) -> Value:
+    """Interconnect part of the operating step: volume plus collective latencies."""
+    collectives = (where((tp > 1) * (attention_dp <= 0), 2 * model_layers, 0)
+                   + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
+    return (micro_batch_requests_per_step * request_tokens * serving_comm_s_per_token
+            + collectives * collective_latency_s)
+
+
+def step_elementwise_s(micro_batch_requests_per_step: Value, request_tokens: Value,
+                       serving_activation_s_per_token: Value) -> Value:
+    """Element-wise kernel part of the operating step (norms, rotary, activation)."""
+    return micro_batch_requests_per_step * request_tokens * serving_activation_s_per_token
+
+
+def step_overhead_s(engine_step_overhead_s: Value, model_layers: Value,
+                    kernel_overhead_s_per_layer: Value) -> Value:
+    """Engine and kernel-launch overhead part of every step."""
+    return engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
+
+
+def step_s(step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
+           step_communication_s: Value, step_overhead_s: Value) -> Value:
+    """Operating step time: ``max(compute, memory) + element-wise + communication +
+    overhead``."""
+    return (maximum(step_compute_s, step_memory_s) + step_elementwise_s + step_communication_s
+            + step_overhead_s)
+
+
+def tpot_mean_s(step_s: Value) -> Value:
+    """Mean time per output token (and inter-token latency) at the operating point: one step,
+    which carries the average share of other requests' prefill chunks."""
+    return step_s
+
+
+def ttft_service_s(prefill_steps_per_request: Value, prompt_tokens: Value,
+                   max_num_batched_tokens: Value, prefill_flops: Value, tp: Value,
+                   gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
+                   step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
+                   step_communication_s: Value, step_overhead_s: Value,
+                   serving_token_s: Value) -> Value:
+    """Time from admission to first token: the prefill steps, each the operating step plus
+    this request's chunk (``min(S, budget)`` tokens of its prefill compute and traffic)."""
+    chunk = minimum(prompt_tokens, max_num_batched_tokens)
+    chunk_compute = prefill_flops * chunk / prompt_tokens / (
+        tp * gpu_flops_per_s * matmul_efficiency_effective)
+    one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s
+           + step_communication_s
+           + chunk * serving_token_s + step_overhead_s)
+    return prefill_steps_per_request * one
+
+
+def _ln_approx(z: Value) -> Value:
+    """``ln z`` as ``-(1 - z)/sqrt(z)`` (z > 0): within 2 % for 0.5 <= z <= 2, exact at 1."""
+    return -(1 - z) / z ** 0.5
+
+
+def queue_wait_mean_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+                      service_scv: Value, replica_request_rate_per_s: Value,
+                      closed_loop_batch: Value, concurrency: Value, replicas: Value,
+                      operating_requests_per_step: Value, step_s: Value) -> Value:
+    """Mean wait for a running slot. Open loop: Sakasegawa's M/M/c ``Lq`` times the
+    Allen-Cunneen factor, over the rate (Little); :data:`QUEUE_WAIT_CAP_S` at ``rho >= 1``.
+    Closed loop: ``(M - B)/throughput``. Offline: 0."""
+    rho = minimum(utilization, 1)
+    beta = (2 * (max_running_batch + 1)) ** 0.5
+    lq = (1 + service_scv) / 2 * safe_div(rho ** beta, 1 - rho, QUEUE_WAIT_CAP_S)
+    open_wait = minimum(safe_div(lq, replica_request_rate_per_s, 0.0), QUEUE_WAIT_CAP_S)
+    open_wait = where(utilization >= 1, QUEUE_WAIT_CAP_S, open_wait)
+    throughput = safe_div(operating_requests_per_step, step_s, 0.0)
+    waiting = maximum(safe_div(concurrency, replicas, 0.0) - closed_loop_batch, 0)
+    closed_wait = safe_div(waiting, throughput, 0.0)
+    return where(serving_mode == OPEN_LOOP, open_wait,
+                 where(serving_mode == CLOSED_LOOP, closed_wait, 0))
+
+
+def _queue_wait_quantile(p: float, serving_mode: Value, utilization: Value,
+                         max_running_batch: Value, service_scv: Value,
+                         replica_request_rate_per_s: Value,
+                         serving_capacity_requests_per_s_replica: Value,
+                         queue_wait_mean_s: Value) -> Value:
+    """p-quantile of the slot wait (module docstring); closed loop and offline: the mean."""
+    rho = minimum(maximum(utilization, 1e-12), 1 - 1e-12)
+    beta = (2 * (max_running_batch + 1)) ** 0.5
+    factor = (1 + service_scv) / 2
+    ln_p_wait = minimum(_ln_approx(factor) + (beta - 1) * _ln_approx(rho), 0)
+    ln_tail = {0.5: 0.6931471805599453, 0.9: 2.302585092994046, 0.99: 4.605170185988091}[p]
+    spare = serving_capacity_requests_per_s_replica - replica_request_rate_per_s
+    quantile = maximum(0, safe_div(ln_p_wait + ln_tail, spare, QUEUE_WAIT_CAP_S))
+    open_q = where(utilization >= 1, QUEUE_WAIT_CAP_S, minimum(quantile, QUEUE_WAIT_CAP_S))
+    return where(serving_mode == OPEN_LOOP, open_q, queue_wait_mean_s)
+
+
+def queue_wait_p50_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+                     service_scv: Value, replica_request_rate_per_s: Value,
+                     serving_capacity_requests_per_s_replica: Value,
+                     queue_wait_mean_s: Value) -> Value:
+    """Median slot wait (open loop: 0 unless more than half of arrivals wait)."""
+    return _queue_wait_quantile(0.5, serving_mode, utilization, max_running_batch, service_scv,
+                                replica_request_rate_per_s,
+                                serving_capacity_requests_per_s_replica, queue_wait_mean_s)
+
+
+def queue_wait_p90_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+                     service_scv: Value, replica_request_rate_per_s: Value,
+                     serving_capacity_requests_per_s_replica: Value,
+                     queue_wait_mean_s: Value) -> Value:
+    """90th-percentile slot wait."""
+    return _queue_wait_quantile(0.9, serving_mode, utilization, max_running_batch, service_scv,
+                                replica_request_rate_per_s,
+                                serving_capacity_requests_per_s_replica, queue_wait_mean_s)
+
+
+def queue_wait_p99_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+                     service_scv: Value, replica_request_rate_per_s: Value,
+                     serving_capacity_requests_per_s_replica: Value,
+                     queue_wait_mean_s: Value) -> Value:
+    """99th-percentile slot wait."""
+    return _queue_wait_quantile(0.99, serving_mode, utilization, max_running_batch, service_scv,
+                                replica_request_rate_per_s,
+                                serving_capacity_requests_per_s_replica, queue_wait_mean_s)
+
+
+def step_alignment_s(serving_mode: Value, step_s: Value) -> Value:
+    """Wait for the running step to end before a prefill starts: half a step for Poisson
+    arrivals; 0 in a closed loop (a client's next request follows a completion, at a step
+    boundary)."""
+    return where(serving_mode == OPEN_LOOP, step_s / 2, 0)
+
+
+def ttft_mean_s(queue_wait_mean_s: Value, step_alignment_s: Value, ttft_service_s: Value,
+                request_latency_s: Value) -> Value:
+    """Mean time to first token at the operating point: slot wait + step alignment + prefill +
+    the front end's path for one request (HTTP, chat template, tokenization, hand-offs between
+    the API, engine and detokenizer processes, first streamed chunk: ``request_latency_s``)."""
+    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_latency_s
+
+
+def ttft_p50_s(queue_wait_p50_s: Value, step_alignment_s: Value, ttft_service_s: Value,
+               request_latency_s: Value) -> Value:
+    """Median TTFT (service time taken as fixed; the spread is the queue's)."""
+    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_s
+
+
+def ttft_p90_s(queue_wait_p90_s: Value, step_alignment_s: Value, ttft_service_s: Value,
+               request_latency_s: Value) -> Value:
+    """90th-percentile TTFT."""
+    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_s
+
+
+def ttft_p99_s(queue_wait_p99_s: Value, step_alignment_s: Value, ttft_service_s: Value,
+               request_latency_s: Value) -> Value:
+    """99th-percentile TTFT."""
+    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_s
+
+
+def e2e_mean_s(ttft_mean_s: Value, tpot_mean_s: Value, output_tokens: Value) -> Value:
+    """Mean end-to-end latency: ``ttft + (G - 1) * tpot``."""
+    return ttft_mean_s + (output_tokens - 1) * tpot_mean_s
+
+
+def serving_requests_per_s(serving_mode: Value, replica_request_rate_per_s: Value,
+                           serving_capacity_requests_per_s_replica: Value,
+                           frontend_requests_per_s_replica: Value,
+                           operating_requests_per_step: Value, step_s: Value,
+                           replicas: Value) -> Value:
+    """Completed requests per second of the deployment: open loop the offered rate up to
+    capacity; closed loop ``x / step`` per replica up to the front end's rate; offline
+    ``x / step``."""
+    open_ = minimum(replica_request_rate_per_s, serving_capacity_requests_per_s_replica)
+    engine = safe_div(operating_requests_per_step, step_s, 0.0)
+    closed = where(serving_mode == CLOSED_LOOP, minimum(engine, frontend_requests_per_s_replica),
+                   engine)
+    return replicas * where(serving_mode == OPEN_LOOP, open_, closed)
+
+
+def output_tokens_per_s(serving_requests_per_s: Value, output_tokens: Value) -> Value:
+    """Output tokens per second of the deployment at the operating point."""
+    return serving_requests_per_s * output_tokens
+
+
+def engine_requests_per_s(engine_code: Value, requests_per_s: Value,
+                          serving_requests_per_s: Value) -> Value:
+    """Requests per second, engine-aware: today's ``requests_per_s`` for ``roofline``, the
+    serving model's otherwise (the integrator swaps it in as ``requests_per_s``)."""
+    return where(engine_code == ROOFLINE, requests_per_s, serving_requests_per_s)

@@ -1,0 +1,149 @@
+"""The serving-engine columns in dependency order, for the sheet.
+
+``FormulaGraph((*scenario.INFERENCE, *SERVING))`` evaluates today's columns and the engine
+model side by side. Two contract names already exist in ``INFERENCE`` (``token_capacity``,
+``requests_per_s``); here they are ``engine_token_capacity`` and ``engine_requests_per_s``
+(equal to today's values for ``engine_code = 0``). :func:`contract_inference` is the list with
+engine-aware versions swapped in under the contract names, which is what the integrator wires
+into the sheet.
+
+Wiring notes for the sheet:
+
+* inputs: :data:`planner.estimator.engine_inputs.ENGINE_INPUTS` (``engine`` is a choice mapped
+  to the numeric ``engine_code`` by :data:`planner.estimator.engine_memory.ENGINES`; bools are
+  0/1 columns); per-engine defaults in ``engine_defaults`` and
+  :func:`~planner.estimator.engine_inputs.input_defaults`;
+* GPU columns: :func:`planner.estimator.gpu.serving_gpu_columns` (``gpu_usable_memory_bytes``,
+  ``gpu_matmul_efficiency`` for the row's compute dtype, ``gpu_bandwidth_efficiency``,
+  ``gpu_interconnect_bytes_per_s``, ``gpu_runtime_context_bytes``);
+* whole-number outputs: ``engine_kv_tokens``, ``engine_token_capacity``, ``max_running_batch``,
+  ``profile_tokens``, ``profile_sequences``; flags: ``engine_fits``, ``overloaded``;
+* the step-time split for a details pane: ``step_compute_s``, ``step_memory_s``,
+  ``step_elementwise_s``, ``step_communication_s``, ``step_overhead_s`` (``step_s`` =
+  max(compute, memory) + the other three).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.estimator import engine_memory as em
+from planner.estimator import memory, serving
+from planner.estimator.latency import requests_per_s as roofline_requests_per_s
+from planner.estimator.ops import Value, where
+
+Formula = Callable[..., object]
+
+ENGINE_MEMORY: tuple[Formula, ...] = (
+    em.rope_cache_bytes,
+    em.attention_replicated_bytes_per_gpu,
+    em.engine_weights_bytes_per_gpu,
+    em.profile_tokens,
+    em.profile_sequences,
+    em.ffn_width_per_token,
+    em.forward_activation_bytes,
+    em.sampler_activation_bytes,
+    em.activation_peak_bytes,
+    em.non_torch_bytes,
+    em.engine_kv_bytes_per_gpu,
+    em.kv_fraction_per_gpu,
+    em.kv_bytes_per_token_per_gpu,
+    em.engine_kv_tokens,
+    em.engine_token_capacity,
+    em.engine_memory_used_bytes,
+    em.engine_fits,
+)
+
+SERVING_LOAD: tuple[Formula, ...] = (
+    serving.matmul_efficiency_effective,
+    serving.bandwidth_efficiency_effective,
+    serving.serving_mode,
+    serving.replica_request_rate_per_s,
+    serving.micro_batch_request_rate_per_s,
+    serving.request_tokens,
+    serving.prefill_steps_per_request,
+    serving.residence_steps,
+    serving.max_running_batch,
+    serving.serving_compute_s_per_request,
+    serving.serving_kv_memory_s_per_request,
+    serving.serving_dense_weights_s,
+    serving.serving_expert_weights_s,
+    serving.serving_comm_s_per_token,
+    serving.serving_activation_s_per_token,
+    serving.serving_token_s,
+    serving.serving_step_fixed_s,
+    serving.saturation_requests_per_step,
+    serving.saturation_step_s,
+    serving.saturation_requests_per_s_replica,
+    serving.saturation_requests_per_s,
+    serving.saturation_output_tokens_per_s,
+    serving.frontend_requests_per_s_replica,
+    serving.serving_capacity_requests_per_s_replica,
+    serving.gpu_utilization,
+    serving.utilization,
+    serving.overloaded,
+    serving.serving_step_0_s,
+    serving.serving_step_1_s,
+    serving.serving_step_2_s,
+    serving.serving_step_3_s,
+    serving.serving_step_4_s,
+    serving.serving_step_5_s,
+    serving.serving_step_6_s,
+    serving.closed_loop_batch,
+    serving.operating_requests_per_step,
+    serving.micro_batch_requests_per_step,
+    serving.running_batch,
+    serving.step_compute_s,
+    serving.step_memory_s,
+    serving.step_communication_s,
+    serving.step_elementwise_s,
+    serving.step_overhead_s,
+    serving.step_s,
+    serving.tpot_mean_s,
+    serving.ttft_service_s,
+    serving.queue_wait_mean_s,
+    serving.queue_wait_p50_s,
+    serving.queue_wait_p90_s,
+    serving.queue_wait_p99_s,
+    serving.step_alignment_s,
+    serving.ttft_mean_s,
+    serving.ttft_p50_s,
+    serving.ttft_p90_s,
+    serving.ttft_p99_s,
+    serving.e2e_mean_s,
+    serving.serving_requests_per_s,
+    serving.output_tokens_per_s,
+    serving.engine_requests_per_s,
+)
+
+SERVING: tuple[Formula, ...] = (*ENGINE_MEMORY, *SERVING_LOAD)
+"""Every serving column, in dependency order; reads INFERENCE's columns."""
+
+ITERATIONS: tuple[str, ...] = tuple(f"serving_step_{i}_s" for i in range(1, 7))
+"""The fixed-point iteration columns, first to last."""
+
+
+def token_capacity(kv_budget_bytes: Value, kv_bytes_per_token: Value, tp_kv_fraction: Value,
+                   pp: Value, engine_code: Value, engine_kv_tokens: Value) -> Value:
+    """KV tokens one replica holds, engine-aware (contract name): today's
+    :func:`planner.estimator.memory.token_capacity` for ``roofline``, the engine's whole-block
+    pool (:func:`planner.estimator.engine_memory.engine_kv_tokens`) otherwise."""
+    today = memory.token_capacity(kv_budget_bytes, kv_bytes_per_token, tp_kv_fraction, pp)
+    return where(engine_code == em.ROOFLINE, today, engine_kv_tokens)
+
+
+def requests_per_s(replicas: Value, batch: Value, cycle_s: Value, engine_code: Value,
+                   serving_requests_per_s: Value) -> Value:
+    """Completed requests per second, engine-aware (contract name): today's
+    :func:`planner.estimator.latency.requests_per_s` for ``roofline``, the serving model's
+    otherwise."""
+    today = roofline_requests_per_s(replicas, batch, cycle_s)
+    return where(engine_code == em.ROOFLINE, today, serving_requests_per_s)
+
+
+def contract_inference(inference: tuple[Formula, ...]) -> tuple[Formula, ...]:
+    """``inference`` (``scenario.INFERENCE``) with the engine-aware :func:`token_capacity` and
+    :func:`requests_per_s` swapped in under the contract names, followed by :data:`SERVING`
+    (whose ``engine_token_capacity`` and ``engine_requests_per_s`` then equal them)."""
+    swap = {"token_capacity": token_capacity, "requests_per_s": requests_per_s}
+    return (*(swap.get(f.__name__, f) for f in inference), *SERVING)
