@@ -121,7 +121,7 @@ def weight_dtype(label: str) -> str:
     return "int4" if "int4" in low else ("fp8" if low.startswith("fp8") else "bf16")
 
 
-GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING))
+GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING), scenario.DERIVED_INFERENCE)
 
 
 def evaluate(model: str, gpu_name: str, engine: str, roofline: dict[str, Any],
@@ -132,7 +132,7 @@ def evaluate(model: str, gpu_name: str, engine: str, roofline: dict[str, Any],
     cols = {**scenario_columns(spec_from_file(config_path(model)), gpu, values),
             **serving_gpu_columns(gpu, values["weight_dtype"]), **input_defaults(engine),
             **engine_inputs}
-    return GRAPH.evaluate(cols)
+    return GRAPH.compute(cols)
 
 
 def _setting(text: str, key: str) -> float | None:

@@ -36,7 +36,7 @@ CONFIGS = {
 }
 GPUS = {"NVIDIA GeForce RTX 3090 (24 GB)": "rtx-3090", "NVIDIA A100 80GB": "a100-80gb"}
 CATALOG = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
-GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING))
+GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING), scenario.DERIVED_INFERENCE)
 
 # record id -> (logged "GPU KV cache size" tokens, this model's prediction, pinned)
 EXPECTED = {
@@ -68,7 +68,7 @@ def start_up(record: dict[str, Any]) -> dict[str, Any]:
                                    or limits["max_num_batched_tokens"]),
         "chunked_prefill": 0.0 if v0 else 1.0, "vllm_v0_accounting": 1.0 if v0 else 0.0,
     }
-    return GRAPH.evaluate(columns)
+    return GRAPH.compute(columns)
 
 
 def test_records_are_the_six_published_start_ups() -> None:
@@ -119,15 +119,16 @@ def test_roofline_engine_keeps_todays_token_capacity() -> None:
         **scenario_columns(spec_from_file(ROOT / CONFIGS["meta-llama/Llama-3.1-8B-Instruct"]),
                            gpu, parse_inputs(INFERENCE_INPUTS, {})),
         **serving_gpu_columns(gpu), **input_defaults("roofline")}
-    today = FormulaGraph(scenario.INFERENCE).evaluate(columns)
-    both = GRAPH.evaluate(columns)
-    contract = FormulaGraph(contract_inference(scenario.INFERENCE)).evaluate(columns)
+    today = FormulaGraph(scenario.INFERENCE, scenario.DERIVED_INFERENCE).compute(columns)
+    both = GRAPH.compute(columns)
+    contract_graph = FormulaGraph(contract_inference(scenario.INFERENCE),
+                                  scenario.DERIVED_INFERENCE)
+    contract = contract_graph.compute(columns)
     assert both["engine_token_capacity"] == today["token_capacity"]
     assert contract["token_capacity"] == today["token_capacity"]
     assert contract["requests_per_s"] == today["requests_per_s"]
     assert out["engine_token_capacity"] != out["token_capacity"]
-    vllm = FormulaGraph(contract_inference(scenario.INFERENCE)).evaluate(
-        {**columns, **input_defaults("vllm")})
+    vllm = contract_graph.compute({**columns, **input_defaults("vllm")})
     assert vllm["token_capacity"] == vllm["engine_kv_tokens"]
 
 

@@ -37,7 +37,7 @@ CONFIGS = {
 }
 SPECS = {k: spec_from_file(v) for k, v in CONFIGS.items()}
 GPUS = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
-GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING))
+GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING), scenario.DERIVED_INFERENCE)
 OUTPUTS = [f.__name__ for f in SERVING]
 
 
@@ -72,7 +72,7 @@ def rows(draw: st.DrawFn) -> dict[str, Any]:
 def _evaluate(row: dict[str, Any], **serving_inputs: Any) -> dict[str, Any]:
     cols = columns(row["model"], row["gpu"], row["engine"], row["inputs"],
                    {**row["extra"], **serving_inputs})
-    return GRAPH.evaluate(cols)
+    return GRAPH.compute(cols)
 
 
 PROPS = settings(max_examples=150, deadline=None,
@@ -159,17 +159,17 @@ def test_vectorized_scalar_and_symbolic_backends_agree() -> None:
                 engine_code=rng.integers(0, 4, n).astype(float),
                 target_requests_per_s=rng.uniform(0, 40, n),
                 concurrency=rng.choice([0.0, 0.0, 8.0, 512.0], n))
-    vec = GRAPH.evaluate(cols)
+    vec = GRAPH.compute(cols)
     for i in range(0, n, 7):
         one = {k: (float(v[i]) if isinstance(v, np.ndarray) else v) for k, v in cols.items()}
-        scalar = GRAPH.evaluate(one)
+        scalar = GRAPH.compute(one)
         for name in OUTPUTS:
             want = float(np.broadcast_to(vec[name], (n,))[i])
             assert float(scalar[name]) == pytest.approx(want, rel=1e-9, abs=1e-12), name
     for f in SERVING:
         expr = symbolic.symbolic(f)
         symbolic.excel(expr, lambda ref: ref.upper())  # renders
-        got = symbolic.evaluate(expr, vec)
+        got = symbolic.compute_tree(expr, vec)
         want = vec[f.__name__]
         assert np.allclose(np.broadcast_to(np.asarray(got, dtype=float), (n,)),
                            np.broadcast_to(np.asarray(want, dtype=float), (n,)),
