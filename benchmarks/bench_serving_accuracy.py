@@ -7,10 +7,10 @@ Scores every record of ``serving_perf_dev.json`` (throughput, TTFT, TPOT) and ev
 ``|predicted/measured - 1|`` per benchmark mode, engine and GPU, side by side. It prints; it
 does not assert. Records that cannot be scored are listed with the reason.
 
-Measurements are read from ``../shared/measurements/`` beside the repository, else from
-``tests/fixtures/measurements/``.
+Measurements are read from ``tests/fixtures/measurements/`` (the published development set,
+with sources), or from the folder ``--measurements DIR`` names (files of the same format).
 
-    python -m benchmarks.bench_serving_accuracy [--details]
+    python -m benchmarks.bench_serving_accuracy [--details] [--measurements DIR]
 
 Mapping choices (explicit, never silent):
 
@@ -45,13 +45,9 @@ from typing import Any
 import numpy as np
 
 from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
-from planner.estimator import scenario
-from planner.estimator.engine_inputs import input_defaults, vllm_default_limits
-from planner.estimator.gpu import serving_gpu_columns
-from planner.estimator.serving_columns import SERVING
 from planner.service import scenario_columns
-from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.sheet.table import graph
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "fixtures" / "serving_configs"
@@ -84,11 +80,7 @@ GPUS = {
 }
 
 
-def measurements_dir() -> Path:
-    """``../shared/measurements`` beside the repository, else the fixtures copy."""
-    shared = ROOT.parent / "shared" / "measurements"
-    return shared if (shared / "serving_perf_dev.json").exists() else (
-        ROOT / "tests" / "fixtures" / "measurements")
+MEASUREMENTS = ROOT / "tests" / "fixtures" / "measurements"
 
 
 def config_path(model: str) -> Path:
@@ -121,7 +113,7 @@ def weight_dtype(label: str) -> str:
     return "int4" if "int4" in low else ("fp8" if low.startswith("fp8") else "bf16")
 
 
-GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING), scenario.DERIVED_INFERENCE)
+GRAPH = graph("inference")
 
 
 def evaluate(model: str, gpu_name: str, engine: str, roofline: dict[str, Any],
@@ -130,8 +122,7 @@ def evaluate(model: str, gpu_name: str, engine: str, roofline: dict[str, Any],
     gpu = GPU_CATALOG[gpu_name]
     values = parse_inputs(INFERENCE_INPUTS, roofline)
     cols = {**scenario_columns(spec_from_file(config_path(model)), gpu, values),
-            **serving_gpu_columns(gpu, values["weight_dtype"]), **input_defaults(engine),
-            **engine_inputs}
+            **engine_inputs, "engine": engine}
     return GRAPH.compute(cols)
 
 
@@ -145,7 +136,6 @@ def perf_record(r: dict[str, Any], kv_dtype: str | None = None) -> dict[str, Any
     (``kv_dtype`` overrides the engine-default KV dtype, for a sensitivity check)."""
     engine = engine_for(r["engine"])
     gpu_name = gpu_for(r["gpu"])
-    gpu = GPU_CATALOG[gpu_name]
     tp, pp = int(r.get("tp") or 1), int(r.get("pp") or 1)
     ep = int(r.get("ep") or 1)
     s = float(r["input_tokens"]["value"])
@@ -153,9 +143,7 @@ def perf_record(r: dict[str, Any], kv_dtype: str | None = None) -> dict[str, Any
     mode = r["benchmark_mode"]
     settings = r.get("engine_settings") or ""
     inputs: dict[str, Any] = {"tp": tp, "pp": pp, "ep": ep, "max_model_len": 40960.0}
-    if engine == "vllm":
-        inputs.update(vllm_default_limits(gpu.memory_bytes / 2**30, gpu.label))
-    elif engine == "sglang":
+    if engine == "sglang":
         inputs["mem_fraction_static"] = _setting(settings, "mem_fraction_static") or 0.88
     else:
         inputs["free_gpu_memory_fraction"] = 0.95 if "0.95" in settings else 0.9
@@ -174,22 +162,24 @@ def perf_record(r: dict[str, Any], kv_dtype: str | None = None) -> dict[str, Any
     fit = max(1, int(first["max_concurrent_sequences"]))
     base["batch"] = fit if clients == 0 else max(1, min(int(clients), fit))
     out = evaluate(r["model"], gpu_name, engine, base, inputs)
+    # the roofline's figures (today's model) come from the same scenario on engine roofline
+    old = evaluate(r["model"], gpu_name, "roofline", base, inputs)
     met = r["metrics"]
     res: dict[str, Any] = {"mode": mode, "engine": engine, "gpu": gpu_name, "id": r["id"],
                            "pairs": {}}
     if "prompt_plus_output_tok_s_single_request" in met:
         res["pairs"]["throughput"] = (
             met["prompt_plus_output_tok_s_single_request"],
-            (s + g) / float(out["e2e_latency_s"]), (s + g) / float(out["e2e_mean_s"]))
+            (s + g) / float(old["e2e_latency_s"]), (s + g) / float(out["e2e_mean_s"]))
         return res
     new_tp = float(out["saturation_output_tokens_per_s"] if clients == 0
                    else out["output_tokens_per_s"])
-    res["pairs"]["throughput"] = (met["output_tok_s"], float(out["throughput_tokens_per_s"]),
+    res["pairs"]["throughput"] = (met["output_tok_s"], float(old["throughput_tokens_per_s"]),
                                   new_tp)
     if mode == "online_fixed_concurrency":
-        res["pairs"]["ttft"] = (met["ttft_mean_ms"] / 1e3, float(out["ttft_s"]),
+        res["pairs"]["ttft"] = (met["ttft_mean_ms"] / 1e3, float(old["ttft_s"]),
                                 float(out["ttft_mean_s"]))
-        res["pairs"]["tpot"] = (met["tpot_mean_ms"] / 1e3, float(out["tpot_s"]),
+        res["pairs"]["tpot"] = (met["tpot_mean_ms"] / 1e3, float(old["tpot_s"]),
                                 float(out["tpot_mean_s"]))
     return res
 
@@ -198,12 +188,11 @@ def kv_record(r: dict[str, Any]) -> dict[str, Any]:
     """KV-cache tokens (old ``token_capacity`` and new ``engine_token_capacity``) for one vLLM
     start-up."""
     gpu_name = gpu_for(r["gpu_type"])
-    gpu = GPU_CATALOG[gpu_name]
     tp = int(r["tensor_parallel_size"])
     v0 = r["engine"] == "V0"
-    limits = vllm_default_limits(gpu.memory_bytes / 2**30, gpu.label)
-    if v0:
-        limits = {"max_num_batched_tokens": 2048, "max_num_seqs": 256}
+    # 0: the engine's default (planner.estimator.derived); V0 without chunked prefill: its own
+    limits = ({"max_num_batched_tokens": 2048, "max_num_seqs": 256} if v0
+              else {"max_num_batched_tokens": 0, "max_num_seqs": 0})
     inputs = {"tp": tp, "gpu_memory_utilization": r["gpu_memory_utilization"],
               "max_model_len": float(r["max_model_len"]),
               "max_num_seqs": float(r["max_num_seqs"] or limits["max_num_seqs"]),
@@ -211,9 +200,10 @@ def kv_record(r: dict[str, Any]) -> dict[str, Any]:
                                               or limits["max_num_batched_tokens"]),
               "chunked_prefill": 0.0 if v0 else 1.0, "vllm_v0_accounting": 1.0 if v0 else 0.0}
     out = evaluate(r["model"], gpu_name, "vllm", {"tp": tp, "gpus": tp}, inputs)
+    old = evaluate(r["model"], gpu_name, "roofline", {"tp": tp, "gpus": tp}, inputs)
     logged = r["logged"]["kv_cache_tokens"]
     return {"id": r["id"], "gpu": gpu_name, "logged": logged,
-            "old": float(out["token_capacity"]), "new": float(out["engine_token_capacity"])}
+            "old": float(old["token_capacity"]), "new": float(out["token_capacity"])}
 
 
 def _stats(errors: list[float]) -> str:
@@ -227,8 +217,10 @@ def main(argv: list[str] | None = None) -> None:
     """Score every record and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--details", action="store_true", help="print every record")
+    parser.add_argument("--measurements", type=Path, default=MEASUREMENTS,
+                        help="folder holding serving_perf_dev.json and vllm_kv_dev.json")
     args = parser.parse_args(argv)
-    folder = measurements_dir()
+    folder = args.measurements
     print(f"measurements: {folder}")
 
     print("\n== vLLM start-ups: KV-cache tokens (GPU KV cache size) ==")

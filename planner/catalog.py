@@ -134,6 +134,14 @@ def gpu_record(spec: GpuSpec) -> dict[str, Any]:
                   interconnect_gb_per_s=spec.interconnect_bytes_per_s / GB,
                   power_w=spec.power_w, price_usd_per_hour=spec.price_usd_per_hour,
                   price_is_example=spec.price_is_example, source=spec.source)
+    serving = {"usable_memory_gib": spec.usable_memory_bytes / GiB,
+               "matmul_efficiency": spec.matmul_efficiency,
+               "matmul_efficiency_8bit": spec.matmul_efficiency_8bit,
+               "bandwidth_efficiency": spec.bandwidth_efficiency,
+               "runtime_context_gib": spec.runtime_context_bytes / GiB}
+    record.update({k: v for k, v in serving.items() if v})
+    if spec.serving_source:
+        record["serving_source"] = spec.serving_source
     return record
 
 

@@ -135,3 +135,50 @@ def test_console_script_runs() -> None:
     names = {g["name"] for g in json.loads(proc.stdout)}
     assert {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "l40s", "l4",
             "t4", "rtx-4090", "mi300x"} <= names
+
+
+SERVING_CONTRACT = ("--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "2", "--tp", "1",
+                    "--engine", "vllm", "--gpu-memory-utilization", "0.9",
+                    "--max-num-batched-tokens", "8192", "--max-num-seqs", "256",
+                    "--max-model-len", "8192", "--kv-dtype", "fp8", "--json")
+SERVING_KEYS = {"output_tokens_per_s", "requests_per_s", "ttft_mean_s", "ttft_p50_s",
+                "ttft_p99_s", "tpot_mean_s", "e2e_mean_s", "saturation_requests_per_s",
+                "meets_slo", "saturation_output_tokens_per_s"}
+
+
+def test_estimate_serving_contract() -> None:
+    """The scripted contract: an engine's settings give its KV token capacity (whole vLLM
+    blocks of 16 fp8 tokens); at a request rate or a concurrency, the latency and throughput
+    figures under load."""
+    code, out, _ = run("estimate", *SERVING_CONTRACT)
+    assert code == 0
+    idle = json.loads(out)
+    assert idle["token_capacity"] == idle["engine_kv_tokens"]
+    assert idle["token_capacity"] % 16 == 0 and idle["token_capacity"] > 500_000
+    assert idle["inputs"]["engine"] == "vllm"
+    assert set(idle) >= SERVING_KEYS
+    # an fp8 KV cache holds twice the bf16 tokens of the same pool, to the block
+    code, out, _ = run("estimate", *SERVING_CONTRACT[:-3], "--json")
+    bf16 = json.loads(out)
+    assert abs(idle["token_capacity"] - 2 * bf16["token_capacity"]) <= 16
+    code, out, _ = run("estimate", *SERVING_CONTRACT, "--target-requests-per-s", "4",
+                       "--slo-ttft-s", "1", "--slo-percentile", "50")
+    loaded = json.loads(out)
+    assert code == 0 and loaded["requests_per_s"] == pytest.approx(4.0)
+    assert loaded["ttft_p99_s"] >= loaded["ttft_p50_s"] > 0
+    assert loaded["meets_slo"] is True
+    assert loaded["saturation_requests_per_s"] > 4
+    code, out, _ = run("estimate", *SERVING_CONTRACT, "--concurrency", "64")
+    closed = json.loads(out)
+    assert code == 0 and closed["output_tokens_per_s"] > loaded["output_tokens_per_s"]
+    assert closed["saturation_output_tokens_per_s"] == loaded["saturation_output_tokens_per_s"]
+
+
+def test_estimate_roofline_engine_keeps_todays_figures() -> None:
+    """engine roofline (the default) gives the figures the planner gave before engines."""
+    base = ("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--batch", "32", "--json")
+    default = json.loads(run(*base)[1])
+    roofline = json.loads(run(*base, "--engine", "roofline")[1])
+    for key in ("token_capacity", "requests_per_s", "max_concurrent_sequences", "ttft_s"):
+        assert default[key] == roofline[key]
+    assert default["token_capacity"] == 467_291

@@ -18,12 +18,12 @@ import pytest
 from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
 from planner.estimator import engine_memory as em
 from planner.estimator import scenario
-from planner.estimator.engine_inputs import ENGINE_INPUTS, input_defaults, vllm_default_limits
-from planner.estimator.gpu import serving_gpu_columns
+from planner.estimator.gpu import gpu_figures
 from planner.estimator.serving_columns import SERVING, contract_inference
-from planner.service import scenario_columns
+from planner.service import estimate, scenario_columns
 from planner.sheet.graph import FormulaGraph
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.sheet.inputs import INFERENCE_INPUTS, SERVING_INPUTS, parse_inputs
+from planner.sheet.table import graph
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = {r["id"]: r for r in json.loads(
@@ -36,7 +36,7 @@ CONFIGS = {
 }
 GPUS = {"NVIDIA GeForce RTX 3090 (24 GB)": "rtx-3090", "NVIDIA A100 80GB": "a100-80gb"}
 CATALOG = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
-GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING), scenario.DERIVED_INFERENCE)
+GRAPH = graph("inference")
 
 # record id -> (logged "GPU KV cache size" tokens, this model's prediction, pinned)
 EXPECTED = {
@@ -50,25 +50,21 @@ EXPECTED = {
 
 
 def start_up(record: dict[str, Any]) -> dict[str, Any]:
-    """Both graphs' columns for one logged start-up."""
+    """What ``planner estimate --engine vllm`` computes for one logged start-up's settings
+    (vLLM V0 without chunked prefill takes its own limits; V1 the engine's defaults)."""
     gpu = CATALOG[GPUS.get(record["gpu_type"], "h100-sxm")]
     model = CONFIGS[record["model"].split(" (")[0]]
     tp = record["tensor_parallel_size"]
     v0 = record["engine"] == "V0"
-    limits = ({"max_num_batched_tokens": 2048, "max_num_seqs": 256} if v0
-              else vllm_default_limits(gpu.memory_bytes / 2**30, gpu.label))
-    columns = {
-        **scenario_columns(spec_from_file(ROOT / model), gpu,
-                           parse_inputs(INFERENCE_INPUTS, {"tp": tp, "gpus": tp})),
-        **serving_gpu_columns(gpu), **input_defaults("vllm"),
-        "tp": tp, "gpu_memory_utilization": record["gpu_memory_utilization"],
+    inputs = {
+        "engine": "vllm", "tp": tp, "gpus": tp,
+        "gpu_memory_utilization": record["gpu_memory_utilization"],
         "max_model_len": record["max_model_len"],
-        "max_num_seqs": record["max_num_seqs"] or limits["max_num_seqs"],
-        "max_num_batched_tokens": (record["max_num_batched_tokens"]
-                                   or limits["max_num_batched_tokens"]),
-        "chunked_prefill": 0.0 if v0 else 1.0, "vllm_v0_accounting": 1.0 if v0 else 0.0,
+        "max_num_seqs": record["max_num_seqs"] or (256 if v0 else 0),
+        "max_num_batched_tokens": record["max_num_batched_tokens"] or (2048 if v0 else 0),
+        "chunked_prefill": not v0, "vllm_v0_accounting": v0,
     }
-    return GRAPH.compute(columns)
+    return estimate(spec_from_file(ROOT / model), gpu, inputs)
 
 
 def test_records_are_the_six_published_start_ups() -> None:
@@ -118,24 +114,24 @@ def test_roofline_engine_keeps_todays_token_capacity() -> None:
     columns = {
         **scenario_columns(spec_from_file(ROOT / CONFIGS["meta-llama/Llama-3.1-8B-Instruct"]),
                            gpu, parse_inputs(INFERENCE_INPUTS, {})),
-        **serving_gpu_columns(gpu), **input_defaults("roofline")}
-    today = FormulaGraph(scenario.INFERENCE, scenario.DERIVED_INFERENCE).compute(columns)
-    both = GRAPH.compute(columns)
-    contract_graph = FormulaGraph(contract_inference(scenario.INFERENCE),
+        "engine": "roofline"}
+    today = FormulaGraph(scenario.ROOFLINE_INFERENCE, scenario.DERIVED_INFERENCE).compute(
+        columns)
+    contract_graph = FormulaGraph(contract_inference(scenario.ROOFLINE_INFERENCE),
                                   scenario.DERIVED_INFERENCE)
     contract = contract_graph.compute(columns)
-    assert both["engine_token_capacity"] == today["token_capacity"]
+    assert contract["engine_token_capacity"] == today["token_capacity"]
     assert contract["token_capacity"] == today["token_capacity"]
     assert contract["requests_per_s"] == today["requests_per_s"]
-    assert out["engine_token_capacity"] != out["token_capacity"]
-    vllm = contract_graph.compute({**columns, **input_defaults("vllm")})
+    assert out["token_capacity"] == out["engine_kv_tokens"] != today["token_capacity"]
+    vllm = contract_graph.compute({**columns, "engine": "vllm"})
     assert vllm["token_capacity"] == vllm["engine_kv_tokens"]
 
 
 def test_other_engines_subtract_what_their_source_says() -> None:
     gib = 2**30
     base = start_up(RECORDS["llmd-meta-llama-llama-3-1-8b---h100-80gb--tp1pp1dp1--8192"])
-    usable = base["gpu_usable_memory_bytes"]
+    usable = gpu_figures(load_gpus()["h100-sxm"])["gpu_usable_memory_bytes"]
     weights = base["engine_weights_bytes_per_gpu"]
     sglang = em.engine_kv_bytes_per_gpu(em.SGLANG, 0, usable, 0.9, 0.88, 0.9, weights,
                                         base["activation_peak_bytes"], 0.51 * gib, 0)
@@ -148,18 +144,13 @@ def test_other_engines_subtract_what_their_source_says() -> None:
 
 
 def test_engine_inputs_are_complete_data() -> None:
-    names = {c.name for c in ENGINE_INPUTS}
-    needed = GRAPH.required_inputs([f.__name__ for f in SERVING])
-    provided = {"engine_code", *names} - {"engine"}
-    gpu_cols = set(serving_gpu_columns(load_gpus()["h100-sxm"]))
+    """Every column the serving formulas read is an input of the registry, a derived input, a
+    model or GPU figure; every serving input has help, a unit and a default in range."""
+    g = graph("inference")
+    needed = g.required_inputs([f.__name__ for f in SERVING])
     inference = {c.name for c in INFERENCE_INPUTS}
-    leftover = needed - provided - gpu_cols - inference
-    # what remains are today's derived inputs (model figures, gpu columns, bits, codes)
-    assert all(n.startswith(("model_", "gpu_")) or n in {
-        "weight_bits", "kv_bits", "reserve_bytes", "quant_group_size", "quant_scale_bits",
-        "keep_embeddings_16bit", "attention_convention", "logits_convention",
-        "price_usd_per_gpu_hour"} for n in leftover), leftover
-    for col in ENGINE_INPUTS:
+    assert all(n in inference or n.startswith(("model_", "gpu_")) for n in needed), needed
+    for col in SERVING_INPUTS:
         assert col.help and col.unit
         if col.kind in ("int", "float"):
             assert col.minimum is not None and col.maximum is not None

@@ -17,15 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
-from planner.estimator import scenario, serving
-from planner.estimator.engine_inputs import input_defaults
+from planner.estimator import serving
 from planner.estimator.engine_memory import ENGINES
-from planner.estimator.gpu import serving_gpu_columns
 from planner.estimator.serving_columns import ITERATIONS, SERVING
 from planner.service import scenario_columns
 from planner.sheet import symbolic
-from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.sheet.table import graph
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {
@@ -37,7 +35,7 @@ CONFIGS = {
 }
 SPECS = {k: spec_from_file(v) for k, v in CONFIGS.items()}
 GPUS = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
-GRAPH = FormulaGraph((*scenario.INFERENCE, *SERVING), scenario.DERIVED_INFERENCE)
+GRAPH = graph("inference")
 OUTPUTS = [f.__name__ for f in SERVING]
 
 
@@ -46,8 +44,7 @@ def columns(model: str, gpu: str, engine: str, inputs: dict[str, Any],
     g = GPUS[gpu]
     values = parse_inputs(INFERENCE_INPUTS, inputs)
     return {**scenario_columns(SPECS[model], g, values),
-            **serving_gpu_columns(g, values["weight_dtype"]),
-            **input_defaults(engine), **serving_inputs}
+            "engine": engine, **serving_inputs}
 
 
 @st.composite
@@ -156,12 +153,13 @@ def test_vectorized_scalar_and_symbolic_backends_agree() -> None:
     cols = dict(base)
     cols.update(prompt_tokens=rng.integers(1, 20_000, n).astype(float),
                 output_tokens=rng.integers(1, 2_000, n).astype(float),
-                engine_code=rng.integers(0, 4, n).astype(float),
+                engine=np.array(sorted(ENGINES), dtype=object)[rng.integers(0, 4, n)],
                 target_requests_per_s=rng.uniform(0, 40, n),
                 concurrency=rng.choice([0.0, 0.0, 8.0, 512.0], n))
     vec = GRAPH.compute(cols)
     for i in range(0, n, 7):
-        one = {k: (float(v[i]) if isinstance(v, np.ndarray) else v) for k, v in cols.items()}
+        one = {k: (v[i] if isinstance(v, np.ndarray) and v.dtype == object
+                   else float(v[i]) if isinstance(v, np.ndarray) else v) for k, v in cols.items()}
         scalar = GRAPH.compute(one)
         for name in OUTPUTS:
             want = float(np.broadcast_to(vec[name], (n,))[i])

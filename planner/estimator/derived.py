@@ -10,9 +10,11 @@ they look up are data in one place each: dtypes in :data:`planner.units.DTYPES`,
 
 from __future__ import annotations
 
+from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.gpu import COMPUTE_DTYPES
 from planner.estimator.ops import Value, lookup, where
+from planner.estimator.slo import SLO_PERCENTILES
 from planner.units import DEFAULT_GROUP_SIZE, DTYPE_BITS, GiB
 
 
@@ -76,3 +78,98 @@ def gpu_flops_per_s(weight_dtype: Value, gpu_bf16_peak: Value, gpu_fp16_peak: Va
             first = where(peaks[candidate] > 0, peaks[candidate], first)
         chosen = where(weight_dtype == dtype, first, chosen)
     return chosen
+
+
+# --------------------------------------------------------------------- serving engine inputs
+def engine_code(engine: Value) -> Value:
+    """The engine's code (:data:`planner.estimator.engine_memory.ENGINES`: 0 roofline, 1 vllm,
+    2 sglang, 3 trtllm)."""
+    return lookup(engine, ENGINES)
+
+
+def chunked_prefill_number(chunked_prefill: Value) -> Value:
+    """``chunked_prefill`` as 1 or 0."""
+    return where(chunked_prefill, 1, 0)
+
+
+def vllm_v0_accounting_number(vllm_v0_accounting: Value) -> Value:
+    """``vllm_v0_accounting`` as 1 or 0."""
+    return where(vllm_v0_accounting, 1, 0)
+
+
+def attention_dp_number(attention_dp: Value) -> Value:
+    """``attention_dp`` as 1 or 0."""
+    return where(attention_dp, 1, 0)
+
+
+def _by_engine(code: Value, table: dict[str, Value]) -> Value:
+    """``table[engine]`` for the engine whose code is ``code`` (nested ``where``s)."""
+    out: Value = table["roofline"]
+    for name, value in table.items():
+        out = where(code == ENGINES[name], value, out)
+    return out
+
+
+def vllm_large_part(gpu_memory_bytes: Value, gpu_fp8_peak: Value) -> Value:
+    """1 where vLLM's OpenAI server picks its larger defaults (``engine/arg_utils.py``,
+    ``_set_default_args``: 70 GiB or more and not an A100), else 0. The device-name test is
+    modelled by the part's FP8 path, which the A100 generation lacks."""
+    return where(gpu_memory_bytes >= 70 * GiB, where(gpu_fp8_peak > 0, 1, 0), 0)
+
+
+def max_num_seqs_effective(max_num_seqs: Value, engine_code: Value,
+                           vllm_large_part: Value) -> Value:
+    """Most sequences running at once: ``max_num_seqs``, or when 0 the engine's default (vLLM
+    1024 on large parts, 256 otherwise; SGLang ~1024 on 80 GB parts; TRT-LLM 2048)."""
+    default = _by_engine(engine_code, {"roofline": 256, "sglang": 1024, "trtllm": 2048,
+                                       "vllm": where(vllm_large_part > 0, 1024, 256)})
+    return where(max_num_seqs > 0, max_num_seqs, default)
+
+
+def max_num_batched_tokens_effective(max_num_batched_tokens: Value, engine_code: Value,
+                                     vllm_large_part: Value) -> Value:
+    """Token budget of one engine step: ``max_num_batched_tokens``, or when 0 the engine's
+    default (vLLM 8192 on large parts, 2048 otherwise; SGLang chunked_prefill_size 8192;
+    TRT-LLM max_num_tokens 8192)."""
+    default = _by_engine(engine_code, {"roofline": 8192, "sglang": 8192, "trtllm": 8192,
+                                       "vllm": where(vllm_large_part > 0, 8192, 2048)})
+    return where(max_num_batched_tokens > 0, max_num_batched_tokens, default)
+
+
+def block_size_effective(block_size: Value, engine_code: Value) -> Value:
+    """KV-cache block size in tokens: ``block_size``, or when 0 the engine's (vLLM 16, SGLang
+    page_size 1, TRT-LLM tokens_per_block 32; 1 for the roofline)."""
+    default = _by_engine(engine_code, {"roofline": 1, "vllm": 16, "sglang": 1, "trtllm": 32})
+    return where(block_size > 0, block_size, default)
+
+
+def max_model_len_effective(max_model_len: Value, model_max_context_tokens: Value) -> Value:
+    """Longest sequence the engine accepts: ``max_model_len``, or when 0 the model's context
+    length (the engines' default)."""
+    return where(max_model_len > 0, max_model_len, model_max_context_tokens)
+
+
+def gpu_compute_bits(weight_dtype: Value, gpu_bf16_peak: Value, gpu_fp16_peak: Value,
+                     gpu_fp8_peak: Value, gpu_int8_peak: Value, gpu_int4_peak: Value) -> Value:
+    """Bits of the compute dtype the matmuls run at (the rule of :func:`gpu_flops_per_s`)."""
+    peaks = {"bf16": gpu_bf16_peak, "fp16": gpu_fp16_peak, "fp8": gpu_fp8_peak,
+             "int8": gpu_int8_peak, "int4": gpu_int4_peak}
+    chosen: Value = 16
+    for dtype, candidates in reversed(tuple(COMPUTE_DTYPES.items())):
+        first: Value = 16
+        for candidate in reversed(candidates):
+            first = where(peaks[candidate] > 0, DTYPE_BITS[candidate], first)
+        chosen = where(weight_dtype == dtype, first, chosen)
+    return chosen
+
+
+def gpu_matmul_efficiency(gpu_compute_bits: Value, gpu_matmul_efficiency_16bit: Value,
+                          gpu_matmul_efficiency_8bit: Value) -> Value:
+    """Achievable share of the tensor peak at the compute dtype (the GPU catalog's 8-bit figure
+    for FP8/INT8 matmuls, its 16-bit figure otherwise)."""
+    return where(gpu_compute_bits <= 8, gpu_matmul_efficiency_8bit, gpu_matmul_efficiency_16bit)
+
+
+def slo_percentile_number(slo_percentile: Value) -> Value:
+    """The TTFT objective's percentile as a number (50, 90 or 99)."""
+    return lookup(slo_percentile, SLO_PERCENTILES)

@@ -18,14 +18,14 @@ What each engine subtracts before the KV pool, per GPU (bytes):
   (it is outside the requested fraction); ``non_torch_increase`` is what the profile run adds
   outside torch (cuBLAS workspaces; NCCL and custom all-reduce buffers when TP > 1). CUDA-graph
   memory is captured after the KV pool is sized: it counts toward fitting the GPU, not toward
-  the KV pool. The pool is cut into whole blocks of ``block_size`` tokens
+  the KV pool. The pool is cut into whole blocks of ``block_size_effective`` tokens
   (``vllm/v1/core/kv_cache_utils.py``: ``num_blocks = available // page_size // num_layers``)
-  and "GPU KV cache size" is ``num_blocks * block_size``.
+  and "GPU KV cache size" is ``num_blocks * block_size_effective``.
 * vLLM V0 (``vllm/worker/worker.py``, ``determine_num_available_blocks``, 0.6.x):
   ``kv = utilization * total - peak_memory`` with ``peak_memory = torch peak (weights included)
   + non-torch memory`` measured after profiling, which includes the CUDA context. Without
   chunked prefill the profile batch is ``max(max_model_len, max_num_batched_tokens)`` tokens.
-  Selected with ``vllm_v0_accounting = 1``.
+  Selected with ``vllm_v0_accounting_number = 1``.
 * SGLang (``python/sglang/srt/model_executor/model_runner.py``, ``profile_max_num_token``):
   ``rest = available_after_weights - total * (1 - mem_fraction_static)``, i.e.
   ``kv = mem_fraction_static * total - weights - context (- comm buffers)``: activations and
@@ -55,7 +55,7 @@ GIB = 2**30
 ROOFLINE = 0
 """engine_code: today's fixed-reserve memory model (no engine)."""
 VLLM = 1
-"""engine_code: vLLM (V1 accounting; V0 with ``vllm_v0_accounting``)."""
+"""engine_code: vLLM (V1 accounting; V0 with ``vllm_v0_accounting_number``)."""
 SGLANG = 2
 """engine_code: SGLang."""
 TRTLLM = 3
@@ -64,19 +64,19 @@ ENGINES = {"roofline": ROOFLINE, "vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLL
 """The one mapping of engine names to ``engine_code``."""
 
 
-def profile_tokens(max_num_batched_tokens: Value, max_model_len: Value,
-                   chunked_prefill: Value) -> Value:
+def profile_tokens(max_num_batched_tokens_effective: Value, max_model_len_effective: Value,
+                   chunked_prefill_number: Value) -> Value:
     """Tokens of the engine's memory-profiling forward pass: ``max_num_batched_tokens`` with
     chunked prefill (vLLM V1 always), else ``max(max_model_len, max_num_batched_tokens)``
     (vLLM V0 without chunked prefill must fit a whole ``max_model_len`` prompt in one step)."""
-    return where(chunked_prefill > 0, max_num_batched_tokens,
-                 maximum(max_model_len, max_num_batched_tokens))
+    return where(chunked_prefill_number > 0, max_num_batched_tokens_effective,
+                 maximum(max_model_len_effective, max_num_batched_tokens_effective))
 
 
-def profile_sequences(max_num_seqs: Value, profile_tokens: Value) -> Value:
-    """Sequences the profiling sampler run draws logits for: ``min(max_num_seqs, tokens)``
-    (vLLM ``_dummy_run`` spreads the tokens over at most ``max_num_seqs`` requests)."""
-    return minimum(max_num_seqs, profile_tokens)
+def profile_sequences(max_num_seqs_effective: Value, profile_tokens: Value) -> Value:
+    """Sequences the profiling sampler run draws logits for: ``min(max_num_seqs_effective, tokens)``
+    (vLLM ``_dummy_run`` spreads the tokens over at most ``max_num_seqs_effective`` requests)."""
+    return minimum(max_num_seqs_effective, profile_tokens)
 
 
 def ffn_width_per_token(model_matmul_dense_params: Value,
@@ -140,7 +140,7 @@ def rope_cache_bytes(model_max_context_tokens: Value, model_kv_elems_per_token_f
     return model_max_context_tokens * head_dim * activation_bytes
 
 
-def attention_replicated_bytes_per_gpu(attention_dp: Value, tp: Value, pp: Value,
+def attention_replicated_bytes_per_gpu(attention_dp_number: Value, tp: Value, pp: Value,
                                        model_hidden_size: Value,
                                        model_attn_flops_per_pair_full: Value,
                                        model_attn_flops_per_pair_window: Value,
@@ -155,7 +155,8 @@ def attention_replicated_bytes_per_gpu(attention_dp: Value, tp: Value, pp: Value
     attn_params = model_hidden_size * (
         (model_attn_flops_per_pair_full + model_attn_flops_per_pair_window) / 2
         + model_kv_elems_per_token_full + model_kv_elems_per_token_window)
-    return where(attention_dp > 0, attn_params * (1 - 1 / tp) / pp * weight_bits_effective / 8,
+    return where(attention_dp_number > 0,
+                 attn_params * (1 - 1 / tp) / pp * weight_bits_effective / 8,
                  0)
 
 
@@ -168,19 +169,19 @@ def engine_weights_bytes_per_gpu(engine_code: Value, weights_bytes_per_gpu: Valu
                                          rope_cache_bytes + attention_replicated_bytes_per_gpu)
 
 
-def non_torch_bytes(engine_code: Value, vllm_v0_accounting: Value,
+def non_torch_bytes(engine_code: Value, vllm_v0_accounting_number: Value,
                     gpu_runtime_context_bytes: Value, non_torch_gib: Value, tp: Value,
                     comm_buffer_gib: Value) -> Value:
     """Memory outside torch the engine subtracts (bytes per GPU): vLLM V1 the profile-run
     increase ``non_torch_gib`` (default 0.25 GiB, vLLM 0.19 logs at TP 1); vLLM V0, SGLang and
     TRT-LLM the whole runtime context (GPU catalog). Plus ``comm_buffer_gib`` when TP > 1
     (NCCL and custom all-reduce buffers: vLLM 0.19 logs 2.07 GiB at TP 2 vs 0.25 at TP 1)."""
-    v1 = (engine_code == VLLM) * (vllm_v0_accounting <= 0)
+    v1 = (engine_code == VLLM) * (vllm_v0_accounting_number <= 0)
     base = where(v1, non_torch_gib * GIB, gpu_runtime_context_bytes)
     return base + where(tp > 1, comm_buffer_gib * GIB, 0)
 
 
-def engine_kv_bytes_per_gpu(engine_code: Value, vllm_v0_accounting: Value,
+def engine_kv_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number: Value,
                             gpu_usable_memory_bytes: Value, gpu_memory_utilization: Value,
                             mem_fraction_static: Value, free_gpu_memory_fraction: Value,
                             engine_weights_bytes_per_gpu: Value, activation_peak_bytes: Value,
@@ -207,12 +208,12 @@ def engine_kv_bytes_per_gpu(engine_code: Value, vllm_v0_accounting: Value,
                        where(engine_code == TRTLLM, trtllm, kv_budget_bytes)))
 
 
-def kv_fraction_per_gpu(tp_kv_fraction: Value, tp: Value, attention_dp: Value) -> Value:
+def kv_fraction_per_gpu(tp_kv_fraction: Value, tp: Value, attention_dp_number: Value) -> Value:
     """Share of the replica's KV pool per token one GPU holds: ``tp_kv_fraction`` under tensor
     parallel attention (heads split, replicated when TP exceeds the KV heads); ``1/tp`` under
     data-parallel attention (TRT-LLM ``enable_attention_dp``, SGLang ``--enable-dp-attention``:
     each GPU keeps whole sequences of its own requests, nothing replicated)."""
-    return where(attention_dp > 0, 1 / tp, tp_kv_fraction)
+    return where(attention_dp_number > 0, 1 / tp, tp_kv_fraction)
 
 
 def kv_bytes_per_token_per_gpu(kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
@@ -223,12 +224,12 @@ def kv_bytes_per_token_per_gpu(kv_bytes_per_token: Value, kv_fraction_per_gpu: V
 
 
 def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu: Value,
-                     block_size: Value) -> Value:
+                     block_size_effective: Value) -> Value:
     """KV tokens the engine allocates per replica, whole blocks:
     ``floor(kv_bytes / (block_size * per_token)) * block_size``, at least 0 (vLLM "GPU KV
     cache size"; every GPU of a replica holds its share of the same tokens)."""
-    blocks = floor(engine_kv_bytes_per_gpu / (block_size * kv_bytes_per_token_per_gpu))
-    return maximum(0, blocks) * block_size
+    blocks = floor(engine_kv_bytes_per_gpu / (block_size_effective * kv_bytes_per_token_per_gpu))
+    return maximum(0, blocks) * block_size_effective
 
 
 def engine_token_capacity(engine_code: Value, token_capacity: Value,

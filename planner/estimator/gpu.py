@@ -68,6 +68,25 @@ def gpu_figures(gpu: GpuSpec) -> dict[str, float]:
         "gpu_bandwidth_bytes_per_s": gpu.bandwidth_bytes_per_s,
         "price_usd_per_gpu_hour": gpu.price_usd_per_hour,
         **{f"gpu_{d}_peak": gpu.flops_per_s.get(d, 0.0) for d in PEAK_DTYPES},
+        **serving_figures(gpu),
+    }
+
+
+def serving_figures(gpu: GpuSpec) -> dict[str, float]:
+    """The figures the serving model reads, the catalog's or, where it gives none, the
+    documented default: memory the runtime sees, achievable GEMM shares at 16 and 8 bit,
+    achievable bandwidth share, interconnect bandwidth and the runtime's context memory."""
+    sixteen = gpu.matmul_efficiency or DEFAULT_MATMUL_EFFICIENCY
+    return {
+        "gpu_usable_memory_bytes": float(gpu.usable_memory_bytes
+                                         or round(gpu.memory_bytes * DEFAULT_USABLE_FRACTION)),
+        "gpu_matmul_efficiency_16bit": sixteen,
+        "gpu_matmul_efficiency_8bit": gpu.matmul_efficiency_8bit
+        or sixteen * EIGHT_BIT_GEMM_SHARE,
+        "gpu_bandwidth_efficiency": gpu.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY,
+        "gpu_interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
+        "gpu_runtime_context_bytes": float(gpu.runtime_context_bytes
+                                           or DEFAULT_RUNTIME_CONTEXT_BYTES),
     }
 
 
@@ -95,23 +114,3 @@ per-byte arithmetic intensity at serving shapes), so their achievable share of t
 DEFAULT_RUNTIME_CONTEXT_BYTES = 512 * 2**20
 """CUDA context when the catalog gives none: vLLM 0.19's worker-init snapshot on an H100 shows
 ``cuda_memory=0.51GiB`` before any tensor is allocated."""
-
-
-def serving_gpu_columns(gpu: GpuSpec, weight_dtype: str = "bf16") -> dict[str, float]:
-    """The GPU figures the serving formulas read, as scenario columns (catalog value or the
-    documented default): ``gpu_usable_memory_bytes``, ``gpu_matmul_efficiency`` (of the
-    compute dtype ``weight_dtype`` runs at, see :func:`compute_dtype`),
-    ``gpu_bandwidth_efficiency``, ``gpu_interconnect_bytes_per_s``,
-    ``gpu_runtime_context_bytes``."""
-    sixteen = gpu.matmul_efficiency or DEFAULT_MATMUL_EFFICIENCY
-    eight = gpu.matmul_efficiency_8bit or sixteen * EIGHT_BIT_GEMM_SHARE
-    eight_bit = compute_dtype(gpu, weight_dtype) in ("fp8", "int8") if gpu.flops_per_s else False
-    return {
-        "gpu_usable_memory_bytes": float(gpu.usable_memory_bytes
-                                         or round(gpu.memory_bytes * DEFAULT_USABLE_FRACTION)),
-        "gpu_matmul_efficiency": eight if eight_bit else sixteen,
-        "gpu_bandwidth_efficiency": gpu.bandwidth_efficiency or DEFAULT_BANDWIDTH_EFFICIENCY,
-        "gpu_interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
-        "gpu_runtime_context_bytes": float(gpu.runtime_context_bytes
-                                           or DEFAULT_RUNTIME_CONTEXT_BYTES),
-    }

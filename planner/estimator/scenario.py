@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planner.estimator import cost, derived, flops, latency, memory, training
+from planner.estimator import (
+    cost,
+    derived,
+    flops,
+    latency,
+    memory,
+    serving_columns,
+    slo,
+    training,
+)
 
 Formula = Callable[..., object]
 
@@ -25,6 +34,18 @@ DERIVED_INFERENCE: tuple[Formula, ...] = (
     derived.kv_bits,
     derived.attention_convention_code,
     derived.logits_convention_code,
+    derived.engine_code,
+    derived.chunked_prefill_number,
+    derived.vllm_v0_accounting_number,
+    derived.attention_dp_number,
+    derived.vllm_large_part,
+    derived.max_num_seqs_effective,
+    derived.max_num_batched_tokens_effective,
+    derived.block_size_effective,
+    derived.max_model_len_effective,
+    derived.gpu_compute_bits,
+    derived.gpu_matmul_efficiency,
+    derived.slo_percentile_number,
 )
 """Derived inputs of an inference scenario (:mod:`planner.estimator.derived`): computed like
 outputs, shown as inputs."""
@@ -62,7 +83,7 @@ DEPLOYMENT: tuple[Formula, ...] = (
     memory.max_context_tokens,
 )
 
-INFERENCE: tuple[Formula, ...] = (
+ROOFLINE_INFERENCE: tuple[Formula, ...] = (
     *DEPLOYMENT,
     flops.matmul_params_per_token,
     flops.prefill_flops,
@@ -115,3 +136,9 @@ TRAINING: tuple[Formula, ...] = (
     training.tokens_for_usd,
     cost.cost_usd_per_hour,
 )
+
+INFERENCE: tuple[Formula, ...] = (*serving_columns.contract_inference(ROOFLINE_INFERENCE),
+                                   slo.ttft_slo_percentile_s, slo.meets_slo)
+"""Every inference output: the roofline columns (with ``token_capacity`` and ``requests_per_s``
+engine-aware, equal to the roofline's for ``engine = roofline``), then the serving engine's
+memory accounting and steady state under load (:data:`serving_columns.SERVING`)."""

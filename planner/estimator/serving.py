@@ -29,7 +29,7 @@ TP all-reduce: two per layer (after attention and after the MLP), ring algorithm
 ``2*(tp-1)/tp * d * b`` bytes per token over the per-direction link bandwidth
 (``interconnect/2 * collective_efficiency``). MoE under expert parallelism: a dispatch and a
 combine all-to-all per layer, ``d * b`` bytes per token to each remote GPU holding one of its
-experts; with data-parallel attention (``attention_dp``) there is no TP all-reduce. Weights
+experts; with data-parallel attention (``attention_dp_number``) there is no TP all-reduce. Weights
 read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
 quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
 16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``).
@@ -40,7 +40,7 @@ another (the latency module's convention: weights and FLOPs summed over stages),
 output token for every running sequence) takes the pass time of a micro-batch plus ``pp - 1``
 point-to-point latencies; stage imbalance and warm-up/drain bubbles are not modelled.
 
-Saturation: the running batch is capped by ``max_num_seqs`` and by the KV pool
+Saturation: the running batch is capped by ``max_num_seqs_effective`` and by the KV pool
 (``engine_token_capacity / mean context``), and the step by the token budget, so
 ``x_sat = min(B_max / residence_steps, pp * max_num_batched_tokens / (S + G - 1))`` and the
 replica completes ``x_sat / step(x_sat)`` requests per second.
@@ -122,9 +122,10 @@ def request_tokens(prompt_tokens: Value, output_tokens: Value) -> Value:
     return prompt_tokens + output_tokens - 1
 
 
-def prefill_steps_per_request(prompt_tokens: Value, max_num_batched_tokens: Value) -> Value:
+def prefill_steps_per_request(prompt_tokens: Value,
+                              max_num_batched_tokens_effective: Value) -> Value:
     """Steps a prompt's prefill spans under chunked prefill: ``ceil(S / budget)``, at least 1."""
-    return maximum(1, ceil(prompt_tokens / max_num_batched_tokens))
+    return maximum(1, ceil(prompt_tokens / max_num_batched_tokens_effective))
 
 
 def residence_steps(prefill_steps_per_request: Value, output_tokens: Value) -> Value:
@@ -132,13 +133,13 @@ def residence_steps(prefill_steps_per_request: Value, output_tokens: Value) -> V
     return prefill_steps_per_request + output_tokens - 1
 
 
-def max_running_batch(max_num_seqs: Value, engine_token_capacity: Value,
+def max_running_batch(max_num_seqs_effective: Value, engine_token_capacity: Value,
                       mean_decode_context_tokens: Value) -> Value:
     """Most requests running at once: ``min(max_num_seqs, floor(KV tokens / mean context))``,
     at least 1 (the KV pool holds requests at their mean length ``S + G/2``: vLLM allocates
     blocks as sequences grow)."""
     by_kv = safe_div(engine_token_capacity, mean_decode_context_tokens, 0.0)
-    return maximum(1, minimum(max_num_seqs, floor(by_kv)))
+    return maximum(1, minimum(max_num_seqs_effective, floor(by_kv)))
 
 
 def serving_compute_s_per_request(request_flops: Value, tp: Value, gpu_flops_per_s: Value,
@@ -181,7 +182,7 @@ def serving_expert_weights_s(model_matmul_experts_params: Value, weight_bits_eff
             / (gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective))
 
 
-def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp: Value, model_layers: Value,
+def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp_number: Value, model_layers: Value,
                              model_hidden_size: Value, model_experts: Value,
                              model_experts_per_token: Value, activation_bytes: Value,
                              gpu_interconnect_bytes_per_s: Value,
@@ -194,9 +195,9 @@ def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp: Value, model_la
     The all-to-all sends a token once to every other GPU holding one of its ``k`` experts
     (dispatch de-duplicated per destination, as DeepEP and TRT-LLM's alltoall do): expected
     ``(ep-1) * (1 - (1 - 1/ep)^k)`` remote GPUs under uniform routing. Data-parallel attention
-    (``attention_dp``) has no TP all-reduce: each GPU attends for its own requests."""
+    (``attention_dp_number``) has no TP all-reduce: each GPU attends for its own requests."""
     link = gpu_interconnect_bytes_per_s / 2 * collective_efficiency
-    allreduce = where(attention_dp > 0, 0,
+    allreduce = where(attention_dp_number > 0, 0,
                       2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes)
     remote_gpus = (ep - 1) * (1 - (1 - 1 / ep) ** model_experts_per_token)
     alltoall = where(model_experts > 1,
@@ -225,14 +226,14 @@ def serving_token_s(serving_comm_s_per_token: Value,
     return serving_comm_s_per_token + serving_activation_s_per_token
 
 
-def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp: Value,
+def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: Value,
                          model_layers: Value, model_experts: Value, collective_latency_s: Value,
                          engine_step_overhead_s: Value,
                          kernel_overhead_s_per_layer: Value) -> Value:
     """Per-step time independent of the batch: engine overhead, per-layer kernel overhead, and
     the latency of the step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per
     layer under EP, ``pp - 1`` pipeline hand-offs)."""
-    collectives = (where((tp > 1) * (attention_dp <= 0), 2 * model_layers, 0)
+    collectives = (where((tp > 1) * (attention_dp_number <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
             + collectives * collective_latency_s)
@@ -254,13 +255,13 @@ def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_reque
 
 
 def saturation_requests_per_step(max_running_batch: Value, residence_steps: Value,
-                                 max_num_batched_tokens: Value, request_tokens: Value,
+                                 max_num_batched_tokens_effective: Value, request_tokens: Value,
                                  pp: Value) -> Value:
     """Requests' worth of work per step (one pass through the pipeline) at saturation:
     ``min(B_max / residence_steps, pp * max_num_batched_tokens / (S + G - 1))`` (each of the
     ``pp`` micro-batches in flight has its own token budget)."""
     return minimum(max_running_batch / residence_steps,
-                   pp * max_num_batched_tokens / request_tokens)
+                   pp * max_num_batched_tokens_effective / request_tokens)
 
 
 def saturation_step_s(saturation_requests_per_step: Value, pp: Value, request_tokens: Value,
@@ -467,13 +468,13 @@ def closed_loop_batch(serving_mode: Value, concurrency: Value, replicas: Value,
 
 def operating_requests_per_step(serving_mode: Value, replica_request_rate_per_s: Value,
                                 serving_step_6_s: Value, closed_loop_batch: Value,
-                                residence_steps: Value, max_num_batched_tokens: Value,
+                                residence_steps: Value, max_num_batched_tokens_effective: Value,
                                 request_tokens: Value, saturation_requests_per_step: Value,
                                 pp: Value) -> Value:
     """Requests' worth of work per step at the operating point: open loop ``rate * step``
     (at most saturation), closed loop and offline ``min(B / residence, budget / tokens)``."""
     closed = minimum(closed_loop_batch / residence_steps,
-                     pp * max_num_batched_tokens / request_tokens)
+                     pp * max_num_batched_tokens_effective / request_tokens)
     open_ = minimum(replica_request_rate_per_s * serving_step_6_s, saturation_requests_per_step)
     return where(serving_mode == OPEN_LOOP, open_, closed)
 
@@ -509,10 +510,10 @@ def step_memory_s(micro_batch_requests_per_step: Value, request_tokens: Value,
 
 def step_communication_s(micro_batch_requests_per_step: Value, request_tokens: Value,
                          serving_comm_s_per_token: Value, tp: Value, pp: Value, ep: Value,
-                         attention_dp: Value, model_layers: Value, model_experts: Value,
+                         attention_dp_number: Value, model_layers: Value, model_experts: Value,
                          collective_latency_s: Value) -> Value:
     """Interconnect part of the operating step: volume plus collective latencies."""
-    collectives = (where((tp > 1) * (attention_dp <= 0), 2 * model_layers, 0)
+    collectives = (where((tp > 1) * (attention_dp_number <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (micro_batch_requests_per_step * request_tokens * serving_comm_s_per_token
             + collectives * collective_latency_s)
@@ -545,14 +546,14 @@ def tpot_mean_s(step_s: Value) -> Value:
 
 
 def ttft_service_s(prefill_steps_per_request: Value, prompt_tokens: Value,
-                   max_num_batched_tokens: Value, prefill_flops: Value, tp: Value,
+                   max_num_batched_tokens_effective: Value, prefill_flops: Value, tp: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
                    step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
                    step_communication_s: Value, step_overhead_s: Value,
                    serving_token_s: Value) -> Value:
     """Time from admission to first token: the prefill steps, each the operating step plus
     this request's chunk (``min(S, budget)`` tokens of its prefill compute and traffic)."""
-    chunk = minimum(prompt_tokens, max_num_batched_tokens)
+    chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
     chunk_compute = prefill_flops * chunk / prompt_tokens / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
     one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s

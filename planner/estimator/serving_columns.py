@@ -1,21 +1,20 @@
 """The serving-engine columns in dependency order, for the sheet.
 
-``FormulaGraph((*scenario.INFERENCE, *SERVING))`` evaluates today's columns and the engine
-model side by side. Two contract names already exist in ``INFERENCE`` (``token_capacity``,
-``requests_per_s``); here they are ``engine_token_capacity`` and ``engine_requests_per_s``
-(equal to today's values for ``engine_code = 0``). :func:`contract_inference` is the list with
-engine-aware versions swapped in under the contract names, which is what the integrator wires
-into the sheet.
+``scenario.INFERENCE`` is :func:`contract_inference` of the roofline columns: today's columns
+and the engine model side by side. Two contract names exist in the roofline columns
+(``token_capacity``, ``requests_per_s``); :func:`contract_inference` swaps in engine-aware
+versions under those names (equal to the roofline's for ``engine = roofline``), and the serving
+columns also keep them as ``engine_token_capacity`` and ``engine_requests_per_s``.
 
 Wiring notes for the sheet:
 
-* inputs: :data:`planner.estimator.engine_inputs.ENGINE_INPUTS` (``engine`` is a choice mapped
-  to the numeric ``engine_code`` by :data:`planner.estimator.engine_memory.ENGINES`; bools are
-  0/1 columns); per-engine defaults in ``engine_defaults`` and
-  :func:`~planner.estimator.engine_inputs.input_defaults`;
-* GPU columns: :func:`planner.estimator.gpu.serving_gpu_columns` (``gpu_usable_memory_bytes``,
-  ``gpu_matmul_efficiency`` for the row's compute dtype, ``gpu_bandwidth_efficiency``,
-  ``gpu_interconnect_bytes_per_s``, ``gpu_runtime_context_bytes``);
+* inputs: ``planner.sheet.inputs.SERVING_INPUTS``; the numbers the formulas read from them
+  (``engine_code``, 0/1 flags, the engine's default limits where an input is 0) are derived
+  inputs (:mod:`planner.estimator.derived`);
+* GPU columns: :func:`planner.estimator.gpu.serving_figures` (``gpu_usable_memory_bytes``,
+  ``gpu_matmul_efficiency_16bit``/``_8bit``, ``gpu_bandwidth_efficiency``,
+  ``gpu_interconnect_bytes_per_s``, ``gpu_runtime_context_bytes``) and the derived
+  ``gpu_matmul_efficiency`` at the row's compute dtype;
 * whole-number outputs: ``engine_kv_tokens``, ``engine_token_capacity``, ``max_running_batch``,
   ``profile_tokens``, ``profile_sequences``; flags: ``engine_fits``, ``overloaded``;
 * the step-time split for a details pane: ``step_compute_s``, ``step_memory_s``,

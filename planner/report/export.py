@@ -28,6 +28,7 @@ from planner.catalog import gpu_record
 from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
 from planner.estimator.figures import model_figures
+from planner.estimator.gpu import serving_figures
 from planner.estimator.params import lora_dims
 from planner.report.fastsheet import (
     ROW,
@@ -254,7 +255,14 @@ def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> None:
     for j, (_key, header, kind, _fmt) in enumerate(GPU_SHEET, 1):
         _header(ws, 1, j, header, "input" if kind == "value" else "lookup")
     for i, g in enumerate(gpus, 2):
-        record = {"name": g.name, **gpu_record(g.spec)}
+        serving = serving_figures(g.spec)
+        record = {"name": g.name, **gpu_record(g.spec),
+                  "usable_memory_gib": serving["gpu_usable_memory_bytes"] / 2**30,
+                  "matmul_efficiency": serving["gpu_matmul_efficiency_16bit"],
+                  "matmul_efficiency_8bit": serving["gpu_matmul_efficiency_8bit"],
+                  "bandwidth_efficiency": serving["gpu_bandwidth_efficiency"],
+                  "interconnect_gb_per_s": serving["gpu_interconnect_bytes_per_s"] / 1e9,
+                  "runtime_context_gib": serving["gpu_runtime_context_bytes"] / 2**30}
         for j, (key, _header_text, kind, fmt) in enumerate(GPU_SHEET, 1):
             cell = ws.cell(row=i, column=j)
             if kind == "value":

@@ -69,6 +69,19 @@ GPU_SHEET = (
     ("bandwidth_bytes_per_s", "bandwidth_bytes_per_s [B/s]",
      "={memory_bandwidth_gb_per_s}*1E+9", "0.000E+00"),
     ("source", "source", "value", None),
+    # serving figures (the catalog's, or the documented default where it gives none)
+    ("usable_memory_gib", "usable_memory_gib [GiB]", "value", "#,##0.00"),
+    ("matmul_efficiency", "matmul_efficiency [fraction]", "value", "0.00"),
+    ("matmul_efficiency_8bit", "matmul_efficiency_8bit [fraction]", "value", "0.00"),
+    ("bandwidth_efficiency", "bandwidth_efficiency [fraction]", "value", "0.00"),
+    ("interconnect_gb_per_s", "interconnect_gb_per_s [GB/s]", "value", "#,##0"),
+    ("runtime_context_gib", "runtime_context_gib [GiB]", "value", "#,##0.00"),
+    ("usable_memory_bytes", "usable_memory_bytes [B]", "={usable_memory_gib}*1073741824",
+     "#,##0"),
+    ("interconnect_bytes_per_s", "interconnect_bytes_per_s [B/s]",
+     "={interconnect_gb_per_s}*1E+9", "0.000E+00"),
+    ("runtime_context_bytes", "runtime_context_bytes [B]",
+     "={runtime_context_gib}*1073741824", "#,##0"),
 )
 GPU_PEAK_COLUMN = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
                    "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
@@ -106,6 +119,12 @@ GPU_FIGURE_SOURCE: dict[str, str] = {
     "gpu_bandwidth_bytes_per_s": "bandwidth_bytes_per_s",
     "price_usd_per_gpu_hour": "price_usd_per_hour",
     **{f"gpu_{d}_peak": GPU_PEAK_COLUMN[d] for d in PEAK_DTYPES},
+    "gpu_usable_memory_bytes": "usable_memory_bytes",
+    "gpu_matmul_efficiency_16bit": "matmul_efficiency",
+    "gpu_matmul_efficiency_8bit": "matmul_efficiency_8bit",
+    "gpu_bandwidth_efficiency": "bandwidth_efficiency",
+    "gpu_interconnect_bytes_per_s": "interconnect_bytes_per_s",
+    "gpu_runtime_context_bytes": "runtime_context_bytes",
 }
 """GPU figure column of a scenario sheet → the GPUs sheet column it is fetched from."""
 

@@ -13,10 +13,13 @@ from planner.service.fields import clean_name, parse_bool
 
 GPU_FIELDS = ("vendor", "label", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
               "int8_tops", "int4_tops", "memory_bandwidth_gb_per_s", "interconnect_gb_per_s",
-              "power_w", "price_usd_per_hour", "price_is_example", "source")
+              "power_w", "price_usd_per_hour", "price_is_example", "source",
+              "usable_memory_gib", "matmul_efficiency", "matmul_efficiency_8bit",
+              "bandwidth_efficiency", "runtime_context_gib", "serving_source")
 """GPU fields a user sets, in the unit-suffixed form of ``seeds/gpus.toml``."""
 _POSITIVE = ("memory_gib", "memory_bandwidth_gb_per_s")
 _THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops")
+_SHARES = ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")
 
 
 def gpu_number(field: str, value: Any) -> float:
@@ -44,7 +47,7 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
                               + ", ".join(GPU_FIELDS))
     clean: dict[str, Any] = {}
     for key, value in record.items():
-        if key in ("vendor", "label", "source"):
+        if key in ("vendor", "label", "source", "serving_source"):
             clean[key] = str(value)
         elif key == "price_is_example":
             clean[key] = parse_bool(key, value)
@@ -56,6 +59,10 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
     if not any(clean.get(k) for k in _THROUGHPUT):
         raise ValidationError("bf16_tflops", "at least one of " + ", ".join(_THROUGHPUT)
                               + " must be a number above 0")
+    for key in _SHARES:
+        if clean.get(key, 0) > 1:
+            raise ValidationError(key, "must be a share from 0 to 1 (0: the default)",
+                                  value=record[key])
     clean = {k: v for k, v in clean.items() if not (k in _THROUGHPUT and v == 0)}
     return gpu_from_record(clean_name(name, "name"), clean)
 

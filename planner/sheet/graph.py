@@ -162,7 +162,8 @@ class FormulaGraph:
 
 
 def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
-    """Scalars stay Python numbers (exact ints); anything array-like becomes float64."""
+    """Scalars and texts stay as they are (exact ints); arrays of numbers become float64, arrays
+    of texts stay texts (for lookups)."""
     import numpy as np
 
     out: dict[str, Any] = {}
@@ -171,7 +172,8 @@ def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
                 or hasattr(value, "__planner_op__")):
             out[name] = value
         else:
-            out[name] = np.asarray(value, dtype=np.float64)
+            array = np.asarray(value)
+            out[name] = array if array.dtype.kind in "OUS" else array.astype(np.float64)
     return out
 
 

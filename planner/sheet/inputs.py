@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from planner.errors import ValidationError
+from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
+from planner.estimator.slo import SLO_PERCENTILES
 from planner.units import KV_DTYPES, WEIGHT_DTYPES
 
 Kind = Literal["int", "float", "choice", "bool"]
@@ -41,7 +43,8 @@ class InputColumn:
     def measured_unit(self) -> str:
         """The unit the value is measured in, for headers and editors; empty for flags, dtypes
         and conventions, whose ``unit`` only names their kind."""
-        return "" if self.unit in ("bool", "dtype", "convention") else self.unit
+        return "" if self.unit in ("bool", "dtype", "convention", "engine", "percentile") \
+            else self.unit
 
     def allowed(self) -> str:
         """The allowed values in words, for error messages and help text."""
@@ -171,6 +174,138 @@ INFERENCE_INPUTS: tuple[InputColumn, ...] = (
          "Prefill logits positions: last only (inference), all (training) or none.",
          choices=tuple(LOGITS_CONVENTIONS)),
 )
+
+SERVING_INPUTS: tuple[InputColumn, ...] = (
+    _col('engine', 'Engine', 'engine', 'choice', 'roofline',
+         'Serving engine whose memory accounting and scheduling are modelled; roofline = the '
+         'fixed-reserve, idle-server bounds.',
+         choices=tuple(ENGINES)),
+    _col('gpu_memory_utilization', 'GPU mem util', 'fraction', 'float', 0.9,
+         'vLLM --gpu-memory-utilization: share of the usable GPU memory vLLM may use (weights,'
+         ' activations and KV pool; vllm/config/cache.py default 0.9).',
+         minimum=0.01, maximum=1.0),
+    _col('mem_fraction_static', 'Mem frac static', 'fraction', 'float', 0.88,
+         'SGLang --mem-fraction-static: share of GPU memory for weights and the KV pool '
+         '(server_args.py sets ~0.88 for 80 GB parts at TP 1, lower for small GPUs).',
+         minimum=0.01, maximum=1.0),
+    _col('free_gpu_memory_fraction', 'Free mem frac', 'fraction', 'float', 0.9,
+         'TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction: share of the memory free after '
+         'weights and warm-up that becomes KV cache (default 0.9).',
+         minimum=0.01, maximum=1.0),
+    _col('max_num_batched_tokens', 'Step tokens', 'tokens', 'int', 0,
+         "0 = the engine's default (vLLM 8192 on large parts, 2048 otherwise; SGLang and TRT-"
+         'LLM 8192). Token budget of one engine step (prefill chunks + one token per decode).',
+         minimum=0, maximum=10000000),
+    _col('max_num_seqs', 'Max seqs', 'sequences', 'int', 0,
+         "0 = the engine's default (vLLM 1024 on large parts, 256 otherwise; SGLang 1024; TRT-"
+         'LLM 2048). Most sequences running at once.',
+         minimum=0, maximum=1000000),
+    _col('block_size', 'Block', 'tokens', 'int', 0,
+         "0 = the engine's default (vLLM 16, SGLang 1, TRT-LLM 32). KV-cache block (page) "
+         'size: vLLM 16, SGLang page_size 1, TRT-LLM tokens_per_block 32.',
+         minimum=0, maximum=4096),
+    _col('max_model_len', 'Max model len', 'tokens', 'int', 0,
+         "0 = the model's context length (the engines' default). Longest sequence the engine "
+         "accepts (sizes vLLM V0's profiling batch without chunked prefill).",
+         minimum=0, maximum=10000000),
+    _col('chunked_prefill', 'Chunked prefill', 'bool', 'bool', True,
+         'Chunked prefill on (vLLM V1, SGLang, TRT-LLM): prompts are split into '
+         'max_num_batched_tokens chunks mixed with decodes.'),
+    _col('vllm_v0_accounting', 'vLLM V0 memory', 'bool', 'bool', False,
+         "Use vLLM V0's (<= 0.6) memory accounting: non-torch memory includes the CUDA context"
+         ' (vllm/worker/worker.py determine_num_available_blocks).'),
+    _col('non_torch_gib', 'Non-torch', 'GiB', 'float', 0.25,
+         'vLLM V1: memory the profile run adds outside torch at TP 1 (cuBLAS workspaces; '
+         '0.24-0.25 GiB in vLLM 0.19 logs on H100).',
+         minimum=0.0, maximum=100.0),
+    _col('comm_buffer_gib', 'Comm buffers', 'GiB', 'float', 1.82,
+         'Communication buffers per GPU when TP > 1 (NCCL + vLLM custom all-reduce): vLLM 0.19'
+         ' logs 2.07 GiB non-torch at TP 2 vs 0.25 at TP 1.',
+         minimum=0.0, maximum=100.0),
+    _col('cuda_graph_gib', 'CUDA graphs', 'GiB', 'float', 0.9,
+         'CUDA-graph memory per GPU (counts toward fitting, not toward the KV pool; vLLM 0.19 '
+         'logs 0.76-0.93 GiB on H100).',
+         minimum=0.0, maximum=100.0),
+    _col('sampler_bytes_per_logit', 'Sampler B/logit', 'B', 'float', 12.0,
+         'Sampler memory per (sequence, vocabulary entry) in the profile run: fp32 logits (4) '
+         '+ int64 indices of the top-k/top-p sort (8). vLLM 0.19 logs imply ~15, vLLM 0.10 <= '
+         '~8.',
+         minimum=0.0, maximum=1000.0),
+    _col('activation_bytes', 'Activation B', 'B', 'float', 2.0,
+         'Bytes per activation element (bf16/fp16: 2).',
+         minimum=0.5, maximum=8.0),
+    _col('matmul_efficiency', 'Matmul eff', 'fraction', 'float', 0.0,
+         "Achievable share of the dense tensor peak; 0 = the GPU catalog's figure.",
+         minimum=0.0, maximum=1.0),
+    _col('bandwidth_efficiency', 'Bandwidth eff', 'fraction', 'float', 0.0,
+         "Achievable share of memory bandwidth; 0 = the GPU catalog's figure.",
+         minimum=0.0, maximum=1.0),
+    _col('engine_step_overhead_s', 'Step overhead', 's', 'float', 0.0008,
+         'Fixed time per engine step outside the GPU kernels (scheduling, input preparation, '
+         'sampling, detokenize hand-off); ~0.5-1 ms in vLLM V1 and SGLang step profiles.',
+         minimum=0.0, maximum=10.0),
+    _col('kernel_overhead_s_per_layer', 'Kernel overhead', 's', 'float', 4e-05,
+         'Launch and tail time per decoder layer per step (~10 kernels x ~4 us with CUDA '
+         'graphs): what keeps small-batch decode below streaming bandwidth.',
+         minimum=0.0, maximum=1.0),
+    _col('request_latency_s', 'Request latency', 's', 'float', 0.04,
+         'Front-end latency one request adds to its TTFT: HTTP, chat template, tokenization, '
+         'the hand-offs between API server, engine and detokenizer processes, the first '
+         "streamed chunk. GPUStack's vllm bench serve runs on H100 at concurrency 1-8 show "
+         '20-65 ms of TTFT above the prefill (vLLM 0.11 ~50, SGLang 0.5 ~20, trtllm-serve 1.2 '
+         '~45).',
+         minimum=0.0, maximum=100.0),
+    _col('request_overhead_s', 'Request work', 's', 'float', 0.02,
+         'Front-end work per request that runs serialized in the API server process (parse, '
+         'template, tokenize, respond): with stream_overhead_s_per_token it caps HTTP serving '
+         'at 1/(request_overhead_s + G*stream_overhead_s_per_token) requests/s per replica '
+         "(vLLM's OpenAI server tops out near 45 requests/s on 4-token requests in GPUStack's "
+         'burst runs).',
+         minimum=0.0, maximum=100.0),
+    _col('stream_overhead_s_per_token', 'Stream work', 's', 'float', 0.0002,
+         'Front-end time per streamed output token (detokenize, one server-sent event), '
+         'serialized with request_overhead_s in the API server process; caps HTTP serving at '
+         '1/(request_overhead_s + G*this) requests/s per replica.',
+         minimum=0.0, maximum=1.0),
+    _col('collective_latency_s', 'Collective latency', 's', 'float', 1e-05,
+         'Latency of one all-reduce or all-to-all over NVLink at small sizes (~10 us, nccl-'
+         'tests / vLLM custom all-reduce).',
+         minimum=0.0, maximum=1.0),
+    _col('collective_efficiency', 'Collective eff', 'fraction', 'float', 0.7,
+         'Achievable share of the per-direction link bandwidth (interconnect / 2) in a ring '
+         'all-reduce (nccl-tests bus bandwidth ~300-350 of 450 GB/s on H100 NVLink).',
+         minimum=0.01, maximum=1.0),
+    _col('ep', 'EP', 'GPUs', 'int', 1,
+         'Expert-parallel group size (MoE): experts spread over ep GPUs, tokens move by all-'
+         'to-all.',
+         minimum=1, maximum=1024),
+    _col('attention_dp', 'Attention DP', 'bool', 'bool', False,
+         'Data-parallel attention for MoE (TRT-LLM enable_attention_dp, SGLang --enable-dp-'
+         'attention): each GPU attends for its own requests, no TP all-reduce, no replicated '
+         'KV heads, attention weights replicated on every GPU; experts stay expert-parallel.'),
+    _col('concurrency', 'Concurrency', 'requests', 'int', 0,
+         'Closed-loop clients (vllm bench serve --max-concurrency), whole deployment; 0 = open'
+         ' loop at target_requests_per_s (or offline maximum when that is 0).',
+         minimum=0, maximum=100000000),
+    _col('service_scv', 'Service SCV', 'ratio', 'float', 1.0,
+         'Squared coefficient of variation of request service time (1 = exponential, 0 = fixed'
+         ' lengths), for the Allen-Cunneen queueing correction.',
+         minimum=0.0, maximum=100.0),
+    _col("slo_ttft_s", "TTFT objective", "s", "float", 0.0,
+         "Time to first token the deployment must keep at slo_percentile under its target "
+         "rate; 0 = no objective.", minimum=0, maximum=3600),
+    _col("slo_percentile", "TTFT percentile", "percentile", "choice", "99",
+         "Percentile of TTFT the objective bounds.", choices=tuple(SLO_PERCENTILES)),
+    _col("slo_tpot_s", "TPOT objective", "s", "float", 0.0,
+         "Mean time per output token the deployment must keep under its target rate; "
+         "0 = no objective.", minimum=0, maximum=3600),
+)
+"""The serving engine's knobs and efficiency parameters (:mod:`planner.estimator.serving`,
+:mod:`planner.estimator.engine_memory`). ``0`` in a block size, token budget, sequence limit or
+model length means the engine's own default, and in an ``*_efficiency`` the GPU catalog's
+figure: derived inputs resolve them (:mod:`planner.estimator.derived`)."""
+
+INFERENCE_INPUTS = (*INFERENCE_INPUTS, *SERVING_INPUTS)
 
 TRAINING_INPUTS: tuple[InputColumn, ...] = (
     *DEPLOYMENT_INPUTS,

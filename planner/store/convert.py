@@ -75,6 +75,12 @@ def gpu_row_fields(spec: GpuSpec) -> dict[str, Any]:
         "interconnect_bytes_per_s": spec.interconnect_bytes_per_s, "power_w": spec.power_w,
         "price_usd_per_gpu_hour": spec.price_usd_per_hour,
         "price_is_example": spec.price_is_example, "source": spec.source,
+        "usable_memory_bytes": spec.usable_memory_bytes or None,
+        "matmul_efficiency": spec.matmul_efficiency or None,
+        "matmul_efficiency_8bit": spec.matmul_efficiency_8bit or None,
+        "bandwidth_efficiency": spec.bandwidth_efficiency or None,
+        "runtime_context_bytes": spec.runtime_context_bytes or None,
+        "serving_source": spec.serving_source,
     }
 
 
@@ -87,7 +93,12 @@ def gpu_spec(row: GpuRow) -> GpuSpec:
                    price_usd_per_hour=row.price_usd_per_gpu_hour, vendor=row.vendor,
                    label=row.label, interconnect_bytes_per_s=row.interconnect_bytes_per_s,
                    power_w=row.power_w, price_is_example=row.price_is_example,
-                   source=row.source)
+                   source=row.source, usable_memory_bytes=row.usable_memory_bytes or 0,
+                   matmul_efficiency=row.matmul_efficiency or 0.0,
+                   matmul_efficiency_8bit=row.matmul_efficiency_8bit or 0.0,
+                   bandwidth_efficiency=row.bandwidth_efficiency or 0.0,
+                   runtime_context_bytes=row.runtime_context_bytes or 0,
+                   serving_source=row.serving_source or "")
 
 
 def gpu_info(row: GpuRow) -> GpuInfo:

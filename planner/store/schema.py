@@ -111,7 +111,9 @@ class GpuRow(Versioned, Base):
             "int4_ops_per_s) IS NOT NULL", name="some_throughput"),
         *(CheckConstraint(f"{c} IS NULL OR {c} > 0", name=f"{c}_positive") for c in (
             "bf16_flops_per_s", "fp16_flops_per_s", "fp8_flops_per_s", "int8_ops_per_s",
-            "int4_ops_per_s")),
+            "int4_ops_per_s", "usable_memory_bytes", "runtime_context_bytes")),
+        *(CheckConstraint(f"{c} IS NULL OR ({c} > 0 AND {c} <= 1)", name=f"{c}_share")
+          for c in ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -130,6 +132,13 @@ class GpuRow(Versioned, Base):
     price_usd_per_gpu_hour: Mapped[float] = mapped_column(Float, default=0.0)
     price_is_example: Mapped[bool] = mapped_column(Boolean, default=False)
     source: Mapped[str] = mapped_column(Text, default="")
+    usable_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    """Memory the runtime sees (NULL: a share of ``memory_bytes``, see planner.estimator.gpu)."""
+    matmul_efficiency: Mapped[float | None] = mapped_column(Float)
+    matmul_efficiency_8bit: Mapped[float | None] = mapped_column(Float)
+    bandwidth_efficiency: Mapped[float | None] = mapped_column(Float)
+    runtime_context_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    serving_source: Mapped[str] = mapped_column(Text, default="")
 
 
 

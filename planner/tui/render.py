@@ -23,7 +23,8 @@ KEY_OUTPUTS = {
     "inference": ("fits", "max_concurrent_sequences", "max_context_tokens", "kv_headroom_bytes",
                   "weights_bytes_per_gpu", "ttft_s", "tpot_s", "e2e_latency_s",
                   "throughput_tokens_per_s", "cost_usd_per_hour", "cost_usd_per_month",
-                  "cost_usd_per_million_output_tokens"),
+                  "cost_usd_per_million_output_tokens", "ttft_p50_s", "ttft_p99_s",
+                  "tpot_mean_s", "saturation_requests_per_s", "meets_slo"),
     "training": ("train_fits", "trainable_params", "train_flops", "train_time_s", "gpu_hours",
                  "train_cost_usd", "train_memory_bytes_per_gpu", "tokens_for_usd"),
 }
@@ -173,6 +174,8 @@ def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
             ("per M tokens", f"in {fmt_usd(outputs['cost_usd_per_million_input_tokens'])}, "
                              f"out {fmt_usd(outputs['cost_usd_per_million_output_tokens'])}"),
         ]
+        if sc.inputs.get("engine", "roofline") != "roofline":
+            rows += serving_rows(sc, outputs)
     else:
         rows = [(column_label(k)[0], format_value(k, outputs[k])) for k in KEY_OUTPUTS["training"]]
     for label, value in rows:
@@ -181,3 +184,32 @@ def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
     if explanation:
         parts += [Text("\nWhy (formula and values):", style="bold"), Text(explanation)]
     return Group(*parts)
+
+
+def serving_rows(sc: Scenario, outputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """What the serving engine model adds to the details pane: the engine's KV pool, the
+    operating step split into compute, memory, communication and overhead, the queueing,
+    and the latencies under the offered load."""
+    ms = fmt_seconds
+    split = ", ".join(f"{name} {ms(outputs[key])}" for name, key in (
+        ("compute", "step_compute_s"), ("memory", "step_memory_s"),
+        ("communication", "step_communication_s"), ("element-wise", "step_elementwise_s"),
+        ("overhead", "step_overhead_s")))
+    mode = {0: "offline maximum", 1: "open loop at the target rate", 2: "closed loop"}.get(
+        int(outputs["serving_mode"]), "")
+    return [
+        ("engine", f"{sc.inputs['engine']} ({mode})"),
+        ("KV pool", f"{outputs['engine_kv_tokens']:,} tokens, "
+                    f"{fmt_bytes_gib(outputs['engine_kv_bytes_per_gpu'])} per GPU"),
+        ("step", f"{ms(outputs['step_s'])} = max(compute, memory) + the rest: {split}"),
+        ("running batch", f"{outputs['running_batch']:,.1f} sequences "
+                          f"(utilization {outputs['utilization']:.0%})"),
+        ("queue wait", f"mean {ms(outputs['queue_wait_mean_s'])}, "
+                       f"p99 {ms(outputs['queue_wait_p99_s'])}"),
+        ("TTFT under load", f"mean {ms(outputs['ttft_mean_s'])}, p50 "
+                            f"{ms(outputs['ttft_p50_s'])}, p99 {ms(outputs['ttft_p99_s'])}"),
+        ("TPOT under load", ms(outputs["tpot_mean_s"])),
+        ("saturation", f"{outputs['saturation_requests_per_s']:,.2f} requests/s, "
+                       f"{outputs['saturation_output_tokens_per_s']:,.0f} output tokens/s"),
+        ("meets SLO", "yes" if outputs["meets_slo"] else "no"),
+    ]
