@@ -1,6 +1,8 @@
 """Benchmark the scenario sheet: a million-row DataFrame and a 100,000-cell sweep.
 
-Prints the time to evaluate 1,000,000 scenario rows (mixed models, GPUs, dtypes, shapes) through
+Prints the time to evaluate 1,000,000 scenario rows (mixed models, GPUs, dtypes, shapes; every
+output, and the roofline's columns alone beside it, and every output with mixed serving engines
+and request rates) through
 ``planner.sheet.evaluate`` (DataFrame in, DataFrame with every output column out) and through
 the array API underneath (``evaluate_table``), and the time of a 100,000-cell two-way sweep
 (batch 1..1000 x 100 prompt lengths). Targets (issue 4): <= 1 s each on a 2-core machine.
@@ -17,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from planner import catalog
+from planner.estimator import scenario
 from planner.sheet import evaluate
-from planner.sheet.table import evaluate_table
+from planner.sheet.table import evaluate_table, graph
 from planner.sheet.whatif import Variation, build_grid
 
 
@@ -54,8 +57,18 @@ def main() -> None:
     table = {c: df[c].to_numpy() for c in df.columns}
     evaluate(df.head(10), models, gpus)  # warm caches
     t_table = best_of(3, lambda: evaluate_table(table, models, gpus))
+    roofline = [f.__name__ for f in scenario.ROOFLINE_INFERENCE]
+    t_roofline = best_of(3, lambda: evaluate_table(table, models, gpus, outputs=roofline))
+    engines = {**table, "engine": np.random.default_rng(1).choice(
+        ["roofline", "vllm", "sglang", "trtllm"], args.rows),
+        "target_requests_per_s": np.random.default_rng(2).uniform(0, 50, args.rows)}
+    t_engines = best_of(3, lambda: evaluate_table(engines, models, gpus))
     t_frame = best_of(3, lambda: evaluate(df, models, gpus))
-    print(f"evaluate_table: {args.rows:,} mixed rows, every output: {t_table:.3f} s")
+    n_all = len(graph("inference").outputs)
+    print(f"evaluate_table: {args.rows:,} mixed rows, every output ({n_all}): {t_table:.3f} s")
+    print(f"  the roofline's columns only ({len(roofline)}): {t_roofline:.3f} s "
+          f"(every output costs {t_table / t_roofline:.2f}x; aim <= 2x)")
+    print(f"  every output, mixed engines and request rates: {t_engines:.3f} s")
     print(f"sheet.evaluate (DataFrame in and out): {args.rows:,} rows: {t_frame:.3f} s")
     base = {"model": "llama-3-8b", "gpu": "h100-sxm", "output_tokens": 256}
     variations = [Variation("batch", tuple(range(1, 1001))),

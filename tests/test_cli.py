@@ -182,3 +182,13 @@ def test_estimate_roofline_engine_keeps_todays_figures() -> None:
     for key in ("token_capacity", "requests_per_s", "max_concurrent_sequences", "ttft_s"):
         assert default[key] == roofline[key]
     assert default["token_capacity"] == 467_291
+
+
+def test_a_rate_may_be_written_per_minute_hour_or_day() -> None:
+    """``--target-requests-per-s 2000/min`` is 33.3 requests/s; an unknown period is refused
+    with the periods allowed."""
+    code, out, _ = run("estimate", *SERVING_CONTRACT, "--target-requests-per-s", "2000/min")
+    assert code == 0
+    assert json.loads(out)["inputs"]["target_requests_per_s"] == pytest.approx(2000 / 60)
+    code, _, err = run("estimate", *SERVING_CONTRACT, "--target-requests-per-s", "9/week")
+    assert code == 2 and "target_requests_per_s" in err and "/min" in err

@@ -202,3 +202,42 @@ def test_pipeline_stages_carry_micro_batches_in_flight() -> None:
     low1 = _evaluate(row, concurrency=1)
     low2 = _evaluate({**row, "inputs": {**row["inputs"], "pp": 2, "gpus": 2}}, concurrency=1)
     assert low2["tpot_mean_s"] == pytest.approx(low1["tpot_mean_s"], rel=0.1)
+
+
+SIZING = [  # model, GPU, tp, target requests/s, TTFT objective (s, p99), TPOT objective (s)
+    ("llama-3-8b", "h100-sxm", 1, 50.0, 1.0, 0.0),
+    ("llama-3-8b", "a100-80gb", 1, 20.0, 0.5, 0.05),
+    ("mixtral-8x7b", "h100-sxm", 2, 30.0, 2.0, 0.1),
+    ("llama-3-70b", "h100-sxm", 4, 10.0, 2.0, 0.08),
+    ("llama-3-8b", "l4", 1, 5.0, 2.0, 0.0),
+]
+
+
+@pytest.mark.parametrize("model,gpu,tp,rate,ttft,tpot", SIZING)
+def test_replicas_needed_meet_the_objectives_and_solve_finds_the_least(
+        model: str, gpu: str, tp: int, rate: float, ttft: float, tpot: float) -> None:
+    """The closed-form sizing carries the rate within the objectives; it never asks for fewer
+    GPUs than the exact least count that ``solve`` finds by evaluating every candidate, and at
+    most one replica more."""
+    from planner.catalog import resolve_model_spec
+    from planner.service import estimate
+    from planner.sheet.whatif import parse_variation, solve
+
+    spec, g = resolve_model_spec(model), load_gpus()[gpu]
+    base = {"engine": "vllm", "target_requests_per_s": rate, "slo_ttft_s": ttft,
+            "slo_tpot_s": tpot, "slo_percentile": "99", "prompt_tokens": 1024,
+            "output_tokens": 256, "tp": tp, "gpus": tp}
+    needed = estimate(spec, g, base)
+    assert needed["gpus_needed"] == needed["replicas_needed"] * tp > 0
+    sized = estimate(spec, g, {**base, "gpus": needed["gpus_needed"]})
+    assert sized["meets_slo"] is True
+    assert sized["ttft_p99_s"] <= ttft and (tpot == 0 or sized["tpot_mean_s"] <= tpot)
+    exact = solve({**base, "model": model, "gpu": gpu}, "gpus", "min", "meets_slo",
+                  [parse_variation(f"gpus={tp}..{8 * needed['gpus_needed']}",
+                                   columns={c.name: c for c in INFERENCE_INPUTS})],
+                  {model: spec}, {gpu: g})
+    assert exact.found
+    least = exact.values["gpus"]
+    assert least <= needed["gpus_needed"] <= least + tp
+    assert not estimate(spec, g, {**base, "gpus": least - tp})["meets_slo"] if least > tp \
+        else True

@@ -26,7 +26,7 @@ OUTPUTS = output_columns()
 def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
-    assert len(OUTPUTS) == 64 + 78  # roofline and training, then the serving engine and SLO
+    assert len(OUTPUTS) == 64 + 83  # roofline and training, then the serving engine and SLO
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name

@@ -605,3 +605,15 @@ async def test_an_edit_is_parsed_and_evaluated_once(monkeypatch: pytest.MonkeyPa
         assert app.scenarios[sid].version == 2
     with db() as ws:
         assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["batch"] == 7
+
+
+async def test_a_target_rate_typed_per_minute() -> None:
+    """The formula bar takes a rate as ``2000/min`` and stores it per second."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "mixtral-8x7b-2xh100-tp2", "target_requests_per_s")
+        await pilot.pause()
+        await pilot.press("enter", "ctrl+u", *"2000/min", "enter")
+        await settle(pilot)
+        assert app.scenarios[sid].inputs["target_requests_per_s"] == pytest.approx(2000 / 60)

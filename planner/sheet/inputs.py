@@ -80,6 +80,8 @@ class InputColumn:
             if text in _FALSE:
                 return False
             raise ValidationError(self.name, self.allowed(), value=raw)
+        if self.unit == "requests/s" and isinstance(raw, str) and "/" in raw:
+            raw = _per_second(self.name, raw)
         number = _number(raw, integer=self.kind == "int")
         if number is None:
             raise ValidationError(self.name, self.allowed(), value=raw)
@@ -95,6 +97,22 @@ def _fmt(x: float | None) -> str | None:
     if x is None:
         return None
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+RATE_UNITS = {"s": 1, "sec": 1, "min": 60, "h": 3600, "hour": 3600, "day": 86400}
+"""Time units a rate may be written per (``2000/min``), in seconds."""
+
+
+def _per_second(field: str, text: str) -> float | str:
+    """``"2000/min"`` → 33.33… (per second); the text unchanged when it is not ``N/unit``, so
+    the number check reports it."""
+    number, _, unit = text.strip().rpartition("/")
+    seconds = RATE_UNITS.get(unit.strip().lower())
+    if seconds is None:
+        raise ValidationError(field, "a rate per second, or per "
+                              + ", ".join(f"/{u}" for u in RATE_UNITS), value=text)
+    value = _number(number, integer=False)
+    return value / seconds if value is not None else text
 
 
 def _number(raw: Any, *, integer: bool) -> int | float | None:

@@ -191,6 +191,11 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "engine_requests_per_s": ("Requests/s (engine)", "requests/s", False),
     "ttft_slo_percentile_s": ("TTFT at the objective's percentile", "s", False),
     "meets_slo": ("Meets SLO", "bool", False),
+    "slo_step_s": ("Longest step the SLO allows", "s", False),
+    "slo_requests_per_s_replica": ("Rate per replica within SLO", "requests/s", False),
+    "replicas_needed": ("Replicas needed", "count", False, True),
+    "gpus_needed": ("GPUs needed", "GPUs", False, True),
+    "cost_usd_per_month_needed": ("Cost of the needed GPUs", "USD/month", False),
 }
 
 GPU_COLUMNS: dict[str, tuple[str, str, str]] = {
