@@ -143,7 +143,7 @@ SERVING_CONTRACT = ("--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "2",
                     "--max-model-len", "8192", "--kv-dtype", "fp8", "--json")
 SERVING_KEYS = {"output_tokens_per_s", "requests_per_s", "ttft_mean_s", "ttft_p50_s",
                 "ttft_p99_s", "tpot_mean_s", "e2e_mean_s", "saturation_requests_per_s",
-                "meets_slo", "saturation_output_tokens_per_s"}
+                "meets_slo", "replicas_needed", "saturation_output_tokens_per_s"}
 
 
 def test_estimate_serving_contract() -> None:

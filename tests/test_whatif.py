@@ -264,3 +264,39 @@ def test_explain_cli() -> None:
                        "--json")
     data = json.loads(out)
     assert data["value"] == 4_194_304 and data["formula"]
+
+
+def test_solve_picks_the_cheapest_engine_gpu_and_size_within_the_slo() -> None:
+    """The cheapest (GPU, engine, GPU count) that carries 30 requests/s of Llama-3-8B within a
+    p99 TTFT of 1 s and a TPOT of 50 ms, found by evaluating every candidate; the answer meets
+    the objectives and one replica fewer of it does not."""
+    from planner.catalog import load_gpus, resolve_model_spec
+    from planner.service import estimate
+    from planner.sheet.inputs import INFERENCE_INPUTS
+    from planner.sheet.whatif import parse_variation, solve
+
+    gpus = load_gpus()
+    spec = resolve_model_spec("llama-3-8b")
+    columns = {c.name: c for c in INFERENCE_INPUTS}
+    base = {"model": "llama-3-8b", "gpu": "h100-sxm", "target_requests_per_s": 30,
+            "slo_ttft_s": 1, "slo_tpot_s": 0.05, "slo_percentile": "99",
+            "prompt_tokens": 1024, "output_tokens": 256, "engine": "vllm"}
+    result = solve(base, "cost_usd_per_month", "min", "meets_slo",
+                   [parse_variation("gpu=*", gpus=list(gpus)),
+                    parse_variation("engine=vllm,sglang,trtllm", columns=columns),
+                    parse_variation("gpus=1..16", columns=columns)],
+                   {"llama-3-8b": spec}, gpus)
+    assert result.found
+    best = result.values
+    inputs = {k: best[k] for k in ("gpus", "engine")} | {
+        k: v for k, v in base.items() if k not in ("model", "gpu")}
+    assert estimate(spec, gpus[best["gpu"]], inputs)["meets_slo"] is True
+    if best["gpus"] > 1:
+        fewer = estimate(spec, gpus[best["gpu"]], {**inputs, "gpus": best["gpus"] - 1})
+        assert fewer["meets_slo"] is False
+    others = [estimate(spec, g, {**inputs, "gpus": n})
+              for name, g in gpus.items() for n in range(1, 17)
+              if name != best["gpu"]]
+    cheaper = [o for o in others if o["meets_slo"]
+               and o["cost_usd_per_month"] < best["cost_usd_per_month"]]
+    assert cheaper == []

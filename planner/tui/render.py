@@ -24,7 +24,8 @@ KEY_OUTPUTS = {
                   "weights_bytes_per_gpu", "ttft_s", "tpot_s", "e2e_latency_s",
                   "throughput_tokens_per_s", "cost_usd_per_hour", "cost_usd_per_month",
                   "cost_usd_per_million_output_tokens", "ttft_p50_s", "ttft_p99_s",
-                  "tpot_mean_s", "saturation_requests_per_s", "meets_slo"),
+                  "tpot_mean_s", "saturation_requests_per_s", "meets_slo",
+                  "replicas_needed", "gpus_needed"),
     "training": ("train_fits", "trainable_params", "train_flops", "train_time_s", "gpu_hours",
                  "train_cost_usd", "train_memory_bytes_per_gpu", "tokens_for_usd"),
 }
