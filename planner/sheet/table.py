@@ -342,6 +342,7 @@ def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
         raise PlannerError(f"unknown column(s) for {kind} scenarios: {', '.join(unknown)}")
     values = g.compute(cols, outputs, progress=progress)
     n = _length(table)
-    return {k: (v.texts() if isinstance(v, Coded) else np.full(n, v, dtype=object)
-                if isinstance(v, str) else np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v)
+    return {k: (v.texts() if isinstance(v, Coded)
+                else np.broadcast_to(np.array(v, dtype=object), (n,)) if isinstance(v, str)
+                else np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v)
             for k, v in values.items()}

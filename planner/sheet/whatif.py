@@ -187,7 +187,11 @@ def build_grid(base: Mapping[str, Any], variations: Sequence[Variation],
     rows = {k: (np.asarray(v)[valid] if np.ndim(v) == 1 and not isinstance(v, str) else v)
             for k, v in table.items()}
     values = evaluate_table(rows, models, gpus, kind, outputs, progress=progress)
+    every = bool(valid.all())
     for name, value in values.items():
+        if every:  # no invalid row to blank out: keep the arrays (broadcast views stay views)
+            grid.values[name] = value
+            continue
         full = np.full(n, np.nan, dtype=object if np.asarray(value).dtype == object else float)
         full[valid] = value
         grid.values[name] = full
