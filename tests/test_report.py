@@ -352,3 +352,33 @@ def test_custom_gpu_spec_compute_dtype_rule_matches() -> None:
         assert f'W="{dtype}"' in formula or dtype == "int4"
     t4 = GpuSpec("t4", 16 * 2**30, {"fp16": 65e12, "int8": 130e12}, 320e9)
     assert compute_dtype(t4, "bf16") == "fp16" and compute_dtype(t4, "fp8") == "fp16"
+
+
+def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Path) -> None:
+    """Scenarios on each serving engine, open loop, closed loop and offline, an MoE model under
+    expert parallelism and an SLO: every output the workbook computes (the fixed-point
+    iterations and queueing included) equals Python's, in the formulas engine and in
+    LibreOffice."""
+    ws.new_fleet("engines")
+    cases = {
+        "vllm-open": dict(model="llama-3-8b", gpu="h100-sxm", engine="vllm", gpus=2,
+                          target_requests_per_s=12, slo_ttft_s=0.5, slo_tpot_s=0.03),
+        "sglang-closed": dict(model="llama-3-8b", gpu="a100-80gb", engine="sglang",
+                              concurrency=64, kv_dtype="fp8"),
+        "trtllm-offline": dict(model="mixtral-8x7b", gpu="h100-sxm", engine="trtllm", gpus=2,
+                               tp=2, ep=2, weight_dtype="fp8"),
+        "vllm-v0-pp": dict(model="llama-3-70b", gpu="h100-sxm", engine="vllm", gpus=4, tp=2,
+                           pp=2, vllm_v0_accounting=True, chunked_prefill=False,
+                           max_model_len=8192, target_requests_per_s=3, slo_percentile="50",
+                           slo_ttft_s=2),
+    }
+    for name, fields in cases.items():
+        ws.new_scenario("engines", name, **fields)
+    path = tmp_path / "engines.xlsx"
+    ws.export(path, ["engines"])
+    scenarios = ws.scenarios("engines")
+    expected = ws.evaluate_many(scenarios)
+    assert compare_outputs(formulas_values(path), scenarios, expected) == 4 * N_INFERENCE
+    recalculated = recalculate(path, tmp_path / "lo")
+    assert compare_outputs(workbook_values(recalculated), scenarios, expected) == \
+        4 * N_INFERENCE

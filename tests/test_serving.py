@@ -80,9 +80,11 @@ PROPS = settings(max_examples=150, deadline=None,
 @given(rows(), st.floats(0.0, 1.5))
 def test_fixed_point_converges_and_nothing_is_nan(row: dict[str, Any], load: float) -> None:
     sat = _evaluate(row)["saturation_requests_per_s"]
-    out = _evaluate(row, target_requests_per_s=load * sat)
-    for name in OUTPUTS:
+    out = _evaluate(row, target_requests_per_s=load * sat, slo_ttft_s=1.0, slo_tpot_s=0.05)
+    for name in GRAPH.outputs:  # every inference output, the SLO sizing included
         assert not np.isnan(float(out[name])), name
+    for name in ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica", "ttft_p99_s"):
+        assert np.isfinite(float(out[name])), name
     last, before = float(out[ITERATIONS[-1]]), float(out[ITERATIONS[-2]])
     assert last == pytest.approx(before, rel=0.01)
     assert last > 0

@@ -93,7 +93,7 @@ def safe_div(num: Value, den: Value, fallback: Value = 0.0) -> Value:
         return sym.__planner_op__("where", den == 0, fallback, num / den)
     den_arr = np.asarray(den, dtype=float)
     zero = den_arr == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         quotient = np.asarray(num, dtype=float) / np.where(zero, 1.0, den_arr)
     return _plain(np.where(zero, fallback, quotient), (num, den, fallback))
 
@@ -122,6 +122,8 @@ class Coded:
 
     def __eq__(self, other: object) -> Any:  # type: ignore[override]
         matches = [i for i, level in enumerate(self.levels) if level == other]
+        if len(matches) == 1:  # levels are distinct texts: the usual case
+            return self.codes == matches[0]
         return np.isin(self.codes, matches)
 
     def __ne__(self, other: object) -> Any:  # type: ignore[override]
