@@ -39,6 +39,7 @@ from planner.report.fastsheet import (
     formula_xml,
     inject,
     row_xml,
+    shared_formula_xml,
 )
 from planner.report.layout import (
     GPU_FIGURE_SOURCE,
@@ -159,10 +160,11 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
                 "gpu": sc.gpu, "version": sc.version or None, "notes": sc.notes,
                 "lora_targets": sc.lora_targets}
         cells = []
-        for letter, role, payload, style in plan:
+        for j, (letter, role, payload, style) in enumerate(plan):
             ref = f"{letter}{r}"
             if role == "formula":
-                cells.append(formula_xml(ref, payload, r, style))
+                cells.append(shared_formula_xml(ref, payload, r, style, j, 2,
+                                                len(scenarios) + 1))
             elif role == "meta":
                 cells.append(cell_xml(ref, meta[payload], style, styles))
             elif role == "input":

@@ -82,6 +82,19 @@ def formula_xml(ref: str, template: str, row: int, style: str) -> str:
     return f'<c r="{ref}"{style}><f>{template.replace(ROW, str(row))}</f></c>'
 
 
+def shared_formula_xml(ref: str, template: str, row: int, style: str, index: int,
+                       first: int, last: int) -> str:
+    """One cell of a column whose rows share one formula (Excel's shared formulas): the first
+    row holds the formula and the range it covers, the others refer to it by ``index``. The
+    text is written once per column instead of once per row, which keeps a workbook with long
+    formulas small and quick to write; Excel, LibreOffice and openpyxl expand it per row."""
+    if row == first:
+        column = ref.rstrip("0123456789")
+        return (f'<c r="{ref}"{style}><f t="shared" ref="{column}{first}:{column}{last}" '
+                f'si="{index}">{template.replace(ROW, str(row))}</f></c>')
+    return f'<c r="{ref}"{style}><f t="shared" si="{index}"/></c>'
+
+
 def row_xml(row: int, cells: Iterable[str]) -> str:
     """A ``<row>`` element."""
     return f'<row r="{row}">{"".join(cells)}</row>'

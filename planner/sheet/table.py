@@ -198,18 +198,23 @@ def _lookup(kind: str, names: Any, known: Mapping[str, Any], n: int,
 def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any]) -> dict[str, Any]:
     """The formula columns of one validated scenario: model figures, GPU figures and the
     inputs (the graph derives bits, codes and bytes from them). Checks the cross-field rules."""
-    check_parallelism(values["tp"], values["pp"], values["gpus"],
-                      spec.layers[0].attention.num_heads, spec.num_layers,
-                      lambda _i: spec.name, [None])
-    compute_dtype(gpu, values["weight_dtype"])
+    check_scenario(spec, gpu, values, "inference")
     return {**model_figures(spec).as_dict(), **gpu_figures(gpu), **values}
 
 
 def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kind: str,
                    lora_targets: str = "q,v") -> None:
     """The cross-field rules of one validated scenario (parallelism, a tensor path for its
-    weight dtype, LoRA targets the model has): :class:`ValidationError` naming the field."""
-    row_columns(spec, gpu, values)
+    weight dtype, LoRA targets the model has): :class:`ValidationError` naming the field.
+    The rules are :func:`parallelism_violations`, here on plain numbers (an import checks
+    thousands of rows one by one)."""
+    tp, pp, gpus = int(values["tp"]), int(values["pp"]), int(values["gpus"])
+    broken = parallelism_violations(tp, pp, gpus, spec.layers[0].attention.num_heads,
+                                    spec.num_layers)
+    if any(bool(b) for b in broken.values()):
+        check_parallelism(tp, pp, gpus, spec.layers[0].attention.num_heads, spec.num_layers,
+                          lambda _i: spec.name, [None])
+    compute_dtype(gpu, values["weight_dtype"])
     if kind == "training" and values["lora_rank"]:
         lora_dims(spec, lora_targets)
 
@@ -275,6 +280,8 @@ def parallelism_violations(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any
     """Per rule of :data:`PARALLELISM_RULES`, where it is broken (a boolean per row): TP must
     divide the attention heads, PP must not exceed the layers, and the GPUs must be a whole
     number of ``tp*pp`` replicas."""
+    if all(isinstance(v, int) for v in (tp, pp, gpus, heads, layers)):  # one row: no numpy
+        return {"tp": heads % tp != 0, "pp": pp > layers, "gpus": gpus % (tp * pp) != 0}
     return {"tp": np.mod(heads, tp) != 0, "pp": np.greater(pp, layers),
             "gpus": np.mod(gpus, np.multiply(tp, pp)) != 0}
 
