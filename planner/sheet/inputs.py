@@ -8,14 +8,13 @@ formulas read (bits, codes, bytes) are derived from these by formulas like any o
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from planner.errors import ValidationError
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
-from planner.units import KV_DTYPES, WEIGHT_DTYPES
+from planner.units import KV_DTYPES, WEIGHT_DTYPES, parse_number
 
 Kind = Literal["int", "float", "choice", "bool"]
 _TRUE = {"1", "true", "yes", "on", "y"}
@@ -95,23 +94,18 @@ def _fmt(x: float | None) -> str | None:
 
 
 def _number(raw: Any, *, integer: bool) -> int | float | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, (int, float)):
-        value: float = raw
-    else:
-        text = str(raw).strip().replace("_", "").replace(",", "")
-        try:
-            value = float(text)
-        except ValueError:
-            return None
-    if not math.isfinite(value):
+    """``raw`` read by :func:`planner.units.parse_number`; ``None`` if it is not a number (or
+    not a whole one, for an integer column)."""
+    if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
+        raw = str(raw)  # numpy scalars and the like: read their text
+    value = parse_number(raw)
+    if value is None:
         return None
     if integer:
-        if not float(value).is_integer():
+        if not value.is_integer():
             return None
-        return int(value)
-    return float(value)
+        return int(raw) if isinstance(raw, int) else int(value)
+    return value
 
 
 def _col(name: str, label: str, unit: str, kind: Kind, default: Any, help: str,

@@ -1,0 +1,205 @@
+"""Issue 16, hardening: one behaviour at every entry point, and a clear message (exit status 2,
+nothing changed) instead of a wrong answer or a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from planner.cli import cli
+from planner.errors import ValidationError
+from planner.sheet.inputs import INFERENCE_INPUTS, input_columns
+from tests.store_fixtures import dump
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def refused(args: tuple[str, ...], *words: str) -> str:
+    """Run ``args``: exit 2, no traceback, every word in the message; returns stderr."""
+    code, out, err = run(*args)
+    flat = " ".join(err.split())
+    assert code == 2, (args, code, out, err)
+    assert "Traceback" not in out + err
+    for word in words:
+        assert word in flat, (word, flat)
+    return flat
+
+
+def db_dump(data_dir: Path) -> dict[str, list[tuple[object, ...]]]:
+    return dump(f"sqlite:///{data_dir / 'planner.db'}")
+
+
+# ---------------------------------------------------------------- 5: one reserve rule
+def test_reserve_gib_keeps_the_default_reserve_fraction_everywhere() -> None:
+    from planner import catalog, service
+
+    args = ("estimate", "--model", "llama-3-8b", "--gpu-memory-gib", "24", "--gpu-tflops", "200",
+            "--gpu-bandwidth-gbs", "1000", "--reserve-gib", "3", "--prompt", "8192",
+            "--output", "1", "--json")
+    code, out, err = run(*args)
+    assert code == 0, err
+    cli_result = json.loads(out)
+    gpu = service.adhoc_gpu(None, memory_gib=24, tflops=200, bandwidth_gb_per_s=1000)
+    lib = service.estimate(catalog.resolve_model_spec("llama-3-8b"), gpu,
+                           {"reserve_gib": 3, "prompt_tokens": 8192, "output_tokens": 1})
+    assert cli_result["max_concurrent_sequences"] == lib["max_concurrent_sequences"]
+    assert cli_result["reserve_bytes_per_gpu"] == lib["reserve_bytes_per_gpu"]
+    code, out, _ = run(*args, "--reserve-fraction", "0")
+    assert json.loads(out)["max_concurrent_sequences"] == 6  # the README's worked example
+
+
+# ---------------------------------------------------------------- 6: train --help defaults
+def test_train_help_shows_the_training_defaults() -> None:
+    code, out, _ = run("train", "--help")
+    assert code == 0
+    flat = " ".join(out.split())
+    mfu = flat[flat.index("--mfu"):]
+    assert "default: 0.4]" in mfu[:300]
+    code, out, _ = run("estimate", "--help")
+    flat = " ".join(out.split())
+    assert "default: 0.5]" in flat[flat.index("--mfu"):][:300]
+
+
+# ---------------------------------------------------------------- 7: commas
+@pytest.mark.parametrize("text", ["1,5", "1,50", "12,34,567", ",100", "100,", "1,0000", "1,,000"])
+def test_a_comma_outside_a_thousands_grouping_is_refused(text: str) -> None:
+    from planner.service.gpu_records import gpu_number
+    from planner.sheet.table import validate
+
+    batch = input_columns()["batch"]
+    with pytest.raises(ValidationError):
+        batch.parse(text)
+    with pytest.raises(ValidationError):
+        input_columns()["mfu"].parse(text)
+    with pytest.raises(ValidationError):
+        validate({"batch": np.array(["8", text], dtype=object)}, "inference")
+    with pytest.raises(ValidationError):
+        gpu_number("price_usd_per_hour", text)
+    refused(("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--batch", text),
+            "batch must be an integer")
+
+
+@pytest.mark.parametrize(("text", "value"), [("1,000", 1000), ("12,345,678", 12_345_678),
+                                             ("1_000", 1000), (" 2,048 ", 2048),
+                                             ("1,000.5", 1000.5), ("-1,000", -1000)])
+def test_a_valid_thousands_grouping_is_read(text: str, value: float) -> None:
+    from planner.service.gpu_records import gpu_number
+    from planner.sheet.table import validate
+    from planner.units import parse_number
+
+    assert parse_number(text) == value
+    if 1 <= value <= 10_000_000 and float(value).is_integer():
+        assert input_columns()["batch"].parse(text) == value
+        assert validate({"batch": np.array([text, "3"], dtype=object)},
+                        "inference")["batch"][0] == value
+    if value >= 0:
+        assert gpu_number("interconnect_gb_per_s", text) == value
+
+
+def test_comma_in_key_value_and_gpu_set_is_refused(isolated_data_dir: Path) -> None:
+    before = db_dump(isolated_data_dir)
+    refused(("scenario", "set", "demo/llama3-8b-24gib-6x8k", "batch=1,5"), "batch")
+    refused(("gpu", "set", "h100-sxm", "price_usd_per_hour=1,5"), "price_usd_per_hour")
+    assert db_dump(isolated_data_dir) == before
+
+
+# ---------------------------------------------------------------- 8: model=, gpu=, kind=, name=
+def test_scenario_new_takes_model_gpu_kind_as_fields() -> None:
+    code, out, err = run("scenario", "new", "demo/a", "model=llama-3-8b", "gpu=h100-sxm",
+                         "batch=4")
+    assert code == 0, err
+    code, out, err = run("scenario", "new", "demo/b", "model=llama-3-8b", "gpu=h100-sxm",
+                         "kind=training", "name=b")
+    assert code == 0, err
+    code, out, _ = run("scenario", "show", "demo/b", "--json")
+    data = json.loads(out)
+    assert (data["model"], data["gpu"], data["kind"]) == ("llama-3-8b", "h100-sxm", "training")
+    refused(("scenario", "new", "demo/c", "--model", "llama-3-8b", "model=mistral-7b",
+             "gpu=h100-sxm"), "model")
+    refused(("scenario", "new", "demo/d", "gpu=h100-sxm"), "model")
+    refused(("scenario", "new", "demo/e", "model=llama-3-8b", "gpu=h100-sxm", "name=other"),
+            "name")
+    refused(("scenario", "new", "demo/f", "model=llama-3-8b", "gpu=h100-sxm", "kind=serving"),
+            "kind")
+
+
+# ---------------------------------------------------------------- 9: fleet names
+def test_fleet_names_with_a_slash_are_refused(isolated_data_dir: Path) -> None:
+    before = db_dump(isolated_data_dir)
+    refused(("fleet", "new", "prod/eu"), "fleet", "/")
+    refused(("fleet", "copy", "demo", "demo/2"), "fleet", "/")
+    assert db_dump(isolated_data_dir) == before
+
+
+# ---------------------------------------------------------------- 16: non-finite and huge
+@pytest.mark.parametrize("price", ["nan", "inf", "-inf", "1e308", "Infinity"])
+def test_non_finite_and_huge_prices_are_refused(price: str, isolated_data_dir: Path) -> None:
+    before = db_dump(isolated_data_dir)
+    refused(("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--price-usd-per-hour",
+             price, "--json"), "price_usd_per_hour")
+    refused(("gpu", "set", "h100-sxm", f"price_usd_per_hour={price}"), "price_usd_per_hour")
+    refused(("gpu", "add", "x1", "memory_gib=80", "bf16_tflops=900",
+             "memory_bandwidth_gb_per_s=3000", f"price_usd_per_hour={price}"),
+            "price_usd_per_hour")
+    assert db_dump(isolated_data_dir) == before
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    (("estimate", "--model", "llama-3-8b", "--gpu-memory-gib", "inf", "--gpu-tflops", "200",
+      "--gpu-bandwidth-gbs", "1000"), "gpu_memory_gib"),
+    (("estimate", "--model", "llama-3-8b", "--gpu-memory-gib", "1e308", "--gpu-tflops", "200",
+      "--gpu-bandwidth-gbs", "1000"), "gpu_memory_gib"),
+    (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpu-tflops", "nan"),
+     "gpu_tflops"),
+    (("gpu", "set", "h100-sxm", "memory_gib=1e308"), "memory_gib"),
+    (("gpu", "set", "h100-sxm", "bf16_tflops=1e308"), "bf16_tflops"),
+    (("scenario", "set", "demo/llama3-8b-24gib-6x8k", "batch=8", "--if-version",
+      "99999999999999999999999"), "if-version"),
+    (("gpu", "set", "h100-sxm", "power_w=700", "--if-version", "99999999999999999999999"),
+     "if-version"),
+])
+def test_huge_figures_are_refused(args: tuple[str, ...], field: str,
+                                  isolated_data_dir: Path) -> None:
+    before = db_dump(isolated_data_dir)
+    refused(args, field)
+    assert db_dump(isolated_data_dir) == before
+
+
+def test_json_output_is_always_valid_json() -> None:
+    from planner.cli.common import json_text
+
+    assert json.loads(json_text({"a": float("inf"), "b": [float("nan"), 1.5]})) == {
+        "a": None, "b": [None, 1.5]}
+    code, out, _ = run("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--json")
+    assert code == 0
+    json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in --json output"))
+
+
+def test_every_number_parser_uses_the_one_helper() -> None:
+    """``_number``, the vectorized table check and GPU figures agree on every text."""
+    from planner.service.gpu_records import gpu_number
+    from planner.sheet.table import validate
+
+    column = next(c for c in INFERENCE_INPUTS if c.name == "target_requests_per_s")
+    for text in ("1,000", "1,5", "1_0", "1e3", " 7 ", "0x10", "", "1.", ".5", "+3", "1 000"):
+        try:
+            one = column.parse(text)
+        except ValidationError:
+            one = None
+        try:
+            many = float(validate({column.name: np.array([text, "1"], dtype=object)},
+                                  "inference")[column.name][0])
+        except ValidationError:
+            many = None
+        try:
+            gpu = gpu_number("power_w", text)
+        except ValidationError:
+            gpu = None
+        assert one == many == gpu, text
