@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 
 from sqlalchemy import Connection, Engine, inspect, text
 
 from planner.errors import PlannerError
+from planner.resources import migrations_dir
 from planner.store.engine import is_sqlite
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+MIGRATIONS_DIR = migrations_dir()
 
 
 SCHEMA_HEAD = "0002"
