@@ -147,5 +147,8 @@ def test_db_commands_on_postgres(postgres_url: str) -> None:
         "downgraded from 0002 to 0001")
     code, _, err = run("--db", postgres_url, "fleet", "list")
     assert code == 0 and "Upgraded the planner database from revision 0001 to 0002" in err
+    # `db upgrade` alone left an empty database: opening it seeded the catalog (issue 16)
     code, out, _ = run("--db", postgres_url, "db", "seed", "--json")
-    assert sum(len(v) for v in json.loads(out)["added"].values()) == 26
+    assert sum(len(v) for v in json.loads(out)["added"].values()) == 0
+    code, out, _ = run("--db", postgres_url, "model", "list", "--json")
+    assert len(json.loads(out)) == 7

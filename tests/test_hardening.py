@@ -203,3 +203,60 @@ def test_every_number_parser_uses_the_one_helper() -> None:
         except ValidationError:
             gpu = None
         assert one == many == gpu, text
+
+
+# ---------------------------------------------------------------- 2: a first run cut short
+def _catalog_counts(url: str) -> tuple[int, int, int]:
+    from planner.service import Workspace
+
+    with Workspace.open(url) as ws:
+        return len(ws.models()), len(ws.gpus()), len(ws.fleets())
+
+
+def test_a_migrated_but_unseeded_database_is_seeded_on_next_open(tmp_path: Path) -> None:
+    """A first run killed between creating the schema and seeding it (the schema commits,
+    the process dies) gets its catalog on the next open."""
+    from planner.store import migrate
+    from planner.store.engine import make_engine
+
+    url = f"sqlite:///{tmp_path / 'cut.db'}"
+    engine = make_engine(url)
+    migrate.ensure_schema(engine)  # what the killed first run had committed
+    engine.dispose()
+    models, gpus, fleets = _catalog_counts(url)
+    assert models >= 7 and gpus >= 11 and fleets == 1
+    assert _catalog_counts(url) == (models, gpus, fleets)  # no duplicates on the next open
+
+
+def test_a_seeding_that_fails_is_completed_on_next_open(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.service import Workspace
+    from planner.store import seed
+
+    url = f"sqlite:///{tmp_path / 'killed.db'}"
+
+    def killed(*_args: object) -> None:
+        raise KeyboardInterrupt  # the user's ctrl+c, or a kill, half-way through seeding
+
+    monkeypatch.setattr(seed, "seed_fleets", killed)
+    with pytest.raises(KeyboardInterrupt):
+        Workspace.open(url)
+    monkeypatch.undo()
+    assert _catalog_counts(url)[2] == 1
+
+
+@pytest.mark.parametrize("steps", [
+    (("db", "upgrade"),),
+    (("db", "upgrade"), ("db", "downgrade", "base", "--yes"), ("db", "upgrade", "head")),
+])
+def test_db_upgrade_on_a_new_file_then_open_has_the_catalog(
+        steps: tuple[tuple[str, ...], ...], tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    for step in steps:
+        code, _, err = run("--db", url, *step)
+        assert code == 0, (step, err)
+    code, out, err = run("--db", url, "model", "list", "--json")
+    assert code == 0, err
+    assert len(json.loads(out)) >= 7
+    code, out, _ = run("--db", url, "scenario", "list", "--json")
+    assert len(json.loads(out)) == 7

@@ -144,7 +144,11 @@ def workspace(ctx: click.Context) -> Workspace:
 
         ws = Workspace.open(obj.get("db"))
         report = ws.open_report
-        if report and report.revision_before != report.revision:
+        if (report and report.seeded and report.revision_before is not None
+                and report.revision_before == report.revision):
+            click.echo(f"Seeded the catalog of the planner database at {ws.url} "
+                       f"({report.seeded.total_added} rows; it had none).", err=True)
+        elif report and report.revision_before != report.revision:
             if report.revision_before is None:
                 seeded = report.seeded.total_added if report.seeded else 0
                 click.echo(f"Created the planner database at {ws.url} "

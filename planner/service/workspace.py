@@ -48,7 +48,7 @@ from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
 from planner.settings import database_url
 from planner.store import migrate
-from planner.store.engine import make_engine, write_transaction
+from planner.store.engine import make_engine, read_session, write_transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +90,18 @@ class Workspace:
                 raise
             except Exception as exc:
                 raise PlannerError(f"cannot open database {_safe(resolved)}: {exc}") from exc
-            seeded = ws.seed() if (before is None and seed) else None
+            seeded = ws.seed() if seed and ws._unseeded_and_empty() else None
             ws.open_report = OpenReport(resolved, before, after, seeded)
         return ws
+
+    def _unseeded_and_empty(self) -> bool:
+        """Seeding commits after the schema: a database whose schema committed without its
+        catalog (a first run killed in between, ``db upgrade`` on a new file, ``downgrade
+        base`` + ``upgrade head``) is detected here and seeded on open."""
+        from planner.store.seed import unseeded_and_empty
+
+        with read_session(self.engine) as session:
+            return unseeded_and_empty(session)
 
     def close(self) -> None:
         """Release connections."""
