@@ -260,3 +260,102 @@ def test_db_upgrade_on_a_new_file_then_open_has_the_catalog(
     assert len(json.loads(out)) >= 7
     code, out, _ = run("--db", url, "scenario", "list", "--json")
     assert len(json.loads(out)) == 7
+
+
+# ---------------------------------------------------------------- 17: messages, not tracebacks
+def _sqlite_file(tmp_path: Path, name: str) -> tuple[Path, str]:
+    path = tmp_path / name
+    return path, f"sqlite:///{path}"
+
+
+@pytest.mark.parametrize("command", [("db", "current"), ("db", "upgrade"), ("fleet", "list"),
+                                     ("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm")])
+def test_a_file_that_is_not_a_database_gets_a_message(command: tuple[str, ...],
+                                                      tmp_path: Path) -> None:
+    path, url = _sqlite_file(tmp_path, "notes.db")
+    path.write_text("these are my notes, not a database\n" * 20)
+    refused(("--db", url, *command), "is not a database")
+    assert path.read_text().startswith("these are my notes")
+
+
+def test_a_damaged_database_gets_a_message(tmp_path: Path, isolated_data_dir: Path) -> None:
+    path, url = _sqlite_file(tmp_path, "damaged.db")
+    data = bytearray((isolated_data_dir / "planner.db").read_bytes())
+    for offset in range(4096, len(data), 4096):  # every page header after the first
+        data[offset:offset + 16] = b"\xff" * 16
+    path.write_bytes(bytes(data))
+    refused(("--db", url, "scenario", "list"), "damaged")
+
+
+def test_a_read_only_database_gets_a_message(isolated_data_dir: Path) -> None:
+    path = isolated_data_dir / "planner.db"
+    url = f"sqlite:///file:{path}?mode=ro&uri=true"
+    code, _, err = run("--db", url, "fleet", "list")
+    assert code == 0, err
+    before = db_dump(isolated_data_dir)
+    refused(("--db", url, "fleet", "new", "x"), "read-only")
+    assert db_dump(isolated_data_dir) == before
+
+
+def test_a_full_disk_gets_a_message(isolated_data_dir: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    from sqlalchemy import event
+
+    from planner.store import engine as engine_module
+
+    made = engine_module.make_engine
+
+    def full_disk_engine(url: str, **kwargs: object):  # type: ignore[no-untyped-def]
+        engine = made(url, **kwargs)
+
+        @event.listens_for(engine, "before_cursor_execute")
+        def _full(conn, cursor, statement, *_args):  # type: ignore[no-untyped-def]
+            if statement.lstrip().upper().startswith("INSERT"):
+                raise sqlite3.OperationalError("database or disk is full")
+
+        return engine
+
+    monkeypatch.setattr("planner.service.workspace.make_engine", full_disk_engine)
+    before = db_dump(isolated_data_dir)
+    refused(("fleet", "new", "x"), "disk", "full")
+    assert db_dump(isolated_data_dir) == before
+
+
+@pytest.mark.parametrize("url", ["mysql://u@localhost/planner", "oracle://u@h/db",
+                                 "not a url at all"])
+def test_an_unsupported_database_url_gets_a_message(url: str) -> None:
+    refused(("--db", url, "fleet", "list"), "sqlite")
+    refused(("--db", url, "db", "current"), "sqlite")
+
+
+def test_an_unrelated_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    import sqlite3
+
+    path, url = _sqlite_file(tmp_path, "other.db")
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+        conn.execute("INSERT INTO notes VALUES ('keep me')")
+    for command in (("fleet", "list"), ("db", "upgrade")):
+        refused(("--db", url, *command), "not a planner database", "notes")
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
+    assert tables == ["notes"]
+
+
+def test_a_newer_schema_is_named_and_refused_on_upgrade_and_downgrade(
+        isolated_data_dir: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(isolated_data_dir / "planner.db") as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    code, out, err = run("db", "current")
+    assert code == 0, err
+    assert "behind head" not in out and "newer" in out
+    code, out, _ = run("db", "current", "--json")
+    assert json.loads(out)["state"] == "newer"
+    before = db_dump(isolated_data_dir)
+    refused(("db", "upgrade"), "9999", "newer planner")
+    refused(("db", "downgrade", "0001", "--yes"), "9999", "newer planner")
+    assert db_dump(isolated_data_dir) == before

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,24 @@ class PlannerGroup(click.Group):
         except PlannerError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
+        except Exception as exc:
+            known = _database_error(exc, ctx)
+            if known is None:
+                raise
+            click.echo(f"Error: {known}", err=True)
+            ctx.exit(2)
+
+
+def _database_error(exc: Exception, ctx: click.Context) -> PlannerError | None:
+    """A failure of the database itself (damaged, read-only, full disk, not a database) in the
+    planner's words; ``None`` for anything else. SQLAlchemy is only consulted when a command
+    has loaded it, so ``--help`` and ``estimate`` stay free of it."""
+    if "sqlalchemy" not in sys.modules and not isinstance(exc, OSError):
+        return None
+    from planner.settings import database_url
+    from planner.store.engine import database_error
+
+    return database_error(exc, database_url(ctx.find_root().ensure_object(dict).get("db")))
 
 
 class ColumnType(click.ParamType):

@@ -30,14 +30,18 @@ def db_current(ctx: click.Context, as_json: bool) -> None:
     from planner.store import migrate
 
     engine = _engine(ctx)
+    revision = migrate.current(engine)
     data = {"url": engine.url.render_as_string(hide_password=True),
-            "current": migrate.current(engine), "head": migrate.head()}
+            "current": revision, "head": migrate.head(), "state": migrate.state(revision)}
     if as_json:
         emit_json(data)
         return
-    state = "up to date" if data["current"] == data["head"] else "behind head"
+    words = {"empty": "empty: the planner creates it on first use",
+             "up to date": "up to date", "behind": "behind head: `planner db upgrade`",
+             "newer": "newer than this planner: written by a newer planner, which this one "
+                      "will not touch; upgrade the planner"}[data["state"]]
     click.echo(f"{data['url']}: revision {data['current'] or '(empty)'}, head {data['head']} "
-               f"({state})")
+               f"({words})")
 
 
 @db.command("upgrade")

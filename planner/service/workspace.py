@@ -48,7 +48,7 @@ from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
 from planner.settings import database_url
 from planner.store import migrate
-from planner.store.engine import make_engine, read_session, write_transaction
+from planner.store.engine import database_error, make_engine, read_session, write_transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +86,16 @@ class Workspace:
         if upgrade:
             try:
                 before, after = migrate.ensure_schema(ws.engine)
+                seeded = ws.seed() if seed and ws._unseeded_and_empty() else None
             except PlannerError:
+                ws.close()
                 raise
             except Exception as exc:
+                ws.close()
+                known = database_error(exc, resolved)
+                if known is not None:
+                    raise known from exc
                 raise PlannerError(f"cannot open database {_safe(resolved)}: {exc}") from exc
-            seeded = ws.seed() if seed and ws._unseeded_and_empty() else None
             ws.open_report = OpenReport(resolved, before, after, seeded)
         return ws
 
