@@ -359,3 +359,20 @@ def test_a_newer_schema_is_named_and_refused_on_upgrade_and_downgrade(
     refused(("db", "upgrade"), "9999", "newer planner")
     refused(("db", "downgrade", "0001", "--yes"), "9999", "newer planner")
     assert db_dump(isolated_data_dir) == before
+
+
+# ---------------------------------------------------------------- 18: downgrades
+def test_downgrade_asks_first_and_a_round_trip_keeps_target_rate(
+        isolated_data_dir: Path) -> None:
+    assert run("scenario", "set", "demo/llama3-8b-24gib-6x8k",
+               "target_requests_per_s=5")[0] == 0
+    before = db_dump(isolated_data_dir)
+    code, _, _ = run("db", "downgrade", "0001", input="n\n")
+    assert code != 0
+    assert db_dump(isolated_data_dir) == before
+    code, _, err = run("db", "downgrade", "0001", "--yes")
+    assert code == 0, err
+    code, _, err = run("db", "upgrade")
+    assert code == 0, err
+    code, out, _ = run("scenario", "show", "demo/llama3-8b-24gib-6x8k", "--json")
+    assert json.loads(out)["inputs"]["target_requests_per_s"] == 5.0

@@ -62,12 +62,14 @@ def db_upgrade(ctx: click.Context, revision: str) -> None:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_context
 def db_downgrade(ctx: click.Context, revision: str, yes: bool) -> None:
-    """Downgrade the schema to REVISION ('base' drops every table)."""
+    """Downgrade the schema to REVISION ('base' drops every table); asks first unless --yes."""
     from planner.store import migrate
 
     engine = _engine(ctx)
-    if revision == "base" and not yes and not click.confirm(
-            "Downgrading to base deletes every table and row. Continue?", err=True):
+    what = ("Downgrading to base deletes every table and row." if revision == "base" else
+            f"Downgrading to {revision} leaves a schema only an older planner uses (data it "
+            "cannot hold is kept aside for the next upgrade).")
+    if not yes and not click.confirm(f"{what} Continue?", err=True):
         raise click.Abort
     before = migrate.current(engine)
     migrate.downgrade(engine, revision)
