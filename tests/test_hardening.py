@@ -376,3 +376,24 @@ def test_downgrade_asks_first_and_a_round_trip_keeps_target_rate(
     assert code == 0, err
     code, out, _ = run("scenario", "show", "demo/llama3-8b-24gib-6x8k", "--json")
     assert json.loads(out)["inputs"]["target_requests_per_s"] == 5.0
+
+
+# ---------------------------------------------------------------- 19: constraints
+def test_deeply_nested_constraint_is_a_message_not_a_recursion_error() -> None:
+    from planner.sheet.expr import ExpressionError, parse
+
+    for text in ("(" * 300 + "fits" + ")" * 300, "not " * 300 + "fits",
+                 "-" * 300 + "batch > 0", " + ".join(["batch"] * 2000) + " > 0"):
+        with pytest.raises(ExpressionError):
+            parse(text)
+    refused(("solve", "demo/llama3-8b-24gib-6x8k", "--maximize", "prompt_tokens",
+             "--subject-to", "(" * 300 + "fits" + ")" * 300), "nested")
+
+
+def test_dividing_by_zero_is_never_feasible() -> None:
+    from planner.sheet.expr import holds, parse
+
+    values = {"x": np.array([1.0, 2.0]), "z": np.array([0.0, 1.0])}
+    assert holds(parse("x / z >= 1"), values).tolist() == [False, True]
+    assert holds(parse("not (x / z < 1)"), values).tolist() == [False, True]
+    assert holds(parse("x / 0 > 0 or x > 0"), values).tolist() == [False, False]
