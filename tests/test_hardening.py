@@ -397,3 +397,51 @@ def test_dividing_by_zero_is_never_feasible() -> None:
     assert holds(parse("x / z >= 1"), values).tolist() == [False, True]
     assert holds(parse("not (x / z < 1)"), values).tolist() == [False, True]
     assert holds(parse("x / 0 > 0 or x > 0"), values).tolist() == [False, False]
+
+
+# ---------------------------------------------------------------- 20: printing a sweep
+@pytest.mark.parametrize("two_way", [False, True])
+def test_printing_a_sweep_reads_the_frame_a_fixed_number_of_times(
+        two_way: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear: the frame's columns are read a fixed number of times whatever the row count,
+    and each cell is formatted once."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from planner.cli import render
+
+    monkeypatch.setattr(render.console, "print", lambda *_a, **_k: None)
+
+    def work(n: int) -> tuple[int, int]:
+        reads = formats = 0
+        real_getitem = pd.DataFrame.__getitem__
+
+        def counting_getitem(self: pd.DataFrame, key: object) -> object:
+            nonlocal reads
+            reads += 1
+            return real_getitem(self, key)
+
+        def counting_cell(_column: str, value: object) -> str:
+            nonlocal formats
+            formats += 1
+            return str(value)
+
+        monkeypatch.setattr(pd.DataFrame, "__getitem__", counting_getitem)
+        monkeypatch.setattr(render, "_cell", counting_cell)
+        if two_way:
+            frame = pd.DataFrame({"batch": [b for b in range(n) for _ in (1, 2)],
+                                  "tp": [t for _ in range(n) for t in (1, 2)],
+                                  "ttft_s": [0.1] * (2 * n), "note": [""] * (2 * n)})
+            variations = [SimpleNamespace(column="batch"), SimpleNamespace(column="tp")]
+        else:
+            frame = pd.DataFrame({"batch": range(n), "ttft_s": [0.1] * n, "note": [""] * n})
+            variations = [SimpleNamespace(column="batch")]
+        grid = SimpleNamespace(variations=variations)
+        render.sweep(SimpleNamespace(fleet="demo", name="x"), grid, frame, ["ttft_s"])
+        monkeypatch.setattr(pd.DataFrame, "__getitem__", real_getitem)
+        return reads, formats
+
+    small, large = work(20), work(40)
+    assert small[0] == large[0], (small, large)  # one pass: reads do not grow with rows
+    assert large[1] - small[1] == 40  # each of the 20 more rows' two cells formatted once
