@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from planner.domain import DuplicateError, Scenario
 from planner.errors import ValidationError
 from planner.service.edits import CheckedEdit
-from planner.service.fields import clean_name
+from planner.service.fields import clean_name, clean_text
 from planner.service.specs import SpecCache
 from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
@@ -66,8 +66,8 @@ class Scenarios:
         kind = str(fields.pop("kind", "inference")).strip().lower()
         model_row = queries.model_row(s, str(fields.pop("model", "")))
         gpu_row = queries.gpu_row(s, str(fields.pop("gpu", "")))
-        notes = str(fields.pop("notes", ""))
-        lora_targets = str(fields.pop("lora_targets", "q,v"))
+        notes = clean_text(fields.pop("notes", ""), "notes")
+        lora_targets = clean_text(fields.pop("lora_targets", "q,v"), "lora_targets")
         known = {c.name for c in SCENARIO_INPUTS}
         for key in fields:
             if key not in known:
