@@ -605,3 +605,33 @@ async def test_an_edit_is_parsed_and_evaluated_once(monkeypatch: pytest.MonkeyPa
         assert app.scenarios[sid].version == 2
     with db() as ws:
         assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["batch"] == 7
+
+
+async def test_solve_apply_is_one_validated_change_and_one_undo() -> None:
+    """Issue 16 #21: the answer (gpus=15, tp=1) is applied as one change checked as a whole:
+    gpus=15 is not refused against the row's old tp=2, and one undo restores both fields."""
+    with db() as ws:
+        ws.set_scenario("demo", "llama3-8b-request-1024+128",
+                        {"gpus": 2, "tp": 2, "target_requests_per_s": 20})
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("o")
+        assert isinstance(app.screen, SolveScreen)
+        await pilot.press("down", "down", "enter")  # fewest GPUs that meet the target
+        answer = app.screen.changes
+        assert answer == {"gpus": 15, "tp": 1}
+        app.screen.query_one("#apply").press()
+        await settle(pilot)
+        assert (app.scenarios[sid].inputs["gpus"], app.scenarios[sid].inputs["tp"]) == (15, 1)
+        assert not [n for n in app._notifications if n.severity == "error"]
+    with db() as ws:
+        sc = ws.scenario("demo", "llama3-8b-request-1024+128")
+        assert (sc.inputs["gpus"], sc.inputs["tp"]) == (15, 1)
+        last = ws.history("demo", sc.name)[-2:]
+        assert {c.field for c in last} == {"gpus", "tp"}
+        assert len({c.change_set for c in last}) == 1  # one change set: one undo step
+        ws.undo("demo")
+        sc = ws.scenario("demo", "llama3-8b-request-1024+128")
+        assert (sc.inputs["gpus"], sc.inputs["tp"]) == (2, 2)

@@ -409,16 +409,19 @@ class ScenarioSheet(Vertical):
     def _check(self, sc: Scenario, changes: dict[str, Any]) -> CheckedEdit:
         return check_edit(sc, changes, self._model_specs, self._gpu_specs)
 
-    def _apply(self, sc: Scenario, key: str, value: Any) -> None:
-        """Accept an edit: recompute the row now, save it in a worker."""
-        if value is None:
-            return
+    def apply_changes(self, sc: Scenario, changes: dict[str, Any]) -> bool:
+        """Accept several fields as one change: validated together against the whole
+        scenario, recomputed now and saved in a worker as one change set (one undo step).
+        Nothing is applied if the set as a whole is refused; True if it was accepted."""
+        if not changes:
+            return False
         try:
-            checked = self._check(sc, {key: value})
+            checked = self._check(sc, changes)
         except PlannerError as exc:
             self.notify(str(exc), title="Not changed", severity="error")
-            return
+            return False
         self._commit(checked)
+        return True
 
     def _commit(self, checked: CheckedEdit) -> None:
         """Show an accepted edit's row at once and save it in a worker. The row is drawn
@@ -641,9 +644,11 @@ class ScenarioSheet(Vertical):
             return
 
         def apply(changes: dict[str, Any] | None) -> None:
-            if changes:
-                for key, value in changes.items():
-                    self._apply(self.scenarios[sc.id], key, value)
+            # the answer is one change: gpus=13 with tp=1 is checked against tp=1, not
+            # against the row's old tp, and saved (and undone) as one step
+            current = self.scenarios.get(sc.id)
+            if changes and current is not None:
+                self.apply_changes(current, changes)
 
         self.app.push_screen(SolveScreen(sc, {m.name: m.spec for m in self.models},
                                          {g.name: g.spec for g in self.gpus}), apply)
