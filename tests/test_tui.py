@@ -635,3 +635,44 @@ async def test_solve_apply_is_one_validated_change_and_one_undo() -> None:
         ws.undo("demo")
         sc = ws.scenario("demo", "llama3-8b-request-1024+128")
         assert (sc.inputs["gpus"], sc.inputs["tp"]) == (2, 2)
+
+
+async def test_focus_returns_to_the_grid_after_a_dialog_and_catalog_edits_are_explicit(
+        ) -> None:
+    """Issue 16 #22: on the Training tab reached through the tab strip, after the new and
+    rename dialogs the focus is on the training grid, not the tab strip; keys typed next
+    (→ Enter q w e n Enter) act on the grid and never edit a model's notes. Enter on the
+    tab strip of the Models tab only enters the table."""
+    from textual.widgets import Tabs
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("tab", "right")  # the tab strip, then Training
+        await pilot.pause()
+        assert app.query_one("#tabs").active == "training"
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"tune-2", "enter")
+        await settle(pilot)
+        assert app.focused is app.query_one("#train-grid")
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"tune-3", "enter")
+        await settle(pilot)
+        assert app.focused is app.query_one("#train-grid")
+        await pilot.press("right", "enter", *"qwen", "enter")
+        await settle(pilot)
+        await pilot.press("escape")
+        assert app.query_one("#tabs").active == "training"
+        assert "tune-3" in {s.name for s in app.scenarios.values()}
+        app.query_one("#tabs").active = "models"
+        await pilot.pause()
+        app.query_one("#tabs").query_one(Tabs).focus()
+        await pilot.pause()
+        await pilot.press("enter")  # on the tab strip: into the table, no dialog
+        assert len(app.screen_stack) == 1
+        assert app.focused is app.query_one("#models-table")
+    with db() as ws:
+        assert all(not m.notes.startswith("qwen") and "qwen" not in m.notes
+                   for m in ws.models())

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import RowKey
@@ -482,6 +483,19 @@ class ScenarioSheet(Vertical):
         self._show_details()
 
     # --------------------------------------------------------------- row actions
+    def _open(self, screen: Screen[Any], then: Callable[[Any], object] | None = None) -> None:
+        """Open a dialog or view of the sheet. When it closes the focus is back on the grid
+        it was opened from (not on the tab strip, where the next keys would switch tabs),
+        then ``then`` gets its result."""
+        grid = self._grid()
+
+        def closed(result: Any) -> None:
+            grid.focus()
+            if then is not None:
+                then(result)
+
+        self.app.push_screen(screen, closed)
+
     def _prompt(self, title: str, value: str, then: Callable[[str], object],
                 help_text: str = "") -> None:
         """Ask for a name in a dialog; ``then`` gets it unless the dialog was cancelled."""
@@ -494,7 +508,7 @@ class ScenarioSheet(Vertical):
             if name:
                 then(name)
 
-        self.app.push_screen(EditDialog(title, value, parse=parse, help_text=help_text), done)
+        self._open(EditDialog(title, value, parse=parse, help_text=help_text), done)
 
     def new(self) -> None:
         """A new scenario on the current row's model and GPU, named in a dialog."""
@@ -533,7 +547,7 @@ class ScenarioSheet(Vertical):
             if yes:
                 self.run("delete", lambda ws: ws.delete_scenario(sc.fleet, sc.name))
 
-        self.app.push_screen(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
+        self._open(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
 
     def undo(self) -> None:
         """Undo the fleet's last change (the database's change log)."""
@@ -594,7 +608,7 @@ class ScenarioSheet(Vertical):
                 return
             self.load_fleet(name)
 
-        self.app.push_screen(FleetDialog([(f.name, f.scenario_count) for f in self.fleets],
+        self._open(FleetDialog([(f.name, f.scenario_count) for f in self.fleets],
                                          self.fleet), chosen)
 
     def explain(self) -> None:
@@ -606,7 +620,7 @@ class ScenarioSheet(Vertical):
             self.notify("Explain works on computed columns (italic cyan).")
             return
         shown = render.format_value(key, self.outputs[sc.id][key])
-        self.app.push_screen(TextScreen(f"Why {key} = {shown}", rows.explain_text(
+        self._open(TextScreen(f"Why {key} = {shown}", rows.explain_text(
             sc, key, self.models, self.gpus)))
 
     def compare(self) -> None:
@@ -621,7 +635,7 @@ class ScenarioSheet(Vertical):
             return
         scenarios = [self.scenarios[i] for i in ids]
         table = compare(scenarios, [self.outputs[i] for i in ids])
-        self.app.push_screen(TextScreen("Compare (Δ against the first)",
+        self._open(TextScreen("Compare (Δ against the first)",
                                         comparison_table(scenarios, table)))
 
     def sweep(self) -> None:
@@ -632,7 +646,7 @@ class ScenarioSheet(Vertical):
         if sc is None or sc.kind != "inference":
             return
         column = key if role == "input" and key is not None else "batch"
-        self.app.push_screen(SweepScreen(sc, column, {m.name: m.spec for m in self.models},
+        self._open(SweepScreen(sc, column, {m.name: m.spec for m in self.models},
                                          {g.name: g.spec for g in self.gpus}))
 
     def solve(self) -> None:
@@ -650,7 +664,7 @@ class ScenarioSheet(Vertical):
             if changes and current is not None:
                 self.apply_changes(current, changes)
 
-        self.app.push_screen(SolveScreen(sc, {m.name: m.spec for m in self.models},
+        self._open(SolveScreen(sc, {m.name: m.spec for m in self.models},
                                          {g.name: g.spec for g in self.gpus}), apply)
 
     def export(self) -> None:
@@ -662,7 +676,7 @@ class ScenarioSheet(Vertical):
                 self.notify(f"Exporting fleet {self.fleet}…", title="Export")
                 self._export(path)
 
-        self.app.push_screen(EditDialog("Export to Excel: file", default,
+        self._open(EditDialog("Export to Excel: file", default,
                                         help_text="An .xlsx path; an existing file is "
                                                   "replaced."), chosen)
 
