@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.screen import Screen
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import RowKey
 from textual.worker import get_current_worker
