@@ -676,3 +676,32 @@ async def test_focus_returns_to_the_grid_after_a_dialog_and_catalog_edits_are_ex
     with db() as ws:
         assert all(not m.notes.startswith("qwen") and "qwen" not in m.notes
                    for m in ws.models())
+
+
+async def test_new_scenario_asks_for_model_and_gpu() -> None:
+    """Issue 16 #23: the new-scenario dialog asks for model and GPU, each by typing a
+    filter, starting at the current row's (not always the catalog's first, which may not
+    fit)."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("n")
+        await pilot.pause()
+        dialog = app.screen
+        assert type(dialog).__name__ == "NewScenarioDialog"
+        assert (dialog.chosen("model"), dialog.chosen("gpu")) == (  # type: ignore[attr-defined]
+            "llama-3-8b", "h100-sxm")
+        await pilot.press(*"moe", "tab", *"mixtral", "tab", *"h2")
+        await pilot.pause()
+        assert dialog.chosen("gpu") == "h200"  # type: ignore[attr-defined]
+        await pilot.press("z", "z", "enter")  # a GPU filter that matches nothing
+        assert app.screen is dialog and "no GPU" in text(dialog.query_one("#error", Static))
+        await pilot.press("ctrl+u", *"h1")  # h100-pcie, h100-sxm: the default stays chosen
+        assert dialog.chosen("gpu") == "h100-sxm"  # type: ignore[attr-defined]
+        await pilot.press("down", "enter")  # wraps round to h100-pcie
+        await settle(pilot)
+        assert len(app.screen_stack) == 1
+    with db() as ws:
+        sc = ws.scenario("demo", "moe")
+        assert (sc.model, sc.gpu) == ("mixtral-8x7b", "h100-pcie")

@@ -41,7 +41,13 @@ from planner.service.edits import CheckedEdit, check_edit
 from planner.tui import gc_policy, render, rows
 from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
-from planner.tui.dialogs import ConfirmDialog, EditDialog, FleetDialog, TextScreen
+from planner.tui.dialogs import (
+    ConfirmDialog,
+    EditDialog,
+    FleetDialog,
+    NewScenarioDialog,
+    TextScreen,
+)
 from planner.tui.formula_bar import FormulaBar
 from planner.tui.messages import (
     ExportDone,
@@ -511,14 +517,23 @@ class ScenarioSheet(Vertical):
         self._open(EditDialog(title, value, parse=parse, help_text=help_text), done)
 
     def new(self) -> None:
-        """A new scenario on the current row's model and GPU, named in a dialog."""
+        """A new scenario: name, model and GPU asked in a dialog (the model and GPU chosen by
+        typing a filter), starting at the current row's model and GPU."""
         sc, _, _ = self._current()
-        model = sc.model if sc else (self.models[0].name if self.models else "")
-        gpu = sc.gpu if sc else (self.gpus[0].name if self.gpus else "")
-        self._prompt("New scenario: name", "", lambda name: self.run(
-            "create", lambda ws: ws.new_scenario(self.fleet, name, model=model, gpu=gpu,
-                                                 kind=self.kind)),
-            help_text=f"{model} on {gpu}, default inputs; edit cells afterwards.")
+        models, gpus = [m.name for m in self.models], [g.name for g in self.gpus]
+        model = sc.model if sc else (models[0] if models else "")
+        gpu = sc.gpu if sc else (gpus[0] if gpus else "")
+        kind = self.kind
+
+        def done(answer: tuple[str, str, str] | None) -> None:
+            if answer:
+                name, model, gpu = answer
+                self.run("create", lambda ws: ws.new_scenario(self.fleet, name, model=model,
+                                                              gpu=gpu, kind=kind))
+
+        self._open(NewScenarioDialog(f"New {kind} scenario", models, gpus, model, gpu,
+                                     help_text="Default inputs; edit cells afterwards."),
+                   done)
 
     def duplicate(self) -> None:
         """A copy of the current scenario, named in a dialog."""

@@ -239,7 +239,7 @@ def help_text(bindings: list[Binding]) -> Table:
 
 
 _HELP = {
-    "new": "new scenario (same model and GPU as the current row)",
+    "new": "new scenario: name, model and GPU (type to filter; the current row's to start)",
     "duplicate": "duplicate the current scenario (a what-if copy)",
     "rename": "rename the current scenario",
     "delete": "delete the current scenario (asks first)",
