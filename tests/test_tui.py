@@ -705,3 +705,24 @@ async def test_new_scenario_asks_for_model_and_gpu() -> None:
     with db() as ws:
         sc = ws.scenario("demo", "moe")
         assert (sc.model, sc.gpu) == ("mixtral-8x7b", "h100-pcie")
+
+
+async def test_undo_names_the_scenario_field_values_and_author() -> None:
+    """Issue 16 #25: an undo that reverts another client's edit (a CLI `scenario set` on
+    another scenario) says which scenario, which field, old → new, and who made it."""
+    import getpass
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-24gib-6x8k", "batch")
+        with db() as other:  # the CLI, on another scenario
+            other.set_scenario("demo", "llama3-8b-request-1024+128", {"batch": 8})
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("llama3-8b-request-1024+128" in m and "batch 8 → 1" in m
+                   and getpass.getuser() in m for m in messages), messages
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-request-1024+128").inputs["batch"] == 1
+        assert ws.history("demo", "llama3-8b-request-1024+128")[-1].author == getpass.getuser()

@@ -583,9 +583,10 @@ class ScenarioSheet(Vertical):
         focus = result.id if isinstance(result, Scenario) else None
         if result is None and empty:
             self.app.call_from_thread(self.notify, empty)
-        elif isinstance(result, list) and result:
-            fields = ", ".join(f"{c.field}" for c in result)
-            self.app.call_from_thread(self.notify, f"{what}: {fields}")
+        elif isinstance(result, list) and result:  # an undo or redo: say what it changed
+            names = {i: s.name for i, s in list(self.scenarios.items())}
+            self.app.call_from_thread(self.notify, rows.describe_step(what, result, names),
+                                      title=what.capitalize(), timeout=12)
         self.load_fleet(fleet or self.fleet, focus)
 
     # --------------------------------------------------------------- view actions
