@@ -726,3 +726,59 @@ async def test_undo_names_the_scenario_field_values_and_author() -> None:
     with db() as ws:
         assert ws.scenario("demo", "llama3-8b-request-1024+128").inputs["batch"] == 1
         assert ws.history("demo", "llama3-8b-request-1024+128")[-1].author == getpass.getuser()
+
+
+TRAIN_COLUMNS = [k for k, _h, _r in render.grid_columns("training")]
+
+
+async def test_training_grid_sweep_chart_lora_targets_and_export_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16 #26: the training grid draws whole numbers (no `1,000,000,00`, `79.28 EFLO`,
+    `176.5 GPU-`), the sweep chart writes values with their unit (no `1.066e+04`),
+    `lora_targets` is not editable at `lora_rank` 0, and export proposes the documents
+    folder, not the current directory."""
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOCUMENTS_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.query_one("#tabs").active = "training"
+        await pilot.pause()
+        grid = app.query_one("#train-grid", SheetTable)
+        ids = [k.value for k in grid.rows]
+        for column in ("train_tokens", "trainable_params", "train_flops", "gpu_hours",
+                       "train_time_s", "train_cost_usd", "train_memory_bytes_per_gpu"):
+            grid.move_cursor(row=0, column=TRAIN_COLUMNS.index(column))
+            await pilot.pause(0.05)
+            for sid in ids:
+                full = str(grid.get_cell(str(sid), column)).strip()
+                assert grid.drawn_cell(str(sid), column) == full, (column, full)
+        full_training = next(i for i in ids if app.scenarios[int(i)].inputs["lora_rank"] == 0)
+        grid.move_cursor(row=ids.index(full_training),
+                         column=TRAIN_COLUMNS.index("lora_targets"))
+        await pilot.pause()
+        assert "rank 0" in str(grid.get_cell(full_training, "lora_targets"))
+        await pilot.press("enter")
+        assert app.editing is None
+        assert any("lora_rank" in n.message for n in app._notifications)
+        app.query_one("#tabs").active = "scenarios"
+        await pilot.pause()
+        app.query_one("#grid").focus()
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("w")
+        await pilot.pause(0.2)
+        chart = text(app.screen.query_one("#chart", Static))
+        assert "tokens/s" in chart and "e+0" not in chart
+        assert any(line.strip().startswith("256 ") for line in chart.splitlines())
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        from textual.widgets import Input
+
+        proposed = app.screen.query_one(Input).value
+        assert proposed == str(home / "Documents" / "planner-demo.xlsx")
+

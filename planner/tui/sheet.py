@@ -186,11 +186,14 @@ class ScenarioSheet(Vertical):
             table.clear(columns=True)
             ids = self._visible(kind)
             names = [self.scenarios[i].name for i in ids]
+            # fixed widths, from the header and the values: a stable layout (no re-measuring
+            # as rows arrive), and no number cut short
+            widths = render.column_widths(kind, [(self.scenarios[i], self.outputs[i])
+                                                 for i in ids])
             for key, header, role in render.grid_columns(kind):
                 style = {"output": "bold italic cyan", "input": "bold"}.get(role, "bold")
-                # fixed widths: a stable layout (no re-measuring as rows arrive)
                 width = (max([len(n) + 2 for n in names] + [12]) if key == "name"
-                         else render.column_width(key, header))
+                         else widths[key])
                 table.add_column(Text(header, style=style), key=key, width=width)
             table.set_rows((str(i), self._row(i)) for i in ids)
             if focus_id is not None and focus_id in ids and kind == self.scenarios[
@@ -204,9 +207,18 @@ class ScenarioSheet(Vertical):
         return render.GridRow(self.scenarios[sid], self.outputs[sid], sid in self.marked)
 
     def _refresh_row(self, sid: int) -> None:
-        table = self._grid(self.scenarios[sid].kind)
-        if RowKey(str(sid)) in table.rows:
-            table.update_row(str(sid), self._row(sid))
+        sc = self.scenarios[sid]
+        table = self._grid(sc.kind)
+        if RowKey(str(sid)) not in table.rows:
+            return
+        outputs = self.outputs[sid]
+        role = render.roles(sc.kind)
+        narrow = [c for c in table.ordered_columns if c.key.value != "name" and c.width
+                  < render.cell_width(sc, outputs, c.key.value or "", role[c.key.value or ""])]
+        if narrow:  # a value wider than its column: lay the grids out again (rare)
+            self._rebuild_grids(sid)
+            return
+        table.update_row(str(sid), self._row(sid))
 
     def _current(self) -> Cell:
         """(scenario, column key, column role) under the cursor of the active grid."""
@@ -299,6 +311,10 @@ class ScenarioSheet(Vertical):
             return
         if key == "name":
             self.rename()
+            return
+        if key == "lora_targets" and not sc.inputs.get("lora_rank"):
+            self.notify("LoRA targets apply to LoRA training only: set lora_rank above 0 "
+                        "first.", title="Not editable at rank 0")
             return
         self._begin_edit(sc, key)
 
@@ -685,7 +701,7 @@ class ScenarioSheet(Vertical):
 
     def export(self) -> None:
         """Export the fleet to an Excel workbook, to a path asked for in a dialog."""
-        default = str(Path.cwd() / f"planner-{self.fleet}.xlsx")
+        default = str(documents_dir() / f"planner-{self.fleet}.xlsx")
 
         def chosen(path: str | None) -> None:
             if path:
@@ -719,3 +735,13 @@ class ScenarioSheet(Vertical):
         self._status.update(f"wrote {message.path}")
         self.notify(f"Wrote {message.scenarios} scenarios to {message.path}", title="Exported",
                     timeout=10)
+
+
+def documents_dir() -> Path:
+    """Where an export goes by default: the user's documents folder (XDG ``DOCUMENTS``,
+    ``~/Documents``), or the home folder when there is none; never the folder the planner
+    happened to be started from."""
+    from platformdirs import user_documents_dir
+
+    documents = Path(user_documents_dir())
+    return documents if documents.is_dir() else Path.home()

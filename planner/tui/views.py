@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
@@ -27,8 +28,10 @@ SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_
                  "fits", "cost_usd_per_million_output_tokens")
 
 
-def bar_chart(labels: list[str], values: list[float], unit: str, width: int = 40) -> Text:
-    """A horizontal bar chart drawn with block characters."""
+def bar_chart(labels: list[str], values: list[float], shown: Callable[[float], str],
+              width: int = 40) -> Text:
+    """A horizontal bar chart drawn with block characters; ``shown`` writes a value with its
+    unit (the output column's registered format, never ``1.066e+04``)."""
     out = Text()
     finite = [v for v in values if v == v]
     top = max(finite) if finite else 1.0
@@ -37,7 +40,7 @@ def bar_chart(labels: list[str], values: list[float], unit: str, width: int = 40
         n = 0 if value != value or top <= 0 else round(width * value / top)
         out.append(f"{label:>{pad}} ", style="bold")
         out.append("█" * n, style="cyan")
-        out.append(f" {value:,.4g} {unit}\n" if value == value else " invalid\n")
+        out.append(f" {shown(value)}\n" if value == value else " invalid\n")
     return out
 
 
@@ -111,7 +114,7 @@ class SweepScreen(ModalScreen[None]):
                                         for n in SWEEP_OUTPUTS])
         self.query_one("#table", Static).update(table)
         chart = bar_chart(labels, [float(v) for v in grid.values["throughput_tokens_per_s"]],
-                          "tokens/s")
+                          lambda v: format_value("throughput_tokens_per_s", v))
         self.query_one("#chart", Static).update(Text.assemble(
             Text("\noutput throughput\n", style="bold"), chart))
 
