@@ -782,3 +782,42 @@ async def test_training_grid_sweep_chart_lora_targets_and_export_folder(
         proposed = app.screen.query_one(Input).value
         assert proposed == str(home / "Documents" / "planner-demo.xlsx")
 
+
+async def test_other_clients_changes_show_without_restart_and_an_edit_is_kept() -> None:
+    """Issue 16 #24: another client's change shows without a restart (the sheet polls the
+    fleet's version counters); an edit of a row that went stale meanwhile is not discarded:
+    of another field, it is saved on top of theirs; of the same field, it stays in the bar
+    with the conflict shown, and Enter saves it."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        with db() as other:
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 5})
+        for _ in range(60):  # within a few poll intervals
+            await pilot.pause(0.1)
+            if shown(app, sid, "batch") == "5":
+                break
+        assert shown(app, sid, "batch") == "5" and app.scenarios[sid].version == 2
+        assert app.sheet.poll_timer is not None
+        app.sheet.poll_timer.pause()  # from here the row goes stale before each edit
+        with db() as other:  # another field
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"notes": "theirs"})
+        await pilot.press("e", "ctrl+u", "4", "enter")
+        await settle(pilot)
+        await settle(pilot)
+        assert shown(app, sid, "batch") == "4" and app.scenarios[sid].notes == "theirs"
+        assert any("applied on top" in n.message for n in app._notifications)
+        with db() as other:  # the same field
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 9})
+        await pilot.press("e", "ctrl+u", "3", "enter")
+        await settle(pilot)
+        assert app.editing is not None  # theirs shown, yours kept in the bar
+        assert shown(app, sid, "batch") == "9"
+        assert "= 3" in bar(app) and "batch = 9" in bar(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.editing is None and shown(app, sid, "batch") == "3"
+    with db() as ws:
+        sc = ws.scenario("demo", "llama3-8b-24gib-6x8k")
+        assert (sc.inputs["batch"], sc.notes) == (3, "theirs")

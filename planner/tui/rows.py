@@ -149,3 +149,20 @@ def _shown(value: object) -> str:
     if isinstance(value, float):
         return f"{value:,g}"
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def changed_fields(old: Scenario, new: Scenario) -> dict[str, Any]:
+    """The fields of a scenario that differ between two reads of it, with the new values."""
+    out = {k: getattr(new, k) for k in ("name", "model", "gpu", "notes", "lora_targets")
+           if getattr(old, k) != getattr(new, k)}
+    out.update({k: v for k, v in new.inputs.items() if old.inputs.get(k) != v})
+    return out
+
+
+def edit_text(value: Any) -> str:
+    """A value as it is typed in the formula bar (a flag as yes/no)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

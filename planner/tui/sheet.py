@@ -29,6 +29,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import RowKey
 from textual.worker import get_current_worker
@@ -48,10 +49,12 @@ from planner.tui.dialogs import (
     NewScenarioDialog,
     TextScreen,
 )
+from planner.tui.editline import LineBuffer
 from planner.tui.formula_bar import FormulaBar
 from planner.tui.messages import (
     ExportDone,
     FleetLoaded,
+    RowsChanged,
     ScenarioConflict,
     ScenarioSaved,
     WorkFailed,
@@ -167,8 +170,79 @@ class ScenarioSheet(Vertical):
         first, self.loaded = not self.loaded, True
         if first:  # keep the collector off the fleet's objects (planner.tui.gc_policy)
             gc_policy.loaded()
+            self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
         else:
             self.call_after_refresh(gc_policy.reloaded)  # after the grid is drawn
+
+    # --------------------------------------------------------------- other clients
+    POLL_S = 2.0
+    """How often the fleet's version counters are read to show other clients' edits."""
+    poll_timer: Timer | None = None
+
+    def _poll_tick(self) -> None:
+        if self.loaded and self.fleet and not self._busy():
+            self.poll()
+
+    def _busy(self) -> bool:
+        """Whether a load or a save of this sheet is under way (it reads the rows again
+        itself, and a poll meanwhile would race it for the cursor)."""
+        return any(w.group in ("load", "save") and not w.is_finished
+                   for w in self.app.workers)
+
+    @work(thread=True, exclusive=True, group="poll")
+    def poll(self) -> None:
+        """Compare the fleet's version counters with the rows shown; read and evaluate the
+        rows another client changed (and reload the fleet if rows came or went)."""
+        fleet = self.fleet
+        try:
+            ws = self.workspace.get()
+            versions = ws.scenario_versions(fleet)
+            shown = {i: sc.version for i, sc in list(self.scenarios.items())}
+            if versions.keys() != shown.keys():
+                self.app.call_from_thread(self._rows_came_or_went, fleet)
+                return
+            stale = {i for i, v in versions.items() if v > shown[i]
+                     and not self.saves.pending(i)}
+            if not stale:
+                return
+            fresh = [sc for sc in ws.scenarios(fleet) if sc.id in stale]
+            outputs = ws.evaluate_many(fresh)
+        except Exception:  # the next tick tries again; a poll never interrupts the user
+            return
+        self.post_message(RowsChanged(fleet, fresh, outputs))
+
+    def _rows_came_or_went(self, fleet: str) -> None:
+        """Another client added or deleted scenarios: read the fleet again, unless a cell is
+        being edited (the next poll tries again)."""
+        if fleet == self.fleet and self.editing is None and len(self.app.screen_stack) == 1 \
+                and not self._busy():
+            sc = self._current()[0]
+            self.load_fleet(fleet, sc.id if sc is not None else None)
+
+    @on(RowsChanged)
+    def _rows_changed(self, message: RowsChanged) -> None:
+        if message.fleet != self.fleet:
+            return
+        names = []
+        for sc, outputs in zip(message.scenarios, message.outputs, strict=True):
+            old = self.scenarios.get(sc.id)
+            if old is None or old.version >= sc.version or self.saves.pending(sc.id):
+                continue
+            self.scenarios[sc.id], self.outputs[sc.id] = sc, outputs
+            self.saves.read({sc.id: sc.version})
+            self._refresh_row(sc.id)
+            changed = rows.changed_fields(old, sc)
+            names.append(f"{sc.name} ({', '.join(changed)})")
+            edit = self.editing
+            if edit is not None and edit.sid == sc.id:  # keep the edit, say what moved
+                edit.checked = None
+                theirs = ", ".join(f"{k} = {v!r}" for k, v in changed.items())
+                edit.error = (f"changed elsewhere meanwhile: {theirs}. Enter saves your "
+                              "value on top, Esc keeps theirs.")
+                self._draw_edit()
+        if names:
+            self._status.update("changed elsewhere, refreshed: " + "; ".join(names))
+            self._show_details()
 
     # --------------------------------------------------------------- grid
     def _grid(self, kind: str | None = None) -> SheetTable:
@@ -367,7 +441,9 @@ class ScenarioSheet(Vertical):
         except PlannerError as exc:
             edit.checked = None
             raise exc from None
-        if edit.checked is None or edit.checked[0] != raw:
+        cached = edit.checked
+        if cached is None or cached[0] != raw or (
+                isinstance(cached[1], CheckedEdit) and cached[1].before is not sc):
             try:
                 edit.checked = (raw, self._check(sc, {edit.key: raw}))
             except PlannerError as exc:
@@ -474,7 +550,7 @@ class ScenarioSheet(Vertical):
                 try:
                     fresh = ws.scenario(sc.fleet, sc.name)
                     self.post_message(ScenarioConflict(fresh, ws.evaluate(fresh),
-                                                       exc.changed))
+                                                       exc.changed, dict(checked.changes)))
                 except Exception as inner:
                     self.post_message(WorkFailed("Edit refused", f"{exc} ({inner})"))
                 return
@@ -495,14 +571,55 @@ class ScenarioSheet(Vertical):
 
     @on(ScenarioConflict)
     def _conflict(self, message: ScenarioConflict) -> None:
+        """Another client changed the row first: show their row, and keep the user's edit.
+        An edit of other fields is applied on top of theirs (checked again); an edit of a
+        field they changed too stays in the formula bar, to save over theirs or drop."""
         sc = message.scenario
-        changed = ", ".join(f"{k} = {v!r}" for k, v in message.changed.items()) or "unknown"
-        self.notify(f"{sc.name} was changed by someone else: {changed}. The row was reloaded; "
-                    "your edit was not applied.", title="Changed elsewhere",
-                    severity="warning", timeout=12)
+        theirs = ", ".join(f"{k} = {v!r}" for k, v in message.changed.items()) or "unknown"
+        mine = message.mine
+        yours = ", ".join(f"{k} = {v!r}" for k, v in mine.items())
         self.scenarios[sc.id], self.outputs[sc.id] = sc, message.outputs
+        self.saves.read({sc.id: sc.version})
         self._refresh_row(sc.id)
         self._show_details()
+        both = sorted(mine.keys() & message.changed.keys())
+        if mine and not both:
+            try:
+                checked = self._check(sc, mine)
+            except PlannerError as exc:
+                self._warn_conflict(f"{sc.name} was changed by someone else: {theirs}. "
+                                    f"Your edit ({yours}) no longer applies: {exc}")
+                return
+            self._warn_conflict(f"{sc.name} was changed by someone else: {theirs}. "
+                                f"Your edit ({yours}) was applied on top of theirs.")
+            self._commit(checked)
+            return
+        self._warn_conflict(f"{sc.name} was changed by someone else: {theirs}. The row shows "
+                            f"theirs; yours ({yours}) is kept in the formula bar: Enter saves "
+                            "it over theirs, Esc keeps theirs.")
+        if len(mine) == 1:
+            self._reopen_edit(sc, *next(iter(mine.items())), theirs)
+
+    def _warn_conflict(self, text: str) -> None:
+        self.notify(text, title="Changed elsewhere", severity="warning", timeout=12)
+
+    def _reopen_edit(self, sc: Scenario, key: str, value: Any, theirs: str) -> None:
+        """Put a refused value back in the formula bar on its cell (if the grid shows it)."""
+        table = self._grid(sc.kind)
+        keys = [c.key.value for c in table.ordered_columns]
+        if self.editing is not None or sc.kind != self.kind or key not in keys \
+                or RowKey(str(sc.id)) not in table.rows:
+            return
+        table.move_cursor(row=table.get_row_index(str(sc.id)), column=keys.index(key))
+        edit = rows.cell_edit(sc, self.outputs[sc.id], key, self.models, self.gpus)
+        shown = rows.edit_text(value)
+        if edit.choices is not None:
+            edit.index = edit.choices.index(shown) if shown in edit.choices else edit.index
+        else:
+            edit.buffer = LineBuffer.of(shown)
+        self.editing = edit
+        edit.error = f"changed elsewhere: {theirs}. Enter saves yours, Esc keeps theirs."
+        self._draw_edit()
 
     # --------------------------------------------------------------- row actions
     def _open(self, screen: Screen[Any], then: Callable[[Any], object] | None = None) -> None:
