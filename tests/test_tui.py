@@ -171,7 +171,8 @@ async def test_grid_draws_the_cells_in_view_after_scrolling() -> None:
         assert "h100-sxm" not in line(sid)  # the GPU column is scrolled out of view
         grid.scroll_to(x=0, animate=False)  # scrolled back, the cursor where it was
         await pilot.pause(0.1)
-        assert grid.scroll_x == 0 and "h100-sxm" in line(sid) and cost not in line(sid)
+        ttft = render.format_value("ttft_s", app.outputs[sid]["ttft_s"])  # pinned, in view
+        assert grid.scroll_x == 0 and ttft in line(sid) and cost not in line(sid)
 
 
 async def test_invalid_value_shows_the_reason_and_changes_nothing() -> None:
@@ -641,7 +642,7 @@ async def test_focus_returns_to_the_grid_after_a_dialog_and_catalog_edits_are_ex
         ) -> None:
     """Issue 16 #22: on the Training tab reached through the tab strip, after the new and
     rename dialogs the focus is on the training grid, not the tab strip; keys typed next
-    (→ Enter q w e n Enter) act on the grid and never edit a model's notes. Enter on the
+    (Enter q w e n Enter on the model cell) act on the grid and never edit a model's notes. Enter on the
     tab strip of the Models tab only enters the table."""
     from textual.widgets import Tabs
 
@@ -661,7 +662,9 @@ async def test_focus_returns_to_the_grid_after_a_dialog_and_catalog_edits_are_ex
         await pilot.press("ctrl+u", *"tune-3", "enter")
         await settle(pilot)
         assert app.focused is app.query_one("#train-grid")
-        await pilot.press("right", "enter", *"qwen", "enter")
+        app.query_one("#train-grid", SheetTable).move_cursor(
+            column=TRAIN_COLUMNS.index("model"))
+        await pilot.press("enter", *"qwen", "enter")
         await settle(pilot)
         await pilot.press("escape")
         assert app.query_one("#tabs").active == "training"
@@ -821,3 +824,39 @@ async def test_other_clients_changes_show_without_restart_and_an_edit_is_kept() 
     with db() as ws:
         sc = ws.scenario("demo", "llama3-8b-24gib-6x8k")
         assert (sc.inputs["batch"], sc.notes) == (3, "theirs")
+
+
+async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds() -> None:
+    """Issue 16 #27: the verdicts (fits, max sequences, TTFT, GPUs needed, $/month) come
+    right after the scenario name and are drawn when the grid opens; headers are labels with
+    units, not cut column names; `p` pins another output, `g` folds a column group."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "name")
+        await pilot.pause()
+        for column in ("fits", "max_concurrent_sequences", "ttft_s", "gpus_for_target_rate",
+                       "cost_usd_per_month"):
+            assert drawn(app, sid, column), column  # in view without scrolling
+        grid = app.query_one("#grid", SheetTable)
+        head = "\n".join(grid.render_line(y).text for y in range(grid.header_height))
+        assert "TTFT" in head and "[USD/month]" in head  # drawn at once
+        labels = {c.key.value: " ".join(str(c.label).split()) for c in grid.columns.values()}
+        assert labels["ttft_s"] == "TTFT [s]"
+        assert labels["cost_usd_per_month"] == "Cost per month [USD/month]"
+        assert labels["quant_group_size"] == "Quant group [weights]"
+        assert all(len(line) <= c.width for c in grid.columns.values()
+                   for line in str(c.label).split("\n"))  # no header cut to fit
+        goto(app, "llama3-8b-24gib-6x8k", "tpot_s")
+        await pilot.press("p")  # pinned: now right after the pinned verdicts
+        keys = [c.key.value for c in grid.ordered_columns]
+        assert keys.index("tpot_s") == 6 and grid.cursor_column == 6
+        assert drawn(app, sid, "tpot_s")
+        grid.move_cursor(column=keys.index("batch"))
+        await pilot.press("g")  # fold the inputs
+        keys = [c.key.value for c in grid.ordered_columns]
+        assert "group:inputs" in keys and "batch" not in keys and "model" not in keys
+        assert keys[grid.cursor_column] == "group:inputs"
+        await pilot.press("g")  # and unfold them
+        keys = [c.key.value for c in grid.ordered_columns]
+        assert "batch" in keys and "group:inputs" not in keys

@@ -47,6 +47,8 @@ KEYS = [
     Binding("ctrl+z,u", "undo", "Undo"),
     Binding("ctrl+y,U", "redo", "Redo", show=False),
     Binding("s", "sort", "Sort"),
+    Binding("p", "pin", "Pin", show=False),
+    Binding("g", "fold", "Fold", show=False),
     Binding("slash", "filter", "Filter"),
     Binding("f", "fleet", "Fleet"),
     Binding("space", "mark", "Mark", show=False),
@@ -225,6 +227,12 @@ class PlannerApp(App[None]):
 
     def action_sort(self) -> None:
         self.sheet.sort()
+
+    def action_pin(self) -> None:
+        self.sheet.pin()
+
+    def action_fold(self) -> None:
+        self.sheet.fold()
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

@@ -22,26 +22,86 @@ from planner.units import fmt_bytes_gib, fmt_seconds, fmt_usd
 KEY_OUTPUTS = {
     "inference": ("fits", "max_concurrent_sequences", "max_context_tokens", "kv_headroom_bytes",
                   "weights_bytes_per_gpu", "ttft_s", "tpot_s", "e2e_latency_s",
-                  "throughput_tokens_per_s", "cost_usd_per_hour", "cost_usd_per_month",
-                  "cost_usd_per_million_output_tokens"),
+                  "throughput_tokens_per_s", "gpus_for_target_rate", "cost_usd_per_hour",
+                  "cost_usd_per_month", "cost_usd_per_million_output_tokens"),
     "training": ("train_fits", "trainable_params", "train_flops", "train_time_s", "gpu_hours",
                  "train_cost_usd", "train_memory_bytes_per_gpu", "tokens_for_usd"),
 }
 """Output columns shown in the grid (the details pane and explain reach every output)."""
 
+PINNED = {
+    "inference": ("fits", "max_concurrent_sequences", "ttft_s", "gpus_for_target_rate",
+                  "cost_usd_per_month"),
+    "training": ("train_fits", "train_time_s", "gpu_hours", "train_cost_usd"),
+}
+"""The verdicts shown right after the scenario name when the grid opens (``p`` pins or
+unpins the output column under the cursor)."""
+
+GROUPS = ("inputs", "memory", "latency", "cost")
+"""Column groups, in grid order; ``g`` folds the group under the cursor into one column."""
+
+OUTPUT_GROUP = {
+    **dict.fromkeys(("fits", "max_concurrent_sequences", "max_context_tokens",
+                     "kv_headroom_bytes", "weights_bytes_per_gpu", "train_fits",
+                     "trainable_params", "train_memory_bytes_per_gpu"), "memory"),
+    **dict.fromkeys(("ttft_s", "tpot_s", "e2e_latency_s", "throughput_tokens_per_s",
+                     "gpus_for_target_rate", "train_flops", "train_time_s"), "latency"),
+    **dict.fromkeys(("cost_usd_per_hour", "cost_usd_per_month",
+                     "cost_usd_per_million_output_tokens", "gpu_hours", "train_cost_usd",
+                     "tokens_for_usd"), "cost"),
+}
+"""The group of each grid output (inputs and model/GPU are the inputs group)."""
+
+HEADER_HEIGHT = 3
+"""Header lines: a label over up to two lines, then its unit."""
+
+
+def header(label: str, unit: str) -> str:
+    """A column header: the label wrapped to at most two lines, then ``[unit]`` (a blank
+    line when it has none, or for a yes/no column)."""
+    import textwrap
+
+    lines = textwrap.wrap(label, max(10, len(label) // 2 + 4)) or [""]
+    if len(lines) > 2:
+        lines = [lines[0], " ".join(lines[1:])]
+    lines += [""] * (2 - len(lines))
+    return "\n".join([*lines, f"[{unit}]" if unit and unit != "bool" else ""])
+
+
+def group_of(key: str, role: str) -> str:
+    """The group a grid column belongs to ('' for the scenario name)."""
+    if key == "name":
+        return ""
+    return OUTPUT_GROUP.get(key, "cost") if role == "output" else "inputs"
+
 
 @cache
-def grid_columns(kind: str) -> tuple[tuple[str, str, str], ...]:
-    """(key, header, role) of every grid column: name, model, gpu, inputs, key outputs."""
-    cols = [("name", "scenario", "meta"), ("model", "model", "meta"), ("gpu", "GPU", "meta")]
-    if kind == "training":
-        cols.append(("lora_targets", "LoRA targets", "meta"))
-    for c in inputs_of(kind):
-        unit = f"\n[{c.measured_unit}]" if c.measured_unit else "\n "
-        cols.append((c.name, f"{c.name}{unit}", "input"))
+def grid_columns(kind: str, pinned: tuple[str, ...] | None = None,
+                 folded: frozenset[str] = frozenset()) -> tuple[tuple[str, str, str], ...]:
+    """(key, header, role) of every grid column: the scenario name, the ``pinned`` outputs
+    (default :data:`PINNED`), then the groups in order (inputs: model, GPU and the inputs;
+    memory, latency, cost: the other key outputs). A group in ``folded`` is one column
+    ``group:NAME`` (role ``group``) instead. Headers are labels with units."""
+    pinned = PINNED[kind] if pinned is None else pinned
     outputs = output_columns()
+    meta = [("model", "model", ""), ("gpu", "GPU", "")]
+    if kind == "training":
+        meta.append(("lora_targets", "LoRA targets", ""))
+    members: dict[str, list[tuple[str, str, str]]] = {g: [] for g in GROUPS}
+    members["inputs"] = [(k, header(label, ""), "meta") for k, label, _ in meta]
+    for c in inputs_of(kind):
+        members["inputs"].append((c.name, header(c.label, c.measured_unit), "input"))
     for name in KEY_OUTPUTS[kind]:
-        cols.append((name, f"{name}\n[{outputs[name].unit}]", "output"))
+        if name not in pinned:
+            members[OUTPUT_GROUP.get(name, "cost")].append(
+                (name, header(outputs[name].label, outputs[name].unit), "output"))
+    cols = [("name", header("scenario", ""), "meta")]
+    cols += [(n, header(outputs[n].label, outputs[n].unit), "output") for n in pinned]
+    for group in GROUPS:
+        if group in folded:
+            cols.append((f"group:{group}", header(f"▸ {group}", "g unfolds"), "group"))
+        else:
+            cols += members[group]
     return tuple(cols)
 
 
@@ -58,14 +118,14 @@ MEASURED_ROWS = 200
 """Rows whose every cell is measured for the column widths, besides each column's extremes."""
 
 
-def column_widths(kind: str, rows: Sequence[tuple[Scenario, dict[str, Any]]]
-                  ) -> dict[str, int]:
+def column_widths(kind: str, rows: Sequence[tuple[Scenario, dict[str, Any]]],
+                  columns: tuple[tuple[str, str, str], ...] | None = None) -> dict[str, int]:
     """Each grid column's width, wide enough for its header and its values, so no number is
     cut (``1,000,000,00``, ``191.91 EFLO``). Every cell of the first :data:`MEASURED_ROWS`
     rows is measured, and for the others only the rows holding a column's largest and
     smallest value (the longest numbers), so a 5,000-row grid costs a few hundred rows."""
-    columns = grid_columns(kind)
-    widths = {key: column_width(key, header) for key, header, _role in columns}
+    columns = grid_columns(kind) if columns is None else columns
+    widths = {key: column_width(key, text) for key, text, _role in columns}
     picked = list(rows[:MEASURED_ROWS])
     rest = rows[MEASURED_ROWS:]
     if rest:
@@ -78,7 +138,7 @@ def column_widths(kind: str, rows: Sequence[tuple[Scenario, dict[str, Any]]]
             if numeric:
                 picked += [rest[min(numeric)[1]], rest[max(numeric)[1]]]
     for key, _header, role in columns:
-        if key == "name":
+        if key == "name" or role == "group":
             continue
         widest = max((cell_width(sc, out, key, role) for sc, out in picked), default=0)
         widths[key] = max(widths[key], widest)
@@ -103,6 +163,8 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
         if not fits_of(sc.kind, outputs):
             text = Text("✗ " + sc.name, style="bold red")
         return text
+    if role == "group":
+        return Text("…", style="dim")
     if key == "lora_targets" and not sc.inputs.get("lora_rank"):
         return Text("– (rank 0)", style="dim")  # full training: no LoRA targets apply
     if role == "meta":
@@ -117,6 +179,8 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
     value = outputs.get(key)
     if value is None:
         return Text("–", style="dim")
+    if key == "gpus_for_target_rate" and not sc.inputs.get("target_requests_per_s"):
+        return Text("– no target", style="dim", justify="right")
     shown = format_value(key, value)
     style = "italic cyan"
     if key in ("fits", "train_fits"):
@@ -128,8 +192,10 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
 
 @cache
 def roles(kind: str) -> dict[str, str]:
-    """Column key → role (meta, input, output) of a kind's grid."""
-    return {key: role for key, _header, role in grid_columns(kind)}
+    """Column key → role (meta, input, output, group) of a kind's grid, in any layout."""
+    every = {key: role for key, _header, role in grid_columns(kind)}
+    every.update({f"group:{g}": "group" for g in GROUPS})
+    return every
 
 
 class GridRow(Mapping[Any, Any]):

@@ -96,6 +96,11 @@ class ScenarioSheet(Vertical):
         self.gpus: list[GpuInfo] = []
         self._model_specs: dict[str, ModelSpec] = {}
         self._gpu_specs: dict[str, GpuSpec] = {}
+        self.pinned: dict[str, tuple[str, ...]] = dict(render.PINNED)
+        """Per kind, the outputs shown right after the scenario name."""
+        self.folded: dict[str, frozenset[str]] = {"inference": frozenset(),
+                                                  "training": frozenset()}
+        """Per kind, the column groups folded into one column."""
         self.kind = "inference"
         """The active grid's scenario kind: inference or training."""
         self.loaded = False
@@ -106,7 +111,8 @@ class ScenarioSheet(Vertical):
     # --------------------------------------------------------------- layout and loading
     def compose(self) -> ComposeResult:
         self._bar = FormulaBar(id="bar")
-        self._grids = {kind: SheetTable(id=grid_id, fixed_columns=1, header_height=2,
+        self._grids = {kind: SheetTable(id=grid_id, fixed_columns=1,
+                                        header_height=render.HEADER_HEIGHT,
                                         zebra_stripes=True, cursor_type="cell")
                        for kind, grid_id in (("inference", "grid"), ("training", "train-grid"))}
         self._details = Static("Loading…", id="details")
@@ -262,9 +268,10 @@ class ScenarioSheet(Vertical):
             names = [self.scenarios[i].name for i in ids]
             # fixed widths, from the header and the values: a stable layout (no re-measuring
             # as rows arrive), and no number cut short
+            layout = self._layout(kind)
             widths = render.column_widths(kind, [(self.scenarios[i], self.outputs[i])
-                                                 for i in ids])
-            for key, header, role in render.grid_columns(kind):
+                                                 for i in ids], layout)
+            for key, header, role in layout:
                 style = {"output": "bold italic cyan", "input": "bold"}.get(role, "bold")
                 width = (max([len(n) + 2 for n in names] + [12]) if key == "name"
                          else widths[key])
@@ -302,8 +309,48 @@ class ScenarioSheet(Vertical):
         coord = table.cursor_coordinate
         row_key, col_key = table.coordinate_to_cell_key(coord)
         sc = self.scenarios.get(int(row_key.value or 0))
-        roles = {k: r for k, _h, r in render.grid_columns(self.kind)}
-        return sc, col_key.value, roles.get(col_key.value or "")
+        return sc, col_key.value, render.roles(self.kind).get(col_key.value or "")
+
+    def _layout(self, kind: str) -> tuple[tuple[str, str, str], ...]:
+        """The grid's columns as the user arranged them (pinned outputs, folded groups)."""
+        return render.grid_columns(kind, self.pinned[kind], self.folded[kind])
+
+    def pin(self) -> None:
+        """Pin the output column under the cursor right after the scenario name, or unpin
+        a pinned one (back to its group)."""
+        _, key, role = self._current()
+        if key is None or role != "output":
+            self.notify("Pin works on computed columns (italic cyan).", title="Pin")
+            return
+        pinned = self.pinned[self.kind]
+        self.pinned[self.kind] = (tuple(k for k in pinned if k != key) if key in pinned
+                                  else (*pinned, key))
+        self._relayout(key)
+
+    def fold(self) -> None:
+        """Fold the column group under the cursor (inputs, memory, latency, cost) into one
+        column, or unfold a folded one."""
+        _, key, role = self._current()
+        if key is None:
+            return
+        group = key.removeprefix("group:") if role == "group" else render.group_of(key,
+                                                                                    role or "")
+        if not group:
+            return
+        folded = self.folded[self.kind]
+        self.folded[self.kind] = folded - {group} if group in folded else folded | {group}
+        self._relayout(f"group:{group}" if group in self.folded[self.kind] else key)
+        self._status.update(f"{group} {'folded' if group in self.folded[self.kind] else 'unfolded'}"
+                            " (g toggles)")
+
+    def _relayout(self, key: str) -> None:
+        """Rebuild the grids after a layout change, the cursor on column ``key``."""
+        sc, _, _ = self._current()
+        self._rebuild_grids(sc.id if sc is not None else None)
+        keys = [k for k, _h, _r in self._layout(self.kind)]
+        table = self._grid()
+        if key in keys and table.row_count:
+            table.move_cursor(row=table.cursor_coordinate.row, column=keys.index(key))
 
     @on(TabbedContent.TabActivated)
     def _tab(self, event: TabbedContent.TabActivated) -> None:
@@ -378,6 +425,9 @@ class ScenarioSheet(Vertical):
         """Edit the cell under the cursor (a name is renamed in a dialog)."""
         sc, key, role = self._current()
         if sc is None or key is None:
+            return
+        if role == "group":
+            self.fold()  # Enter on a folded group unfolds it
             return
         if role == "output":
             self.notify(f"{key} is computed from the inputs; press x to see why.",

@@ -249,6 +249,8 @@ _HELP = {
     "undo": "undo the fleet's last edit (history is kept in the database)",
     "redo": "redo",
     "sort": "sort by the current column (again: descending)",
+    "pin": "pin the current output right after the scenario name (again: unpin)",
+    "fold": "fold or unfold the current column group: inputs, memory, latency, cost",
     "filter": "filter rows by text; Esc clears",
     "fleet": "switch fleet, or type a name to create one",
     "mark": "mark or unmark the current row (for compare)",
