@@ -642,8 +642,8 @@ async def test_focus_returns_to_the_grid_after_a_dialog_and_catalog_edits_are_ex
         ) -> None:
     """Issue 16 #22: on the Training tab reached through the tab strip, after the new and
     rename dialogs the focus is on the training grid, not the tab strip; keys typed next
-    (Enter q w e n Enter on the model cell) act on the grid and never edit a model's notes. Enter on the
-    tab strip of the Models tab only enters the table."""
+    (Enter q w e n Enter on the model cell) act on the grid and never edit a model's notes.
+    Enter on the tab strip of the Models tab only enters the table."""
     from textual.widgets import Tabs
 
     app = create_app()
