@@ -129,14 +129,15 @@ def column_widths(kind: str, rows: Sequence[tuple[Scenario, dict[str, Any]]],
     picked = list(rows[:MEASURED_ROWS])
     rest = rows[MEASURED_ROWS:]
     if rest:
+        inputs = [sc.inputs for sc, _out in rest]
+        outputs = [out for _sc, out in rest]
         for key, _header, role in columns:
             if role not in ("input", "output"):
                 continue
-            numeric = [(v, i) for i, (sc, out) in enumerate(rest)
-                       if isinstance(v := (sc.inputs.get(key) if role == "input"
-                                           else out.get(key)), (int, float))]
-            if numeric:
-                picked += [rest[min(numeric)[1]], rest[max(numeric)[1]]]
+            values = [row.get(key) for row in (inputs if role == "input" else outputs)]
+            if not all(isinstance(v, (int, float)) for v in values):
+                continue  # text or missing: the measured rows stand for the rest
+            picked += [rest[values.index(min(values))], rest[values.index(max(values))]]
     for key, _header, role in columns:
         if key == "name" or role == "group":
             continue
