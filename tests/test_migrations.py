@@ -3,6 +3,8 @@ models, down and up again on populated data, and old databases upgraded on open.
 
 from __future__ import annotations
 
+import getpass
+
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
@@ -15,15 +17,15 @@ from tests.store_fixtures import dump
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0003",) == (migrate.SCHEMA_HEAD,)
-    assert migrate.revisions() == ["0001", "0002", "0003"]
+    assert migrate.heads() == ("0004",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.revisions() == ["0001", "0002", "0003", "0004"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0003"
+    assert migrate.current(engine) == "0004"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -43,6 +45,10 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
                         notes="=SUM(A1)")
         ws.set_scenario("prod-2027", "chat", {"batch": 32})
     before = dump(db_url)
+    # who made a change (0004) is what a downgrade below 0004 drops, by design
+    assert [r[-1] for r in before["scenario_changes"]] == [getpass.getuser()]
+    before["scenario_changes"] = sorted(((*r[:-1], None) for r in before["scenario_changes"]),
+                                        key=repr)
     engine = make_engine(db_url)
     for revision in reversed(migrate.revisions()[:-1]):  # every revision after the first
         migrate.downgrade(engine, revision)
@@ -66,7 +72,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0003")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0004")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         assert ws.seed().total_added == 26  # the catalog arrives when asked for

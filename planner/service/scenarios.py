@@ -48,6 +48,17 @@ class Scenarios:
             return [convert.scenario_from_mapping(m)
                     for m in queries.scenario_mappings(s, fleet_id)]
 
+    def versions(self, fleet: str) -> dict[int, int]:
+        """Each scenario of ``fleet``: id → version. Cheap enough to poll: a view compares it
+        with what it shows to find the rows another client changed, added or deleted."""
+        from sqlalchemy import select
+
+        with read_session(self.engine) as s:
+            fleet_id = queries.fleet_row(s, fleet).id
+            rows = s.execute(select(ScenarioRow.id, ScenarioRow.version)
+                             .where(ScenarioRow.fleet_id == fleet_id)).all()
+            return {sid: version for sid, version in rows}
+
     def scenario(self, fleet: str, name: str) -> Scenario:
         """One scenario."""
         with read_session(self.engine) as s:
