@@ -11,6 +11,13 @@ Components, by parameter name: embedding, position, attention, mlp (dense, route
 experts), router (routers and shared-expert gates), norm, lm_head. Active parameters: the total
 minus the (E-k)/E share of every routed-expert tensor.
 
+KV cache and fixed state, for the small test configs (under ``CACHE_MAX_PARAMS`` parameters, and
+not MLA, whose transformers cache holds decompressed K/V rather than the latent engines cache): the
+model runs once on CPU over ``CACHE_TOKENS`` random tokens and the cache it returns is measured:
+``kv_elems`` (keys + values of every softmax-attention layer), ``recurrent_state_elems`` and
+``conv_state_elems`` (linear-attention layers). ``tests/test_params_fixtures.py`` checks the
+planner's per-token KV elements, windows and per-sequence state against them.
+
     python scripts/hf_param_counts.py            # rewrite the fixture file
 """
 
@@ -42,9 +49,9 @@ def component(name: str) -> str:
         return "norm"
     if _ROUTER.search(name):
         return "router"
-    if re.search(r"(self_attn|\.attn\.|self_attention|\.attention\.)", name):
+    if re.search(r"(self_attn|\.attn\.|self_attention|\.attention\.|linear_attn)", name):
         return "attention"
-    if re.search(r"(\.mlp\.|block_sparse_moe)", name):
+    if re.search(r"(\.mlp\.|block_sparse_moe|feed_forward)", name):
         return "mlp"
     raise SystemExit(f"unclassified parameter {name}")
 
@@ -55,6 +62,32 @@ def experts_and_top_k(cfg: dict) -> tuple[int, int]:
         if cfg.get(key):
             return int(cfg[key]), int(cfg["num_experts_per_tok"])
     return 0, 0
+
+
+CACHE_TOKENS = 70
+CACHE_MAX_PARAMS = 2_000_000
+
+
+def cache_elems(config: object, raw: dict) -> dict:
+    """Elements of the cache transformers builds for one sequence of ``CACHE_TOKENS`` tokens."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config).eval()
+    ids = torch.randint(0, min(100, int(raw["vocab_size"])), (1, CACHE_TOKENS))
+    with torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).past_key_values
+    out = {"tokens": CACHE_TOKENS, "kv_elems": 0, "recurrent_state_elems": 0,
+           "conv_state_elems": 0}
+    for layer in cache.layers:
+        for attr, key in (("keys", "kv_elems"), ("values", "kv_elems"),
+                          ("recurrent_states", "recurrent_state_elems"),
+                          ("conv_states", "conv_state_elems")):
+            value = getattr(layer, attr, None)
+            tensors = value.values() if isinstance(value, dict) else [value]
+            out[key] += sum(t.numel() for t in tensors if isinstance(t, torch.Tensor))
+    return out
 
 
 def count(path: Path) -> dict:
@@ -78,8 +111,11 @@ def count(path: Path) -> dict:
             inactive += p.numel() * (n_experts - top_k) // n_experts
     total = sum(counts.values())
     assert total == sum(p.numel() for p in model.parameters())
-    return {**counts, "total": total, "active": total - inactive,
-            "model_type": raw["model_type"], "config": str(path.relative_to(ROOT))}
+    result = {**counts, "total": total, "active": total - inactive,
+              "model_type": raw["model_type"], "config": str(path.relative_to(ROOT))}
+    if total < CACHE_MAX_PARAMS and not raw.get("kv_lora_rank"):
+        result["cache"] = cache_elems(config, raw)
+    return result
 
 
 def main() -> int:

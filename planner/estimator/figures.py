@@ -5,8 +5,11 @@ vectorized. This module is the bridge: it reduces a spec to named integers (each
 scenario sheet, prefixed ``model_``) such as matmul weights per token, KV elements per token on
 full-attention and on sliding-window layers, and attention FLOPs per position pair.
 
-Layers are grouped in two classes, full attention and sliding window; a model whose windowed
-layers use different window sizes is refused with a clear error rather than approximated.
+Layers are grouped in two classes, full attention and sliding window (chunked attention counts as
+a window of its chunk size); a model whose windowed layers use different window sizes is refused
+with a clear error rather than approximated. Linear-attention layers (Gated DeltaNet) hold no KV
+cache: they add a fixed state per sequence, ``model_state_elems_per_sequence``, whatever the
+context length.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from planner.errors import ConfigError
-from planner.estimator.architecture import Mlp, ModelSpec
+from planner.estimator.architecture import LinearAttention, Mlp, ModelSpec
 from planner.estimator.params import count_params, layer_matmul_weights
 
 
@@ -63,6 +66,12 @@ class ModelFigures:
     """Attention-core FLOPs per position pair, summed over sliding-window layers."""
     model_max_context_tokens: int
     """``max_position_embeddings`` (0 when the config gives none)."""
+    model_state_elems_per_sequence: int = 0
+    """Fixed state elements one sequence holds in linear-attention layers, summed over layers
+    (recurrent state plus convolution window; 0 when every layer keeps a KV cache)."""
+    model_state_heads: int = 1
+    """Heads the fixed state splits by under tensor parallelism (linear-attention value heads;
+    1 when there is no state)."""
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict of column name to value."""
@@ -83,15 +92,21 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
                           f"layers use several window sizes {sorted(windows)}; one is supported")
     n_experts = top_k = 1
     kv_heads = 1
+    state = 0
+    state_heads = 1
     for layer in spec.layers:
         de, ex, ea = layer_matmul_weights(layer, d)
         dense, experts, experts_active = dense + de, experts + ex, experts_active + ea
         attn = layer.attention
-        kv_heads = max(kv_heads, attn.kv_cache_heads)
-        if layer.sliding_window is None:
+        if isinstance(attn, LinearAttention):
+            state += attn.state_elems_per_sequence
+            state_heads = max(state_heads, attn.num_v_heads)
+        elif layer.sliding_window is None:
+            kv_heads = max(kv_heads, attn.kv_cache_heads)
             kv_full += attn.kv_elems_per_token
             flops_full += attn.core_flops_per_pair
         else:
+            kv_heads = max(kv_heads, attn.kv_cache_heads)
             kv_window += attn.kv_elems_per_token
             flops_window += attn.core_flops_per_pair
         if not isinstance(layer.ffn, Mlp):
@@ -109,7 +124,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_experts_per_token=top_k,
         model_layers=spec.num_layers,
         model_hidden_size=d,
-        model_attention_heads=spec.layers[0].attention.num_heads,
+        model_attention_heads=spec.attention.num_heads,
         model_kv_heads=kv_heads,
         model_kv_elems_per_token_full=kv_full,
         model_kv_elems_per_token_window=kv_window,
@@ -117,4 +132,6 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_attn_flops_per_pair_full=flops_full,
         model_attn_flops_per_pair_window=flops_window,
         model_max_context_tokens=spec.max_position_embeddings,
+        model_state_elems_per_sequence=state,
+        model_state_heads=state_heads,
     )

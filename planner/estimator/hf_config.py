@@ -13,10 +13,18 @@ guessed beyond the defaults the implementation itself applies.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from planner.errors import ConfigError
-from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
+from planner.estimator.architecture import (
+    Attention,
+    Layer,
+    LinearAttention,
+    Mlp,
+    ModelSpec,
+    Moe,
+)
 
 Config = Mapping[str, Any]
 _MISSING = object()
@@ -337,6 +345,240 @@ def _falcon(r: _Reader) -> ModelSpec:
     return _model(r, "falcon", d, layers, tie_default=True, norm_kind="layer")
 
 
+# ----------------------------------------------------------------- architectures of issue 13
+def _layer_types(r: _Reader, n_layers: int, allowed: tuple[str, ...],
+                 default: Callable[[int], str]) -> list[str]:
+    """Each layer's type: the config's ``layer_types`` when listed (checked against
+    ``allowed``), else the config class's own rule ``default(i)``."""
+    types = r.cfg.get("layer_types")
+    if types is None:
+        return [default(i) for i in range(n_layers)]
+    if not isinstance(types, list) or len(types) != n_layers:
+        raise ConfigError(r.name, "layer_types",
+                          f"must list one type for each of the {n_layers} layers")
+    bad = sorted({str(t) for t in types if t not in allowed})
+    if bad:
+        raise ConfigError(r.name, "layer_types",
+                          f"has unsupported entries {bad}; allowed: {', '.join(allowed)}")
+    return list(types)
+
+
+def _gemma3_text(r: _Reader) -> ModelSpec:
+    """Gemma 3 text model (``Gemma3TextConfig``, ``modeling_gemma3.py``): Gemma 2's four norms
+    per layer plus per-head q/k RMSNorms; ``head_dim`` defaults to 256. Local layers attend over
+    ``sliding_window`` (default 4096) with their own rope base (``rope_local_base_freq``), global
+    layers over the whole context: by ``layer_types``, else every ``sliding_window_pattern``-th
+    layer (default 6: five local, one global) is global. Rope changes no shape."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 256)
+    bias = r.bool("attention_bias", False)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True)
+    window = r.opt_int("sliding_window") if "sliding_window" in r.cfg else 4096
+    if window is not None and r.bool("use_bidirectional_attention", False):
+        window = window // 2 + 1  # Gemma3TextConfig.__post_init__
+    pattern = r.int("sliding_window_pattern", 6)
+    n_layers = r.int("num_hidden_layers")
+    windows = r.layer_windows(n_layers, window, lambda i: bool((i + 1) % pattern))
+    mlp = Mlp(r.int("intermediate_size"))
+    layers = tuple(Layer(attn, mlp, norms=4, sliding_window=w) for w in windows)
+    return _model(r, "gemma3_text", d, layers, tie_default=True)
+
+
+def _olmo2(r: _Reader) -> ModelSpec:
+    """OLMo 2 (``modeling_olmo2.py``): q/k RMSNorms across all heads (``h*d_h``, ``n_kv*d_h``),
+    norms after attention and after the MLP only (2 per layer), biases on q/k/v/o with
+    ``attention_bias``."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.head_dim(d, heads)
+    bias = r.bool("attention_bias", False)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
+                     qk_norm_across_heads=True)
+    mlp = Mlp(r.int("intermediate_size"))
+    layers = tuple(Layer(attn, mlp) for _ in range(r.int("num_hidden_layers")))
+    return _model(r, "olmo2", d, layers, tie_default=False)
+
+
+def _glm4_moe(r: _Reader) -> ModelSpec:
+    """GLM-4.5 / 4.6 (``modeling_glm4_moe.py``): q/k/v biases with ``attention_bias`` (never on
+    o), per-head q/k norms with ``use_qk_norm``, the first ``first_k_dense_replace`` layers
+    (default 1) dense, the rest ``n_routed_experts`` experts + ``n_shared_experts`` (default 1)
+    shared experts; the router's score-correction bias is a buffer. Partial rotary changes no
+    shape. The multi-token-prediction layer (``num_nextn_predict_layers``) is not instantiated
+    by transformers and not counted."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.head_dim(d, heads)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=r.bool("attention_bias", False),
+                     qk_norm=r.bool("use_qk_norm", False))
+    expert_size = r.int("moe_intermediate_size")
+    n_shared = r.int("n_shared_experts", 1, minimum=0)
+    moe = Moe(num_experts=r.int("n_routed_experts"), top_k=r.int("num_experts_per_tok"),
+              expert=Mlp(expert_size),
+              shared=Mlp(expert_size * n_shared) if n_shared else None)
+    first_dense = r.int("first_k_dense_replace", 1, minimum=0)
+    layers = _moe_layers(r, attn=attn, dense=Mlp(r.int("intermediate_size")), moe=moe,
+                         is_sparse=lambda i: i >= first_dense)
+    return _model(r, "glm4_moe", d, layers, tie_default=False)
+
+
+def _deepseek_v2(r: _Reader) -> ModelSpec:
+    """DeepSeek-V2 / V2-Lite (``modeling_deepseek_v2.py``): MLA as in V3 (queries through a
+    ``q_lora_rank`` bottleneck, or a plain ``q_proj`` when it is null: V2-Lite), experts from
+    layer ``first_k_dense_replace`` on, a plain ``d x E`` router (no score-correction bias: V2
+    routes greedily or by group-limited greedy top-k). ``q_lora_rank`` absent means the config
+    class's 1536; dense MLPs carry biases with ``mlp_bias``."""
+    heads = r.int("num_attention_heads")
+    nope = r.int("qk_nope_head_dim")
+    rope = r.int("qk_rope_head_dim")
+    bias = r.bool("attention_bias", False)
+    q_lora = r.opt_int("q_lora_rank") if "q_lora_rank" in r.cfg else 1536
+    attn = Attention(
+        num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
+        v_head_dim=r.int("v_head_dim"), qkv_bias=bias, o_bias=bias,
+        q_lora_rank=q_lora or 0, kv_lora_rank=r.int("kv_lora_rank"),
+        qk_rope_head_dim=rope, qk_nope_head_dim=nope,
+    )
+    expert_size = r.int("moe_intermediate_size")
+    n_shared = r.int("n_shared_experts", 2, minimum=0)
+    moe = Moe(num_experts=r.int("n_routed_experts"), top_k=r.int("num_experts_per_tok"),
+              expert=Mlp(expert_size),
+              shared=Mlp(expert_size * n_shared) if n_shared else None)
+    first_dense = r.int("first_k_dense_replace", 0, minimum=0)
+    dense = Mlp(r.int("intermediate_size"), bias=r.bool("mlp_bias", False))
+    layers = _moe_layers(r, attn=attn, dense=dense, moe=moe, is_sparse=lambda i: i >= first_dense)
+    return _model(r, "deepseek_v2", r.int("hidden_size"), layers, tie_default=False)
+
+
+def _phimoe(r: _Reader) -> ModelSpec:
+    """Phi-3.5-MoE (``modeling_phimoe.py``): LayerNorms with bias, q/k/v/o biases with
+    ``attention_bias``, every layer ``num_local_experts`` experts (default 16, top 2), an
+    optional bias on the LM head (``lm_head_bias``), an optional ``sliding_window``."""
+    d = r.int("hidden_size")
+    bias = r.bool("attention_bias", False)
+    attn = _attention(r, qkv_bias=bias, o_bias=bias)
+    moe = Moe(num_experts=r.int("num_local_experts", 16), top_k=r.int("num_experts_per_tok", 2),
+              expert=Mlp(r.int("intermediate_size")))
+    window = r.opt_int("sliding_window")
+    layers = tuple(Layer(attn, moe, sliding_window=window)
+                   for _ in range(r.int("num_hidden_layers")))
+    spec = _model(r, "phimoe", d, layers, tie_default=False, norm_kind="layer")
+    return replace(spec, lm_head_bias=r.bool("lm_head_bias", False))
+
+
+def _granitemoe(r: _Reader) -> ModelSpec:
+    """Granite 3.0 MoE (``modeling_granitemoe.py``): every layer ``num_local_experts`` experts
+    (default 8, top 2) of width ``intermediate_size``, no shared expert, q/k/v/o biases with
+    ``attention_bias``. The embedding/residual/logit multipliers change no shape."""
+    d = r.int("hidden_size")
+    bias = r.bool("attention_bias", False)
+    attn = _attention(r, qkv_bias=bias, o_bias=bias)
+    moe = Moe(num_experts=r.int("num_local_experts", 8), top_k=r.int("num_experts_per_tok", 2),
+              expert=Mlp(r.int("intermediate_size")))
+    layers = tuple(Layer(attn, moe) for _ in range(r.int("num_hidden_layers")))
+    return _model(r, "granitemoe", d, layers, tie_default=False)
+
+
+def _gpt_oss(r: _Reader) -> ModelSpec:
+    """gpt-oss (``modeling_gpt_oss.py``): one learned attention-sink logit per head and layer,
+    q/k/v/o biases with ``attention_bias`` (default true), ``head_dim`` default 64, every layer
+    ``num_local_experts`` experts with biases (``gate_up_proj_bias`` ``2*f``, ``down_proj_bias``
+    ``d``) and a router with a bias. Sliding-window (default 128) and full layers alternate:
+    by ``layer_types``, else even layers (0, 2, ...) slide. The MXFP4 storage of the experts is
+    a weight format (``quantization_config``), not a shape: counts here are parameters."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 64)
+    bias = r.bool("attention_bias", True)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, sinks=True)
+    moe = Moe(num_experts=r.int("num_local_experts"), top_k=r.int("num_experts_per_tok"),
+              expert=Mlp(r.int("intermediate_size"), bias=True), router_bias=True)
+    window = r.opt_int("sliding_window") if "sliding_window" in r.cfg else 128
+    windows = r.layer_windows(r.int("num_hidden_layers"), window, lambda i: i % 2 == 0)
+    layers = tuple(Layer(attn, moe, sliding_window=w) for w in windows)
+    return _model(r, "gpt_oss", d, layers, tie_default=False)
+
+
+def _llama4_text(r: _Reader) -> ModelSpec:
+    """Llama 4 text model (``Llama4TextConfig``, ``modeling_llama4.py``): MoE layers at
+    ``moe_layers`` (else every ``interleave_moe_layer_step``-th layer, counting from 1), each
+    ``num_local_experts`` routed experts of width ``intermediate_size`` plus one always-on
+    shared expert of the same width; the other layers dense of width ``intermediate_size_mlp``.
+    Attention is chunked on rope layers (``layer_types`` ``chunked_attention``, by default
+    every layer but each ``no_rope_layer_interval``-th): a token attends within its
+    ``attention_chunk_size`` chunk, so a sequence holds at most that many tokens of KV in those
+    layers (modelled as a window of that size). The L2 q/k norm has no weights."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 128)
+    bias = r.bool("attention_bias", False)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias)
+    n_layers = r.int("num_hidden_layers")
+    step = r.int("interleave_moe_layer_step", 1)
+    moe_layers = set(r.int_list("moe_layers")) if r.cfg.get("moe_layers") is not None \
+        else set(range(step - 1, n_layers, step))
+    width = r.int("intermediate_size")
+    moe = Moe(num_experts=r.int("num_local_experts", 16), top_k=r.int("num_experts_per_tok", 1),
+              expert=Mlp(width), shared=Mlp(width))
+    dense = Mlp(r.int("intermediate_size_mlp", 16384))
+    interval = r.int("no_rope_layer_interval", 4)
+    no_rope = r.int_list("no_rope_layers") or [int((i + 1) % interval != 0)
+                                                for i in range(n_layers)]
+    types = _layer_types(r, n_layers, ("chunked_attention", "full_attention"),
+                         lambda i: "chunked_attention" if no_rope[i] else "full_attention")
+    chunk = r.opt_int("attention_chunk_size") if "attention_chunk_size" in r.cfg else 8192
+    layers = tuple(
+        Layer(attn, moe if i in moe_layers else dense,
+              sliding_window=chunk if t == "chunked_attention" else None)
+        for i, t in enumerate(types))
+    return _model(r, "llama4_text", d, layers, tie_default=False)
+
+
+def _qwen3_next(r: _Reader) -> ModelSpec:
+    """Qwen3-Next (``modeling_qwen3_next.py``): a hybrid of Gated DeltaNet linear-attention
+    layers (fixed state per sequence, :class:`LinearAttention`) and gated full-attention layers
+    (per-head q/k norms, a query projection that also emits an output gate, ``head_dim``
+    default 256): by ``layer_types``, else every ``full_attention_interval``-th layer (default
+    4) is full attention. FFNs follow Qwen's MoE rule (``decoder_sparse_step``,
+    ``mlp_only_layers``) with a shared expert and its sigmoid gate (the gate exists even when
+    ``shared_expert_intermediate_size`` is 0)."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 256)
+    bias = r.bool("attention_bias", False)
+    full = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
+                     output_gate=True)
+    n_k, n_v = r.int("linear_num_key_heads", 16), r.int("linear_num_value_heads", 32)
+    if n_v % n_k:
+        raise ConfigError(r.name, "linear_num_value_heads",
+                          f"({n_v}) must be a multiple of linear_num_key_heads ({n_k})")
+    linear = LinearAttention(num_k_heads=n_k, num_v_heads=n_v,
+                             head_k_dim=r.int("linear_key_head_dim", 128),
+                             head_v_dim=r.int("linear_value_head_dim", 128),
+                             conv_kernel=r.int("linear_conv_kernel_dim", 4))
+    n_layers = r.int("num_hidden_layers")
+    interval = r.int("full_attention_interval", 4)
+    types = _layer_types(r, n_layers, ("linear_attention", "full_attention"),
+                         lambda i: "linear_attention" if (i + 1) % interval else "full_attention")
+    shared_size = r.int("shared_expert_intermediate_size", 512, minimum=0)
+    moe = Moe(num_experts=r.int("num_experts", 512), top_k=r.int("num_experts_per_tok", 10),
+              expert=Mlp(r.int("moe_intermediate_size", 512)), shared=Mlp(shared_size),
+              shared_gate=True)
+    dense = Mlp(r.int("intermediate_size"))
+    sparse = _qwen_sparse(r)
+    layers = tuple(Layer(full if t == "full_attention" else linear, moe if sparse(i) else dense)
+                   for i, t in enumerate(types))
+    return _model(r, "qwen3_next", d, layers, tie_default=False)
+
+
+
 READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "llama": _llama,
     "mistral": _mistral,
@@ -352,6 +594,15 @@ READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "gpt_neox": _gpt_neox,
     "falcon": _falcon,
     "deepseek_v3": _deepseek_v3,
+    "gemma3_text": _gemma3_text,
+    "olmo2": _olmo2,
+    "glm4_moe": _glm4_moe,
+    "deepseek_v2": _deepseek_v2,
+    "phimoe": _phimoe,
+    "granitemoe": _granitemoe,
+    "gpt_oss": _gpt_oss,
+    "llama4_text": _llama4_text,
+    "qwen3_next": _qwen3_next,
 }
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
 

@@ -89,7 +89,7 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
     counts = count_params(spec)
     kv_elems = figures.model_kv_elems_per_token_full + figures.model_kv_elems_per_token_window
     layers = spec.layers
-    attn = layers[0].attention
+    attn = spec.attention
     return {
         "name": spec.name,
         "model_type": spec.model_type,
