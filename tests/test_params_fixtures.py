@@ -70,7 +70,8 @@ def test_falcon_new_arch_cache_is_expanded_to_query_heads() -> None:
     cache = MODELS[name]["cache"]
     heads, kv_heads = spec.attention.num_heads, spec.attention.num_kv_heads
     assert (heads, kv_heads) == (8, 2)
-    assert cache["kv_elems"] == f.model_kv_elems_per_token_full * cache["tokens"] * heads // kv_heads
+    per_token = f.model_kv_elems_per_token_full
+    assert cache["kv_elems"] == per_token * cache["tokens"] * heads // kv_heads
 
 
 def test_cache_fixtures_cover_the_new_layer_kinds() -> None:

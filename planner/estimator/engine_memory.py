@@ -48,7 +48,7 @@ Checked against six logged vLLM start-ups (``tests/test_engine_memory.py``).
 
 from __future__ import annotations
 
-from planner.estimator.ops import Value, floor, maximum, minimum, where
+from planner.estimator.ops import Value, floor, maximum, minimum, safe_div, where
 
 GIB = 2**30
 
@@ -232,6 +232,15 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
     return maximum(0, blocks) * block_size_effective
 
 
+def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
+                        kv_bytes_per_token_per_gpu: Value) -> Value:
+    """KV tokens of the pool one sequence's fixed state takes (linear-attention layers):
+    ``state_per_sequence / kv_per_token``, both per GPU (0 without a state). The state lives in
+    the same pool as the KV blocks (vLLM's hybrid allocator pages both from one budget), so a
+    running sequence costs ``context + engine_state_tokens`` pool tokens."""
+    return safe_div(state_bytes_per_sequence_per_gpu, kv_bytes_per_token_per_gpu, 0.0)
+
+
 def engine_token_capacity(engine_code: Value, token_capacity: Value,
                           engine_kv_tokens: Value) -> Value:
     """KV tokens per replica, engine-aware: today's ``token_capacity`` for ``roofline``, the
@@ -266,11 +275,13 @@ def engine_memory_used_bytes(engine_code: Value, gpu_usable_memory_bytes: Value,
 
 def engine_fits(engine_code: Value, engine_memory_used_bytes: Value,
                 gpu_usable_memory_bytes: Value, engine_kv_bytes_per_gpu: Value,
-                engine_token_capacity: Value, context_tokens: Value, fits: Value) -> Value:
+                engine_token_capacity: Value, context_tokens: Value, engine_state_tokens: Value,
+                fits: Value) -> Value:
     """Whether the engine starts and holds one full-length request: a positive KV pool, the
     engine's memory (CUDA graphs included) within the usable memory, and at least one
-    ``context_tokens`` sequence in the pool. Roofline: today's ``fits``."""
+    ``context_tokens`` sequence (with its fixed state, if any) in the pool. Roofline: today's
+    ``fits``."""
     engine_ok = ((engine_kv_bytes_per_gpu > 0)
                  * (engine_memory_used_bytes <= gpu_usable_memory_bytes)
-                 * (engine_token_capacity >= context_tokens))
+                 * (engine_token_capacity >= context_tokens + engine_state_tokens))
     return where(engine_code == ROOFLINE, fits, engine_ok > 0)
