@@ -8,8 +8,10 @@ meta device (shapes only, no memory), sums ``p.numel()`` per component and write
 estimator to it exactly.
 
 Components, by parameter name: embedding, position, attention, mlp (dense, routed and shared
-experts), router (routers and shared-expert gates), norm, lm_head. Active parameters: the total
-minus the (E-k)/E share of every routed-expert tensor.
+experts), router (routers and shared-expert gates), norm, lm_head; for a multimodal checkpoint
+(a config with ``vision_config``, built with ``AutoModelForImageTextToText``) the vision tower
+and projector go to ``vision`` and ``total``/``active`` are the text model's. Active parameters:
+the total minus the (E-k)/E share of every routed-expert tensor.
 
 KV cache and fixed state, for the small test configs (under ``CACHE_MAX_PARAMS`` parameters, and
 not MLA, whose transformers cache holds decompressed K/V rather than the latent engines cache): the
@@ -37,8 +39,19 @@ _ROUTER = re.compile(r"\.(gate|router|shared_expert_gate)\.")
 _NORM = re.compile(r"(norm|\bln_\w+|\bln_f)\.")
 
 
+_VISION = re.compile(r"^(model\.)?(vision_tower|vision_model|visual|multi_modal_projector)\.")
+_TEXT_PREFIXES = (("model.language_model.", "model."), ("language_model.model.", "model."),
+                  ("language_model.lm_head.", "lm_head."))
+
+
 def component(name: str) -> str:
-    """The planner's component for one Hugging Face parameter name."""
+    """The planner's component for one Hugging Face parameter name (``vision`` for a
+    multimodal checkpoint's vision tower and projector)."""
+    if _VISION.search(name):
+        return "vision"
+    for prefix, plain in _TEXT_PREFIXES:
+        if name.startswith(prefix):
+            name = plain + name[len(prefix):]
     if name.startswith("lm_head.") or name.startswith("embed_out."):
         return "lm_head"
     if _EMBEDDING.search(name):
@@ -57,7 +70,8 @@ def component(name: str) -> str:
 
 
 def experts_and_top_k(cfg: dict) -> tuple[int, int]:
-    """Routed experts per MoE layer and experts used per token, from the config."""
+    """Routed experts per MoE layer and experts used per token, from the (text) config."""
+    cfg = cfg.get("text_config") or cfg
     for key in ("n_routed_experts", "num_local_experts", "num_experts"):
         if cfg.get(key):
             return int(cfg[key]), int(cfg["num_experts_per_tok"])
@@ -92,28 +106,31 @@ def cache_elems(config: object, raw: dict) -> dict:
 
 def count(path: Path) -> dict:
     import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
 
     raw = json.loads(path.read_text())
     kwargs = {k: v for k, v in raw.items()
               if k not in ("model_type", "auto_map", "quantization_config", "architectures")}
     config = AutoConfig.for_model(raw["model_type"], **kwargs)
+    multimodal = "vision_config" in raw
+    auto = AutoModelForImageTextToText if multimodal else AutoModelForCausalLM
     with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config)
+        model = auto.from_config(config)
     n_experts, top_k = experts_and_top_k(raw)
     counts = dict.fromkeys(
-        ("embedding", "position", "attention", "mlp", "router", "norm", "lm_head"), 0)
+        ("embedding", "position", "attention", "mlp", "router", "norm", "lm_head", "vision"), 0)
     inactive = 0
     for name, p in model.named_parameters():  # tied weights are yielded once
         counts[component(name)] += p.numel()
         if ".experts." in name and ".shared_expert" not in name:
             assert (p.numel() * (n_experts - top_k)) % n_experts == 0, name
             inactive += p.numel() * (n_experts - top_k) // n_experts
+    vision = counts.pop("vision")
     total = sum(counts.values())
-    assert total == sum(p.numel() for p in model.parameters())
-    result = {**counts, "total": total, "active": total - inactive,
+    assert total + vision == sum(p.numel() for p in model.parameters())
+    result = {**counts, "vision": vision, "total": total, "active": total - inactive,
               "model_type": raw["model_type"], "config": str(path.relative_to(ROOT))}
-    if total < CACHE_MAX_PARAMS and not raw.get("kv_lora_rank"):
+    if total < CACHE_MAX_PARAMS and not raw.get("kv_lora_rank") and not multimodal:
         result["cache"] = cache_elems(config, raw)
     return result
 

@@ -34,13 +34,13 @@ def test_fixture_provenance() -> None:
     assert FIXTURE["transformers_version"] == "5.23.0"
     assert len(MODELS) == len(list((ROOT / "seeds" / "models").glob("*.json"))) + len(
         list((ROOT / "tests" / "fixtures" / "hf_configs").glob("*.json")))
-    assert len(MODELS) == 58
+    assert len(MODELS) == 66
 
 
 def test_every_supported_model_type_has_fixtures() -> None:
     covered = {m["model_type"] for m in MODELS.values()}
     assert covered == set(SUPPORTED_MODEL_TYPES)
-    assert len(SUPPORTED_MODEL_TYPES) == 23
+    assert len(SUPPORTED_MODEL_TYPES) == 27
 
 
 def test_every_config_on_disk_has_a_fixture() -> None:
@@ -52,8 +52,25 @@ def test_every_config_on_disk_has_a_fixture() -> None:
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_counts_match_transformers(name: str) -> None:
     expected = MODELS[name]
-    counts = count_params(spec_from_file(ROOT / expected["config"], name)).as_dict()
+    spec = spec_from_file(ROOT / expected["config"], name)
+    counts = count_params(spec).as_dict()
     assert {c: counts[c] for c in COMPONENTS} == {c: expected[c] for c in COMPONENTS}
+    assert spec.vision_params == expected["vision"]
+
+
+def test_multimodal_configs_report_their_vision_tower() -> None:
+    """Text model and vision tower (with projector) of the published multimodal configs,
+    counted by transformers; the sums are the checkpoints' published sizes (gemma-3-4b-it
+    4.30B, llava-1.5-7b-hf 7.06B, Qwen2.5-VL-7B-Instruct 8.29B, Llama-4-Scout 109B)."""
+    expected = {"gemma-3-4b-it": (3_880_263_168, 419_816_304),
+                "llava-1.5-7b-hf": (6_738_939_904, 324_487_168),
+                "qwen2.5-vl-7b-instruct": (7_615_616_512, 676_550_144),
+                "llama-4-scout-17b-16e-instruct": (107_769_861_120, 871_932_416)}
+    for name, (text, vision) in expected.items():
+        assert (MODELS[name]["total"], MODELS[name]["vision"]) == (text, vision), name
+        spec = spec_from_file(ROOT / MODELS[name]["config"], name)
+        assert (count_params(spec).total, spec.vision_params) == (text, vision), name
+        assert model_figures(spec).model_vision_params == vision
 
 
 EXPANDED_KV = {"falcon-new-arch"}

@@ -179,9 +179,9 @@ class ModelSpec:
     """A whole decoder-only model. ``layers`` lists every layer in order.
 
     ``lm_head_bias`` (PhiMoE) adds a ``V`` bias to the LM head. For a multimodal checkpoint the
-    spec is its text model; ``vision_params`` counts the vision tower and the projector into the
-    text model (``vision_params_counted`` is False when the tower's type is not modelled and the
-    figure is 0)."""
+    spec is its text model (every count, figure and formula is the text model's);
+    ``vision_params`` counts the vision tower and the projector into the text model, reported
+    beside it (0 for text-only models)."""
 
     name: str
     model_type: str
@@ -195,7 +195,6 @@ class ModelSpec:
     max_position_embeddings: int = 0
     lm_head_bias: bool = False
     vision_params: int = 0
-    vision_params_counted: bool = True
 
     @property
     def num_layers(self) -> int:

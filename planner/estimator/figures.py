@@ -69,6 +69,9 @@ class ModelFigures:
     model_state_elems_per_sequence: int = 0
     """Fixed state elements one sequence holds in linear-attention layers, summed over layers
     (recurrent state plus convolution window; 0 when every layer keeps a KV cache)."""
+    model_vision_params: int = 0
+    """Vision tower and projector of a multimodal checkpoint, reported beside the text model
+    (not in ``model_params_total``; 0 for text-only models)."""
     model_state_heads: int = 1
     """Heads the fixed state splits by under tensor parallelism (linear-attention value heads;
     1 when there is no state)."""
@@ -134,4 +137,5 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_max_context_tokens=spec.max_position_embeddings,
         model_state_elems_per_sequence=state,
         model_state_heads=state_heads,
+        model_vision_params=spec.vision_params,
     )

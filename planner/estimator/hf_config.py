@@ -579,6 +579,165 @@ def _qwen3_next(r: _Reader) -> ModelSpec:
 
 
 
+# ------------------------------------------------------------------ multimodal: text + vision
+def _vit_layers(d: int, f: int, n_layers: int) -> int:
+    """Parameters of ``n_layers`` pre-norm ViT encoder layers (SigLIP, CLIP, Llama 4 vision):
+    q/k/v/o ``4*(d*d + d)``, MLP ``d*f + f + f*d + d``, two LayerNorms ``4*d``."""
+    return n_layers * (4 * (d * d + d) + 2 * d * f + f + d + 4 * d)
+
+
+def _patches(r: _Reader) -> int:
+    """Patches per image side squared: ``(image_size / patch_size)^2``."""
+    size, patch = r.int("image_size"), r.int("patch_size")
+    if size % patch:
+        raise ConfigError(r.name, "vision_config.patch_size",
+                          f"({patch}) must divide image_size ({size})")
+    return (size // patch) ** 2
+
+
+def _siglip_params(v: _Reader) -> int:
+    """SigLIP vision tower (``modeling_siglip.py``): patch Conv2d with bias, a learned position
+    per patch, ViT layers, post LayerNorm, and with ``vision_use_head`` (default true) the
+    attention-pooling head (probe ``d``, ``nn.MultiheadAttention`` ``4*d*d + 4*d``, LayerNorm
+    ``2d``, MLP)."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    p, c = v.int("patch_size"), v.int("num_channels", 3)
+    total = c * p * p * d + d + _patches(v) * d + _vit_layers(d, f, v.int("num_hidden_layers"))
+    total += 2 * d
+    if v.bool("vision_use_head", True):
+        total += d + 4 * d * d + 4 * d + 2 * d + 2 * d * f + f + d
+    return total
+
+
+def _clip_params(v: _Reader) -> int:
+    """CLIP vision tower (``modeling_clip.py``): class embedding, patch Conv2d without bias,
+    ``patches + 1`` positions, pre and post LayerNorms, ViT layers (all of them are built even
+    when a LLaVA model reads an earlier layer's features)."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    p, c = v.int("patch_size"), v.int("num_channels", 3)
+    return (d + c * p * p * d + (_patches(v) + 1) * d + 4 * d
+            + _vit_layers(d, f, v.int("num_hidden_layers")))
+
+
+def _qwen2_5_vl_vision_params(v: _Reader) -> int:
+    """Qwen2.5-VL vision tower (``modeling_qwen2_5_vl.py``): a Conv3d patch embedding without
+    bias (``C*t*p*p*d``), blocks of two RMSNorms, fused qkv and proj with biases and a gated MLP
+    with biases, then the patch merger: RMSNorm ``d`` and a two-layer MLP from ``d*m^2`` to
+    ``out_hidden_size`` (``m = spatial_merge_size``)."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    c, t, p = v.int("in_channels", 3), v.int("temporal_patch_size", 2), v.int("patch_size")
+    block = 2 * d + 3 * d * d + 3 * d + d * d + d + 2 * (d * f + f) + f * d + d
+    merged = d * v.int("spatial_merge_size", 2) ** 2
+    merger = d + merged * merged + merged + merged * v.int("out_hidden_size") + v.int(
+        "out_hidden_size")
+    return c * t * p * p * d + v.int("depth") * block + merger
+
+
+def _llama4_vision_params(v: _Reader, text_hidden: int) -> int:
+    """Llama 4 vision tower and projector (``modeling_llama4.py``): class embedding,
+    ``patches + 1`` positions, an unfold + linear patch embedding without bias, pre and post
+    LayerNorms, ViT layers, the pixel-shuffle adapter (``f x projector_input_dim`` and
+    ``projector_output_dim^2``, no biases), and the projector ``vision_output_dim x d_text``."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    p, c = v.int("patch_size"), v.int("num_channels", 3)
+    adapter = f * v.int("projector_input_dim") + v.int("projector_output_dim") ** 2
+    return (d + (_patches(v) + 1) * d + c * p * p * d + 4 * d
+            + _vit_layers(d, f, v.int("num_hidden_layers")) + adapter
+            + v.int("vision_output_dim") * text_hidden)
+
+
+def _sub_config(r: _Reader, key: str) -> Config:
+    value = r.cfg.get(key)
+    if not isinstance(value, Mapping):
+        raise ConfigError(r.name, key, "is required for this multimodal model_type but missing")
+    return value
+
+
+_TEXT_CONFIG_DEFAULTS: dict[str, dict[str, int]] = {
+    "gemma3_text": {"vocab_size": 262_208, "hidden_size": 2304, "intermediate_size": 9216,
+                    "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
+                    "head_dim": 256, "max_position_embeddings": 131_072},
+    "llama": {"vocab_size": 32_000, "hidden_size": 4096, "intermediate_size": 11_008,
+              "num_hidden_layers": 32, "num_attention_heads": 32,
+              "max_position_embeddings": 2048},
+}
+"""Defaults of the text config classes (``Gemma3TextConfig``, ``LlamaConfig``) for the shape keys
+that published multimodal configs leave out of ``text_config`` (gemma-3-4b-it lists 5 keys,
+llava-1.5-7b-hf 7): the wrapper config builds its text config with these defaults."""
+
+
+def _multimodal(r: _Reader, *, model_type: str, text_default: str, text_types: tuple[str, ...],
+                vision: Callable[[_Reader, int], int]) -> ModelSpec:
+    """A vision-language checkpoint: the text model from ``text_config`` (read by its own
+    reader; ``tie_word_embeddings`` from the top level when given there), the vision tower and
+    projector counted by ``vision`` into :attr:`ModelSpec.vision_params`."""
+    text_cfg = dict(_sub_config(r, "text_config"))
+    text_type = str(text_cfg.get("model_type") or text_default)
+    if text_type not in text_types:
+        raise ConfigError(r.name, "text_config.model_type",
+                          f"{text_type!r} is not supported for {model_type}; supported: "
+                          + ", ".join(text_types))
+    text_cfg = {**_TEXT_CONFIG_DEFAULTS.get(text_type, {}), **text_cfg}
+    if "tie_word_embeddings" in r.cfg:
+        text_cfg["tie_word_embeddings"] = r.cfg["tie_word_embeddings"]
+    text = READERS[text_type](_Reader(r.name, text_cfg))
+    vision_reader = _Reader(r.name, _sub_config(r, "vision_config"))
+    return replace(text, vision_params=vision(vision_reader, text.hidden_size))
+
+
+def _gemma3(r: _Reader) -> ModelSpec:
+    """Gemma 3 with vision (``Gemma3ForConditionalGeneration``): the Gemma 3 text model, a
+    SigLIP tower and the projector (``d_vision x d_text`` and an RMSNorm of ``d_vision``)."""
+    def vision(v: _Reader, text_hidden: int) -> int:
+        d = v.int("hidden_size")
+        return _siglip_params(v) + d * text_hidden + d
+    return _multimodal(r, model_type="gemma3", text_default="gemma3_text",
+                       text_types=("gemma3_text",), vision=vision)
+
+
+def _llava(r: _Reader) -> ModelSpec:
+    """LLaVA (``LlavaForConditionalGeneration``): a supported text model, a CLIP or SigLIP
+    tower and a two-layer projector (``linear_1`` from ``d_vision`` times the number of feature
+    layers read, ``linear_2`` ``d_text x d_text``, biases with ``multimodal_projector_bias``,
+    default true)."""
+    def vision(v: _Reader, text_hidden: int) -> int:
+        kind = v.cfg.get("model_type", "clip_vision_model")
+        towers = {"clip_vision_model": _clip_params, "siglip_vision_model": _siglip_params}
+        if kind not in towers:
+            raise ConfigError(r.name, "vision_config.model_type",
+                              f"{kind!r} is not supported; supported: " + ", ".join(towers))
+        layers = r.cfg.get("vision_feature_layer", -2)
+        n_features = len(layers) if isinstance(layers, list) else 1
+        bias = r.bool("multimodal_projector_bias", True)
+        d_in = v.int("hidden_size") * n_features
+        return (towers[kind](v) + d_in * text_hidden + text_hidden * text_hidden
+                + (2 * text_hidden if bias else 0))
+    return _multimodal(r, model_type="llava", text_default="llama",
+                       text_types=("llama", "mistral", "qwen2", "gemma", "gemma2"),
+                       vision=vision)
+
+
+def _qwen2_5_vl(r: _Reader) -> ModelSpec:
+    """Qwen2.5-VL (``Qwen2_5_VLForConditionalGeneration``): a Qwen2 text model (from
+    ``text_config``, or from the top-level keys of the older flat configs) and the Qwen2.5-VL
+    vision tower with its patch merger. M-RoPE changes no shape."""
+    cfg = dict(r.cfg)
+    if "text_config" not in cfg:
+        cfg["text_config"] = {k: v for k, v in cfg.items() if k != "vision_config"}
+    cfg["text_config"] = {**cfg["text_config"], "model_type": "qwen2"}
+    return _multimodal(_Reader(r.name, cfg), model_type="qwen2_5_vl", text_default="qwen2",
+                       text_types=("qwen2",),
+                       vision=lambda v, _text_hidden: _qwen2_5_vl_vision_params(v))
+
+
+def _llama4(r: _Reader) -> ModelSpec:
+    """Llama 4 (``Llama4ForConditionalGeneration``, the published Scout and Maverick configs):
+    the Llama 4 text model from ``text_config``, the vision tower, adapter and projector."""
+    return _multimodal(r, model_type="llama4", text_default="llama4_text",
+                       text_types=("llama4_text",), vision=_llama4_vision_params)
+
+
+
 READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "llama": _llama,
     "mistral": _mistral,
@@ -603,6 +762,10 @@ READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "gpt_oss": _gpt_oss,
     "llama4_text": _llama4_text,
     "qwen3_next": _qwen3_next,
+    "gemma3": _gemma3,
+    "llava": _llava,
+    "qwen2_5_vl": _qwen2_5_vl,
+    "llama4": _llama4,
 }
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
 

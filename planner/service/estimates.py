@@ -94,6 +94,7 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
         "name": spec.name,
         "model_type": spec.model_type,
         "params": counts.as_dict(),
+        "vision_params": spec.vision_params,
         "kv_dtype": kv_bits,
         "kv_bytes_per_token": kv_elems * DTYPE_BITS[kv_bits] // 8,
         "architecture": {
