@@ -2,8 +2,10 @@
 
 Each reader follows the matching ``transformers`` modeling file (v5.23): which keys it reads, the
 defaults its config class applies to absent keys, which projections carry biases, how many norms a
-layer has, which layers are sparse or windowed. Exactness is checked against parameter counts taken
-from the real implementations (``scripts/hf_param_counts.py`` → ``tests/fixtures``).
+layer has, which layers are sparse, windowed, chunked or linear attention. Exactness is checked
+against parameter counts (and, for small configs, the cache) taken from the real implementations
+(``scripts/hf_param_counts.py`` → ``tests/fixtures``). Multimodal checkpoints (gemma3, llava,
+qwen2_5_vl, llama4) are read as their text model plus the vision tower's parameter count.
 
 A missing key that the implementation would need, or a value of the wrong kind, raises
 :class:`ConfigError` naming the key; an unknown ``model_type`` lists the supported ones. Nothing is
@@ -590,8 +592,7 @@ def _patches(r: _Reader) -> int:
     """Patches per image side squared: ``(image_size / patch_size)^2``."""
     size, patch = r.int("image_size"), r.int("patch_size")
     if size % patch:
-        raise ConfigError(r.name, "vision_config.patch_size",
-                          f"({patch}) must divide image_size ({size})")
+        raise ConfigError(r.name, "patch_size", f"({patch}) must divide image_size ({size})")
     return (size // patch) ** 2
 
 
@@ -680,9 +681,22 @@ def _multimodal(r: _Reader, *, model_type: str, text_default: str, text_types: t
     text_cfg = {**_TEXT_CONFIG_DEFAULTS.get(text_type, {}), **text_cfg}
     if "tie_word_embeddings" in r.cfg:
         text_cfg["tie_word_embeddings"] = r.cfg["tie_word_embeddings"]
-    text = READERS[text_type](_Reader(r.name, text_cfg))
+    text = _in_section(r, "text_config", lambda: READERS[text_type](_Reader(r.name, text_cfg)))
     vision_reader = _Reader(r.name, _sub_config(r, "vision_config"))
-    return replace(text, vision_params=vision(vision_reader, text.hidden_size))
+    vision_params = _in_section(r, "vision_config",
+                                lambda: vision(vision_reader, text.hidden_size))
+    return replace(text, vision_params=vision_params)
+
+
+def _in_section(r: _Reader, section: str, read: Callable[[], Any]) -> Any:
+    """``read()``, with a :class:`ConfigError` about a key of the nested ``section`` naming it
+    as ``section.key``."""
+    try:
+        return read()
+    except ConfigError as err:
+        if "." in err.key:
+            raise
+        raise ConfigError(r.name, f"{section}.{err.key}", err.problem) from None
 
 
 def _gemma3(r: _Reader) -> ModelSpec:
@@ -704,7 +718,7 @@ def _llava(r: _Reader) -> ModelSpec:
         kind = v.cfg.get("model_type", "clip_vision_model")
         towers = {"clip_vision_model": _clip_params, "siglip_vision_model": _siglip_params}
         if kind not in towers:
-            raise ConfigError(r.name, "vision_config.model_type",
+            raise ConfigError(r.name, "model_type",
                               f"{kind!r} is not supported; supported: " + ", ".join(towers))
         layers = r.cfg.get("vision_feature_layer", -2)
         n_features = len(layers) if isinstance(layers, list) else 1
