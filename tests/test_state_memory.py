@@ -107,3 +107,17 @@ def test_engine_pool_counts_the_state_per_running_sequence() -> None:
     assert r["engine_state_tokens"] == STATE_BYTES / KV_BYTES_PER_TOKEN == 1608
     mean = r["mean_decode_context_tokens"]
     assert r["max_running_batch"] == r["engine_token_capacity"] // (mean + 1608)
+
+
+def test_engine_widths_see_through_linear_attention() -> None:
+    """The engine's activation model rebuilds FFN widths from the figures: the Gated DeltaNet
+    projections (36 layers of d x (12288 + 64) and 4096 x d) and the query gate (12 layers of
+    d x 16*256) are attention, not FFN. What is left is exactly the MoE width per layer:
+    10 experts * 3*512 + the shared expert 3*512 + the 512-expert router and the shared gate."""
+    f = model_figures(QWEN3_NEXT)
+    assert f.model_attn_matmul_params_other == (36 * 2048 * (12288 + 64 + 4096)
+                                                + 12 * 2048 * 16 * 256) == 1_313_341_440
+    assert f.model_kv_layers == 12
+    r = estimate(QWEN3_NEXT, gpu(memory_gib=192), engine="vllm")
+    assert r["ffn_width_per_token"] == 10 * 3 * 512 + 3 * 512 + 512 + 1 == 17_409
+    assert r["rope_cache_bytes"] == 262_144 * 256 * 2  # head_dim over the 12 KV layers

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from planner.errors import ConfigError
 from planner.estimator.architecture import LinearAttention, Mlp, ModelSpec
-from planner.estimator.params import count_params, layer_matmul_weights
+from planner.estimator.params import attention_projections, count_params, layer_matmul_weights
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +69,13 @@ class ModelFigures:
     model_state_elems_per_sequence: int = 0
     """Fixed state elements one sequence holds in linear-attention layers, summed over layers
     (recurrent state plus convolution window; 0 when every layer keeps a KV cache)."""
+    model_attn_matmul_params_other: int = 0
+    """Attention matmul weights that the per-pair FLOPs and KV elements do not imply, summed over
+    layers: Gated DeltaNet projections and the output-gate half of a gated query projection
+    (Qwen3-Next); 0 for other models. Engine formulas that rebuild attention widths from
+    ``model_attn_flops_per_pair_*`` and ``model_kv_elems_*`` add it."""
+    model_kv_layers: int = 0
+    """Layers that keep a KV cache (all but linear-attention layers)."""
     model_vision_params: int = 0
     """Vision tower and projector of a multimodal checkpoint, reported beside the text model
     (not in ``model_params_total``; 0 for text-only models)."""
@@ -97,6 +104,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
     kv_heads = 1
     state = 0
     state_heads = 1
+    attn_other = 0
     for layer in spec.layers:
         de, ex, ea = layer_matmul_weights(layer, d)
         dense, experts, experts_active = dense + de, experts + ex, experts_active + ea
@@ -104,14 +112,17 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         if isinstance(attn, LinearAttention):
             state += attn.state_elems_per_sequence
             state_heads = max(state_heads, attn.num_v_heads)
-        elif layer.sliding_window is None:
-            kv_heads = max(kv_heads, attn.kv_cache_heads)
-            kv_full += attn.kv_elems_per_token
-            flops_full += attn.core_flops_per_pair
+            attn_other += sum(i * o for i, o, _ in attention_projections(attn, d).values())
         else:
             kv_heads = max(kv_heads, attn.kv_cache_heads)
-            kv_window += attn.kv_elems_per_token
-            flops_window += attn.core_flops_per_pair
+            if attn.output_gate:
+                attn_other += d * attn.num_heads * attn.head_dim
+            if layer.sliding_window is None:
+                kv_full += attn.kv_elems_per_token
+                flops_full += attn.core_flops_per_pair
+            else:
+                kv_window += attn.kv_elems_per_token
+                flops_window += attn.core_flops_per_pair
         if not isinstance(layer.ffn, Mlp):
             n_experts, top_k = layer.ffn.num_experts, layer.ffn.top_k
     return ModelFigures(
@@ -137,5 +148,8 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_max_context_tokens=spec.max_position_embeddings,
         model_state_elems_per_sequence=state,
         model_state_heads=state_heads,
+        model_attn_matmul_params_other=attn_other,
+        model_kv_layers=sum(1 for layer in spec.layers
+                            if not isinstance(layer.attention, LinearAttention)),
         model_vision_params=spec.vision_params,
     )
