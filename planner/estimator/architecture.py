@@ -11,7 +11,10 @@ counts it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from planner.estimator.quant_config import QuantScheme
 
 NormKind = Literal["rms", "layer"]
 
@@ -119,6 +122,9 @@ class ModelSpec:
     position_table_size: int = 0
     final_norm: bool = True
     max_position_embeddings: int = 0
+    quantization: QuantScheme | None = None
+    """How the checkpoint stores its weights, from its ``quantization_config`` (``None``: 16-bit
+    weights)."""
 
     @property
     def num_layers(self) -> int:

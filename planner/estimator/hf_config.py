@@ -13,10 +13,12 @@ guessed beyond the defaults the implementation itself applies.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from planner.errors import ConfigError
 from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
+from planner.estimator.quant_config import quant_from_config
 
 Config = Mapping[str, Any]
 _MISSING = object()
@@ -359,7 +361,8 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
 def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
     """Build a :class:`ModelSpec` from a parsed config.json dict.
 
-    ``name`` defaults to the config's ``_name_or_path`` or its ``model_type``.
+    ``name`` defaults to the config's ``_name_or_path`` or its ``model_type``. A
+    ``quantization_config`` is read by :func:`planner.estimator.quant_config.quant_from_config`.
     """
     if not isinstance(cfg, Mapping):
         raise ConfigError(name or "config", "<root>", "must be a JSON object")
@@ -372,4 +375,6 @@ def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
     if reader is None:
         raise ConfigError(label, "model_type", f"{model_type!r} is not supported; supported: "
                           + ", ".join(SUPPORTED_MODEL_TYPES))
-    return reader(_Reader(label, cfg))
+    spec = reader(_Reader(label, cfg))
+    quantization = quant_from_config(cfg, label)
+    return replace(spec, quantization=quantization) if quantization else spec

@@ -159,7 +159,8 @@ def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any]) -> dict[s
     out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
     out["tpot_bound"] = "compute" if out["tpot_compute_s"] >= out["tpot_memory_s"] else "memory"
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
-            "compute_dtype": compute_dtype(gpu, values["weight_dtype"]),
+            "compute_dtype": compute_dtype(gpu, values["weight_dtype"], values["quant_mode"],
+                                           spec.quantization),
             "gpu_memory_bytes": gpu.memory_bytes, **out}
 
 
@@ -170,7 +171,8 @@ def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
     out = _result("training", columns)
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
             "lora_targets": lora_targets if values["lora_rank"] else "",
-            "compute_dtype": compute_dtype(gpu, values["weight_dtype"]),
+            "compute_dtype": compute_dtype(gpu, values["weight_dtype"], values["quant_mode"],
+                                           spec.quantization),
             "gpu_memory_bytes": gpu.memory_bytes,
             "cost_usd": out["train_cost_usd"],
             "memory_bytes_per_gpu": out["train_memory_bytes_per_gpu"], **out}
