@@ -185,7 +185,9 @@ FIELDS_HELP = ("FIELDS are field=value: any input column (see `planner estimate 
 @click.argument("ref", metavar="SCENARIO")
 @click.argument("fields", nargs=-1)
 @fleet_option
-@click.option("--model", required=True, help="Model name in the database.")
+@click.option("--model", required=True,
+              help="Model name in the database, or the Hub id org/name[@commit] it was "
+                   "imported from.")
 @click.option("--gpu", required=True, help="GPU name in the database.")
 @click.option("--kind", type=click.Choice(["inference", "training"]), default="inference",
               show_default=True)
@@ -193,6 +195,8 @@ FIELDS_HELP = ("FIELDS are field=value: any input column (see `planner estimate 
 def scenario_new(ctx: click.Context, ref: str, fields: tuple[str, ...], fleet_name: str | None,
                  model: str, gpu: str, kind: str) -> None:
     fleet_, name = _ref(ctx, ref, fleet_name)
+    if "/" in model:  # a Hub id: the model imported from it
+        model = workspace(ctx).model(model).name
     sc = workspace(ctx).new_scenario(fleet_, name, model=model, gpu=gpu, kind=kind,
                                      **parse_assignments(fields))
     click.echo(f"created {sc.fleet}/{sc.name}")
