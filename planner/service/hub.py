@@ -172,13 +172,13 @@ def fetch_config(ref: str) -> HubConfig:
         raise HubError(f"{repo_id} has no revision {revision!r}") from exc
     except RepositoryNotFoundError as exc:
         raise HubError(f"{repo_id} is not on the Hub (or is private: set HF_TOKEN)") from exc
-    except EntryNotFoundError as exc:
-        raise HubError(f"{repo_id}{at} has no config.json") from exc
-    except LocalEntryNotFoundError as exc:
+    except LocalEntryNotFoundError as exc:  # before EntryNotFoundError, its base class
         why = ("HF_HUB_OFFLINE is set" if offline()
                else "the Hub cannot be reached")
         raise HubError(f"{repo_id}{at}: config.json is not in the Hugging Face cache "
                        f"({cache_dir()}) and {why}; {_fill_hint(repo_id)}") from exc
+    except EntryNotFoundError as exc:
+        raise HubError(f"{repo_id}{at} has no config.json") from exc
     except HfHubHTTPError as exc:
         raise HubError(f"{repo_id}{at}: the Hub answered {exc}") from exc
     try:
