@@ -49,6 +49,11 @@ def hf_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     index = {"metadata": {"total_size": 16_060_522_496}, "weight_map": {}}
     _snapshot(cache, "meta-llama/Meta-Llama-3-8B", LLAMA3,
               {"config.json": llama3, "model.safetensors.index.json": index}, ref="main")
+    # An older AutoGPTQ upload: the settings in quantize_config.json beside config.json.
+    old = {k: v for k, v in gptq.items() if k != "quantization_config"}
+    side = {k: v for k, v in gptq["quantization_config"].items() if k != "quant_method"}
+    _snapshot(cache, "TheBloke/Llama-2-13B-GPTQ-old", MAIN,
+              {"config.json": old, "quantize_config.json": side}, ref="main")
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("HF_TOKEN", raising=False)
@@ -133,3 +138,13 @@ def test_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
     assert hub.cache_dir() == tmp_path / "home" / "hub"
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "c"))
     assert hub.cache_dir() == tmp_path / "c"
+
+
+def test_quantize_config_json_beside_config_json_is_read(hf_cache: Path) -> None:
+    read = hub.fetch_config("TheBloke/Llama-2-13B-GPTQ-old")
+    assert read.config["quantization_config"] == {
+        "quant_method": "gptq", "bits": 4, "group_size": 128, "damp_percent": 0.01,
+        "desc_act": False, "sym": True, "true_sequential": True, "model_name_or_path": None,
+        "model_file_base_name": "model"}
+    assert (read.commit, read.index_total_bytes) == (MAIN, None)
+    assert hub.fetch_spec("TheBloke/Llama-2-13B-GPTQ-old").quantization is not None

@@ -157,10 +157,10 @@ def model_import(ctx: click.Context, configs: tuple[str, ...], name: str | None,
         return
     for m in added:
         line = f"imported {m.name} ({m.model_type}, {m.params_total:,} params)"
-        if m.hub_repo:
-            line += f" from {m.hub_repo}@{m.hub_revision[:12]}"
         check = checks[m.name]
-        line += f"; weights as stored {check['weights_bytes'] / 1e9:,.2f} GB"
+        if m.hub_repo:
+            line += (f" from {m.hub_repo}@{m.hub_revision[:12]}; weights as stored "
+                     f"{check['weights_bytes'] / 1e9:,.2f} GB")
         if "index_total_bytes" in check:
             line += (f" vs the safetensors index {check['index_total_bytes'] / 1e9:,.2f} GB "
                      f"({check['weights_vs_index']:+.2%})")
