@@ -148,3 +148,28 @@ def test_quantize_config_json_beside_config_json_is_read(hf_cache: Path) -> None
         "model_file_base_name": "model"}
     assert (read.commit, read.index_total_bytes) == (MAIN, None)
     assert hub.fetch_spec("TheBloke/Llama-2-13B-GPTQ-old").quantization is not None
+
+
+def test_token_offline_flag_and_cache_are_passed_to_huggingface_hub(
+        hf_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import huggingface_hub
+
+    calls: list[dict[str, object]] = []
+    real = huggingface_hub.hf_hub_download
+
+    def recording(repo_id: str, filename: str, **kwargs: object) -> str:
+        calls.append({"repo_id": repo_id, "filename": filename, **kwargs})
+        return real(repo_id, filename, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", recording)
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    hub.fetch_config("meta-llama/Meta-Llama-3-8B")
+    # config.json at the asked revision, then at the commit it resolved to: the side files a
+    # config without quantization_config may have, and the safetensors index
+    assert [c["filename"] for c in calls] == ["config.json", "quantize_config.json",
+                                              "hf_quant_config.json",
+                                              "model.safetensors.index.json"]
+    assert all(c["token"] == "hf_test_token" and c["local_files_only"] is True
+               and c["cache_dir"] == hf_cache for c in calls)
+    assert calls[0]["revision"] is None
+    assert {c["revision"] for c in calls[1:]} == {LLAMA3}
