@@ -31,6 +31,10 @@ class ModelInfo:
     kv_bytes_per_token_bf16: int
     notes: str
     version: int
+    hub_repo: str = ""
+    """The Hugging Face repo id the config was read from (empty for a file)."""
+    hub_revision: str = ""
+    """The commit it was read at."""
 
 
 @dataclass(frozen=True, slots=True)

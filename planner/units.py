@@ -45,25 +45,57 @@ class Dtype:
     """Tensor-core dtypes tried for matmuls on weights of this dtype, best first: the first one
     the GPU lists sets the peak (16-bit falls back to the other 16-bit format; fp8/int8 run
     W8A8 where the part supports it; int4 is weight-only, dequantized to 16 bit)."""
+    scale_bits: int = -1
+    """Bits of one group scale when the format fixes it (MXFP4's E8M0 and NVFP4's FP8 E4M3
+    scales: 8); -1 = the scenario's ``quant_scale_bits``."""
+    activation_path: str = "16bit"
+    """The matmul path under weight-and-activation quantization (``quant_mode``
+    ``weight_activation``): the weights' own low-bit tensor path (fp8, int8, int4, fp4)."""
+
+    @property
+    def bits_per_weight(self) -> float:
+        """Stored bits per weight with the format's own group scales: ``bits + scale/group``
+        (MXFP4 4 + 8/32 = 4.25, NVFP4 4 + 8/16 = 4.5; formats whose scale width is the
+        scenario's choice count ``bits`` only)."""
+        if self.group_size and self.scale_bits >= 0:
+            return self.bits + self.scale_bits / self.group_size
+        return float(self.bits)
 
 
 DTYPES: Final[dict[str, Dtype]] = {
     "fp32": Dtype(32),
     "bf16": Dtype(16, weight=True, kv=True, compute=("bf16", "fp16")),
     "fp16": Dtype(16, weight=True, kv=True, compute=("fp16", "bf16")),
-    "fp8": Dtype(8, weight=True, kv=True, compute=("fp8", "bf16", "fp16")),
-    "int8": Dtype(8, weight=True, kv=True, compute=("int8", "bf16", "fp16")),
+    "fp8": Dtype(8, weight=True, kv=True, compute=("fp8", "bf16", "fp16"),
+                 activation_path="fp8"),
+    "int8": Dtype(8, weight=True, kv=True, compute=("int8", "bf16", "fp16"),
+                  activation_path="int8"),
     "fp4": Dtype(4),
-    "int4": Dtype(4, weight=True, group_size=128, compute=("bf16", "fp16")),
+    "int4": Dtype(4, weight=True, group_size=128, compute=("bf16", "fp16"),
+                  activation_path="int4"),
+    "mxfp4": Dtype(4, weight=True, group_size=32, scale_bits=8, compute=("bf16", "fp16"),
+                   activation_path="fp4"),
+    "nvfp4": Dtype(4, weight=True, group_size=16, scale_bits=8, compute=("bf16", "fp16"),
+                   activation_path="fp4"),
 }
 """Every dtype the planner knows (int4's group of 128 weights per scale is GPTQ's and AWQ's
-default)."""
+default). The FP4 formats: MXFP4 (OCP Microscaling v1.0) is E2M1 values with one E8M0 (8-bit
+power-of-two) scale per 32; NVFP4 is E2M1 values with one FP8 E4M3 scale per 16 (and one fp32
+scale per tensor, which a checkpoint's own count includes: :mod:`planner.estimator.quant_config`).
+Both run weight-only (dequantized to 16 bit) unless the scenario asks for W4A4."""
+
+WEIGHT_AUTO: Final = "auto"
+"""The weight-dtype choice that takes the checkpoint's own ``quantization_config`` (16 bit when
+the config has none)."""
 
 #: Storage size of one element, in bits, for each dtype the planner knows.
 DTYPE_BITS: Final[dict[str, int]] = {name: d.bits for name, d in DTYPES.items()}
 WEIGHT_DTYPES: Final = tuple(name for name, d in DTYPES.items() if d.weight)
+WEIGHT_DTYPE_CHOICES: Final = (WEIGHT_AUTO, *WEIGHT_DTYPES)
+"""What a scenario's ``weight_dtype`` may be: ``auto`` (the checkpoint's) or a weight dtype."""
 KV_DTYPES: Final = tuple(name for name, d in DTYPES.items() if d.kv)
 DEFAULT_GROUP_SIZE: Final[dict[str, int]] = {name: d.group_size for name, d in DTYPES.items()}
+FORMAT_SCALE_BITS: Final[dict[str, int]] = {name: d.scale_bits for name, d in DTYPES.items()}
 
 
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")

@@ -17,15 +17,15 @@ from tests.store_fixtures import dump
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0004",) == (migrate.SCHEMA_HEAD,)
-    assert migrate.revisions() == ["0001", "0002", "0003", "0004"]
+    assert migrate.heads() == ("0005",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0004"
+    assert migrate.current(engine) == "0005"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -44,9 +44,15 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
         ws.new_scenario("prod-2027", "chat", model="llama-3-8b", gpu="h100-sxm", batch=64,
                         notes="=SUM(A1)")
         ws.set_scenario("prod-2027", "chat", {"batch": 32})
+        # 0005's downgrade maps weight_dtype auto to bf16 (the older schema has no auto):
+        # stored as bf16 from the start, every row survives the round trip unchanged.
+        for fleet in ws.fleets():
+            for sc in ws.scenarios(fleet.name):
+                if sc.inputs["weight_dtype"] == "auto":
+                    ws.set_scenario(fleet.name, sc.name, {"weight_dtype": "bf16"})
     before = dump(db_url)
     # who made a change (0004) is what a downgrade below 0004 drops, by design
-    assert [r[-1] for r in before["scenario_changes"]] == [getpass.getuser()]
+    assert {r[-1] for r in before["scenario_changes"]} == {getpass.getuser()}
     before["scenario_changes"] = sorted(((*r[:-1], None) for r in before["scenario_changes"]),
                                         key=repr)
     engine = make_engine(db_url)
@@ -55,10 +61,30 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
         assert migrate.current(engine) == revision
         with engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM scenarios")).scalar() == 8
-            assert conn.execute(text("SELECT count(*) FROM scenario_changes")).scalar() == 1
+            changes = conn.execute(text("SELECT count(*) FROM scenario_changes")).scalar()
+            assert changes == 1 + 7  # the batch edit and the seven auto -> bf16 edits
         migrate.upgrade(engine)
     after = dump(db_url)
     assert after == before
+    engine.dispose()
+
+
+def test_downgrade_of_0005_maps_new_weight_dtypes(db_url: str) -> None:
+    with Workspace.open(db_url) as ws:
+        ws.new_fleet("q", "")
+        ws.new_scenario("q", "auto", model="llama-3-8b", gpu="h100-sxm")
+        ws.new_scenario("q", "mx", model="llama-3-8b", gpu="h100-sxm", weight_dtype="mxfp4",
+                        quant_mode="weight_only")
+    engine = make_engine(db_url)
+    migrate.downgrade(engine, "0004")
+    with engine.connect() as conn:
+        rows = dict(conn.execute(text(
+            "SELECT name, weight_dtype FROM scenarios WHERE name IN ('auto', 'mx')")).all())
+    assert rows == {"auto": "bf16", "mx": "int4"}
+    migrate.upgrade(engine)
+    with engine.connect() as conn:
+        modes = {r[0] for r in conn.execute(text("SELECT quant_mode FROM scenarios")).all()}
+    assert modes == {"auto"}
     engine.dispose()
 
 
@@ -72,7 +98,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0004")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0005")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         assert ws.seed().total_added == 26  # the catalog arrives when asked for

@@ -121,8 +121,9 @@ def test_numeric_columns_map_choices() -> None:
     """The derived inputs (planner.estimator.derived) turn choices into the numbers the
     formulas read; before they were a hand-written ``numeric_columns``."""
     cols = service.inference_graph().compute(
-        parse_inputs(INFERENCE_INPUTS, {"weight_dtype": "int4", "kv_dtype": "fp8",
-                                        "reserve_gib": "2"}),
+        {**parse_inputs(INFERENCE_INPUTS, {"weight_dtype": "int4", "kv_dtype": "fp8",
+                                           "reserve_gib": "2"}),
+         "model_checkpoint_weight_bits": 16},
         ["weight_bits", "kv_bits", "quant_group_size_effective", "reserve_bytes"])
     cols["quant_group_size"] = cols["quant_group_size_effective"]
     assert (cols["weight_bits"], cols["kv_bits"], cols["quant_group_size"]) == (4, 8, 128)

@@ -344,13 +344,16 @@ def test_custom_gpu_spec_compute_dtype_rule_matches() -> None:
     from planner.estimator.gpu import COMPUTE_DTYPES, compute_dtype
     from planner.sheet.symbolic import excel, symbolic
 
-    at = {"weight_dtype": "W", **{f"gpu_{d}_peak": d.upper() for d in
-                                  ("bf16", "fp16", "fp8", "int8", "int4")}}
+    at = {"matmul_path_code": "P", **{f"gpu_{d}_peak": d.upper() for d in
+                                      ("bf16", "fp16", "fp8", "int8", "int4")}}
     formula = excel(symbolic(gpu_flops_per_s), at.__getitem__)
-    for dtype in COMPUTE_DTYPES:
-        assert f'W="{dtype}"' in formula or dtype == "int4"
+    for code in (1, 2, 3):  # fp8, int8, int4 paths; 0 and 4 (fp4) take the 16-bit peak
+        assert f"P={code}" in formula
     t4 = GpuSpec("t4", 16 * 2**30, {"fp16": 65e12, "int8": 130e12}, 320e9)
     assert compute_dtype(t4, "bf16") == "fp16" and compute_dtype(t4, "fp8") == "fp16"
+    assert [compute_dtype(t4, d) for d in COMPUTE_DTYPES] == [
+        "fp16", "fp16", "fp16", "int8", "fp16", "fp16", "fp16"]  # bf16 … int4, mxfp4, nvfp4
+    assert compute_dtype(t4, "int8", "weight_only") == "fp16"
 
 
 def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Path) -> None:

@@ -227,7 +227,7 @@ async def test_choice_editor_and_read_only_outputs() -> None:
         assert shown(app, sid, "gpu") == "h200" and shown(app, sid, "fits") == "yes"
         goto(app, "llama3-8b-24gib-6x8k", "weight_dtype")  # a dtype: the same editor
         await pilot.press("enter", "right", "right", "escape")  # looked, changed nothing
-        assert app.editing is None and shown(app, sid, "weight_dtype") == "bf16"
+        assert app.editing is None and shown(app, sid, "weight_dtype") == "auto"
         await pilot.press("e", "i", "n", "t", "4", "enter")
         await settle(pilot)
         assert shown(app, sid, "weight_dtype") == "int4"

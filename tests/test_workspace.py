@@ -122,7 +122,7 @@ def test_scenario_lifecycle_and_change_log(ws: Workspace) -> None:
     assert len({c.change_set for c in history}) == 1
     copy = ws.copy_scenario("prod-2027", "chat", "chat-fp8")
     ws.set_scenario("prod-2027", "chat-fp8", {"weight_dtype": "fp8"})
-    assert ws.scenario("prod-2027", "chat").inputs["weight_dtype"] == "bf16"
+    assert ws.scenario("prod-2027", "chat").inputs["weight_dtype"] == "auto"
     assert copy.inputs["batch"] == 32
     what_if = ws.copy_fleet("prod-2027", "what-if: H200 migration")
     assert what_if.scenario_count == 2

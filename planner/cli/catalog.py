@@ -61,6 +61,7 @@ def model_show(ctx: click.Context, name: str, kv_dtype: str, as_json: bool) -> N
 
     info = workspace(ctx).model(name)
     data = {**service.inspect_model(info.spec, kv_dtype), "source": info.source,
+            "hub_repo": info.hub_repo, "hub_revision": info.hub_revision,
             "notes": info.notes, "version": info.version}
     if as_json:
         emit_json({**data, "config": info.config})
@@ -69,7 +70,8 @@ def model_show(ctx: click.Context, name: str, kv_dtype: str, as_json: bool) -> N
     from planner.cli import render
 
     render.model_inspect(data)
-    click.echo(f"source: {info.source}" + (f"\nnotes: {info.notes}" if info.notes else ""))
+    hub = f"\nhub: {info.hub_repo}@{info.hub_revision}" if info.hub_repo else ""
+    click.echo(f"source: {info.source}" + hub + (f"\nnotes: {info.notes}" if info.notes else ""))
 
 
 @model.command("inspect")
@@ -81,8 +83,9 @@ def model_show(ctx: click.Context, name: str, kv_dtype: str, as_json: bool) -> N
 def model_inspect(ctx: click.Context, config_or_name: str, kv_dtype: str, as_json: bool) -> None:
     """Parameters by component and KV-cache bytes per token of a model.
 
-    CONFIG_OR_NAME is a model name in the database (see `planner model list`) or a path to a
-    Hugging Face config.json (nothing is saved).
+    CONFIG_OR_NAME is a model name in the database (see `planner model list`), a path to a
+    Hugging Face config.json, or a Hub id org/name[@revision] read from the Hugging Face cache
+    or the Hub (nothing is saved).
     """
     # lazy: ~26 ms of imports, only when this runs
     from planner import service
@@ -98,40 +101,71 @@ def model_inspect(ctx: click.Context, config_or_name: str, kv_dtype: str, as_jso
 
 
 @model.command("import")
-@click.argument("configs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--name", help="Model name (one config only; default: the file or folder name).")
+@click.argument("configs", nargs=-1, required=True)
+@click.option("--name", help="Model name (one config only; default: the file or folder name, "
+                             "or the Hub repo's name).")
 @click.option("--source", default="custom", show_default=True,
-              help="Where the config comes from (a Hub id, say).")
+              help="Where a config file comes from (a Hub id's source is its URL).")
 @click.option("--notes", default="", help="Free-text notes.")
 @json_option
 @click.pass_context
-def model_import(ctx: click.Context, configs: tuple[Path, ...], name: str | None, source: str,
+def model_import(ctx: click.Context, configs: tuple[str, ...], name: str | None, source: str,
                  notes: str, as_json: bool) -> None:
-    """Add models from config.json files (all or none: one bad file imports nothing)."""
+    """Add models from config.json files or Hugging Face Hub ids (all or none: one bad config
+    imports nothing).
+
+    CONFIGS are config.json files, folders holding one, or Hub ids org/name[@revision]: the
+    config.json (and quantization_config) is read from the Hugging Face cache, or from the Hub
+    when it is not cached (HF_TOKEN for gated repos; HF_HUB_OFFLINE=1 reads the cache only).
+    The stored model records the repo id and the commit it was read at; when the repo has a
+    model.safetensors.index.json its total size is shown beside the planner's weight bytes.
+    """
     # lazy: ~13 ms of imports, only when this runs
     from planner import catalog
 
+    # lazy: the service layer (~26 ms), only when this runs
+    from planner.service import estimates, hub
+
     if name and len(configs) > 1:
-        raise ValidationError("--name", "can only be given with a single config file")
+        raise ValidationError("--name", "can only be given with a single config")
     ws = workspace(ctx)
+    fetched: dict[str, Any] = {}
+    items: list[tuple[Any, ...]] = []
+    for ref in configs:
+        if hub.is_hub_id(ref):
+            read = hub.fetch_config(ref)
+            fetched[name or read.name] = read
+            items.append((name or read.name, read.config, read.source_url, read.repo_id,
+                          read.commit))
+            continue
+        path = Path(ref).expanduser()
+        file = path / "config.json" if path.is_dir() else path
+        default = file.parent.name if file.stem == "config" else file.stem
+        catalog.load_config(file)  # a clear error for a missing or malformed file
+        items.append(((name or default), catalog.read_config_text(file), source))
 
-    def items() -> Any:
-        for path in configs:
-            file = path / "config.json" if path.is_dir() else path
-            default = file.parent.name if file.stem == "config" else file.stem
-            catalog.load_config(file)  # a clear error for a missing or malformed file
-            yield (name or default), catalog.read_config_text(file), source
-
-    if len(configs) > 20:
-        with click.progressbar(length=len(configs), label="importing", file=sys.stderr) as bar:
-            added = ws.import_models(items(), notes=notes, progress=lambda _i: bar.update(1))
+    if len(items) > 20:
+        with click.progressbar(length=len(items), label="importing", file=sys.stderr) as bar:
+            added = ws.import_models(items, notes=notes, progress=lambda _i: bar.update(1))
     else:
-        added = ws.import_models(items(), notes=notes)
+        added = ws.import_models(items, notes=notes)
+    checks = {m.name: estimates.checkpoint_summary(
+        m.spec, fetched[m.name].index_total_bytes if m.name in fetched else None)
+        for m in added}
     if as_json:
-        emit_json([_model_row(m) for m in added])
+        emit_json([{**_model_row(m), "hub_repo": m.hub_repo, "hub_revision": m.hub_revision,
+                    "checkpoint": checks[m.name]} for m in added])
         return
     for m in added:
-        click.echo(f"imported {m.name} ({m.model_type}, {m.params_total:,} params)")
+        line = f"imported {m.name} ({m.model_type}, {m.params_total:,} params)"
+        check = checks[m.name]
+        if m.hub_repo:
+            line += (f" from {m.hub_repo}@{m.hub_revision[:12]}; weights as stored "
+                     f"{check['weights_bytes'] / 1e9:,.2f} GB")
+        if "index_total_bytes" in check:
+            line += (f" vs the safetensors index {check['index_total_bytes'] / 1e9:,.2f} GB "
+                     f"({check['weights_vs_index']:+.2%})")
+        click.echo(line)
 
 
 @model.command("delete")

@@ -185,13 +185,28 @@ def workspace(ctx: click.Context) -> Workspace:
 
 
 def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
-    """A config.json path (file or folder) or the name of a model in the database."""
+    """A config.json path (file or folder), the name of a model in the database, or a Hub id
+    ``org/name[@revision]``: a model imported from it, else its config.json read from the
+    Hugging Face cache or the Hub (nothing is saved)."""
     path = Path(ref).expanduser()
-    if path.suffix == ".json" or path.exists() or "/" in ref:
+    if path.suffix == ".json" or path.exists():
         # lazy: ~13 ms of imports, only when this runs
         from planner import catalog
 
         return catalog.resolve_model_spec(ref)
+    if "/" in ref:
+        # lazy: the service layer (~26 ms), only when a Hub id is resolved
+        from planner.service import hub
+
+        if not hub.is_hub_id(ref):
+            # lazy: ~13 ms of imports, only when this runs
+            from planner import catalog
+
+            return catalog.resolve_model_spec(ref)
+        try:
+            return workspace(ctx).model(ref).spec
+        except LookupError:  # not imported: read its config (nothing is saved)
+            return hub.fetch_spec(ref)
     return workspace(ctx).model(ref).spec
 
 

@@ -192,7 +192,8 @@ FIELDS_HELP = ("FIELDS are field=value: any input column (see `planner estimate 
 @click.argument("ref", metavar="SCENARIO")
 @click.argument("fields", nargs=-1)
 @fleet_option
-@click.option("--model", help="Model name in the database (or model=NAME).")
+@click.option("--model", help="Model name in the database, or the Hub id org/name[@commit] it "
+                             "was imported from (or model=NAME).")
 @click.option("--gpu", help="GPU name in the database (or gpu=NAME).")
 @click.option("--kind", type=click.Choice(["inference", "training"]),
               help="Scenario kind (or kind=KIND).  [default: inference]")
@@ -215,6 +216,8 @@ def scenario_new(ctx: click.Context, ref: str, fields: tuple[str, ...], fleet_na
     for key in ("model", "gpu"):
         if not given[key]:
             raise ValidationError(key, f"is required: give --{key} NAME or {key}=NAME")
+    if "/" in str(given["model"]):  # a Hub id: the model imported from it
+        given["model"] = workspace(ctx).model(str(given["model"])).name
     sc = workspace(ctx).new_scenario(fleet_, name, model=str(given["model"]),
                                      gpu=str(given["gpu"]), kind=given["kind"] or "inference",
                                      **values)

@@ -84,6 +84,17 @@ def model_inspect(info: dict[str, Any]) -> None:
     arch = info["architecture"]
     console.print(_table("architecture", [(esc(k.replace("_", " ")), esc(v))
                                           for k, v in arch.items()]))
+    ck = info.get("checkpoint")
+    if ck:
+        rows = [(esc(k.replace("_", " ")), esc(", ".join(v) if isinstance(v, list) else v))
+                for k, v in ck.items()
+                if k not in ("weights_bytes", "index_total_bytes", "weights_vs_index")]
+        rows.append(("weights (as stored)", f"{fmt_count(ck['weights_bytes'])} B "
+                                            f"({fmt_bytes(ck['weights_bytes'])})"))
+        if "index_total_bytes" in ck:
+            rows.append(("safetensors index total", f"{fmt_count(ck['index_total_bytes'])} B "
+                                                    f"({ck['weights_vs_index']:+.2%})"))
+        console.print(_table("checkpoint", rows))
 
 
 def gpu_list(gpus: list[GpuSpec]) -> None:

@@ -12,7 +12,10 @@ growing KV cache. It is built from a config.json by :mod:`planner.estimator.hf_c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from planner.estimator.quant_config import QuantScheme
 
 NormKind = Literal["rms", "layer"]
 
@@ -195,6 +198,9 @@ class ModelSpec:
     max_position_embeddings: int = 0
     lm_head_bias: bool = False
     vision_params: int = 0
+    quantization: QuantScheme | None = None
+    """How the checkpoint stores its weights, from its ``quantization_config`` (``None``: 16-bit
+    weights)."""
 
     @property
     def num_layers(self) -> int:

@@ -12,15 +12,70 @@ from __future__ import annotations
 
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
-from planner.estimator.gpu import COMPUTE_DTYPES
+from planner.estimator.gpu import DEFAULT_PATH, LOW_BIT_PATH
 from planner.estimator.ops import Value, lookup, where
+from planner.estimator.quant_config import COMPUTE_PATHS
 from planner.estimator.slo import SLO_PERCENTILES
-from planner.units import DEFAULT_GROUP_SIZE, DTYPE_BITS, GiB
+from planner.units import (
+    DEFAULT_GROUP_SIZE,
+    DTYPE_BITS,
+    FORMAT_SCALE_BITS,
+    WEIGHT_AUTO,
+    WEIGHT_DTYPES,
+    GiB,
+)
+
+QUANT_MODES: dict[str, int] = {"auto": 0, "weight_only": 1, "weight_activation": 2}
+"""``quant_mode`` choices: ``auto`` (fp8/int8 W8A8, int4 and FP4 weight-only; a checkpoint's
+own scheme for ``weight_dtype`` auto), ``weight_only`` (matmuls in 16 bit on dequantized
+weights), ``weight_activation`` (W8A8 / W4A4 on the weights' low-bit tensor path where the GPU
+lists it)."""
 
 
-def weight_bits(weight_dtype: Value) -> Value:
-    """Bits per weight of the weight dtype (``int4`` → 4), from :data:`planner.units.DTYPES`."""
-    return lookup(weight_dtype, DTYPE_BITS)
+def _by_weight_dtype(table: dict[str, int], auto: int) -> dict[str, int]:
+    """A lookup table over every ``weight_dtype`` choice (``auto``'s entry is a placeholder:
+    the formulas take the checkpoint's figure for it)."""
+    return {WEIGHT_AUTO: auto, **{name: table[name] for name in WEIGHT_DTYPES}}
+
+
+_WEIGHT_BITS = _by_weight_dtype(DTYPE_BITS, 16)
+_GROUP_SIZE = _by_weight_dtype(DEFAULT_GROUP_SIZE, 0)
+_SCALE_BITS = _by_weight_dtype(FORMAT_SCALE_BITS, -1)
+_DEFAULT_PATH = _by_weight_dtype({n: COMPUTE_PATHS[p] for n, p in DEFAULT_PATH.items()}, 0)
+_LOW_BIT_PATH = _by_weight_dtype({n: COMPUTE_PATHS[p] for n, p in LOW_BIT_PATH.items()}, 0)
+
+
+def weight_auto_number(weight_dtype: Value) -> Value:
+    """1 when ``weight_dtype`` is ``auto`` (the checkpoint's own ``quantization_config``
+    sets the weights' storage), else 0."""
+    return where(weight_dtype == WEIGHT_AUTO, 1, 0)
+
+
+def weight_bits(weight_dtype: Value, model_checkpoint_weight_bits: Value) -> Value:
+    """Bits per weight value of the weight dtype (``int4`` → 4, ``mxfp4`` → 4), from
+    :data:`planner.units.DTYPES`; for ``auto`` the checkpoint's (16 when unquantized)."""
+    return where(weight_dtype == WEIGHT_AUTO, model_checkpoint_weight_bits,
+                 lookup(weight_dtype, _WEIGHT_BITS))
+
+
+def quant_scale_bits_effective(quant_scale_bits: Value, weight_dtype: Value) -> Value:
+    """Bits per group scale: the format's own where it fixes one (MXFP4's E8M0 and NVFP4's
+    FP8 scales: 8), else ``quant_scale_bits``."""
+    fixed = lookup(weight_dtype, _SCALE_BITS)
+    return where(fixed >= 0, fixed, quant_scale_bits)
+
+
+def matmul_path_code(weight_dtype: Value, quant_mode: Value, model_checkpoint_matmul_path: Value,
+                     model_checkpoint_low_bit_path: Value) -> Value:
+    """Which tensor path the matmuls take (0 16-bit, 1 fp8, 2 int8, 3 int4, 4 fp4):
+    ``weight_only`` → 0; ``weight_activation`` → the weights' low-bit path; ``auto`` → the
+    dtype's default (fp8/int8 W8A8, others 16-bit), or the checkpoint's own scheme for
+    ``weight_dtype`` auto (:func:`planner.estimator.gpu.matmul_path`)."""
+    auto = weight_dtype == WEIGHT_AUTO
+    default = where(auto, model_checkpoint_matmul_path, lookup(weight_dtype, _DEFAULT_PATH))
+    low = where(auto, model_checkpoint_low_bit_path, lookup(weight_dtype, _LOW_BIT_PATH))
+    return where(quant_mode == "weight_only", 0,
+                 where(quant_mode == "weight_activation", low, default))
 
 
 def kv_bits(kv_dtype: Value) -> Value:
@@ -35,8 +90,9 @@ def reserve_bytes(reserve_gib: Value) -> Value:
 
 def quant_group_size_effective(quant_group_size: Value, weight_dtype: Value) -> Value:
     """Weights per quantization scale: ``quant_group_size``, or the weight dtype's default
-    when it is -1 (128 for int4 as GPTQ/AWQ, none for 8 and 16 bit)."""
-    return where(quant_group_size < 0, lookup(weight_dtype, DEFAULT_GROUP_SIZE), quant_group_size)
+    when it is -1 (128 for int4 as GPTQ/AWQ, 32 for MXFP4, 16 for NVFP4, none for 8 and 16
+    bit; ``auto`` takes the checkpoint's stored bits instead)."""
+    return where(quant_group_size < 0, lookup(weight_dtype, _GROUP_SIZE), quant_group_size)
 
 
 def keep_embeddings_16bit_number(keep_embeddings_16bit: Value) -> Value:
@@ -64,19 +120,21 @@ def logits_convention_code(logits_convention: Value) -> Value:
     return lookup(logits_convention, LOGITS_CONVENTIONS)
 
 
-def gpu_flops_per_s(weight_dtype: Value, gpu_bf16_peak: Value, gpu_fp16_peak: Value,
+_PATH_PEAKS = (("fp8", 1), ("int8", 2), ("int4", 3))
+
+
+def gpu_flops_per_s(matmul_path_code: Value, gpu_bf16_peak: Value, gpu_fp16_peak: Value,
                     gpu_fp8_peak: Value, gpu_int8_peak: Value, gpu_int4_peak: Value) -> Value:
-    """Dense tensor peak of one GPU at the scenario's compute dtype: the first dtype of
-    :data:`planner.estimator.gpu.COMPUTE_DTYPES` for the weight dtype that the GPU lists
-    (a peak of 0 means the part has no tensor path for that dtype)."""
-    peaks = {"bf16": gpu_bf16_peak, "fp16": gpu_fp16_peak, "fp8": gpu_fp8_peak,
-             "int8": gpu_int8_peak, "int4": gpu_int4_peak}
-    chosen: Value = 0
-    for dtype, candidates in reversed(tuple(COMPUTE_DTYPES.items())):
-        first: Value = 0
-        for candidate in reversed(candidates):
-            first = where(peaks[candidate] > 0, peaks[candidate], first)
-        chosen = where(weight_dtype == dtype, first, chosen)
+    """Dense tensor peak of one GPU on the scenario's matmul path: the 16-bit peak (bf16, else
+    fp16), or the fp8 / int8 / int4 peak where the path is low-bit and the GPU lists it (a peak
+    of 0 means the part has no tensor path for that dtype; FP4 has no catalog peak and runs at
+    16 bit) (:data:`planner.estimator.gpu.PATH_DTYPES`)."""
+    peaks = {"fp8": gpu_fp8_peak, "int8": gpu_int8_peak, "int4": gpu_int4_peak}
+    sixteen = where(gpu_bf16_peak > 0, gpu_bf16_peak, gpu_fp16_peak)
+    chosen: Value = sixteen
+    for name, code in _PATH_PEAKS:
+        chosen = where(matmul_path_code == code, where(peaks[name] > 0, peaks[name], sixteen),
+                       chosen)
     return chosen
 
 
@@ -149,17 +207,14 @@ def max_model_len_effective(max_model_len: Value, model_max_context_tokens: Valu
     return where(max_model_len > 0, max_model_len, model_max_context_tokens)
 
 
-def gpu_compute_bits(weight_dtype: Value, gpu_bf16_peak: Value, gpu_fp16_peak: Value,
-                     gpu_fp8_peak: Value, gpu_int8_peak: Value, gpu_int4_peak: Value) -> Value:
+def gpu_compute_bits(matmul_path_code: Value, gpu_fp8_peak: Value, gpu_int8_peak: Value,
+                     gpu_int4_peak: Value) -> Value:
     """Bits of the compute dtype the matmuls run at (the rule of :func:`gpu_flops_per_s`)."""
-    peaks = {"bf16": gpu_bf16_peak, "fp16": gpu_fp16_peak, "fp8": gpu_fp8_peak,
-             "int8": gpu_int8_peak, "int4": gpu_int4_peak}
+    peaks = {"fp8": gpu_fp8_peak, "int8": gpu_int8_peak, "int4": gpu_int4_peak}
     chosen: Value = 16
-    for dtype, candidates in reversed(tuple(COMPUTE_DTYPES.items())):
-        first: Value = 16
-        for candidate in reversed(candidates):
-            first = where(peaks[candidate] > 0, DTYPE_BITS[candidate], first)
-        chosen = where(weight_dtype == dtype, first, chosen)
+    for name, code in _PATH_PEAKS:
+        chosen = where(matmul_path_code == code, where(peaks[name] > 0, DTYPE_BITS[name], 16),
+                       chosen)
     return chosen
 
 

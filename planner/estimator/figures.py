@@ -20,6 +20,7 @@ from functools import lru_cache
 from planner.errors import ConfigError
 from planner.estimator.architecture import LinearAttention, Mlp, ModelSpec
 from planner.estimator.params import attention_projections, count_params, layer_matmul_weights
+from planner.estimator.quant_config import COMPUTE_PATHS, FULL_BITS, checkpoint_bits
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,20 @@ class ModelFigures:
     """Attention-core FLOPs per position pair, summed over sliding-window layers."""
     model_max_context_tokens: int
     """``max_position_embeddings`` (0 when the config gives none)."""
+    model_checkpoint_weight_bits: int
+    """Bits of one quantized weight value in the checkpoint (its ``quantization_config``;
+    16 when it has none)."""
+    model_checkpoint_matmul_bits: int
+    """Stored bits of every layer matmul weight in the checkpoint, with scales, zero points
+    and the modules it keeps in 16 bit (``weight_dtype`` auto)."""
+    model_checkpoint_embedding_bits: int
+    """Stored bits of the embedding, position table and untied LM head in the checkpoint."""
+    model_checkpoint_matmul_path: int
+    """The checkpoint's matmul path code: 0 16-bit (weight-only), 1 fp8, 2 int8, 3 int4,
+    4 fp4 (W8A8 / W4A4)."""
+    model_checkpoint_low_bit_path: int
+    """The low-bit path code of the checkpoint's weight format (for ``quant_mode``
+    weight_activation; 0 when it is not quantized)."""
     model_state_elems_per_sequence: int = 0
     """Fixed state elements one sequence holds in linear-attention layers, summed over layers
     (recurrent state plus convolution window; 0 when every layer keeps a KV cache)."""
@@ -152,4 +167,19 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_kv_layers=sum(1 for layer in spec.layers
                             if not isinstance(layer.attention, LinearAttention)),
         model_vision_params=spec.vision_params,
+        **_checkpoint_figures(spec),
     )
+
+
+def _checkpoint_figures(spec: ModelSpec) -> dict[str, int]:
+    """The ``model_checkpoint_*`` figures: the checkpoint's stored bits
+    (:func:`planner.estimator.quant_config.checkpoint_bits`) and matmul paths."""
+    scheme = spec.quantization
+    stored = checkpoint_bits(spec, scheme)
+    return {
+        "model_checkpoint_weight_bits": scheme.weight_bits if scheme else FULL_BITS,
+        "model_checkpoint_matmul_bits": stored.matmul,
+        "model_checkpoint_embedding_bits": stored.embedding,
+        "model_checkpoint_matmul_path": COMPUTE_PATHS[scheme.compute_path] if scheme else 0,
+        "model_checkpoint_low_bit_path": COMPUTE_PATHS[scheme.low_bit_path] if scheme else 0,
+    }

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.errors import ValidationError
-from planner.units import DTYPES
+from planner.estimator.quant_config import COMPUTE_PATHS, QuantScheme
+from planner.units import DTYPES, WEIGHT_AUTO
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,40 @@ COMPUTE_DTYPES: dict[str, tuple[str, ...]] = {
     name: d.compute for name, d in DTYPES.items() if d.weight}
 """Compute dtype tried for each weight dtype, best first (:attr:`planner.units.Dtype.compute`)."""
 
+PATH_DTYPES: dict[str, tuple[str, ...]] = {
+    "16bit": ("bf16", "fp16"), "fp8": ("fp8", "bf16", "fp16"), "int8": ("int8", "bf16", "fp16"),
+    "int4": ("int4", "bf16", "fp16"), "fp4": ("bf16", "fp16")}
+"""Tensor dtypes tried for each matmul path (:data:`~planner.estimator.quant_config.COMPUTE_PATHS`),
+best first: a part without the low-bit path runs the dequantized weights in 16 bit. The catalog
+lists no FP4 peak, so W4A4 FP4 runs at the 16-bit peak."""
+
+DEFAULT_PATH: dict[str, str] = {
+    name: (c[0] if c and c[0] in COMPUTE_PATHS else "16bit")
+    for name, c in COMPUTE_DTYPES.items()}
+"""The matmul path of each weight dtype under ``quant_mode`` auto: fp8 and int8 W8A8, the
+rest 16-bit (int4 and the FP4 formats weight-only)."""
+
+LOW_BIT_PATH: dict[str, str] = {name: d.activation_path for name, d in DTYPES.items() if d.weight}
+"""The matmul path of each weight dtype under ``quant_mode`` weight_activation."""
+
+
+def matmul_path(weight_dtype: str, quant_mode: str = "auto",
+                quantization: QuantScheme | None = None) -> str:
+    """The matmul path (:data:`PATH_DTYPES`) of a scenario: 16-bit for ``weight_only``; the
+    weights' low-bit path for ``weight_activation``; under ``auto`` the dtype's default, or
+    for ``weight_dtype`` auto the checkpoint's own (``quantization``). The formula columns
+    ``matmul_path_code`` and ``gpu_flops_per_s`` follow the same rule."""
+    if quant_mode == "weight_only":
+        return "16bit"
+    if weight_dtype == WEIGHT_AUTO:
+        if quantization is None:
+            return "16bit"
+        return (quantization.low_bit_path if quant_mode == "weight_activation"
+                else quantization.compute_path)
+    if quant_mode == "weight_activation":
+        return LOW_BIT_PATH.get(weight_dtype, "16bit")
+    return DEFAULT_PATH.get(weight_dtype, "16bit")
+
 
 PEAK_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "int4")
 """Tensor-core dtypes whose dense peak a GPU lists (``gpu_<dtype>_peak`` columns)."""
@@ -90,9 +125,11 @@ def serving_figures(gpu: GpuSpec) -> dict[str, float]:
     }
 
 
-def compute_dtype(gpu: GpuSpec, weight_dtype: str) -> str:
-    """The dtype whose peak FLOP/s a scenario with ``weight_dtype`` weights runs at on ``gpu``."""
-    for candidate in COMPUTE_DTYPES.get(weight_dtype, (weight_dtype,)):
+def compute_dtype(gpu: GpuSpec, weight_dtype: str, quant_mode: str = "auto",
+                  quantization: QuantScheme | None = None) -> str:
+    """The dtype whose peak FLOP/s a scenario with ``weight_dtype`` weights runs at on ``gpu``:
+    the first of its matmul path's dtypes (:func:`matmul_path`) that the GPU lists."""
+    for candidate in PATH_DTYPES[matmul_path(weight_dtype, quant_mode, quantization)]:
         if gpu.flops_per_s.get(candidate):
             return candidate
     raise ValidationError("gpu", f"{gpu.name} lists no tensor throughput usable for "

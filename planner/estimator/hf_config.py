@@ -33,6 +33,7 @@ from planner.estimator.architecture import (
     Moe,
 )
 from planner.estimator.params import count_params
+from planner.estimator.quant_config import quant_from_config
 
 Config = Mapping[str, Any]
 _MISSING = object()
@@ -831,7 +832,8 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
 def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
     """Build a :class:`ModelSpec` from a parsed config.json dict.
 
-    ``name`` defaults to the config's ``_name_or_path`` or its ``model_type``.
+    ``name`` defaults to the config's ``_name_or_path`` or its ``model_type``. A
+    ``quantization_config`` is read by :func:`planner.estimator.quant_config.quant_from_config`.
     """
     if not isinstance(cfg, Mapping):
         raise ConfigError(name or "config", "<root>", "must be a JSON object")
@@ -850,4 +852,5 @@ def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
         raise ConfigError(label, "<architecture>", f"describes {total:.3g} parameters; at "
                           f"most {MAX_PARAMS:.0e} are supported (check hidden_size, "
                           "intermediate_size, num_hidden_layers and the expert counts)")
-    return spec
+    quantization = quant_from_config(cfg, label)
+    return replace(spec, quantization=quantization) if quantization else spec

@@ -44,16 +44,30 @@ def model_params_other(model_params_total: Value, model_matmul_dense_params: Val
 
 
 def weight_bits_effective(weight_bits: Value, quant_group_size_effective: Value,
-                          quant_scale_bits: Value) -> Value:
-    """Bits per quantized weight including group scales: ``bits + scale_bits/group``
-    (``group = 0``: no per-group scales)."""
-    return weight_bits + safe_div(quant_scale_bits, quant_group_size_effective, 0.0)
+                          quant_scale_bits_effective: Value, weight_auto_number: Value,
+                          model_checkpoint_matmul_bits: Value, model_matmul_dense_params: Value,
+                          model_matmul_experts_params: Value) -> Value:
+    """Bits per matmul weight including group scales: ``bits + scale_bits/group``
+    (``group = 0``: no per-group scales; MXFP4 4 + 8/32 = 4.25, NVFP4 4 + 8/16 = 4.5). For
+    ``weight_dtype`` auto, the checkpoint's stored matmul bits over its matmul weights (scales,
+    zero points and the modules it keeps in 16 bit included: GPTQ 4-bit g128 on Llama-2-13B is
+    4.16 bits)."""
+    own = weight_bits + safe_div(quant_scale_bits_effective, quant_group_size_effective, 0.0)
+    stored = safe_div(model_checkpoint_matmul_bits,
+                      model_matmul_dense_params + model_matmul_experts_params, 16.0)
+    return where(weight_auto_number > 0, stored, own)
 
 
-def embedding_bits(weight_bits: Value, keep_embeddings_16bit_number: Value) -> Value:
-    """Bits per embedding / LM-head weight: 16 when kept in 16 bit, else the weight dtype's."""
-    return where(keep_embeddings_16bit_number > 0, maximum(weight_bits, FULL_PRECISION_BITS),
-                 weight_bits)
+def embedding_bits(weight_bits: Value, keep_embeddings_16bit_number: Value,
+                   weight_auto_number: Value, model_checkpoint_embedding_bits: Value,
+                   model_params_embedding: Value, model_params_lm_head: Value) -> Value:
+    """Bits per embedding / LM-head weight: 16 when kept in 16 bit, else the weight dtype's;
+    for ``weight_dtype`` auto, the checkpoint's (16 unless it quantizes its LM head)."""
+    own = where(keep_embeddings_16bit_number > 0, maximum(weight_bits, FULL_PRECISION_BITS),
+                weight_bits)
+    stored = safe_div(model_checkpoint_embedding_bits,
+                      model_params_embedding + model_params_lm_head, 16.0)
+    return where(weight_auto_number > 0, stored, own)
 
 
 def weights_bytes(model_matmul_dense_params: Value, model_matmul_experts_params: Value,

@@ -23,10 +23,13 @@ from planner.estimator import (
 Formula = Callable[..., object]
 
 DERIVED_COMMON: tuple[Formula, ...] = (
+    derived.weight_auto_number,
     derived.weight_bits,
     derived.reserve_bytes,
     derived.quant_group_size_effective,
+    derived.quant_scale_bits_effective,
     derived.keep_embeddings_16bit_number,
+    derived.matmul_path_code,
     derived.gpu_flops_per_s,
 )
 DERIVED_INFERENCE: tuple[Formula, ...] = (

@@ -13,8 +13,10 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from planner.domain import ConflictError, DuplicateError, GpuInfo, InUseError, ModelInfo
+from planner.errors import NotFoundError
 from planner.service.fields import clean_name, clean_text
 from planner.service.gpu_records import changed_spec, spec_from_user
+from planner.service.hub import parse_hub_id
 from planner.service.specs import SpecCache
 from planner.store import convert, queries
 from planner.store.engine import read_session, write_transaction
@@ -39,24 +41,44 @@ class Catalog:
                     for r in s.scalars(select(ModelRow).order_by(ModelRow.name))]
 
     def model(self, name: str) -> ModelInfo:
-        """One model by name (case-insensitive)."""
+        """One model by name (case-insensitive), or by the Hub id it was imported from
+        (``org/name``, ``org/name@<commit>``; the oldest import when several match)."""
         with read_session(self.engine) as s:
-            return self._model_info(queries.model_row(s, name))
+            try:
+                return self._model_info(queries.model_row(s, name))
+            except NotFoundError:
+                parsed = parse_hub_id(name)
+                if parsed is None:
+                    raise
+            repo_id, revision = parsed
+            rows = [r for r in queries.model_rows_from_hub(s, repo_id)
+                    if revision is None or r.hub_revision.startswith(revision)]
+            if not rows:
+                at = f"@{revision}" if revision else ""
+                error = NotFoundError("model", name)
+                error.args = (f"{error}: no model was imported from it; import it first: "
+                              f"planner model import {repo_id}{at}",)
+                raise error
+            return self._model_info(rows[0])
 
-    def import_models(self, items: Iterable[tuple[str, dict[str, Any] | str, str]], *,
+    def import_models(self, items: Iterable[tuple[Any, ...]], *,
                       notes: str = "", progress: Callable[[int], None] | None = None
                       ) -> list[ModelInfo]:
-        """Add many models in one transaction: all of them, or (on any error) none."""
+        """Add many models in one transaction: all of them, or (on any error) none. Each item
+        is ``(name, config, source)``, or ``(name, config, source, hub_repo, hub_revision)``
+        for a config read from the Hugging Face Hub."""
         out = []
         notes = clean_text(notes, "notes")
         with write_transaction(self.engine) as s:
             existing = queries.model_names_lower(s)
-            for i, (name, config, source) in enumerate(items, 1):
+            for i, (name, config, source, *hub) in enumerate(items, 1):
                 name = clean_name(name, "name")
                 source = clean_text(source, "source")
                 if name.lower() in existing:
                     raise DuplicateError(f"a model named {name!r} already exists")
-                row = ModelRow(**convert.model_row_fields(name, config, source), notes=notes)
+                hub_repo, hub_revision = (*hub, "", "")[:2]
+                row = ModelRow(**convert.model_row_fields(name, config, source), notes=notes,
+                               hub_repo=hub_repo, hub_revision=hub_revision)
                 s.add(row)
                 s.flush()
                 existing.add(name.lower())

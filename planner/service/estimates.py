@@ -17,6 +17,7 @@ from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype
 from planner.estimator.memory import STATE_BITS
 from planner.estimator.params import count_params
+from planner.estimator.quant_config import checkpoint_bits
 from planner.sheet.explain import explain as explain_tree
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import INFERENCE_INPUTS, check_known, parse_inputs
@@ -124,7 +125,40 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
                                            if isinstance(layer.attention, LinearAttention)),
             "max_position_embeddings": spec.max_position_embeddings,
         },
+        "checkpoint": checkpoint_summary(spec),
     }
+
+
+def checkpoint_summary(spec: ModelSpec, index_total_bytes: int | None = None
+                       ) -> dict[str, Any]:
+    """How the checkpoint stores its weights (from its ``quantization_config``) and their
+    bytes as the planner counts them (``weight_dtype`` auto), beside the safetensors index's
+    ``total_size`` when known: ``weights_vs_index`` is ``weights_bytes / index - 1``."""
+    scheme = spec.quantization
+    stored = checkpoint_bits(spec, scheme)
+    weights = int(stored.total_bytes)
+    matmul = figures_matmul_weights(spec)
+    out: dict[str, Any] = {
+        "quantization": scheme.method if scheme else "none (16 bit)",
+        "weight_dtype": scheme.dtype if scheme else "bf16",
+        "weight_bits": scheme.weight_bits if scheme else 16,
+        "group_size": scheme.group_size if scheme else 0,
+        "matmul": ("weight-only (16-bit matmuls)" if scheme is None or scheme.weight_only
+                   else f"weights and activations ({scheme.compute_path})"),
+        "kept_16bit": list(scheme.keep) if scheme else [],
+        "matmul_bits_per_weight": round(stored.matmul / matmul, 4) if matmul else 0.0,
+        "weights_bytes": weights,
+    }
+    if index_total_bytes:
+        out["index_total_bytes"] = index_total_bytes
+        out["weights_vs_index"] = round(weights / index_total_bytes - 1, 5)
+    return out
+
+
+def figures_matmul_weights(spec: ModelSpec) -> int:
+    """Layer matmul weights of ``spec`` (dense and routed experts)."""
+    figures = model_figures(spec)
+    return figures.model_matmul_dense_params + figures.model_matmul_experts_params
 
 
 def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
@@ -170,7 +204,8 @@ def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any]) -> dict[s
     out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
     out["tpot_bound"] = "compute" if out["tpot_compute_s"] >= out["tpot_memory_s"] else "memory"
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
-            "compute_dtype": compute_dtype(gpu, values["weight_dtype"]),
+            "compute_dtype": compute_dtype(gpu, values["weight_dtype"], values["quant_mode"],
+                                           spec.quantization),
             "gpu_memory_bytes": gpu.memory_bytes, **out}
 
 
@@ -181,7 +216,8 @@ def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
     out = _result("training", columns)
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
             "lora_targets": lora_targets if values["lora_rank"] else "",
-            "compute_dtype": compute_dtype(gpu, values["weight_dtype"]),
+            "compute_dtype": compute_dtype(gpu, values["weight_dtype"], values["quant_mode"],
+                                           spec.quantization),
             "gpu_memory_bytes": gpu.memory_bytes,
             "cost_usd": out["train_cost_usd"],
             "memory_bytes_per_gpu": out["train_memory_bytes_per_gpu"], **out}

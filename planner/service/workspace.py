@@ -43,6 +43,7 @@ from planner.service.edits import CheckedEdit
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
 from planner.service.history import History
+from planner.service.hub import HubConfig, fetch_config
 from planner.service.reports import Reports
 from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
@@ -141,7 +142,19 @@ class Workspace:
         duplicate name."""
         return self._catalog.import_models([(name, config, source)], notes=notes)[0]
 
-    def import_models(self, items: Iterable[tuple[str, dict[str, Any] | str, str]], *,
+    def import_hub_model(self, ref: str, name: str | None = None, *, notes: str = ""
+                         ) -> tuple[ModelInfo, HubConfig]:
+        """Add the model of Hub id ``ref`` (``org/name[@revision]``): its config.json read from
+        the Hugging Face cache or the Hub (:func:`planner.service.hub.fetch_config`), stored
+        with the repo id and the commit it was read at. Returns the model and what was read
+        (the safetensors index's total size, for the cross-check)."""
+        hub = fetch_config(ref)
+        info = self._catalog.import_models(
+            [(name or hub.name, hub.config, hub.source_url, hub.repo_id, hub.commit)],
+            notes=notes)[0]
+        return info, hub
+
+    def import_models(self, items: Iterable[tuple[Any, ...]], *,
                       notes: str = "", progress: Callable[[int], None] | None = None
                       ) -> list[ModelInfo]:
         """Add many models in one transaction: all of them, or (on any error) none."""

@@ -46,7 +46,9 @@ def evaluate_scenarios(scenarios: list[Scenario], models: Mapping[str, ModelSpec
         for i, row in zip(index, zip(*columns, strict=True), strict=True):
             out: dict[str, Any] = dict(zip(outputs, row, strict=True))
             sc = scenarios[i]
-            out["compute_dtype"] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"])
+            out["compute_dtype"] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"],
+                                                 sc.inputs["quant_mode"],
+                                                 models[sc.model].quantization)
             out["gpu_memory_bytes"] = gpus[sc.gpu].memory_bytes
             if kind == "inference":
                 out["ttft_bound"] = ("compute" if out["ttft_compute_s"] >= out["ttft_memory_s"]

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from planner.errors import ValidationError
+from planner.estimator.derived import QUANT_MODES
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.slo import SLO_PERCENTILES
-from planner.units import KV_DTYPES, WEIGHT_DTYPES, parse_number
+from planner.units import KV_DTYPES, WEIGHT_DTYPE_CHOICES, parse_number
 
 Kind = Literal["int", "float", "choice", "bool"]
 _TRUE = {"1", "true", "yes", "on", "y"}
@@ -143,8 +144,11 @@ DEPLOYMENT_INPUTS: tuple[InputColumn, ...] = (
          minimum=1, maximum=1024),
     _col("pp", "PP", "count", "int", 1, "Pipeline-parallel degree: stages the layers split into.",
          minimum=1, maximum=1024),
-    _col("weight_dtype", "Weights", "dtype", "choice", "bf16",
-         "Weight storage dtype (int4 with per-group scales).", choices=WEIGHT_DTYPES),
+    _col("weight_dtype", "Weights", "dtype", "choice", "auto",
+         "Weight storage dtype: auto = the checkpoint's own quantization_config (GPTQ, AWQ, "
+         "FP8, compressed-tensors, MXFP4, NVFP4, bitsandbytes; 16 bit when it has none), or "
+         "one dtype for every matmul weight (int4 with per-group scales; mxfp4 4.25 and "
+         "nvfp4 4.5 bits per weight with their scales).", choices=WEIGHT_DTYPE_CHOICES),
     _col("quant_group_size", "Quant group", "weights", "int", -1,
          "Weights per quantization scale; 0 = no per-group scales; -1 = dtype default "
          "(128 for int4, none otherwise).", minimum=-1, maximum=1_000_000),
@@ -152,6 +156,11 @@ DEPLOYMENT_INPUTS: tuple[InputColumn, ...] = (
          "Bits per quantization scale (and zero point, if any).", minimum=0, maximum=64),
     _col("keep_embeddings_16bit", "16-bit embeddings", "bool", "bool", True,
          "Keep the embedding and LM head in 16 bit when weights are quantized."),
+    _col("quant_mode", "Quant mode", "convention", "choice", "auto",
+         "Which matmul throughput applies: weight_only (16-bit matmuls on dequantized "
+         "weights), weight_activation (W8A8 / W4A4 on the weights' low-bit tensor path where "
+         "the GPU has it), auto (fp8/int8 W8A8, int4/FP4 weight-only; a checkpoint's own "
+         "scheme for weight_dtype auto).", choices=tuple(QUANT_MODES)),
     _col("reserve_gib", "Reserve", "GiB", "float", 0.0,
          "Fixed memory per GPU held back for activations, workspace and the runtime.",
          minimum=0, maximum=100_000),

@@ -215,7 +215,7 @@ def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kin
     if any(bool(b) for b in broken.values()):
         check_parallelism(tp, pp, gpus, spec.attention.num_heads, spec.num_layers,
                           lambda _i: spec.name, [None])
-    compute_dtype(gpu, values["weight_dtype"])
+    compute_dtype(gpu, values["weight_dtype"], values.get("quant_mode", "auto"), spec.quantization)
     if kind == "training" and values["lora_rank"]:
         lora_dims(spec, lora_targets)
 

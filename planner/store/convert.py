@@ -61,7 +61,8 @@ def model_info(row: ModelRow, spec: ModelSpec | None = None) -> ModelInfo:
                      config=config, spec=spec or spec_from_config(config, row.name),
                      params_total=row.params_total, params_active=row.params_active,
                      kv_bytes_per_token_bf16=row.kv_bytes_per_token_bf16, notes=row.notes,
-                     version=row.version)
+                     version=row.version, hub_repo=row.hub_repo or "",
+                     hub_revision=row.hub_revision or "")
 
 
 def gpu_row_fields(spec: GpuSpec) -> dict[str, Any]:

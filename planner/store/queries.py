@@ -41,6 +41,13 @@ def model_row(s: Session, name: str, *, lock: bool = False) -> ModelRow:
     return row
 
 
+def model_rows_from_hub(s: Session, repo_id: str) -> list[ModelRow]:
+    """Models imported from the Hub repo ``repo_id`` (case-insensitive), oldest first."""
+    return list(s.scalars(select(ModelRow)
+                          .where(func.lower(ModelRow.hub_repo) == repo_id.strip().lower())
+                          .order_by(ModelRow.id)))
+
+
 def gpu_row(s: Session, name: str, *, lock: bool = False) -> GpuRow:
     """A GPU by name (case-insensitive)."""
     row: GpuRow = by_name(s, GpuRow, "GPU", name, lock=lock)

@@ -93,6 +93,10 @@ class ModelRow(Versioned, Base):
     params_active: Mapped[int] = mapped_column(BigInteger)
     kv_bytes_per_token_bf16: Mapped[int] = mapped_column(BigInteger)
     notes: Mapped[str] = mapped_column(Text, default="")
+    hub_repo: Mapped[str] = mapped_column(String(200), default="")
+    """The Hugging Face repo id the config came from (``org/name``; empty for a file)."""
+    hub_revision: Mapped[str] = mapped_column(String(100), default="")
+    """The commit the config was read at (a 40-hex sha when resolved)."""
 
 
 

@@ -1,0 +1,445 @@
+"""A checkpoint's ``quantization_config`` → how its weights are stored, and their exact bytes.
+
+A quantized checkpoint says how it was quantized in its config.json. This module reads that
+block (:func:`quant_from_config`) into a :class:`QuantScheme`: weight bits, the number format,
+the group or block each scale covers, the scale and zero-point formats, the tensors it keeps in
+16 bit, and whether activations are quantized too (W8A8, W4A4) or only the weights. Then
+:func:`checkpoint_bits` counts the stored bits of every tensor of a :class:`ModelSpec` under that
+scheme, tensor by tensor, so the planner's weight memory matches the published safetensors.
+
+Bits per stored matrix of ``n_in x n_out`` weights (``g`` weights per scale along the input):
+
+* GPTQ (AutoGPTQ / GPTQModel ``gptq`` format): ``qweight`` ``n_in*n_out*b``; ``scales`` fp16
+  ``ceil(n_in/g)*n_out*16``; ``qzeros`` ``ceil(n_in/g)*n_out*b`` (stored even when symmetric);
+  ``g_idx`` int32 ``n_in*32`` (stored whether or not ``desc_act``). ``group_size -1``: one group.
+* AWQ (AutoAWQ GEMM/GEMV): ``qweight`` ``n_in*n_out*b``; ``scales`` fp16 per group;
+  ``qzeros`` ``b`` bits per group when ``zero_point``.
+* FP8 block-wise (``quant_method: fp8``, DeepSeek-V3, Qwen3-FP8): e4m3 weights, one fp32
+  ``weight_scale_inv`` per ``weight_block_size`` block (128 x 128: 32 bits per 16,384 weights);
+  without blocks one fp32 scale per tensor (+ one fp32 input scale when static).
+* compressed-tensors (llm-compressor): per its ``config_groups`` ``weights``: ``num_bits``,
+  ``strategy`` tensor / channel / group / block; scales in the model dtype (16 bit), zero points
+  of ``num_bits`` when not symmetric, ``weight_shape`` int64[2] for packed formats;
+  ``nvfp4-pack-quantized``: FP8 scales per 16 and fp32 global scales.
+* MXFP4 (OCP microscaling, gpt-oss): 4-bit E2M1 values, one 8-bit E8M0 scale per 32:
+  ``4 + 8/32 = 4.25`` bits per weight.
+* NVFP4 (NVIDIA ModelOpt ``quant_algo: NVFP4``): 4-bit E2M1 values, one FP8 E4M3 scale per 16,
+  and one fp32 scale per tensor (+ one fp32 input scale): ``4 + 8/16 = 4.5`` bits per weight.
+* bitsandbytes 4-bit (nf4 / fp4): 4-bit values, one fp32 ``absmax`` per block of 64
+  (``4 + 32/64 = 4.5`` bits); with double quantization the absmax are 8-bit with one fp32
+  scale per 256 blocks (``4 + 8/64 + 32/16384``), plus the 16- and 256-entry fp32 code tables
+  per tensor. 8-bit (LLM.int8): int8 weights and one fp32 scale per output row.
+
+Tensors kept in 16 bit: embeddings always (no method here quantizes ``nn.Embedding``); the LM
+head unless the method quantizes it (GPTQ ``lm_head: true``); MoE routers and Qwen's
+shared-expert gate (AutoGPTQ, AutoAWQ, vLLM and the FP8 checkpoints all leave them in 16 bit);
+every module the config lists in ``modules_to_not_convert``, ``ignore``, ``exclude_modules`` or
+``llm_int8_skip_modules``; norms and biases. Sources: the loaders in vLLM
+``model_executor/layers/quantization`` (gptq.py, awq.py, fp8.py, mxfp4.py, modelopt.py,
+bitsandbytes.py, compressed_tensors/) and the OCP Microscaling Formats (MX) v1.0 specification.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Literal
+
+from planner.errors import ConfigError
+from planner.estimator.architecture import LinearAttention, Mlp, ModelSpec
+from planner.estimator.params import attention_projections, count_params, mlp_projections
+
+FULL_BITS = 16
+"""Bits of a tensor the checkpoint keeps unquantized (bf16/fp16)."""
+
+ComputePath = Literal["16bit", "fp8", "int8", "int4", "fp4"]
+COMPUTE_PATHS: dict[str, int] = {"16bit": 0, "fp8": 1, "int8": 2, "int4": 3, "fp4": 4}
+"""Matmul paths by code: 16-bit tensor cores (weight-only quantization dequantizes to 16 bit),
+or the 8-bit / 4-bit tensor path of weight-and-activation quantization (W8A8, W4A4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuantScheme:
+    """How a checkpoint stores its quantized matmul weights (see the module docstring)."""
+
+    method: str
+    """``gptq``, ``awq``, ``fp8``, ``compressed-tensors``, ``mxfp4``, ``nvfp4``,
+    ``bitsandbytes``."""
+    dtype: str
+    """The planner dtype of the quantized weights (:data:`planner.units.DTYPES`): int4, int8,
+    fp8, mxfp4 or nvfp4 (4-bit nf4 counts as int4)."""
+    weight_bits: int
+    group_size: int = 0
+    """Weights per scale along the input dimension; 0 = one scale per output row (channel);
+    -1 = one scale per tensor."""
+    block: tuple[int, int] = (0, 0)
+    """``(rows, columns)`` of a 2-D scale block (FP8 block-wise), else (0, 0)."""
+    scale_bits: int = 16
+    """Bits of one scale."""
+    zero_bits: int = 0
+    """Bits of one zero point (0: symmetric, none stored)."""
+    tensor_bits: int = 0
+    """Bits stored once per quantized matrix (global / input scales, shapes, code tables)."""
+    row_index_bits: int = 0
+    """Bits stored per input row (GPTQ's int32 ``g_idx``)."""
+    double_quant: bool = False
+    """bitsandbytes nested quantization of the absmax (8-bit, fp32 scale per 256)."""
+    activation_bits: int = 16
+    """16 for weight-only quantization; 8 or 4 when activations are quantized too."""
+    keep: tuple[str, ...] = ()
+    """Module-name patterns the checkpoint keeps in 16 bit."""
+    quantize_lm_head: bool = False
+
+    @property
+    def weight_only(self) -> bool:
+        """True when matmuls run in 16 bit on dequantized weights."""
+        return self.activation_bits >= FULL_BITS
+
+    @property
+    def compute_path(self) -> str:
+        """The matmul path this scheme runs on: 16bit for weight-only, else the low-bit one."""
+        if self.weight_only:
+            return "16bit"
+        if self.dtype in ("mxfp4", "nvfp4"):
+            return "fp4"
+        return self.dtype if self.dtype in COMPUTE_PATHS else "16bit"
+
+    @property
+    def low_bit_path(self) -> str:
+        """The low-bit tensor path the weights' own format would use under W-and-A
+        quantization (int4 for GPTQ/AWQ int4, fp8 for fp8, fp4 for MXFP4/NVFP4)."""
+        if self.dtype in ("mxfp4", "nvfp4"):
+            return "fp4"
+        return self.dtype if self.dtype in COMPUTE_PATHS else "16bit"
+
+    def matrix_bits(self, n_in: int, n_out: int) -> int:
+        """Exact stored bits of one ``n_in x n_out`` matrix: values, scales, zero points,
+        per-row indices and per-tensor extras (formulas in the module docstring)."""
+        n = n_in * n_out
+        bits = n * self.weight_bits + n_in * self.row_index_bits + self.tensor_bits
+        if self.block != (0, 0):
+            rows, cols = self.block
+            return bits + math.ceil(n_out / rows) * math.ceil(n_in / cols) * self.scale_bits
+        if self.method == "bitsandbytes" and self.weight_bits == 4:
+            blocks = math.ceil(n / 64)
+            if self.double_quant:
+                return bits + blocks * 8 + math.ceil(blocks / 256) * 32
+            return bits + blocks * 32
+        if self.group_size < 0:
+            groups, per_group_out = 1, 1
+        elif self.group_size == 0:
+            groups, per_group_out = 1, n_out
+        else:
+            groups, per_group_out = math.ceil(n_in / self.group_size), n_out
+        return bits + groups * per_group_out * (self.scale_bits + self.zero_bits)
+
+    def bits_per_weight(self, n_in: int = 4096, n_out: int = 4096) -> Fraction:
+        """Stored bits per weight of an ``n_in x n_out`` matrix, exactly (a fraction)."""
+        return Fraction(self.matrix_bits(n_in, n_out), n_in * n_out)
+
+    def keeps(self, module: str) -> bool:
+        """True when ``module`` (a dotted Hugging Face module name) stays in 16 bit."""
+        return any(_matches(pattern, module) for pattern in self.keep)
+
+
+def _matches(pattern: str, module: str) -> bool:
+    """compressed-tensors ``re:`` patterns as regular expressions; glob patterns
+    (``model.layers.*.self_attn``) and plain names against the name or any of its dotted
+    prefixes, or as a dotted component run inside it (``lm_head``, ``mlp.gate``)."""
+    if pattern.startswith("re:"):
+        return re.match(pattern[3:], module) is not None
+    parts = module.split(".")
+    prefixes = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    if any(ch in pattern for ch in "*?["):
+        return any(fnmatch.fnmatchcase(p, pattern) for p in prefixes)
+    return pattern == module or f".{pattern}." in f".{module}."
+
+
+# --------------------------------------------------------------------------- parsing
+def _qc_int(name: str, qc: Mapping[str, Any], key: str, default: Any = None) -> int:
+    value = qc.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(name, f"quantization_config.{key}", f"must be an integer, got {value!r}")
+    return value
+
+
+def _bits(name: str, qc: Mapping[str, Any], key: str, allowed: tuple[int, ...],
+          default: int | None = None) -> int:
+    value = _qc_int(name, qc, key, default)
+    if value not in allowed:
+        raise ConfigError(name, f"quantization_config.{key}",
+                          f"must be one of {', '.join(map(str, allowed))}, got {value}")
+    return value
+
+
+def _names(name: str, qc: Mapping[str, Any], *keys: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for key in keys:
+        value = qc.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(name, f"quantization_config.{key}",
+                              f"must be a list of module names, got {value!r}")
+        out.extend(value)
+    return tuple(out)
+
+
+def _gptq(name: str, qc: Mapping[str, Any]) -> QuantScheme:
+    bits = _bits(name, qc, "bits", (2, 3, 4, 8))
+    group = _qc_int(name, qc, "group_size", 128)
+    if group == 0 or group < -1:
+        raise ConfigError(name, "quantization_config.group_size",
+                          f"must be -1 (one group per column) or positive, got {group}")
+    return QuantScheme(
+        method="gptq", dtype="int8" if bits == 8 else "int4", weight_bits=bits,
+        group_size=group if group > 0 else 0, scale_bits=16, zero_bits=bits, row_index_bits=32,
+        keep=_names(name, qc, "modules_to_not_convert"),
+        quantize_lm_head=bool(qc.get("lm_head", False)),
+    )
+
+
+def _awq(name: str, qc: Mapping[str, Any]) -> QuantScheme:
+    bits = _bits(name, qc, "bits", (4,), qc.get("w_bit", 4))
+    group = _qc_int(name, qc, "group_size", qc.get("q_group_size", 128))
+    if group <= 0:
+        raise ConfigError(name, "quantization_config.group_size", f"must be positive, got {group}")
+    zero = qc.get("zero_point", True)
+    return QuantScheme(method="awq", dtype="int4", weight_bits=bits, group_size=group,
+                       scale_bits=16, zero_bits=bits if zero else 0,
+                       keep=_names(name, qc, "modules_to_not_convert"))
+
+
+def _fp8(name: str, qc: Mapping[str, Any]) -> QuantScheme:
+    block = qc.get("weight_block_size")
+    static = qc.get("activation_scheme", "dynamic") == "static"
+    keep = _names(name, qc, "modules_to_not_convert", "ignored_layers")
+    if block is None:
+        return QuantScheme(method="fp8", dtype="fp8", weight_bits=8, group_size=-1,
+                           scale_bits=32, tensor_bits=32 if static else 0,
+                           activation_bits=8, keep=keep)
+    if (not isinstance(block, list) or len(block) != 2
+            or not all(isinstance(v, int) and v > 0 for v in block)):
+        raise ConfigError(name, "quantization_config.weight_block_size",
+                          f"must be two positive integers [rows, columns], got {block!r}")
+    return QuantScheme(method="fp8", dtype="fp8", weight_bits=8, block=(block[0], block[1]),
+                       scale_bits=32, activation_bits=8, keep=keep)
+
+
+def _mxfp4(name: str, qc: Mapping[str, Any]) -> QuantScheme:
+    return QuantScheme(method="mxfp4", dtype="mxfp4", weight_bits=4, group_size=32,
+                       scale_bits=8, keep=_names(name, qc, "modules_to_not_convert"))
+
+
+def _modelopt(name: str, qc: Mapping[str, Any]) -> QuantScheme:
+    algo = str(qc.get("quant_algo", "")).upper()
+    keep = _names(name, qc, "exclude_modules", "ignore")
+    if algo == "NVFP4":
+        group = _qc_int(name, qc, "group_size", 16)
+        return QuantScheme(method="nvfp4", dtype="nvfp4", weight_bits=4, group_size=group,
+                           scale_bits=8, tensor_bits=64, activation_bits=4, keep=keep)
+    if algo == "FP8":
+        return QuantScheme(method="fp8", dtype="fp8", weight_bits=8, group_size=-1,
+                           scale_bits=32, tensor_bits=32, activation_bits=8, keep=keep)
+    raise ConfigError(name, "quantization_config.quant_algo",
+                      f"{qc.get('quant_algo')!r} is not supported; supported: NVFP4, FP8")
+
+
+def _bitsandbytes(name: str, qc: Mapping[str, Any]) -> QuantScheme:
+    keep = _names(name, qc, "llm_int8_skip_modules") or ("lm_head",)
+    if qc.get("load_in_4bit"):
+        kind = str(qc.get("bnb_4bit_quant_type", "fp4"))
+        if kind not in ("nf4", "fp4"):
+            raise ConfigError(name, "quantization_config.bnb_4bit_quant_type",
+                              f"must be nf4 or fp4, got {kind!r}")
+        double = bool(qc.get("bnb_4bit_use_double_quant", False))
+        # code tables: quant_map fp32[16]; with double quant nested_quant_map fp32[256] and
+        # the fp32 offset.
+        extra = 16 * 32 + ((256 * 32 + 32) if double else 0)
+        return QuantScheme(method="bitsandbytes", dtype="int4", weight_bits=4, group_size=64,
+                           scale_bits=32, tensor_bits=extra, double_quant=double, keep=keep)
+    if qc.get("load_in_8bit"):
+        return QuantScheme(method="bitsandbytes", dtype="int8", weight_bits=8, group_size=0,
+                           scale_bits=32, keep=keep)
+    raise ConfigError(name, "quantization_config.load_in_4bit",
+                      "or load_in_8bit must be true for a bitsandbytes checkpoint")
+
+
+def _compressed_tensors(name: str, qc: Mapping[str, Any]) -> QuantScheme:
+    groups = qc.get("config_groups")
+    if not isinstance(groups, Mapping) or not groups:
+        raise ConfigError(name, "quantization_config.config_groups",
+                          "must map group names to their weights / input_activations")
+    schemes = {repr((g.get("weights"), g.get("input_activations"))): g
+               for g in groups.values() if isinstance(g, Mapping)}
+    if len(schemes) != 1:
+        raise ConfigError(name, "quantization_config.config_groups",
+                          f"has {len(schemes)} different schemes; one is supported")
+    group = next(iter(schemes.values()))
+    w = group.get("weights")
+    if not isinstance(w, Mapping):
+        raise ConfigError(name, "quantization_config.config_groups.weights",
+                          "is required (a weight quantization scheme)")
+    fmt = str(qc.get("format", ""))
+    bits = _bits(name, w, "num_bits", (4, 8))
+    kind = str(w.get("type", "int"))
+    strategy = str(w.get("strategy", "tensor"))
+    acts = group.get("input_activations")
+    act_bits = FULL_BITS
+    if isinstance(acts, Mapping) and acts.get("num_bits"):
+        act_bits = _bits(name, acts, "num_bits", (4, 8))
+    static_acts = isinstance(acts, Mapping) and not acts.get("dynamic", False) \
+        and act_bits < FULL_BITS
+    keep = _names(name, qc, "ignore")
+    if fmt == "nvfp4-pack-quantized" or (kind == "float" and bits == 4):
+        gs = _qc_int(name, w, "group_size", 16)
+        # weight_global_scale fp32 per tensor, input_global_scale fp32 when activations are FP4
+        return QuantScheme(method="compressed-tensors", dtype="nvfp4", weight_bits=4,
+                           group_size=gs, scale_bits=8,
+                           tensor_bits=32 + (32 if act_bits < FULL_BITS else 0),
+                           activation_bits=act_bits, keep=keep)
+    dtype = ("fp8" if kind == "float" else "int8") if bits == 8 else "int4"
+    zero = 0 if w.get("symmetric", True) else bits
+    packed = bits == 4
+    tensor = (128 if packed else 0) + (32 if static_acts else 0)
+    if strategy == "block":
+        block = w.get("block_structure")
+        if (not isinstance(block, list) or len(block) != 2
+                or not all(isinstance(v, int) and v > 0 for v in block)):
+            raise ConfigError(name, "quantization_config.config_groups.weights.block_structure",
+                              f"must be two positive integers, got {block!r}")
+        return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
+                           block=(block[0], block[1]), scale_bits=16, tensor_bits=tensor,
+                           activation_bits=act_bits, keep=keep)
+    sizes = {"tensor": -1, "channel": 0}
+    if strategy == "group":
+        gs = _qc_int(name, w, "group_size")
+        if gs <= 0:
+            raise ConfigError(name, "quantization_config.config_groups.weights.group_size",
+                              f"must be positive, got {gs}")
+    elif strategy in sizes:
+        gs = sizes[strategy]
+    else:
+        raise ConfigError(name, "quantization_config.config_groups.weights.strategy",
+                          f"{strategy!r} is not supported; supported: tensor, channel, group, "
+                          "block")
+    return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
+                       group_size=gs, scale_bits=16, zero_bits=zero, tensor_bits=tensor,
+                       activation_bits=act_bits, keep=keep)
+
+
+READERS = {
+    "gptq": _gptq,
+    "awq": _awq,
+    "fp8": _fp8,
+    "compressed-tensors": _compressed_tensors,
+    "mxfp4": _mxfp4,
+    "modelopt": _modelopt,
+    "bitsandbytes": _bitsandbytes,
+}
+SUPPORTED_QUANT_METHODS: tuple[str, ...] = tuple(READERS)
+
+
+def quant_from_config(cfg: Mapping[str, Any], name: str = "config") -> QuantScheme | None:
+    """The :class:`QuantScheme` of a config.json's ``quantization_config`` (``None`` when it
+    has none); :class:`ConfigError` naming the key for an unknown method or a bad value."""
+    qc = cfg.get("quantization_config")
+    if qc is None:
+        return None
+    if not isinstance(qc, Mapping):
+        raise ConfigError(name, "quantization_config", "must be a JSON object")
+    method = str(qc.get("quant_method", "")).lower()
+    reader = READERS.get(method)
+    if reader is None:
+        raise ConfigError(name, "quantization_config.quant_method",
+                          f"{qc.get('quant_method')!r} is not supported; supported: "
+                          + ", ".join(SUPPORTED_QUANT_METHODS))
+    return reader(name, qc)
+
+
+# --------------------------------------------------------------------------- counting
+@dataclass(frozen=True, slots=True)
+class CheckpointBits:
+    """Stored bits of a checkpoint's tensors by kind; ``total_bytes`` is their sum / 8."""
+
+    matmul: int
+    """Every layer matmul weight (attention, FFN, experts, routers) with its scales."""
+    embedding: int
+    """Token embedding, position table and the LM head (if not tied)."""
+    other: int
+    """Norms and biases (16 bit)."""
+
+    @property
+    def total_bytes(self) -> Fraction:
+        """All of it in bytes."""
+        return Fraction(self.matmul + self.embedding + self.other, 8)
+
+
+def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
+    """``(module name, n_in, n_out, copies)`` of layer ``i``'s matmuls, with Hugging Face
+    names (llama-style; Mixtral's ``block_sparse_moe``; experts named by expert 0 and counted
+    ``copies`` times). Routers are listed with ``copies = -1`` (always 16 bit)."""
+    layer = spec.layers[i]
+    d = spec.hidden_size
+    base = f"model.layers.{i}"
+    names = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "q_a": "q_a_proj",
+             "q_b": "q_b_proj", "kv_a": "kv_a_proj_with_mqa", "kv_b": "kv_b_proj"}
+    block = "self_attn"
+    if isinstance(layer.attention, LinearAttention):  # Gated DeltaNet (Qwen3-Next)
+        block = "linear_attn"
+        names = {"qkvz": "in_proj_qkvz", "ba": "in_proj_ba", "o": "out_proj"}
+    out = [(f"{base}.{block}.{names[k]}", n_in, n_out, 1)
+           for k, (n_in, n_out, _) in attention_projections(layer.attention, d).items()]
+    ffn = layer.ffn
+    if isinstance(ffn, Mlp):
+        return out + [(f"{base}.mlp.{k}_proj", n_in, n_out, 1)
+                      for k, (n_in, n_out, _) in mlp_projections(ffn, d).items()]
+    if spec.model_type == "mixtral":
+        w = {"gate": "w1", "down": "w2", "up": "w3"}
+        moe = f"{base}.block_sparse_moe"
+        out += [(f"{moe}.experts.0.{w[k]}", n_in, n_out, ffn.num_experts)
+                for k, (n_in, n_out, _) in mlp_projections(ffn.expert, d).items()]
+        return [*out, (f"{moe}.gate", d, ffn.num_experts, -1)]
+    out += [(f"{base}.mlp.experts.0.{k}_proj", n_in, n_out, ffn.num_experts)
+            for k, (n_in, n_out, _) in mlp_projections(ffn.expert, d).items()]
+    if ffn.shared is not None:
+        shared = "shared_expert" if ffn.shared_gate else "shared_experts"
+        out += [(f"{base}.mlp.{shared}.{k}_proj", n_in, n_out, 1)
+                for k, (n_in, n_out, _) in mlp_projections(ffn.shared, d).items()]
+    out.append((f"{base}.mlp.gate", d, ffn.num_experts, -1))
+    if ffn.shared_gate:
+        out.append((f"{base}.mlp.shared_expert_gate", d, 1, -1))
+    return out
+
+
+@lru_cache(maxsize=256)
+def checkpoint_bits(spec: ModelSpec, scheme: QuantScheme | None) -> CheckpointBits:
+    """Exact stored bits of ``spec``'s weights under ``scheme`` (16 bit everywhere when
+    ``None``): quantized matmuls by :meth:`QuantScheme.matrix_bits`, kept modules, routers,
+    embeddings, norms and biases at 16 bit."""
+    counts = count_params(spec)
+    matmul = 0
+    matmul_weights = 0
+    for i in range(spec.num_layers):
+        for module, n_in, n_out, copies in _layer_modules(spec, i):
+            n = max(copies, 1)
+            matmul_weights += n * n_in * n_out
+            if scheme is None or copies < 0 or scheme.keeps(module):
+                matmul += n * n_in * n_out * FULL_BITS
+            else:
+                matmul += n * scheme.matrix_bits(n_in, n_out)
+    d, vocab = spec.hidden_size, spec.vocab_size
+    embedding = (counts.embedding + counts.position) * FULL_BITS
+    if counts.lm_head:
+        head_quantized = (scheme is not None and scheme.quantize_lm_head
+                          and not scheme.keeps("lm_head"))
+        embedding += (scheme.matrix_bits(d, vocab) if head_quantized and scheme
+                      else counts.lm_head * FULL_BITS)
+    other = (counts.total - counts.embedding - counts.position - counts.lm_head
+             - matmul_weights) * FULL_BITS
+    return CheckpointBits(matmul=matmul, embedding=embedding, other=other)

@@ -1,0 +1,208 @@
+"""Models named by Hugging Face Hub id: ``org/name`` or ``org/name@revision``.
+
+The config.json (with its ``quantization_config``) is read through ``huggingface_hub`` from the
+local Hugging Face cache, or from the Hub when the cache lacks it and the network is allowed.
+The safetensors index's ``metadata.total_size``, when the repo has one, is read the same way as
+a cross-check of the planner's weight bytes. ``HF_TOKEN`` is passed for gated and private repos;
+with ``HF_HUB_OFFLINE=1`` only the cache is read. Where the cache lives follows
+``huggingface_hub``: ``HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
+``~/.cache/huggingface/hub``; the environment is read at each call, so a test (or a user) can
+point it at another folder.
+
+``huggingface_hub`` is imported only when a Hub id is resolved: start-up stays light.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.errors import ConfigError, PlannerError
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.hf_config import spec_from_config
+
+HUB_ID = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?:@(?P<rev>[\w./-]+))?$")
+"""``org/name`` with an optional ``@revision`` (a branch, tag or commit)."""
+
+INDEX_FILE = "model.safetensors.index.json"
+SIDE_QUANT_FILES = ("quantize_config.json", "hf_quant_config.json")
+"""Where older AutoGPTQ checkpoints (``quantize_config.json``) and NVIDIA ModelOpt checkpoints
+(``hf_quant_config.json``) keep their quantization settings instead of config.json."""
+
+
+class HubError(PlannerError):
+    """A Hub id that cannot be resolved: not cached and not reachable, gated, or unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class HubConfig:
+    """A config.json read for a Hub id."""
+
+    repo_id: str
+    revision: str
+    """The revision asked for (``main`` when none was given)."""
+    commit: str
+    """The commit the files were read at (the snapshot's 40-hex sha)."""
+    config: dict[str, Any]
+    """The parsed config.json, with a side file's quantization settings merged in as
+    ``quantization_config`` when config.json has none."""
+    index_total_bytes: int | None
+    """``metadata.total_size`` of ``model.safetensors.index.json`` (None when absent)."""
+
+    @property
+    def source_url(self) -> str:
+        """The config.json on huggingface.co at the commit it was read at."""
+        return f"https://huggingface.co/{self.repo_id}/blob/{self.commit}/config.json"
+
+    @property
+    def name(self) -> str:
+        """The default model name: the repo's name part (``Llama-2-13B-GPTQ``)."""
+        return self.repo_id.split("/", 1)[1]
+
+
+def parse_hub_id(ref: str) -> tuple[str, str | None] | None:
+    """``(repo_id, revision or None)`` when ``ref`` reads as a Hub id, else None."""
+    match = HUB_ID.match(ref.strip())
+    if match is None:
+        return None
+    return match["repo"], match["rev"]
+
+
+def is_hub_id(ref: str) -> bool:
+    """True for ``org/name[@revision]`` that is not a path on disk nor a .json file."""
+    text = ref.strip()
+    if text.endswith(".json") or Path(text).expanduser().exists():
+        return False
+    return parse_hub_id(text) is not None
+
+
+def cache_dir() -> Path:
+    """The Hugging Face hub cache folder (``HF_HUB_CACHE``, ``$HF_HOME/hub``, or
+    ``$XDG_CACHE_HOME/huggingface/hub`` / ``~/.cache/huggingface/hub``)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "huggingface" / "hub"
+
+
+def offline() -> bool:
+    """True when ``HF_HUB_OFFLINE`` is set to a true value (only the cache is read)."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _fill_hint(repo_id: str) -> str:
+    return (f"fill it on a machine with network: `hf download {repo_id} config.json` (or "
+            f"`huggingface-cli download {repo_id} config.json`), with HF_HUB_CACHE or HF_HOME "
+            "pointing at the cache")
+
+
+def _download(repo_id: str, filename: str, revision: str | None) -> Path:
+    """The local path of ``filename`` of ``repo_id`` at ``revision``: from the cache, or
+    downloaded into it when allowed. Raises the ``huggingface_hub`` errors."""
+    # lazy: huggingface_hub (~150 ms of imports), only when a Hub id is resolved
+    from huggingface_hub import hf_hub_download
+
+    path = hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir(),
+                           token=os.environ.get("HF_TOKEN") or None,
+                           local_files_only=offline())
+    return Path(str(path))
+
+
+def _optional_json(repo_id: str, filename: str, revision: str) -> dict[str, Any] | None:
+    """A small JSON file of the repo when it has one (cached or reachable), else None."""
+    # lazy: huggingface_hub errors, only when a Hub id is resolved
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, LocalEntryNotFoundError
+
+    try:
+        path = _download(repo_id, filename, revision)
+    except (EntryNotFoundError, LocalEntryNotFoundError, HfHubHTTPError, OSError):
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _side_quantization(repo_id: str, commit: str) -> dict[str, Any] | None:
+    """Quantization settings kept beside config.json, as a ``quantization_config`` block."""
+    gptq = _optional_json(repo_id, SIDE_QUANT_FILES[0], commit)
+    if gptq is not None and "bits" in gptq:
+        return {"quant_method": "gptq", **gptq}
+    modelopt = _optional_json(repo_id, SIDE_QUANT_FILES[1], commit)
+    if modelopt is not None and isinstance(modelopt.get("quantization"), dict):
+        return {"quant_method": "modelopt", **modelopt["quantization"]}
+    return None
+
+
+def fetch_config(ref: str) -> HubConfig:
+    """Read the config.json (and the safetensors index's total size) of Hub id ``ref``.
+
+    Raises :class:`HubError` with what to do: not cached and no network (naming the cache
+    folder and the command that fills it), gated (set ``HF_TOKEN``), unknown repo or revision.
+    """
+    parsed = parse_hub_id(ref)
+    if parsed is None:
+        raise HubError(f"{ref!r} is not a Hub id: write org/name or org/name@revision")
+    repo_id, revision = parsed
+    # lazy: huggingface_hub errors, only when a Hub id is resolved
+    from huggingface_hub.errors import (
+        EntryNotFoundError,
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    at = f"@{revision}" if revision else ""
+    try:
+        path = _download(repo_id, "config.json", revision)
+    except GatedRepoError as exc:
+        raise HubError(f"{repo_id} is gated: accept its terms on https://huggingface.co/"
+                       f"{repo_id} and set HF_TOKEN to a token that has access") from exc
+    except RevisionNotFoundError as exc:
+        raise HubError(f"{repo_id} has no revision {revision!r}") from exc
+    except RepositoryNotFoundError as exc:
+        raise HubError(f"{repo_id} is not on the Hub (or is private: set HF_TOKEN)") from exc
+    except LocalEntryNotFoundError as exc:  # before EntryNotFoundError, its base class
+        why = ("HF_HUB_OFFLINE is set" if offline()
+               else "the Hub cannot be reached")
+        raise HubError(f"{repo_id}{at}: config.json is not in the Hugging Face cache "
+                       f"({cache_dir()}) and {why}; {_fill_hint(repo_id)}") from exc
+    except EntryNotFoundError as exc:
+        raise HubError(f"{repo_id}{at} has no config.json") from exc
+    except HfHubHTTPError as exc:
+        raise HubError(f"{repo_id}{at}: the Hub answered {exc}") from exc
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{repo_id}{at}", "<file>", f"config.json is not valid JSON (line "
+                          f"{exc.lineno}, column {exc.colno}: {exc.msg})") from exc
+    if not isinstance(config, dict):
+        raise ConfigError(f"{repo_id}{at}", "<root>", "must be a JSON object")
+    commit = path.parent.name
+    if "quantization_config" not in config:
+        side = _side_quantization(repo_id, commit)
+        if side is not None:
+            config["quantization_config"] = side
+    index = _optional_json(repo_id, INDEX_FILE, commit)
+    total = None
+    if index is not None:
+        size = (index.get("metadata") or {}).get("total_size")
+        total = int(size) if isinstance(size, (int, float)) and size > 0 else None
+    return HubConfig(repo_id=repo_id, revision=revision or "main", commit=commit,
+                     config=config, index_total_bytes=total)
+
+
+def fetch_spec(ref: str) -> ModelSpec:
+    """The :class:`ModelSpec` of Hub id ``ref`` (:func:`fetch_config`), named after the repo."""
+    read = fetch_config(ref)
+    return spec_from_config(read.config, read.name)
