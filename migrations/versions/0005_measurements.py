@@ -1,0 +1,88 @@
+"""Measured benchmark runs and calibration profiles (issue 12).
+
+``measurements`` holds imported benchmark runs (settings and measured figures, NULL = unknown),
+linked to their model and GPU rows and deduplicated by a content hash. ``calibration_profiles``
+holds fitted serving efficiency parameters per GPU and engine, versioned by name (a refit adds a
+version), with the measurement ids, residuals and errors of the fit as JSON.
+
+Revision ID: 0005
+Revises: 0004 (the integrator links it; this branch has no 0004 yet, so it points at 0003)
+Create Date: 2026-12-01 01:45:00
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005"
+down_revision = "0003"  # TODO(integrator): "0004" once revision 0004 is merged
+branch_labels = None
+depends_on = None
+
+FIGURES = ("request_rate", "input_tokens", "output_tokens", "output_tokens_per_s",
+           "ttft_mean_ms", "ttft_p50_ms", "ttft_p99_ms", "tpot_mean_ms", "itl_mean_ms")
+COUNTS = ("gpus", "tp", "pp", "concurrency")
+
+
+def upgrade() -> None:
+    op.create_table(
+        "measurements",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("content_hash", sa.String(64), nullable=False),
+        sa.Column("model_id", sa.Integer(), nullable=False),
+        sa.Column("gpu_id", sa.Integer(), nullable=False),
+        sa.Column("source", sa.String(500), nullable=False),
+        sa.Column("source_format", sa.String(32), nullable=False),
+        sa.Column("gpus", sa.Integer(), nullable=True),
+        sa.Column("tp", sa.Integer(), nullable=True),
+        sa.Column("pp", sa.Integer(), nullable=True),
+        sa.Column("engine", sa.String(16), nullable=True),
+        sa.Column("weight_dtype", sa.String(16), nullable=True),
+        sa.Column("kv_dtype", sa.String(16), nullable=True),
+        sa.Column("mode", sa.String(16), nullable=True),
+        sa.Column("concurrency", sa.Integer(), nullable=True),
+        *(sa.Column(name, sa.Float(), nullable=True) for name in FIGURES),
+        sa.Column("imported_at", sa.DateTime(timezone=True), nullable=False),
+        *(sa.CheckConstraint(f"{c} IS NULL OR {c} >= 0", name=op.f(f"ck_measurements_{c}_non_negative"))
+          for c in FIGURES),
+        *(sa.CheckConstraint(f"{c} IS NULL OR {c} >= 1", name=op.f(f"ck_measurements_{c}_positive"))
+          for c in COUNTS),
+        sa.ForeignKeyConstraint(["model_id"], ["models.id"],
+                                name=op.f("fk_measurements_model_id_models"), ondelete="RESTRICT"),
+        sa.ForeignKeyConstraint(["gpu_id"], ["gpus.id"],
+                                name=op.f("fk_measurements_gpu_id_gpus"), ondelete="RESTRICT"),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_measurements")),
+        sa.UniqueConstraint("content_hash", name="uq_measurements_content_hash"),
+    )
+    op.create_index(op.f("ix_measurements_model_id"), "measurements", ["model_id"])
+    op.create_index(op.f("ix_measurements_gpu_id"), "measurements", ["gpu_id"])
+    op.create_table(
+        "calibration_profiles",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(200), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("gpu_id", sa.Integer(), nullable=False),
+        sa.Column("engine", sa.String(16), nullable=False),
+        sa.Column("model_filter", sa.String(200), nullable=True),
+        sa.Column("parameters_json", sa.Text(), nullable=False),
+        sa.Column("measurement_ids_json", sa.Text(), nullable=False),
+        sa.Column("residuals_json", sa.Text(), nullable=False),
+        sa.Column("errors_json", sa.Text(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.CheckConstraint("version >= 1", name=op.f("ck_calibration_profiles_version_positive")),
+        sa.ForeignKeyConstraint(["gpu_id"], ["gpus.id"],
+                                name=op.f("fk_calibration_profiles_gpu_id_gpus"),
+                                ondelete="RESTRICT"),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_calibration_profiles")),
+        sa.UniqueConstraint("name", "version", name="uq_calibration_profiles_name_version"),
+    )
+    op.create_index(op.f("ix_calibration_profiles_gpu_id"), "calibration_profiles", ["gpu_id"])
+
+
+def downgrade() -> None:
+    op.drop_index(op.f("ix_calibration_profiles_gpu_id"), table_name="calibration_profiles")
+    op.drop_table("calibration_profiles")
+    op.drop_index(op.f("ix_measurements_gpu_id"), table_name="measurements")
+    op.drop_index(op.f("ix_measurements_model_id"), table_name="measurements")
+    op.drop_table("measurements")
