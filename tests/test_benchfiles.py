@@ -1,0 +1,43 @@
+"""The benchmark file parsers (issue 12): the generic CSV and one error per bad-file kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.report.benchfiles import CSV_HEADER, BenchFileError, parse_csv, read_text
+
+HEADER = ",".join(CSV_HEADER)
+
+
+def test_csv_row_with_unknowns() -> None:
+    text = HEADER + "\nllama-3-8b,h100-sxm,1,1,,vllm,bf16,,concurrency,,16,1024,128,2500,80,,,12,\n"
+    (record,) = parse_csv(text, "runs.csv")
+    assert record.source == "runs.csv:2"
+    assert record.values["concurrency"] == 16 and record.values["pp"] is None
+    assert record.values["output_tokens_per_s"] == 2500.0 and record.values["kv_dtype"] is None
+
+
+@pytest.mark.parametrize("body,message", [
+    ("model,gpu\nx,y\n", "runs.csv:1: the header must be exactly"),
+    (HEADER + "\nm,g,1,1,1,vllm,,,rate,-1,,,,,,,,,\n", "runs.csv:2: request_rate '-1'"),
+    (HEADER + "\nm,g,1,1,1,vllm,,,rate,nan,,,,,,,,,\n", "runs.csv:2: request_rate 'nan'"),
+    (HEADER + "\nm,g,1,1,1,vllm,,,rate\n", "runs.csv:2: 9 cells"),
+    (HEADER + "\nm,g,1,1,1,tgi,,,rate,,,,,,,,,,\n", "runs.csv:2: engine 'tgi'"),
+])
+def test_csv_bad_rows(body: str, message: str) -> None:
+    with pytest.raises(BenchFileError, match="^" + message.replace("(", r"\(")):
+        parse_csv(body, "runs.csv")
+
+
+def test_huge_and_binary_files_refused(tmp_path: Path) -> None:
+    big = tmp_path / "big.csv"
+    with big.open("wb") as f:
+        f.truncate(100 * 1024 * 1024)
+    with pytest.raises(BenchFileError, match="larger than"):
+        read_text(big)
+    junk = tmp_path / "junk.json"
+    junk.write_bytes(b"\x89PNG\x00\x01\xff")
+    with pytest.raises(BenchFileError, match="binary data"):
+        read_text(junk)
