@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.report.benchfiles import CSV_HEADER, BenchFileError, parse_csv, read_text
+from planner.report.benchfiles import (
+    CSV_HEADER,
+    BenchFileError,
+    parse_csv,
+    parse_vllm_summary,
+    read_text,
+)
 
 HEADER = ",".join(CSV_HEADER)
 
@@ -41,3 +47,32 @@ def test_huge_and_binary_files_refused(tmp_path: Path) -> None:
     junk.write_bytes(b"\x89PNG\x00\x01\xff")
     with pytest.raises(BenchFileError, match="binary data"):
         read_text(junk)
+
+
+VLLM_BLOCK = """============ Serving Benchmark Result ============
+Successful requests:                     1000
+Benchmark duration (s):                  106.82
+Total input tokens:                      217393
+Total generated tokens:                  201605
+Request throughput (req/s):              9.36
+Output token throughput (tok/s):         1887.28
+Mean TTFT (ms):                          120.50
+Median TTFT (ms):                        98.10
+P99 TTFT (ms):                           400.00
+Mean TPOT (ms):                          30.20
+Mean ITL (ms):                           29.90
+==================================================
+"""
+
+
+def test_vllm_summary_block() -> None:
+    (record,) = parse_vllm_summary("noise\n" + VLLM_BLOCK, "run.txt")
+    assert record.source == "run.txt:2"
+    assert record.values["output_tokens_per_s"] == 1887.28
+    assert record.values["ttft_p50_ms"] == 98.1 and record.values["concurrency"] is None
+    assert record.values["input_tokens"] == pytest.approx(217.393)
+
+
+def test_vllm_summary_wrong_format() -> None:
+    with pytest.raises(BenchFileError, match=r"^x\.txt:1: no 'Serving Benchmark Result'"):
+        parse_vllm_summary("hello\n", "x.txt")

@@ -113,3 +113,64 @@ def parse_csv(text: str, name: str) -> list[RunRecord]:
                                  f"{', '.join(MODES)}")
         records.append(RunRecord(where, "csv", values))
     return records
+
+
+VLLM_SUMMARY_KEYS: dict[str, str] = {
+    "Request rate configured (RPS)": "request_rate",
+    "Maximum request concurrency": "concurrency",
+    "Output token throughput (tok/s)": "output_tokens_per_s",
+    "Mean TTFT (ms)": "ttft_mean_ms",
+    "Median TTFT (ms)": "ttft_p50_ms",
+    "P99 TTFT (ms)": "ttft_p99_ms",
+    "Mean TPOT (ms)": "tpot_mean_ms",
+    "Mean ITL (ms)": "itl_mean_ms",
+}
+"""``vllm bench serve`` summary lines -> record fields."""
+
+VLLM_JSON_KEYS: dict[str, str] = {
+    "request_rate": "request_rate", "max_concurrency": "concurrency",
+    "output_throughput": "output_tokens_per_s", "mean_ttft_ms": "ttft_mean_ms",
+    "median_ttft_ms": "ttft_p50_ms", "p99_ttft_ms": "ttft_p99_ms",
+    "mean_tpot_ms": "tpot_mean_ms", "mean_itl_ms": "itl_mean_ms",
+}
+"""``vllm bench serve --save-result`` JSON keys -> record fields."""
+
+
+def _per_request(values: dict[str, str | int | float | None], total_in: float | None,
+                 total_out: float | None, completed: float | None) -> None:
+    """Mean tokens per request from the totals, when the request count is known."""
+    if completed:
+        values["input_tokens"] = total_in / completed if total_in is not None else None
+        values["output_tokens"] = total_out / completed if total_out is not None else None
+
+
+def parse_vllm_summary(text: str, name: str) -> list[RunRecord]:
+    """Each ``Serving Benchmark Result`` block of pasted ``vllm bench serve`` output."""
+    records: list[RunRecord] = []
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if "Serving Benchmark Result" in line]
+    if not starts:
+        raise BenchFileError(f"{name}:1: no 'Serving Benchmark Result' block (not vllm output)")
+    for block, start in enumerate(starts):
+        end = starts[block + 1] if block + 1 < len(starts) else len(lines)
+        values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
+        totals: dict[str, float] = {}
+        for index in range(start + 1, end):
+            key, sep, rest = lines[index].partition(":")
+            if not sep or not rest.strip():
+                continue
+            key, rest = key.strip(), rest.strip()
+            where = f"{name}:{index + 1}"
+            if key in ("Total input tokens", "Total generated tokens", "Successful requests"):
+                totals[key] = float(_number(rest, key, where, False))
+            elif key == "Request rate configured (RPS)" and rest == "inf":
+                values["request_rate"] = None
+            elif key in VLLM_SUMMARY_KEYS:
+                field_name = VLLM_SUMMARY_KEYS[key]
+                values[field_name] = _number(rest, key, where, field_name in INT_FIELDS)
+        if values.get("output_tokens_per_s") is None:
+            raise BenchFileError(f"{name}:{start + 1}: the block has no output token throughput")
+        _per_request(values, totals.get("Total input tokens"),
+                     totals.get("Total generated tokens"), totals.get("Successful requests"))
+        records.append(RunRecord(f"{name}:{start + 1}", "vllm-text", values))
+    return records
