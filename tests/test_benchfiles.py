@@ -76,3 +76,16 @@ def test_vllm_summary_block() -> None:
 def test_vllm_summary_wrong_format() -> None:
     with pytest.raises(BenchFileError, match=r"^x\.txt:1: no 'Serving Benchmark Result'"):
         parse_vllm_summary("hello\n", "x.txt")
+
+
+def test_vllm_result_json() -> None:
+    from planner.report.benchfiles import parse_vllm_json
+
+    text = ('{"request_rate": "inf", "max_concurrency": 16, "completed": 100,'
+            ' "total_input_tokens": 102400, "total_output_tokens": 12800,'
+            ' "output_throughput": 2500.5, "mean_ttft_ms": 80.0, "mean_tpot_ms": 12.5}')
+    (record,) = parse_vllm_json(text, "r.json")
+    assert record.values["concurrency"] == 16 and record.values["request_rate"] is None
+    assert record.values["input_tokens"] == 1024 and record.values["itl_mean_ms"] is None
+    with pytest.raises(BenchFileError, match="no output_throughput"):
+        parse_vllm_json('{"a": 1}', "r.json")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,3 +175,22 @@ def parse_vllm_summary(text: str, name: str) -> list[RunRecord]:
                      totals.get("Total generated tokens"), totals.get("Successful requests"))
         records.append(RunRecord(f"{name}:{start + 1}", "vllm-text", values))
     return records
+
+
+def parse_vllm_json(text: str, name: str) -> list[RunRecord]:
+    """A ``vllm bench serve --save-result`` JSON object (one run)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BenchFileError(f"{name}:{exc.lineno}: not JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or "output_throughput" not in data:
+        raise BenchFileError(f"{name}:1: not a vllm bench serve result (no output_throughput)")
+    values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
+    for key, field_name in VLLM_JSON_KEYS.items():
+        raw = data.get(key)
+        if raw is None or raw == "inf" or (key == "request_rate" and raw == float("inf")):
+            continue
+        values[field_name] = _number(str(raw), key, f"{name}:1", field_name in INT_FIELDS)
+    _per_request(values, data.get("total_input_tokens"), data.get("total_output_tokens"),
+                 data.get("completed"))
+    return [RunRecord(f"{name}:1", "vllm-json", values)]
