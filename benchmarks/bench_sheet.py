@@ -22,8 +22,8 @@ from planner import catalog
 from planner.estimator import scenario
 from planner.sheet import evaluate
 from planner.sheet.graph import FormulaGraph
+from planner.sheet.sweep import Variation, build_grid
 from planner.sheet.table import build_columns, evaluate_table, graph
-from planner.sheet.whatif import Variation, build_grid
 
 
 def frame(rows: int) -> pd.DataFrame:

@@ -35,7 +35,7 @@ async def measure(url: str, count: int) -> dict[str, Any]:
     """Run in a fresh process: the epoch time of the first full grid frame, and edit timings."""
     from textual import events
 
-    from planner.tui import render
+    from planner.tui import cells
     from planner.tui.app import create_app
 
     app = create_app(url, fleet="bench")
@@ -58,7 +58,7 @@ async def measure(url: str, count: int) -> dict[str, Any]:
             await asyncio.sleep(0.001)
         first_frame = painted[0]
 
-        columns = [k for k, _h, _r in render.grid_columns("inference")]
+        columns = [k for k, _h, _r in cells.grid_columns("inference")]
         edits, pressed = [], []
         for i, batch in enumerate((3, 5, 9, 17, 33, 65, 129, 257, 513, 7, 11, 13, 15)):
             grid.move_cursor(row=i * 97, column=columns.index("batch"))

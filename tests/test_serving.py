@@ -223,7 +223,7 @@ def test_replicas_needed_meet_the_objectives_and_solve_finds_the_least(
     most one replica more."""
     from planner.catalog import resolve_model_spec
     from planner.service import estimate
-    from planner.sheet.whatif import parse_variation, solve
+    from planner.sheet.sweep import parse_variation, solve
 
     spec, g = resolve_model_spec(model), load_gpus()[gpu]
     base = {"engine": "vllm", "target_requests_per_s": rate, "slo_ttft_s": ttft,

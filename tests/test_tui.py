@@ -12,15 +12,15 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from planner.service import Workspace
-from planner.tui import render
+from planner.tui import cells
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.dialogs import EditDialog, TextScreen
-from planner.tui.table import SheetTable
+from planner.tui.grid import SheetTable
 from planner.tui.views import SolveScreen, SweepScreen
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"  # deterministic snapshots: no tab underline slide
 SIZE = (160, 48)
-COLUMNS = [k for k, _h, _r in render.grid_columns("inference")]
+COLUMNS = [k for k, _h, _r in cells.grid_columns("inference")]
 
 
 async def ready(pilot: Any) -> None:
@@ -165,7 +165,7 @@ async def test_grid_draws_the_cells_in_view_after_scrolling() -> None:
         sid = goto(app, "mixtral-8x7b-2xh100-tp2", "cost_usd_per_million_output_tokens")
         await pilot.pause(0.1)
         assert grid.scroll_x > 0
-        cost = render.format_value("cost_usd_per_million_output_tokens",
+        cost = cells.format_value("cost_usd_per_million_output_tokens",
                                    app.outputs[sid]["cost_usd_per_million_output_tokens"])
         assert "mixtral-8x7b-2xh100-tp2" in line(sid) and cost in line(sid)
         assert "h100-sxm" not in line(sid)  # the GPU column is scrolled out of view

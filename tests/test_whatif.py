@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from planner import service
 from planner.cli import cli
 from planner.errors import ValidationError
-from planner.sheet import expr, whatif
+from planner.sheet import expr, sweep
 from planner.sheet.inputs import input_columns
 from tests.test_properties import GPUS, MODELS
 
@@ -67,10 +67,10 @@ def test_expression_errors_point_at_the_mistake(text: str, message: str, caret: 
     ("gpu=H200,l4", ("h200", "l4")),
 ])
 def test_variations(text: str, values: tuple) -> None:
-    v = whatif.parse_variation(text, gpus=list(GPUS), models=list(MODELS), columns=COLUMNS)
+    v = sweep.parse_variation(text, gpus=list(GPUS), models=list(MODELS), columns=COLUMNS)
     assert v.values == pytest.approx(values) if isinstance(values[0], float) else \
         v.values == values
-    assert whatif.parse_variation("gpu=*", gpus=list(GPUS), columns=COLUMNS).values == \
+    assert sweep.parse_variation("gpu=*", gpus=list(GPUS), columns=COLUMNS).values == \
         tuple(GPUS)
 
 
@@ -86,7 +86,7 @@ def test_variations(text: str, values: tuple) -> None:
 def test_bad_variations(text: str, message: str) -> None:
     with pytest.raises(ValidationError, match=message.replace("(", r"\(").replace(".", r"\.")
                        .replace("*", r"\*")):
-        whatif.parse_variation(text, gpus=list(GPUS), models=list(MODELS), columns=COLUMNS)
+        sweep.parse_variation(text, gpus=list(GPUS), models=list(MODELS), columns=COLUMNS)
 
 
 BASE = {"model": "llama-3-8b", "gpu": "rtx-4090", "reserve_gib": 3.0, "reserve_fraction": 0.0,
@@ -106,10 +106,10 @@ def _estimate(base: dict, **changes: object) -> dict:
 def test_max_context_matches_brute_force(model: str, gpu: str, batch: int, output: int) -> None:
     base = {**BASE, "model": model, "gpu": gpu, "batch": batch, "output_tokens": 1}
     limit = 3000
-    result = whatif.solve(base, "prompt_tokens", "max", "fits",
-                          [whatif.Variation("prompt_tokens", tuple(range(1, limit + 1)))],
+    result = sweep.solve(base, "prompt_tokens", "max", "fits",
+                          [sweep.Variation("prompt_tokens", tuple(range(1, limit + 1)))],
                           MODELS, GPUS)
-    table = whatif.build_grid(base, [whatif.Variation("prompt_tokens",
+    table = sweep.build_grid(base, [sweep.Variation("prompt_tokens",
                                                       tuple(range(1, limit + 1)))],
                               MODELS, GPUS, outputs=["fits"])
     feasible = [t for t, ok in zip(range(1, limit + 1), table.values["fits"], strict=True) if ok]
@@ -132,10 +132,10 @@ def test_bisection_agrees_with_the_grid(monkeypatch: pytest.MonkeyPatch) -> None
     """Force bisection (as for a range too large to list) and compare with the full grid."""
     for batch in (1, 3, 6, 40):
         base = {**BASE, "batch": batch, "output_tokens": 1}
-        grid = whatif.solve(base, "prompt_tokens", "max", "fits", [], MODELS, GPUS)
-        monkeypatch.setattr(whatif, "BRUTE_FORCE_LIMIT", 10)
-        bisect = whatif.solve(base, "prompt_tokens", "max", "fits", [], MODELS, GPUS)
-        monkeypatch.setattr(whatif, "BRUTE_FORCE_LIMIT", 2_000_000)
+        grid = sweep.solve(base, "prompt_tokens", "max", "fits", [], MODELS, GPUS)
+        monkeypatch.setattr(sweep, "BRUTE_FORCE_LIMIT", 10)
+        bisect = sweep.solve(base, "prompt_tokens", "max", "fits", [], MODELS, GPUS)
+        monkeypatch.setattr(sweep, "BRUTE_FORCE_LIMIT", 2_000_000)
         assert (grid.method, bisect.method) == ("grid", "bisection")
         assert grid.found == bisect.found
         if grid.found:
@@ -147,8 +147,8 @@ def test_fewest_gpus_for_a_rate_matches_brute_force() -> None:
     base = {**BASE, "gpu": "h100-sxm", "batch": 32, "prompt_tokens": 1024,
             "target_requests_per_s": 40.0, "reserve_gib": 0.0, "reserve_fraction": 0.1}
     gpus_values, tps = tuple(range(1, 33)), (1, 2, 4, 8)
-    result = whatif.solve(base, "gpus", "min", "meets_target_rate and fits",
-                          [whatif.Variation("gpus", gpus_values), whatif.Variation("tp", tps)],
+    result = sweep.solve(base, "gpus", "min", "meets_target_rate and fits",
+                          [sweep.Variation("gpus", gpus_values), sweep.Variation("tp", tps)],
                           MODELS, GPUS)
     best = None
     for g in gpus_values:
@@ -167,8 +167,8 @@ def test_fewest_gpus_for_a_rate_matches_brute_force() -> None:
 
 def test_cheapest_gpu_meeting_a_latency_target() -> None:
     base = {**BASE, "batch": 8, "prompt_tokens": 1024, "output_tokens": 256}
-    result = whatif.solve(base, "cost_usd_per_hour", "min", "fits and ttft_s <= 0.05",
-                          [whatif.Variation("gpu", tuple(GPUS))], MODELS, GPUS)
+    result = sweep.solve(base, "cost_usd_per_hour", "min", "fits and ttft_s <= 0.05",
+                          [sweep.Variation("gpu", tuple(GPUS))], MODELS, GPUS)
     ok = [(GPUS[g].price_usd_per_hour, g) for g in GPUS
           if (r := _estimate(base, gpu=g))["fits"] and r["ttft_s"] <= 0.05]
     assert result.values["gpu"] == min(ok)[1]
@@ -176,9 +176,9 @@ def test_cheapest_gpu_meeting_a_latency_target() -> None:
 
 
 def test_sweep_marks_invalid_rows() -> None:
-    grid = whatif.build_grid({**BASE, "model": "mixtral-8x7b", "gpu": "h100-sxm"},
-                             [whatif.Variation("tp", (1, 2, 3)),
-                              whatif.Variation("gpus", (2, 3))], MODELS, GPUS,
+    grid = sweep.build_grid({**BASE, "model": "mixtral-8x7b", "gpu": "h100-sxm"},
+                             [sweep.Variation("tp", (1, 2, 3)),
+                              sweep.Variation("gpus", (2, 3))], MODELS, GPUS,
                              outputs=["tpot_s"])
     assert list(grid.reasons) == ["", "", "", "gpus not a multiple of tp*pp",
                                   "tp does not divide the attention heads",
@@ -273,7 +273,7 @@ def test_solve_picks_the_cheapest_engine_gpu_and_size_within_the_slo() -> None:
     from planner.catalog import load_gpus, resolve_model_spec
     from planner.service import estimate
     from planner.sheet.inputs import INFERENCE_INPUTS
-    from planner.sheet.whatif import parse_variation, solve
+    from planner.sheet.sweep import parse_variation, solve
 
     gpus = load_gpus()
     spec = resolve_model_spec("llama-3-8b")

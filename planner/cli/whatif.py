@@ -26,11 +26,11 @@ def _base(ctx: click.Context, ref: str, fleet_name: str | None) -> tuple[Any, di
 
 
 def _variations(ctx: click.Context, texts: tuple[str, ...], kind: str) -> list[Any]:
+    # lazy: ~29 ms of imports, only when this runs
+    from planner.sheet.sweep import parse_variation
+
     # lazy: ~19 ms of imports, only when this runs
     from planner.sheet.table import inputs_of
-
-    # lazy: ~29 ms of imports, only when this runs
-    from planner.sheet.whatif import parse_variation
 
     ws = workspace(ctx)
     gpus, models = [g.name for g in ws.gpus()], [m.name for m in ws.models()]
@@ -61,11 +61,11 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
           show: str, out_path: Path | None, force: bool, as_json: bool) -> None:
     """A sensitivity table (like Excel's Data Tables): one scenario's outputs over one or two
     varied inputs, evaluated in one vectorized call."""
+    # lazy: ~29 ms of imports, only when this runs
+    from planner.sheet.sweep import build_grid
+
     # lazy: ~19 ms of imports, only when this runs
     from planner.sheet.table import graph
-
-    # lazy: ~29 ms of imports, only when this runs
-    from planner.sheet.whatif import build_grid
 
     sc, base = _base(ctx, ref, fleet_name)
     variations = _variations(ctx, vary, sc.kind)
@@ -166,7 +166,7 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
           --subject-to "fits and ttft_s <= 0.5"
     """
     # lazy: ~29 ms of imports, only when this runs
-    from planner.sheet.whatif import solve as run
+    from planner.sheet.sweep import solve as run
 
     if bool(maximize) == bool(minimize):
         raise ValidationError("--maximize/--minimize", "give exactly one of them")

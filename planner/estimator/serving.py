@@ -73,6 +73,9 @@ offline maximum (closed loop at ``B_max``).
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
 from planner.estimator.engine_memory import ROOFLINE
 from planner.estimator.latency import expert_touch_fraction
 from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
@@ -367,94 +370,38 @@ def serving_step_0_s(serving_step_fixed_s: Value, serving_dense_weights_s: Value
         expert_touch_fraction(1, model_experts, model_experts_per_token))
 
 
-def serving_step_1_s(serving_step_0_s: Value, micro_batch_request_rate_per_s: Value,
-                     request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
-                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                     serving_expert_weights_s: Value, model_experts: Value,
-                     model_experts_per_token: Value, saturation_step_s: Value,
-                     gpu_utilization: Value) -> Value:
-    """Iteration 1 of the open-loop step time (see :func:`_fixed_point_step`)."""
-    return _fixed_point_step(serving_step_0_s, micro_batch_request_rate_per_s, request_tokens,
-                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_token_s, serving_step_fixed_s,
-                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, gpu_utilization)
+_ITERATION_INPUTS = (
+    "micro_batch_request_rate_per_s", "request_tokens", "serving_compute_s_per_request",
+    "serving_kv_memory_s_per_request", "serving_token_s", "serving_step_fixed_s",
+    "serving_dense_weights_s", "serving_expert_weights_s", "model_experts",
+    "model_experts_per_token", "saturation_step_s", "gpu_utilization")
+"""The columns every fixed-point iteration reads after the previous iterate, in the order of
+:func:`_fixed_point_step`'s arguments."""
 
 
-def serving_step_2_s(serving_step_1_s: Value, micro_batch_request_rate_per_s: Value,
-                     request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
-                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                     serving_expert_weights_s: Value, model_experts: Value,
-                     model_experts_per_token: Value, saturation_step_s: Value,
-                     gpu_utilization: Value) -> Value:
-    """Iteration 2 of the open-loop step time."""
-    return _fixed_point_step(serving_step_1_s, micro_batch_request_rate_per_s, request_tokens,
-                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_token_s, serving_step_fixed_s,
-                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, gpu_utilization)
+def _iteration(k: int) -> Callable[..., Value]:
+    """The column ``serving_step_<k>_s``: :func:`_fixed_point_step` applied to iteration
+    ``k - 1``. Each iteration is its own column (so Excel and ``explain`` show it), and all are
+    the same formula, so they are made here rather than written out six times."""
+
+    def step(*columns: Value) -> Value:
+        return _fixed_point_step(*columns)
+
+    step.__name__ = step.__qualname__ = f"serving_step_{k}_s"
+    step.__doc__ = (f"Iteration {k}{' (final)' if k == ITERATION_COUNT else ''} of the "
+                    "open-loop step time (see :func:`_fixed_point_step`).")
+    step.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
+         for name in (f"serving_step_{k - 1}_s", *_ITERATION_INPUTS)],
+        return_annotation="Value")
+    return step
 
 
-def serving_step_3_s(serving_step_2_s: Value, micro_batch_request_rate_per_s: Value,
-                     request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
-                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                     serving_expert_weights_s: Value, model_experts: Value,
-                     model_experts_per_token: Value, saturation_step_s: Value,
-                     gpu_utilization: Value) -> Value:
-    """Iteration 3 of the open-loop step time."""
-    return _fixed_point_step(serving_step_2_s, micro_batch_request_rate_per_s, request_tokens,
-                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_token_s, serving_step_fixed_s,
-                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, gpu_utilization)
-
-
-def serving_step_4_s(serving_step_3_s: Value, micro_batch_request_rate_per_s: Value,
-                     request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
-                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                     serving_expert_weights_s: Value, model_experts: Value,
-                     model_experts_per_token: Value, saturation_step_s: Value,
-                     gpu_utilization: Value) -> Value:
-    """Iteration 4 of the open-loop step time."""
-    return _fixed_point_step(serving_step_3_s, micro_batch_request_rate_per_s, request_tokens,
-                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_token_s, serving_step_fixed_s,
-                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, gpu_utilization)
-
-
-def serving_step_5_s(serving_step_4_s: Value, micro_batch_request_rate_per_s: Value,
-                     request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
-                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                     serving_expert_weights_s: Value, model_experts: Value,
-                     model_experts_per_token: Value, saturation_step_s: Value,
-                     gpu_utilization: Value) -> Value:
-    """Iteration 5 of the open-loop step time."""
-    return _fixed_point_step(serving_step_4_s, micro_batch_request_rate_per_s, request_tokens,
-                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_token_s, serving_step_fixed_s,
-                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, gpu_utilization)
-
-
-def serving_step_6_s(serving_step_5_s: Value, micro_batch_request_rate_per_s: Value,
-                     request_tokens: Value, serving_compute_s_per_request: Value,
-                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
-                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                     serving_expert_weights_s: Value, model_experts: Value,
-                     model_experts_per_token: Value, saturation_step_s: Value,
-                     gpu_utilization: Value) -> Value:
-    """Iteration 6 (final) of the open-loop step time."""
-    return _fixed_point_step(serving_step_5_s, micro_batch_request_rate_per_s, request_tokens,
-                             serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                             serving_token_s, serving_step_fixed_s,
-                             serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                             model_experts_per_token, saturation_step_s, gpu_utilization)
+ITERATION_COUNT = 6
+"""Closed-form iterations of the fixed point: dense models are exact after one, MoE converges
+quadratically (tests/test_serving.py checks the last two agree within 1 %)."""
+serving_step_1_s, serving_step_2_s, serving_step_3_s, serving_step_4_s, serving_step_5_s, \
+    serving_step_6_s = (_iteration(k) for k in range(1, ITERATION_COUNT + 1))
 
 
 def closed_loop_batch(serving_mode: Value, concurrency: Value, replicas: Value,

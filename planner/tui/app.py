@@ -28,10 +28,10 @@ from planner.tui import gc_policy
 from planner.tui.catalog_tabs import GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
 from planner.tui.dialogs import TextScreen
+from planner.tui.grid import SheetTable
 from planner.tui.messages import CatalogLoaded, FleetLoaded, WorkFailed
 from planner.tui.rows import Outputs
 from planner.tui.sheet import ScenarioSheet
-from planner.tui.table import SheetTable
 from planner.tui.types import WorkspaceRef
 from planner.tui.views import help_text
 

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from planner.domain import Scenario
-from planner.tui import render
+from planner.tui import cells
 from planner.tui.editline import LineBuffer
 from planner.tui.rows import Outputs, input_column
 
@@ -42,7 +42,7 @@ class FormulaBar(Static):
         input's value with its unit, help and allowed range, or a name or catalog choice."""
         reference = f"{sc.name} · {key}"
         if role == "output":
-            shown = render.format_value(key, outputs.get(key))
+            shown = cells.format_value(key, outputs.get(key))
             self.show_cell(reference, f"{shown}   = {formula}" if formula else shown,
                            "computed, read-only · x explains it with the values it used")
             return
@@ -53,7 +53,7 @@ class FormulaBar(Static):
             self.show_cell(reference, str(getattr(sc, key)), hint)
             return
         unit = f" {column.measured_unit}" if column.measured_unit else ""
-        self.show_cell(reference, f"{render.cell(sc, outputs, key, 'input')}{unit}",
+        self.show_cell(reference, f"{cells.cell(sc, outputs, key, 'input')}{unit}",
                        f"{column.help} · {column.allowed()} · Enter edits")
 
     def show_edit(self, reference: str, buffer: LineBuffer, error: str = "",

@@ -15,7 +15,7 @@ from planner.domain import Scenario
 from planner.errors import PlannerError
 from planner.sheet.explain import render_text
 from planner.sheet.table import inputs_of
-from planner.tui import render
+from planner.tui import cells
 from planner.tui.cell_edit import CellEdit
 from planner.tui.editline import LineBuffer
 from planner.tui.types import GpuInfo, ModelInfo
@@ -116,6 +116,6 @@ def cell_edit(sc: Scenario, outputs: Outputs, key: str, models: Sequence[ModelIn
         return CellEdit.of_choices(sc.id, key, reference, column.help, column.parse, choices,
                                    current)
     unit = f" [{column.measured_unit}]" if column.measured_unit else ""
-    text = str(render.cell(sc, outputs, key, "input")).replace(",", "")
+    text = str(cells.cell(sc, outputs, key, "input")).replace(",", "")
     return CellEdit(sc.id, key, reference + unit, f"{column.help} · {column.allowed()}",
                     column.parse, LineBuffer.of(text))

@@ -40,11 +40,12 @@ from planner.estimator.gpu import GpuSpec
 from planner.present import comparison_table
 from planner.service.edits import CheckedEdit, check_edit
 from planner.sheet.explain import render_text
-from planner.tui import gc_policy, render, rows
+from planner.tui import cells, gc_policy, rows
 from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
 from planner.tui.dialogs import ConfirmDialog, EditDialog, FleetDialog, TextScreen
 from planner.tui.formula_bar import FormulaBar
+from planner.tui.grid import SheetTable
 from planner.tui.messages import (
     ExportDone,
     FleetLoaded,
@@ -54,7 +55,6 @@ from planner.tui.messages import (
 )
 from planner.tui.rows import Outputs
 from planner.tui.saves import SaveQueue
-from planner.tui.table import SheetTable
 from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
 from planner.tui.views import SolveScreen, SweepScreen
 
@@ -183,11 +183,11 @@ class ScenarioSheet(Vertical):
             table.clear(columns=True)
             ids = self._visible(kind)
             names = [self.scenarios[i].name for i in ids]
-            for key, header, role in render.grid_columns(kind):
+            for key, header, role in cells.grid_columns(kind):
                 style = {"output": "bold italic cyan", "input": "bold"}.get(role, "bold")
                 # fixed widths: a stable layout (no re-measuring as rows arrive)
                 width = (max([len(n) + 2 for n in names] + [12]) if key == "name"
-                         else render.column_width(key, header))
+                         else cells.column_width(key, header))
                 table.add_column(Text(header, style=style), key=key, width=width)
             table.set_rows((str(i), self._row(i)) for i in ids)
             if focus_id is not None and focus_id in ids and kind == self.scenarios[
@@ -197,8 +197,8 @@ class ScenarioSheet(Vertical):
                 table.move_cursor(row=min(keep.row, len(ids) - 1), column=keep.column)
         self._show_details()
 
-    def _row(self, sid: int) -> render.GridRow:
-        return render.GridRow(self.scenarios[sid], self.outputs[sid], sid in self.marked)
+    def _row(self, sid: int) -> cells.GridRow:
+        return cells.GridRow(self.scenarios[sid], self.outputs[sid], sid in self.marked)
 
     def _refresh_row(self, sid: int) -> None:
         table = self._grid(self.scenarios[sid].kind)
@@ -213,7 +213,7 @@ class ScenarioSheet(Vertical):
         coord = table.cursor_coordinate
         row_key, col_key = table.coordinate_to_cell_key(coord)
         sc = self.scenarios.get(int(row_key.value or 0))
-        roles = {k: r for k, _h, r in render.grid_columns(self.kind)}
+        roles = {k: r for k, _h, r in cells.grid_columns(self.kind)}
         return sc, col_key.value, roles.get(col_key.value or "")
 
     @on(TabbedContent.TabActivated)
@@ -265,7 +265,7 @@ class ScenarioSheet(Vertical):
         gpu = next((g for g in self.gpus if g.name == sc.gpu), None)
         memory = gpu.spec.memory_bytes if gpu else self.outputs[sc.id].get(
             "gpu_memory_bytes", 0)
-        self._details.update(render.details(sc, self.outputs[sc.id], memory,
+        self._details.update(cells.details(sc, self.outputs[sc.id], memory,
                                             render_text(tree) if tree is not None else ""))
 
     def _show_bar(self, sc: Scenario | None, key: str | None, role: str | None,
@@ -605,7 +605,7 @@ class ScenarioSheet(Vertical):
         if role != "output":
             self.notify("Explain works on computed columns (italic cyan).")
             return
-        shown = render.format_value(key, self.outputs[sc.id][key])
+        shown = cells.format_value(key, self.outputs[sc.id][key])
         self.app.push_screen(TextScreen(f"Why {key} = {shown}", rows.explain_text(
             sc, key, self.models, self.gpus)))
 

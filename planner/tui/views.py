@@ -81,7 +81,7 @@ class SweepScreen(ModalScreen[None]):
     @on(Input.Submitted)
     def run_sweep(self) -> None:
         # lazy: ~7 ms of imports, only when this runs
-        from planner.sheet.whatif import build_grid, parse_variation
+        from planner.sheet.sweep import build_grid, parse_variation
 
         column = self.query_one("#column", Input).value.strip()
         values = self.query_one("#values", Input).value.strip()
@@ -170,7 +170,7 @@ class SolveScreen(ModalScreen[dict[str, Any] | None]):
     @on(OptionList.OptionSelected)
     def _solve(self, event: OptionList.OptionSelected) -> None:
         # lazy: ~7 ms of imports, only when this runs
-        from planner.sheet.whatif import parse_variation, solve
+        from planner.sheet.sweep import parse_variation, solve
 
         key, _text, objective, sense, constraint, vary = next(
             g for g in GOALS if g[0] == event.option.id)
