@@ -22,7 +22,7 @@ depends_on = None
 
 FIGURES = ("request_rate", "input_tokens", "output_tokens", "output_tokens_per_s",
            "ttft_mean_ms", "ttft_p50_ms", "ttft_p99_ms", "tpot_mean_ms", "itl_mean_ms")
-COUNTS = ("gpus", "tp", "pp", "concurrency")
+COUNTS = ("gpus", "tp", "pp", "concurrency", "num_requests")
 
 
 def upgrade() -> None:
@@ -42,7 +42,9 @@ def upgrade() -> None:
         sa.Column("kv_dtype", sa.String(16), nullable=True),
         sa.Column("mode", sa.String(16), nullable=True),
         sa.Column("concurrency", sa.Integer(), nullable=True),
+        sa.Column("num_requests", sa.Integer(), nullable=True),
         *(sa.Column(name, sa.Float(), nullable=True) for name in FIGURES),
+        sa.Column("settings_json", sa.Text(), nullable=False, server_default="{}"),
         sa.Column("imported_at", sa.DateTime(timezone=True), nullable=False),
         *(sa.CheckConstraint(f"{c} IS NULL OR {c} >= 0", name=op.f(f"ck_measurements_{c}_non_negative"))
           for c in FIGURES),

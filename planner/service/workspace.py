@@ -43,6 +43,7 @@ from planner.service.edits import CheckedEdit
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
 from planner.service.history import History
+from planner.service.measurements import ImportResult, Measurement, Measurements
 from planner.service.reports import Reports
 from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
@@ -75,6 +76,7 @@ class Workspace:
         self._scenarios = Scenarios(engine, self._specs)
         self._history = History(engine, self._scenarios)
         self._evaluation = Evaluation(engine, self._specs)
+        self._measurements = Measurements(engine, self._specs)
         self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
                                 self._evaluation)
 
@@ -279,6 +281,26 @@ class Workspace:
         return self._evaluation.gpu_specs()
 
     # ------------------------------------------------------------------ reports
+    # ------------------------------------------------------------------ measurements
+    def import_measurements(self, paths: Any, flags: dict[str, Any] | None = None,
+                            settings: dict[str, Any] | None = None) -> ImportResult:
+        """Import benchmark result files (all runs or none); see
+        :mod:`planner.service.measurements`."""
+        return self._measurements.import_files(paths, flags, settings)
+
+    def measurements(self, *, model: str | None = None, gpu: str | None = None,
+                     engine: str | None = None) -> list[Measurement]:
+        """Stored benchmark runs, oldest first."""
+        return self._measurements.list(model=model, gpu=gpu, engine=engine)
+
+    def measurement(self, measurement_id: int) -> Measurement:
+        """One stored benchmark run."""
+        return self._measurements.get(measurement_id)
+
+    def delete_measurements(self, ids: list[int]) -> int:
+        """Delete benchmark runs by id (all or none)."""
+        return self._measurements.delete(ids)
+
     def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
                sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
                ) -> Any:

@@ -265,6 +265,8 @@ MEASUREMENT_FIGURES: tuple[str, ...] = (
     "request_rate", "input_tokens", "output_tokens", "output_tokens_per_s", "ttft_mean_ms",
     "ttft_p50_ms", "ttft_p99_ms", "tpot_mean_ms", "itl_mean_ms")
 """The measured or configured figures of a run (NULL = unknown; never negative)."""
+MEASUREMENT_COUNTS: tuple[str, ...] = ("gpus", "tp", "pp", "concurrency", "num_requests")
+"""Whole-number settings of a run (NULL = unknown; at least 1)."""
 
 
 class MeasurementRow(Base):
@@ -279,7 +281,7 @@ class MeasurementRow(Base):
         *(CheckConstraint(f"{c} IS NULL OR {c} >= 0", name=f"{c}_non_negative")
           for c in MEASUREMENT_FIGURES),
         *(CheckConstraint(f"{c} IS NULL OR {c} >= 1", name=f"{c}_positive")
-          for c in ("gpus", "tp", "pp", "concurrency")),
+          for c in MEASUREMENT_COUNTS),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -297,6 +299,7 @@ class MeasurementRow(Base):
     kv_dtype: Mapped[str | None] = mapped_column(String(16))
     mode: Mapped[str | None] = mapped_column(String(16))
     concurrency: Mapped[int | None] = mapped_column(Integer)
+    num_requests: Mapped[int | None] = mapped_column(Integer)
     request_rate: Mapped[float | None] = mapped_column(Float)
     input_tokens: Mapped[float | None] = mapped_column(Float)
     output_tokens: Mapped[float | None] = mapped_column(Float)
@@ -306,6 +309,9 @@ class MeasurementRow(Base):
     ttft_p99_ms: Mapped[float | None] = mapped_column(Float)
     tpot_mean_ms: Mapped[float | None] = mapped_column(Float)
     itl_mean_ms: Mapped[float | None] = mapped_column(Float)
+    settings_json: Mapped[str] = mapped_column(Text, default="{}", server_default="{}")
+    """Engine settings of the run by scenario input name (JSON object), from the file or
+    ``--set``."""
     imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
