@@ -44,7 +44,7 @@ def _register() -> None:
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
                     fleets.fleet, fleets.scenario, whatif.sweep, whatif.solve, whatif.compare,
-                    report.export, report.import_, bench.bench, db.db):
+                    report.export, report.import_, bench.bench, bench.calibrate, db.db):
         cli.add_command(command)
 
 

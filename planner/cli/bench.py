@@ -121,3 +121,75 @@ def bench_delete(ctx: click.Context, ids: tuple[int, ...], as_json: bool) -> Non
         emit_json({"deleted": count})
         return
     click.echo(f"deleted {count} run(s)")
+
+
+def _pct(value: Any) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+@click.command("calibrate")
+@click.option("--gpu", help="GPU of the runs to fit (needed when runs of several GPUs match).")
+@click.option("--engine", type=click.Choice(["vllm", "sglang", "trtllm"]),
+              help="Engine of the runs to fit (needed when runs of several engines match).")
+@click.option("--model", help="Fit only this model's runs (default: every model; the figures "
+                              "are shared across models).")
+@click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2,
+              show_default=True, help="Share of the runs (per mode) kept out of the fit and "
+                                      "scored afterwards.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the holdout draw (same data and seed: same runs held out).")
+@click.option("--name", help="Profile name (default GPU-ENGINE[-MODEL]); an existing name "
+                             "gets a new version.")
+@json_option
+@click.pass_context
+def calibrate(ctx: click.Context, gpu: str | None, engine: str | None, model: str | None,
+              holdout: float, seed: int, name: str | None, as_json: bool) -> None:
+    """Fit the serving model's efficiency figures (matmul and bandwidth shares, per-step
+    overhead, collective efficiency) to stored benchmark runs of one GPU and engine, by robust
+    least squares on log error; print the before/after error table and the error on held-out
+    runs, and store the fit as a versioned calibration profile.
+    """
+    profile = workspace(ctx).calibrate(gpu=gpu, engine=engine, model=model, holdout=holdout,
+                                       seed=seed, name=name)
+    if as_json:
+        emit_json(profile.summary())
+        return
+    errors = profile.errors
+    click.echo(f"profile {profile.name} version {profile.version}: {profile.gpu} / "
+               f"{profile.engine}, {len(profile.fit_ids)} runs fitted, "
+               f"{len(profile.holdout_ids)} held out (seed {errors['seed']})")
+    click.echo(f"\n{'parameter':26} {'before':>10} {'fitted':>10}")
+    for key, value in profile.parameters.items():
+        note = "" if key in profile.fitted else "  (not constrained by these runs: kept)"
+        click.echo(f"{key:26} {profile.start[key]:10.4g} {value:10.4g}{note}")
+    click.echo("\n|predicted/measured - 1|      throughput            TTFT                TPOT")
+    click.echo(f"{'':22}" + "  median    p90   n" * 3)
+    for label, key in (("before (fitted runs)", "before"), ("after (fitted runs)", "after"),
+                       ("before (held out)", "holdout_before"),
+                       ("after (held out)", "holdout")):
+        e = errors[key]
+        cells = "".join(f"  {_pct(e[f'{m}_median_abs_error']):>6} "
+                        f"{_pct(e[f'{m}_p90_abs_error']):>6} {e[f'{m}_n']:3d}"
+                        for m in ("throughput", "ttft", "tpot"))
+        click.echo(f"{label:22}{cells}")
+    if errors["skipped"]:
+        click.echo(f"\n{len(errors['skipped'])} runs not scorable: "
+                   + "; ".join(f"#{s['id']} {s['reason']}" for s in errors["skipped"][:5]))
+
+
+@bench.command("profiles")
+@json_option
+@click.pass_context
+def bench_profiles(ctx: click.Context, as_json: bool) -> None:
+    """List calibration profiles (every version) with their fitted figures."""
+    profiles = workspace(ctx).calibration_profiles()
+    if as_json:
+        emit_json([p.as_dict() for p in profiles])
+        return
+    if not profiles:
+        click.echo("no calibration profiles (planner calibrate)")
+    for p in profiles:
+        figures = ", ".join(f"{k} {v:.4g}" for k, v in p.parameters.items())
+        held = p.errors["holdout"].get("throughput_median_abs_error")
+        click.echo(f"{p.name} v{p.version}  {p.gpu}/{p.engine}  {figures}  "
+                   f"held-out throughput error {_pct(held)}")

@@ -38,6 +38,7 @@ from planner.domain import (
 from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.service.calibration import Calibration, Profile
 from planner.service.catalog import Catalog
 from planner.service.edits import CheckedEdit
 from planner.service.evaluation import Evaluation
@@ -77,6 +78,7 @@ class Workspace:
         self._history = History(engine, self._scenarios)
         self._evaluation = Evaluation(engine, self._specs)
         self._measurements = Measurements(engine, self._specs)
+        self._calibration = Calibration(engine, self._specs, self._measurements)
         self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
                                 self._evaluation)
 
@@ -300,6 +302,23 @@ class Workspace:
     def delete_measurements(self, ids: list[int]) -> int:
         """Delete benchmark runs by id (all or none)."""
         return self._measurements.delete(ids)
+
+    # ------------------------------------------------------------------ calibration
+    def calibrate(self, *, gpu: str | None = None, engine: str | None = None,
+                  model: str | None = None, holdout: float = 0.2, seed: int = 0,
+                  name: str | None = None) -> Profile:
+        """Fit the serving efficiency figures to the matching runs; store a new profile
+        version (see :mod:`planner.service.calibration`)."""
+        return self._calibration.calibrate(gpu=gpu, engine=engine, model=model,
+                                           holdout=holdout, seed=seed, name=name)
+
+    def calibration_profiles(self) -> list[Profile]:
+        """Every calibration profile version."""
+        return self._calibration.profiles()
+
+    def calibration_profile(self, name: str, version: int | None = None) -> Profile:
+        """A calibration profile by name (newest version unless given)."""
+        return self._calibration.profile(name, version)
 
     def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
                sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
