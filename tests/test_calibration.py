@@ -26,9 +26,10 @@ from planner.sheet.calibration import (
 from tests.test_measurements import dev_workspace, import_dev_set
 
 TRUE = {"matmul_efficiency": 0.62, "bandwidth_efficiency": 0.78,
-        "engine_step_overhead_s": 0.0021, "collective_efficiency": 0.55}
-"""Known parameters the synthetic runs are generated with (catalog H100: 0.7, 0.88, 0.0008 s
-default overhead, 0.7)."""
+        "engine_step_overhead_s": 0.0021, "collective_efficiency": 0.55,
+        "request_latency_s": 0.055}
+"""Known parameters the synthetic runs are generated with (the starting point: catalog H100
+0.7 and 0.88, scenario defaults 0.0008 s, 0.7 and 0.04 s)."""
 
 
 def synthetic_runs() -> list[Run]:
@@ -106,8 +107,8 @@ def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
             "h100-sxm-vllm", 21, 6)
         expected = {
             "before": (0.581, 0.250, 0.011),
-            "after": (0.085, 0.130, 0.030),
-            "holdout": (0.120, 0.247, 0.004),
+            "after": (0.092, 0.024, 0.024),
+            "holdout": (0.123, 0.156, 0.010),
         }
         for key, (thr, ttft, tpot) in expected.items():
             got = summary[key]

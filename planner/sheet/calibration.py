@@ -25,11 +25,12 @@ Scored figures: output tokens/s always; mean TTFT and mean TPOT only in the stea
 (``concurrency``, ``single``, ``rate``): in a burst or an offline run TTFT is mostly queueing
 for the whole burst.
 
-The fit (:func:`fit`): parameters :data:`PARAMETERS`, bounded to physical ranges, minimize the
-robust (``soft_l1``, scale 0.1) sum of squared ``ln(predicted / measured)`` over every scored
-figure by ``scipy.optimize.least_squares`` (trust-region reflective). Parameters the data do
-not constrain (a zero Jacobian column, e.g. collective efficiency without TP > 1 runs) keep
-their starting value and are reported as not fitted.
+The fit (:func:`fit`): parameters :data:`PARAMETERS`, bounded to physical ranges and searched
+on a log scale, minimize the robust (``soft_l1``, scale 0.1) sum of squared
+``ln(predicted / measured)`` over every scored figure by ``scipy.optimize.least_squares``
+(trust-region reflective, finite-difference Jacobian). Parameters the data do
+not move (a zero gradient, e.g. collective efficiency without TP > 1 runs) keep their starting
+value and are reported as not fitted.
 """
 
 from __future__ import annotations
@@ -65,15 +66,27 @@ PARAMETERS: tuple[Parameter, ...] = (
               "catalog ratio to it)"),
     Parameter("bandwidth_efficiency", "gpu_bandwidth_efficiency", 0.2, 1.0, "fraction",
               "achievable share of the memory bandwidth on streaming reads"),
-    Parameter("engine_step_overhead_s", "engine_step_overhead_s", 0.0, 0.05, "s",
+    Parameter("engine_step_overhead_s", "engine_step_overhead_s", 1e-5, 0.05, "s",
               "fixed time per engine step outside the GPU kernels"),
     Parameter("collective_efficiency", "collective_efficiency", 0.05, 1.0, "fraction",
               "achievable share of the per-direction link bandwidth in an all-reduce"),
+    Parameter("request_latency_s", "request_latency_s", 1e-3, 1.0, "s",
+              "front-end latency one request adds to its TTFT (HTTP, template, tokenize)"),
 )
-"""What a calibration fits, per GPU and engine, shared by every model."""
+"""What a calibration fits, per GPU and engine, shared by every model: the GPU's achievable
+matmul and bandwidth shares, the engine's per-step overhead and collective efficiency (the
+serving model's efficiency figures), and the front end's latency per request, without which
+the figures above absorb the TTFT offset of the HTTP path. On the development set's H100 + vLLM
+runs (20 % held out, seeds 0-2) adding it takes the held-out TTFT error from 20 % to 11 % and
+leaves throughput as it was; also fitting the front end's serialized work per request and per
+streamed token (``request_overhead_s``, ``stream_overhead_s_per_token``) doubled the held-out
+throughput error there (they trade off against the GPU figures on burst runs), so they keep
+their scenario values."""
 PARAMETER_NAMES: tuple[str, ...] = tuple(p.name for p in PARAMETERS)
 METRICS: tuple[str, ...] = ("throughput", "ttft", "tpot")
 STEADY_MODES = ("concurrency", "single", "rate")
+PRIOR_WEIGHT = 0.0
+"""Weight of the pull towards the starting figures, per sqrt(fitted figure), in ln units."""
 LOSS_SCALE = 0.1
 """``f_scale`` of the soft-L1 loss: residuals beyond ~10 % in log terms count linearly."""
 
@@ -298,8 +311,8 @@ class FitResult:
 
 
 def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
-        start: Sequence[float] | None = None) -> FitResult:
-    """Fit :data:`PARAMETERS` to the runs not held out (see the module docstring)."""
+        start: Sequence[float] | None = None, prior_weight: float = PRIOR_WEIGHT) -> FitResult:
+    """Fit the predictor's parameters to the runs not held out (see the module docstring)."""
     # lazy-loaded: scipy costs ~0.3 s and only a fit needs it
     from scipy.optimize import least_squares
 
@@ -309,23 +322,26 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
     train = ~held
     if not train.any():
         raise PlannerError("every run is held out: nothing to fit")
-    x0 = np.asarray(start if start is not None else predictor.start(), dtype=np.float64)
     params = predictor.parameters
-    lows = np.array([p.low for p in params])
-    highs = np.array([p.high for p in params])
-    x0 = np.clip(x0, lows + 1e-9, highs - 1e-9)
+    lows = np.log([p.low for p in params])
+    highs = np.log([p.high for p in params])
+    x0 = np.asarray(start if start is not None else predictor.start(), dtype=np.float64)
+    z0 = np.clip(np.log(np.maximum(x0, 1e-30)), lows + 1e-9, highs - 1e-9)
     before_res = predictor.log_residuals(None)
+    # a weak pull towards the starting figures (ln scale) keeps parameters the runs barely
+    # constrain where they were instead of letting them drift to a bound
+    weight = prior_weight * np.sqrt(max(int(train.sum()), 1))
 
-    def residuals(x: np.ndarray) -> np.ndarray:
-        return predictor.log_residuals(x)[train]
+    def residuals(z: np.ndarray) -> np.ndarray:
+        data = predictor.log_residuals(np.exp(z))[train]
+        return np.concatenate([data, weight * (z - z0)]) if weight else data
 
-    scale = np.maximum(np.abs(x0), 1e-4)
-    result = least_squares(residuals, x0, bounds=(lows, highs), loss="soft_l1",
-                           f_scale=LOSS_SCALE, x_scale=scale, diff_step=1e-4,
-                           max_nfev=400)
-    jac_norm = np.linalg.norm(result.jac, axis=0) * scale
-    fitted = [p.name for p, j in zip(params, jac_norm, strict=True) if j > 1e-6]
-    x = np.where(jac_norm > 1e-6, result.x, x0)
+    result = least_squares(residuals, z0, bounds=(lows, highs), loss="soft_l1",
+                           f_scale=LOSS_SCALE, diff_step=1e-3, max_nfev=400)
+    # a parameter the runs do not move (no TP > 1 run for the collective efficiency, no
+    # TTFT for the request latency) keeps its starting value and is not reported as fitted
+    fitted = [p.name for p, z, s in zip(params, result.x, z0, strict=True) if abs(z - s) > 1e-6]
+    x, x0 = np.exp(result.x), np.exp(z0)
     after_res = predictor.log_residuals(x)
     runs = predictor.runs.runs
     rows = [{"id": int(run_ids[i]), "model": runs[predictor.rows[i]].model,
