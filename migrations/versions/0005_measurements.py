@@ -1,9 +1,13 @@
-"""Measured benchmark runs and calibration profiles (issue 12).
+"""Measured benchmark runs, calibration profiles and the scenarios' calibration input
+(issue 12).
 
 ``measurements`` holds imported benchmark runs (settings and measured figures, NULL = unknown),
 linked to their model and GPU rows and deduplicated by a content hash. ``calibration_profiles``
 holds fitted serving efficiency parameters per GPU and engine, versioned by name (a refit adds a
-version), with the measurement ids, residuals and errors of the fit as JSON.
+version), with the measurement ids, residuals and errors of the fit as JSON. ``scenarios`` gets
+the ``calibration`` input (``auto``, ``none`` or a profile name; existing rows ``auto``, which
+changes none of their figures: a database upgraded to this revision has no profiles yet). On
+SQLite the scenarios table is rebuilt (batch mode).
 
 Revision ID: 0005
 Revises: 0004 (the integrator links it; this branch has no 0004 yet, so it points at 0003)
@@ -82,7 +86,19 @@ def upgrade() -> None:
     op.create_index(op.f("ix_calibration_profiles_gpu_id"), "calibration_profiles", ["gpu_id"])
 
 
+    with op.batch_alter_table("scenarios") as batch_op:
+        batch_op.add_column(sa.Column("calibration", sa.String(200), nullable=False,
+                                      server_default="auto"))
+        batch_op.create_check_constraint(op.f("ck_scenarios_calibration_not_empty"),
+                                         "length(calibration) > 0")
+    with op.batch_alter_table("scenarios") as batch_op:
+        batch_op.alter_column("calibration", server_default=None)
+
+
 def downgrade() -> None:
+    with op.batch_alter_table("scenarios") as batch_op:
+        batch_op.drop_constraint(op.f("ck_scenarios_calibration_not_empty"), type_="check")
+        batch_op.drop_column("calibration")
     op.drop_index(op.f("ix_calibration_profiles_gpu_id"), table_name="calibration_profiles")
     op.drop_table("calibration_profiles")
     op.drop_index(op.f("ix_measurements_gpu_id"), table_name="measurements")

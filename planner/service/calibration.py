@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
 
 from planner.errors import NotFoundError, PlannerError, ValidationError
 from planner.service.fields import clean_name
@@ -32,6 +33,7 @@ from planner.sheet.calibration import (
     holdout_split,
     run_table,
 )
+from planner.sheet.profiles import CalibrationFigures
 from planner.store import queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.schema import CalibrationProfileRow, GpuRow
@@ -84,6 +86,21 @@ def _profile(row: CalibrationProfileRow, gpu: str) -> Profile:
                    params["values"], params["start"], params["fitted"], ids["fit"],
                    ids["holdout"], json.loads(row.errors_json), json.loads(row.residuals_json),
                    row.created_at)
+
+
+def calibration_figures(s: Session) -> list[CalibrationFigures]:
+    """Every stored profile version as evaluation uses it (:mod:`planner.sheet.profiles`)."""
+    rows = s.execute(select(CalibrationProfileRow, GpuRow.name)
+                     .join(GpuRow, GpuRow.id == CalibrationProfileRow.gpu_id)
+                     .order_by(CalibrationProfileRow.id))
+    out = []
+    for row, gpu in rows:
+        errors = json.loads(row.errors_json)
+        out.append(CalibrationFigures(
+            row.name, row.version, gpu, row.engine,
+            json.loads(row.parameters_json)["values"], row.id,
+            errors.get("holdout", {}).get("throughput_median_abs_error")))
+    return out
 
 
 class Calibration:
@@ -168,6 +185,11 @@ class Calibration:
                                 name + (f" version {version}" if version else ""),
                                 sorted({p.name for p in self.profiles()}))
         return found[-1]
+
+    def figures(self) -> list[CalibrationFigures]:
+        """Every profile version as evaluation uses it."""
+        with read_session(self.engine) as s:
+            return calibration_figures(s)
 
     def newest_for(self, gpu: str, engine: str) -> Profile | None:
         """The newest profile (by creation) fitted for ``gpu`` and ``engine``, if any."""

@@ -316,6 +316,10 @@ class Workspace:
         """Every calibration profile version."""
         return self._calibration.profiles()
 
+    def calibration_figures(self) -> list[Any]:
+        """Every profile version as evaluation uses it (sweeps and solves pass these on)."""
+        return self._calibration.figures()
+
     def calibration_profile(self, name: str, version: int | None = None) -> Profile:
         """A calibration profile by name (newest version unless given)."""
         return self._calibration.profile(name, version)

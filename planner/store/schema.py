@@ -181,11 +181,13 @@ def _input_checks() -> list[CheckConstraint]:
                 parts.append(f"{c.name} <= {c.maximum!r}")
             if parts:
                 checks.append(CheckConstraint(" AND ".join(parts), name=f"{c.name}_range"))
+        elif c.kind == "text":
+            checks.append(CheckConstraint(f"length({c.name}) > 0", name=f"{c.name}_not_empty"))
     return checks
 
 
 _SQL_TYPES: dict[str, Any] = {"int": Integer, "float": Float, "bool": Boolean,
-                              "choice": String(16)}
+                              "choice": String(16), "text": String(200)}
 
 ScenarioInputsMixin: type = type("ScenarioInputsMixin", (), {
     c.name: mapped_column(c.name, _SQL_TYPES[c.kind], nullable=False, default=c.default)
