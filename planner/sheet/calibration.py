@@ -58,6 +58,10 @@ class Parameter:
     high: float
     unit: str
     help: str
+    needs: str = ""
+    """A metric the fitted runs must measure for this parameter to be fitted (else it keeps
+    its starting value): the request latency only from measured TTFT, so it cannot stand in
+    for prefill time in throughput-only runs."""
 
 
 PARAMETERS: tuple[Parameter, ...] = (
@@ -71,7 +75,8 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("collective_efficiency", "collective_efficiency", 0.05, 1.0, "fraction",
               "achievable share of the per-direction link bandwidth in an all-reduce"),
     Parameter("request_latency_s", "request_latency_s", 1e-3, 1.0, "s",
-              "front-end latency one request adds to its TTFT (HTTP, template, tokenize)"),
+              "front-end latency one request adds to its TTFT (HTTP, template, tokenize)",
+              needs="ttft"),
 )
 """What a calibration fits, per GPU and engine, shared by every model: the GPU's achievable
 matmul and bandwidth shares, the engine's per-step overhead and collective efficiency (the
@@ -85,8 +90,6 @@ their scenario values."""
 PARAMETER_NAMES: tuple[str, ...] = tuple(p.name for p in PARAMETERS)
 METRICS: tuple[str, ...] = ("throughput", "ttft", "tpot")
 STEADY_MODES = ("concurrency", "single", "rate")
-PRIOR_WEIGHT = 0.0
-"""Weight of the pull towards the starting figures, per sqrt(fitted figure), in ln units."""
 LOSS_SCALE = 0.1
 """``f_scale`` of the soft-L1 loss: residuals beyond ~10 % in log terms count linearly."""
 
@@ -311,7 +314,7 @@ class FitResult:
 
 
 def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
-        start: Sequence[float] | None = None, prior_weight: float = PRIOR_WEIGHT) -> FitResult:
+        start: Sequence[float] | None = None) -> FitResult:
     """Fit the predictor's parameters to the runs not held out (see the module docstring)."""
     # lazy-loaded: scipy costs ~0.3 s and only a fit needs it
     from scipy.optimize import least_squares
@@ -322,26 +325,29 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
     train = ~held
     if not train.any():
         raise PlannerError("every run is held out: nothing to fit")
-    params = predictor.parameters
+    measured_metrics = set(predictor.metrics[train].tolist())
+    every = predictor.parameters
+    x_all = np.asarray(start if start is not None else predictor.start(), dtype=np.float64)
+    free = np.array([not p.needs or p.needs in measured_metrics for p in every])
+    params = tuple(p for p, f in zip(every, free, strict=True) if f)
     lows = np.log([p.low for p in params])
     highs = np.log([p.high for p in params])
-    x0 = np.asarray(start if start is not None else predictor.start(), dtype=np.float64)
-    z0 = np.clip(np.log(np.maximum(x0, 1e-30)), lows + 1e-9, highs - 1e-9)
-    before_res = predictor.log_residuals(None)
-    # a weak pull towards the starting figures (ln scale) keeps parameters the runs barely
-    # constrain where they were instead of letting them drift to a bound
-    weight = prior_weight * np.sqrt(max(int(train.sum()), 1))
+    z0 = np.clip(np.log(np.maximum(x_all[free], 1e-30)), lows + 1e-9, highs - 1e-9)
 
+    def full(z: np.ndarray) -> np.ndarray:
+        x = x_all.copy()
+        x[free] = np.exp(z)
+        return x
+    before_res = predictor.log_residuals(None)
     def residuals(z: np.ndarray) -> np.ndarray:
-        data = predictor.log_residuals(np.exp(z))[train]
-        return np.concatenate([data, weight * (z - z0)]) if weight else data
+        return np.asarray(predictor.log_residuals(full(z))[train])
 
     result = least_squares(residuals, z0, bounds=(lows, highs), loss="soft_l1",
                            f_scale=LOSS_SCALE, diff_step=1e-3, max_nfev=400)
     # a parameter the runs do not move (no TP > 1 run for the collective efficiency, no
     # TTFT for the request latency) keeps its starting value and is not reported as fitted
     fitted = [p.name for p, z, s in zip(params, result.x, z0, strict=True) if abs(z - s) > 1e-6]
-    x, x0 = np.exp(result.x), np.exp(z0)
+    x, x0 = full(result.x), full(z0)
     after_res = predictor.log_residuals(x)
     runs = predictor.runs.runs
     rows = [{"id": int(run_ids[i]), "model": runs[predictor.rows[i]].model,
@@ -351,8 +357,8 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
              "log_residual": float(after_res[i]), "holdout": bool(held[i])}
             for i in range(len(run_ids))]
     return FitResult(
-        parameters={p.name: float(v) for p, v in zip(params, x, strict=True)},
-        start={p.name: float(v) for p, v in zip(params, x0, strict=True)},
+        parameters={p.name: float(v) for p, v in zip(every, x, strict=True)},
+        start={p.name: float(v) for p, v in zip(every, x0, strict=True)},
         fitted=fitted,
         fit_ids=sorted({int(i) for i in run_ids[train]}),
         holdout_ids=sorted({int(i) for i in run_ids[held]}),
