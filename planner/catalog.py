@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from planner import resources
 from planner.errors import ConfigError, NotFoundError, PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
@@ -22,9 +23,10 @@ from planner.units import GB, GiB
 
 
 def seeds_dir() -> Path:
-    """The catalog folder: ``$PLANNER_SEEDS_DIR`` or the repository's ``seeds/``."""
+    """The catalog folder: ``$PLANNER_SEEDS_DIR`` or the shipped ``seeds/``
+    (:func:`planner.resources.seeds_dir`)."""
     env = os.environ.get("PLANNER_SEEDS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "seeds"
+    return Path(env) if env else resources.seeds_dir()
 
 
 def load_config(path: str | Path) -> dict[str, Any]:

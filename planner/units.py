@@ -9,6 +9,7 @@ GB = 10**9 B, GiB = 2**30 B, and every formatted figure names which one it uses.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -63,6 +64,37 @@ DTYPE_BITS: Final[dict[str, int]] = {name: d.bits for name, d in DTYPES.items()}
 WEIGHT_DTYPES: Final = tuple(name for name, d in DTYPES.items() if d.weight)
 KV_DTYPES: Final = tuple(name for name, d in DTYPES.items() if d.kv)
 DEFAULT_GROUP_SIZE: Final[dict[str, int]] = {name: d.group_size for name, d in DTYPES.items()}
+
+
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+"""A number whose integer part is grouped by thousands with commas: ``1,000``, ``-12,345.5``."""
+
+
+def parse_number(raw: Any) -> float | None:
+    """The finite number ``raw`` writes, or ``None``: the one rule every entry point (flags,
+    ``key=value``, GPU figures, imported text cells, table columns) reads numbers by.
+
+    Python's float syntax (``1e3``, ``1_000``), plus commas only as a valid thousands grouping
+    (``1,000``, ``12,345,678.5``): ``1,5`` or ``1,0000`` is refused, never read as 15 or 10000.
+    NaN and infinities are refused; so are booleans."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, float)):
+        try:
+            value = float(raw)
+        except OverflowError:
+            return None
+    else:
+        text = str(raw).strip()
+        if "," in text:
+            if not _GROUPED.fullmatch(text):
+                return None
+            text = text.replace(",", "")
+        try:
+            value = float(text)
+        except (ValueError, OverflowError):
+            return None
+    return value if math.isfinite(value) else None
 
 
 def _scaled(value: float, unit: int, digits: int) -> str:

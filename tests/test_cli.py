@@ -68,7 +68,8 @@ def test_model_inspect_config_path_and_kv_dtype() -> None:
 def test_estimate_json_contract_and_golden_case() -> None:
     code, out, _ = run("estimate", "--model", "llama-3-8b", "--gpu-memory-gib", "24",
                        "--gpu-tflops", "200", "--gpu-bandwidth-gbs", "1000", "--reserve-gib", "3",
-                       "--prompt", "8192", "--output", "1", "--batch", "6", "--json")
+                       "--reserve-fraction", "0", "--prompt", "8192", "--output", "1", "--batch",
+                       "6", "--json")
     assert code == 0
     data = json.loads(out)
     assert set(data) >= ESTIMATE_KEYS

@@ -40,3 +40,56 @@ def test_nothing_points_outside_the_repository() -> None:
                       if name in line]
     assert not found, ("these lines cite documents outside the repository; cite docs/design.md "
                        "or docs/formulas.md instead:\n" + "\n".join(found))
+
+
+def _readme_commands() -> list[str]:
+    """Every ``planner …`` line of the README's code blocks, continuation lines joined."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = text.split("```")[1::2]
+    lines = []
+    for block in blocks:
+        joined = block.replace("\\\n", " ")
+        lines += [line.strip() for line in joined.splitlines()
+                  if line.strip().startswith("planner ")]
+    return lines
+
+
+def test_readme_states_the_python_it_needs() -> None:
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    with (ROOT / "pyproject.toml").open("rb") as fh:
+        requires = tomllib.load(fh)["project"]["requires-python"]
+    assert requires == ">=3.11"
+    assert "Python ≥ 3.11" in readme
+
+
+def test_readme_links_stay_in_the_repository() -> None:
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)]+)\)", readme)
+    assert targets
+    for target in targets:
+        assert "://" not in target and not target.startswith("/"), target
+        assert (ROOT / target.split("#")[0]).resolve().is_relative_to(ROOT), target
+        assert (ROOT / target.split("#")[0]).exists(), target
+    assert "http://" not in readme and "https://" not in readme
+
+
+def test_readme_prod_chat_examples_run_in_order() -> None:
+    """The README's worked prod/chat example, run as written on a fresh database: the fleet
+    is created before its scenario, and every command after it works."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from planner.cli import cli
+
+    commands = [c for c in _readme_commands()
+                if "prod/chat" in c or c.startswith("planner fleet new prod")]
+    assert commands and commands[0].startswith("planner fleet new prod")
+    for command in commands:
+        words = shlex.split(command.split("  #")[0].replace("[--if-version N]", ""))[1:]
+        result = CliRunner().invoke(cli, words)
+        assert result.exit_code == 0, (command, result.stderr)

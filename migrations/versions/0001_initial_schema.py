@@ -195,6 +195,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("DROP TABLE IF EXISTS downgraded_0002_target_rates")  # kept by 0002's downgrade
     with op.batch_alter_table('scenario_changes', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_scenario_changes_scenario_id'))
         batch_op.drop_index(batch_op.f('ix_scenario_changes_change_set'))

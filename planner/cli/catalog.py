@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from planner.cli.common import (
+    VERSION,
     PlannerGroup,
     emit_json,
     json_option,
@@ -203,7 +204,7 @@ def gpu_add(ctx: click.Context, name: str, fields: tuple[str, ...]) -> None:
 @gpu.command("set", help="Change figures of a GPU; scenarios on it follow. " + GPU_HELP)
 @click.argument("name")
 @click.argument("fields", nargs=-1, required=True)
-@click.option("--if-version", type=int, help="Refuse if the GPU is no longer at this version.")
+@click.option("--if-version", type=VERSION, help="Refuse if the GPU is no longer at this version.")
 @click.pass_context
 def gpu_set(ctx: click.Context, name: str, fields: tuple[str, ...],
             if_version: int | None) -> None:

@@ -8,7 +8,9 @@ per command, from ``--db`` / ``PLANNER_DATABASE_URL`` / the default file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +44,27 @@ class PlannerGroup(click.Group):
         except PlannerError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(2)
+        except Exception as exc:
+            known = _database_error(exc, ctx)
+            if known is None:
+                raise
+            click.echo(f"Error: {known}", err=True)
+            ctx.exit(2)
+
+
+def _database_error(exc: Exception, ctx: click.Context) -> PlannerError | None:
+    """A failure of the database itself (damaged, read-only, full disk, not a database) in the
+    planner's words; ``None`` for anything else. SQLAlchemy is only consulted when a command
+    has loaded it, so ``--help`` and ``estimate`` stay free of it."""
+    if "sqlalchemy" not in sys.modules and not isinstance(exc, OSError):
+        return None
+    # lazy: only after a failure, when the command has already loaded the store
+    from planner.settings import database_url
+
+    # lazy: as above
+    from planner.store.engine import database_error
+
+    return database_error(exc, database_url(ctx.find_root().ensure_object(dict).get("db")))
 
 
 class ColumnType(click.ParamType):
@@ -64,15 +87,17 @@ def _flag_names(column: InputColumn) -> list[str]:
     return [*aliases, *([long] if long not in aliases else [])]
 
 
-def column_options(columns: tuple[InputColumn, ...], skip: tuple[str, ...] = ()
+def column_options(columns: tuple[InputColumn, ...], skip: tuple[str, ...] = (),
+                   overrides: Mapping[str, Any] | None = None
                    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorate a command with one option per input column (default None = column default)."""
+    """Decorate a command with one option per input column (default None = column default;
+    the help shows ``overrides`` where the command's defaults differ, as training's do)."""
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         for column in reversed(columns):
             if column.name in skip:
                 continue
-            default = column.default
+            default = (overrides or {}).get(column.name, column.default)
             shown = "yes" if default is True else "no" if default is False else default
             help_text = f"{column.help} [{column.unit}; {column.allowed()}; default: {shown}]"
             f = click.option(*_flag_names(column), column.name, type=ColumnType(column),
@@ -88,9 +113,45 @@ def given(kwargs: dict[str, Any], columns: tuple[InputColumn, ...]) -> dict[str,
     return {k: v for k, v in kwargs.items() if k in names and v is not None}
 
 
+def _finite(data: Any) -> Any:
+    """``data`` with every NaN or infinite float (and numpy scalar) replaced by ``None``."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(v) for v in data]
+    return data
+
+
+def json_text(data: Any) -> str:
+    """``data`` as indented, valid JSON: dataclasses and datetimes as strings, NaN and
+    infinities as ``null`` (JSON has no ``Infinity``; scripts must be able to parse it)."""
+    return json.dumps(_finite(data), indent=2, default=str, allow_nan=False)
+
+
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON (dataclasses and datetimes as strings)."""
-    click.echo(json.dumps(data, indent=2, default=str))
+    """Print ``data`` as :func:`json_text`."""
+    click.echo(json_text(data))
+
+
+class VersionType(click.ParamType):
+    """A row version (``--if-version``): an integer from 1 to 2**62, which every database's
+    integer column holds; anything else is refused as a usage error (exit status 2)."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            number = 0
+        if not 1 <= number <= 2**62:
+            self.fail(f"must be an integer from 1 to {2**62:,} (got {value!r})", param, ctx)
+        return number
+
+
+VERSION = VersionType()
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -106,7 +167,11 @@ def workspace(ctx: click.Context) -> Workspace:
 
         ws = Workspace.open(obj.get("db"))
         report = ws.open_report
-        if report and report.revision_before != report.revision:
+        if (report and report.seeded and report.revision_before is not None
+                and report.revision_before == report.revision):
+            click.echo(f"Seeded the catalog of the planner database at {ws.url} "
+                       f"({report.seeded.total_added} rows; it had none).", err=True)
+        elif report and report.revision_before != report.revision:
             if report.revision_before is None:
                 seeded = report.seeded.total_added if report.seeded else 0
                 click.echo(f"Created the planner database at {ws.url} "

@@ -32,14 +32,18 @@ def db_current(ctx: click.Context, as_json: bool) -> None:
     from planner.store import migrate
 
     engine = _engine(ctx)
+    revision = migrate.current(engine)
     data = {"url": engine.url.render_as_string(hide_password=True),
-            "current": migrate.current(engine), "head": migrate.head()}
+            "current": revision, "head": migrate.head(), "state": migrate.state(revision)}
     if as_json:
         emit_json(data)
         return
-    state = "up to date" if data["current"] == data["head"] else "behind head"
+    words = {"empty": "empty: the planner creates it on first use",
+             "up to date": "up to date", "behind": "behind head: `planner db upgrade`",
+             "newer": "newer than this planner: written by a newer planner, which this one "
+                      "will not touch; upgrade the planner"}[data["state"]]
     click.echo(f"{data['url']}: revision {data['current'] or '(empty)'}, head {data['head']} "
-               f"({state})")
+               f"({words})")
 
 
 @db.command("upgrade")
@@ -61,13 +65,15 @@ def db_upgrade(ctx: click.Context, revision: str) -> None:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_context
 def db_downgrade(ctx: click.Context, revision: str, yes: bool) -> None:
-    """Downgrade the schema to REVISION ('base' drops every table)."""
+    """Downgrade the schema to REVISION ('base' drops every table); asks first unless --yes."""
     # lazy: loads sqlalchemy (~207 ms), only when this runs
     from planner.store import migrate
 
     engine = _engine(ctx)
-    if revision == "base" and not yes and not click.confirm(
-            "Downgrading to base deletes every table and row. Continue?", err=True):
+    what = ("Downgrading to base deletes every table and row." if revision == "base" else
+            f"Downgrading to {revision} leaves a schema only an older planner uses (data it "
+            "cannot hold is kept aside for the next upgrade).")
+    if not yes and not click.confirm(f"{what} Continue?", err=True):
         raise click.Abort
     before = migrate.current(engine)
     migrate.downgrade(engine, revision)

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from planner.cli.common import column_options, emit_json, given, json_option, model_spec, workspace
-from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS
+from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_DEFAULT_OVERRIDES, TRAINING_INPUTS
 
 
 def _gpu_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,10 +57,7 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
 
     spec = model_spec(ctx, model_ref)
     gpu = _resolve_gpu(ctx, kwargs)
-    inputs = given(kwargs, INFERENCE_INPUTS)
-    if "reserve_gib" in inputs and "reserve_fraction" not in inputs:
-        inputs["reserve_fraction"] = 0.0
-    result = service.estimate(spec, gpu, inputs)
+    result = service.estimate(spec, gpu, given(kwargs, INFERENCE_INPUTS))
     if as_json:
         emit_json(result)
         return
@@ -74,7 +71,8 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
 @click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME",
               help="Model name in the database, or a config.json path.")
 @_gpu_options
-@column_options(TRAINING_INPUTS, skip=("reserve_gib", "reserve_fraction"))
+@column_options(TRAINING_INPUTS, skip=("reserve_gib", "reserve_fraction"),
+                overrides=TRAINING_DEFAULT_OVERRIDES)
 @click.option("--lora-targets", default="q,v", show_default=True,
               help="Modules LoRA adapts (q,k,v,o,gate,up,down; MLA: q_a,q_b,kv_a,kv_b; all).")
 @json_option

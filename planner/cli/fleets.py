@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from planner.cli.common import PlannerGroup, emit_json, json_option, parse_assignments, workspace
+from planner.cli.common import (
+    VERSION,
+    PlannerGroup,
+    emit_json,
+    json_option,
+    parse_assignments,
+    workspace,
+)
 from planner.errors import ValidationError
 from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS
 
@@ -186,16 +193,32 @@ FIELDS_HELP = ("FIELDS are field=value: any input column (see `planner estimate 
 @click.argument("ref", metavar="SCENARIO")
 @click.argument("fields", nargs=-1)
 @fleet_option
-@click.option("--model", required=True, help="Model name in the database.")
-@click.option("--gpu", required=True, help="GPU name in the database.")
-@click.option("--kind", type=click.Choice(["inference", "training"]), default="inference",
-              show_default=True)
+@click.option("--model", help="Model name in the database (or model=NAME).")
+@click.option("--gpu", help="GPU name in the database (or gpu=NAME).")
+@click.option("--kind", type=click.Choice(["inference", "training"]),
+              help="Scenario kind (or kind=KIND).  [default: inference]")
 @click.pass_context
 def scenario_new(ctx: click.Context, ref: str, fields: tuple[str, ...], fleet_name: str | None,
-                 model: str, gpu: str, kind: str) -> None:
+                 model: str | None, gpu: str | None, kind: str | None) -> None:
     fleet_, name = _ref(ctx, ref, fleet_name)
-    sc = workspace(ctx).new_scenario(fleet_, name, model=model, gpu=gpu, kind=kind,
-                                     **parse_assignments(fields))
+    values = parse_assignments(fields)
+    given = {"model": model, "gpu": gpu, "kind": kind}
+    for key, option in given.items():
+        field = values.pop(key, None)
+        if field is not None and option is not None and field.strip() != option:
+            raise ValidationError(key, f"given twice (--{key} {option} and {key}={field}); "
+                                  "give it once")
+        given[key] = option if option is not None else field
+    named = values.pop("name", None)
+    if named is not None and named.strip() != name:
+        raise ValidationError("name", f"is {name!r} from SCENARIO; name={named} differs "
+                              "(rename with `scenario set` after creating it)")
+    for key in ("model", "gpu"):
+        if not given[key]:
+            raise ValidationError(key, f"is required: give --{key} NAME or {key}=NAME")
+    sc = workspace(ctx).new_scenario(fleet_, name, model=str(given["model"]),
+                                     gpu=str(given["gpu"]), kind=given["kind"] or "inference",
+                                     **values)
     click.echo(f"created {sc.fleet}/{sc.name}")
 
 
@@ -203,7 +226,7 @@ def scenario_new(ctx: click.Context, ref: str, fields: tuple[str, ...], fleet_na
 @click.argument("ref", metavar="SCENARIO")
 @click.argument("fields", nargs=-1, required=True)
 @fleet_option
-@click.option("--if-version", type=int,
+@click.option("--if-version", type=VERSION,
               help="Refuse (and show what changed) if the scenario is no longer at this version.")
 @click.pass_context
 def scenario_set(ctx: click.Context, ref: str, fields: tuple[str, ...], fleet_name: str | None,

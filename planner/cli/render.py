@@ -223,31 +223,39 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
         column = columns[0]
         table = Table(title=f"{title} → {column}")
         table.add_column(f"{row_key} \\ {col_key}", justify="right")
-        col_values = list(dict.fromkeys(frame[col_key]))
+        row_values, col_cells = frame[row_key].tolist(), frame[col_key].tolist()
+        notes, figures = frame["note"].tolist(), frame[column].tolist()
+        col_values = list(dict.fromkeys(col_cells))
         for v in col_values:
             table.add_column(_cell(col_key, v) if col_key not in ("gpu", "model") else str(v),
                              justify="right")
-        for r in dict.fromkeys(frame[row_key]):
-            sub = frame[frame[row_key] == r]
+        at: dict[Any, dict[Any, int]] = {}  # one pass: row value → column value → first row
+        for i, (r, v) in enumerate(zip(row_values, col_cells, strict=True)):
+            at.setdefault(r, {}).setdefault(v, i)
+        for r, by_col in at.items():
             cells = []
             for v in col_values:
-                match = sub[sub[col_key] == v]
-                note = match["note"].iloc[0] if len(match) else ""
-                cells.append(f"[dim]{note}[/]" if note else _cell(column, match[column].iloc[0]))
+                i = by_col.get(v)
+                note = notes[i] if i is not None else ""
+                cells.append(f"[dim]{note}[/]" if note else
+                             _cell(column, figures[i]) if i is not None else "")
             table.add_row(str(r), *cells)
         console.print(table)
         return
     table = Table(title=title)
     for c in (*varied, *columns):
         table.add_column(c, justify="left" if c in ("gpu", "model") else "right")
-    if frame["note"].astype(bool).any():
+    notes = frame["note"].tolist()
+    has_notes = any(notes)  # once, not once per row
+    if has_notes:
         table.add_column("note")
-    for _, row in frame.iterrows():
-        cells = [str(row[c]) if c in ("gpu", "model") or isinstance(row[c], str)
-                 else _cell(c, row[c]) for c in varied]
-        cells += [_cell(c, row[c]) for c in columns]
-        if frame["note"].astype(bool).any():
-            cells.append(row["note"])
+    data = {c: frame[c].tolist() for c in dict.fromkeys((*varied, *columns))}
+    for i in range(len(frame)):  # one pass over plain lists (no iterrows)
+        cells = [str(data[c][i]) if c in ("gpu", "model") or isinstance(data[c][i], str)
+                 else _cell(c, data[c][i]) for c in varied]
+        cells += [_cell(c, data[c][i]) for c in columns]
+        if has_notes:
+            cells.append(notes[i])
         table.add_row(*cells)
     console.print(table)
 

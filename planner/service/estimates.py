@@ -43,13 +43,19 @@ def adhoc_gpu(base: GpuSpec | None, *, memory_gib: float | None = None,
     """A GPU from explicit figures, or ``base`` with some figures overridden.
 
     ``tflops`` is the dense peak used for every dtype. Each figure must be positive."""
-    for field, value in (("gpu_memory_gib", memory_gib), ("gpu_tflops", tflops),
-                         ("gpu_bandwidth_gbs", bandwidth_gb_per_s)):
-        if value is not None and not value > 0:
-            raise ValidationError(field, "must be a number above 0", value=value)
-    if price_usd_per_hour is not None and price_usd_per_hour < 0:
-        raise ValidationError("price_usd_per_hour", "must be a number of at least 0",
-                              value=price_usd_per_hour)
+    # lazy: gpu_records brings the store's modules; an estimate from a catalog GPU needs none
+    from planner.service.gpu_records import gpu_number
+
+    checked = {field: None if value is None else gpu_number(field, value, limit=limit,
+                                                            positive=field != "price_usd_per_hour")
+               for field, limit, value in (
+                   ("gpu_memory_gib", "memory_gib", memory_gib),
+                   ("gpu_tflops", "bf16_tflops", tflops),
+                   ("gpu_bandwidth_gbs", "memory_bandwidth_gb_per_s", bandwidth_gb_per_s),
+                   ("price_usd_per_hour", "price_usd_per_hour", price_usd_per_hour))}
+    memory_gib, tflops = checked["gpu_memory_gib"], checked["gpu_tflops"]
+    bandwidth_gb_per_s = checked["gpu_bandwidth_gbs"]
+    price_usd_per_hour = checked["price_usd_per_hour"]
     if base is None:
         missing = [f for f, v in (("--gpu-memory-gib", memory_gib), ("--gpu-tflops", tflops),
                                   ("--gpu-bandwidth-gbs", bandwidth_gb_per_s)) if v is None]

@@ -6,6 +6,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from planner.domain import DuplicateError, Fleet
+from planner.errors import ValidationError
 from planner.service.fields import clean_name
 from planner.store import convert, queries
 from planner.store.engine import read_session, write_transaction
@@ -65,6 +66,9 @@ class Fleets:
 def _free_name(s: Session, name: str) -> str:
     """``name`` cleaned, or :class:`DuplicateError` if a fleet has it already."""
     name = clean_name(name, "fleet")
+    if "/" in name:
+        raise ValidationError("fleet", "must not contain '/' (scenarios are written "
+                              "FLEET/NAME)", value=name)
     if queries.fleet_named(s, name):
         raise DuplicateError(f"a fleet named {name!r} already exists")
     return name

@@ -10,6 +10,7 @@ from planner.catalog import gpu_from_record, gpu_record
 from planner.errors import ValidationError
 from planner.estimator.gpu import GpuSpec
 from planner.service.fields import clean_name, parse_bool
+from planner.units import parse_number
 
 GPU_FIELDS = ("vendor", "label", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
               "int8_tops", "int4_tops", "memory_bandwidth_gb_per_s", "interconnect_gb_per_s",
@@ -22,17 +23,37 @@ _THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_to
 _SHARES = ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")
 
 
-def gpu_number(field: str, value: Any) -> float:
-    """A figure of at least 0 (above 0 for memory and bandwidth); ``_`` and ``,`` may group
-    digits."""
-    try:
-        number = float(str(value).replace("_", "").replace(",", ""))
-    except ValueError:
-        number = float("nan")
-    if not number == number or number in (float("inf"), float("-inf")) or number < 0:
-        raise ValidationError(field, "must be a number of at least 0", value=value)
-    if field in _POSITIVE and number == 0:
-        raise ValidationError(field, "must be a number above 0", value=value)
+GPU_LIMITS: dict[str, tuple[float, float]] = {
+    "memory_gib": (0.0, 1e6),
+    "memory_bandwidth_gb_per_s": (0.0, 1e9),
+    "bf16_tflops": (0.0, 1e9),
+    "fp16_tflops": (0.0, 1e9),
+    "fp8_tflops": (0.0, 1e9),
+    "int8_tops": (0.0, 1e9),
+    "int4_tops": (0.0, 1e9),
+    "interconnect_gb_per_s": (0.0, 1e9),
+    "power_w": (0.0, 1e7),
+    "price_usd_per_hour": (0.0, 1e6),
+}
+"""Inclusive bounds of each GPU figure: wide enough for any real GPU, narrow enough that every
+product of them stays finite (a 1e308 price would make costs infinite)."""
+
+
+def gpu_number(field: str, value: Any, *, limit: str | None = None,
+               positive: bool | None = None) -> float:
+    """A GPU figure within :data:`GPU_LIMITS` of ``limit`` (default: ``field``), above 0 for
+    memory and bandwidth (or as ``positive`` says); read by :func:`planner.units.parse_number`
+    (``1,000`` and ``1_000`` group digits; ``1,5``, NaN and infinities are refused)."""
+    key = limit or field
+    low, high = GPU_LIMITS.get(key, (0.0, 1e12))
+    positive = key in _POSITIVE if positive is None else positive
+    number = parse_number(value if isinstance(value, (str, int, float)) else str(value))
+    if (number is None or number > high or number < low
+            or (positive and number == low)):
+        words = "above" if positive else "from"
+        allowed = (f"a number above {low:g} and at most {high:g}" if positive
+                   else f"a number {words} {low:g} to {high:g}")
+        raise ValidationError(field, f"must be {allowed}", value=value)
     return number
 
 

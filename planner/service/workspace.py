@@ -50,8 +50,8 @@ from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
 from planner.settings import database_url
 from planner.store import migrate
-from planner.store.engine import make_engine, write_transaction
-from planner.store.seed import seed_all
+from planner.store.engine import database_error, make_engine, read_session, write_transaction
+from planner.store.seed import seed_all, unseeded_and_empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +91,25 @@ class Workspace:
         if upgrade:
             try:
                 before, after = migrate.ensure_schema(ws.engine)
+                seeded = ws.seed() if seed and ws._unseeded_and_empty() else None
             except PlannerError:
+                ws.close()
                 raise
             except Exception as exc:
+                ws.close()
+                known = database_error(exc, resolved)
+                if known is not None:
+                    raise known from exc
                 raise PlannerError(f"cannot open database {_safe(resolved)}: {exc}") from exc
-            seeded = ws.seed() if (before is None and seed) else None
             ws.open_report = OpenReport(resolved, before, after, seeded)
         return ws
+
+    def _unseeded_and_empty(self) -> bool:
+        """Seeding commits after the schema: a database whose schema committed without its
+        catalog (a first run killed in between, ``db upgrade`` on a new file, ``downgrade
+        base`` + ``upgrade head``) is detected here and seeded on open."""
+        with read_session(self.engine) as session:
+            return unseeded_and_empty(session)
 
     def close(self) -> None:
         """Release connections."""

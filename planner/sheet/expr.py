@@ -75,11 +75,23 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
     return out
 
 
+MAX_DEPTH = 40
+"""Deepest nesting of parentheses, ``not`` and unary minus a constraint may use, and the
+deepest expression tree (long chains count): far beyond any real constraint, and far below
+Python's recursion limit, so a pathological one gets a message instead of a RecursionError."""
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = _tokens(text)
         self.i = 0
+        self.depth = 0
+
+    def nest(self, pos: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ExpressionError(self.text, pos, f"nested more than {MAX_DEPTH} levels deep")
 
     def peek(self) -> tuple[str, str, int]:
         return self.tokens[self.i]
@@ -116,7 +128,10 @@ class _Parser:
 
     def not_(self) -> Node:
         if tok := self.accept("kw", "not"):
-            return Node("not", (self.not_(),), tok[2])
+            self.nest(tok[2])
+            node = Node("not", (self.not_(),), tok[2])
+            self.depth -= 1
+            return node
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -142,7 +157,10 @@ class _Parser:
 
     def unary(self) -> Node:
         if tok := self.accept("op", "-"):
-            return Node("neg", (self.unary(),), tok[2])
+            self.nest(tok[2])
+            node = Node("neg", (self.unary(),), tok[2])
+            self.depth -= 1
+            return node
         return self.atom()
 
     def atom(self) -> Node:
@@ -154,7 +172,9 @@ class _Parser:
         if kind == "name":
             return Node("name", (value,), pos)
         if kind == "op" and value == "(":
+            self.nest(pos)
             node = self.or_()
+            self.depth -= 1
             if not self.accept("op", ")"):
                 raise ExpressionError(self.text, self.peek()[2], "expected ')'")
             return node
@@ -166,7 +186,41 @@ def parse(text: str) -> Node:
     """Parse ``text``; :class:`ExpressionError` shows the position of a mistake."""
     if not text.strip():
         raise ExpressionError(text, 0, "empty expression")
-    return _Parser(text).parse()
+    node = _Parser(text).parse()
+    if _depth(node) > MAX_DEPTH * 4:
+        raise ExpressionError(text, 0, f"too long: more than {MAX_DEPTH * 4} operations deep")
+    return node
+
+
+def _depth(node: Node) -> int:
+    """Height of the tree, without recursion (a long ``a + a + …`` chain is deep)."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, level = stack.pop()
+        deepest = max(deepest, level)
+        stack += [(a, level + 1) for a in current.args if isinstance(a, Node)]
+    return deepest
+
+
+def holds(node: Node, values: Mapping[str, Any]) -> Any:
+    """Where the constraint is true *and defined*: a row that divides by zero anywhere in it
+    (``x / 0``) is never feasible, whatever the comparison around it says."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = compute(node, values)
+    undefined = _divides_by_zero(node, values)
+    return np.logical_and(np.asarray(result, dtype=bool) if np.asarray(result).dtype != object
+                          else result, np.logical_not(undefined))
+
+
+def _divides_by_zero(node: Node, values: Mapping[str, Any]) -> Any:
+    found: Any = False
+    if node.op == "/":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            found = np.asarray(compute(node.args[1], values), dtype=float) == 0
+    for a in node.args:
+        if isinstance(a, Node):
+            found = np.logical_or(found, _divides_by_zero(a, values))
+    return found
 
 
 def names(node: Node) -> set[str]:

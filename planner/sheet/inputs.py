@@ -8,7 +8,6 @@ formulas read (bits, codes, bytes) are derived from these by formulas like any o
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,7 +16,7 @@ from planner.errors import ValidationError
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.slo import SLO_PERCENTILES
-from planner.units import KV_DTYPES, WEIGHT_DTYPES
+from planner.units import KV_DTYPES, WEIGHT_DTYPES, parse_number
 
 Kind = Literal["int", "float", "choice", "bool", "text"]
 _TRUE = {"1", "true", "yes", "on", "y"}
@@ -123,23 +122,18 @@ def _per_second(field: str, text: str) -> float | str:
 
 
 def _number(raw: Any, *, integer: bool) -> int | float | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, (int, float)):
-        value: float = raw
-    else:
-        text = str(raw).strip().replace("_", "").replace(",", "")
-        try:
-            value = float(text)
-        except ValueError:
-            return None
-    if not math.isfinite(value):
+    """``raw`` read by :func:`planner.units.parse_number`; ``None`` if it is not a number (or
+    not a whole one, for an integer column)."""
+    if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
+        raw = str(raw)  # numpy scalars and the like: read their text
+    value = parse_number(raw)
+    if value is None:
         return None
     if integer:
-        if not float(value).is_integer():
+        if not value.is_integer():
             return None
-        return int(value)
-    return float(value)
+        return int(raw) if isinstance(raw, int) else int(value)
+    return value
 
 
 def _col(name: str, label: str, unit: str, kind: Kind, default: Any, help: str,

@@ -232,7 +232,7 @@ def _constraint_mask(node: expressions.Node | None, values: Mapping[str, Any], n
     if node is None:
         return np.ones(n, dtype=bool)
     with np.errstate(invalid="ignore"):
-        mask = expressions.compute(node, values)
+        mask = expressions.holds(node, values)
     mask = np.broadcast_to(np.asarray(mask), (n,))
     if mask.dtype == object:
         mask = np.array([bool(m) if m == m else False for m in mask])

@@ -31,6 +31,7 @@ from planner.sheet.inputs import (
     InputColumn,
 )
 from planner.sheet.profiles import CalibrationFigures, apply_calibration
+from planner.units import parse_number
 
 KINDS = ("inference", "training")
 FIGURE_NAMES = tuple(ModelFigures.__dataclass_fields__)
@@ -141,10 +142,10 @@ def _check_number(column: InputColumn, values: Any, n: int, labels: Sequence[Any
         arr = raw.astype(np.float64)
         bad = ~np.isfinite(arr) | (raw.dtype.kind == "b")
     else:
-        import pandas as pd
-
-        arr = pd.to_numeric(pd.Series(raw, dtype=object).astype(str).str.replace(
-            r"[_,]", "", regex=True), errors="coerce").to_numpy(dtype=np.float64)
+        codes, uniques = factorize(raw, n)  # each distinct text read once, by the one rule
+        parsed = [parse_number(v if isinstance(v, (str, int, float)) else str(v))
+                  for v in uniques]
+        arr = np.asarray([np.nan if v is None else v for v in parsed], dtype=np.float64)[codes]
         bad = ~np.isfinite(arr)
     if column.kind == "int":
         bad |= np.isfinite(arr) & (arr != np.floor(arr))

@@ -25,12 +25,21 @@ from planner.errors import PlannerError
 BUSY_TIMEOUT_MS = 15_000
 
 
+SUPPORTED = "sqlite:///path.db or postgresql://user@host/db"
+"""The database URLs the planner works with, in words for messages."""
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url``; creates the folder of a SQLite file."""
+    """An engine for ``url``; creates the folder of a SQLite file. A URL that is not SQLite or
+    PostgreSQL, or whose driver is not installed, is refused with a message."""
     try:
         parsed = make_url(url)
     except Exception as exc:
-        raise PlannerError(f"database URL {url!r} is not valid: {exc}") from exc
+        raise PlannerError(f"database URL {url!r} is not valid; give {SUPPORTED}") from exc
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise PlannerError(f"database URL {parsed.render_as_string(hide_password=True)!r}: "
+                           f"{backend} is not supported; give {SUPPORTED}")
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not database.startswith("file:"):
@@ -40,7 +49,62 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
-    return create_engine(parsed, pool_pre_ping=True, **kwargs)
+    try:
+        return create_engine(parsed, pool_pre_ping=True, **kwargs)
+    except ImportError as exc:
+        raise PlannerError(f"the database driver for {parsed.drivername} is not installed "
+                           "(pip install 'planner[postgres]')") from exc
+
+
+_DATABASE_PROBLEMS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("file is not a database",),
+     "is not a database (not a SQLite file); point --db at a planner database or a new file"),
+    (("malformed", "disk image", "corrupt"),
+     "is damaged ({detail}); restore it from a backup, or point --db at another file"),
+    (("readonly", "read-only", "read only"),
+     "is read-only ({detail}); nothing was changed. Check the file's permissions, or "
+     "point --db at a writable copy"),
+    (("disk is full", "no space left", "disk full", "could not extend file"),
+     "cannot be written: the disk is full ({detail}); nothing was changed. Free some space "
+     "and try again"),
+    (("unable to open database file", "could not connect", "connection refused",
+      "does not exist", "authentication failed"),
+     "cannot be opened ({detail})"),
+    (("database is locked",),
+     "is locked by another program ({detail}); nothing was changed. Try again"),
+)
+
+
+def database_error(exc: BaseException, url: str | None = None) -> PlannerError | None:
+    """The planner's message for a failure of the database itself (damaged, read-only, full,
+    not a database, unreachable), or ``None`` for anything else (a bug, which may show a
+    traceback). Every write is one transaction, so each message can say nothing changed."""
+    import sqlite3
+
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(exc, DBAPIError):
+        original: BaseException = exc.orig if exc.orig is not None else exc
+    elif isinstance(exc, (sqlite3.Error, OSError)):
+        original = exc
+    else:
+        return None
+    detail = (str(original).strip().splitlines() or [type(original).__name__])[0]
+    where = f"the database {_safe_url(url)}" if url else "the database"
+    lowered = detail.lower()
+    for needles, problem in _DATABASE_PROBLEMS:
+        if any(n in lowered for n in needles):
+            return PlannerError(f"{where} {problem.format(detail=detail)}")
+    if isinstance(original, OSError) and not isinstance(exc, DBAPIError):
+        return None
+    return PlannerError(f"{where} refused the operation: {detail}")
+
+
+def _safe_url(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(unreadable URL)"
 
 
 def _tune_sqlite(engine: Engine) -> None:

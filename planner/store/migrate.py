@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 
 from sqlalchemy import Connection, Engine, inspect, text
 
 from planner.errors import PlannerError
+from planner.resources import migrations_dir
 from planner.store.engine import is_sqlite
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+MIGRATIONS_DIR = migrations_dir()
 
 
 SCHEMA_HEAD = "0005"
@@ -95,11 +95,52 @@ def _migrating(engine: Engine) -> Iterator[Connection]:
                 raw.execute("PRAGMA foreign_keys=ON")
 
 
+def state(revision: str | None) -> str:
+    """Where a database at ``revision`` stands against this planner: ``empty`` (never
+    migrated), ``up to date``, ``behind`` (an older revision this planner upgrades) or
+    ``newer`` (written by a newer planner: this one refuses to touch it)."""
+    if revision is None:
+        return "empty"
+    if revision == head():
+        return "up to date"
+    return "behind" if revision in revisions() else "newer"
+
+
+def _newer_error(revision: str) -> SchemaError:
+    return SchemaError(f"the database is at revision {revision!r}, which this planner does not "
+                       f"know (it was written by a newer planner; this one knows up to "
+                       f"{head()}); upgrade the planner")
+
+
+def _check_migratable(conn: Connection, revision: str | None) -> None:
+    """Refuse a database written by a newer planner, and a database that holds tables but is
+    not the planner's (no ``alembic_version``): migrating would add the planner's tables to
+    someone else's database."""
+    if revision is not None:
+        if revision not in revisions():
+            raise _newer_error(revision)
+        return
+    foreign = sorted(set(inspect(conn).get_table_names()) - {"alembic_version"})  # base
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
+        raise SchemaError(f"the database is not a planner database: it already holds tables "
+                          f"({shown}) and no planner schema revision; refusing to add the "
+                          "planner's tables to it. Point --db at a new file or an empty "
+                          "database")
+
+
+def _revision_in(conn: Connection) -> str | None:
+    if not inspect(conn).has_table("alembic_version"):
+        return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Upgrade to ``revision`` in one transaction."""
+    """Upgrade to ``revision`` in one transaction (an unrelated or newer database refused)."""
     from alembic import command
 
     with _migrating(engine) as conn:
+        _check_migratable(conn, _revision_in(conn))
         command.upgrade(_config(conn), revision)
 
 
@@ -111,6 +152,7 @@ def downgrade(engine: Engine, revision: str) -> None:
     if revision not in known and not revision.startswith("-"):
         raise SchemaError(f"unknown revision {revision!r}; known: {', '.join(sorted(known))}")
     with _migrating(engine) as conn:
+        _check_migratable(conn, _revision_in(conn))
         command.downgrade(_config(conn), revision)
 
 
@@ -123,7 +165,6 @@ def ensure_schema(engine: Engine) -> tuple[str | None, str]:
     if before == target:
         return before, target
     if before is not None and before not in revisions():
-        raise SchemaError(f"the database is at revision {before!r}, which this planner does not "
-                          "know (it was written by a newer planner); upgrade the planner")
+        raise _newer_error(before)
     upgrade(engine, target)
     return before, target

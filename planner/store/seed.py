@@ -141,6 +141,17 @@ def seed_fleets(session: Session, report: SeedReport,
                        refresh)
 
 
+def unseeded_and_empty(session: Session) -> bool:
+    """True for a database at head that has neither been seeded nor used: no
+    ``seeded_items``, no model, GPU or fleet. That is a new database whose first run was
+    killed between creating the schema and seeding it, one made by ``db upgrade`` alone, or
+    one after ``downgrade base`` + ``upgrade head``; opening it seeds it. A database holding a
+    user's rows is left for ``planner db seed``; records outlive the rows they describe, so a
+    user who deleted every seeded row is not re-seeded either."""
+    return all(session.scalar(select(row.id).limit(1)) is None
+               for row in (SeededItemRow, ModelRow, GpuRow, FleetRow))
+
+
 def seed_all(session: Session,
              build_scenario: Callable[[Session, FleetRow, dict[str, Any]], ScenarioRow]
              ) -> SeedReport:
