@@ -60,6 +60,7 @@ from planner.tui.views import SolveScreen, SweepScreen
 
 if TYPE_CHECKING:
     from planner.sheet.explain import ExplainNode
+    from planner.sheet.profiles import CalibrationFigures
     from planner.tui.types import Workspace
 
 Job = Callable[["Workspace"], object]
@@ -90,6 +91,9 @@ class ScenarioSheet(Vertical):
         self.gpus: list[GpuInfo] = []
         self._model_specs: dict[str, ModelSpec] = {}
         self._gpu_specs: dict[str, GpuSpec] = {}
+        self._profiles: list[CalibrationFigures] = []
+        """The database's calibration profiles, read with each fleet load (edits, sweeps and
+        solves evaluate with them, as the fleet does)."""
         self.kind = "inference"
         """The active grid's scenario kind: inference or training."""
         self.loaded = False
@@ -140,6 +144,7 @@ class ScenarioSheet(Vertical):
             name = fleet if fleet in {f.name for f in fleets} else fleets[0].name
             scenarios = ws.scenarios(name)
             outputs = ws.evaluate_many(scenarios)
+            self._profiles = ws.calibration_figures()
         except Exception as exc:
             self.post_message(WorkFailed("Could not load the fleet", str(exc), reload=False))
             return
@@ -281,7 +286,7 @@ class ScenarioSheet(Vertical):
                                 tree.formula if tree is not None else "")
 
     def _explain_tree(self, sc: Scenario, column: str, depth: int = 8) -> ExplainNode | None:
-        return rows.explain_tree(sc, column, self.models, self.gpus, depth)
+        return rows.explain_tree(sc, column, self.models, self.gpus, depth, self._profiles)
 
     # --------------------------------------------------------------- editing
     def edit(self) -> None:
@@ -410,7 +415,7 @@ class ScenarioSheet(Vertical):
         self._commit(checked)
 
     def _check(self, sc: Scenario, changes: dict[str, Any]) -> CheckedEdit:
-        return check_edit(sc, changes, self._model_specs, self._gpu_specs)
+        return check_edit(sc, changes, self._model_specs, self._gpu_specs, self._profiles)
 
     def _apply(self, sc: Scenario, key: str, value: Any) -> None:
         """Accept an edit: recompute the row now, save it in a worker."""
@@ -607,7 +612,7 @@ class ScenarioSheet(Vertical):
             return
         shown = cells.format_value(key, self.outputs[sc.id][key])
         self.app.push_screen(TextScreen(f"Why {key} = {shown}", rows.explain_text(
-            sc, key, self.models, self.gpus)))
+            sc, key, self.models, self.gpus, profiles=self._profiles)))
 
     def compare(self) -> None:
         """Compare the marked scenarios, with deltas against the first."""
@@ -630,7 +635,7 @@ class ScenarioSheet(Vertical):
             return
         column = key if role == "input" and key is not None else "batch"
         self.app.push_screen(SweepScreen(sc, column, {m.name: m.spec for m in self.models},
-                                         {g.name: g.spec for g in self.gpus}))
+                                         {g.name: g.spec for g in self.gpus}, self._profiles))
 
     def solve(self) -> None:
         """Goal seek on the current scenario; the answer can be applied to the row."""
@@ -645,7 +650,8 @@ class ScenarioSheet(Vertical):
                     self._apply(self.scenarios[sc.id], key, value)
 
         self.app.push_screen(SolveScreen(sc, {m.name: m.spec for m in self.models},
-                                         {g.name: g.spec for g in self.gpus}), apply)
+                                         {g.name: g.spec for g in self.gpus}, self._profiles),
+                             apply)
 
     def export(self) -> None:
         """Export the fleet to an Excel workbook, to a path asked for in a dialog."""
