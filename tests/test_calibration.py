@@ -253,3 +253,27 @@ def test_scenarios_use_the_fitted_profile(tmp_path: Path) -> None:
         found[name] = best["values"]["concurrency"]
     # the calibrated TTFT (62.1 ms at 1 client, 65.6 ms at 32) allows fewer clients
     assert (found["calibrated"], found["catalog"]) == (16, 64)
+
+
+def test_edit_check_and_bad_rows_with_profiles() -> None:
+    """The UI's edit check evaluates with the profiles; a fleet row that names a profile of
+    another engine is named by its label."""
+    from planner.domain import Scenario
+    from planner.service.edits import check_edit
+    from planner.sheet.fleet import evaluate_scenarios
+    from planner.sheet.inputs import INFERENCE_INPUTS, defaults
+
+    models, gpus = catalog()
+    fitted = _profile("h100-fit", 1, matmul_efficiency=0.5, bandwidth_efficiency=0.6)
+    inputs = {**defaults(INFERENCE_INPUTS), "engine": "vllm", "concurrency": 4}
+    sc = Scenario(1, "plan", "chat", "inference", "llama-3-8b", "h100-sxm", inputs, "q,v", "",
+                  1)
+    edit = check_edit(sc, {"batch": "2"}, models, gpus, [fitted])
+    assert edit.outputs["calibration_profile"] == "h100-fit v1"
+    edit = check_edit(sc, {"calibration": "none"}, models, gpus, [fitted])
+    assert edit.outputs["calibration_profile"] == "" and edit.changes == {"calibration": "none"}
+    other = Scenario(2, "plan", "sgl", "inference", "llama-3-8b", "h100-sxm",
+                     {**inputs, "engine": "sglang", "calibration": "h100-fit"}, "q,v", "", 1)
+    with pytest.raises(PlannerError, match=r"^calibration \(row plan/sgl\): must be a profile "
+                                           r"fitted for h100-sxm/sglang"):
+        evaluate_scenarios([sc, other], models, gpus, [fitted])

@@ -122,10 +122,14 @@ def apply_calibration(cols: dict[str, Any], gpu_names: Sequence[str], g_codes: n
         return columns[name]
 
     for (choice, gpu, engine), code in index.items():
-        profile = resolve(choice, gpu, engine, profiles)
+        rows = inverse == code
+        try:
+            profile = resolve(choice, gpu, engine, profiles)
+        except ValidationError as exc:
+            exc.row_index = int(np.argmax(rows))  # type: ignore[attr-defined]  # for RowError
+            raise
         if profile is None:
             continue
-        rows = inverse == code
         applied[rows] = profile.label
         p = profile.parameters
         if "matmul_efficiency" in p:

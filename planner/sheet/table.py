@@ -271,9 +271,11 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     if kind == "inference":
         try:
             apply_calibration(cols, g_names, g_codes, n, profiles)
-        except ValidationError as exc:
-            raise RowError("calibration", exc.allowed, labels[0] if labels is not None
-                           and n == 1 else None, exc.value) from None
+        except ValidationError as exc:  # name the first row that picks the bad profile
+            row = getattr(exc, "row_index", None)
+            raise RowError("calibration", exc.allowed,
+                           None if row is None or (labels is None and n == 1)
+                           else _row_label(labels, row), exc.value) from None
     if kind == "training":
         cols["model_lora_dims"] = _lora_dims(table, values, specs, m_codes, n, labels)
     return cols
