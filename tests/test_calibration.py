@@ -277,3 +277,27 @@ def test_edit_check_and_bad_rows_with_profiles() -> None:
     with pytest.raises(PlannerError, match=r"^calibration \(row plan/sgl\): must be a profile "
                                            r"fitted for h100-sxm/sglang"):
         evaluate_scenarios([sc, other], models, gpus, [fitted])
+
+
+def test_grid_marks_calibrated_rows_and_details_name_the_profile(tmp_path: Path) -> None:
+    """The UI's name cell carries ≈ on a row computed with a profile, and the details pane
+    names the profile and its held-out throughput error."""
+    from planner.tui.cells import calibration_rows, cell
+
+    with dev_workspace(tmp_path / "g.db") as ws:
+        import_dev_set(ws)
+        profile = ws.calibrate(gpu="h100-sxm", engine="vllm")
+        ws.new_fleet("plan")
+        ws.new_scenario("plan", "chat", model="qwen3-8b", gpu="h100-sxm", engine="vllm",
+                        concurrency=8)
+        ws.new_scenario("plan", "plain", model="qwen3-8b", gpu="h100-sxm", engine="vllm",
+                        concurrency=8, calibration="none")
+        (chat, plain), outputs = ws.scenarios("plan"), ws.evaluate_many(ws.scenarios("plan"))
+    assert str(cell(chat, outputs[0], "name", "meta")) == "chat ≈"
+    assert str(cell(plain, outputs[1], "name", "meta")) == "plain"
+    held = profile.errors["holdout"]["throughput_median_abs_error"]
+    assert outputs[0]["calibration_holdout_error"] == pytest.approx(held)
+    assert calibration_rows(outputs[0]) == [
+        ("calibration", f"h100-sxm-vllm v1 (fitted figures; held-out throughput error "
+                        f"{held:.1%})")]
+    assert calibration_rows(outputs[1]) == []

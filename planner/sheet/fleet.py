@@ -47,6 +47,7 @@ def evaluate_scenarios(scenarios: list[Scenario], models: Mapping[str, ModelSpec
         columns = [np.asarray(values[name]).tolist() for name in outputs]  # one C pass each
         applied = np.broadcast_to(np.asarray(values.get(APPLIED_COLUMN, ""), dtype=object),
                                   (len(rows),))
+        errors = {p.label: p.holdout_throughput_error for p in profiles or ()}
         integer = output_columns()
         for k, name in enumerate(outputs):
             if integer[name].integer:
@@ -58,6 +59,7 @@ def evaluate_scenarios(scenarios: list[Scenario], models: Mapping[str, ModelSpec
             out["gpu_memory_bytes"] = gpus[sc.gpu].memory_bytes
             if kind == "inference":
                 out[APPLIED_COLUMN] = str(applied[j])
+                out["calibration_holdout_error"] = errors.get(out[APPLIED_COLUMN])
                 out["ttft_bound"] = ("compute" if out["ttft_compute_s"] >= out["ttft_memory_s"]
                                      else "memory")
                 out["tpot_bound"] = ("compute" if out["tpot_compute_s"] >= out["tpot_memory_s"]
