@@ -149,6 +149,9 @@ VLLM_SUMMARY_KEYS: dict[str, str] = {
 }
 """``vllm bench serve`` summary lines -> record fields."""
 
+UNSET = frozenset({"", "none", "not set", "-"})
+"""What vllm and SGLang print for a setting not given (no concurrency cap): unknown."""
+
 SGLANG_ALIASES: dict[str, str] = {
     "Traffic request rate": "Request rate configured (RPS)",
     "Max request concurrency": "Maximum request concurrency",
@@ -222,7 +225,7 @@ def parse_vllm_summary(text: str, name: str) -> list[RunRecord]:
         # vLLM and SGLang print the rate and concurrency settings just above the block too
         for index in [*_preamble(lines, start), *range(start + 1, end)]:
             key, sep, rest = lines[index].partition(":")
-            if not sep or not rest.strip() or rest.strip() == "None":  # vllm: no cap
+            if not sep or rest.strip().lower() in UNSET:
                 continue
             key, rest = key.strip().lstrip("#").strip(), rest.strip()
             key = SGLANG_ALIASES.get(key, key)
