@@ -301,3 +301,17 @@ def test_grid_marks_calibrated_rows_and_details_name_the_profile(tmp_path: Path)
         ("calibration", f"h100-sxm-vllm v1 (fitted figures; held-out throughput error "
                         f"{held:.1%})")]
     assert calibration_rows(outputs[1]) == []
+
+
+def test_nothing_is_fitted_or_loaded_at_import() -> None:
+    """Importing the CLI, the workspace and the calibration modules loads no scipy and fits
+    nothing: a fit runs only when planner calibrate (Workspace.calibrate) is called."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import planner.cli, planner.service.workspace, "
+            "planner.service.calibration, planner.sheet.calibration; "
+            "print('scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"

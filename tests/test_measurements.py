@@ -166,3 +166,35 @@ def test_bad_file_one_clear_error_nothing_stored(tmp_path: Path, kind: str) -> N
     assert "Traceback" not in out.output
     listed = CliRunner().invoke(cli, ["--db", db, "bench", "list", "--json"])
     assert json.loads(listed.stdout) == []
+
+
+def test_import_calibrate_use_on_each_backend(db_url: str, tmp_path: Path) -> None:
+    """Migration 0005's tables and the scenarios' calibration column on SQLite and PostgreSQL:
+    runs in, a fit stored twice (versions 1 and 2), a scenario that names the profile."""
+    csv = tmp_path / "h100.csv"
+    rows = [f"llama-3-8b,h100-sxm,1,1,1,vllm,bf16,,concurrency,,{c},1024,128,{tps},{ttft},,,"
+            f"{tpot}," for c, tps, ttft, tpot in ((1, 95, 70, 10.2), (8, 700, 85, 11.0),
+                                                   (32, 2100, 140, 14.5), (64, 3300, 210, 18.0))]
+    csv.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    with Workspace.open(db_url) as ws:
+        result = ws.import_measurements([csv])
+        assert [m.values["concurrency"] for m in result.added] == [1, 8, 32, 64]
+        assert ws.import_measurements([csv]).duplicates == 4
+        first = ws.calibrate(gpu="h100-sxm", engine="vllm", holdout=0.0, name="lab")
+        second = ws.calibrate(gpu="h100-sxm", engine="vllm", holdout=0.0, name="lab")
+        assert (first.version, second.version) == (1, 2)
+        assert first.parameters == second.parameters and len(first.fit_ids) == 4
+        assert first.summary()["holdout"] == {"throughput_median_abs_error": None,
+                                              "ttft_median_abs_error": None,
+                                              "tpot_median_abs_error": None}
+        assert first.errors["after"]["throughput_median_abs_error"] < first.errors["before"][
+            "throughput_median_abs_error"]
+        ws.new_fleet("plan")
+        ws.new_scenario("plan", "chat", model="llama-3-8b", gpu="h100-sxm", engine="vllm",
+                        concurrency=8, calibration="lab")
+        (sc,) = ws.scenarios("plan")
+        assert sc.inputs["calibration"] == "lab"
+        (out,) = ws.evaluate_many([sc])
+        assert out["calibration_profile"] == "lab v2"
+        assert ws.delete_measurements([m.id for m in result.added]) == 4
+        assert ws.measurements() == []
