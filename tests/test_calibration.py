@@ -315,3 +315,26 @@ def test_nothing_is_fitted_or_loaded_at_import() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_runs_that_cannot_be_scored_are_listed() -> None:
+    """Unknown engine or tokens, a burst without its request count, and a deployment that does
+    not fit (Llama-3-70B in bf16 on one 80 GB H100: 141 GB of weights) are skipped with the
+    reason; the rest are scored."""
+    models, gpus = catalog()
+    good = {"engine": "vllm", "tp": 1, "mode": "concurrency", "concurrency": 4,
+            "input_tokens": 512, "output_tokens": 128, "output_tokens_per_s": 400.0}
+    runs = [Run(1, "llama-3-8b", "h100-sxm", good),
+            Run(2, "llama-3-8b", "h100-sxm", {**good, "engine": None}),
+            Run(3, "llama-3-8b", "h100-sxm", {**good, "output_tokens": None}),
+            Run(4, "llama-3-8b", "h100-sxm", {**good, "mode": "burst", "concurrency": None}),
+            Run(5, "llama-3-70b", "h100-sxm", good)]
+    predictor = Predictor(run_table(runs), models, gpus)
+    assert [r.id for r in predictor.runs.runs] == [1]
+    assert predictor.runs.skipped == [
+        (2, "engine unknown"), (3, "input or output tokens unknown"),
+        (4, "burst with an unknown number of requests"),
+        (5, "the deployment does not fit in memory as the planner computes it (check tp, "
+            "gpus and dtypes)")]
+    with pytest.raises(PlannerError, match=r"no run can be scored: #5: the deployment"):
+        Predictor(run_table([runs[4]]), models, gpus)

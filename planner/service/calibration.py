@@ -139,7 +139,7 @@ class Calibration:
             models, gpus = self.specs.model_specs(s), self.specs.gpu_specs(s)
         table = run_table(runs)
         predictor = Predictor(table, models, gpus)
-        held = holdout_split(table.runs, holdout, seed)
+        held = holdout_split(predictor.runs.runs, holdout, seed)
         result = fit(predictor, held)
         profile_name = clean_name(name or f"{gpu_name}-{engine_name}"
                                   + (f"-{model}" if model else ""), "--name")

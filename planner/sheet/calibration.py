@@ -207,10 +207,25 @@ class Predictor:
         if not runs.runs:
             raise PlannerError("no run can be scored: "
                                + "; ".join(f"#{i}: {why}" for i, why in runs.skipped[:5]))
+        self.graph = graph("inference")
+        cols = build_columns(runs.table, models, gpus)
+        fits = np.broadcast_to(np.asarray(
+            self.graph.compute(cols, ["engine_fits"])["engine_fits"], dtype=bool),
+            (len(runs.runs),))
+        if not fits.all():  # a deployment the model says cannot start has no figures to fit
+            kept = run_table([r for r, ok in zip(runs.runs, fits, strict=True) if ok])
+            skipped = [*runs.skipped, *kept.skipped,
+                       *((r.id, "the deployment does not fit in memory as the planner "
+                                "computes it (check tp, gpus and dtypes)")
+                         for r, ok in zip(runs.runs, fits, strict=True) if not ok)]
+            runs = RunTable(kept.runs, kept.table, kept.pairs, skipped)
+            if not runs.runs:
+                raise PlannerError("no run can be scored: "
+                                   + "; ".join(f"#{i}: {why}" for i, why in skipped[:5]))
+            cols = build_columns(runs.table, models, gpus)
         self.runs = runs
         self.parameters = parameters
-        self.cols = build_columns(runs.table, models, gpus)
-        self.graph = graph("inference")
+        self.cols = cols
         n = len(runs.runs)
         base = self.cols
         self.eight_bit_ratio = (np.broadcast_to(base["gpu_matmul_efficiency_8bit"], (n,))
