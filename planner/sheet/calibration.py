@@ -192,6 +192,8 @@ def run_table(runs: Sequence[Run]) -> RunTable:
 _TEXT = frozenset({"model", "gpu", "engine", "weight_dtype", "kv_dtype"})
 
 
+_WORST = float(np.log(1e6))
+"""Largest |ln(predicted / measured)| a pair counts with."""
 OUTPUTS = ("output_tokens_per_s", "saturation_output_tokens_per_s", "ttft_mean_s",
            "tpot_mean_s", "e2e_mean_s")
 
@@ -270,9 +272,13 @@ class Predictor:
                                  col["tpot_mean_s"]))
 
     def log_residuals(self, params: Sequence[float] | None) -> np.ndarray:
-        """``ln(predicted / measured)`` of every scored pair."""
-        predicted = np.maximum(self.predict(params), 1e-30)
-        return np.asarray(np.log(predicted / self.measured))
+        """``ln(predicted / measured)`` of every scored pair (a prediction that is not a
+        finite positive number counts as ``±ln(10^6)``, so one degenerate row cannot stop a
+        fit)."""
+        with np.errstate(all="ignore"):
+            ratio = np.log(np.maximum(self.predict(params), 1e-300) / self.measured)
+        return np.nan_to_num(ratio, nan=_WORST, posinf=_WORST, neginf=-_WORST).clip(
+            -_WORST, _WORST)
 
 
 def error_summary(log_residuals: np.ndarray, metrics: np.ndarray, mask: np.ndarray | None = None
