@@ -29,21 +29,88 @@ def seeds_dir() -> Path:
     return Path(env) if env else resources.seeds_dir()
 
 
-def load_config(path: str | Path) -> dict[str, Any]:
-    """Read a config.json file; a clear :class:`ConfigError` when it is missing or not JSON."""
+MAX_CONFIG_BYTES = 4 << 20
+"""Largest config.json accepted (4 MiB; real ones are a few KiB). A bigger file, or an endless
+one such as ``/dev/zero``, is refused after reading this much."""
+MAX_CONFIG_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted in a config.json."""
+
+
+def read_config_text(path: str | Path) -> str:
+    """The text of a config.json file, read as UTF-8 (a leading byte-order mark is dropped);
+    :class:`ConfigError` when it cannot be read, is larger than :data:`MAX_CONFIG_BYTES` or is
+    not UTF-8. At most ``MAX_CONFIG_BYTES + 1`` bytes are ever read."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(str(p), "<file>", f"cannot be read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(str(p), "<file>", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB; a "
+                                            "config.json is a few KiB of JSON")
+    return decode_config(data, str(p))
+
+
+def decode_config(data: bytes, label: str) -> str:
+    """``data`` as UTF-8 text; :class:`ConfigError` naming the encoding problem otherwise."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:
+        raise ConfigError(label, "<file>", "is not UTF-8 text (it looks like UTF-16 or "
+                                           "UTF-32); save it as UTF-8")
     try:
-        data = json.loads(text)
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(label, "<file>", f"is not UTF-8 text (byte {exc.start + 1} is "
+                                           f"0x{data[exc.start]:02x}); save it as UTF-8") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_config(text: str, label: str) -> dict[str, Any]:
+    """Parse config.json ``text``; :class:`ConfigError` unless it is a JSON object of at most
+    :data:`MAX_CONFIG_BYTES` (in UTF-8) nested at most :data:`MAX_CONFIG_DEPTH` deep, without
+    NaN, Infinity or integers longer than Python reads."""
+    if len(text) > MAX_CONFIG_BYTES or len(text.encode("utf-8", "surrogatepass")) > \
+            MAX_CONFIG_BYTES:
+        raise ConfigError(label, "<file>", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB; a "
+                                           "config.json is a few KiB of JSON")
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise ConfigError(str(p), "<file>", f"is not valid JSON (line {exc.lineno}, column "
-                                            f"{exc.colno}: {exc.msg})") from exc
+        raise ConfigError(label, "<file>", f"is not valid JSON (line {exc.lineno}, column "
+                                           f"{exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ConfigError(label, "<file>", f"is nested more than {MAX_CONFIG_DEPTH} levels "
+                                           "deep") from None
+    except ValueError as exc:  # NaN, Infinity, an integer of more than 4,300 digits
+        raise ConfigError(label, "<file>", f"is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise ConfigError(str(p), "<root>", "must be a JSON object")
+        raise ConfigError(label, "<root>", "must be a JSON object")
+    check_config(data, label)
     return data
+
+
+def check_config(config: Any, label: str) -> None:
+    """:class:`ConfigError` if ``config`` nests arrays and objects more than
+    :data:`MAX_CONFIG_DEPTH` deep (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(config, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_CONFIG_DEPTH:
+            raise ConfigError(label, "<file>", f"is nested more than {MAX_CONFIG_DEPTH} "
+                                               "levels deep")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, depth + 1) for v in value)
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read a config.json file; a clear :class:`ConfigError` when it is missing, too large,
+    not UTF-8, not JSON or nested too deep (:func:`read_config_text`, :func:`parse_config`)."""
+    return parse_config(read_config_text(path), str(Path(path)))
 
 
 def spec_from_file(path: str | Path, name: str | None = None) -> ModelSpec:

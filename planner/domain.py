@@ -95,6 +95,10 @@ class Change:
     version_after: int
     changed_at: datetime
     undone: bool = False
+    author: str | None = None
+    """Who made it: the OS user of the client (None for changes logged before it was kept)."""
+    scenario_id: int | None = None
+    """The scenario changed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,12 @@
 """Presentation shared by the CLI and the terminal UI: figures with their units, and the tables
-both show (rich renderables). Formatting by unit itself is :data:`planner.units.FORMATS`."""
+both show (rich renderables). Formatting by unit itself is :data:`planner.units.FORMATS`. User
+text in a table (names) is markup-escaped, so ``[/x]`` prints as itself."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from planner.sheet.outputs import format_value
@@ -24,13 +26,13 @@ def comparison_table(scenarios: list[Any], rows: list[Any]) -> Table:
     table = Table(title="Comparison (Δ against the first)")
     table.add_column("column")
     for i, s in enumerate(scenarios):
-        table.add_column(f"{s.fleet}/{s.name}", justify="right")
+        table.add_column(escape(f"{s.fleet}/{s.name}"), justify="right")
         if i:
             table.add_column("Δ", justify="right")
     for r in rows:
         cells = []
         for i, value in enumerate(r.values):
-            cells.append(str(value) if isinstance(value, str) else cell(r.column, value))
+            cells.append(escape(value) if isinstance(value, str) else cell(r.column, value))
             if i:
                 if r.deltas[i] is None:
                     cells.append("")

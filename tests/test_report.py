@@ -329,9 +329,8 @@ def test_import_refuses_unknown_sheets_headers_and_stale_rows(ws: Workspace,
     wb["Scenarios"][f"{col['batch']}2"] = 99
     wb.save(path)
     ws.set_scenario("demo", name, {"batch": 2})
-    from planner.domain import ConflictError
-
-    with pytest.raises(ConflictError, match="changed by someone else"):
+    with pytest.raises(ImportError_, match=f"Scenarios!{col['version']}2 \\(version\\): "
+                       "scenario .* was changed by someone else"):
         ws.import_workbook(path)
     assert ws.scenario("demo", name).inputs["batch"] == 2
     with pytest.raises(Exception, match=r"not a readable \.xlsx"):

@@ -171,7 +171,8 @@ async def test_grid_draws_the_cells_in_view_after_scrolling() -> None:
         assert "h100-sxm" not in line(sid)  # the GPU column is scrolled out of view
         grid.scroll_to(x=0, animate=False)  # scrolled back, the cursor where it was
         await pilot.pause(0.1)
-        assert grid.scroll_x == 0 and "h100-sxm" in line(sid) and cost not in line(sid)
+        ttft = cells.format_value("ttft_s", app.outputs[sid]["ttft_s"])  # pinned, in view
+        assert grid.scroll_x == 0 and ttft in line(sid) and cost not in line(sid)
 
 
 async def test_invalid_value_shows_the_reason_and_changes_nothing() -> None:
@@ -617,3 +618,257 @@ async def test_a_target_rate_typed_per_minute() -> None:
         await pilot.press("enter", "ctrl+u", *"2000/min", "enter")
         await settle(pilot)
         assert app.scenarios[sid].inputs["target_requests_per_s"] == pytest.approx(2000 / 60)
+
+
+async def test_solve_apply_is_one_validated_change_and_one_undo() -> None:
+    """Issue 16 #21: the answer (gpus=15, tp=1) is applied as one change checked as a whole:
+    gpus=15 is not refused against the row's old tp=2, and one undo restores both fields."""
+    with db() as ws:
+        ws.set_scenario("demo", "llama3-8b-request-1024+128",
+                        {"gpus": 2, "tp": 2, "target_requests_per_s": 20})
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("o")
+        assert isinstance(app.screen, SolveScreen)
+        await pilot.press("down", "down", "enter")  # fewest GPUs that meet the target
+        answer = app.screen.changes
+        assert answer == {"gpus": 15, "tp": 1}
+        app.screen.query_one("#apply").press()
+        await settle(pilot)
+        assert (app.scenarios[sid].inputs["gpus"], app.scenarios[sid].inputs["tp"]) == (15, 1)
+        assert not [n for n in app._notifications if n.severity == "error"]
+    with db() as ws:
+        sc = ws.scenario("demo", "llama3-8b-request-1024+128")
+        assert (sc.inputs["gpus"], sc.inputs["tp"]) == (15, 1)
+        last = ws.history("demo", sc.name)[-2:]
+        assert {c.field for c in last} == {"gpus", "tp"}
+        assert len({c.change_set for c in last}) == 1  # one change set: one undo step
+        ws.undo("demo")
+        sc = ws.scenario("demo", "llama3-8b-request-1024+128")
+        assert (sc.inputs["gpus"], sc.inputs["tp"]) == (2, 2)
+
+
+async def test_focus_returns_to_the_grid_after_a_dialog_and_catalog_edits_are_explicit(
+        ) -> None:
+    """Issue 16 #22: on the Training tab reached through the tab strip, after the new and
+    rename dialogs the focus is on the training grid, not the tab strip; keys typed next
+    (Enter q w e n Enter on the model cell) act on the grid and never edit a model's notes.
+    Enter on the tab strip of the Models tab only enters the table."""
+    from textual.widgets import Tabs
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("tab", "right")  # the tab strip, then Training
+        await pilot.pause()
+        assert app.query_one("#tabs").active == "training"
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"tune-2", "enter")
+        await settle(pilot)
+        assert app.focused is app.query_one("#train-grid")
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"tune-3", "enter")
+        await settle(pilot)
+        assert app.focused is app.query_one("#train-grid")
+        app.query_one("#train-grid", SheetTable).move_cursor(
+            column=TRAIN_COLUMNS.index("model"))
+        await pilot.press("enter", *"qwen", "enter")
+        await settle(pilot)
+        await pilot.press("escape")
+        assert app.query_one("#tabs").active == "training"
+        assert "tune-3" in {s.name for s in app.scenarios.values()}
+        app.query_one("#tabs").active = "models"
+        await pilot.pause()
+        app.query_one("#tabs").query_one(Tabs).focus()
+        await pilot.pause()
+        await pilot.press("enter")  # on the tab strip: into the table, no dialog
+        assert len(app.screen_stack) == 1
+        assert app.focused is app.query_one("#models-table")
+    with db() as ws:
+        assert all(not m.notes.startswith("qwen") and "qwen" not in m.notes
+                   for m in ws.models())
+
+
+async def test_new_scenario_asks_for_model_and_gpu() -> None:
+    """Issue 16 #23: the new-scenario dialog asks for model and GPU, each by typing a
+    filter, starting at the current row's (not always the catalog's first, which may not
+    fit)."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("n")
+        await pilot.pause()
+        dialog = app.screen
+        assert type(dialog).__name__ == "NewScenarioDialog"
+        assert (dialog.chosen("model"), dialog.chosen("gpu")) == (  # type: ignore[attr-defined]
+            "llama-3-8b", "h100-sxm")
+        await pilot.press(*"moe", "tab", *"mixtral", "tab", *"h2")
+        await pilot.pause()
+        assert dialog.chosen("gpu") == "h200"  # type: ignore[attr-defined]
+        await pilot.press("z", "z", "enter")  # a GPU filter that matches nothing
+        assert app.screen is dialog and "no GPU" in text(dialog.query_one("#error", Static))
+        await pilot.press("ctrl+u", *"h1")  # h100-pcie, h100-sxm: the default stays chosen
+        assert dialog.chosen("gpu") == "h100-sxm"  # type: ignore[attr-defined]
+        await pilot.press("down", "enter")  # wraps round to h100-pcie
+        await settle(pilot)
+        assert len(app.screen_stack) == 1
+    with db() as ws:
+        sc = ws.scenario("demo", "moe")
+        assert (sc.model, sc.gpu) == ("mixtral-8x7b", "h100-pcie")
+
+
+async def test_undo_names_the_scenario_field_values_and_author() -> None:
+    """Issue 16 #25: an undo that reverts another client's edit (a CLI `scenario set` on
+    another scenario) says which scenario, which field, old → new, and who made it."""
+    import getpass
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        goto(app, "llama3-8b-24gib-6x8k", "batch")
+        with db() as other:  # the CLI, on another scenario
+            other.set_scenario("demo", "llama3-8b-request-1024+128", {"batch": 8})
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("llama3-8b-request-1024+128" in m and "batch 8 → 1" in m
+                   and getpass.getuser() in m for m in messages), messages
+    with db() as ws:
+        assert ws.scenario("demo", "llama3-8b-request-1024+128").inputs["batch"] == 1
+        assert ws.history("demo", "llama3-8b-request-1024+128")[-1].author == getpass.getuser()
+
+
+TRAIN_COLUMNS = [k for k, _h, _r in cells.grid_columns("training")]
+
+
+async def test_training_grid_sweep_chart_lora_targets_and_export_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16 #26: the training grid draws whole numbers (no `1,000,000,00`, `79.28 EFLO`,
+    `176.5 GPU-`), the sweep chart writes values with their unit (no `1.066e+04`),
+    `lora_targets` is not editable at `lora_rank` 0, and export proposes the documents
+    folder, not the current directory."""
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOCUMENTS_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.query_one("#tabs").active = "training"
+        await pilot.pause()
+        grid = app.query_one("#train-grid", SheetTable)
+        ids = [k.value for k in grid.rows]
+        for column in ("train_tokens", "trainable_params", "train_flops", "gpu_hours",
+                       "train_time_s", "train_cost_usd", "train_memory_bytes_per_gpu"):
+            grid.move_cursor(row=0, column=TRAIN_COLUMNS.index(column))
+            await pilot.pause(0.05)
+            for sid in ids:
+                full = str(grid.get_cell(str(sid), column)).strip()
+                assert grid.drawn_cell(str(sid), column) == full, (column, full)
+        full_training = next(i for i in ids if app.scenarios[int(i)].inputs["lora_rank"] == 0)
+        grid.move_cursor(row=ids.index(full_training),
+                         column=TRAIN_COLUMNS.index("lora_targets"))
+        await pilot.pause()
+        assert "rank 0" in str(grid.get_cell(full_training, "lora_targets"))
+        await pilot.press("enter")
+        assert app.editing is None
+        assert any("lora_rank" in n.message for n in app._notifications)
+        app.query_one("#tabs").active = "scenarios"
+        await pilot.pause()
+        app.query_one("#grid").focus()
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("w")
+        await pilot.pause(0.2)
+        chart = text(app.screen.query_one("#chart", Static))
+        assert "tokens/s" in chart and "e+0" not in chart
+        assert any(line.strip().startswith("256 ") for line in chart.splitlines())
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        from textual.widgets import Input
+
+        proposed = app.screen.query_one(Input).value
+        assert proposed == str(home / "Documents" / "planner-demo.xlsx")
+
+
+async def test_other_clients_changes_show_without_restart_and_an_edit_is_kept() -> None:
+    """Issue 16 #24: another client's change shows without a restart (the sheet polls the
+    fleet's version counters); an edit of a row that went stale meanwhile is not discarded:
+    of another field, it is saved on top of theirs; of the same field, it stays in the bar
+    with the conflict shown, and Enter saves it."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        with db() as other:
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 5})
+        for _ in range(60):  # within a few poll intervals
+            await pilot.pause(0.1)
+            if shown(app, sid, "batch") == "5":
+                break
+        assert shown(app, sid, "batch") == "5" and app.scenarios[sid].version == 2
+        assert app.sheet.poll_timer is not None
+        app.sheet.poll_timer.pause()  # from here the row goes stale before each edit
+        with db() as other:  # another field
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"notes": "theirs"})
+        await pilot.press("e", "ctrl+u", "4", "enter")
+        await settle(pilot)
+        await settle(pilot)
+        assert shown(app, sid, "batch") == "4" and app.scenarios[sid].notes == "theirs"
+        assert any("applied on top" in n.message for n in app._notifications)
+        with db() as other:  # the same field
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 9})
+        await pilot.press("e", "ctrl+u", "3", "enter")
+        await settle(pilot)
+        assert app.editing is not None  # theirs shown, yours kept in the bar
+        assert shown(app, sid, "batch") == "9"
+        assert "= 3" in bar(app) and "batch = 9" in bar(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.editing is None and shown(app, sid, "batch") == "3"
+    with db() as ws:
+        sc = ws.scenario("demo", "llama3-8b-24gib-6x8k")
+        assert (sc.inputs["batch"], sc.notes) == (3, "theirs")
+
+
+async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds() -> None:
+    """Issue 16 #27: the verdicts (fits, max sequences, TTFT, GPUs needed, $/month) come
+    right after the scenario name and are drawn when the grid opens; headers are labels with
+    units, not cut column names; `p` pins another output, `g` folds a column group."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "name")
+        await pilot.pause()
+        for column in ("fits", "max_concurrent_sequences", "ttft_s", "gpus_needed",
+                       "cost_usd_per_month"):
+            assert drawn(app, sid, column), column  # in view without scrolling
+        grid = app.query_one("#grid", SheetTable)
+        head = "\n".join(grid.render_line(y).text for y in range(grid.header_height))
+        assert "TTFT" in head and "[USD/month]" in head  # drawn at once
+        labels = {c.key.value: " ".join(str(c.label).split()) for c in grid.columns.values()}
+        assert labels["ttft_s"] == "TTFT [s]"
+        assert labels["cost_usd_per_month"] == "Cost per month [USD/month]"
+        assert labels["quant_group_size"] == "Quant group [weights]"
+        assert all(len(line) <= c.width for c in grid.columns.values()
+                   for line in str(c.label).split("\n"))  # no header cut to fit
+        goto(app, "llama3-8b-24gib-6x8k", "tpot_s")
+        await pilot.press("p")  # pinned: now right after the pinned verdicts
+        keys = [c.key.value for c in grid.ordered_columns]
+        assert keys.index("tpot_s") == 6 and grid.cursor_column == 6
+        assert drawn(app, sid, "tpot_s")
+        grid.move_cursor(column=keys.index("batch"))
+        await pilot.press("g")  # fold the inputs
+        keys = [c.key.value for c in grid.ordered_columns]
+        assert "group:inputs" in keys and "batch" not in keys and "model" not in keys
+        assert keys[grid.cursor_column] == "group:inputs"
+        await pilot.press("g")  # and unfold them
+        keys = [c.key.value for c in grid.ordered_columns]
+        assert "batch" in keys and "group:inputs" not in keys

@@ -10,7 +10,7 @@ changes none of their figures: a database upgraded to this revision has no profi
 SQLite the scenarios table is rebuilt (batch mode).
 
 Revision ID: 0005
-Revises: 0004 (the integrator links it; this branch has no 0004 yet, so it points at 0003)
+Revises: 0004
 Create Date: 2026-12-01 01:45:00
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision = "0003"  # TODO(integrator): "0004" once revision 0004 is merged
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

@@ -120,7 +120,7 @@ def model_import(ctx: click.Context, configs: tuple[Path, ...], name: str | None
             file = path / "config.json" if path.is_dir() else path
             default = file.parent.name if file.stem == "config" else file.stem
             catalog.load_config(file)  # a clear error for a missing or malformed file
-            yield (name or default), file.read_text(encoding="utf-8"), source
+            yield (name or default), catalog.read_config_text(file), source
 
     if len(configs) > 20:
         with click.progressbar(length=len(configs), label="importing", file=sys.stderr) as bar:

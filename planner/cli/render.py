@@ -1,7 +1,9 @@
 """Human-readable terminal tables for the CLI: every figure with its unit.
 
 Only formatting lives here (rich tables over the dicts :mod:`planner.service` returns); the CLI
-imports it lazily so ``--json`` runs never load rich.
+imports it lazily so ``--json`` runs never load rich. Rich reads ``[...]`` in a string as markup,
+so every user text (a name, a label, a source, a note) goes through :func:`esc` first: a scenario
+named ``[/x]`` prints as ``[/x]`` instead of raising ``MarkupError``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from planner.estimator.gpu import GpuSpec
@@ -31,6 +34,11 @@ console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 """Wide when piped, so tables written to a file or a pager are not squeezed to 80 columns."""
 
 
+def esc(value: Any) -> str:
+    """``value`` as text with rich markup escaped: user text printed verbatim."""
+    return escape(str(value))
+
+
 def _table(title: str, rows: Iterable[tuple[str, str]], *, note: str = "") -> Table:
     table = Table(title=title, title_justify="left", show_header=False, box=None,
                   padding=(0, 2), caption=note or None, caption_justify="left")
@@ -49,9 +57,9 @@ def model_list(rows: list[dict[str, Any]]) -> None:
                             ("source", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for r in rows:
-        table.add_row(r["name"], r["model_type"], fmt_count(r["params_total"]),
+        table.add_row(esc(r["name"]), esc(r["model_type"]), fmt_count(r["params_total"]),
                       fmt_count(r["params_active"]), fmt_bytes(r["kv_bytes_per_token"]),
-                      r["source"])
+                      esc(r["source"]))
     console.print(table)
 
 
@@ -65,9 +73,10 @@ def model_inspect(info: dict[str, Any]) -> None:
              (f"KV cache per token ({info['kv_dtype']})",
               f"{fmt_count(info['kv_bytes_per_token'])} B "
               f"({fmt_bytes(info['kv_bytes_per_token'])})")]
-    console.print(_table(f"{info['name']} ({info['model_type']})", rows))
+    console.print(_table(f"{esc(info['name'])} ({esc(info['model_type'])})", rows))
     arch = info["architecture"]
-    console.print(_table("architecture", [(k.replace("_", " "), str(v)) for k, v in arch.items()]))
+    console.print(_table("architecture", [(esc(k.replace("_", " ")), esc(v))
+                                          for k, v in arch.items()]))
 
 
 def gpu_list(gpus: list[GpuSpec]) -> None:
@@ -81,7 +90,7 @@ def gpu_list(gpus: list[GpuSpec]) -> None:
             value = g.flops_per_s.get(dtype)
             return f"{value / 1e12:,.1f}" if value else "–"
         price = f"{g.price_usd_per_hour:,.2f}" + (" (example)" if g.price_is_example else "")
-        table.add_row(g.name, f"{g.memory_bytes / GiB:,.0f}", peak("bf16") if
+        table.add_row(esc(g.name), f"{g.memory_bytes / GiB:,.0f}", peak("bf16") if
                       g.flops_per_s.get("bf16") else peak("fp16") + " (fp16)",
                       peak("fp8"), peak("int8"), f"{g.bandwidth_bytes_per_s / GB:,.0f}",
                       f"{g.power_w:,.0f}", price)
@@ -92,7 +101,7 @@ def _gpu_line(gpu: GpuSpec, result: dict[str, Any]) -> str:
     price = fmt_usd(gpu.price_usd_per_hour) + "/GPU-h" + (
         " (example price)" if gpu.price_is_example else "")
     peak = gpu.flops_per_s.get(result["compute_dtype"], 0.0)
-    return (f"{gpu.label or gpu.name}: {fmt_bytes_gib(gpu.memory_bytes)}, "
+    return (f"{esc(gpu.label or gpu.name)}: {fmt_bytes_gib(gpu.memory_bytes)}, "
             f"{peak / 1e12:,.1f} TFLOP/s {result['compute_dtype']} dense, "
             f"{gpu.bandwidth_bytes_per_s / GB:,.0f} GB/s, {price}")
 
@@ -100,7 +109,7 @@ def _gpu_line(gpu: GpuSpec, result: dict[str, Any]) -> str:
 def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
     """An inference estimate in four short tables."""
     i = r["inputs"]
-    console.print(f"[bold]{r['model']}[/] on {i['gpus']} × {_gpu_line(gpu, r)}")
+    console.print(f"[bold]{esc(r['model'])}[/] on {i['gpus']} × {_gpu_line(gpu, r)}")
     console.print(f"tp={i['tp']} pp={i['pp']} replicas={r['replicas']}  batch={i['batch']}  "
                   f"prompt={i['prompt_tokens']:,} tokens  output={i['output_tokens']:,} tokens  "
                   f"weights={i['weight_dtype']} kv={i['kv_dtype']}  MFU={i['mfu']:g} "
@@ -149,8 +158,9 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
 def train(r: dict[str, Any], gpu: GpuSpec) -> None:
     """A training estimate."""
     i = r["inputs"]
-    mode = f"LoRA r={i['lora_rank']} on {r['lora_targets']}" if i["lora_rank"] else "full training"
-    console.print(f"[bold]{r['model']}[/] {mode} on {i['gpus']} × {_gpu_line(gpu, r)}")
+    mode = (f"LoRA r={i['lora_rank']} on {esc(r['lora_targets'])}" if i["lora_rank"]
+            else "full training")
+    console.print(f"[bold]{esc(r['model'])}[/] {mode} on {i['gpus']} × {_gpu_line(gpu, r)}")
     console.print(f"tokens={i['train_tokens']:,.0f}  seq={i['train_seq_len']:,}  "
                   f"micro-batch={i['micro_batch_size']}  ZeRO-{i['zero_stage']}  "
                   f"tp={i['tp']} pp={i['pp']} dp={r['data_parallel']}  MFU={i['mfu']:g}\n")
@@ -189,7 +199,8 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
         for s, o in inference:
             i = s.inputs
             fits = "yes" if o["fits"] else f"[red]no (−{fmt_bytes_gib(o['shortfall_bytes'])})[/]"
-            table.add_row(f"{s.fleet}/{s.name}", s.model, s.gpu, str(i["gpus"]), str(i["batch"]),
+            table.add_row(esc(f"{s.fleet}/{s.name}"), esc(s.model), esc(s.gpu), str(i["gpus"]),
+                          str(i["batch"]),
                           f"{i['prompt_tokens']:,}+{i['output_tokens']:,}", fits,
                           fmt_count(o["max_concurrent_sequences"]), fmt_seconds(o["ttft_s"]),
                           fmt_seconds(o["tpot_s"]), f"{o['throughput_tokens_per_s']:,.0f}",
@@ -203,7 +214,8 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
             table.add_column(column, justify="left" if column in ("scenario", "model", "GPU")
                              else "right")
         for s, o in training:
-            table.add_row(f"{s.fleet}/{s.name}", s.model, s.gpu, str(s.inputs["gpus"]),
+            table.add_row(esc(f"{s.fleet}/{s.name}"), esc(s.model), esc(s.gpu),
+                          str(s.inputs["gpus"]),
                           f"{s.inputs['train_tokens']:,.0f}", fmt_count(o["trainable_params"]),
                           f"{o['train_flops']:.3g}", fmt_seconds(o["train_time_s"]),
                           f"{o['gpu_hours']:,.1f}", fmt_usd(o["train_cost_usd"]),
@@ -217,7 +229,7 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
 def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     """A one- or two-way sensitivity table."""
     varied = [v.column for v in grid.variations]
-    title = f"{sc.fleet}/{sc.name}: " + " × ".join(varied)
+    title = esc(f"{sc.fleet}/{sc.name}: " + " × ".join(varied))
     if len(varied) == 2 and len(columns) == 1:
         row_key, col_key = varied
         column = columns[0]
@@ -227,7 +239,7 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
         notes, figures = frame["note"].tolist(), frame[column].tolist()
         col_values = list(dict.fromkeys(col_cells))
         for v in col_values:
-            table.add_column(_cell(col_key, v) if col_key not in ("gpu", "model") else str(v),
+            table.add_column(_cell(col_key, v) if col_key not in ("gpu", "model") else esc(v),
                              justify="right")
         at: dict[Any, dict[Any, int]] = {}  # one pass: row value → column value → first row
         for i, (r, v) in enumerate(zip(row_values, col_cells, strict=True)):
@@ -237,9 +249,9 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
             for v in col_values:
                 i = by_col.get(v)
                 note = notes[i] if i is not None else ""
-                cells.append(f"[dim]{note}[/]" if note else
+                cells.append(f"[dim]{esc(note)}[/]" if note else
                              _cell(column, figures[i]) if i is not None else "")
-            table.add_row(str(r), *cells)
+            table.add_row(esc(r), *cells)
         console.print(table)
         return
     table = Table(title=title)
@@ -251,11 +263,11 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
         table.add_column("note")
     data = {c: frame[c].tolist() for c in dict.fromkeys((*varied, *columns))}
     for i in range(len(frame)):  # one pass over plain lists (no iterrows)
-        cells = [str(data[c][i]) if c in ("gpu", "model") or isinstance(data[c][i], str)
+        cells = [esc(data[c][i]) if c in ("gpu", "model") or isinstance(data[c][i], str)
                  else _cell(c, data[c][i]) for c in varied]
         cells += [_cell(c, data[c][i]) for c in columns]
         if has_notes:
-            cells.append(notes[i])
+            cells.append(esc(notes[i]))
         table.add_row(*cells)
     console.print(table)
 
@@ -263,21 +275,21 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
 def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) -> None:
     """A solve result: the answer, the objective and the constraint's columns."""
     what = f"{'maximize' if result.sense == 'max' else 'minimize'} {result.objective}"
-    console.print(f"[bold]{sc.fleet}/{sc.name}[/]: {what}"
-                  + (f" subject to {constraint}" if constraint else ""))
+    console.print(f"[bold]{esc(f'{sc.fleet}/{sc.name}')}[/]: {esc(what)}"
+                  + (f" subject to {esc(constraint)}" if constraint else ""))
     if not result.found:
         console.print(f"[red]no feasible answer[/] among {result.candidates:,} candidates")
         return
     v = result.values
     keys = list(dict.fromkeys([*varied, result.objective]))
-    rows = [(k, str(v[k]) if isinstance(v.get(k), str) else _cell(k, v.get(k))) for k in keys]
+    rows = [(k, esc(v[k]) if isinstance(v.get(k), str) else _cell(k, v.get(k))) for k in keys]
     for extra in ("fits", "max_concurrent_sequences", "ttft_s", "tpot_s", "requests_per_s",
                   "cost_usd_per_hour"):
         if extra in v and extra not in keys:
             rows.append((extra, _cell(extra, v[extra])))
     console.print(_table("Answer", rows, note=f"{result.feasible:,} of {result.candidates:,} "
                          f"candidates feasible ({result.method})"
-                         + (f"; warning: {result.note}" if result.note else "")))
+                         + (f"; warning: {esc(result.note)}" if result.note else "")))
 
 
 def comparison(scenarios: list[Any], rows: list[Any]) -> None:
@@ -288,8 +300,8 @@ def comparison(scenarios: list[Any], rows: list[Any]) -> None:
 def rollup(totals: list[Any]) -> None:
     """Fleet totals and the scenarios that do not fit."""
     for t in totals:
-        gpus = ", ".join(f"{n}× {g}" for g, n in t.gpus_by_type.items()) or "none"
-        console.print(_table(f"Fleet {t.fleet} ({t.scenarios} scenarios)", [
+        gpus = ", ".join(f"{n}× {esc(g)}" for g, n in t.gpus_by_type.items()) or "none"
+        console.print(_table(f"Fleet {esc(t.fleet)} ({t.scenarios} scenarios)", [
             ("GPUs serving", gpus),
             ("cost per hour", fmt_usd(t.cost_usd_per_hour)),
             ("cost per month", fmt_usd(t.cost_usd_per_month)),
@@ -299,4 +311,4 @@ def rollup(totals: list[Any]) -> None:
         ]))
         if t.not_fitting:
             console.print("[red]does not fit:[/] " + ", ".join(
-                f"{name} (short {fmt_bytes_gib(short)}/GPU)" for name, short in t.not_fitting))
+                f"{esc(name)} (short {fmt_bytes_gib(short)}/GPU)" for name, short in t.not_fitting))

@@ -8,6 +8,11 @@ from the real implementations (``scripts/hf_param_counts.py`` → ``tests/fixtur
 A missing key that the implementation would need, or a value of the wrong kind, raises
 :class:`ConfigError` naming the key; an unknown ``model_type`` lists the supported ones. Nothing is
 guessed beyond the defaults the implementation itself applies.
+
+Every integer is bounded (:data:`MAX_SIZE`, :data:`MAX_LAYERS`, :data:`MAX_POSITIONS`) and so is
+the parameter count of the result (:data:`MAX_PARAMS`): a config claiming ``vocab_size`` 10^30
+is refused here, naming the key, instead of overflowing a database column or building a
+billion-layer tuple.
 """
 
 from __future__ import annotations
@@ -17,9 +22,32 @@ from typing import Any
 
 from planner.errors import ConfigError
 from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
+from planner.estimator.params import count_params
 
 Config = Mapping[str, Any]
 _MISSING = object()
+
+MAX_SIZE = 2**24
+"""Largest width, head count, vocabulary or expert count accepted (16,777,216: far above any
+published model, and every figure derived from such sizes fits a 64-bit integer)."""
+MAX_LAYERS = 10_000
+"""Most layers a config may declare (one :class:`Layer` is built for each)."""
+MAX_POSITIONS = 2**31 - 1
+"""Largest position count or window (``max_position_embeddings``, ``sliding_window``, …)."""
+MAX_PARAMS = 10**15
+"""Most parameters a model may have (a quadrillion)."""
+_LAYER_KEYS = frozenset({"num_hidden_layers", "n_layer", "max_window_layers",
+                         "first_k_dense_replace", "decoder_sparse_step"})
+_POSITION_KEYS = frozenset({"max_position_embeddings", "n_positions", "sliding_window"})
+
+
+def maximum_of(key: str) -> int:
+    """The largest value the integer config key ``key`` may take."""
+    if key in _LAYER_KEYS:
+        return MAX_LAYERS
+    if key in _POSITION_KEYS:
+        return MAX_POSITIONS
+    return MAX_SIZE
 
 
 class _Reader:
@@ -36,9 +64,12 @@ class _Reader:
                 raise ConfigError(self.name, key, "is required for this model_type but missing")
             return default
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(self.name, key, f"must be an integer, got {value!r}")
+            raise ConfigError(self.name, key, f"must be an integer, got {_short(value)}")
         if value < minimum:
             raise ConfigError(self.name, key, f"must be at least {minimum}, got {value}")
+        if value > maximum_of(key):
+            raise ConfigError(self.name, key, f"must be at most {maximum_of(key):,}, got "
+                              f"{_short(value)}")
         return value
 
     def opt_int(self, key: str, *, minimum: int = 1) -> int | None:
@@ -52,13 +83,17 @@ class _Reader:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise ConfigError(self.name, key, f"must be true or false, got {value!r}")
+            raise ConfigError(self.name, key, f"must be true or false, got {_short(value)}")
         return value
 
     def int_list(self, key: str) -> list[int]:
         value = self.cfg.get(key) or []
-        if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
-            raise ConfigError(self.name, key, f"must be a list of integers, got {value!r}")
+        if (not isinstance(value, list) or len(value) > MAX_LAYERS
+                or not all(isinstance(v, int) and not isinstance(v, bool)
+                           and 0 <= v <= MAX_LAYERS for v in value)):
+            raise ConfigError(self.name, key, f"must be a list of at most {MAX_LAYERS:,} "
+                              f"layer numbers from 0 to {MAX_LAYERS:,}, got "
+                              f"{_short(value)}")
         return value
 
     def head_dim(self, hidden: int, heads: int) -> int:
@@ -100,6 +135,15 @@ class _Reader:
             return [window if t == "sliding_attention" else None for t in types]
         return [window if window is not None and default_sliding(i) else None
                 for i in range(n_layers)]
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a config value may be huge)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer with more digits than Python prints
+        return "a number too large to print"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _llama_family(r: _Reader, *, qkv_bias: bool, o_bias: bool, qk_norm: bool = False,
@@ -363,13 +407,19 @@ def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
     """
     if not isinstance(cfg, Mapping):
         raise ConfigError(name or "config", "<root>", "must be a JSON object")
-    label = name or str(cfg.get("_name_or_path") or cfg.get("model_type") or "config")
+    label = name or str(cfg.get("_name_or_path") or cfg.get("model_type") or "config")[:200]
     model_type = cfg.get("model_type")
     if model_type is None:
         raise ConfigError(label, "model_type", "is missing; supported: "
                           + ", ".join(SUPPORTED_MODEL_TYPES))
-    reader = READERS.get(str(model_type))
+    reader = READERS.get(model_type) if isinstance(model_type, str) else None
     if reader is None:
-        raise ConfigError(label, "model_type", f"{model_type!r} is not supported; supported: "
-                          + ", ".join(SUPPORTED_MODEL_TYPES))
-    return reader(_Reader(label, cfg))
+        raise ConfigError(label, "model_type", f"{_short(model_type)} is not supported; "
+                          "supported: " + ", ".join(SUPPORTED_MODEL_TYPES))
+    spec = reader(_Reader(label, cfg))
+    total = count_params(spec).total
+    if total > MAX_PARAMS:
+        raise ConfigError(label, "<architecture>", f"describes {total:.3g} parameters; at "
+                          f"most {MAX_PARAMS:.0e} are supported (check hidden_size, "
+                          "intermediate_size, num_hidden_layers and the expert counts)")
+    return spec

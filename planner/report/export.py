@@ -4,8 +4,9 @@ The workbook is built from domain objects (scenarios, models, GPUs) with openpyx
 formulas are rendered from the estimator's own definitions (:mod:`planner.sheet.symbolic`), so
 Python and Excel share one definition of every figure; model and GPU figures are fetched from
 their sheets with INDEX/MATCH. Only functions Excel and LibreOffice both evaluate are used (IF,
-MIN, MAX, INT, INDEX, MATCH, SUMIFS, COUNTIFS). User text starting with ``= + - @`` is written
-as text, never as a formula.
+MIN, MAX, INT, INDEX, MATCH, SUMIFS, COUNTIFS). User text (names, notes) never enters a formula:
+formulas reference the cells that hold it. Text starting with ``= + - @``, a tab or a carriage
+return is written as text (quote prefix), never as a formula.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from planner.report.fastsheet import (
     inject,
     row_xml,
     shared_formula_xml,
+    xml_safe,
 )
 from planner.report.layout import (
     GPU_FIGURE_SOURCE,
@@ -83,7 +85,10 @@ class ExportReport:
 
 
 def write_text(cell: Any, value: Any) -> None:
-    """Write ``value``; strings that a spreadsheet would read as a formula stay text."""
+    """Write ``value``; strings that a spreadsheet would read as a formula stay text, and
+    characters a workbook cannot hold become U+FFFD."""
+    if isinstance(value, str):
+        value = xml_safe(value)
     cell.value = value
     if isinstance(value, str) and value.startswith(TEXT_TRIGGERS):
         cell.data_type = "s"
@@ -91,7 +96,8 @@ def write_text(cell: Any, value: Any) -> None:
 
 
 def _header(ws: Any, row: int, col: int, text: str, role: str) -> None:
-    cell = ws.cell(row=row, column=col, value=text)
+    cell = ws.cell(row=row, column=col)
+    write_text(cell, text)
     cell.font = HEADER_FONT
     cell.fill = PatternFill("solid", start_color=FILLS.get(role, "305496"),
                             end_color=FILLS.get(role, "305496"))
@@ -305,10 +311,21 @@ SUMMARY_KEYS = (
 )
 
 
+def _text_criterion(name: str, gpu_rows: dict[str, int]) -> str:
+    """A SUMIFS criterion matching the GPU ``name``: a reference to its name cell on the GPUs
+    sheet, so no user text is ever spliced into a formula (a quoted literal, its quotes
+    doubled, only for a name missing from that sheet)."""
+    if name in gpu_rows:
+        return f"GPUs!$A${gpu_rows[name]}"
+    return '"' + xml_safe(name).replace('"', '""') + '"'
+
+
 def write_summary(ws: Any, scenarios: Sequence[Scenario], fleets: list[str],
-                  gpu_names: list[str], styles: Styles) -> list[str]:
+                  gpu_names: list[str], styles: Styles,
+                  gpu_rows: dict[str, int] | None = None) -> list[str]:
     """Fleet roll-up (live SUMIFS over the Scenarios sheet), key figures per scenario in
-    display units (GiB, ms, USD), and charts."""
+    display units (GiB, ms, USD), and charts. ``gpu_rows`` gives each GPU's row on the GPUs
+    sheet: the per-GPU columns match on that name cell."""
     col = letters("inference")
     n = len(scenarios)
     last = n + 1
@@ -330,8 +347,9 @@ def write_summary(ws: Any, scenarios: Sequence[Scenario], fleets: list[str],
                 value=f"=SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f})")
         ws.cell(row=i, column=7, value=f"=SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f})")
         for j, g in enumerate(gpu_names, 8):
+            criterion = _text_criterion(g, gpu_rows or {})
             ws.cell(row=i, column=j,
-                    value=f'=SUMIFS({rng("gpus")},{rng("fleet")},{f},{rng("gpu")},"{g}")')
+                    value=f'=SUMIFS({rng("gpus")},{rng("fleet")},{f},{rng("gpu")},{criterion})')
         for j, fmt in ((5, '"$"#,##0.00'), (6, '"$"#,##0.00'), (7, "#,##0")):
             ws.cell(row=i, column=j).number_format = fmt
     top = len(fleets) + 5
@@ -439,7 +457,8 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
         bodies[ws.title] = (rows, len(sweep.rows) + 1, width["inference"])
         write_sweep_chart(ws, sweep)
     fleets = sorted({s.fleet for s in scenarios})
-    body = write_summary(summary, inference, fleets, sorted({s.gpu for s in inference}), styles)
+    body = write_summary(summary, inference, fleets, sorted({s.gpu for s in inference}), styles,
+                         {g.name: row for row, g in enumerate(gpus, 2)})
     bodies["Summary"] = (body, len(fleets) + 5 + len(inference), len(SUMMARY_KEYS) + 1 +
                          len({s.gpu for s in inference}) + 7)
     styles.close()

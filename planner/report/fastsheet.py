@@ -26,7 +26,17 @@ from openpyxl.utils import get_column_letter
 
 ROW = "\x00"
 """Placeholder for the row number inside a formula template."""
-TEXT_TRIGGERS = ("=", "+", "-", "@")
+TEXT_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+"""Text starting with one of these is read as a formula (or mangled) by a spreadsheet: such
+text is written with the quote prefix, so it stays text."""
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot hold (C0 controls other than tab and
+    line breaks, lone surrogates, U+FFFE, U+FFFF), each replaced by U+FFFD. Input refuses them;
+    this keeps an export of rows stored before that rule readable."""
+    return _NOT_XML.sub("\ufffd", text)
 
 
 class Styles:
@@ -70,10 +80,12 @@ def cell_xml(ref: str, value: Any, style: str, styles: Styles) -> str:
         return f'<c r="{ref}" t="b"{style}><v>{int(value)}</v></c>'
     if isinstance(value, (int, float)):
         return f'<c r="{ref}"{style}><v>{value!r}</v></c>'
-    text = str(value)
+    text = xml_safe(str(value))
     if text.startswith(TEXT_TRIGGERS):
         style = styles.attr(None, quote_prefix=True)
-    return (f'<c r="{ref}" t="inlineStr"{style}><is><t xml:space="preserve">{escape(text)}'
+    # a raw CR would be read back as LF (XML end-of-line handling): write it as a reference
+    body = escape(text).replace("\r", "&#13;")
+    return (f'<c r="{ref}" t="inlineStr"{style}><is><t xml:space="preserve">{body}'
             "</t></is></c>")
 
 

@@ -4,18 +4,30 @@ Rows are keyed by the ``id`` column: a row with an id updates that scenario (onl
 that differ, guarded by the row's ``version``), a row without one creates a scenario. Every bad
 cell is reported with its sheet, cell address, column and reason, all at once; the plan is
 applied by the workspace in one transaction, or not at all.
+
+Nothing in the file is trusted. Before calamine reads a sheet, :func:`scan_sheet` streams its
+XML once and refuses a used range beyond the layout (:data:`MAX_ROWS` rows, the sheet's columns)
+and oversized parts, so a single cell at ``XFD1048576`` cannot make the reader allocate the
+whole grid; it also finds formula cells, which are refused in input columns (their cached value
+is not what the reader typed). A row with an id must carry the version it was exported with,
+must be on the sheet of its kind, may appear once, and may not take another scenario's name.
 """
 
 from __future__ import annotations
 
+import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from openpyxl.utils import get_column_letter
+
 from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
-from planner.report.layout import KNOWN_SHEETS, SCENARIO_SHEETS, scenario_columns
+from planner.report.fastsheet import _sheet_paths
+from planner.report.layout import KNOWN_SHEETS, SCENARIO_SHEETS, letters, scenario_columns
 from planner.sheet.table import check_scenario, inputs_of
 
 
@@ -61,11 +73,115 @@ class RowPlan:
     """For an update: only the fields that differ. For a new row: every field."""
 
 
-def _clean(value: Any) -> Any:
+MAX_ROWS = 50_000
+"""Most scenario rows a sheet may hold (exports handle 10,000 comfortably)."""
+MAX_SHEET_BYTES = 1 << 30
+"""Largest uncompressed sheet XML read (10,000 exported scenarios take about 150 MB)."""
+MAX_STRINGS_BYTES = 256 << 20
+"""Largest uncompressed shared-string table read."""
+_TAG = re.compile(r"<(?:\w+:)?(row|c|f|dimension)\b([^>]*)>")
+_REF = re.compile(r'\br="([A-Z]{1,3})([0-9]{1,7})"')
+_DIM = re.compile(r'\bref="(?:[A-Z]+[0-9]+:)?([A-Z]{1,3})([0-9]{1,7})"')
+
+
+def _col_number(letters_: str) -> int:
+    n = 0
+    for ch in letters_:
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def _too_big(path: Path, what: str, limit: int) -> ImportError_:
+    return ImportError_(path, problem=f"{what} is larger than {limit >> 20:,} MiB uncompressed; "
+                        "a planner report is far smaller")
+
+
+def scan_sheet(path: Path, sheet: str, width: int, formula_columns: int) -> set[tuple[int, int]]:
+    """Stream the XML of ``sheet`` once, refusing a used range beyond :data:`MAX_ROWS` data
+    rows or ``width`` columns (naming the first cell outside) and a part larger than
+    :data:`MAX_SHEET_BYTES`; returns the (row, column) of every formula cell in the first
+    ``formula_columns`` columns. Memory stays at one 1 MiB chunk."""
+    formulas: set[tuple[int, int]] = set()
+    last_row = MAX_ROWS + 1
+    limit = f"{get_column_letter(width)}{last_row}"
+
+    def outside(ref: str) -> ImportError_:
+        return ImportError_(path, problem=(
+            f"{sheet}!{ref}: outside the planner's layout (at most {MAX_ROWS:,} scenario rows "
+            f"and {width} columns, A1:{limit}); clear that cell (and the range up to it) and "
+            "save again"))
+
+    with zipfile.ZipFile(path) as z:
+        member = _sheet_paths(z).get(sheet)
+        names = set(z.namelist())
+        if "xl/sharedStrings.xml" in names:
+            with z.open("xl/sharedStrings.xml") as fh:
+                total = 0
+                while chunk := fh.read(1 << 20):
+                    total += len(chunk)
+                    if total > MAX_STRINGS_BYTES:
+                        raise _too_big(path, "the shared string table", MAX_STRINGS_BYTES)
+        if member is None or member not in names:
+            raise ImportError_(path, problem=f"sheet {sheet} has no worksheet part")
+        row = col = 0
+        cell = (0, 0)
+        total = 0
+        rest = ""
+        with z.open(member) as fh:
+            while True:
+                chunk = fh.read(1 << 20)
+                total += len(chunk)
+                if total > MAX_SHEET_BYTES:
+                    raise _too_big(path, f"sheet {sheet}", MAX_SHEET_BYTES)
+                text = rest + chunk.decode("utf-8", "replace")
+                cut = text.rfind(">") + 1 if chunk else len(text)
+                text, rest = text[:cut], text[cut:]
+                for m in _TAG.finditer(text):
+                    tag, attrs = m.group(1), m.group(2)
+                    if tag == "c":
+                        ref = _REF.search(attrs)
+                        if ref:
+                            col, r = _col_number(ref.group(1)), int(ref.group(2))
+                            row = max(row, 1) if r < 1 else r
+                        else:
+                            col += 1
+                        cell = (row, col)
+                        if row > last_row or col > width:
+                            raise outside(f"{get_column_letter(min(col, 16384))}{row}")
+                    elif tag == "row":
+                        ref = re.search(r'\br="([0-9]{1,7})"', attrs)
+                        row = int(ref.group(1)) if ref else row + 1
+                        col = 0  # a far row matters only if it has a cell: checked there
+                    elif tag == "f":
+                        if cell[1] <= formula_columns:
+                            formulas.add(cell)
+                    else:
+                        dim = _DIM.search(attrs)
+                        if dim and (int(dim.group(2)) > last_row
+                                    or _col_number(dim.group(1)) > width):
+                            raise outside(f"{dim.group(1)}{dim.group(2)}")
+                if not chunk:
+                    break
+    return formulas
+
+
+def _clean(value: Any, *, verbatim: bool = False) -> Any:
+    """A cell's value: text stripped (``verbatim`` keeps free text such as notes exactly as
+    written, so a round trip keeps its leading tab or line break); empty text is ``None``."""
     if isinstance(value, str):
-        value = value.strip()
+        if not verbatim:
+            value = value.strip()
         return value if value != "" else None
     return value
+
+
+def _integer(value: Any) -> int | None:
+    """``value`` as an integer if it is one (an integral number, not a flag), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    return int(value)
 
 
 def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSpec],
@@ -73,11 +189,12 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
               fleets: set[str]) -> list[RowPlan]:
     """Validate the workbook at ``path`` against the database's scenarios (``existing``, by
     id), models and GPUs; return the row plans or raise :class:`ImportError_` listing every
-    problem."""
+    problem. Every check the import makes is made here, so a dry run refuses what the import
+    refuses."""
     import python_calamine
 
-
-    if not Path(path).exists():
+    path = Path(path)
+    if not path.exists():
         raise PlannerError(f"{path}: no such file")
     try:
         wb = python_calamine.CalamineWorkbook.from_path(str(path))
@@ -95,32 +212,36 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
     plans: list[RowPlan] = []
     lower_models = {k.lower(): k for k in models}
     lower_gpus = {k.lower(): k for k in gpus}
+    seen_ids: dict[int, str] = {}
     for kind in present:
         sheet = SCENARIO_SHEETS[kind]
+        all_columns = scenario_columns(kind)
+        columns = [c for c in all_columns if c.role in ("meta", "input")]
+        try:
+            formulas = scan_sheet(path, sheet, len(all_columns), len(columns))
+        except (zipfile.BadZipFile, KeyError, OSError) as exc:
+            raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
         table = wb.get_sheet_by_name(sheet).to_python(skip_empty_area=False)
-        columns = [c for c in scenario_columns(kind) if c.role in ("meta", "input")]
         rows = iter(table)
         header = next(rows, None) or ()
-        expected = [c.header for c in scenario_columns(kind)]
+        expected = [c.header for c in all_columns]
         got = [str(h) if h not in (None, "") else "" for h in header]
         if got[:len(expected)] != expected or any(got[len(expected):]):
             bad = next((i for i, (g, e) in enumerate(zip(got, expected, strict=False))
                         if g != e), min(len(got), len(expected)))
-            from openpyxl.utils import get_column_letter
-
             raise ImportError_(path, problem=(
                 f"{sheet}!{get_column_letter(bad + 1)}1: unexpected header "
                 f"{got[bad] if bad < len(got) else '(missing)'!r}; expected "
                 f"{expected[bad] if bad < len(expected) else '(nothing)'!r}"))
-        index = {c.key: i for i, c in enumerate(scenario_columns(kind))}
-        from openpyxl.utils import get_column_letter
-
+        index = {c.key: i for i, c in enumerate(all_columns)}
         inputs = {c.name: c for c in inputs_of(kind)}
         for r, values in enumerate(rows, 2):
-            if values is None or all(_clean(v) is None for v in values[:len(columns)]):
+            formula_keys = {c.key for c in columns if (r, index[c.key] + 1) in formulas}
+            if not formula_keys and (values is None or all(
+                    _clean(v) is None for v in values[:len(columns)])):
                 continue
-            cell = {c.key: _clean(values[index[c.key]]) if index[c.key] < len(values) else None
-                    for c in columns}
+            cell = {c.key: _clean(values[index[c.key]], verbatim=c.key == "notes")
+                    if index[c.key] < len(values) else None for c in columns}
             row_errors: list[CellError] = []
 
             def bad(key: str, reason: str, r: int = r, row_errors: list = row_errors,
@@ -128,9 +249,15 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 row_errors.append(CellError(sheet, f"{get_column_letter(index[key] + 1)}{r}",
                                             key, reason))
 
+            for key in sorted(formula_keys, key=index.__getitem__):
+                bad(key, "is a formula; the import reads typed values only (replace it with "
+                         "its value)")
+                cell[key] = None
             parsed: dict[str, Any] = {}
             for key, spec in inputs.items():
                 raw = cell[key]
+                if key in formula_keys:
+                    continue
                 if raw is None:
                     bad(key, f"is empty; must be {spec.allowed()}")
                     continue
@@ -141,21 +268,38 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                         else exc.allowed)
             model = lower_models.get(str(cell["model"] or "").lower())
             gpu = lower_gpus.get(str(cell["gpu"] or "").lower())
-            if model is None:
+            if model is None and "model" not in formula_keys:
                 bad("model", f"unknown model {cell['model']!r}")
-            if gpu is None:
+            if gpu is None and "gpu" not in formula_keys:
                 bad("gpu", f"unknown GPU {cell['gpu']!r}")
-            if not cell["name"]:
+            if not cell["name"] and "name" not in formula_keys:
                 bad("name", "is empty")
-            sid = cell["id"]
-            if sid is not None and (not isinstance(sid, (int, float)) or int(sid) not in
-                                    existing):
-                bad("id", f"no scenario has id {sid!r} (leave it empty to create one)")
+            raw_id = cell["id"]
+            sid = _integer(raw_id)
+            current = existing.get(sid) if sid is not None else None
+            if raw_id is not None and current is None:
+                bad("id", f"no scenario has id {raw_id!r} (leave it empty to create one)")
+            elif current is not None and current.kind != kind:
+                bad("id", f"scenario {sid} ({current.fleet}/{current.name}) is a "
+                          f"{current.kind} scenario; its row belongs on the "
+                          f"{SCENARIO_SHEETS.get(current.kind, current.kind)} sheet")
+            elif current is not None and sid in seen_ids:
+                bad("id", f"scenario {sid} is also on {seen_ids[sid]}; each id may appear once")
+            if sid is not None:
+                seen_ids.setdefault(sid, f"{sheet} row {r}")
+            version = _integer(cell["version"])
+            if current is not None and version is None and "version" not in formula_keys:
+                bad("version", f"must be the version number the row was exported with (an "
+                               f"integer), got {cell['version']!r}; it guards against "
+                               "overwriting someone else's edit")
             fleet = cell["fleet"] or default_fleet
             if not fleet:
                 bad("fleet", "is empty and no --fleet was given")
-            elif sid is None and fleet not in fleets:
+            elif raw_id is None and fleet not in fleets:
                 bad("fleet", f"unknown fleet {fleet!r}")
+            elif current is not None and current.fleet != fleet:
+                bad("fleet", f"scenario {sid} is in fleet {current.fleet!r}; moving "
+                             "between fleets is `planner scenario copy`")
             lora_targets = str(cell.get("lora_targets") or "q,v")
             if not row_errors and model and gpu:
                 try:
@@ -163,34 +307,60 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 except ValidationError as exc:
                     key = exc.field if exc.field in index else "model"
                     bad(key, str(exc).split(": ", 1)[1])
+            fields: dict[str, Any] = {}
+            if not row_errors:
+                fields = {"model": model, "gpu": gpu, "notes": str(cell["notes"] or ""),
+                          "name": str(cell["name"]), **parsed}
+                if kind == "training":
+                    fields["lora_targets"] = lora_targets
             if row_errors:
                 errors += row_errors
                 continue
-            fields: dict[str, Any] = {"model": model, "gpu": gpu, "notes": cell["notes"] or "",
-                                      "name": str(cell["name"]), **parsed}
-            if kind == "training":
-                fields["lora_targets"] = lora_targets
-            if sid is None:
-                plans.append(RowPlan(sheet, r, kind, str(fleet), str(cell["name"]), None, None,
+            if current is None:
+                plans.append(RowPlan(sheet, r, kind, str(fleet), fields["name"], None, None,
                                      {**fields, "kind": kind}))
-                continue
-            current = existing[int(sid)]
-            if current.fleet != fleet:
-                bad("fleet", f"scenario {int(sid)} is in fleet {current.fleet!r}; moving "
-                             "between fleets is `planner scenario copy`")
-                errors += row_errors
                 continue
             now = {"model": current.model, "gpu": current.gpu, "notes": current.notes,
                    "name": current.name, "lora_targets": current.lora_targets,
                    **current.inputs}
             changed = {k: v for k, v in fields.items() if not _same(now.get(k), v)}
-            version = cell["version"]
-            plans.append(RowPlan(sheet, r, kind, current.fleet, current.name, int(sid),
-                                 int(version) if isinstance(version, (int, float)) else None,
+            if changed and version != current.version:
+                bad("version", f"scenario {current.fleet}/{current.name} was changed by someone "
+                               f"else since the export (exported version {version}, now "
+                               f"{current.version}); export again and redo the edit")
+                errors += row_errors
+                continue
+            plans.append(RowPlan(sheet, r, kind, current.fleet, current.name, sid, version,
                                  changed))
+    errors += _name_clashes(plans, existing)
     if errors:
         raise ImportError_(path, errors)
     return plans
+
+
+def _name_clashes(plans: list[RowPlan], existing: dict[int, Any]) -> list[CellError]:
+    """A new or renamed row may not take a name another scenario of its fleet has now (even
+    one renamed by the same workbook: rows are applied one by one) or that another row takes."""
+    held = {(sc.fleet, sc.name): sc.id for sc in existing.values()}
+    taken: dict[tuple[str, str], RowPlan] = {}
+    out = []
+    for plan in plans:
+        name = plan.fields.get("name") if plan.id is None or "name" in plan.fields else None
+        if name is None:
+            continue
+        key = (plan.fleet, name)
+        where = f"{letters(plan.kind)['name']}{plan.row}"
+        owner = held.get(key)
+        if owner is not None and owner != plan.id:
+            out.append(CellError(plan.sheet, where, "name", f"fleet {plan.fleet!r} already has "
+                                 f"a scenario named {name!r} (id {owner}); free the name in "
+                                 "one import, then use it in the next"))
+        elif key in taken:
+            first = taken[key]
+            out.append(CellError(plan.sheet, where, "name", f"{name!r} is also the name on "
+                                 f"{first.sheet} row {first.row}; names in a fleet are unique"))
+        taken.setdefault(key, plan)
+    return out
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from planner.domain import ConflictError, DuplicateError, GpuInfo, InUseError, ModelInfo
-from planner.service.fields import clean_name
+from planner.service.fields import clean_name, clean_text
 from planner.service.gpu_records import changed_spec, spec_from_user
 from planner.service.specs import SpecCache
 from planner.store import convert, queries
@@ -48,10 +48,12 @@ class Catalog:
                       ) -> list[ModelInfo]:
         """Add many models in one transaction: all of them, or (on any error) none."""
         out = []
+        notes = clean_text(notes, "notes")
         with write_transaction(self.engine) as s:
             existing = queries.model_names_lower(s)
             for i, (name, config, source) in enumerate(items, 1):
                 name = clean_name(name, "name")
+                source = clean_text(source, "source")
                 if name.lower() in existing:
                     raise DuplicateError(f"a model named {name!r} already exists")
                 row = ModelRow(**convert.model_row_fields(name, config, source), notes=notes)
@@ -75,7 +77,7 @@ class Catalog:
         """Replace a model's notes."""
         with write_transaction(self.engine) as s:
             row = queries.model_row(s, name)
-            row.notes = notes
+            row.notes = clean_text(notes, "notes")
             s.flush()
             self.specs.invalidate(row.name)
             return self._model_info(row)

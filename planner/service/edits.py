@@ -21,7 +21,7 @@ from planner.domain import Scenario
 from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
-from planner.service.fields import clean_name
+from planner.service.fields import clean_name, clean_text
 from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.table import RowError, inputs_of
@@ -55,7 +55,8 @@ def check_edit(sc: Scenario, changes: Mapping[str, Any], models: Mapping[str, Mo
         elif key == "name":
             parsed[key] = clean_name(str(raw), "name")
         elif key in META_FIELDS:
-            parsed[key] = str(raw).strip() if key in ("model", "gpu") else str(raw)
+            parsed[key] = (str(raw).strip() if key in ("model", "gpu")
+                           else clean_text(raw, key))
         else:
             raise ValidationError(key, "is not a scenario field; fields are "
                                   + ", ".join((*META_FIELDS, *columns)))

@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from planner.domain import DuplicateError, Fleet
 from planner.errors import ValidationError
-from planner.service.fields import clean_name
+from planner.service.fields import clean_name, clean_text
 from planner.store import convert, queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.scenarios import clone
@@ -36,7 +36,8 @@ class Fleets:
     def new_fleet(self, name: str, description: str = "") -> Fleet:
         """Create an empty fleet."""
         with write_transaction(self.engine) as s:
-            row = FleetRow(name=_free_name(s, name), description=description)
+            row = FleetRow(name=_free_name(s, name),
+                           description=clean_text(description, "description"))
             s.add(row)
             s.flush()
             return convert.fleet(row)
@@ -46,7 +47,8 @@ class Fleets:
         with write_transaction(self.engine) as s:
             src = queries.fleet_row(s, source)
             row = FleetRow(name=_free_name(s, name),
-                           description=src.description if description is None else description)
+                           description=src.description if description is None
+                           else clean_text(description, "description"))
             s.add(row)
             s.flush()
             for sc in s.scalars(select(ScenarioRow).where(ScenarioRow.fleet_id == src.id)):

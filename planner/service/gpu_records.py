@@ -9,7 +9,7 @@ from typing import Any
 from planner.catalog import gpu_from_record, gpu_record
 from planner.errors import ValidationError
 from planner.estimator.gpu import GpuSpec
-from planner.service.fields import clean_name, parse_bool
+from planner.service.fields import clean_name, clean_text, parse_bool
 from planner.units import parse_number
 
 GPU_FIELDS = ("vendor", "label", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
@@ -69,7 +69,7 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
     clean: dict[str, Any] = {}
     for key, value in record.items():
         if key in ("vendor", "label", "source", "serving_source"):
-            clean[key] = str(value)
+            clean[key] = clean_text(value, key)
         elif key == "price_is_example":
             clean[key] = parse_bool(key, value)
         else:

@@ -9,6 +9,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from planner.domain import ConflictError, DuplicateError
+from planner.errors import PlannerError, ValidationError
 from planner.service.catalog import Catalog
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
@@ -46,20 +48,50 @@ class Reports:
     def import_workbook(self, path: Any, *, fleet: str | None = None,
                         dry_run: bool = False) -> list[Any]:
         """Apply a report's edited inputs (all rows or, on any error, none); returns the row
-        plans (with ``dry_run``, without applying them)."""
+        plans. A dry run makes every check the import makes, applying the plans in a
+        transaction that is then rolled back, so it refuses exactly what the import refuses.
+        An error while applying a row names its ``Sheet!Cell (column)``."""
         # lazy: openpyxl and pandas, which only an import needs
-        from planner.report.importer import read_plan
+        from planner.report.importer import CellError, ImportError_, read_plan
+
+        # lazy: as above
+        from planner.report.layout import letters
 
         existing = {sc.id: sc for sc in self.scenarios.scenarios()}
         models, gpus = self.evaluation.catalog_specs()
         plans = read_plan(Path(path), existing=existing, models=models, gpus=gpus,
                           default_fleet=fleet, fleets={f.name for f in self.fleets.fleets()})
-        if dry_run:
-            return plans
-        with write_transaction(self.engine) as s:
-            for plan in plans:
-                if plan.id is None:
-                    self.scenarios.new_in(s, plan.fleet, plan.fields)
-                elif plan.fields:
-                    self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields, plan.version)
+        try:
+            with write_transaction(self.engine) as s:
+                for plan in plans:
+                    try:
+                        if plan.id is None:
+                            self.scenarios.new_in(s, plan.fleet, plan.fields)
+                        elif plan.fields:
+                            self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
+                                                  plan.version)
+                    except PlannerError as exc:
+                        column = _column_of(exc, letters(plan.kind))
+                        cell = f"{letters(plan.kind)[column]}{plan.row}"
+                        raise ImportError_(Path(path), [CellError(plan.sheet, cell, column,
+                                                                  str(exc))]) from None
+                if dry_run:
+                    raise _RollBack
+        except _RollBack:
+            pass
         return plans
+
+
+class _RollBack(Exception):
+    """Raised inside a dry run's transaction so that it is rolled back."""
+
+
+def _column_of(exc: PlannerError, columns: dict[str, str]) -> str:
+    """The sheet column an error applying a row is about."""
+    if isinstance(exc, ConflictError):
+        return "version"
+    if isinstance(exc, DuplicateError):
+        return "name"
+    if isinstance(exc, ValidationError) and exc.field in columns:
+        return exc.field
+    return "id"

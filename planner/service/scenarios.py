@@ -18,7 +18,7 @@ from planner.domain import DuplicateError, Scenario
 from planner.errors import ValidationError
 from planner.service.calibration import calibration_figures
 from planner.service.edits import CheckedEdit
-from planner.service.fields import clean_name
+from planner.service.fields import clean_name, clean_text
 from planner.service.specs import SpecCache
 from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
@@ -50,6 +50,17 @@ class Scenarios:
             return [convert.scenario_from_mapping(m)
                     for m in queries.scenario_mappings(s, fleet_id)]
 
+    def versions(self, fleet: str) -> dict[int, int]:
+        """Each scenario of ``fleet``: id → version. Cheap enough to poll: a view compares it
+        with what it shows to find the rows another client changed, added or deleted."""
+        from sqlalchemy import select
+
+        with read_session(self.engine) as s:
+            fleet_id = queries.fleet_row(s, fleet).id
+            rows = s.execute(select(ScenarioRow.id, ScenarioRow.version)
+                             .where(ScenarioRow.fleet_id == fleet_id)).all()
+            return {sid: version for sid, version in rows}
+
     def scenario(self, fleet: str, name: str) -> Scenario:
         """One scenario."""
         with read_session(self.engine) as s:
@@ -68,8 +79,8 @@ class Scenarios:
         kind = str(fields.pop("kind", "inference")).strip().lower()
         model_row = queries.model_row(s, str(fields.pop("model", "")))
         gpu_row = queries.gpu_row(s, str(fields.pop("gpu", "")))
-        notes = str(fields.pop("notes", ""))
-        lora_targets = str(fields.pop("lora_targets", "q,v"))
+        notes = clean_text(fields.pop("notes", ""), "notes")
+        lora_targets = clean_text(fields.pop("lora_targets", "q,v"), "lora_targets")
         known = {c.name for c in SCENARIO_INPUTS}
         for key in fields:
             if key not in known:

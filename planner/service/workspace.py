@@ -211,6 +211,10 @@ class Workspace:
         """One scenario."""
         return self._scenarios.scenario(fleet, name)
 
+    def scenario_versions(self, fleet: str) -> dict[int, int]:
+        """Each scenario of ``fleet``: id → version (poll it to see other clients' edits)."""
+        return self._scenarios.versions(fleet)
+
     def new_scenario(self, fleet: str, name: str, *, model: str, gpu: str,
                      kind: str = "inference", notes: str = "", lora_targets: str = "q,v",
                      **inputs: Any) -> Scenario:

@@ -1,12 +1,14 @@
 """The scenario change log: one change set per edit, and the undo/redo steps over it.
 
-Each field an edit changes is one row (old and new value as JSON, the version the edit left).
+Each field an edit changes is one row (old and new value as JSON, the version the edit left,
+and who made it: the OS user of the client).
 Undo and redo flip the ``undone`` flag of a whole change set; a new edit ends the redo history
 because redo only looks past the latest change that is not undone.
 """
 
 from __future__ import annotations
 
+import getpass
 import json
 import uuid
 from typing import Any
@@ -28,18 +30,26 @@ def _decode(text: str | None) -> Any:
 
 def _change(r: ScenarioChangeRow) -> Change:
     return Change(r.change_set, r.field, _decode(r.old_value), _decode(r.new_value),
-                  r.version_after, r.changed_at, r.undone)
+                  r.version_after, r.changed_at, r.undone, r.author, r.scenario_id)
+
+
+def author() -> str | None:
+    """Who is making a change: the OS user of this client (None if it cannot be told)."""
+    try:
+        return getpass.getuser()[:100]
+    except Exception:  # no user name in the environment or the password database
+        return None
 
 
 def log(s: Session, row: ScenarioRow, before: dict[str, Any], after: dict[str, Any]) -> None:
     """Record the fields that differ between ``before`` and ``after`` as one change set."""
-    change_set = uuid.uuid4().hex
+    change_set, who = uuid.uuid4().hex, author()
     for key, old in before.items():
         new = after[key]
         if old != new:
             s.add(ScenarioChangeRow(scenario_id=row.id, change_set=change_set, field=key,
                                     old_value=_encode(old), new_value=_encode(new),
-                                    version_after=row.version))
+                                    version_after=row.version, author=who))
 
 
 def changed_since(s: Session, scenario_id: int, version: int) -> dict[str, Any]:

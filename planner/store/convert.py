@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from planner.catalog import check_config, parse_config
 from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
 from planner.errors import ConfigError
 from planner.estimator.architecture import ModelSpec
@@ -26,17 +27,15 @@ def model_row_fields(name: str, config: dict[str, Any] | str, source: str) -> di
 
     ``config`` is the config.json text, stored verbatim, or an already parsed dict (stored as
     indented JSON)."""
-    if isinstance(config, str):
+    if isinstance(config, str):  # size, nesting and JSON checked by the catalog's one reader
         text = config
-        try:
-            config = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(name, "<file>", f"is not valid JSON (line {exc.lineno}, column "
-                                              f"{exc.colno}: {exc.msg})") from exc
-        if not isinstance(config, dict):
-            raise ConfigError(name, "<root>", "must be a JSON object")
+        config = parse_config(text, name)
     else:
-        text = json.dumps(config, indent=2)
+        check_config(config, name)
+        try:
+            text = json.dumps(config, indent=2, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(name, "<file>", f"is not a JSON document ({exc})") from None
     spec = spec_from_config(config, name)
     counts = count_params(spec)
     figures = model_figures(spec)

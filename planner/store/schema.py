@@ -244,6 +244,8 @@ class ScenarioChangeRow(Base):
     version_after: Mapped[int] = mapped_column(Integer)
     changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     undone: Mapped[bool] = mapped_column(Boolean, default=False)
+    author: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    """The OS user of the client that made the change (None before revision 0003)."""
 
 
 class SeededItemRow(Base):

@@ -21,7 +21,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, TabbedContent
+from textual.widgets import DataTable, Footer, Header, Input, TabbedContent
 
 from planner.domain import Scenario
 from planner.tui import gc_policy
@@ -48,6 +48,8 @@ KEYS = [
     Binding("ctrl+z,u", "undo", "Undo"),
     Binding("ctrl+y,U", "redo", "Redo", show=False),
     Binding("s", "sort", "Sort"),
+    Binding("p", "pin", "Pin", show=False),
+    Binding("g", "fold", "Fold", show=False),
     Binding("slash", "filter", "Filter"),
     Binding("f", "fleet", "Fleet"),
     Binding("space", "mark", "Mark", show=False),
@@ -189,7 +191,16 @@ class PlannerApp(App[None]):
 
     # --------------------------------------------------------------- actions: to their owner
     def action_edit(self) -> None:
+        """Edit the cell under the active table's cursor. An edit is explicit: Enter (or e)
+        on the tab strip, or anywhere but the active tab's table, only moves the focus into
+        that table, so keys meant for the tabs never edit a catalog entry or a cell."""
         tab = self.query_one("#tabs", TabbedContent).active
+        table: DataTable[object] = self.query_one(
+            {"gpus": "#gpus-table", "models": "#models-table",
+             "training": "#train-grid"}.get(tab, "#grid"), DataTable)
+        if self.focused is not table:
+            table.focus()
+            return
         if tab == "gpus":
             self.query_one(GpusTab).edit()
         elif tab == "models":
@@ -217,6 +228,12 @@ class PlannerApp(App[None]):
 
     def action_sort(self) -> None:
         self.sheet.sort()
+
+    def action_pin(self) -> None:
+        self.sheet.pin()
+
+    def action_fold(self) -> None:
+        self.sheet.fold()
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

@@ -4,7 +4,7 @@ and their outputs; no widgets."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -31,19 +31,81 @@ KEY_OUTPUTS = {
 }
 """Output columns shown in the grid (the details pane and explain reach every output)."""
 
+PINNED = {
+    "inference": ("fits", "max_concurrent_sequences", "ttft_s", "gpus_needed",
+                  "cost_usd_per_month"),
+    "training": ("train_fits", "train_time_s", "gpu_hours", "train_cost_usd"),
+}
+"""The verdicts shown right after the scenario name when the grid opens (``p`` pins or
+unpins the output column under the cursor)."""
+
+GROUPS = ("inputs", "memory", "latency", "cost")
+"""Column groups, in grid order; ``g`` folds the group under the cursor into one column."""
+
+OUTPUT_GROUP = {
+    **dict.fromkeys(("fits", "max_concurrent_sequences", "max_context_tokens",
+                     "kv_headroom_bytes", "weights_bytes_per_gpu", "train_fits",
+                     "trainable_params", "train_memory_bytes_per_gpu"), "memory"),
+    **dict.fromkeys(("ttft_s", "tpot_s", "e2e_latency_s", "throughput_tokens_per_s",
+                     "ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "saturation_requests_per_s",
+                     "meets_slo", "replicas_needed", "gpus_needed", "train_flops",
+                     "train_time_s"), "latency"),
+    **dict.fromkeys(("cost_usd_per_hour", "cost_usd_per_month",
+                     "cost_usd_per_million_output_tokens", "gpu_hours", "train_cost_usd",
+                     "tokens_for_usd"), "cost"),
+}
+"""The group of each grid output (inputs and model/GPU are the inputs group)."""
+
+HEADER_HEIGHT = 3
+"""Header lines: a label over up to two lines, then its unit."""
+
+
+def header(label: str, unit: str) -> str:
+    """A column header: the label wrapped to at most two lines, then ``[unit]`` (a blank
+    line when it has none, or for a yes/no column)."""
+    import textwrap
+
+    lines = textwrap.wrap(label, max(10, len(label) // 2 + 4)) or [""]
+    if len(lines) > 2:
+        lines = [lines[0], " ".join(lines[1:])]
+    lines += [""] * (2 - len(lines))
+    return "\n".join([*lines, f"[{unit}]" if unit and unit != "bool" else ""])
+
+
+def group_of(key: str, role: str) -> str:
+    """The group a grid column belongs to ('' for the scenario name)."""
+    if key == "name":
+        return ""
+    return OUTPUT_GROUP.get(key, "cost") if role == "output" else "inputs"
+
 
 @cache
-def grid_columns(kind: str) -> tuple[tuple[str, str, str], ...]:
-    """(key, header, role) of every grid column: name, model, gpu, inputs, key outputs."""
-    cols = [("name", "scenario", "meta"), ("model", "model", "meta"), ("gpu", "GPU", "meta")]
-    if kind == "training":
-        cols.append(("lora_targets", "LoRA targets", "meta"))
-    for c in inputs_of(kind):
-        unit = f"\n[{c.measured_unit}]" if c.measured_unit else "\n "
-        cols.append((c.name, f"{c.name}{unit}", "input"))
+def grid_columns(kind: str, pinned: tuple[str, ...] | None = None,
+                 folded: frozenset[str] = frozenset()) -> tuple[tuple[str, str, str], ...]:
+    """(key, header, role) of every grid column: the scenario name, the ``pinned`` outputs
+    (default :data:`PINNED`), then the groups in order (inputs: model, GPU and the inputs;
+    memory, latency, cost: the other key outputs). A group in ``folded`` is one column
+    ``group:NAME`` (role ``group``) instead. Headers are labels with units."""
+    pinned = PINNED[kind] if pinned is None else pinned
     outputs = output_columns()
+    meta = [("model", "model", ""), ("gpu", "GPU", "")]
+    if kind == "training":
+        meta.append(("lora_targets", "LoRA targets", ""))
+    members: dict[str, list[tuple[str, str, str]]] = {g: [] for g in GROUPS}
+    members["inputs"] = [(k, header(label, ""), "meta") for k, label, _ in meta]
+    for c in inputs_of(kind):
+        members["inputs"].append((c.name, header(c.label, c.measured_unit), "input"))
     for name in KEY_OUTPUTS[kind]:
-        cols.append((name, f"{name}\n[{outputs[name].unit}]", "output"))
+        if name not in pinned:
+            members[OUTPUT_GROUP.get(name, "cost")].append(
+                (name, header(outputs[name].label, outputs[name].unit), "output"))
+    cols = [("name", header("scenario", ""), "meta")]
+    cols += [(n, header(outputs[n].label, outputs[n].unit), "output") for n in pinned]
+    for group in GROUPS:
+        if group in folded:
+            cols.append((f"group:{group}", header(f"▸ {group}", "g unfolds"), "group"))
+        else:
+            cols += members[group]
     return tuple(cols)
 
 
@@ -51,8 +113,47 @@ WIDE = {"model": 22, "gpu": 12, "lora_targets": 14, "notes": 24}
 
 
 def column_width(key: str, header: str) -> int:
-    """A grid column's width: its header, or room for typical values."""
+    """A grid column's width before any value is seen: its header, or room for typical
+    values."""
     return max(WIDE.get(key, 10), *(len(line) for line in header.split("\n")))
+
+
+MEASURED_ROWS = 200
+"""Rows whose every cell is measured for the column widths, besides each column's extremes."""
+
+
+def column_widths(kind: str, rows: Sequence[tuple[Scenario, dict[str, Any]]],
+                  columns: tuple[tuple[str, str, str], ...] | None = None) -> dict[str, int]:
+    """Each grid column's width, wide enough for its header and its values, so no number is
+    cut (``1,000,000,00``, ``191.91 EFLO``). Every cell of the first :data:`MEASURED_ROWS`
+    rows is measured, and for the others only the rows holding a column's largest and
+    smallest value (the longest numbers), so a 5,000-row grid costs a few hundred rows."""
+    columns = grid_columns(kind) if columns is None else columns
+    widths = {key: column_width(key, text) for key, text, _role in columns}
+    picked = list(rows[:MEASURED_ROWS])
+    rest = rows[MEASURED_ROWS:]
+    if rest:
+        inputs = [sc.inputs for sc, _out in rest]
+        outputs = [out for _sc, out in rest]
+        for key, _header, role in columns:
+            if role not in ("input", "output"):
+                continue
+            values = [row.get(key) for row in (inputs if role == "input" else outputs)]
+            if not all(isinstance(v, (int, float)) for v in values):
+                continue  # text or missing: the measured rows stand for the rest
+            picked += [rest[values.index(min(values))], rest[values.index(max(values))]]
+    for key, _header, role in columns:
+        if key == "name" or role == "group":
+            continue
+        widest = max((cell_width(sc, out, key, role) for sc, out in picked), default=0)
+        widths[key] = max(widths[key], widest)
+    return widths
+
+
+def cell_width(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> int:
+    """How many columns one cell's text takes."""
+    value = cell(sc, outputs, key, role)
+    return len(value) if isinstance(value, str) else value.cell_len
 
 
 def fits_of(kind: str, outputs: dict[str, Any]) -> bool:
@@ -69,6 +170,10 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
         if outputs.get("calibration_profile"):  # computed with a fitted profile's figures
             text.append(" ≈", style="bold cyan")
         return text
+    if role == "group":
+        return Text("…", style="dim")
+    if key == "lora_targets" and not sc.inputs.get("lora_rank"):
+        return Text("– (rank 0)", style="dim")  # full training: no LoRA targets apply
     if role == "meta":
         return str(getattr(sc, key))
     if role == "input":
@@ -81,6 +186,8 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
     value = outputs.get(key)
     if value is None:
         return Text("–", style="dim")
+    if key == "gpus_for_target_rate" and not sc.inputs.get("target_requests_per_s"):
+        return Text("– no target", style="dim", justify="right")
     shown = format_value(key, value)
     style = "italic cyan"
     if key in ("fits", "train_fits"):
@@ -91,8 +198,11 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
 
 
 @cache
-def _roles(kind: str) -> dict[str, str]:
-    return {key: role for key, _header, role in grid_columns(kind)}
+def roles(kind: str) -> dict[str, str]:
+    """Column key → role (meta, input, output, group) of a kind's grid, in any layout."""
+    every = {key: role for key, _header, role in grid_columns(kind)}
+    every.update({f"group:{g}": "group" for g in GROUPS})
+    return every
 
 
 class GridRow(Mapping[Any, Any]):
@@ -106,7 +216,7 @@ class GridRow(Mapping[Any, Any]):
 
     def __getitem__(self, key: Any) -> Any:
         name = getattr(key, "value", key)  # a DataTable ColumnKey or a plain str
-        role = _roles(self.sc.kind).get(name)
+        role = roles(self.sc.kind).get(name)
         if role is None:
             raise KeyError(key)
         value = cell(self.sc, self.outputs, name, role)
@@ -116,10 +226,10 @@ class GridRow(Mapping[Any, Any]):
         return text
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_roles(self.sc.kind))
+        return iter(roles(self.sc.kind))
 
     def __len__(self) -> int:
-        return len(_roles(self.sc.kind))
+        return len(roles(self.sc.kind))
 
 
 def memory_bar(outputs: dict[str, Any], gpu_memory_bytes: float, width: int = 48) -> Text:

@@ -193,3 +193,105 @@ class TextScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class NewScenarioDialog(ModalScreen[tuple[str, str, str] | None]):
+    """A new scenario: its name, and its model and GPU each chosen by typing a filter
+    (↑ ↓ move in the matches). Both start at the given defaults (the current row's).
+    Returns (name, model, GPU), or None when cancelled."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"),
+                Binding("up", "move(-1)", "Previous", show=False),
+                Binding("down", "move(1)", "Next", show=False)]
+    DEFAULT_CSS = """
+    NewScenarioDialog { align: center middle; }
+    NewScenarioDialog > Vertical { width: 72; height: auto; max-height: 95%;
+                                   border: thick $accent; background: $surface; padding: 1 2; }
+    NewScenarioDialog OptionList { height: 5; margin-bottom: 1; }
+    NewScenarioDialog #error { color: $error; height: auto; }
+    """
+
+    def __init__(self, title: str, models: Sequence[str], gpus: Sequence[str],
+                 model: str, gpu: str, help_text: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.help_text = help_text
+        self.names = {"model": list(models), "gpu": list(gpus)}
+        self.defaults = {"model": model, "gpu": gpu}
+        self.shown: dict[str, list[str]] = {k: list(v) for k, v in self.names.items()}
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"[b]{self.title_text}[/]")
+            if self.help_text:
+                yield Static(self.help_text, id="help")
+            yield Input(placeholder="name", id="name")
+            for field, label in (("model", "Model"), ("gpu", "GPU")):
+                yield Label(f"{label} [dim](type to filter, ↑ ↓ choose)[/]")
+                yield Input(placeholder=f"filter {label.lower()}s", id=f"{field}-filter")
+                choices = OptionList(*[Option(n, id=n) for n in self.names[field]],
+                                     id=f"{field}-choices")
+                choices.can_focus = False  # Tab goes from field to field
+                yield choices
+            yield Static("", id="error")
+            yield Label("[dim]Enter to create · Tab next field · Esc to cancel[/]")
+
+    def on_mount(self) -> None:
+        for field in ("model", "gpu"):
+            self._filter(field, "")
+        self.query_one("#name", Input).focus()
+
+    def chosen(self, field: str) -> str | None:
+        """The model or GPU highlighted now (None when the filter matches nothing)."""
+        choices = self.query_one(f"#{field}-choices", OptionList)
+        index = choices.highlighted
+        shown = self.shown[field]
+        return shown[index] if index is not None and 0 <= index < len(shown) else None
+
+    def _filter(self, field: str, text: str) -> None:
+        needle = text.strip().lower()
+        current = self.chosen(field) if self.is_mounted and text else self.defaults[field]
+        shown = [n for n in self.names[field] if needle in n.lower()]
+        exact = [n for n in shown if n.lower() == needle]
+        self.shown[field] = shown
+        choices = self.query_one(f"#{field}-choices", OptionList)
+        choices.clear_options()
+        choices.add_options([Option(n, id=n) for n in shown])
+        if shown:
+            keep = exact[0] if exact else (current if current in shown else shown[0])
+            choices.highlighted = shown.index(keep)
+            choices.scroll_to_highlight()
+
+    @on(Input.Changed, "#model-filter, #gpu-filter")
+    def _typed(self, event: Input.Changed) -> None:
+        field = (event.input.id or "").removesuffix("-filter")
+        self._filter(field, event.value)
+        self.query_one("#error", Static).update(
+            "" if self.shown[field] else f"no {field} matches {event.value!r}")
+
+    def action_move(self, step: int) -> None:
+        """Move the highlight in the list of the focused filter."""
+        focused = self.focused
+        field = (focused.id or "").removesuffix("-filter") if focused is not None else ""
+        if field not in self.names or not self.shown[field]:
+            return
+        choices = self.query_one(f"#{field}-choices", OptionList)
+        index = ((choices.highlighted or 0) + step) % len(self.shown[field])
+        choices.highlighted = index
+        choices.scroll_to_highlight()
+
+    @on(Input.Submitted)
+    def _submitted(self, _event: Input.Submitted) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        model, gpu = self.chosen("model"), self.chosen("gpu")
+        error = ("the name must be 1 to 200 characters" if not name or len(name) > 200
+                 else "no model chosen" if model is None
+                 else "no GPU chosen" if gpu is None else "")
+        if error:
+            self.query_one("#error", Static).update(error)
+            return
+        assert model is not None and gpu is not None
+        self.dismiss((name, model, gpu))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -41,6 +41,11 @@ class FormulaBar(Static):
         """Show column ``key`` of a scenario: an output's value and ``formula`` (read-only), an
         input's value with its unit, help and allowed range, or a name or catalog choice."""
         reference = f"{sc.name} · {key}"
+        if role == "group":
+            group = key.removeprefix("group:")
+            self.show_cell(f"{sc.name} · {group} (folded)", "…",
+                           f"the {group} columns, folded · g or Enter unfolds them")
+            return
         if role == "output":
             shown = cells.format_value(key, outputs.get(key))
             self.show_cell(reference, f"{shown}   = {formula}" if formula else shown,

@@ -47,11 +47,22 @@ class ScenarioSaved(Message):
 
 @dataclass
 class ScenarioConflict(Message):
-    """An edit was refused because another client changed the row first."""
+    """An edit was refused because another client changed the row first: the row as they
+    left it, what they changed, and the refused edit's own changes (kept, not discarded)."""
 
     scenario: Scenario
     outputs: dict[str, Any]
     changed: dict[str, Any] = field(default_factory=dict)
+    mine: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RowsChanged(Message):
+    """Rows another client changed since they were read (found by polling versions)."""
+
+    fleet: str
+    scenarios: list[Scenario]
+    outputs: list[dict[str, Any]]
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from planner.domain import Scenario
+from planner.domain import Change, Scenario
 from planner.errors import PlannerError
 from planner.sheet.explain import render_text
 from planner.sheet.table import inputs_of
@@ -124,3 +124,51 @@ def cell_edit(sc: Scenario, outputs: Outputs, key: str, models: Sequence[ModelIn
     text = str(cells.cell(sc, outputs, key, "input")).replace(",", "")
     return CellEdit(sc.id, key, reference + unit, f"{column.help} · {column.allowed()}",
                     column.parse, LineBuffer.of(text))
+
+
+def describe_step(what: str, changes: Sequence[Change], names: Mapping[int, str]) -> str:
+    """What an undo or redo did, in words: for each scenario it touched, each field with the
+    value it had and the value it has now, and who made the change and when
+    (``names``: scenario id → name)."""
+    undo = what == "undo"
+    parts = []
+    for change in changes:
+        name = names.get(change.scenario_id or -1, f"scenario #{change.scenario_id}")
+        old, new = ((change.new_value, change.old_value) if undo
+                    else (change.old_value, change.new_value))
+        parts.append(f"{name} · {change.field} {_shown(old)} → {_shown(new)}")
+    first = changes[0] if changes else None
+    who = ""
+    if first is not None:
+        when = first.changed_at.strftime("%Y-%m-%d %H:%M") if first.changed_at else ""
+        who = f" (the change {first.author or 'someone (not recorded)'} made"
+        who += f" at {when})" if when else ")"
+    return f"{what}: " + "; ".join(parts) + who
+
+
+def _shown(value: object) -> str:
+    """A logged value as the grid would show it (text quoted, numbers with separators)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,g}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def changed_fields(old: Scenario, new: Scenario) -> dict[str, Any]:
+    """The fields of a scenario that differ between two reads of it, with the new values."""
+    out = {k: getattr(new, k) for k in ("name", "model", "gpu", "notes", "lora_targets")
+           if getattr(old, k) != getattr(new, k)}
+    out.update({k: v for k, v in new.inputs.items() if old.inputs.get(k) != v})
+    return out
+
+
+def edit_text(value: Any) -> str:
+    """A value as it is typed in the formula bar (a flag as yes/no)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

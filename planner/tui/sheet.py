@@ -28,6 +28,8 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import RowKey
 from textual.worker import get_current_worker
@@ -43,12 +45,20 @@ from planner.sheet.explain import render_text
 from planner.tui import cells, gc_policy, rows
 from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
-from planner.tui.dialogs import ConfirmDialog, EditDialog, FleetDialog, TextScreen
+from planner.tui.dialogs import (
+    ConfirmDialog,
+    EditDialog,
+    FleetDialog,
+    NewScenarioDialog,
+    TextScreen,
+)
+from planner.tui.editline import LineBuffer
 from planner.tui.formula_bar import FormulaBar
 from planner.tui.grid import SheetTable
 from planner.tui.messages import (
     ExportDone,
     FleetLoaded,
+    RowsChanged,
     ScenarioConflict,
     ScenarioSaved,
     WorkFailed,
@@ -94,6 +104,11 @@ class ScenarioSheet(Vertical):
         self._profiles: list[CalibrationFigures] = []
         """The database's calibration profiles, read with each fleet load (edits, sweeps and
         solves evaluate with them, as the fleet does)."""
+        self.pinned: dict[str, tuple[str, ...]] = dict(cells.PINNED)
+        """Per kind, the outputs shown right after the scenario name."""
+        self.folded: dict[str, frozenset[str]] = {"inference": frozenset(),
+                                                  "training": frozenset()}
+        """Per kind, the column groups folded into one column."""
         self.kind = "inference"
         """The active grid's scenario kind: inference or training."""
         self.loaded = False
@@ -104,7 +119,8 @@ class ScenarioSheet(Vertical):
     # --------------------------------------------------------------- layout and loading
     def compose(self) -> ComposeResult:
         self._bar = FormulaBar(id="bar")
-        self._grids = {kind: SheetTable(id=grid_id, fixed_columns=1, header_height=2,
+        self._grids = {kind: SheetTable(id=grid_id, fixed_columns=1,
+                                        header_height=cells.HEADER_HEIGHT,
                                         zebra_stripes=True, cursor_type="cell")
                        for kind, grid_id in (("inference", "grid"), ("training", "train-grid"))}
         self._details = Static("Loading…", id="details")
@@ -169,8 +185,79 @@ class ScenarioSheet(Vertical):
         first, self.loaded = not self.loaded, True
         if first:  # keep the collector off the fleet's objects (planner.tui.gc_policy)
             gc_policy.loaded()
+            self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
         else:
             self.call_after_refresh(gc_policy.reloaded)  # after the grid is drawn
+
+    # --------------------------------------------------------------- other clients
+    POLL_S = 2.0
+    """How often the fleet's version counters are read to show other clients' edits."""
+    poll_timer: Timer | None = None
+
+    def _poll_tick(self) -> None:
+        if self.loaded and self.fleet and not self._busy():
+            self.poll()
+
+    def _busy(self) -> bool:
+        """Whether a load or a save of this sheet is under way (it reads the rows again
+        itself, and a poll meanwhile would race it for the cursor)."""
+        return any(w.group in ("load", "save") and not w.is_finished
+                   for w in self.app.workers)
+
+    @work(thread=True, exclusive=True, group="poll")
+    def poll(self) -> None:
+        """Compare the fleet's version counters with the rows shown; read and evaluate the
+        rows another client changed (and reload the fleet if rows came or went)."""
+        fleet = self.fleet
+        try:
+            ws = self.workspace.get()
+            versions = ws.scenario_versions(fleet)
+            shown = {i: sc.version for i, sc in list(self.scenarios.items())}
+            if versions.keys() != shown.keys():
+                self.app.call_from_thread(self._rows_came_or_went, fleet)
+                return
+            stale = {i for i, v in versions.items() if v > shown[i]
+                     and not self.saves.pending(i)}
+            if not stale:
+                return
+            fresh = [sc for sc in ws.scenarios(fleet) if sc.id in stale]
+            outputs = ws.evaluate_many(fresh)
+        except Exception:  # the next tick tries again; a poll never interrupts the user
+            return
+        self.post_message(RowsChanged(fleet, fresh, outputs))
+
+    def _rows_came_or_went(self, fleet: str) -> None:
+        """Another client added or deleted scenarios: read the fleet again, unless a cell is
+        being edited (the next poll tries again)."""
+        if fleet == self.fleet and self.editing is None and len(self.app.screen_stack) == 1 \
+                and not self._busy():
+            sc = self._current()[0]
+            self.load_fleet(fleet, sc.id if sc is not None else None)
+
+    @on(RowsChanged)
+    def _rows_changed(self, message: RowsChanged) -> None:
+        if message.fleet != self.fleet:
+            return
+        names = []
+        for sc, outputs in zip(message.scenarios, message.outputs, strict=True):
+            old = self.scenarios.get(sc.id)
+            if old is None or old.version >= sc.version or self.saves.pending(sc.id):
+                continue
+            self.scenarios[sc.id], self.outputs[sc.id] = sc, outputs
+            self.saves.read({sc.id: sc.version})
+            self._refresh_row(sc.id)
+            changed = rows.changed_fields(old, sc)
+            names.append(f"{sc.name} ({', '.join(changed)})")
+            edit = self.editing
+            if edit is not None and edit.sid == sc.id:  # keep the edit, say what moved
+                edit.checked = None
+                theirs = ", ".join(f"{k} = {v!r}" for k, v in changed.items())
+                edit.error = (f"changed elsewhere meanwhile: {theirs}. Enter saves your "
+                              "value on top, Esc keeps theirs.")
+                self._draw_edit()
+        if names:
+            self._status.update("changed elsewhere, refreshed: " + "; ".join(names))
+            self._show_details()
 
     # --------------------------------------------------------------- grid
     def _grid(self, kind: str | None = None) -> SheetTable:
@@ -188,11 +275,15 @@ class ScenarioSheet(Vertical):
             table.clear(columns=True)
             ids = self._visible(kind)
             names = [self.scenarios[i].name for i in ids]
-            for key, header, role in cells.grid_columns(kind):
+            # fixed widths, from the header and the values: a stable layout (no re-measuring
+            # as rows arrive), and no number cut short
+            layout = self._layout(kind)
+            widths = cells.column_widths(kind, [(self.scenarios[i], self.outputs[i])
+                                                 for i in ids], layout)
+            for key, header, role in layout:
                 style = {"output": "bold italic cyan", "input": "bold"}.get(role, "bold")
-                # fixed widths: a stable layout (no re-measuring as rows arrive)
                 width = (max([len(n) + 2 for n in names] + [12]) if key == "name"
-                         else cells.column_width(key, header))
+                         else widths[key])
                 table.add_column(Text(header, style=style), key=key, width=width)
             table.set_rows((str(i), self._row(i)) for i in ids)
             if focus_id is not None and focus_id in ids and kind == self.scenarios[
@@ -206,9 +297,18 @@ class ScenarioSheet(Vertical):
         return cells.GridRow(self.scenarios[sid], self.outputs[sid], sid in self.marked)
 
     def _refresh_row(self, sid: int) -> None:
-        table = self._grid(self.scenarios[sid].kind)
-        if RowKey(str(sid)) in table.rows:
-            table.update_row(str(sid), self._row(sid))
+        sc = self.scenarios[sid]
+        table = self._grid(sc.kind)
+        if RowKey(str(sid)) not in table.rows:
+            return
+        outputs = self.outputs[sid]
+        role = cells.roles(sc.kind)
+        narrow = [c for c in table.ordered_columns if c.key.value != "name" and c.width
+                  < cells.cell_width(sc, outputs, c.key.value or "", role[c.key.value or ""])]
+        if narrow:  # a value wider than its column: lay the grids out again (rare)
+            self._rebuild_grids(sid)
+            return
+        table.update_row(str(sid), self._row(sid))
 
     def _current(self) -> Cell:
         """(scenario, column key, column role) under the cursor of the active grid."""
@@ -218,8 +318,48 @@ class ScenarioSheet(Vertical):
         coord = table.cursor_coordinate
         row_key, col_key = table.coordinate_to_cell_key(coord)
         sc = self.scenarios.get(int(row_key.value or 0))
-        roles = {k: r for k, _h, r in cells.grid_columns(self.kind)}
-        return sc, col_key.value, roles.get(col_key.value or "")
+        return sc, col_key.value, cells.roles(self.kind).get(col_key.value or "")
+
+    def _layout(self, kind: str) -> tuple[tuple[str, str, str], ...]:
+        """The grid's columns as the user arranged them (pinned outputs, folded groups)."""
+        return cells.grid_columns(kind, self.pinned[kind], self.folded[kind])
+
+    def pin(self) -> None:
+        """Pin the output column under the cursor right after the scenario name, or unpin
+        a pinned one (back to its group)."""
+        _, key, role = self._current()
+        if key is None or role != "output":
+            self.notify("Pin works on computed columns (italic cyan).", title="Pin")
+            return
+        pinned = self.pinned[self.kind]
+        self.pinned[self.kind] = (tuple(k for k in pinned if k != key) if key in pinned
+                                  else (*pinned, key))
+        self._relayout(key)
+
+    def fold(self) -> None:
+        """Fold the column group under the cursor (inputs, memory, latency, cost) into one
+        column, or unfold a folded one."""
+        _, key, role = self._current()
+        if key is None:
+            return
+        group = key.removeprefix("group:") if role == "group" else cells.group_of(key,
+                                                                                    role or "")
+        if not group:
+            return
+        folded = self.folded[self.kind]
+        self.folded[self.kind] = folded - {group} if group in folded else folded | {group}
+        self._relayout(f"group:{group}" if group in self.folded[self.kind] else key)
+        self._status.update(f"{group} {'folded' if group in self.folded[self.kind] else 'unfolded'}"
+                            " (g toggles)")
+
+    def _relayout(self, key: str) -> None:
+        """Rebuild the grids after a layout change, the cursor on column ``key``."""
+        sc, _, _ = self._current()
+        self._rebuild_grids(sc.id if sc is not None else None)
+        keys = [k for k, _h, _r in self._layout(self.kind)]
+        table = self._grid()
+        if key in keys and table.row_count:
+            table.move_cursor(row=table.cursor_coordinate.row, column=keys.index(key))
 
     @on(TabbedContent.TabActivated)
     def _tab(self, event: TabbedContent.TabActivated) -> None:
@@ -294,12 +434,19 @@ class ScenarioSheet(Vertical):
         sc, key, role = self._current()
         if sc is None or key is None:
             return
+        if role == "group":
+            self.fold()  # Enter on a folded group unfolds it
+            return
         if role == "output":
             self.notify(f"{key} is computed from the inputs; press x to see why.",
                         title="Read-only column")
             return
         if key == "name":
             self.rename()
+            return
+        if key == "lora_targets" and not sc.inputs.get("lora_rank"):
+            self.notify("LoRA targets apply to LoRA training only: set lora_rank above 0 "
+                        "first.", title="Not editable at rank 0")
             return
         self._begin_edit(sc, key)
 
@@ -352,7 +499,9 @@ class ScenarioSheet(Vertical):
         except PlannerError as exc:
             edit.checked = None
             raise exc from None
-        if edit.checked is None or edit.checked[0] != raw:
+        cached = edit.checked
+        if cached is None or cached[0] != raw or (
+                isinstance(cached[1], CheckedEdit) and cached[1].before is not sc):
             try:
                 edit.checked = (raw, self._check(sc, {edit.key: raw}))
             except PlannerError as exc:
@@ -417,16 +566,19 @@ class ScenarioSheet(Vertical):
     def _check(self, sc: Scenario, changes: dict[str, Any]) -> CheckedEdit:
         return check_edit(sc, changes, self._model_specs, self._gpu_specs, self._profiles)
 
-    def _apply(self, sc: Scenario, key: str, value: Any) -> None:
-        """Accept an edit: recompute the row now, save it in a worker."""
-        if value is None:
-            return
+    def apply_changes(self, sc: Scenario, changes: dict[str, Any]) -> bool:
+        """Accept several fields as one change: validated together against the whole
+        scenario, recomputed now and saved in a worker as one change set (one undo step).
+        Nothing is applied if the set as a whole is refused; True if it was accepted."""
+        if not changes:
+            return False
         try:
-            checked = self._check(sc, {key: value})
+            checked = self._check(sc, changes)
         except PlannerError as exc:
             self.notify(str(exc), title="Not changed", severity="error")
-            return
+            return False
         self._commit(checked)
+        return True
 
     def _commit(self, checked: CheckedEdit) -> None:
         """Show an accepted edit's row at once and save it in a worker. The row is drawn
@@ -456,7 +608,7 @@ class ScenarioSheet(Vertical):
                 try:
                     fresh = ws.scenario(sc.fleet, sc.name)
                     self.post_message(ScenarioConflict(fresh, ws.evaluate(fresh),
-                                                       exc.changed))
+                                                       exc.changed, dict(checked.changes)))
                 except Exception as inner:
                     self.post_message(WorkFailed("Edit refused", f"{exc} ({inner})"))
                 return
@@ -477,16 +629,70 @@ class ScenarioSheet(Vertical):
 
     @on(ScenarioConflict)
     def _conflict(self, message: ScenarioConflict) -> None:
+        """Another client changed the row first: show their row, and keep the user's edit.
+        An edit of other fields is applied on top of theirs (checked again); an edit of a
+        field they changed too stays in the formula bar, to save over theirs or drop."""
         sc = message.scenario
-        changed = ", ".join(f"{k} = {v!r}" for k, v in message.changed.items()) or "unknown"
-        self.notify(f"{sc.name} was changed by someone else: {changed}. The row was reloaded; "
-                    "your edit was not applied.", title="Changed elsewhere",
-                    severity="warning", timeout=12)
+        theirs = ", ".join(f"{k} = {v!r}" for k, v in message.changed.items()) or "unknown"
+        mine = message.mine
+        yours = ", ".join(f"{k} = {v!r}" for k, v in mine.items())
         self.scenarios[sc.id], self.outputs[sc.id] = sc, message.outputs
+        self.saves.read({sc.id: sc.version})
         self._refresh_row(sc.id)
         self._show_details()
+        both = sorted(mine.keys() & message.changed.keys())
+        if mine and not both:
+            try:
+                checked = self._check(sc, mine)
+            except PlannerError as exc:
+                self._warn_conflict(f"{sc.name} was changed by someone else: {theirs}. "
+                                    f"Your edit ({yours}) no longer applies: {exc}")
+                return
+            self._warn_conflict(f"{sc.name} was changed by someone else: {theirs}. "
+                                f"Your edit ({yours}) was applied on top of theirs.")
+            self._commit(checked)
+            return
+        self._warn_conflict(f"{sc.name} was changed by someone else: {theirs}. The row shows "
+                            f"theirs; yours ({yours}) is kept in the formula bar: Enter saves "
+                            "it over theirs, Esc keeps theirs.")
+        if len(mine) == 1:
+            self._reopen_edit(sc, *next(iter(mine.items())), theirs)
+
+    def _warn_conflict(self, text: str) -> None:
+        self.notify(text, title="Changed elsewhere", severity="warning", timeout=12)
+
+    def _reopen_edit(self, sc: Scenario, key: str, value: Any, theirs: str) -> None:
+        """Put a refused value back in the formula bar on its cell (if the grid shows it)."""
+        table = self._grid(sc.kind)
+        keys = [c.key.value for c in table.ordered_columns]
+        if self.editing is not None or sc.kind != self.kind or key not in keys \
+                or RowKey(str(sc.id)) not in table.rows:
+            return
+        table.move_cursor(row=table.get_row_index(str(sc.id)), column=keys.index(key))
+        edit = rows.cell_edit(sc, self.outputs[sc.id], key, self.models, self.gpus)
+        shown = rows.edit_text(value)
+        if edit.choices is not None:
+            edit.index = edit.choices.index(shown) if shown in edit.choices else edit.index
+        else:
+            edit.buffer = LineBuffer.of(shown)
+        self.editing = edit
+        edit.error = f"changed elsewhere: {theirs}. Enter saves yours, Esc keeps theirs."
+        self._draw_edit()
 
     # --------------------------------------------------------------- row actions
+    def _open(self, screen: Screen[Any], then: Callable[[Any], object] | None = None) -> None:
+        """Open a dialog or view of the sheet. When it closes the focus is back on the grid
+        it was opened from (not on the tab strip, where the next keys would switch tabs),
+        then ``then`` gets its result."""
+        grid = self._grid()
+
+        def closed(result: Any) -> None:
+            grid.focus()
+            if then is not None:
+                then(result)
+
+        self.app.push_screen(screen, closed)
+
     def _prompt(self, title: str, value: str, then: Callable[[str], object],
                 help_text: str = "") -> None:
         """Ask for a name in a dialog; ``then`` gets it unless the dialog was cancelled."""
@@ -499,17 +705,26 @@ class ScenarioSheet(Vertical):
             if name:
                 then(name)
 
-        self.app.push_screen(EditDialog(title, value, parse=parse, help_text=help_text), done)
+        self._open(EditDialog(title, value, parse=parse, help_text=help_text), done)
 
     def new(self) -> None:
-        """A new scenario on the current row's model and GPU, named in a dialog."""
+        """A new scenario: name, model and GPU asked in a dialog (the model and GPU chosen by
+        typing a filter), starting at the current row's model and GPU."""
         sc, _, _ = self._current()
-        model = sc.model if sc else (self.models[0].name if self.models else "")
-        gpu = sc.gpu if sc else (self.gpus[0].name if self.gpus else "")
-        self._prompt("New scenario: name", "", lambda name: self.run(
-            "create", lambda ws: ws.new_scenario(self.fleet, name, model=model, gpu=gpu,
-                                                 kind=self.kind)),
-            help_text=f"{model} on {gpu}, default inputs; edit cells afterwards.")
+        models, gpus = [m.name for m in self.models], [g.name for g in self.gpus]
+        model = sc.model if sc else (models[0] if models else "")
+        gpu = sc.gpu if sc else (gpus[0] if gpus else "")
+        kind = self.kind
+
+        def done(answer: tuple[str, str, str] | None) -> None:
+            if answer:
+                name, model, gpu = answer
+                self.run("create", lambda ws: ws.new_scenario(self.fleet, name, model=model,
+                                                              gpu=gpu, kind=kind))
+
+        self._open(NewScenarioDialog(f"New {kind} scenario", models, gpus, model, gpu,
+                                     help_text="Default inputs; edit cells afterwards."),
+                   done)
 
     def duplicate(self) -> None:
         """A copy of the current scenario, named in a dialog."""
@@ -538,7 +753,7 @@ class ScenarioSheet(Vertical):
             if yes:
                 self.run("delete", lambda ws: ws.delete_scenario(sc.fleet, sc.name))
 
-        self.app.push_screen(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
+        self._open(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
 
     def undo(self) -> None:
         """Undo the fleet's last change (the database's change log)."""
@@ -559,9 +774,10 @@ class ScenarioSheet(Vertical):
         focus = result.id if isinstance(result, Scenario) else None
         if result is None and empty:
             self.app.call_from_thread(self.notify, empty)
-        elif isinstance(result, list) and result:
-            fields = ", ".join(f"{c.field}" for c in result)
-            self.app.call_from_thread(self.notify, f"{what}: {fields}")
+        elif isinstance(result, list) and result:  # an undo or redo: say what it changed
+            names = {i: s.name for i, s in list(self.scenarios.items())}
+            self.app.call_from_thread(self.notify, rows.describe_step(what, result, names),
+                                      title=what.capitalize(), timeout=12)
         self.load_fleet(fleet or self.fleet, focus)
 
     # --------------------------------------------------------------- view actions
@@ -599,7 +815,7 @@ class ScenarioSheet(Vertical):
                 return
             self.load_fleet(name)
 
-        self.app.push_screen(FleetDialog([(f.name, f.scenario_count) for f in self.fleets],
+        self._open(FleetDialog([(f.name, f.scenario_count) for f in self.fleets],
                                          self.fleet), chosen)
 
     def explain(self) -> None:
@@ -611,7 +827,7 @@ class ScenarioSheet(Vertical):
             self.notify("Explain works on computed columns (italic cyan).")
             return
         shown = cells.format_value(key, self.outputs[sc.id][key])
-        self.app.push_screen(TextScreen(f"Why {key} = {shown}", rows.explain_text(
+        self._open(TextScreen(f"Why {key} = {shown}", rows.explain_text(
             sc, key, self.models, self.gpus, profiles=self._profiles)))
 
     def compare(self) -> None:
@@ -624,7 +840,7 @@ class ScenarioSheet(Vertical):
             return
         scenarios = [self.scenarios[i] for i in ids]
         table = compare(scenarios, [self.outputs[i] for i in ids])
-        self.app.push_screen(TextScreen("Compare (Δ against the first)",
+        self._open(TextScreen("Compare (Δ against the first)",
                                         comparison_table(scenarios, table)))
 
     def sweep(self) -> None:
@@ -634,8 +850,8 @@ class ScenarioSheet(Vertical):
         if sc is None or sc.kind != "inference":
             return
         column = key if role == "input" and key is not None else "batch"
-        self.app.push_screen(SweepScreen(sc, column, {m.name: m.spec for m in self.models},
-                                         {g.name: g.spec for g in self.gpus}, self._profiles))
+        self._open(SweepScreen(sc, column, {m.name: m.spec for m in self.models},
+                               {g.name: g.spec for g in self.gpus}, self._profiles))
 
     def solve(self) -> None:
         """Goal seek on the current scenario; the answer can be applied to the row."""
@@ -645,24 +861,25 @@ class ScenarioSheet(Vertical):
             return
 
         def apply(changes: dict[str, Any] | None) -> None:
-            if changes:
-                for key, value in changes.items():
-                    self._apply(self.scenarios[sc.id], key, value)
+            # the answer is one change: gpus=13 with tp=1 is checked against tp=1, not
+            # against the row's old tp, and saved (and undone) as one step
+            current = self.scenarios.get(sc.id)
+            if changes and current is not None:
+                self.apply_changes(current, changes)
 
-        self.app.push_screen(SolveScreen(sc, {m.name: m.spec for m in self.models},
-                                         {g.name: g.spec for g in self.gpus}, self._profiles),
-                             apply)
+        self._open(SolveScreen(sc, {m.name: m.spec for m in self.models},
+                               {g.name: g.spec for g in self.gpus}, self._profiles), apply)
 
     def export(self) -> None:
         """Export the fleet to an Excel workbook, to a path asked for in a dialog."""
-        default = str(Path.cwd() / f"planner-{self.fleet}.xlsx")
+        default = str(documents_dir() / f"planner-{self.fleet}.xlsx")
 
         def chosen(path: str | None) -> None:
             if path:
                 self.notify(f"Exporting fleet {self.fleet}…", title="Export")
                 self._export(path)
 
-        self.app.push_screen(EditDialog("Export to Excel: file", default,
+        self._open(EditDialog("Export to Excel: file", default,
                                         help_text="An .xlsx path; an existing file is "
                                                   "replaced."), chosen)
 
@@ -689,3 +906,13 @@ class ScenarioSheet(Vertical):
         self._status.update(f"wrote {message.path}")
         self.notify(f"Wrote {message.scenarios} scenarios to {message.path}", title="Exported",
                     timeout=10)
+
+
+def documents_dir() -> Path:
+    """Where an export goes by default: the user's documents folder (XDG ``DOCUMENTS``,
+    ``~/Documents``), or the home folder when there is none; never the folder the planner
+    happened to be started from."""
+    from platformdirs import user_documents_dir
+
+    documents = Path(user_documents_dir())
+    return documents if documents.is_dir() else Path.home()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
@@ -28,8 +29,10 @@ SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_
                  "fits", "cost_usd_per_million_output_tokens")
 
 
-def bar_chart(labels: list[str], values: list[float], unit: str, width: int = 40) -> Text:
-    """A horizontal bar chart drawn with block characters."""
+def bar_chart(labels: list[str], values: list[float], shown: Callable[[float], str],
+              width: int = 40) -> Text:
+    """A horizontal bar chart drawn with block characters; ``shown`` writes a value with its
+    unit (the output column's registered format, never ``1.066e+04``)."""
     out = Text()
     finite = [v for v in values if v == v]
     top = max(finite) if finite else 1.0
@@ -38,7 +41,7 @@ def bar_chart(labels: list[str], values: list[float], unit: str, width: int = 40
         n = 0 if value != value or top <= 0 else round(width * value / top)
         out.append(f"{label:>{pad}} ", style="bold")
         out.append("█" * n, style="cyan")
-        out.append(f" {value:,.4g} {unit}\n" if value == value else " invalid\n")
+        out.append(f" {shown(value)}\n" if value == value else " invalid\n")
     return out
 
 
@@ -115,7 +118,7 @@ class SweepScreen(ModalScreen[None]):
                                         for n in SWEEP_OUTPUTS])
         self.query_one("#table", Static).update(table)
         chart = bar_chart(labels, [float(v) for v in grid.values["throughput_tokens_per_s"]],
-                          "tokens/s")
+                          lambda v: format_value("throughput_tokens_per_s", v))
         self.query_one("#chart", Static).update(Text.assemble(
             Text("\noutput throughput\n", style="bold"), chart))
 
@@ -246,13 +249,15 @@ def help_text(bindings: list[Binding]) -> Table:
 
 
 _HELP = {
-    "new": "new scenario (same model and GPU as the current row)",
+    "new": "new scenario: name, model and GPU (type to filter; the current row's to start)",
     "duplicate": "duplicate the current scenario (a what-if copy)",
     "rename": "rename the current scenario",
     "delete": "delete the current scenario (asks first)",
     "undo": "undo the fleet's last edit (history is kept in the database)",
     "redo": "redo",
     "sort": "sort by the current column (again: descending)",
+    "pin": "pin the current output right after the scenario name (again: unpin)",
+    "fold": "fold or unfold the current column group: inputs, memory, latency, cost",
     "filter": "filter rows by text; Esc clears",
     "fleet": "switch fleet, or type a name to create one",
     "mark": "mark or unmark the current row (for compare)",
