@@ -8,6 +8,7 @@ formulas read (bits, codes, bytes) are derived from these by formulas like any o
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -83,7 +84,7 @@ class InputColumn:
             raise ValidationError(self.name, self.allowed(), value=raw)
         if self.kind == "text":
             text = str(raw).strip()
-            if not text or len(text) > 200 or isinstance(raw, bool):
+            if not text or len(text) > 200 or isinstance(raw, bool) or has_control(text):
                 raise ValidationError(self.name, self.allowed(), value=raw)
             return text.lower() if text.lower() in self.choices else text
         if self.unit == "requests/s" and isinstance(raw, str) and "/" in raw:
@@ -97,6 +98,14 @@ class InputColumn:
         if self.maximum is not None and number > self.maximum:
             raise ValidationError(self.name, self.allowed(), value=raw)
         return number
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character no name may hold (a control character, a line or
+    paragraph separator, a lone surrogate, U+FFFE/U+FFFF: what planner.service.fields
+    refuses in names)."""
+    return any(unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")
+               or ch in ("\ufffe", "\uffff") for ch in text)
 
 
 def _fmt(x: float | None) -> str | None:

@@ -29,6 +29,7 @@ from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
     TRAINING_INPUTS,
     InputColumn,
+    has_control,
 )
 from planner.sheet.profiles import CalibrationFigures, apply_calibration
 from planner.units import parse_number
@@ -126,7 +127,7 @@ def _check_text(column: InputColumn, values: Any, n: int, labels: Sequence[Any] 
     cleaned = []
     for value in uniques:
         text = value.strip() if isinstance(value, str) else ""
-        if not text or len(text) > 200:
+        if not text or len(text) > 200 or has_control(text):
             bad = int(np.argmax(codes == uniques.index(value)))
             raise RowError(column.name, column.allowed(), _row_label(labels, bad), value)
         cleaned.append(text.lower() if text.lower() in column.choices else text)
