@@ -222,3 +222,22 @@ def test_guidellm_and_json_errors() -> None:
         parse_text('{\n "benchmarks":\n ]', "g.json")
     with pytest.raises(BenchFileError, match=r"^e\.txt:1: the file is empty"):
         parse_text("  \n", "e.txt")
+
+
+def test_sglang_output_file_json_lines() -> None:
+    """sglang.bench_serving --output-file appends one JSON object per run (vLLM's keys);
+    a bad line is named by its number."""
+    from planner.report.benchfiles import parse_text
+
+    line = ('{"backend": "sglang", "request_rate": Infinity, "max_concurrency": %d, '
+            '"completed": 100, "total_input_tokens": 102400, "total_output_tokens": 25600, '
+            '"output_throughput": %s, "mean_ttft_ms": 90.5, "mean_tpot_ms": 12.0}')
+    text = line % (8, "800.0") + "\n" + line % (1, "120.0") + "\n"
+    first, second = parse_text(text, "s.jsonl")
+    assert (first.source, first.source_format) == ("s.jsonl:1", "sglang-json")
+    assert (first.values["mode"], first.values["concurrency"], second.values["mode"]) == (
+        "concurrency", 8, "single")
+    assert (first.values["input_tokens"], first.values["output_tokens"],
+            second.values["output_tokens_per_s"]) == (1024.0, 256.0, 120.0)
+    with pytest.raises(BenchFileError, match=r"^s\.jsonl:2: output_throughput 'nan'"):
+        parse_text(line % (8, "800.0") + "\n" + line % (1, "NaN") + "\n", "s.jsonl")

@@ -16,8 +16,9 @@ def bench() -> None:
     """Measured benchmark runs: import result files, list, show, delete.
 
     Formats read (told apart by content): `vllm bench serve` printed summary and its
-    --save-result JSON, SGLang bench_serving output, trtllm-bench throughput report, GuideLLM
-    report JSON, and the generic CSV whose header is exactly
+    --save-result JSON, SGLang bench_serving output and its --output-file JSON lines,
+    trtllm-bench throughput report, GuideLLM report JSON, and the generic CSV whose header is
+    exactly
     model,gpu,gpus,tp,pp,engine,weight_dtype,kv_dtype,mode,request_rate,concurrency,
     input_tokens,output_tokens,output_tokens_per_s,ttft_mean_ms,ttft_p50_ms,ttft_p99_ms,
     tpot_mean_ms,itl_mean_ms (one row per run; an empty cell is unknown).

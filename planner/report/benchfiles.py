@@ -12,7 +12,8 @@ Formats (:func:`parse_file` tells them apart by content, not by file name):
 * ``vllm-text``: pasted ``vllm bench serve`` output, one run per ``Serving Benchmark Result``
   block; ``vllm-json``: its ``--save-result`` JSON;
 * ``sglang-text``: ``python -m sglang.bench_serving`` output (same block title as vLLM, told apart
-  by its ``Backend:``, ``Traffic request rate:`` or ``E2E Latency`` lines);
+  by its ``Backend:``, ``Input token throughput`` or ``E2E Latency`` lines); ``sglang-json``: its
+  ``--output-file`` JSON lines (one run per line, vLLM's key names);
 * ``trtllm-text``: ``trtllm-bench throughput`` report (``PERFORMANCE OVERVIEW`` section);
 * ``guidellm-json``: a GuideLLM benchmarks report (``{"benchmarks": [...]}``), one run each.
 
@@ -256,18 +257,43 @@ def parse_vllm_json(text: str, name: str) -> list[RunRecord]:
         raise BenchFileError(f"{name}:{exc.lineno}: not JSON: {exc.msg}") from None
     if not isinstance(data, dict) or "output_throughput" not in data:
         raise BenchFileError(f"{name}:1: not a vllm bench serve result (no output_throughput)")
+    return [_result_object(data, f"{name}:1", "vllm-json")]
+
+
+def parse_jsonl(text: str, name: str) -> list[RunRecord]:
+    """One result object per line: ``sglang.bench_serving --output-file`` (it appends a line
+    per run, vLLM's key names, ``"backend": "sglang"``), or vllm results concatenated."""
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BenchFileError(f"{name}:{number}: not JSON: {exc.msg}") from None
+        if not isinstance(data, dict) or "output_throughput" not in data:
+            raise BenchFileError(f"{name}:{number}: not a bench_serving result "
+                                 "(no output_throughput)")
+        backend = str(data.get("backend") or "")
+        fmt = "sglang-json" if backend.startswith("sglang") else "vllm-json"
+        records.append(_result_object(data, f"{name}:{number}", fmt))
+    return records
+
+
+def _result_object(data: dict[str, object], where: str, fmt: str) -> RunRecord:
+    """A run from a result object with vLLM's key names (vllm and SGLang both write them)."""
     values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
     for key, field_name in VLLM_JSON_KEYS.items():
         raw = data.get(key)
         if raw is None or raw == "inf" or (key == "request_rate" and raw == float("inf")):
             continue
-        values[field_name] = _number(str(raw), key, f"{name}:1", field_name in INT_FIELDS)
-    _per_request(values, _json_number(data, "total_input_tokens", name),
-                 _json_number(data, "total_output_tokens", name),
-                 _json_number(data, "completed", name))
+        values[field_name] = _number(str(raw), key, where, field_name in INT_FIELDS)
+    completed = _json_number(data, "completed", where)
+    _per_request(values, _json_number(data, "total_input_tokens", where),
+                 _json_number(data, "total_output_tokens", where), completed)
     rate = data.get("request_rate")
-    _mode(values, rate in ("inf", float("inf"), None), _json_number(data, "completed", name))
-    return [RunRecord(f"{name}:1", "vllm-json", values)]
+    _mode(values, rate in ("inf", float("inf"), None), completed)
+    return RunRecord(where, fmt, values)
 
 
 def _json_number(data: dict[str, object], key: str, where: str) -> float | None:
@@ -416,8 +442,18 @@ def parse_guidellm(text: str, name: str) -> list[RunRecord]:
     return records
 
 
-FORMATS = ("csv", "vllm-text", "vllm-json", "sglang-text", "trtllm-text", "guidellm-json")
+FORMATS = ("csv", "vllm-text", "vllm-json", "sglang-text", "sglang-json", "trtllm-text",
+           "guidellm-json")
 """Every format :func:`parse_file` reads."""
+
+
+def _several_objects(text: str) -> bool:
+    """Whether ``text`` is JSON lines: a first object followed by more data."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.msg == "Extra data"
+    return False
 
 
 def parse_text(text: str, name: str) -> list[RunRecord]:
@@ -429,6 +465,8 @@ def parse_text(text: str, name: str) -> list[RunRecord]:
         raise BenchFileError(f"{name}:1: the file is empty")
     if first.startswith("model,") or first.replace(" ", "").startswith("model,gpu"):
         return parse_csv(text, name)
+    if stripped.startswith("{") and _several_objects(stripped):
+        return parse_jsonl(text, name)
     if stripped.startswith(("{", "[")):
         data = _load_json(text, name)
         if isinstance(data, dict) and "benchmarks" in data:
