@@ -8,8 +8,17 @@ meta device (shapes only, no memory), sums ``p.numel()`` per component and write
 estimator to it exactly.
 
 Components, by parameter name: embedding, position, attention, mlp (dense, routed and shared
-experts), router (routers and shared-expert gates), norm, lm_head. Active parameters: the total
-minus the (E-k)/E share of every routed-expert tensor.
+experts), router (routers and shared-expert gates), norm, lm_head; for a multimodal checkpoint
+(a config with ``vision_config``, built with ``AutoModelForImageTextToText``) the vision tower
+and projector go to ``vision`` and ``total``/``active`` are the text model's. Active parameters:
+the total minus the (E-k)/E share of every routed-expert tensor.
+
+KV cache and fixed state, for the small test configs (under ``CACHE_MAX_PARAMS`` parameters, and
+not MLA, whose transformers cache holds decompressed K/V rather than the latent engines cache): the
+model runs once on CPU over ``CACHE_TOKENS`` random tokens and the cache it returns is measured:
+``kv_elems`` (keys + values of every softmax-attention layer), ``recurrent_state_elems`` and
+``conv_state_elems`` (linear-attention layers). ``tests/test_params_fixtures.py`` checks the
+planner's per-token KV elements, windows and per-sequence state against them.
 
     python scripts/hf_param_counts.py            # rewrite the fixture file
 """
@@ -30,8 +39,19 @@ _ROUTER = re.compile(r"\.(gate|router|shared_expert_gate)\.")
 _NORM = re.compile(r"(norm|\bln_\w+|\bln_f)\.")
 
 
+_VISION = re.compile(r"^(model\.)?(vision_tower|vision_model|visual|multi_modal_projector)\.")
+_TEXT_PREFIXES = (("model.language_model.", "model."), ("language_model.model.", "model."),
+                  ("language_model.lm_head.", "lm_head."))
+
+
 def component(name: str) -> str:
-    """The planner's component for one Hugging Face parameter name."""
+    """The planner's component for one Hugging Face parameter name (``vision`` for a
+    multimodal checkpoint's vision tower and projector)."""
+    if _VISION.search(name):
+        return "vision"
+    for prefix, plain in _TEXT_PREFIXES:
+        if name.startswith(prefix):
+            name = plain + name[len(prefix):]
     if name.startswith("lm_head.") or name.startswith("embed_out."):
         return "lm_head"
     if _EMBEDDING.search(name):
@@ -42,44 +62,77 @@ def component(name: str) -> str:
         return "norm"
     if _ROUTER.search(name):
         return "router"
-    if re.search(r"(self_attn|\.attn\.|self_attention|\.attention\.)", name):
+    if re.search(r"(self_attn|\.attn\.|self_attention|\.attention\.|linear_attn)", name):
         return "attention"
-    if re.search(r"(\.mlp\.|block_sparse_moe)", name):
+    if re.search(r"(\.mlp\.|block_sparse_moe|feed_forward)", name):
         return "mlp"
     raise SystemExit(f"unclassified parameter {name}")
 
 
 def experts_and_top_k(cfg: dict) -> tuple[int, int]:
-    """Routed experts per MoE layer and experts used per token, from the config."""
+    """Routed experts per MoE layer and experts used per token, from the (text) config."""
+    cfg = cfg.get("text_config") or cfg
     for key in ("n_routed_experts", "num_local_experts", "num_experts"):
         if cfg.get(key):
             return int(cfg[key]), int(cfg["num_experts_per_tok"])
     return 0, 0
 
 
+CACHE_TOKENS = 70
+CACHE_MAX_PARAMS = 2_000_000
+
+
+def cache_elems(config: object, raw: dict) -> dict:
+    """Elements of the cache transformers builds for one sequence of ``CACHE_TOKENS`` tokens."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config).eval()
+    ids = torch.randint(0, min(100, int(raw["vocab_size"])), (1, CACHE_TOKENS))
+    with torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).past_key_values
+    out = {"tokens": CACHE_TOKENS, "kv_elems": 0, "recurrent_state_elems": 0,
+           "conv_state_elems": 0}
+    for layer in cache.layers:
+        for attr, key in (("keys", "kv_elems"), ("values", "kv_elems"),
+                          ("recurrent_states", "recurrent_state_elems"),
+                          ("conv_states", "conv_state_elems")):
+            value = getattr(layer, attr, None)
+            tensors = value.values() if isinstance(value, dict) else [value]
+            out[key] += sum(t.numel() for t in tensors if isinstance(t, torch.Tensor))
+    return out
+
+
 def count(path: Path) -> dict:
     import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
 
     raw = json.loads(path.read_text())
     kwargs = {k: v for k, v in raw.items()
               if k not in ("model_type", "auto_map", "quantization_config", "architectures")}
     config = AutoConfig.for_model(raw["model_type"], **kwargs)
+    multimodal = "vision_config" in raw
+    auto = AutoModelForImageTextToText if multimodal else AutoModelForCausalLM
     with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config)
+        model = auto.from_config(config)
     n_experts, top_k = experts_and_top_k(raw)
     counts = dict.fromkeys(
-        ("embedding", "position", "attention", "mlp", "router", "norm", "lm_head"), 0)
+        ("embedding", "position", "attention", "mlp", "router", "norm", "lm_head", "vision"), 0)
     inactive = 0
     for name, p in model.named_parameters():  # tied weights are yielded once
         counts[component(name)] += p.numel()
         if ".experts." in name and ".shared_expert" not in name:
             assert (p.numel() * (n_experts - top_k)) % n_experts == 0, name
             inactive += p.numel() * (n_experts - top_k) // n_experts
+    vision = counts.pop("vision")
     total = sum(counts.values())
-    assert total == sum(p.numel() for p in model.parameters())
-    return {**counts, "total": total, "active": total - inactive,
-            "model_type": raw["model_type"], "config": str(path.relative_to(ROOT))}
+    assert total + vision == sum(p.numel() for p in model.parameters())
+    result = {**counts, "vision": vision, "total": total, "active": total - inactive,
+              "model_type": raw["model_type"], "config": str(path.relative_to(ROOT))}
+    if total < CACHE_MAX_PARAMS and not raw.get("kv_lora_rank") and not multimodal:
+        result["cache"] = cache_elems(config, raw)
+    return result
 
 
 def main() -> int:

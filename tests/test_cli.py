@@ -65,6 +65,24 @@ def test_model_inspect_config_path_and_kv_dtype() -> None:
     assert json.loads(out)["kv_bytes_per_token"] == 262_144
 
 
+def test_model_inspect_reports_state_and_vision_tower() -> None:
+    fixtures = Path(__file__).parent / "fixtures" / "hf_configs"
+    code, out, _ = run("model", "inspect", str(fixtures / "qwen3-next-80b-a3b-instruct.json"),
+                       "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["state_bytes_per_sequence"] == 39_518_208
+    assert data["kv_bytes_per_token"] == 24_576
+    assert data["architecture"]["linear_attention_layers"] == 36
+    assert data["vision_params"] == 0
+    code, out, _ = run("model", "inspect", str(fixtures / "gemma-3-4b-it.json"), "--json")
+    data = json.loads(out)
+    assert (data["params"]["total"], data["vision_params"]) == (3_880_263_168, 419_816_304)
+    assert data["state_bytes_per_sequence"] == 0
+    code, out, _ = run("model", "inspect", str(fixtures / "gemma-3-4b-it.json"))
+    assert code == 0 and "419,816,304 params" in out and "vision tower" in out
+
+
 def test_estimate_json_contract_and_golden_case() -> None:
     code, out, _ = run("estimate", "--model", "llama-3-8b", "--gpu-memory-gib", "24",
                        "--gpu-tflops", "200", "--gpu-bandwidth-gbs", "1000", "--reserve-gib", "3",

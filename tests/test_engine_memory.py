@@ -170,9 +170,9 @@ def test_data_parallel_attention_pools_kv_and_replicates_attention_weights() -> 
     extra = em.attention_replicated_bytes_per_gpu(
         1, 8, 1, f.model_hidden_size, f.model_attn_flops_per_pair_full,
         f.model_attn_flops_per_pair_window, f.model_kv_elems_per_token_full,
-        f.model_kv_elems_per_token_window, 8)
+        f.model_kv_elems_per_token_window, f.model_attn_matmul_params_other, 8)
     assert extra == pytest.approx(94 * 4096 * 136 * 128 * 7 / 8)
     assert em.attention_replicated_bytes_per_gpu(
         0, 8, 1, f.model_hidden_size, f.model_attn_flops_per_pair_full,
         f.model_attn_flops_per_pair_window, f.model_kv_elems_per_token_full,
-        f.model_kv_elems_per_token_window, 8) == 0
+        f.model_kv_elems_per_token_window, f.model_attn_matmul_params_other, 8) == 0

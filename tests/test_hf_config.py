@@ -101,3 +101,82 @@ def test_unreadable_and_invalid_files(tmp_path: Path) -> None:
     arr.write_text(json.dumps([1, 2]))
     with pytest.raises(ConfigError, match="JSON object"):
         load_config(arr)
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hf_configs"
+
+
+def test_gemma3_five_local_layers_to_one_global() -> None:
+    s = spec_from_file(FIXTURES / "gemma-3-1b-it.json")
+    windows = [layer.sliding_window for layer in s.layers]
+    assert [i for i, w in enumerate(windows) if w is None] == [5, 11, 17, 23]
+    assert set(windows) == {512, None}
+    f = model_figures(s)
+    assert f.model_kv_elems_per_token_full == 4 * 2 * 1 * 256
+    assert f.model_kv_elems_per_token_window == 22 * 2 * 1 * 256
+    assert f.model_sliding_window_tokens == 512
+
+
+def test_gpt_oss_alternates_128_token_windows_from_layer_0() -> None:
+    s = spec_from_file(FIXTURES / "gpt-oss-20b.json")
+    assert [layer.sliding_window for layer in s.layers[:4]] == [128, None, 128, None]
+    f = model_figures(s)
+    assert f.model_kv_elems_per_token_full == f.model_kv_elems_per_token_window == 12 * 2 * 8 * 64
+
+
+def test_llama4_chunks_three_layers_of_four_and_interleaves_moe() -> None:
+    cfg = json.loads((FIXTURES / "llama-4-scout-17b-16e-instruct.json").read_text())
+    s = spec_from_config(cfg)
+    assert [layer.sliding_window for layer in s.layers[:4]] == [8192, 8192, 8192, None]
+    assert s.is_moe and s.vision_params == 871_932_416
+    maverick_like = {**cfg["text_config"], "interleave_moe_layer_step": 2}
+    s2 = spec_from_config(maverick_like)
+    kinds = [type(layer.ffn).__name__ for layer in s2.layers[:4]]
+    assert kinds == ["Mlp", "Moe", "Mlp", "Moe"]
+    assert s2.layers[0].ffn.intermediate_size == 16384
+
+
+def test_deepseek_v2_q_lora_rank_null_set_or_absent() -> None:
+    cfg = json.loads((FIXTURES / "deepseek-v2-lite.json").read_text())
+    assert spec_from_config(cfg).layers[0].attention.q_lora_rank == 0
+    absent = {k: v for k, v in cfg.items() if k != "q_lora_rank"}
+    assert spec_from_config(absent).layers[0].attention.q_lora_rank == 1536  # config default
+    assert spec_from_config({**cfg, "q_lora_rank": 768}).layers[0].attention.q_lora_rank == 768
+
+
+def test_qwen3_next_layer_kinds_and_bad_heads() -> None:
+    cfg = json.loads((FIXTURES / "qwen3-next-80b-a3b-instruct.json").read_text())
+    s = spec_from_config(cfg)
+    kinds = [type(layer.attention).__name__ for layer in s.layers[:4]]
+    assert kinds == ["LinearAttention"] * 3 + ["Attention"]
+    assert s.attention.output_gate and s.attention.num_heads == 16
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**cfg, "linear_num_value_heads": 24, "linear_num_key_heads": 16})
+    assert err.value.key == "linear_num_value_heads"
+    with pytest.raises(ConfigError, match="unsupported entries \\['mamba'\\]"):
+        spec_from_config({**cfg, "num_hidden_layers": 2,
+                          "layer_types": ["mamba", "full_attention"]})
+
+
+def test_multimodal_errors_name_the_key() -> None:
+    cfg = json.loads((FIXTURES / "llava-1.5-7b-hf.json").read_text())
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({k: v for k, v in cfg.items() if k != "vision_config"})
+    assert err.value.key == "vision_config"
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**cfg, "text_config": {**cfg["text_config"], "model_type": "phi3"}})
+    assert err.value.key == "text_config.model_type" and "'phi3' is not supported" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**cfg, "vision_config": {**cfg["vision_config"],
+                                                   "model_type": "pixtral"}})
+    assert err.value.key == "vision_config.model_type"
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**cfg, "vision_config": {**cfg["vision_config"], "patch_size": 15}})
+    assert err.value.key == "vision_config.patch_size"
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**cfg, "text_config": {**cfg["text_config"], "hidden_size": "big"}})
+    assert err.value.key == "text_config.hidden_size" and "must be an integer" in str(err.value)
+    no_depth = {k: v for k, v in cfg["vision_config"].items() if k != "num_hidden_layers"}
+    with pytest.raises(ConfigError) as err:
+        spec_from_config({**cfg, "vision_config": no_depth})
+    assert err.value.key == "vision_config.num_hidden_layers"

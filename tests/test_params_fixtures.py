@@ -3,6 +3,10 @@
 ``fixtures/hf_param_counts.json`` is written by ``scripts/hf_param_counts.py``, which instantiates
 every config under ``seeds/models`` and ``fixtures/hf_configs`` with transformers on the meta
 device and sums ``p.numel()`` per component. The estimator must match every component exactly.
+For the small configs the script also runs the model once and measures the cache transformers
+returns; the planner's KV elements per token, window and fixed per-sequence state must match it.
+Real published configs under ``fixtures/hf_configs`` name their source in
+``fixtures/hf_configs/sources.toml``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from planner.catalog import spec_from_file
+from planner.estimator.architecture import LinearAttention
+from planner.estimator.figures import model_figures
 from planner.estimator.hf_config import SUPPORTED_MODEL_TYPES
 from planner.estimator.params import count_params
 
@@ -26,13 +32,15 @@ COMPONENTS = ("embedding", "position", "attention", "mlp", "router", "norm", "lm
 def test_fixture_provenance() -> None:
     assert FIXTURE["generated_by"] == "scripts/hf_param_counts.py"
     assert FIXTURE["transformers_version"] == "5.23.0"
-    assert len(MODELS) == 31
+    assert len(MODELS) == len(list((ROOT / "seeds" / "models").glob("*.json"))) + len(
+        list((ROOT / "tests" / "fixtures" / "hf_configs").glob("*.json")))
+    assert len(MODELS) == 66
 
 
 def test_every_supported_model_type_has_fixtures() -> None:
     covered = {m["model_type"] for m in MODELS.values()}
     assert covered == set(SUPPORTED_MODEL_TYPES)
-    assert len(SUPPORTED_MODEL_TYPES) == 14
+    assert len(SUPPORTED_MODEL_TYPES) == 27
 
 
 def test_every_config_on_disk_has_a_fixture() -> None:
@@ -44,5 +52,71 @@ def test_every_config_on_disk_has_a_fixture() -> None:
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_counts_match_transformers(name: str) -> None:
     expected = MODELS[name]
-    counts = count_params(spec_from_file(ROOT / expected["config"], name)).as_dict()
+    spec = spec_from_file(ROOT / expected["config"], name)
+    counts = count_params(spec).as_dict()
     assert {c: counts[c] for c in COMPONENTS} == {c: expected[c] for c in COMPONENTS}
+    assert spec.vision_params == expected["vision"]
+
+
+def test_multimodal_configs_report_their_vision_tower() -> None:
+    """Text model and vision tower (with projector) of the published multimodal configs,
+    counted by transformers; the sums are the checkpoints' published sizes (gemma-3-4b-it
+    4.30B, llava-1.5-7b-hf 7.06B, Qwen2.5-VL-7B-Instruct 8.29B, Llama-4-Scout 109B)."""
+    expected = {"gemma-3-4b-it": (3_880_263_168, 419_816_304),
+                "llava-1.5-7b-hf": (6_738_939_904, 324_487_168),
+                "qwen2.5-vl-7b-instruct": (7_615_616_512, 676_550_144),
+                "llama-4-scout-17b-16e-instruct": (107_769_861_120, 871_932_416)}
+    for name, (text, vision) in expected.items():
+        assert (MODELS[name]["total"], MODELS[name]["vision"]) == (text, vision), name
+        spec = spec_from_file(ROOT / MODELS[name]["config"], name)
+        assert (count_params(spec).total, spec.vision_params) == (text, vision), name
+        assert model_figures(spec).model_vision_params == vision
+
+
+EXPANDED_KV = {"falcon-new-arch"}
+"""Falcon's new decoder architecture: transformers repeats the KV heads to every query head
+before caching them (``modeling_falcon.py``); serving engines cache the ``num_kv_heads`` the
+planner counts."""
+CACHED = sorted(name for name, m in MODELS.items() if "cache" in m and name not in EXPANDED_KV)
+
+
+def test_falcon_new_arch_cache_is_expanded_to_query_heads() -> None:
+    name = "falcon-new-arch"
+    spec = spec_from_file(ROOT / MODELS[name]["config"], name)
+    f = model_figures(spec)
+    cache = MODELS[name]["cache"]
+    heads, kv_heads = spec.attention.num_heads, spec.attention.num_kv_heads
+    assert (heads, kv_heads) == (8, 2)
+    per_token = f.model_kv_elems_per_token_full
+    assert cache["kv_elems"] == per_token * cache["tokens"] * heads // kv_heads
+
+
+def test_cache_fixtures_cover_the_new_layer_kinds() -> None:
+    kinds = {MODELS[name]["model_type"] for name in CACHED}
+    assert {"gemma3_text", "gpt_oss", "llama4_text", "qwen3_next", "olmo2", "glm4_moe",
+            "phimoe", "granitemoe"} <= kinds
+    assert len(CACHED) == 37
+
+
+@pytest.mark.parametrize("name", CACHED)
+def test_cache_matches_transformers(name: str) -> None:
+    """KV elements of one sequence of T tokens: ``full*T + window*min(T, w - 1)`` (transformers'
+    sliding and chunked cache layers keep the ``w - 1`` previous tokens; the planner sizes them
+    at ``w``, the token being decoded included, as vLLM allocates them). Linear-attention
+    layers: the recurrent state exactly; transformers keeps ``kernel`` convolution columns per
+    channel where ``kernel - 1`` suffice (vLLM), so the planner's state is one column fewer."""
+    cache = MODELS[name]["cache"]
+    spec = spec_from_file(ROOT / MODELS[name]["config"], name)
+    f = model_figures(spec)
+    tokens = cache["tokens"]
+    window = f.model_sliding_window_tokens
+    kept = min(tokens, window - 1) if window else 0
+    assert cache["kv_elems"] == (f.model_kv_elems_per_token_full * tokens
+                                 + f.model_kv_elems_per_token_window * kept)
+    linear = [layer.attention for layer in spec.layers
+              if isinstance(layer.attention, LinearAttention)]
+    recurrent = sum(a.num_v_heads * a.head_k_dim * a.head_v_dim for a in linear)
+    assert cache["recurrent_state_elems"] == recurrent
+    assert cache["conv_state_elems"] == sum(a.conv_dim * a.conv_kernel for a in linear)
+    assert f.model_state_elems_per_sequence == (recurrent + cache["conv_state_elems"]
+                                                - sum(a.conv_dim for a in linear))

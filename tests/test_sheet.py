@@ -26,7 +26,8 @@ OUTPUTS = output_columns()
 def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
-    assert len(OUTPUTS) == 64 + 83  # roofline and training, then the serving engine and SLO
+    assert len(OUTPUTS) == 68 + 84  # roofline and training (4 fixed-state columns), then the
+    # serving engine (engine_state_tokens) and SLO
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name
@@ -148,8 +149,8 @@ def test_explain_walks_down_to_inputs() -> None:
                             "reserve_gib": 3, "reserve_fraction": 0},
                            "max_concurrent_sequences")
     assert tree.value == 6 and tree.source == "formula"
-    assert tree.formula == ("max(0, floor(if(kv_bytes_per_sequence_per_gpu == 0, 0, "
-                            "kv_budget_bytes / kv_bytes_per_sequence_per_gpu)))")
+    assert tree.formula == ("max(0, floor(if(memory_bytes_per_sequence_per_gpu == 0, 0, "
+                            "kv_budget_bytes / memory_bytes_per_sequence_per_gpu)))")
     budget = tree.children[0]
     assert budget.name == "kv_budget_bytes" and budget.shown == "6.04 GiB"
     assert budget.formula == "gpu_memory_bytes - reserve_bytes_per_gpu - weights_bytes_per_gpu"

@@ -73,6 +73,13 @@ def model_inspect(info: dict[str, Any]) -> None:
              (f"KV cache per token ({info['kv_dtype']})",
               f"{fmt_count(info['kv_bytes_per_token'])} B "
               f"({fmt_bytes(info['kv_bytes_per_token'])})")]
+    if info["state_bytes_per_sequence"]:
+        rows.append(("fixed state per sequence (16 bit)",
+                     f"{fmt_count(info['state_bytes_per_sequence'])} B "
+                     f"({fmt_bytes(info['state_bytes_per_sequence'])})"))
+    if info["vision_params"]:
+        rows.append(("vision tower and projector (not in total)",
+                     f"{fmt_count(info['vision_params'])} params"))
     console.print(_table(f"{esc(info['name'])} ({esc(info['model_type'])})", rows))
     arch = info["architecture"]
     console.print(_table("architecture", [(esc(k.replace("_", " ")), esc(v))

@@ -3,9 +3,10 @@
 `ModelSpec` is a per-layer description precise enough to count every parameter of the Hugging Face
 implementation exactly (docs/formulas.md, "Parameters"): attention shape (GQA, explicit
 head_dim, MLA), biases, q/k norms, gated or plain FFN, mixture-of-experts with router and shared
-experts, per-layer sliding windows, norm kind, tied embeddings and learned position tables. It is
-built from a config.json by :mod:`planner.estimator.hf_config`; :mod:`planner.estimator.params`
-counts it.
+experts, per-layer sliding windows, norm kind, tied embeddings and learned position tables, and
+linear-attention layers (Gated DeltaNet) that hold a fixed-size state per sequence instead of a
+growing KV cache. It is built from a config.json by :mod:`planner.estimator.hf_config`;
+:mod:`planner.estimator.params` counts it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ class Attention:
     Standard multi-head / grouped-query / multi-query attention: Q and O are ``d x (h*d_h)``,
     K and V are ``d x (n_kv*d_h)``. ``head_dim`` may differ from ``d/h`` (Gemma).
 
+    ``qk_norm`` adds RMSNorms on queries and keys: per head (``d_h`` weights each) or, with
+    ``qk_norm_across_heads`` (OLMo 2), over the whole projection (``h*d_h`` and ``n_kv*d_h``).
+    ``sinks`` (gpt-oss) adds one learned attention-sink logit per query head. ``output_gate``
+    (Qwen3-Next) makes the query projection also emit a sigmoid gate per output element, so Q is
+    ``d x 2*h*d_h``.
+
     Multi-head latent attention (DeepSeek MLA) when ``kv_lora_rank > 0``: queries through an
     optional low-rank ``q_lora_rank`` bottleneck, keys and values from a cached latent of
     ``kv_lora_rank`` plus a shared rotary key of ``qk_rope_head_dim``; ``head_dim`` is then
@@ -36,6 +43,9 @@ class Attention:
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: bool = False
+    qk_norm_across_heads: bool = False
+    sinks: bool = False
+    output_gate: bool = False
     fused_qkv: bool = False
     q_lora_rank: int = 0
     kv_lora_rank: int = 0
@@ -68,6 +78,65 @@ class Attention:
         """
         return 2 * self.num_heads * (self.head_dim + self.v_head_dim)
 
+    @property
+    def state_elems_per_sequence(self) -> int:
+        """Fixed per-sequence state elements (0: softmax attention keeps a growing KV cache)."""
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class LinearAttention:
+    """A Gated DeltaNet linear-attention block (Qwen3-Next ``linear_attn``).
+
+    Projections: ``in_proj_qkvz`` ``d x (2*n_k*d_k + 2*n_v*d_v)`` (queries, keys, values and the
+    output gate z), ``in_proj_ba`` ``d x 2*n_v`` (per-head beta and decay), ``out_proj``
+    ``n_v*d_v x d``; a depthwise causal convolution over the ``conv_dim = 2*n_k*d_k + n_v*d_v``
+    query/key/value channels (``conv_dim * kernel`` weights, no bias); ``dt_bias`` and ``A_log``
+    (``n_v`` each); a gated RMSNorm of ``d_v`` weights.
+
+    It keeps no KV cache. Each sequence holds a fixed state whatever its length: the recurrent
+    state ``n_v * d_k * d_v`` plus the convolution's last ``kernel - 1`` inputs,
+    ``conv_dim * (kernel - 1)`` (vLLM ``MambaStateShapeCalculator.gated_delta_net_state_shape``;
+    transformers' cache stores ``kernel`` conv columns, one more than it needs).
+    """
+
+    num_k_heads: int
+    num_v_heads: int
+    head_k_dim: int
+    head_v_dim: int
+    conv_kernel: int
+
+    @property
+    def conv_dim(self) -> int:
+        """Channels through the short convolution: ``2*n_k*d_k + n_v*d_v``."""
+        return 2 * self.num_k_heads * self.head_k_dim + self.num_v_heads * self.head_v_dim
+
+    @property
+    def is_mla(self) -> bool:
+        """Never multi-head latent attention."""
+        return False
+
+    @property
+    def kv_cache_heads(self) -> int:
+        """Heads the state splits by under tensor parallelism: the value heads."""
+        return self.num_v_heads
+
+    @property
+    def kv_elems_per_token(self) -> int:
+        """No KV cache grows with the context: 0."""
+        return 0
+
+    @property
+    def core_flops_per_pair(self) -> int:
+        """No (query, key) pairs: the recurrence costs per token, not per pair (0)."""
+        return 0
+
+    @property
+    def state_elems_per_sequence(self) -> int:
+        """Fixed state elements per sequence: ``n_v*d_k*d_v + conv_dim*(kernel - 1)``."""
+        return (self.num_v_heads * self.head_k_dim * self.head_v_dim
+                + self.conv_dim * (self.conv_kernel - 1))
+
 
 @dataclass(frozen=True, slots=True)
 class Mlp:
@@ -82,8 +151,8 @@ class Mlp:
 @dataclass(frozen=True, slots=True)
 class Moe:
     """A mixture-of-experts block: ``num_experts`` routed experts, ``top_k`` used per token, a
-    ``d x E`` router (DeepSeek's score-correction bias is a buffer, not a parameter), optional
-    always-on
+    ``d x E`` router (DeepSeek's and GLM-4.5's score-correction bias is a buffer, not a
+    parameter; gpt-oss's router has a real ``E`` bias, ``router_bias``), optional always-on
     shared experts (their summed width in ``shared``) and Qwen's sigmoid shared-expert gate."""
 
     num_experts: int
@@ -96,10 +165,10 @@ class Moe:
 
 @dataclass(frozen=True, slots=True)
 class Layer:
-    """One decoder layer: attention, a dense or MoE FFN, its hidden-size norms, and the sliding
-    window it attends over (``None`` for full attention)."""
+    """One decoder layer: attention (softmax or linear), a dense or MoE FFN, its hidden-size norms,
+    and the sliding (or chunked) window it attends over (``None`` for full attention)."""
 
-    attention: Attention
+    attention: Attention | LinearAttention
     ffn: Mlp | Moe
     norms: int = 2
     sliding_window: int | None = None
@@ -107,7 +176,12 @@ class Layer:
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
-    """A whole decoder-only model. ``layers`` lists every layer in order."""
+    """A whole decoder-only model. ``layers`` lists every layer in order.
+
+    ``lm_head_bias`` (PhiMoE) adds a ``V`` bias to the LM head. For a multimodal checkpoint the
+    spec is its text model (every count, figure and formula is the text model's);
+    ``vision_params`` counts the vision tower and the projector into the text model, reported
+    beside it (0 for text-only models)."""
 
     name: str
     model_type: str
@@ -119,11 +193,20 @@ class ModelSpec:
     position_table_size: int = 0
     final_norm: bool = True
     max_position_embeddings: int = 0
+    lm_head_bias: bool = False
+    vision_params: int = 0
 
     @property
     def num_layers(self) -> int:
         """Decoder layers."""
         return len(self.layers)
+
+    @property
+    def attention(self) -> Attention:
+        """The first softmax-attention block: the model's representative query heads, KV heads
+        and head_dim (Qwen3-Next's first layers are linear attention)."""
+        return next(layer.attention for layer in self.layers
+                    if isinstance(layer.attention, Attention))
 
     @property
     def is_moe(self) -> bool:

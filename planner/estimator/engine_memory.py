@@ -48,7 +48,7 @@ Checked against six logged vLLM start-ups (``tests/test_engine_memory.py``).
 
 from __future__ import annotations
 
-from planner.estimator.ops import Value, floor, maximum, minimum, where
+from planner.estimator.ops import Value, floor, maximum, minimum, safe_div, where
 
 GIB = 2**30
 
@@ -84,16 +84,19 @@ def ffn_width_per_token(model_matmul_dense_params: Value,
                         model_attn_flops_per_pair_full: Value,
                         model_attn_flops_per_pair_window: Value,
                         model_kv_elems_per_token_full: Value,
-                        model_kv_elems_per_token_window: Value, model_layers: Value,
+                        model_kv_elems_per_token_window: Value,
+                        model_attn_matmul_params_other: Value, model_layers: Value,
                         model_hidden_size: Value) -> Value:
     """Summed FFN matmul widths one token uses in one layer, whole model (elements): ``3*I``
     for a gated MLP, ``3*k*I_expert`` (+ shared experts) for MoE.
 
     Derived from the figures: matmul weights per layer ``/ d`` minus the attention widths,
     ``h*d_h = flops_per_pair/(4L)`` counted twice (Q and O) and ``n_kv*d_h = kv_elems/(2L)``
-    twice (K and V). Biases and routers are left in (a few elements). At least 0."""
-    per_layer = (model_matmul_dense_params + model_matmul_experts_active_params) / (
-        model_layers * model_hidden_size)
+    twice (K and V), and the attention weights those do not imply (linear attention, gated
+    queries: ``model_attn_matmul_params_other / (L*d)``). Biases and routers are left in (a few
+    elements). At least 0."""
+    per_layer = (model_matmul_dense_params + model_matmul_experts_active_params
+                 - model_attn_matmul_params_other) / (model_layers * model_hidden_size)
     attn = ((model_attn_flops_per_pair_full + model_attn_flops_per_pair_window)
             / (2 * model_layers)
             + (model_kv_elems_per_token_full + model_kv_elems_per_token_window) / model_layers)
@@ -128,15 +131,15 @@ def activation_peak_bytes(forward_activation_bytes: Value,
 
 
 def rope_cache_bytes(model_max_context_tokens: Value, model_kv_elems_per_token_full: Value,
-                     model_kv_elems_per_token_window: Value, model_layers: Value,
+                     model_kv_elems_per_token_window: Value, model_kv_layers: Value,
                      model_kv_heads: Value, activation_bytes: Value) -> Value:
     """Rotary cos/sin table an engine keeps beside the weights (bytes per GPU):
     ``max_position_embeddings * head_dim * b`` (vLLM ``RotaryEmbedding.cos_sin_cache``, in the
     model dtype, counted in "Model loading took"). Llama-3.1-8B: 131072 * 128 * 2 = 32 MiB,
     the gap between its 14.958 GiB of parameters and the 14.99 GiB vLLM logs.
-    ``head_dim = kv_elems / (2 * L * n_kv)``."""
+    ``head_dim = kv_elems / (2 * L_kv * n_kv)`` over the layers that keep a KV cache."""
     head_dim = (model_kv_elems_per_token_full + model_kv_elems_per_token_window) / (
-        2 * model_layers * model_kv_heads)
+        2 * model_kv_layers * model_kv_heads)
     return model_max_context_tokens * head_dim * activation_bytes
 
 
@@ -146,15 +149,18 @@ def attention_replicated_bytes_per_gpu(attention_dp_number: Value, tp: Value, pp
                                        model_attn_flops_per_pair_window: Value,
                                        model_kv_elems_per_token_full: Value,
                                        model_kv_elems_per_token_window: Value,
+                                       model_attn_matmul_params_other: Value,
                                        weight_bits_effective: Value) -> Value:
     """Extra attention weights per GPU under data-parallel attention: every GPU keeps the
     whole Q/K/V/O projections of its pipeline stage instead of ``1/tp`` of them,
     ``attn_params * (1 - 1/tp) / pp * bits/8``. Attention matmul weights
     ``d * (h*d_h*2 + n_kv*d_h*2)`` per layer are ``d * (flops_per_pair/2 + kv_elems)`` summed
-    over layers (standard attention)."""
+    over layers (standard attention), plus the attention weights those do not imply
+    (``model_attn_matmul_params_other``: linear attention, gated queries)."""
     attn_params = model_hidden_size * (
         (model_attn_flops_per_pair_full + model_attn_flops_per_pair_window) / 2
-        + model_kv_elems_per_token_full + model_kv_elems_per_token_window)
+        + model_kv_elems_per_token_full + model_kv_elems_per_token_window) \
+        + model_attn_matmul_params_other
     return where(attention_dp_number > 0,
                  attn_params * (1 - 1 / tp) / pp * weight_bits_effective / 8,
                  0)
@@ -232,6 +238,15 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
     return maximum(0, blocks) * block_size_effective
 
 
+def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
+                        kv_bytes_per_token_per_gpu: Value) -> Value:
+    """KV tokens of the pool one sequence's fixed state takes (linear-attention layers):
+    ``state_per_sequence / kv_per_token``, both per GPU (0 without a state). The state lives in
+    the same pool as the KV blocks (vLLM's hybrid allocator pages both from one budget), so a
+    running sequence costs ``context + engine_state_tokens`` pool tokens."""
+    return safe_div(state_bytes_per_sequence_per_gpu, kv_bytes_per_token_per_gpu, 0.0)
+
+
 def engine_token_capacity(engine_code: Value, token_capacity: Value,
                           engine_kv_tokens: Value) -> Value:
     """KV tokens per replica, engine-aware: today's ``token_capacity`` for ``roofline``, the
@@ -266,11 +281,13 @@ def engine_memory_used_bytes(engine_code: Value, gpu_usable_memory_bytes: Value,
 
 def engine_fits(engine_code: Value, engine_memory_used_bytes: Value,
                 gpu_usable_memory_bytes: Value, engine_kv_bytes_per_gpu: Value,
-                engine_token_capacity: Value, context_tokens: Value, fits: Value) -> Value:
+                engine_token_capacity: Value, context_tokens: Value, engine_state_tokens: Value,
+                fits: Value) -> Value:
     """Whether the engine starts and holds one full-length request: a positive KV pool, the
     engine's memory (CUDA graphs included) within the usable memory, and at least one
-    ``context_tokens`` sequence in the pool. Roofline: today's ``fits``."""
+    ``context_tokens`` sequence (with its fixed state, if any) in the pool. Roofline: today's
+    ``fits``."""
     engine_ok = ((engine_kv_bytes_per_gpu > 0)
                  * (engine_memory_used_bytes <= gpu_usable_memory_bytes)
-                 * (engine_token_capacity >= context_tokens))
+                 * (engine_token_capacity >= context_tokens + engine_state_tokens))
     return where(engine_code == ROOFLINE, fits, engine_ok > 0)

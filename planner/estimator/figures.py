@@ -5,8 +5,11 @@ vectorized. This module is the bridge: it reduces a spec to named integers (each
 scenario sheet, prefixed ``model_``) such as matmul weights per token, KV elements per token on
 full-attention and on sliding-window layers, and attention FLOPs per position pair.
 
-Layers are grouped in two classes, full attention and sliding window; a model whose windowed
-layers use different window sizes is refused with a clear error rather than approximated.
+Layers are grouped in two classes, full attention and sliding window (chunked attention counts as
+a window of its chunk size); a model whose windowed layers use different window sizes is refused
+with a clear error rather than approximated. Linear-attention layers (Gated DeltaNet) hold no KV
+cache: they add a fixed state per sequence, ``model_state_elems_per_sequence``, whatever the
+context length.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from planner.errors import ConfigError
-from planner.estimator.architecture import Mlp, ModelSpec
-from planner.estimator.params import count_params, layer_matmul_weights
+from planner.estimator.architecture import LinearAttention, Mlp, ModelSpec
+from planner.estimator.params import attention_projections, count_params, layer_matmul_weights
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,22 @@ class ModelFigures:
     """Attention-core FLOPs per position pair, summed over sliding-window layers."""
     model_max_context_tokens: int
     """``max_position_embeddings`` (0 when the config gives none)."""
+    model_state_elems_per_sequence: int = 0
+    """Fixed state elements one sequence holds in linear-attention layers, summed over layers
+    (recurrent state plus convolution window; 0 when every layer keeps a KV cache)."""
+    model_attn_matmul_params_other: int = 0
+    """Attention matmul weights that the per-pair FLOPs and KV elements do not imply, summed over
+    layers: Gated DeltaNet projections and the output-gate half of a gated query projection
+    (Qwen3-Next); 0 for other models. Engine formulas that rebuild attention widths from
+    ``model_attn_flops_per_pair_*`` and ``model_kv_elems_*`` add it."""
+    model_kv_layers: int = 0
+    """Layers that keep a KV cache (all but linear-attention layers)."""
+    model_vision_params: int = 0
+    """Vision tower and projector of a multimodal checkpoint, reported beside the text model
+    (not in ``model_params_total``; 0 for text-only models)."""
+    model_state_heads: int = 1
+    """Heads the fixed state splits by under tensor parallelism (linear-attention value heads;
+    1 when there is no state)."""
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict of column name to value."""
@@ -83,17 +102,27 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
                           f"layers use several window sizes {sorted(windows)}; one is supported")
     n_experts = top_k = 1
     kv_heads = 1
+    state = 0
+    state_heads = 1
+    attn_other = 0
     for layer in spec.layers:
         de, ex, ea = layer_matmul_weights(layer, d)
         dense, experts, experts_active = dense + de, experts + ex, experts_active + ea
         attn = layer.attention
-        kv_heads = max(kv_heads, attn.kv_cache_heads)
-        if layer.sliding_window is None:
-            kv_full += attn.kv_elems_per_token
-            flops_full += attn.core_flops_per_pair
+        if isinstance(attn, LinearAttention):
+            state += attn.state_elems_per_sequence
+            state_heads = max(state_heads, attn.num_v_heads)
+            attn_other += sum(i * o for i, o, _ in attention_projections(attn, d).values())
         else:
-            kv_window += attn.kv_elems_per_token
-            flops_window += attn.core_flops_per_pair
+            kv_heads = max(kv_heads, attn.kv_cache_heads)
+            if attn.output_gate:
+                attn_other += d * attn.num_heads * attn.head_dim
+            if layer.sliding_window is None:
+                kv_full += attn.kv_elems_per_token
+                flops_full += attn.core_flops_per_pair
+            else:
+                kv_window += attn.kv_elems_per_token
+                flops_window += attn.core_flops_per_pair
         if not isinstance(layer.ffn, Mlp):
             n_experts, top_k = layer.ffn.num_experts, layer.ffn.top_k
     return ModelFigures(
@@ -109,7 +138,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_experts_per_token=top_k,
         model_layers=spec.num_layers,
         model_hidden_size=d,
-        model_attention_heads=spec.layers[0].attention.num_heads,
+        model_attention_heads=spec.attention.num_heads,
         model_kv_heads=kv_heads,
         model_kv_elems_per_token_full=kv_full,
         model_kv_elems_per_token_window=kv_window,
@@ -117,4 +146,10 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_attn_flops_per_pair_full=flops_full,
         model_attn_flops_per_pair_window=flops_window,
         model_max_context_tokens=spec.max_position_embeddings,
+        model_state_elems_per_sequence=state,
+        model_state_heads=state_heads,
+        model_attn_matmul_params_other=attn_other,
+        model_kv_layers=sum(1 for layer in spec.layers
+                            if not isinstance(layer.attention, LinearAttention)),
+        model_vision_params=spec.vision_params,
     )

@@ -2,8 +2,10 @@
 
 Each reader follows the matching ``transformers`` modeling file (v5.23): which keys it reads, the
 defaults its config class applies to absent keys, which projections carry biases, how many norms a
-layer has, which layers are sparse or windowed. Exactness is checked against parameter counts taken
-from the real implementations (``scripts/hf_param_counts.py`` → ``tests/fixtures``).
+layer has, which layers are sparse, windowed, chunked or linear attention. Exactness is checked
+against parameter counts (and, for small configs, the cache) taken from the real implementations
+(``scripts/hf_param_counts.py`` → ``tests/fixtures``). Multimodal checkpoints (gemma3, llava,
+qwen2_5_vl, llama4) are read as their text model plus the vision tower's parameter count.
 
 A missing key that the implementation would need, or a value of the wrong kind, raises
 :class:`ConfigError` naming the key; an unknown ``model_type`` lists the supported ones. Nothing is
@@ -18,10 +20,18 @@ billion-layer tuple.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from planner.errors import ConfigError
-from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
+from planner.estimator.architecture import (
+    Attention,
+    Layer,
+    LinearAttention,
+    Mlp,
+    ModelSpec,
+    Moe,
+)
 from planner.estimator.params import count_params
 
 Config = Mapping[str, Any]
@@ -381,6 +391,411 @@ def _falcon(r: _Reader) -> ModelSpec:
     return _model(r, "falcon", d, layers, tie_default=True, norm_kind="layer")
 
 
+# ----------------------------------------------------------------- architectures of issue 13
+def _layer_types(r: _Reader, n_layers: int, allowed: tuple[str, ...],
+                 default: Callable[[int], str]) -> list[str]:
+    """Each layer's type: the config's ``layer_types`` when listed (checked against
+    ``allowed``), else the config class's own rule ``default(i)``."""
+    types = r.cfg.get("layer_types")
+    if types is None:
+        return [default(i) for i in range(n_layers)]
+    if not isinstance(types, list) or len(types) != n_layers:
+        raise ConfigError(r.name, "layer_types",
+                          f"must list one type for each of the {n_layers} layers")
+    bad = sorted({str(t) for t in types if t not in allowed})
+    if bad:
+        raise ConfigError(r.name, "layer_types",
+                          f"has unsupported entries {bad}; allowed: {', '.join(allowed)}")
+    return list(types)
+
+
+def _gemma3_text(r: _Reader) -> ModelSpec:
+    """Gemma 3 text model (``Gemma3TextConfig``, ``modeling_gemma3.py``): Gemma 2's four norms
+    per layer plus per-head q/k RMSNorms; ``head_dim`` defaults to 256. Local layers attend over
+    ``sliding_window`` (default 4096) with their own rope base (``rope_local_base_freq``), global
+    layers over the whole context: by ``layer_types``, else every ``sliding_window_pattern``-th
+    layer (default 6: five local, one global) is global. Rope changes no shape."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 256)
+    bias = r.bool("attention_bias", False)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True)
+    window = r.opt_int("sliding_window") if "sliding_window" in r.cfg else 4096
+    if window is not None and r.bool("use_bidirectional_attention", False):
+        window = window // 2 + 1  # Gemma3TextConfig.__post_init__
+    pattern = r.int("sliding_window_pattern", 6)
+    n_layers = r.int("num_hidden_layers")
+    windows = r.layer_windows(n_layers, window, lambda i: bool((i + 1) % pattern))
+    mlp = Mlp(r.int("intermediate_size"))
+    layers = tuple(Layer(attn, mlp, norms=4, sliding_window=w) for w in windows)
+    return _model(r, "gemma3_text", d, layers, tie_default=True)
+
+
+def _olmo2(r: _Reader) -> ModelSpec:
+    """OLMo 2 (``modeling_olmo2.py``): q/k RMSNorms across all heads (``h*d_h``, ``n_kv*d_h``),
+    norms after attention and after the MLP only (2 per layer), biases on q/k/v/o with
+    ``attention_bias``."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.head_dim(d, heads)
+    bias = r.bool("attention_bias", False)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
+                     qk_norm_across_heads=True)
+    mlp = Mlp(r.int("intermediate_size"))
+    layers = tuple(Layer(attn, mlp) for _ in range(r.int("num_hidden_layers")))
+    return _model(r, "olmo2", d, layers, tie_default=False)
+
+
+def _glm4_moe(r: _Reader) -> ModelSpec:
+    """GLM-4.5 / 4.6 (``modeling_glm4_moe.py``): q/k/v biases with ``attention_bias`` (never on
+    o), per-head q/k norms with ``use_qk_norm``, the first ``first_k_dense_replace`` layers
+    (default 1) dense, the rest ``n_routed_experts`` experts + ``n_shared_experts`` (default 1)
+    shared experts; the router's score-correction bias is a buffer. Partial rotary changes no
+    shape. The multi-token-prediction layer (``num_nextn_predict_layers``) is not instantiated
+    by transformers and not counted."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.head_dim(d, heads)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=r.bool("attention_bias", False),
+                     qk_norm=r.bool("use_qk_norm", False))
+    expert_size = r.int("moe_intermediate_size")
+    n_shared = r.int("n_shared_experts", 1, minimum=0)
+    moe = Moe(num_experts=r.int("n_routed_experts"), top_k=r.int("num_experts_per_tok"),
+              expert=Mlp(expert_size),
+              shared=Mlp(expert_size * n_shared) if n_shared else None)
+    first_dense = r.int("first_k_dense_replace", 1, minimum=0)
+    layers = _moe_layers(r, attn=attn, dense=Mlp(r.int("intermediate_size")), moe=moe,
+                         is_sparse=lambda i: i >= first_dense)
+    return _model(r, "glm4_moe", d, layers, tie_default=False)
+
+
+def _deepseek_v2(r: _Reader) -> ModelSpec:
+    """DeepSeek-V2 / V2-Lite (``modeling_deepseek_v2.py``): MLA as in V3 (queries through a
+    ``q_lora_rank`` bottleneck, or a plain ``q_proj`` when it is null: V2-Lite), experts from
+    layer ``first_k_dense_replace`` on, a plain ``d x E`` router (no score-correction bias: V2
+    routes greedily or by group-limited greedy top-k). ``q_lora_rank`` absent means the config
+    class's 1536; dense MLPs carry biases with ``mlp_bias``."""
+    heads = r.int("num_attention_heads")
+    nope = r.int("qk_nope_head_dim")
+    rope = r.int("qk_rope_head_dim")
+    bias = r.bool("attention_bias", False)
+    q_lora = r.opt_int("q_lora_rank") if "q_lora_rank" in r.cfg else 1536
+    attn = Attention(
+        num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
+        v_head_dim=r.int("v_head_dim"), qkv_bias=bias, o_bias=bias,
+        q_lora_rank=q_lora or 0, kv_lora_rank=r.int("kv_lora_rank"),
+        qk_rope_head_dim=rope, qk_nope_head_dim=nope,
+    )
+    expert_size = r.int("moe_intermediate_size")
+    n_shared = r.int("n_shared_experts", 2, minimum=0)
+    moe = Moe(num_experts=r.int("n_routed_experts"), top_k=r.int("num_experts_per_tok"),
+              expert=Mlp(expert_size),
+              shared=Mlp(expert_size * n_shared) if n_shared else None)
+    first_dense = r.int("first_k_dense_replace", 0, minimum=0)
+    dense = Mlp(r.int("intermediate_size"), bias=r.bool("mlp_bias", False))
+    layers = _moe_layers(r, attn=attn, dense=dense, moe=moe, is_sparse=lambda i: i >= first_dense)
+    return _model(r, "deepseek_v2", r.int("hidden_size"), layers, tie_default=False)
+
+
+def _phimoe(r: _Reader) -> ModelSpec:
+    """Phi-3.5-MoE (``modeling_phimoe.py``): LayerNorms with bias, q/k/v/o biases with
+    ``attention_bias``, every layer ``num_local_experts`` experts (default 16, top 2), an
+    optional bias on the LM head (``lm_head_bias``), an optional ``sliding_window``."""
+    d = r.int("hidden_size")
+    bias = r.bool("attention_bias", False)
+    attn = _attention(r, qkv_bias=bias, o_bias=bias)
+    moe = Moe(num_experts=r.int("num_local_experts", 16), top_k=r.int("num_experts_per_tok", 2),
+              expert=Mlp(r.int("intermediate_size")))
+    window = r.opt_int("sliding_window")
+    layers = tuple(Layer(attn, moe, sliding_window=window)
+                   for _ in range(r.int("num_hidden_layers")))
+    spec = _model(r, "phimoe", d, layers, tie_default=False, norm_kind="layer")
+    return replace(spec, lm_head_bias=r.bool("lm_head_bias", False))
+
+
+def _granitemoe(r: _Reader) -> ModelSpec:
+    """Granite 3.0 MoE (``modeling_granitemoe.py``): every layer ``num_local_experts`` experts
+    (default 8, top 2) of width ``intermediate_size``, no shared expert, q/k/v/o biases with
+    ``attention_bias``. The embedding/residual/logit multipliers change no shape."""
+    d = r.int("hidden_size")
+    bias = r.bool("attention_bias", False)
+    attn = _attention(r, qkv_bias=bias, o_bias=bias)
+    moe = Moe(num_experts=r.int("num_local_experts", 8), top_k=r.int("num_experts_per_tok", 2),
+              expert=Mlp(r.int("intermediate_size")))
+    layers = tuple(Layer(attn, moe) for _ in range(r.int("num_hidden_layers")))
+    return _model(r, "granitemoe", d, layers, tie_default=False)
+
+
+def _gpt_oss(r: _Reader) -> ModelSpec:
+    """gpt-oss (``modeling_gpt_oss.py``): one learned attention-sink logit per head and layer,
+    q/k/v/o biases with ``attention_bias`` (default true), ``head_dim`` default 64, every layer
+    ``num_local_experts`` experts with biases (``gate_up_proj_bias`` ``2*f``, ``down_proj_bias``
+    ``d``) and a router with a bias. Sliding-window (default 128) and full layers alternate:
+    by ``layer_types``, else even layers (0, 2, ...) slide. The MXFP4 storage of the experts is
+    a weight format (``quantization_config``), not a shape: counts here are parameters."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 64)
+    bias = r.bool("attention_bias", True)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, sinks=True)
+    moe = Moe(num_experts=r.int("num_local_experts"), top_k=r.int("num_experts_per_tok"),
+              expert=Mlp(r.int("intermediate_size"), bias=True), router_bias=True)
+    window = r.opt_int("sliding_window") if "sliding_window" in r.cfg else 128
+    windows = r.layer_windows(r.int("num_hidden_layers"), window, lambda i: i % 2 == 0)
+    layers = tuple(Layer(attn, moe, sliding_window=w) for w in windows)
+    return _model(r, "gpt_oss", d, layers, tie_default=False)
+
+
+def _llama4_text(r: _Reader) -> ModelSpec:
+    """Llama 4 text model (``Llama4TextConfig``, ``modeling_llama4.py``): MoE layers at
+    ``moe_layers`` (else every ``interleave_moe_layer_step``-th layer, counting from 1), each
+    ``num_local_experts`` routed experts of width ``intermediate_size`` plus one always-on
+    shared expert of the same width; the other layers dense of width ``intermediate_size_mlp``.
+    Attention is chunked on rope layers (``layer_types`` ``chunked_attention``, by default
+    every layer but each ``no_rope_layer_interval``-th): a token attends within its
+    ``attention_chunk_size`` chunk, so a sequence holds at most that many tokens of KV in those
+    layers (modelled as a window of that size). The L2 q/k norm has no weights."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 128)
+    bias = r.bool("attention_bias", False)
+    attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias)
+    n_layers = r.int("num_hidden_layers")
+    step = r.int("interleave_moe_layer_step", 1)
+    moe_layers = set(r.int_list("moe_layers")) if r.cfg.get("moe_layers") is not None \
+        else set(range(step - 1, n_layers, step))
+    width = r.int("intermediate_size")
+    moe = Moe(num_experts=r.int("num_local_experts", 16), top_k=r.int("num_experts_per_tok", 1),
+              expert=Mlp(width), shared=Mlp(width))
+    dense = Mlp(r.int("intermediate_size_mlp", 16384))
+    interval = r.int("no_rope_layer_interval", 4)
+    no_rope = r.int_list("no_rope_layers") or [int((i + 1) % interval != 0)
+                                                for i in range(n_layers)]
+    types = _layer_types(r, n_layers, ("chunked_attention", "full_attention"),
+                         lambda i: "chunked_attention" if no_rope[i] else "full_attention")
+    chunk = r.opt_int("attention_chunk_size") if "attention_chunk_size" in r.cfg else 8192
+    layers = tuple(
+        Layer(attn, moe if i in moe_layers else dense,
+              sliding_window=chunk if t == "chunked_attention" else None)
+        for i, t in enumerate(types))
+    return _model(r, "llama4_text", d, layers, tie_default=False)
+
+
+def _qwen3_next(r: _Reader) -> ModelSpec:
+    """Qwen3-Next (``modeling_qwen3_next.py``): a hybrid of Gated DeltaNet linear-attention
+    layers (fixed state per sequence, :class:`LinearAttention`) and gated full-attention layers
+    (per-head q/k norms, a query projection that also emits an output gate, ``head_dim``
+    default 256): by ``layer_types``, else every ``full_attention_interval``-th layer (default
+    4) is full attention. FFNs follow Qwen's MoE rule (``decoder_sparse_step``,
+    ``mlp_only_layers``) with a shared expert and its sigmoid gate (the gate exists even when
+    ``shared_expert_intermediate_size`` is 0)."""
+    d = r.int("hidden_size")
+    heads = r.int("num_attention_heads")
+    head_dim = r.int("head_dim", 256)
+    bias = r.bool("attention_bias", False)
+    full = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
+                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
+                     output_gate=True)
+    n_k, n_v = r.int("linear_num_key_heads", 16), r.int("linear_num_value_heads", 32)
+    if n_v % n_k:
+        raise ConfigError(r.name, "linear_num_value_heads",
+                          f"({n_v}) must be a multiple of linear_num_key_heads ({n_k})")
+    linear = LinearAttention(num_k_heads=n_k, num_v_heads=n_v,
+                             head_k_dim=r.int("linear_key_head_dim", 128),
+                             head_v_dim=r.int("linear_value_head_dim", 128),
+                             conv_kernel=r.int("linear_conv_kernel_dim", 4))
+    n_layers = r.int("num_hidden_layers")
+    interval = r.int("full_attention_interval", 4)
+    types = _layer_types(r, n_layers, ("linear_attention", "full_attention"),
+                         lambda i: "linear_attention" if (i + 1) % interval else "full_attention")
+    shared_size = r.int("shared_expert_intermediate_size", 512, minimum=0)
+    moe = Moe(num_experts=r.int("num_experts", 512), top_k=r.int("num_experts_per_tok", 10),
+              expert=Mlp(r.int("moe_intermediate_size", 512)), shared=Mlp(shared_size),
+              shared_gate=True)
+    dense = Mlp(r.int("intermediate_size"))
+    sparse = _qwen_sparse(r)
+    layers = tuple(Layer(full if t == "full_attention" else linear, moe if sparse(i) else dense)
+                   for i, t in enumerate(types))
+    return _model(r, "qwen3_next", d, layers, tie_default=False)
+
+
+
+# ------------------------------------------------------------------ multimodal: text + vision
+def _vit_layers(d: int, f: int, n_layers: int) -> int:
+    """Parameters of ``n_layers`` pre-norm ViT encoder layers (SigLIP, CLIP, Llama 4 vision):
+    q/k/v/o ``4*(d*d + d)``, MLP ``d*f + f + f*d + d``, two LayerNorms ``4*d``."""
+    return n_layers * (4 * (d * d + d) + 2 * d * f + f + d + 4 * d)
+
+
+def _patches(r: _Reader) -> int:
+    """Patches per image side squared: ``(image_size / patch_size)^2``."""
+    size, patch = r.int("image_size"), r.int("patch_size")
+    if size % patch:
+        raise ConfigError(r.name, "patch_size", f"({patch}) must divide image_size ({size})")
+    return (size // patch) ** 2
+
+
+def _siglip_params(v: _Reader) -> int:
+    """SigLIP vision tower (``modeling_siglip.py``): patch Conv2d with bias, a learned position
+    per patch, ViT layers, post LayerNorm, and with ``vision_use_head`` (default true) the
+    attention-pooling head (probe ``d``, ``nn.MultiheadAttention`` ``4*d*d + 4*d``, LayerNorm
+    ``2d``, MLP)."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    p, c = v.int("patch_size"), v.int("num_channels", 3)
+    total = c * p * p * d + d + _patches(v) * d + _vit_layers(d, f, v.int("num_hidden_layers"))
+    total += 2 * d
+    if v.bool("vision_use_head", True):
+        total += d + 4 * d * d + 4 * d + 2 * d + 2 * d * f + f + d
+    return total
+
+
+def _clip_params(v: _Reader) -> int:
+    """CLIP vision tower (``modeling_clip.py``): class embedding, patch Conv2d without bias,
+    ``patches + 1`` positions, pre and post LayerNorms, ViT layers (all of them are built even
+    when a LLaVA model reads an earlier layer's features)."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    p, c = v.int("patch_size"), v.int("num_channels", 3)
+    return (d + c * p * p * d + (_patches(v) + 1) * d + 4 * d
+            + _vit_layers(d, f, v.int("num_hidden_layers")))
+
+
+def _qwen2_5_vl_vision_params(v: _Reader) -> int:
+    """Qwen2.5-VL vision tower (``modeling_qwen2_5_vl.py``): a Conv3d patch embedding without
+    bias (``C*t*p*p*d``), blocks of two RMSNorms, fused qkv and proj with biases and a gated MLP
+    with biases, then the patch merger: RMSNorm ``d`` and a two-layer MLP from ``d*m^2`` to
+    ``out_hidden_size`` (``m = spatial_merge_size``)."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    c, t, p = v.int("in_channels", 3), v.int("temporal_patch_size", 2), v.int("patch_size")
+    block = 2 * d + 3 * d * d + 3 * d + d * d + d + 2 * (d * f + f) + f * d + d
+    merged = d * v.int("spatial_merge_size", 2) ** 2
+    merger = d + merged * merged + merged + merged * v.int("out_hidden_size") + v.int(
+        "out_hidden_size")
+    return c * t * p * p * d + v.int("depth") * block + merger
+
+
+def _llama4_vision_params(v: _Reader, text_hidden: int) -> int:
+    """Llama 4 vision tower and projector (``modeling_llama4.py``): class embedding,
+    ``patches + 1`` positions, an unfold + linear patch embedding without bias, pre and post
+    LayerNorms, ViT layers, the pixel-shuffle adapter (``f x projector_input_dim`` and
+    ``projector_output_dim^2``, no biases), and the projector ``vision_output_dim x d_text``."""
+    d, f = v.int("hidden_size"), v.int("intermediate_size")
+    p, c = v.int("patch_size"), v.int("num_channels", 3)
+    adapter = f * v.int("projector_input_dim") + v.int("projector_output_dim") ** 2
+    return (d + (_patches(v) + 1) * d + c * p * p * d + 4 * d
+            + _vit_layers(d, f, v.int("num_hidden_layers")) + adapter
+            + v.int("vision_output_dim") * text_hidden)
+
+
+def _sub_config(r: _Reader, key: str) -> Config:
+    value = r.cfg.get(key)
+    if not isinstance(value, Mapping):
+        raise ConfigError(r.name, key, "is required for this multimodal model_type but missing")
+    return value
+
+
+_TEXT_CONFIG_DEFAULTS: dict[str, dict[str, int]] = {
+    "gemma3_text": {"vocab_size": 262_208, "hidden_size": 2304, "intermediate_size": 9216,
+                    "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
+                    "head_dim": 256, "max_position_embeddings": 131_072},
+    "llama": {"vocab_size": 32_000, "hidden_size": 4096, "intermediate_size": 11_008,
+              "num_hidden_layers": 32, "num_attention_heads": 32,
+              "max_position_embeddings": 2048},
+}
+"""Defaults of the text config classes (``Gemma3TextConfig``, ``LlamaConfig``) for the shape keys
+that published multimodal configs leave out of ``text_config`` (gemma-3-4b-it lists 5 keys,
+llava-1.5-7b-hf 7): the wrapper config builds its text config with these defaults."""
+
+
+def _multimodal(r: _Reader, *, model_type: str, text_default: str, text_types: tuple[str, ...],
+                vision: Callable[[_Reader, int], int]) -> ModelSpec:
+    """A vision-language checkpoint: the text model from ``text_config`` (read by its own
+    reader; ``tie_word_embeddings`` from the top level when given there), the vision tower and
+    projector counted by ``vision`` into :attr:`ModelSpec.vision_params`."""
+    text_cfg = dict(_sub_config(r, "text_config"))
+    text_type = str(text_cfg.get("model_type") or text_default)
+    if text_type not in text_types:
+        raise ConfigError(r.name, "text_config.model_type",
+                          f"{text_type!r} is not supported for {model_type}; supported: "
+                          + ", ".join(text_types))
+    text_cfg = {**_TEXT_CONFIG_DEFAULTS.get(text_type, {}), **text_cfg}
+    if "tie_word_embeddings" in r.cfg:
+        text_cfg["tie_word_embeddings"] = r.cfg["tie_word_embeddings"]
+    text = _in_section(r, "text_config", lambda: READERS[text_type](_Reader(r.name, text_cfg)))
+    vision_reader = _Reader(r.name, _sub_config(r, "vision_config"))
+    vision_params = _in_section(r, "vision_config",
+                                lambda: vision(vision_reader, text.hidden_size))
+    return replace(text, vision_params=vision_params)
+
+
+def _in_section(r: _Reader, section: str, read: Callable[[], Any]) -> Any:
+    """``read()``, with a :class:`ConfigError` about a key of the nested ``section`` naming it
+    as ``section.key``."""
+    try:
+        return read()
+    except ConfigError as err:
+        if "." in err.key:
+            raise
+        raise ConfigError(r.name, f"{section}.{err.key}", err.problem) from None
+
+
+def _gemma3(r: _Reader) -> ModelSpec:
+    """Gemma 3 with vision (``Gemma3ForConditionalGeneration``): the Gemma 3 text model, a
+    SigLIP tower and the projector (``d_vision x d_text`` and an RMSNorm of ``d_vision``)."""
+    def vision(v: _Reader, text_hidden: int) -> int:
+        d = v.int("hidden_size")
+        return _siglip_params(v) + d * text_hidden + d
+    return _multimodal(r, model_type="gemma3", text_default="gemma3_text",
+                       text_types=("gemma3_text",), vision=vision)
+
+
+def _llava(r: _Reader) -> ModelSpec:
+    """LLaVA (``LlavaForConditionalGeneration``): a supported text model, a CLIP or SigLIP
+    tower and a two-layer projector (``linear_1`` from ``d_vision`` times the number of feature
+    layers read, ``linear_2`` ``d_text x d_text``, biases with ``multimodal_projector_bias``,
+    default true)."""
+    def vision(v: _Reader, text_hidden: int) -> int:
+        kind = v.cfg.get("model_type", "clip_vision_model")
+        towers = {"clip_vision_model": _clip_params, "siglip_vision_model": _siglip_params}
+        if kind not in towers:
+            raise ConfigError(r.name, "model_type",
+                              f"{kind!r} is not supported; supported: " + ", ".join(towers))
+        layers = r.cfg.get("vision_feature_layer", -2)
+        n_features = len(layers) if isinstance(layers, list) else 1
+        bias = r.bool("multimodal_projector_bias", True)
+        d_in = v.int("hidden_size") * n_features
+        return (towers[kind](v) + d_in * text_hidden + text_hidden * text_hidden
+                + (2 * text_hidden if bias else 0))
+    return _multimodal(r, model_type="llava", text_default="llama",
+                       text_types=("llama", "mistral", "qwen2", "gemma", "gemma2"),
+                       vision=vision)
+
+
+def _qwen2_5_vl(r: _Reader) -> ModelSpec:
+    """Qwen2.5-VL (``Qwen2_5_VLForConditionalGeneration``): a Qwen2 text model (from
+    ``text_config``, or from the top-level keys of the older flat configs) and the Qwen2.5-VL
+    vision tower with its patch merger. M-RoPE changes no shape."""
+    cfg = dict(r.cfg)
+    if "text_config" not in cfg:
+        cfg["text_config"] = {k: v for k, v in cfg.items() if k != "vision_config"}
+    cfg["text_config"] = {**cfg["text_config"], "model_type": "qwen2"}
+    return _multimodal(_Reader(r.name, cfg), model_type="qwen2_5_vl", text_default="qwen2",
+                       text_types=("qwen2",),
+                       vision=lambda v, _text_hidden: _qwen2_5_vl_vision_params(v))
+
+
+def _llama4(r: _Reader) -> ModelSpec:
+    """Llama 4 (``Llama4ForConditionalGeneration``, the published Scout and Maverick configs):
+    the Llama 4 text model from ``text_config``, the vision tower, adapter and projector."""
+    return _multimodal(r, model_type="llama4", text_default="llama4_text",
+                       text_types=("llama4_text",), vision=_llama4_vision_params)
+
+
+
 READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "llama": _llama,
     "mistral": _mistral,
@@ -396,6 +811,19 @@ READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "gpt_neox": _gpt_neox,
     "falcon": _falcon,
     "deepseek_v3": _deepseek_v3,
+    "gemma3_text": _gemma3_text,
+    "olmo2": _olmo2,
+    "glm4_moe": _glm4_moe,
+    "deepseek_v2": _deepseek_v2,
+    "phimoe": _phimoe,
+    "granitemoe": _granitemoe,
+    "gpt_oss": _gpt_oss,
+    "llama4_text": _llama4_text,
+    "qwen3_next": _qwen3_next,
+    "gemma3": _gemma3,
+    "llava": _llava,
+    "qwen2_5_vl": _qwen2_5_vl,
+    "llama4": _llama4,
 }
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
 

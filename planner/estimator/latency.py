@@ -73,15 +73,18 @@ def decode_bytes_per_step(batch: Value, mean_decode_context_tokens: Value,
                           model_lm_head_matmul_params: Value, weight_bits_effective: Value,
                           embedding_bits: Value, model_kv_elems_per_token_full: Value,
                           model_kv_elems_per_token_window: Value,
-                          model_sliding_window_tokens: Value, kv_bits: Value) -> Value:
-    """Bytes one decode step of the batch reads at the mean context, whole replica:
-    weights touched + KV of ``batch`` sequences."""
+                          model_sliding_window_tokens: Value, kv_bits: Value,
+                          state_bytes_per_sequence: Value) -> Value:
+    """Bytes one decode step of the batch moves at the mean context, whole replica:
+    weights touched + KV of ``batch`` sequences + their fixed states, read and written back
+    (``2 * batch * state_bytes_per_sequence``; 0 without linear-attention layers)."""
     return (weights_read_bytes(batch, model_matmul_dense_params, model_matmul_experts_params,
                                model_experts, model_experts_per_token,
                                model_lm_head_matmul_params, weight_bits_effective, embedding_bits)
             + decode_kv_read_bytes(mean_decode_context_tokens, batch,
                                    model_kv_elems_per_token_full, model_kv_elems_per_token_window,
-                                   model_sliding_window_tokens, kv_bits))
+                                   model_sliding_window_tokens, kv_bits)
+            + 2 * batch * state_bytes_per_sequence)
 
 
 def ttft_compute_s(prefill_flops: Value, tp: Value, gpu_flops_per_s: Value, mfu: Value) -> Value:
@@ -124,8 +127,11 @@ def tpot_memory_s(batch: Value, mean_decode_context_tokens: Value, tp: Value,
                   model_lm_head_matmul_params: Value, weight_bits_effective: Value,
                   embedding_bits: Value, model_kv_elems_per_token_full: Value,
                   model_kv_elems_per_token_window: Value, model_sliding_window_tokens: Value,
-                  kv_bits: Value) -> Value:
-    """Memory time of one decode step of the batch at the mean context."""
+                  kv_bits: Value, state_bytes_per_sequence: Value,
+                  tp_state_fraction: Value) -> Value:
+    """Memory time of one decode step of the batch at the mean context: weights, KV, and the
+    fixed states of linear-attention layers read and written back
+    (``2 * batch * state * tp_state_fraction`` per GPU, summed over stages)."""
     weights = weights_read_bytes(batch, model_matmul_dense_params, model_matmul_experts_params,
                                  model_experts, model_experts_per_token,
                                  model_lm_head_matmul_params, weight_bits_effective,
@@ -133,7 +139,9 @@ def tpot_memory_s(batch: Value, mean_decode_context_tokens: Value, tp: Value,
     kv = decode_kv_read_bytes(mean_decode_context_tokens, batch, model_kv_elems_per_token_full,
                               model_kv_elems_per_token_window, model_sliding_window_tokens,
                               kv_bits)
-    return memory_seconds(weights, kv, tp, tp_kv_fraction, gpu_bandwidth_bytes_per_s, mbu)
+    state = 2 * batch * state_bytes_per_sequence * tp_state_fraction
+    return (memory_seconds(weights, kv, tp, tp_kv_fraction, gpu_bandwidth_bytes_per_s, mbu)
+            + state / (gpu_bandwidth_bytes_per_s * mbu))
 
 
 def tpot_s(tpot_compute_s: Value, tpot_memory_s: Value) -> Value:

@@ -9,6 +9,13 @@ Sources: docs/formulas.md ("Memory", golden figures); the article "Transformer F
 Assumptions: weights split evenly over ``tp*pp`` GPUs; KV heads split over ``tp`` and replicated
 when ``tp`` exceeds the KV heads (``ceil(n_kv/tp)`` heads per GPU; MLA's single latent is
 replicated on every tensor-parallel rank); layers split evenly over ``pp`` stages.
+
+Fixed per-sequence state: linear-attention layers (Qwen3-Next's Gated DeltaNet) keep no KV cache
+but a state of ``model_state_elems_per_sequence`` elements per sequence whatever its length,
+held at :data:`STATE_BITS`. It splits over ``tp`` by its heads (``model_state_heads``) and over
+``pp`` by layers, and it is charged wherever a sequence's memory is: memory per sequence,
+memory in use, concurrent sequences, and the budget left for tokens when ``batch`` sequences
+run (docs/formulas.md, "Fixed per-sequence state").
 """
 
 from __future__ import annotations
@@ -17,6 +24,10 @@ from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div
 
 FULL_PRECISION_BITS = 16
 """Bits of the tensors that are never quantized (norms, biases) and of embeddings kept at 16 bit."""
+
+STATE_BITS = 16
+"""Bits per element of a linear-attention layer's fixed state: the model dtype (bf16), as vLLM
+keeps it by default (``mamba_cache_dtype = "auto"``; ``kv_cache_dtype`` does not apply to it)."""
 
 
 def replicas(gpus: Value, tp: Value, pp: Value) -> Value:
@@ -121,9 +132,37 @@ def kv_bytes_per_sequence_per_gpu(kv_bytes_per_sequence: Value, tp_kv_fraction: 
     return kv_bytes_per_sequence * tp_kv_fraction / pp
 
 
-def kv_in_use_bytes_per_gpu(kv_bytes_per_sequence_per_gpu: Value, batch: Value) -> Value:
-    """KV bytes on one GPU with ``batch`` sequences at full context."""
-    return kv_bytes_per_sequence_per_gpu * batch
+def state_bytes_per_sequence(model_state_elems_per_sequence: Value) -> Value:
+    """Fixed state bytes one sequence holds, whole model, independent of its context:
+    ``state_elems * STATE_BITS / 8``. Qwen3-Next-80B-A3B: 36 Gated DeltaNet layers of
+    ``32*128*128 + 8192*3`` elements = 36 * 548,864 * 2 B = 39,518,208 B = 37.69 MiB
+    (0 for models whose every layer keeps a KV cache)."""
+    return model_state_elems_per_sequence * STATE_BITS / 8
+
+
+def tp_state_fraction(model_state_heads: Value, tp: Value) -> Value:
+    """Share of a sequence's fixed state one tensor-parallel rank holds: ``ceil(h/tp)/h`` over
+    the linear-attention value heads (``1/tp`` when tp divides them)."""
+    return ceil(model_state_heads / tp) / model_state_heads
+
+
+def state_bytes_per_sequence_per_gpu(state_bytes_per_sequence: Value, tp_state_fraction: Value,
+                                     pp: Value) -> Value:
+    """One sequence's fixed state on one GPU: ``state_bytes * tp_state_fraction / pp``."""
+    return state_bytes_per_sequence * tp_state_fraction / pp
+
+
+def memory_bytes_per_sequence_per_gpu(kv_bytes_per_sequence_per_gpu: Value,
+                                      state_bytes_per_sequence_per_gpu: Value) -> Value:
+    """Memory one full-context sequence holds on one GPU: its KV cache plus its fixed state,
+    ``kv_per_sequence + state_per_sequence`` (the KV alone for models without a state)."""
+    return kv_bytes_per_sequence_per_gpu + state_bytes_per_sequence_per_gpu
+
+
+def kv_in_use_bytes_per_gpu(memory_bytes_per_sequence_per_gpu: Value, batch: Value) -> Value:
+    """KV cache and fixed state on one GPU with ``batch`` sequences at full context:
+    ``memory_per_sequence * batch``."""
+    return memory_bytes_per_sequence_per_gpu * batch
 
 
 def kv_headroom_bytes(kv_budget_bytes: Value, kv_in_use_bytes_per_gpu: Value) -> Value:
@@ -141,33 +180,40 @@ def shortfall_bytes(kv_headroom_bytes: Value) -> Value:
     return maximum(0, -kv_headroom_bytes)
 
 
-def max_concurrent_sequences(kv_budget_bytes: Value, kv_bytes_per_sequence_per_gpu: Value) -> Value:
-    """Full-context sequences one replica holds: ``floor(kv_budget / kv_per_sequence)``, at
-    least 0. 6.0425 GiB / 1 GiB (8192 tokens of Llama-3-8B) → 6 (docs/formulas.md)."""
-    return maximum(0, floor(safe_div(kv_budget_bytes, kv_bytes_per_sequence_per_gpu, 0.0)))
+def max_concurrent_sequences(kv_budget_bytes: Value,
+                             memory_bytes_per_sequence_per_gpu: Value) -> Value:
+    """Full-context sequences one replica holds: ``floor(kv_budget / memory_per_sequence)``
+    (KV plus fixed state), at least 0. 6.0425 GiB / 1 GiB (8192 tokens of Llama-3-8B, no state)
+    → 6 (docs/formulas.md)."""
+    return maximum(0, floor(safe_div(kv_budget_bytes, memory_bytes_per_sequence_per_gpu, 0.0)))
 
 
 def token_capacity(kv_budget_bytes: Value, kv_bytes_per_token: Value, tp_kv_fraction: Value,
-                   pp: Value) -> Value:
-    """KV tokens one replica holds across all its sequences:
-    ``floor(kv_budget / (kv_bytes_per_token * tp_kv_fraction / pp))``, at least 0.
-    Sliding windows are ignored here (they make it a per-sequence, not a pooled, limit)."""
+                   pp: Value, batch: Value, state_bytes_per_sequence_per_gpu: Value) -> Value:
+    """KV tokens one replica holds across all its sequences once the fixed state of ``batch``
+    running sequences is set aside:
+    ``floor((kv_budget - batch*state_per_sequence) / (kv_bytes_per_token * tp_kv_fraction/pp))``,
+    at least 0. Sliding windows are ignored here (they make it a per-sequence, not a pooled,
+    limit)."""
     per_token = kv_bytes_per_token * tp_kv_fraction / pp
-    return maximum(0, floor(safe_div(kv_budget_bytes, per_token, 0.0)))
+    pool = kv_budget_bytes - batch * state_bytes_per_sequence_per_gpu
+    return maximum(0, floor(safe_div(pool, per_token, 0.0)))
 
 
 def max_context_tokens(kv_budget_bytes: Value, batch: Value, tp_kv_fraction: Value, pp: Value,
                        kv_bits: Value, model_kv_elems_per_token_full: Value,
                        model_kv_elems_per_token_window: Value, model_sliding_window_tokens: Value,
-                       model_max_context_tokens: Value) -> Value:
+                       model_max_context_tokens: Value,
+                       state_bytes_per_sequence_per_gpu: Value) -> Value:
     """Longest context each of ``batch`` sequences can have: the largest integer ``T`` with
-    ``batch * kv_elems(T) * bits/8 * tp_kv_fraction/pp <= kv_budget``, capped at the model's
-    ``max_position_embeddings``.
+    ``batch * (kv_elems(T) * bits/8 * tp_kv_fraction/pp + state) <= kv_budget``, capped at the
+    model's ``max_position_embeddings``.
 
     ``kv_elems(T) = a*T + b*min(T, w)`` is piecewise linear: ``T = floor(E/(a+b))`` while that is
-    inside the window, else ``floor((E - b*w)/a)`` (no limit when every layer is windowed)."""
-    elems_budget = safe_div(kv_budget_bytes * pp * 8,
-                            batch * tp_kv_fraction * kv_bits, 0.0)
+    inside the window, else ``floor((E - b*w)/a)`` (no limit when every layer is windowed), with
+    ``E`` the elements the budget holds once the ``batch`` fixed states are set aside."""
+    pool = kv_budget_bytes - batch * state_bytes_per_sequence_per_gpu
+    elems_budget = safe_div(pool * pp * 8, batch * tp_kv_fraction * kv_bits, 0.0)
     a, b, w = (model_kv_elems_per_token_full, model_kv_elems_per_token_window,
                model_sliding_window_tokens)
     unlimited = 1e18

@@ -8,8 +8,16 @@ Formulas (docs/formulas.md, "Parameters"), per layer:
   ``kv_lora_rank x h*(d_nope+d_v)``, ``h*d_v x d``;
 * FFN: gated ``3*d*d_ff``, plain ``2*d*d_ff``; MoE: ``E`` experts + router ``d*E`` + shared
   experts (+ a ``d x 1`` shared-expert gate for Qwen);
-* norms: RMSNorm ``d``, LayerNorm ``2d``; q/k norms ``d_h`` each; MLA latent norms;
-* embedding ``V*d``, LM head ``V*d`` unless tied, learned position table ``positions*d``.
+  gpt-oss's attention sinks ``h``; a gated query (Qwen3-Next) doubles Q to ``d x 2*h*d_h``;
+* Gated DeltaNet linear attention: ``d x (2*n_k*d_k + 2*n_v*d_v)``, ``d x 2*n_v``,
+  ``n_v*d_v x d``, a depthwise convolution ``conv_dim*kernel`` and ``2*n_v`` (``dt_bias``,
+  ``A_log``);
+* FFN and experts may carry biases (gpt-oss: ``2*f + d`` per expert); a router may carry an
+  ``E`` bias (gpt-oss);
+* norms: RMSNorm ``d``, LayerNorm ``2d``; q/k norms ``d_h`` each (OLMo 2: ``h*d_h + n_kv*d_h``);
+  MLA latent norms; the linear-attention output norm ``d_v``;
+* embedding ``V*d``, LM head ``V*d`` unless tied (``+ V`` with a bias, PhiMoE), learned position
+  table ``positions*d``.
 
 Active per token: everything except the ``E - k`` routed experts a token does not use.
 Counts are Python ints: exact at any size.
@@ -21,7 +29,14 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from planner.errors import ValidationError
-from planner.estimator.architecture import Attention, Layer, Mlp, ModelSpec, Moe
+from planner.estimator.architecture import (
+    Attention,
+    Layer,
+    LinearAttention,
+    Mlp,
+    ModelSpec,
+    Moe,
+)
 
 
 def linear(d_in: int, d_out: int, bias: bool = False) -> int:
@@ -29,12 +44,18 @@ def linear(d_in: int, d_out: int, bias: bool = False) -> int:
     return d_in * d_out + (d_out if bias else 0)
 
 
-def attention_projections(attn: Attention, d: int) -> dict[str, tuple[int, int, bool]]:
+def attention_projections(attn: Attention | LinearAttention,
+                          d: int) -> dict[str, tuple[int, int, bool]]:
     """The attention block's linear projections as ``name -> (d_in, d_out, bias)``.
 
     Fused projections (phi3's ``qkv_proj``, GPT-2's ``c_attn``) are listed as their separate
-    q/k/v parts: the count is the same, only the stored shape differs.
+    q/k/v parts: the count is the same, only the stored shape differs. Gated DeltaNet lists
+    ``qkvz``, ``ba`` and ``o``.
     """
+    if isinstance(attn, LinearAttention):
+        nk, nv, dk, dvl = attn.num_k_heads, attn.num_v_heads, attn.head_k_dim, attn.head_v_dim
+        return {"qkvz": (d, 2 * nk * dk + 2 * nv * dvl, False), "ba": (d, 2 * nv, False),
+                "o": (nv * dvl, d, False)}
     h, dh, dv = attn.num_heads, attn.head_dim, attn.v_head_dim
     if attn.is_mla:
         out: dict[str, tuple[int, int, bool]] = {}
@@ -48,7 +69,7 @@ def attention_projections(attn: Attention, d: int) -> dict[str, tuple[int, int, 
         out["o"] = (h * dv, d, attn.o_bias)
         return out
     return {
-        "q": (d, h * dh, attn.qkv_bias),
+        "q": (d, (2 if attn.output_gate else 1) * h * dh, attn.qkv_bias),
         "k": (d, attn.num_kv_heads * dh, attn.qkv_bias),
         "v": (d, attn.num_kv_heads * dv, attn.qkv_bias),
         "o": (h * dv, d, attn.o_bias),
@@ -71,11 +92,24 @@ def _sum_weights(projections: dict[str, tuple[int, int, bool]]) -> int:
     return sum(i * o for i, o, _ in projections.values())
 
 
-def attention_norm_params(attn: Attention) -> int:
-    """Norms inside attention: q/k norms (``d_h`` each) or MLA's latent norms (RMSNorm)."""
+def attention_norm_params(attn: Attention | LinearAttention) -> int:
+    """Norms inside attention: q/k norms (``d_h`` each, or ``h*d_h + n_kv*d_h`` across heads),
+    MLA's latent norms (RMSNorm), or the linear-attention output norm (``d_v``)."""
+    if isinstance(attn, LinearAttention):
+        return attn.head_v_dim
     if attn.is_mla:
         return attn.q_lora_rank + attn.kv_lora_rank
+    if attn.qk_norm and attn.qk_norm_across_heads:
+        return (attn.num_heads + attn.num_kv_heads) * attn.head_dim
     return 2 * attn.head_dim if attn.qk_norm else 0
+
+
+def attention_other_params(attn: Attention | LinearAttention) -> int:
+    """Attention parameters outside projections and norms: gpt-oss's sinks (``h``), or Gated
+    DeltaNet's convolution (``conv_dim*kernel``) with ``dt_bias`` and ``A_log`` (``n_v`` each)."""
+    if isinstance(attn, LinearAttention):
+        return attn.conv_dim * attn.conv_kernel + 2 * attn.num_v_heads
+    return attn.num_heads if attn.sinks else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +138,8 @@ def _ffn_counts(ffn: Mlp | Moe, d: int) -> tuple[int, int, int]:
         return _sum_params(mlp_projections(ffn, d)), 0, 0
     expert = _sum_params(mlp_projections(ffn.expert, d))
     shared = _sum_params(mlp_projections(ffn.shared, d)) if ffn.shared else 0
-    router = d * ffn.num_experts + (d if ffn.shared_gate else 0)
+    router = (d * ffn.num_experts + (ffn.num_experts if ffn.router_bias else 0)
+              + (d if ffn.shared_gate else 0))
     return ffn.num_experts * expert + shared, router, (ffn.num_experts - ffn.top_k) * expert
 
 
@@ -115,6 +150,7 @@ def count_params(spec: ModelSpec) -> ParamCounts:
     attention = mlp = router = norm = inactive = 0
     for layer in spec.layers:
         attention += _sum_params(attention_projections(layer.attention, d))
+        attention += attention_other_params(layer.attention)
         norm += attention_norm_params(layer.attention)
         norm += layer.norms * d * spec.norm_params_per_hidden
         m, r, idle = _ffn_counts(layer.ffn, d)
@@ -126,6 +162,7 @@ def count_params(spec: ModelSpec) -> ParamCounts:
     embedding = spec.vocab_size * d
     position = spec.position_table_size * d
     lm_head = 0 if spec.tie_word_embeddings else spec.vocab_size * d
+    lm_head += spec.vocab_size if spec.lm_head_bias else 0
     total = embedding + position + attention + mlp + router + norm + lm_head
     return ParamCounts(embedding=embedding, position=position, attention=attention, mlp=mlp,
                        router=router, norm=norm, lm_head=lm_head, total=total,

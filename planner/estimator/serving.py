@@ -137,11 +137,13 @@ def residence_steps(prefill_steps_per_request: Value, output_tokens: Value) -> V
 
 
 def max_running_batch(max_num_seqs_effective: Value, engine_token_capacity: Value,
-                      mean_decode_context_tokens: Value) -> Value:
-    """Most requests running at once: ``min(max_num_seqs, floor(KV tokens / mean context))``,
-    at least 1 (the KV pool holds requests at their mean length ``S + G/2``: vLLM allocates
-    blocks as sequences grow)."""
-    by_kv = safe_div(engine_token_capacity, mean_decode_context_tokens, 0.0)
+                      mean_decode_context_tokens: Value, engine_state_tokens: Value) -> Value:
+    """Most requests running at once:
+    ``min(max_num_seqs, floor(KV tokens / (mean context + state tokens)))``, at least 1 (the KV
+    pool holds requests at their mean length ``S + G/2``: vLLM allocates blocks as sequences
+    grow; a linear-attention model's fixed state takes ``engine_state_tokens`` more each)."""
+    by_kv = safe_div(engine_token_capacity, mean_decode_context_tokens + engine_state_tokens,
+                     0.0)
     return maximum(1, minimum(max_num_seqs_effective, floor(by_kv)))
 
 
@@ -155,12 +157,16 @@ def serving_compute_s_per_request(request_flops: Value, tp: Value, gpu_flops_per
 def serving_kv_memory_s_per_request(output_tokens: Value, prompt_tokens: Value,
                                     mean_decode_context_tokens: Value,
                                     kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
+                                    state_bytes_per_sequence: Value, tp_state_fraction: Value,
                                     gpu_bandwidth_bytes_per_s: Value,
                                     bandwidth_efficiency_effective: Value) -> Value:
     """Memory seconds of one request's KV traffic on one GPU: ``G - 1`` decode steps each
-    reading the mean context, plus writing its ``S + G - 1`` tokens once."""
+    reading the mean context, plus writing its ``S + G - 1`` tokens once; with linear-attention
+    layers, each of the ``G - 1`` decode steps also reads and writes the fixed state
+    (``2 * state * tp_state_fraction``)."""
     tokens = (output_tokens - 1) * mean_decode_context_tokens + prompt_tokens + output_tokens - 1
-    return tokens * kv_bytes_per_token * kv_fraction_per_gpu / (
+    state = 2 * (output_tokens - 1) * state_bytes_per_sequence * tp_state_fraction
+    return (tokens * kv_bytes_per_token * kv_fraction_per_gpu + state) / (
         gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective)
 
 

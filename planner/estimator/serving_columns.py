@@ -48,6 +48,7 @@ ENGINE_MEMORY: tuple[Formula, ...] = (
     em.kv_fraction_per_gpu,
     em.kv_bytes_per_token_per_gpu,
     em.engine_kv_tokens,
+    em.engine_state_tokens,
     em.engine_token_capacity,
     em.engine_memory_used_bytes,
     em.engine_fits,
@@ -123,11 +124,13 @@ ITERATIONS: tuple[str, ...] = tuple(f"serving_step_{i}_s" for i in range(1, 7))
 
 
 def token_capacity(kv_budget_bytes: Value, kv_bytes_per_token: Value, tp_kv_fraction: Value,
-                   pp: Value, engine_code: Value, engine_kv_tokens: Value) -> Value:
+                   pp: Value, batch: Value, state_bytes_per_sequence_per_gpu: Value,
+                   engine_code: Value, engine_kv_tokens: Value) -> Value:
     """KV tokens one replica holds, engine-aware (contract name): today's
     :func:`planner.estimator.memory.token_capacity` for ``roofline``, the engine's whole-block
     pool (:func:`planner.estimator.engine_memory.engine_kv_tokens`) otherwise."""
-    today = memory.token_capacity(kv_budget_bytes, kv_bytes_per_token, tp_kv_fraction, pp)
+    today = memory.token_capacity(kv_budget_bytes, kv_bytes_per_token, tp_kv_fraction, pp,
+                                  batch, state_bytes_per_sequence_per_gpu)
     return where(engine_code == em.ROOFLINE, today, engine_kv_tokens)
 
 

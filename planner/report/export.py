@@ -239,7 +239,7 @@ def write_models(ws: Any, models: Sequence[ModelInfo]) -> None:
     for j, key in enumerate((*MODEL_META, *MODEL_FIGURES), 1):
         _header(ws, 1, j, key, "meta" if key in MODEL_META else "lookup")
     for i, m in enumerate(models, 2):
-        attn = m.spec.layers[0].attention
+        attn = m.spec.attention
         meta = {"name": m.name, "model_type": m.model_type, "source": m.source,
                 "hidden_size": m.spec.hidden_size, "layers": m.spec.num_layers,
                 "attention_heads": attn.num_heads, "kv_heads": attn.kv_cache_heads,

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from planner.errors import ValidationError
-from planner.estimator.architecture import ModelSpec
+from planner.estimator.architecture import LinearAttention, ModelSpec
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype
+from planner.estimator.memory import STATE_BITS
 from planner.estimator.params import count_params
 from planner.sheet.explain import explain as explain_tree
 from planner.sheet.graph import FormulaGraph
@@ -98,11 +99,13 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
     counts = count_params(spec)
     kv_elems = figures.model_kv_elems_per_token_full + figures.model_kv_elems_per_token_window
     layers = spec.layers
-    attn = layers[0].attention
+    attn = spec.attention
     return {
         "name": spec.name,
         "model_type": spec.model_type,
         "params": counts.as_dict(),
+        "vision_params": spec.vision_params,
+        "state_bytes_per_sequence": figures.model_state_elems_per_sequence * STATE_BITS // 8,
         "kv_dtype": kv_bits,
         "kv_bytes_per_token": kv_elems * DTYPE_BITS[kv_bits] // 8,
         "architecture": {
@@ -120,6 +123,8 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
             "experts_per_token": figures.model_experts_per_token if spec.is_moe else 0,
             "sliding_window_tokens": figures.model_sliding_window_tokens,
             "sliding_window_layers": sum(1 for layer in layers if layer.sliding_window),
+            "linear_attention_layers": sum(1 for layer in layers
+                                           if isinstance(layer.attention, LinearAttention)),
             "max_position_embeddings": spec.max_position_embeddings,
         },
     }

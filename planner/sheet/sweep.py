@@ -170,7 +170,7 @@ def _validity(table: Mapping[str, Any], models: Mapping[str, ModelSpec], n: int
     codes, names = factorize(table["model"], n)
     lower = {k.lower(): models[k] for k in models}
     specs = [lower.get(str(name).strip().lower()) for name in names]
-    heads = np.array([s.layers[0].attention.num_heads if s else 1 for s in specs], float)[codes]
+    heads = np.array([s.attention.num_heads if s else 1 for s in specs], float)[codes]
     layers = np.array([s.num_layers if s else 1 for s in specs], float)[codes]
     reasons = parallelism_reasons(*(np.asarray(table.get(k, 1), dtype=float)
                                     for k in ("tp", "pp", "gpus")), heads, layers, n)

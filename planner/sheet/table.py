@@ -231,10 +231,10 @@ def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kin
     The rules are :func:`parallelism_violations`, here on plain numbers (an import checks
     thousands of rows one by one)."""
     tp, pp, gpus = int(values["tp"]), int(values["pp"]), int(values["gpus"])
-    broken = parallelism_violations(tp, pp, gpus, spec.layers[0].attention.num_heads,
+    broken = parallelism_violations(tp, pp, gpus, spec.attention.num_heads,
                                     spec.num_layers)
     if any(bool(b) for b in broken.values()):
-        check_parallelism(tp, pp, gpus, spec.layers[0].attention.num_heads, spec.num_layers,
+        check_parallelism(tp, pp, gpus, spec.attention.num_heads, spec.num_layers,
                           lambda _i: spec.name, [None])
     compute_dtype(gpu, values["weight_dtype"])
     if kind == "training" and values["lora_rank"]:
@@ -261,7 +261,7 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     for name in FIGURE_NAMES:
         cols[name] = _take([f[name] for f in figures], m_codes)
     check_parallelism(values["tp"], values["pp"], values["gpus"],
-                      _take([s.layers[0].attention.num_heads for s in specs], m_codes),
+                      _take([s.attention.num_heads for s in specs], m_codes),
                       _take([s.num_layers for s in specs], m_codes),
                       lambda i: specs[m_codes[i]].name, labels)
     gpu_specs = [gpus[name] for name in g_names]

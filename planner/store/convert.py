@@ -39,7 +39,7 @@ def model_row_fields(name: str, config: dict[str, Any] | str, source: str) -> di
     spec = spec_from_config(config, name)
     counts = count_params(spec)
     figures = model_figures(spec)
-    attn = spec.layers[0].attention
+    attn = spec.attention
     return {
         "name": name, "source": source,
         "config_json": text,
