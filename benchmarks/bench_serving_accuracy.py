@@ -46,6 +46,7 @@ import numpy as np
 
 from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
 from planner.service import scenario_columns
+from planner.sheet.calibration import Predictor, Run, run_row, run_table
 from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
 from planner.sheet.table import graph
 
@@ -131,56 +132,90 @@ def _setting(text: str, key: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+MODES = {"online_burst_all_at_once": "burst", "online_fixed_concurrency": "concurrency",
+         "single_request_batch1": "single", "offline_max_throughput": "offline"}
+"""Benchmark modes of the development set -> run modes of :mod:`planner.sheet.calibration`."""
+
+
+def record_settings(r: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run settings (model config name, GPU, engine, TP/PP/GPUs, weight dtype) and engine
+    settings by scenario input name of one serving_perf record (the mapping choices above);
+    ``tests/fixtures/benchruns/make_fixtures.py`` writes them as import flags."""
+    engine = engine_for(r["engine"])
+    tp, pp = int(r.get("tp") or 1), int(r.get("pp") or 1)
+    flags = {"model": Path(MODELS[r["model"].split(" (")[0]]).name, "gpu": gpu_for(r["gpu"]),
+             "engine": engine, "tp": tp, "pp": pp, "gpus": int(r.get("gpu_count") or tp * pp),
+             "weight_dtype": weight_dtype(r["weights_dtype"])}
+    settings: dict[str, Any] = {"max_model_len": 40960}
+    text = r.get("engine_settings") or ""
+    if r.get("ep"):
+        settings["ep"] = int(r["ep"])
+    if engine == "sglang":
+        settings["mem_fraction_static"] = _setting(text, "mem_fraction_static") or 0.88
+    elif engine == "trtllm":
+        settings["attention_dp"] = 1 if "enable_attention_dp true" in text else 0
+        settings["free_gpu_memory_fraction"] = 0.95 if "0.95" in text else 0.9
+    return flags, settings
+
+
+def record_run(r: dict[str, Any], kv_dtype: str | None = None) -> Run:
+    """One serving_perf record as a measured run (its published figures; single-request speed,
+    which counts prompt and generated tokens, as output tokens/s ``speed * G / (S + G)``)."""
+    flags, settings = record_settings(r)
+    s, g = float(r["input_tokens"]["value"]), float(r["output_tokens"]["value"])
+    met = r["metrics"]
+    mode = MODES[r["benchmark_mode"]]
+    values: dict[str, Any] = {
+        **{k: v for k, v in flags.items() if k not in ("model", "gpu")}, "mode": mode,
+        "kv_dtype": kv_dtype, "input_tokens": s, "output_tokens": g,
+        "concurrency": r.get("max_concurrency") if mode != "single" else 1,
+        "num_requests": r.get("num_requests"),
+        "ttft_mean_ms": met.get("ttft_mean_ms"), "tpot_mean_ms": met.get("tpot_mean_ms"),
+        "output_tokens_per_s": (met["prompt_plus_output_tok_s_single_request"] * g / (s + g)
+                                if "prompt_plus_output_tok_s_single_request" in met
+                                else met["output_tok_s"])}
+    return Run(0, str(config_path(r["model"])), flags["gpu"], values, settings)
+
+
 def perf_record(r: dict[str, Any], kv_dtype: str | None = None) -> dict[str, Any]:
     """Predictions (old and new) and measured figures for one serving_perf record
-    (``kv_dtype`` overrides the engine-default KV dtype, for a sensitivity check)."""
-    engine = engine_for(r["engine"])
-    gpu_name = gpu_for(r["gpu"])
-    tp, pp = int(r.get("tp") or 1), int(r.get("pp") or 1)
-    ep = int(r.get("ep") or 1)
-    s = float(r["input_tokens"]["value"])
-    g = float(r["output_tokens"]["value"])
-    mode = r["benchmark_mode"]
-    settings = r.get("engine_settings") or ""
-    inputs: dict[str, Any] = {"tp": tp, "pp": pp, "ep": ep, "max_model_len": 40960.0}
-    if engine == "sglang":
-        inputs["mem_fraction_static"] = _setting(settings, "mem_fraction_static") or 0.88
-    else:
-        inputs["free_gpu_memory_fraction"] = 0.95 if "0.95" in settings else 0.9
-        inputs["attention_dp"] = 1.0 if "enable_attention_dp true" in settings else 0.0
-    clients = {"online_burst_all_at_once": r.get("num_requests") or 1,
-               "online_fixed_concurrency": r.get("max_concurrency") or 1,
-               "single_request_batch1": 1,
-               "offline_max_throughput": 0}[mode]
-    inputs["concurrency"] = float(clients)
-    base = {"tp": tp, "pp": pp, "gpus": int(r.get("gpu_count") or tp * pp),
-            "weight_dtype": weight_dtype(r["weights_dtype"]),
-            "prompt_tokens": max(1, round(s)), "output_tokens": max(1, round(g))}
+    (``kv_dtype`` overrides the engine-default KV dtype, for a sensitivity check). The engine
+    model's figures come from the calibration's own mapping of a run to a scenario
+    (:func:`planner.sheet.calibration.run_row`), so this benchmark scores what a fit starts
+    from."""
+    run = record_run(r, kv_dtype)
+    row, _pairs, _why = run_row(run)
+    assert row is not None, r["id"]
+    spec = spec_from_file(Path(run.model))
+    predictor = Predictor(run_table([run]), {run.model: spec}, GPU_CATALOG)
+    predicted = dict(zip(predictor.metrics, predictor.predict(None), strict=True))
+    measured = dict(zip(predictor.metrics, predictor.measured, strict=True))
+    # today's roofline columns need a batch: min(clients, what fits)
+    engine, clients = row["engine"], int(row["concurrency"])
+    base = {"tp": row["tp"], "pp": row["pp"], "gpus": row["gpus"],
+            "weight_dtype": row["weight_dtype"], "prompt_tokens": row["prompt_tokens"],
+            "output_tokens": row["output_tokens"]}
     if kv_dtype:
         base["kv_dtype"] = kv_dtype
-    first = evaluate(r["model"], gpu_name, engine, base, inputs)
+    inputs = {**run.settings, "concurrency": float(clients)}
+    first = evaluate(r["model"], run.gpu, engine, base, inputs)
     fit = max(1, int(first["max_concurrent_sequences"]))
-    base["batch"] = fit if clients == 0 else max(1, min(int(clients), fit))
-    out = evaluate(r["model"], gpu_name, engine, base, inputs)
-    # the roofline's figures (today's model) come from the same scenario on engine roofline
-    old = evaluate(r["model"], gpu_name, "roofline", base, inputs)
-    met = r["metrics"]
-    res: dict[str, Any] = {"mode": mode, "engine": engine, "gpu": gpu_name, "id": r["id"],
-                           "pairs": {}}
-    if "prompt_plus_output_tok_s_single_request" in met:
+    base["batch"] = fit if clients == 0 else max(1, min(clients, fit))
+    old = evaluate(r["model"], run.gpu, "roofline", base, inputs)
+    s, g = float(r["input_tokens"]["value"]), float(r["output_tokens"]["value"])
+    res: dict[str, Any] = {"mode": r["benchmark_mode"], "engine": engine, "gpu": run.gpu,
+                           "id": r["id"], "pairs": {}}
+    if "prompt_plus_output_tok_s_single_request" in r["metrics"]:
         res["pairs"]["throughput"] = (
-            met["prompt_plus_output_tok_s_single_request"],
-            (s + g) / float(old["e2e_latency_s"]), (s + g) / float(out["e2e_mean_s"]))
+            r["metrics"]["prompt_plus_output_tok_s_single_request"],
+            (s + g) / float(old["e2e_latency_s"]),
+            predicted["throughput"] * (s + g) / g)
         return res
-    new_tp = float(out["saturation_output_tokens_per_s"] if clients == 0
-                   else out["output_tokens_per_s"])
-    res["pairs"]["throughput"] = (met["output_tok_s"], float(old["throughput_tokens_per_s"]),
-                                  new_tp)
-    if mode == "online_fixed_concurrency":
-        res["pairs"]["ttft"] = (met["ttft_mean_ms"] / 1e3, float(old["ttft_s"]),
-                                float(out["ttft_mean_s"]))
-        res["pairs"]["tpot"] = (met["tpot_mean_ms"] / 1e3, float(old["tpot_s"]),
-                                float(out["tpot_mean_s"]))
+    res["pairs"]["throughput"] = (measured["throughput"], float(old["throughput_tokens_per_s"]),
+                                  predicted["throughput"])
+    if "ttft" in predicted:
+        res["pairs"]["ttft"] = (measured["ttft"], float(old["ttft_s"]), predicted["ttft"])
+        res["pairs"]["tpot"] = (measured["tpot"], float(old["tpot_s"]), predicted["tpot"])
     return res
 
 

@@ -162,7 +162,8 @@ def scenario_show(ctx: click.Context, ref: str, fleet_name: str | None, as_json:
     sc = ws.scenario(*_ref(ctx, ref, fleet_name))
     spec, gpu = ws.model(sc.model).spec, ws.gpu(sc.gpu).spec
     if sc.kind == "inference":
-        result = service.estimate(spec, gpu, _inputs_of(sc, "inference"))
+        result = service.estimate(spec, gpu, _inputs_of(sc, "inference"),
+                                  profiles=ws.calibration_figures())
     else:
         result = service.train(spec, gpu, _inputs_of(sc, "training"),
                                lora_targets=sc.lora_targets)
@@ -303,7 +304,8 @@ def scenario_explain(ctx: click.Context, ref: str, column: str, fleet_name: str 
     sc = ws.scenario(*_ref(ctx, ref, fleet_name))
     tree = service.explain(ws.model(sc.model).spec, ws.gpu(sc.gpu).spec,
                            _inputs_of(sc, sc.kind), column, kind=sc.kind,
-                           lora_targets=sc.lora_targets, depth=depth)
+                           lora_targets=sc.lora_targets, depth=depth,
+                           profiles=ws.calibration_figures())
     if as_json:
         emit_json(tree.as_dict())
         return

@@ -92,10 +92,10 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
         with bar:
             grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
                               outputs=columns, progress=lambda done, _n: bar.update(
-                                  done - bar.pos))
+                                  done - bar.pos), profiles=ws.calibration_figures())
     else:
         grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
-                          outputs=columns)
+                          outputs=columns, profiles=ws.calibration_figures())
     frame = _grid_frame(grid, columns)
     if out_path is not None:
         _write(frame, out_path)
@@ -175,7 +175,7 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
     objective = maximize or minimize or ""
     result = run(base, objective, "max" if maximize else "min", constraint,
                  _variations(ctx, vary, sc.kind), ws.model_specs(), ws.gpu_specs(),
-                 kind=sc.kind)
+                 kind=sc.kind, profiles=ws.calibration_figures())
     if as_json:
         emit_json(asdict(result))
         return

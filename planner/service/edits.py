@@ -13,7 +13,7 @@ No database is read: the caller passes the catalog it shows.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.service.fields import clean_name, clean_text
 from planner.sheet.fleet import evaluate_scenarios
+from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.table import RowError, inputs_of
 
 META_FIELDS = ("model", "gpu", "lora_targets", "notes", "name")
@@ -41,8 +42,10 @@ class CheckedEdit:
 
 
 def check_edit(sc: Scenario, changes: Mapping[str, Any], models: Mapping[str, ModelSpec],
-               gpus: Mapping[str, GpuSpec]) -> CheckedEdit:
-    """Parse each of ``changes`` once and evaluate the edited scenario once; raises
+               gpus: Mapping[str, GpuSpec],
+               profiles: Sequence[CalibrationFigures] | None = None) -> CheckedEdit:
+    """Parse each of ``changes`` once and evaluate the edited scenario once (with the
+    calibration ``profiles`` its ``calibration`` input may pick); raises
     :class:`ValidationError` naming the field (and the allowed range) otherwise."""
     columns = {c.name: c for c in inputs_of(sc.kind)}
     parsed: dict[str, Any] = {}
@@ -61,7 +64,7 @@ def check_edit(sc: Scenario, changes: Mapping[str, Any], models: Mapping[str, Mo
     inputs = {**sc.inputs, **{k: v for k, v in parsed.items() if k in columns}}
     after = dataclasses.replace(sc, inputs=inputs, **meta)
     try:
-        outputs = evaluate_scenarios([after], models, gpus)[0]
+        outputs = evaluate_scenarios([after], models, gpus, profiles)[0]
     except RowError as exc:  # one row: name the field, not the row
         raise ValidationError(exc.field, exc.allowed, value=exc.value) from None
     return CheckedEdit(sc, after, parsed, outputs)

@@ -7,9 +7,11 @@ Results are plain dicts of Python numbers keyed by column name, so ``--json`` is
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from planner.errors import ValidationError
 from planner.estimator.architecture import LinearAttention, ModelSpec
@@ -22,6 +24,7 @@ from planner.sheet.explain import explain as explain_tree
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import INFERENCE_INPUTS, check_known, parse_inputs
 from planner.sheet.outputs import output_columns
+from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures
 from planner.sheet.table import evaluate_table, graph, inputs_of, row_columns
 from planner.units import DTYPE_BITS, GB, GiB
 
@@ -162,7 +165,9 @@ def figures_matmul_weights(spec: ModelSpec) -> int:
 
 
 def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
-                  lora_targets: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+                  lora_targets: str = "",
+                  profiles: Sequence[CalibrationFigures] | None = None
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One scenario as a one-row table through :func:`~planner.sheet.table.evaluate_table`
     (the path every sweep, sheet and fleet takes): its validated inputs as Python values, and
     every computed column."""
@@ -171,7 +176,8 @@ def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
     table = {"model": spec.name, "gpu": gpu.name, **inputs}
     if kind == "training":
         table["lora_targets"] = lora_targets
-    values = evaluate_table(table, {spec.name: spec}, {gpu.name: gpu}, kind, labels=[None])
+    values = evaluate_table(table, {spec.name: spec}, {gpu.name: gpu}, kind, labels=[None],
+                            profiles=profiles)
     parsed = {c.name: _typed(c.kind, values[c.name][0]) for c in columns}
     return parsed, values
 
@@ -196,11 +202,17 @@ def _result(kind: str, values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any]) -> dict[str, Any]:
+def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], *,
+             profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
     """Evaluate one inference scenario. ``inputs`` maps input column names to raw values
-    (strings or numbers); missing ones take their defaults. Returns inputs and outputs."""
-    values, columns = _evaluate_row("inference", spec, gpu, inputs)
+    (strings or numbers); missing ones take their defaults. Returns inputs and outputs; with
+    ``profiles`` (a database's calibration profiles) also ``calibration_profile``, the profile
+    the ``calibration`` input picked ('' for none)."""
+    values, columns = _evaluate_row("inference", spec, gpu, inputs, profiles=profiles)
     out = _result("inference", columns)
+    if profiles is not None:
+        out[APPLIED_COLUMN] = str(np.broadcast_to(
+            np.asarray(columns.get(APPLIED_COLUMN, ""), dtype=object), (1,))[0])
     out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
     out["tpot_bound"] = "compute" if out["tpot_compute_s"] >= out["tpot_memory_s"] else "memory"
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
@@ -224,9 +236,17 @@ def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
 
 
 def explain(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], column: str, *,
-            kind: str = "inference", lora_targets: str = "q,v", depth: int = 8) -> Any:
+            kind: str = "inference", lora_targets: str = "q,v", depth: int = 8,
+            profiles: Sequence[CalibrationFigures] | None = None) -> Any:
     """The explanation tree (:class:`planner.sheet.explain.ExplainNode`) of one output of one
-    scenario: its formula and the values it used, down to the inputs."""
-    _values, columns = _evaluate_row(kind, spec, gpu, inputs, lora_targets)
+    scenario: its formula and the values it used, down to the inputs. A figure a calibration
+    profile replaced ends the walk as ``calibration NAME vN: fitted PARAMETER``."""
+    _values, columns = _evaluate_row(kind, spec, gpu, inputs, lora_targets, profiles)
     row = {name: value[0] for name, value in columns.items()}
-    return explain_tree(graph(kind), row, column, depth=depth)
+    sources: dict[str, str] = {}
+    applied = str(row.get(APPLIED_COLUMN, "") or "")
+    for profile in profiles or ():
+        if profile.label == applied:
+            sources = {name: f"calibration {profile.label}: fitted {parameter}"
+                       for name, parameter in profile.replaced_columns().items()}
+    return explain_tree(graph(kind), row, column, depth=depth, sources=sources)

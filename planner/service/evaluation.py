@@ -14,9 +14,11 @@ from sqlalchemy import Engine
 from planner.domain import Scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.service.calibration import calibration_figures
 from planner.service.specs import SpecCache
 from planner.sheet import fleet
 from planner.sheet import frame as frame_module
+from planner.sheet.profiles import CalibrationFigures
 from planner.store.engine import read_session
 
 
@@ -42,12 +44,19 @@ class Evaluation:
         with read_session(self.engine) as s:
             return self.specs.model_specs(s), self.specs.gpu_specs(s)
 
+    def profiles(self) -> list[CalibrationFigures]:
+        """The calibration profiles a scenario's ``calibration`` input may pick."""
+        with read_session(self.engine) as s:
+            return calibration_figures(s)
+
     def evaluate_many(self, scenarios: list[Scenario]) -> list[dict[str, Any]]:
-        """Outputs of many scenarios (one vectorized call per kind)."""
+        """Outputs of many scenarios (one vectorized call per kind), calibrated as their
+        ``calibration`` input says."""
         models, gpus = self.catalog_specs()
-        return fleet.evaluate_scenarios(scenarios, models, gpus)
+        return fleet.evaluate_scenarios(scenarios, models, gpus, self.profiles())
 
     def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
-        """:func:`planner.sheet.evaluate` with this database's models and GPUs."""
+        """:func:`planner.sheet.evaluate` with this database's models, GPUs and calibration
+        profiles."""
         models, gpus = self.catalog_specs()
-        return frame_module.evaluate(frame, models, gpus, outputs)
+        return frame_module.evaluate(frame, models, gpus, outputs, self.profiles())

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from planner.domain import DuplicateError, Scenario
 from planner.errors import ValidationError
+from planner.service.calibration import calibration_figures
 from planner.service.edits import CheckedEdit
 from planner.service.fields import clean_name, clean_text
 from planner.service.specs import SpecCache
@@ -23,6 +24,7 @@ from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
     defaults,
 )
+from planner.sheet.profiles import resolve
 from planner.sheet.table import KINDS, check_scenario
 from planner.store import changelog, convert, queries
 from planner.store.engine import read_session, write_transaction
@@ -89,6 +91,10 @@ class Scenarios:
         inputs = {**base, **{k: fields[k] if k in checked else c.parse(fields[k])
                              for c in SCENARIO_INPUTS for k in [c.name] if k in fields}}
         self._check(kind, model_row, gpu_row, inputs, lora_targets)
+        if kind == "inference" and inputs.get("calibration") not in ("auto", "none"):
+            # a named profile must exist and be fitted for this GPU and engine
+            resolve(str(inputs["calibration"]), gpu_row.name, str(inputs["engine"]),
+                    calibration_figures(s))
         return ScenarioRow(fleet_id=fleet_row.id, name=name, kind=kind, model_id=model_row.id,
                            gpu_id=gpu_row.id, notes=notes, lora_targets=lora_targets, **inputs)
 

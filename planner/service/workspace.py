@@ -38,12 +38,14 @@ from planner.domain import (
 from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.service.calibration import Calibration, Profile
 from planner.service.catalog import Catalog
 from planner.service.edits import CheckedEdit
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
 from planner.service.history import History
 from planner.service.hub import HubConfig, fetch_config
+from planner.service.measurements import ImportResult, Measurement, Measurements
 from planner.service.reports import Reports
 from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
@@ -76,6 +78,8 @@ class Workspace:
         self._scenarios = Scenarios(engine, self._specs)
         self._history = History(engine, self._scenarios)
         self._evaluation = Evaluation(engine, self._specs)
+        self._measurements = Measurements(engine, self._specs)
+        self._calibration = Calibration(engine, self._specs, self._measurements)
         self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
                                 self._evaluation)
 
@@ -308,6 +312,47 @@ class Workspace:
         return self._evaluation.gpu_specs()
 
     # ------------------------------------------------------------------ reports
+    # ------------------------------------------------------------------ measurements
+    def import_measurements(self, paths: Any, flags: dict[str, Any] | None = None,
+                            settings: dict[str, Any] | None = None) -> ImportResult:
+        """Import benchmark result files (all runs or none); see
+        :mod:`planner.service.measurements`."""
+        return self._measurements.import_files(paths, flags, settings)
+
+    def measurements(self, *, model: str | None = None, gpu: str | None = None,
+                     engine: str | None = None) -> list[Measurement]:
+        """Stored benchmark runs, oldest first."""
+        return self._measurements.list(model=model, gpu=gpu, engine=engine)
+
+    def measurement(self, measurement_id: int) -> Measurement:
+        """One stored benchmark run."""
+        return self._measurements.get(measurement_id)
+
+    def delete_measurements(self, ids: list[int]) -> int:
+        """Delete benchmark runs by id (all or none)."""
+        return self._measurements.delete(ids)
+
+    # ------------------------------------------------------------------ calibration
+    def calibrate(self, *, gpu: str | None = None, engine: str | None = None,
+                  model: str | None = None, holdout: float = 0.2, seed: int = 0,
+                  name: str | None = None) -> Profile:
+        """Fit the serving efficiency figures to the matching runs; store a new profile
+        version (see :mod:`planner.service.calibration`)."""
+        return self._calibration.calibrate(gpu=gpu, engine=engine, model=model,
+                                           holdout=holdout, seed=seed, name=name)
+
+    def calibration_profiles(self) -> list[Profile]:
+        """Every calibration profile version."""
+        return self._calibration.profiles()
+
+    def calibration_figures(self) -> list[Any]:
+        """Every profile version as evaluation uses it (sweeps and solves pass these on)."""
+        return self._calibration.figures()
+
+    def calibration_profile(self, name: str, version: int | None = None) -> Profile:
+        """A calibration profile by name (newest version unless given)."""
+        return self._calibration.profile(name, version)
+
     def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
                sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
                ) -> Any:

@@ -50,8 +50,10 @@ def _source(name: str, graph: FormulaGraph) -> str:
 
 
 def explain(graph: FormulaGraph, values: Mapping[str, Any], column: str, *,
-            depth: int = 8) -> ExplainNode:
-    """The explanation tree of ``column`` given every column's value (``graph.compute``)."""
+            depth: int = 8, sources: Mapping[str, str] | None = None) -> ExplainNode:
+    """The explanation tree of ``column`` given every column's value (``graph.compute``);
+    ``sources`` names where an input or figure came from when not the usual place (a
+    calibration profile's fitted parameter)."""
     if column not in values:
         known = sorted(set(graph.formulas) | set(values))
         raise PlannerError(f"unknown column {column!r}; columns are {', '.join(known)}")
@@ -62,6 +64,8 @@ def explain(graph: FormulaGraph, values: Mapping[str, Any], column: str, *,
         label, _unit = column_label(name)
         shown = format_value(name, value.item() if hasattr(value, "item") else value)
         source = _source(name, graph)
+        if source != "formula" and sources and name in sources:
+            source = sources[name]
         if source != "formula":
             return ExplainNode(name, label, value, shown, source)
         if name in seen:
@@ -81,7 +85,8 @@ def render_text(root: ExplainNode) -> str:
     def walk(n: ExplainNode, prefix: str, last: bool, top: bool) -> None:
         branch = "" if top else ("└─ " if last else "├─ ")
         tag = {"input": "  [input]", "model": "  [model]", "gpu": "  [GPU]",
-               "repeat": "  [explained above]"}.get(n.source, "")
+               "repeat": "  [explained above]"}.get(
+                   n.source, f"  [{n.source}]" if n.source != "formula" else "")
         lines.append(f"{prefix}{branch}{n.name} = {n.shown}{tag}")
         child_prefix = prefix + ("" if top else ("   " if last else "│  "))
         if n.formula:

@@ -19,6 +19,7 @@ from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.sheet.graph import float_block
+from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.table import KINDS, evaluate_table, graph
 
 if TYPE_CHECKING:
@@ -35,7 +36,8 @@ def _catalog_gpus() -> dict[str, GpuSpec]:
 
 def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
              gpus: Mapping[str, GpuSpec] | None = None,
-             outputs: Sequence[str] | None = None) -> pd.DataFrame:
+             outputs: Sequence[str] | None = None,
+             profiles: Sequence[CalibrationFigures] | None = None) -> pd.DataFrame:
     """``frame`` with the output columns of each row's scenario added (one vectorized call per
     kind). Raises :class:`ValidationError` naming the column, row label and allowed range of the
     first bad value; the input frame is never modified."""
@@ -60,7 +62,8 @@ def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
         table: dict[str, Any] = {c: part[c].to_numpy() for c in part.columns}
         wanted = list(outputs) if outputs is not None else list(graph(kind).outputs)
         wanted = [o for o in wanted if o in graph(kind).formulas]
-        values = evaluate_table(table, models, gpus, kind, wanted, labels=part.index)
+        values = evaluate_table(table, models, gpus, kind, wanted, labels=part.index,
+                                profiles=profiles)
         for name in wanted:
             if len(present) == 1:
                 added[name] = values[name]

@@ -8,6 +8,7 @@ formulas read (bits, codes, bytes) are derived from these by formulas like any o
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -19,7 +20,7 @@ from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.slo import SLO_PERCENTILES
 from planner.units import KV_DTYPES, WEIGHT_DTYPE_CHOICES, parse_number
 
-Kind = Literal["int", "float", "choice", "bool"]
+Kind = Literal["int", "float", "choice", "bool", "text"]
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
 
@@ -52,6 +53,8 @@ class InputColumn:
             return f"one of {', '.join(self.choices)}"
         if self.kind == "bool":
             return "true or false"
+        if self.kind == "text":
+            return self.help.split(":", 1)[0] if ":" in self.help else "1 to 200 characters"
         noun = "an integer" if self.kind == "int" else "a number"
         low = _fmt(self.minimum)
         high = _fmt(self.maximum)
@@ -80,6 +83,11 @@ class InputColumn:
             if text in _FALSE:
                 return False
             raise ValidationError(self.name, self.allowed(), value=raw)
+        if self.kind == "text":
+            text = str(raw).strip()
+            if not text or len(text) > 200 or isinstance(raw, bool) or has_control(text):
+                raise ValidationError(self.name, self.allowed(), value=raw)
+            return text.lower() if text.lower() in self.choices else text
         if self.unit == "requests/s" and isinstance(raw, str) and "/" in raw:
             raw = _per_second(self.name, raw)
         number = _number(raw, integer=self.kind == "int")
@@ -91,6 +99,14 @@ class InputColumn:
         if self.maximum is not None and number > self.maximum:
             raise ValidationError(self.name, self.allowed(), value=raw)
         return number
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character no name may hold (a control character, a line or
+    paragraph separator, a lone surrogate, U+FFFE/U+FFFF: what planner.service.fields
+    refuses in names)."""
+    return any(unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")
+               or ch in ("\ufffe", "\uffff") for ch in text)
 
 
 def _fmt(x: float | None) -> str | None:
@@ -320,6 +336,10 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
     _col("slo_tpot_s", "TPOT objective", "s", "float", 0.0,
          "Mean time per output token the deployment must keep under its target rate; "
          "0 = no objective.", minimum=0, maximum=3600),
+    _col("calibration", "Calibration", "profile", "text", "auto",
+         "auto, none or a calibration profile name: which fitted efficiency figures "
+         "(planner calibrate) replace the GPU's and engine's; auto = the newest profile of the "
+         "scenario's GPU and engine, none = the catalog's figures.", choices=("auto", "none")),
 )
 """The serving engine's knobs and efficiency parameters (:mod:`planner.estimator.serving`,
 :mod:`planner.estimator.engine_memory`). ``0`` in a block size, token budget, sequence limit or

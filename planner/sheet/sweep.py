@@ -30,6 +30,7 @@ from planner.estimator.gpu import GpuSpec
 from planner.sheet import expr as expressions
 from planner.sheet.inputs import InputColumn, input_columns
 from planner.sheet.outputs import GPU_COLUMNS, figure_columns, output_columns
+from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.table import (
     evaluate_table,
     factorize,
@@ -101,6 +102,8 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
     if col.kind in ("choice", "bool"):
         if spec.strip() == "*":
             return Variation(column, col.choices if col.kind == "choice" else (False, True))
+        return Variation(column, tuple(col.parse(v) for v in spec.split(",")))
+    if col.kind == "text":  # calibration=none,auto,my-profile
         return Variation(column, tuple(col.parse(v) for v in spec.split(",")))
     spec = spec.strip()
     if ".." in spec and "..." not in spec:
@@ -177,8 +180,10 @@ def _validity(table: Mapping[str, Any], models: Mapping[str, ModelSpec], n: int
 def build_grid(base: Mapping[str, Any], variations: Sequence[Variation],
                models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec], *,
                kind: str = "inference", outputs: Sequence[str] | None = None,
-               progress: Callable[[int, int], None] | None = None) -> Grid:
-    """Evaluate the product of ``variations`` over the ``base`` scenario (valid rows only)."""
+               progress: Callable[[int, int], None] | None = None,
+               profiles: Sequence[CalibrationFigures] | None = None) -> Grid:
+    """Evaluate the product of ``variations`` over the ``base`` scenario (valid rows only;
+    ``profiles``: the calibration profiles the ``calibration`` input may pick)."""
     table, varied, n = _grid_table(base, variations)
     valid, reasons = _validity(table, models, n)
     grid = Grid(list(variations), varied, valid, reasons)
@@ -186,7 +191,8 @@ def build_grid(base: Mapping[str, Any], variations: Sequence[Variation],
         return grid
     rows = {k: (np.asarray(v)[valid] if np.ndim(v) == 1 and not isinstance(v, str) else v)
             for k, v in table.items()}
-    values = evaluate_table(rows, models, gpus, kind, outputs, progress=progress)
+    values = evaluate_table(rows, models, gpus, kind, outputs, progress=progress,
+                            profiles=profiles)
     every = bool(valid.all())
     for name, value in values.items():
         if every:  # no invalid row to blank out: keep the arrays (broadcast views stay views)
@@ -264,7 +270,8 @@ def _row(values: Mapping[str, Any], i: int) -> dict[str, Any]:
 def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str | None,
           variations: Sequence[Variation], models: Mapping[str, ModelSpec],
           gpus: Mapping[str, GpuSpec], *, kind: str = "inference",
-          columns: Mapping[str, InputColumn] | None = None) -> Solution:
+          columns: Mapping[str, InputColumn] | None = None,
+          profiles: Sequence[CalibrationFigures] | None = None) -> Solution:
     """Best row of the grid subject to ``constraint`` (see the module docstring)."""
     if sense not in ("max", "min"):
         raise ValidationError("sense", "max or min", value=sense)
@@ -290,12 +297,14 @@ def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str |
             if spec.max_position_embeddings:
                 high = min(high, spec.max_position_embeddings)
         if high - low + 1 > BRUTE_FORCE_LIMIT:
-            return _bisect(base, objective, sense, node, low, high, models, gpus, kind)
+            return _bisect(base, objective, sense, node, low, high, models, gpus, kind,
+                           profiles)
         variations = [Variation(objective, tuple(range(low, high + 1)))]
     wanted = sorted((known & (expressions.names(node) if node else set()))
                     | {objective, "cost_usd_per_hour"} - {"model", "gpu"})
     wanted = [w for w in wanted if w in graph(kind).formulas]
-    grid = build_grid(base, variations, models, gpus, kind=kind, outputs=wanted)
+    grid = build_grid(base, variations, models, gpus, kind=kind, outputs=wanted,
+                      profiles=profiles)
     values = {**{k: v for k, v in base.items()}, **grid.values}
     mask = _constraint_mask(node, values, len(grid)) & grid.valid
     best = _pick(values, mask, objective, sense)
@@ -306,8 +315,8 @@ def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str |
 
 def _bisect(base: Mapping[str, Any], variable: str, sense: str,
             node: expressions.Node | None, low: int, high: int,
-            models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec], kind: str
-            ) -> Solution:
+            models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec], kind: str,
+            profiles: Sequence[CalibrationFigures] | None = None) -> Solution:
     """Exact integer answer for one variable over a huge range, assuming the constraint holds
     on one side of the answer (all values below it when maximizing, above when minimizing)."""
     evaluated = 0
@@ -317,7 +326,7 @@ def _bisect(base: Mapping[str, Any], variable: str, sense: str,
         evaluated += len(points)
         table = {**base, variable: points}
         valid, _ = _validity(table, models, len(points))
-        values = {**base, **evaluate_table(table, models, gpus, kind)}
+        values = {**base, **evaluate_table(table, models, gpus, kind, profiles=profiles)}
         return _constraint_mask(node, values, len(points)) & valid, values
 
     # probe a log-spaced set of points to find a feasible/infeasible boundary bracket

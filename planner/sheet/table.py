@@ -29,7 +29,9 @@ from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
     TRAINING_INPUTS,
     InputColumn,
+    has_control,
 )
+from planner.sheet.profiles import CalibrationFigures, apply_calibration
 from planner.units import parse_number
 
 KINDS = ("inference", "training")
@@ -115,6 +117,23 @@ def _check_choice(column: InputColumn, values: Any, n: int, labels: Sequence[Any
     return Coded(codes, tuple(cleaned))  # type: ignore[return-value]
 
 
+def _check_text(column: InputColumn, values: Any, n: int, labels: Sequence[Any] | None
+                ) -> Any:
+    """A free-text column (a profile name): each distinct value parsed once; a per-row array of
+    the cleaned texts, or the one text for every row."""
+    if np.ndim(values) == 0 or isinstance(values, str):
+        return column.parse(values)
+    codes, uniques = factorize(values, n)
+    cleaned = []
+    for value in uniques:
+        text = value.strip() if isinstance(value, str) else ""
+        if not text or len(text) > 200 or has_control(text):
+            bad = int(np.argmax(codes == uniques.index(value)))
+            raise RowError(column.name, column.allowed(), _row_label(labels, bad), value)
+        cleaned.append(text.lower() if text.lower() in column.choices else text)
+    return np.asarray(cleaned, dtype=object)[codes]
+
+
 def _check_number(column: InputColumn, values: Any, n: int, labels: Sequence[Any] | None
                   ) -> np.ndarray:
     if np.ndim(values) == 0 or isinstance(values, str):
@@ -174,6 +193,8 @@ def validate(table: Mapping[str, Any], kind: str, *, labels: Sequence[Any] | Non
         values = table.get(column.name, base[column.name])
         if column.kind == "choice":
             out[column.name] = _check_choice(column, values, n, labels)
+        elif column.kind == "text":
+            out[column.name] = _check_text(column, values, n, labels)
         elif column.kind == "bool":
             out[column.name] = _check_bool(column, values, n, labels)
         else:
@@ -222,9 +243,12 @@ def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kin
 
 def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                   gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
-                  labels: Sequence[Any] | None = None) -> dict[str, Any]:
+                  labels: Sequence[Any] | None = None,
+                  profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
     """Formula columns for every row of ``table`` (see the module docstring): validated
-    inputs, and each model's and GPU's figures taken by code (one lookup per distinct name)."""
+    inputs, and each model's and GPU's figures taken by code (one lookup per distinct name),
+    with the figures of each inference row's calibration profile in place
+    (:mod:`planner.sheet.profiles`; ``profiles`` None: no profiles, ``auto`` = none)."""
     if kind not in KINDS:
         raise ValidationError("kind", "one of " + ", ".join(KINDS), value=kind)
     n = _length(table)
@@ -245,6 +269,14 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
         cols[name] = column
     _check_compute_dtypes(gpu_specs, g_codes, values["weight_dtype"])
     cols.update(values)
+    if kind == "inference":
+        try:
+            apply_calibration(cols, g_names, g_codes, n, profiles)
+        except ValidationError as exc:  # name the first row that picks the bad profile
+            row = getattr(exc, "row_index", None)
+            raise RowError("calibration", exc.allowed,
+                           None if row is None or (labels is None and n == 1)
+                           else _row_label(labels, row), exc.value) from None
     if kind == "training":
         cols["model_lora_dims"] = _lora_dims(table, values, specs, m_codes, n, labels)
     return cols
@@ -341,9 +373,12 @@ def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                    gpus: Mapping[str, GpuSpec], kind: str = "inference",
                    outputs: Sequence[str] | None = None, *,
                    labels: Sequence[Any] | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
-    """Validated inputs and computed outputs of every row, as arrays."""
-    cols = build_columns(table, models, gpus, kind, labels=labels)
+                   progress: Callable[[int, int], None] | None = None,
+                   profiles: Sequence[CalibrationFigures] | None = None
+                   ) -> dict[str, np.ndarray]:
+    """Validated inputs and computed outputs of every row, as arrays (``profiles``: the
+    calibration profiles the ``calibration`` input may pick)."""
+    cols = build_columns(table, models, gpus, kind, labels=labels, profiles=profiles)
     g = graph(kind)
     unknown = [o for o in outputs or () if not g.computes(o) and o not in cols]
     if unknown:

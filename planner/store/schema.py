@@ -185,11 +185,13 @@ def _input_checks() -> list[CheckConstraint]:
                 parts.append(f"{c.name} <= {c.maximum!r}")
             if parts:
                 checks.append(CheckConstraint(" AND ".join(parts), name=f"{c.name}_range"))
+        elif c.kind == "text":
+            checks.append(CheckConstraint(f"length({c.name}) > 0", name=f"{c.name}_not_empty"))
     return checks
 
 
 _SQL_TYPES: dict[str, Any] = {"int": Integer, "float": Float, "bool": Boolean,
-                              "choice": String(16)}
+                              "choice": String(16), "text": String(200)}
 
 ScenarioInputsMixin: type = type("ScenarioInputsMixin", (), {
     c.name: mapped_column(c.name, _SQL_TYPES[c.kind], nullable=False, default=c.default)
@@ -265,3 +267,82 @@ class SeededItemRow(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     row_version: Mapped[int] = mapped_column(Integer)
     seeded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+MEASUREMENT_FIGURES: tuple[str, ...] = (
+    "request_rate", "input_tokens", "output_tokens", "output_tokens_per_s", "ttft_mean_ms",
+    "ttft_p50_ms", "ttft_p99_ms", "tpot_mean_ms", "itl_mean_ms")
+"""The measured or configured figures of a run (NULL = unknown; never negative)."""
+MEASUREMENT_COUNTS: tuple[str, ...] = ("gpus", "tp", "pp", "concurrency", "num_requests")
+"""Whole-number settings of a run (NULL = unknown; at least 1)."""
+
+
+class MeasurementRow(Base):
+    """One imported benchmark run (issue 12): the settings it ran with and what it measured.
+
+    Every setting the file and the flags did not give is NULL (unknown, never guessed);
+    ``content_hash`` deduplicates a run imported twice, ``source`` is its ``FILE:line``."""
+
+    __tablename__ = "measurements"
+    __table_args__ = (
+        UniqueConstraint("content_hash", name="uq_measurements_content_hash"),
+        *(CheckConstraint(f"{c} IS NULL OR {c} >= 0", name=f"{c}_non_negative")
+          for c in MEASUREMENT_FIGURES),
+        *(CheckConstraint(f"{c} IS NULL OR {c} >= 1", name=f"{c}_positive")
+          for c in MEASUREMENT_COUNTS),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    model_id: Mapped[int] = mapped_column(ForeignKey("models.id", ondelete="RESTRICT"),
+                                          index=True)
+    gpu_id: Mapped[int] = mapped_column(ForeignKey("gpus.id", ondelete="RESTRICT"), index=True)
+    source: Mapped[str] = mapped_column(String(500), default="")
+    source_format: Mapped[str] = mapped_column(String(32), default="")
+    gpus: Mapped[int | None] = mapped_column(Integer)
+    tp: Mapped[int | None] = mapped_column(Integer)
+    pp: Mapped[int | None] = mapped_column(Integer)
+    engine: Mapped[str | None] = mapped_column(String(16))
+    weight_dtype: Mapped[str | None] = mapped_column(String(16))
+    kv_dtype: Mapped[str | None] = mapped_column(String(16))
+    mode: Mapped[str | None] = mapped_column(String(16))
+    concurrency: Mapped[int | None] = mapped_column(Integer)
+    num_requests: Mapped[int | None] = mapped_column(Integer)
+    request_rate: Mapped[float | None] = mapped_column(Float)
+    input_tokens: Mapped[float | None] = mapped_column(Float)
+    output_tokens: Mapped[float | None] = mapped_column(Float)
+    output_tokens_per_s: Mapped[float | None] = mapped_column(Float)
+    ttft_mean_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p50_ms: Mapped[float | None] = mapped_column(Float)
+    ttft_p99_ms: Mapped[float | None] = mapped_column(Float)
+    tpot_mean_ms: Mapped[float | None] = mapped_column(Float)
+    itl_mean_ms: Mapped[float | None] = mapped_column(Float)
+    settings_json: Mapped[str] = mapped_column(Text, default="{}", server_default="{}")
+    """Engine settings of the run by scenario input name (JSON object), from the file or
+    ``--set``."""
+    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CalibrationProfileRow(Base):
+    """A fitted set of serving efficiency parameters for one GPU and engine (issue 12).
+
+    Refitting under the same name adds a new ``version``; nothing is overwritten. The
+    measurement ids it used, its residuals and its before/after errors are kept as JSON."""
+
+    __tablename__ = "calibration_profiles"
+    __table_args__ = (
+        UniqueConstraint("name", "version", name="uq_calibration_profiles_name_version"),
+        CheckConstraint("version >= 1", name="version_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    version: Mapped[int] = mapped_column(Integer)
+    gpu_id: Mapped[int] = mapped_column(ForeignKey("gpus.id", ondelete="RESTRICT"), index=True)
+    engine: Mapped[str] = mapped_column(String(16))
+    model_filter: Mapped[str | None] = mapped_column(String(200))
+    parameters_json: Mapped[str] = mapped_column(Text)
+    measurement_ids_json: Mapped[str] = mapped_column(Text)
+    residuals_json: Mapped[str] = mapped_column(Text)
+    errors_json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

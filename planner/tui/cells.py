@@ -167,6 +167,8 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
         text = Text(sc.name)
         if not fits_of(sc.kind, outputs):
             text = Text("✗ " + sc.name, style="bold red")
+        if outputs.get("calibration_profile"):  # computed with a fitted profile's figures
+            text.append(" ≈", style="bold cyan")
         return text
     if role == "group":
         return Text("…", style="dim")
@@ -323,4 +325,16 @@ def serving_rows(sc: Scenario, outputs: dict[str, Any]) -> list[tuple[str, str]]
         ("saturation", f"{outputs['saturation_requests_per_s']:,.2f} requests/s, "
                        f"{outputs['saturation_output_tokens_per_s']:,.0f} output tokens/s"),
         ("meets SLO", "yes" if outputs["meets_slo"] else "no"),
+        *calibration_rows(outputs),
     ]
+
+
+def calibration_rows(outputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """The calibration profile a row was computed with and its held-out error (none: no
+    row)."""
+    profile = outputs.get("calibration_profile")
+    if not profile:
+        return []
+    error = outputs.get("calibration_holdout_error")
+    shown = "no held-out runs" if error is None else f"held-out throughput error {error:.1%}"
+    return [("calibration", f"{profile} (fitted figures; {shown})")]

@@ -23,6 +23,7 @@ from planner.tui.types import GpuInfo, ModelInfo
 if TYPE_CHECKING:
     from planner.sheet.explain import ExplainNode
     from planner.sheet.inputs import InputColumn
+    from planner.sheet.profiles import CalibrationFigures
 
 CHOICE_FIELDS = ("model", "gpu")
 """Cells chosen from the catalog."""
@@ -71,8 +72,10 @@ def visible(scenarios: Mapping[int, Scenario], outputs: Mapping[int, Outputs], k
 
 
 def explain_tree(sc: Scenario, column: str, models: Sequence[ModelInfo],
-                 gpus: Sequence[GpuInfo], depth: int = 8) -> ExplainNode | None:
-    """The explanation tree of one output (None if its model or GPU is missing)."""
+                 gpus: Sequence[GpuInfo], depth: int = 8,
+                 profiles: Sequence[CalibrationFigures] | None = None) -> ExplainNode | None:
+    """The explanation tree of one output (None if its model or GPU is missing); a figure a
+    calibration profile replaced is tagged with it."""
     # lazy: ~5 ms of imports, only when this runs
     from planner import service
 
@@ -80,17 +83,19 @@ def explain_tree(sc: Scenario, column: str, models: Sequence[ModelInfo],
         model = next(m for m in models if m.name == sc.model).spec
         gpu = next(g for g in gpus if g.name == sc.gpu).spec
         tree: ExplainNode = service.explain(model, gpu, inputs(sc), column, kind=sc.kind,
-                                            lora_targets=sc.lora_targets, depth=depth)
+                                            lora_targets=sc.lora_targets, depth=depth,
+                                            profiles=profiles)
     except (StopIteration, PlannerError):
         return None
     return tree
 
 
 def explain_text(sc: Scenario, column: str, models: Sequence[ModelInfo],
-                 gpus: Sequence[GpuInfo], depth: int = 8) -> str:
+                 gpus: Sequence[GpuInfo], depth: int = 8,
+                 profiles: Sequence[CalibrationFigures] | None = None) -> str:
     """The explanation of one output as text ('' if it cannot be explained)."""
 
-    tree = explain_tree(sc, column, models, gpus, depth)
+    tree = explain_tree(sc, column, models, gpus, depth, profiles)
     return render_text(tree) if tree is not None else ""
 
 

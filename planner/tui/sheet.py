@@ -70,6 +70,7 @@ from planner.tui.views import SolveScreen, SweepScreen
 
 if TYPE_CHECKING:
     from planner.sheet.explain import ExplainNode
+    from planner.sheet.profiles import CalibrationFigures
     from planner.tui.types import Workspace
 
 Job = Callable[["Workspace"], object]
@@ -100,6 +101,9 @@ class ScenarioSheet(Vertical):
         self.gpus: list[GpuInfo] = []
         self._model_specs: dict[str, ModelSpec] = {}
         self._gpu_specs: dict[str, GpuSpec] = {}
+        self._profiles: list[CalibrationFigures] = []
+        """The database's calibration profiles, read with each fleet load (edits, sweeps and
+        solves evaluate with them, as the fleet does)."""
         self.pinned: dict[str, tuple[str, ...]] = dict(cells.PINNED)
         """Per kind, the outputs shown right after the scenario name."""
         self.folded: dict[str, frozenset[str]] = {"inference": frozenset(),
@@ -156,6 +160,7 @@ class ScenarioSheet(Vertical):
             name = fleet if fleet in {f.name for f in fleets} else fleets[0].name
             scenarios = ws.scenarios(name)
             outputs = ws.evaluate_many(scenarios)
+            self._profiles = ws.calibration_figures()
         except Exception as exc:
             self.post_message(WorkFailed("Could not load the fleet", str(exc), reload=False))
             return
@@ -421,7 +426,7 @@ class ScenarioSheet(Vertical):
                                 tree.formula if tree is not None else "")
 
     def _explain_tree(self, sc: Scenario, column: str, depth: int = 8) -> ExplainNode | None:
-        return rows.explain_tree(sc, column, self.models, self.gpus, depth)
+        return rows.explain_tree(sc, column, self.models, self.gpus, depth, self._profiles)
 
     # --------------------------------------------------------------- editing
     def edit(self) -> None:
@@ -559,7 +564,7 @@ class ScenarioSheet(Vertical):
         self._commit(checked)
 
     def _check(self, sc: Scenario, changes: dict[str, Any]) -> CheckedEdit:
-        return check_edit(sc, changes, self._model_specs, self._gpu_specs)
+        return check_edit(sc, changes, self._model_specs, self._gpu_specs, self._profiles)
 
     def apply_changes(self, sc: Scenario, changes: dict[str, Any]) -> bool:
         """Accept several fields as one change: validated together against the whole
@@ -823,7 +828,7 @@ class ScenarioSheet(Vertical):
             return
         shown = cells.format_value(key, self.outputs[sc.id][key])
         self._open(TextScreen(f"Why {key} = {shown}", rows.explain_text(
-            sc, key, self.models, self.gpus)))
+            sc, key, self.models, self.gpus, profiles=self._profiles)))
 
     def compare(self) -> None:
         """Compare the marked scenarios, with deltas against the first."""
@@ -846,7 +851,7 @@ class ScenarioSheet(Vertical):
             return
         column = key if role == "input" and key is not None else "batch"
         self._open(SweepScreen(sc, column, {m.name: m.spec for m in self.models},
-                                         {g.name: g.spec for g in self.gpus}))
+                               {g.name: g.spec for g in self.gpus}, self._profiles))
 
     def solve(self) -> None:
         """Goal seek on the current scenario; the answer can be applied to the row."""
@@ -863,7 +868,7 @@ class ScenarioSheet(Vertical):
                 self.apply_changes(current, changes)
 
         self._open(SolveScreen(sc, {m.name: m.spec for m in self.models},
-                                         {g.name: g.spec for g in self.gpus}), apply)
+                               {g.name: g.spec for g in self.gpus}, self._profiles), apply)
 
     def export(self) -> None:
         """Export the fleet to an Excel workbook, to a path asked for in a dialog."""

@@ -23,6 +23,7 @@ from planner.sheet.table import inputs_of
 if TYPE_CHECKING:
     from planner.estimator.architecture import ModelSpec
     from planner.estimator.gpu import GpuSpec
+    from planner.sheet.profiles import CalibrationFigures
 
 SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
                  "fits", "cost_usd_per_million_output_tokens")
@@ -58,9 +59,11 @@ class SweepScreen(ModalScreen[None]):
     """
 
     def __init__(self, sc: Scenario, column: str, models: dict[str, ModelSpec],
-                 gpus: dict[str, GpuSpec]) -> None:
+                 gpus: dict[str, GpuSpec],
+                 profiles: list[CalibrationFigures] | None = None) -> None:
         super().__init__()
         self.sc, self.column, self.models, self.gpus = sc, column, models, gpus
+        self.profiles = profiles
 
     def compose(self) -> ComposeResult:
         default = {"batch": "1,2,4,...,256", "prompt_tokens": "512,1024,...,8192",
@@ -96,7 +99,7 @@ class SweepScreen(ModalScreen[None]):
                                         models=list(self.models),
                                         columns={c.name: c for c in inputs_of("inference")})
             grid = build_grid(base, [variation], self.models, self.gpus,
-                              outputs=list(SWEEP_OUTPUTS))
+                              outputs=list(SWEEP_OUTPUTS), profiles=self.profiles)
         except PlannerError as exc:
             self.query_one("#table", Static).update(Text(str(exc), style="bold red"))
             self.query_one("#chart", Static).update("")
@@ -153,9 +156,11 @@ class SolveScreen(ModalScreen[dict[str, Any] | None]):
     """
 
     def __init__(self, sc: Scenario, models: dict[str, ModelSpec],
-                 gpus: dict[str, GpuSpec]) -> None:
+                 gpus: dict[str, GpuSpec],
+                 profiles: list[CalibrationFigures] | None = None) -> None:
         super().__init__()
         self.sc, self.models, self.gpus = sc, models, gpus
+        self.profiles = profiles
         self.changes: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
@@ -187,7 +192,7 @@ class SolveScreen(ModalScreen[dict[str, Any] | None]):
             variations = [parse_variation(v, gpus=list(self.gpus), models=list(self.models),
                                           columns=columns) for v in vary]
             result = solve(base, objective, sense, constraint, variations, self.models,
-                           self.gpus)
+                           self.gpus, profiles=self.profiles)
         except PlannerError as exc:
             self.query_one("#answer", Static).update(Text(str(exc), style="bold red"))
             return
