@@ -16,8 +16,8 @@ Mapping choices (explicit, never silent):
 
 * GPUs: "A100-SXM4 (memory size not stated)" is scored as ``a100-80gb`` (the GPUStack lab's
   other A100 rows say 80GB); "H100 80GB" start-ups as ``h100-sxm``; every other name maps one
-  to one. H20 and RTX 3090 come from ``tests/fixtures/serving_gpus.toml`` (not yet in the
-  shipped catalog).
+  to one. H20 is in the shipped catalog; RTX 3090 comes from
+  ``tests/fixtures/serving_gpus.toml`` (not in the shipped catalog).
 * Models: quantized checkpoints use their base model's config (same architecture) with the
   weight dtype of the record; "fp8" on A100 runs weight-only (bf16 compute, fp8 bytes), which
   ``compute_dtype`` already resolves. AWQ int4: group 128 scales.

@@ -153,7 +153,8 @@ def test_console_script_runs() -> None:
                           check=True)
     names = {g["name"] for g in json.loads(proc.stdout)}
     assert {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "b200", "l40s", "l4",
-            "t4", "rtx-4090", "mi300x"} <= names
+            "t4", "rtx-4090", "mi300x", "a100-80gb-pcie", "h100-nvl", "h20", "a10", "l20", "mi325x",
+            "mi355x", "b300", "gb200", "gaudi3", "tpu-v5e", "tpu-v5p", "tpu-v6e"} <= names
 
 
 SERVING_CONTRACT = ("--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "2", "--tp", "1",

@@ -28,7 +28,7 @@ def test_first_run_creates_the_database(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "fresh"))
     code, out, err = run("fleet", "list")
     assert code == 0
-    assert "Created the planner database" in err and "seeded 26 catalog rows" in err
+    assert "Created the planner database" in err and "seeded 39 catalog rows" in err
     assert out.startswith("demo  (7 scenarios)")
     assert (tmp_path / "fresh" / "planner.db").exists()
     code, _, err = run("fleet", "list")
@@ -87,11 +87,11 @@ def test_model_import_and_gpu_add(tmp_path: Path) -> None:
     config.write_text((ROOT / "tests/fixtures/hf_configs/qwen3-moe.json").read_text())
     code, out, err = run("model", "import", str(config.parent), "--source", "org/tiny")
     assert (code, out.strip()) == (0, "imported tiny (qwen3_moe, 341,184 params)"), err
-    code, out, err = run("gpu", "add", "mi355x", "memory_gib=288", "bf16_tflops=2300",
+    code, out, err = run("gpu", "add", "my-mi355x", "memory_gib=288", "bf16_tflops=2300",
                          "fp8_tflops=4600", "memory_bandwidth_gb_per_s=8000",
                          "price_usd_per_hour=4")
     assert code == 0, err
-    code, out, _ = run("estimate", "--model", "tiny", "--gpu", "mi355x", "--json")
+    code, out, _ = run("estimate", "--model", "tiny", "--gpu", "my-mi355x", "--json")
     assert json.loads(out)["gpu_memory_bytes"] == 288 * 2**30
 
 

@@ -4,7 +4,6 @@ real parsers, the CLI, dedup, and one clear error per kind of bad file with noth
 from __future__ import annotations
 
 import json
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,12 +23,10 @@ HEADER = ",".join(CSV_HEADER)
 
 
 def dev_workspace(path: Path) -> Workspace:
-    """A seeded database with the development set's models (the serving config fixtures) and
-    the H20 (tests/fixtures/serving_gpus.toml) added."""
+    """A seeded database (its catalog has the H20) with the development set's models (the
+    serving config fixtures) added."""
     ws = Workspace.open(f"sqlite:///{path}")
     ws.import_models([(p.stem, p.read_text(), "fixture") for p in sorted(CONFIGS.glob("*.json"))])
-    extra = tomllib.loads((ROOT / "tests" / "fixtures" / "serving_gpus.toml").read_text())
-    ws.add_gpu("h20", extra["h20"])
     return ws
 
 

@@ -124,7 +124,7 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     for key in ("model", "gpu", "weight_dtype", "kv_dtype", "batch", "mfu"):
         assert f"{col[key]}2" in validated, key
     assert wb.defined_names["ModelNames"].attr_text == "Models!$A$2:$A$8"
-    assert wb.defined_names["GpuNames"].attr_text == "GPUs!$A$2:$A$12"
+    assert wb.defined_names["GpuNames"].attr_text == "GPUs!$A$2:$A$25"
     assert len(sc.conditional_formatting) == 2
     assert len(wb["Summary"]._charts) == 2
     assert wb["GPUs"]["A1"].value == "name" and wb["GPUs"]["M2"].value == "=D2*1073741824"

@@ -210,18 +210,21 @@ async def test_choice_editor_and_read_only_outputs() -> None:
         sid = goto(app, "llama3-8b-24gib-6x8k", "gpu")
         await pilot.press("enter")  # the choices show in the formula bar, current highlighted
         edit = app.editing
-        assert edit is not None and edit.choices is not None and len(edit.choices) == 11
+        assert edit is not None and edit.choices is not None and len(edit.choices) == 24
         assert edit.shown[edit.index] == "rtx-4090"
         assert "h100-sxm" in bar(app) and "← → choose" in bar(app)
         await pilot.press("z", "z")  # a filter that matches nothing
         assert "no choice matches" in bar(app)
         await pilot.press("enter")
-        assert app.editing is not None and "gpu: must be one of a100-40gb" in bar(app)
-        await pilot.press("backspace", "backspace", "h", "1")  # h100-pcie, h100-sxm
-        assert app.editing.shown == ["h100-pcie", "h100-sxm"]
-        await pilot.press("right", "right", "right")  # wraps round: h100-sxm
-        assert app.editing.shown[app.editing.index] == "h100-sxm"
-        await pilot.press("ctrl+u", "h", "2", "enter")
+        assert app.editing is not None and "gpu: must be one of a10, a100-40gb" in bar(app)
+        await pilot.press("backspace", "backspace", "h", "1")  # the three H100s
+        assert app.editing.shown == ["h100-nvl", "h100-pcie", "h100-sxm"]
+        start = app.editing.index
+        await pilot.press("right", "right", "right")  # wraps round to where it started
+        assert app.editing.index == start
+        await pilot.press("right")
+        assert app.editing.index == (start + 1) % 3
+        await pilot.press("ctrl+u", *"h200", "enter")
         assert app.editing is None
         await settle(pilot)
         assert shown(app, sid, "gpu") == "h200" and shown(app, sid, "fits") == "yes"
@@ -707,19 +710,19 @@ async def test_new_scenario_asks_for_model_and_gpu() -> None:
         assert type(dialog).__name__ == "NewScenarioDialog"
         assert (dialog.chosen("model"), dialog.chosen("gpu")) == (  # type: ignore[attr-defined]
             "llama-3-8b", "h100-sxm")
-        await pilot.press(*"moe", "tab", *"mixtral", "tab", *"h2")
+        await pilot.press(*"moe", "tab", *"mixtral", "tab", *"h200")
         await pilot.pause()
         assert dialog.chosen("gpu") == "h200"  # type: ignore[attr-defined]
         await pilot.press("z", "z", "enter")  # a GPU filter that matches nothing
         assert app.screen is dialog and "no GPU" in text(dialog.query_one("#error", Static))
-        await pilot.press("ctrl+u", *"h1")  # h100-pcie, h100-sxm: the default stays chosen
+        await pilot.press("ctrl+u", *"h1")  # the three H100s: the default stays chosen
         assert dialog.chosen("gpu") == "h100-sxm"  # type: ignore[attr-defined]
-        await pilot.press("down", "enter")  # wraps round to h100-pcie
+        await pilot.press("down", "enter")  # h100-sxm is the last: wraps round to h100-nvl
         await settle(pilot)
         assert len(app.screen_stack) == 1
     with db() as ws:
         sc = ws.scenario("demo", "moe")
-        assert (sc.model, sc.gpu) == ("mixtral-8x7b", "h100-pcie")
+        assert (sc.model, sc.gpu) == ("mixtral-8x7b", "h100-nvl")
 
 
 async def test_undo_names_the_scenario_field_values_and_author() -> None:
