@@ -263,6 +263,8 @@ DERIVED_META: dict[str, tuple[str, str]] = {
     "gpu_compute_bits": ("Compute dtype bits", "bits"),
     "gpu_matmul_efficiency": ("GPU matmul efficiency", "fraction"),
     "slo_percentile_number": ("TTFT objective percentile", "count"),
+    "kv_offload_bytes_per_gpu": ("Host KV store per GPU", "B"),
+    "host_link_bytes_per_s": ("Host link (one direction)", "B/s"),
 }
 """Label and unit of every derived input column (their formulas are in
 :mod:`planner.estimator.derived`; ``model_lora_dims`` is looked up per model and targets)."""
