@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from planner import catalog, service
+from planner.cli import cli
 from planner.errors import ValidationError
 from planner.service import Workspace
 from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
@@ -245,3 +247,21 @@ def test_offload_recomputes_in_excel_engines(ws: Workspace, tmp_path: Path) -> N
     recalculated = recalculate(path, tmp_path / "lo")
     assert compare_outputs(workbook_values(recalculated), scenarios, expected) == \
         3 * N_INFERENCE
+
+
+def test_estimate_command_shows_the_offload() -> None:
+    """``planner estimate`` shows the weights split between host and GPU, the host KV store
+    and the stream beside each latency bound (the README's example); without offload none of
+    these lines appear."""
+    args = ["estimate", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--prompt", "8192",
+            "--output", "1", "--reserve-gib", "3", "--reserve-fraction", "0", "--batch", "6"]
+    plain = CliRunner().invoke(cli, args)
+    result = CliRunner().invoke(cli, [*args, "--weight-offload-fraction", "0.25",
+                                      "--kv-offload-gib", "64"])
+    assert plain.exit_code == result.exit_code == 0, result.output
+    for line in ("in host memory (streamed every pass)", "3.7394 GiB", "on the GPU",
+                 "11.2181 GiB", "KV budget", "9.7819 GiB", "524,288 tokens",
+                 "sequences held, GPU + host", "33.55 ms", "+ 125.47 ms host link"):
+        assert line in result.stdout, line
+        assert line == "KV budget" or line not in plain.stdout, line
+    assert "6.0425 GiB" in plain.stdout
