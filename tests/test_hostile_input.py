@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from openpyxl.utils import column_index_from_string
 
 from planner.cli import cli
 from planner.errors import ConfigError, PlannerError, ValidationError
@@ -32,6 +33,7 @@ from planner.report.fastsheet import xml_safe
 from planner.report.importer import ImportError_
 from planner.report.layout import letters
 from planner.service import Workspace
+from planner.sheet.inputs import INFERENCE_INPUTS
 from tests.store_fixtures import dump
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -490,7 +492,8 @@ def test_import_duplicate_ids_and_swapped_names_are_refused(ws: Workspace, url: 
     def twins(wb: Any, col: dict, _t: dict) -> None:
         sheet = wb["Scenarios"]
         new = sheet.max_row + 1
-        for c in range(1, 60):
+        last_input = max(column_index_from_string(col[c.name]) for c in INFERENCE_INPUTS)
+        for c in range(1, last_input + 1):  # every input column (60 with offload's three)
             sheet.cell(row=new, column=c, value=sheet.cell(row=2, column=c).value)
             sheet.cell(row=new + 1, column=c, value=sheet.cell(row=2, column=c).value)
         for r in (new, new + 1):

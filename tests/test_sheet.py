@@ -26,8 +26,9 @@ OUTPUTS = output_columns()
 def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
-    assert len(OUTPUTS) == 68 + 84  # roofline and training (4 fixed-state columns), then the
-    # serving engine (engine_state_tokens) and SLO
+    assert len(OUTPUTS) == 68 + 11 + 85  # roofline and training (4 fixed-state columns), the
+    # offload to host memory (11), then the serving engine (engine_state_tokens,
+    # step_host_link_s) and SLO
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name
@@ -153,7 +154,8 @@ def test_explain_walks_down_to_inputs() -> None:
                             "kv_budget_bytes / memory_bytes_per_sequence_per_gpu)))")
     budget = tree.children[0]
     assert budget.name == "kv_budget_bytes" and budget.shown == "6.04 GiB"
-    assert budget.formula == "gpu_memory_bytes - reserve_bytes_per_gpu - weights_bytes_per_gpu"
+    assert budget.formula == ("gpu_memory_bytes - reserve_bytes_per_gpu"
+                              " - weights_on_gpu_bytes_per_gpu")
     assert [c.source for c in budget.children] == ["gpu", "formula", "formula"]
     text = render_text(tree)
     assert "reserve_bytes = 3.00 GiB  [input]" in text

@@ -134,9 +134,23 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
                   f"MBU={i['mbu']:g}\n")
     short = fmt_bytes_gib(r["shortfall_bytes"])
     fits = "[green]yes[/]" if r["fits"] else f"[red]no: short {short}/GPU[/]"
+    offloaded = r["weight_offload_bytes_per_gpu"] > 0
+    weights = [("weights", fmt_bytes_gib(r["weights_bytes_per_gpu"], 4))]
+    if offloaded:
+        weights += [("  in host memory (streamed every pass)",
+                     fmt_bytes_gib(r["weight_offload_bytes_per_gpu"], 4)),
+                    ("  on the GPU", fmt_bytes_gib(r["weights_on_gpu_bytes_per_gpu"], 4))]
+    host_kv = []
+    if i["kv_offload_gib"] > 0:
+        host_kv = [("host KV store: tokens (per replica)",
+                    f"{fmt_count(r['kv_offload_tokens'])} tokens"),
+                   ("sequences held, GPU + host", fmt_count(r["held_sequences"])),
+                   (f"prompt swap-in over {i['host_link_gb_per_s']:g} GB/s",
+                    fmt_seconds(r["kv_swap_in_s"]))]
+    link = (f" + {fmt_seconds(r['host_weight_stream_s'])} host link" if offloaded else "")
     console.print(_table("Memory per GPU", [
         ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
-        ("weights", fmt_bytes_gib(r["weights_bytes_per_gpu"], 4)),
+        *weights,
         ("reserve", fmt_bytes_gib(r["reserve_bytes_per_gpu"], 4)),
         ("KV budget", fmt_bytes_gib(r["kv_budget_bytes"], 4)),
         ("KV per token (per sequence, whole model)",
@@ -149,6 +163,7 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
         ("max concurrent sequences (per replica)", fmt_count(r["max_concurrent_sequences"])),
         ("token capacity (per replica)", f"{fmt_count(r['token_capacity'])} tokens"),
         (f"max context at batch {i['batch']}", f"{fmt_count(r['max_context_tokens'])} tokens"),
+        *host_kv,
     ]))
     console.print(_table("Compute per request", [
         ("prefill", fmt_flops(r["prefill_flops"])),
@@ -158,8 +173,9 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
         ("bytes read per decode step", f"{r['decode_bytes_per_step'] / GB:,.2f} GB"),
     ]))
     console.print(_table("Latency and throughput (lower bounds)", [
-        ("time to first token", f"{fmt_seconds(r['ttft_s'])} ({r['ttft_bound']} bound)"),
-        ("time per output token", f"{fmt_seconds(r['tpot_s'])} ({r['tpot_bound']} bound)"),
+        ("time to first token", f"{fmt_seconds(r['ttft_s'])} ({r['ttft_bound']} bound{link})"),
+        ("time per output token",
+         f"{fmt_seconds(r['tpot_s'])} ({r['tpot_bound']} bound{link})"),
         ("end-to-end request", fmt_seconds(r["e2e_latency_s"])),
         ("output throughput", f"{r['throughput_tokens_per_s']:,.1f} tokens/s"),
         ("decode rate", f"{r['decode_tokens_per_s']:,.1f} tokens/s"),

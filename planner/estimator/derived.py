@@ -228,3 +228,14 @@ def gpu_matmul_efficiency(gpu_compute_bits: Value, gpu_matmul_efficiency_16bit: 
 def slo_percentile_number(slo_percentile: Value) -> Value:
     """The TTFT objective's percentile as a number (50, 90 or 99)."""
     return lookup(slo_percentile, SLO_PERCENTILES)
+
+
+# --------------------------------------------------------------------- offload to host memory
+def kv_offload_bytes_per_gpu(kv_offload_gib: Value) -> Value:
+    """``kv_offload_gib`` in bytes (1 GiB = 2^30 B): host memory per GPU for KV blocks."""
+    return kv_offload_gib * GiB
+
+
+def host_link_bytes_per_s(host_link_gb_per_s: Value) -> Value:
+    """``host_link_gb_per_s`` in bytes/s (1 GB = 10^9 B), one direction of one GPU's link."""
+    return host_link_gb_per_s * 1e9

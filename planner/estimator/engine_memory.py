@@ -166,12 +166,14 @@ def attention_replicated_bytes_per_gpu(attention_dp_number: Value, tp: Value, pp
                  0)
 
 
-def engine_weights_bytes_per_gpu(engine_code: Value, weights_bytes_per_gpu: Value,
+def engine_weights_bytes_per_gpu(engine_code: Value, weights_on_gpu_bytes_per_gpu: Value,
                                  rope_cache_bytes: Value,
                                  attention_replicated_bytes_per_gpu: Value) -> Value:
-    """Weights an engine holds per GPU: parameters plus the rotary table, plus the attention
-    weights data-parallel attention replicates (roofline: the parameters only, as today)."""
-    return weights_bytes_per_gpu + where(engine_code == ROOFLINE, 0,
+    """Weights an engine holds per GPU: parameters resident on the GPU (all of them unless
+    some are offloaded to host memory, vLLM ``--cpu-offload-gb``) plus the rotary table, plus
+    the attention weights data-parallel attention replicates (roofline: the parameters only,
+    as today)."""
+    return weights_on_gpu_bytes_per_gpu + where(engine_code == ROOFLINE, 0,
                                          rope_cache_bytes + attention_replicated_bytes_per_gpu)
 
 

@@ -107,11 +107,12 @@ def ttft_memory_s(prompt_tokens: Value, tp: Value, tp_kv_fraction: Value,
                           gpu_bandwidth_bytes_per_s, mbu)
 
 
-def ttft_s(ttft_compute_s: Value, ttft_memory_s: Value) -> Value:
+def ttft_s(ttft_compute_s: Value, ttft_memory_s: Value, host_weight_stream_s: Value) -> Value:
     """Time to first token, lower bound, one request on an idle replica:
-    ``max(compute, memory)`` (Qwen2.5-32B, S=1024, the convention of "Qwen2.5-32B by hand":
-    209 ms at 312 TFLOP/s)."""
-    return maximum(ttft_compute_s, ttft_memory_s)
+    ``max(compute, memory) + host_weight_stream`` (Qwen2.5-32B, S=1024, the convention of
+    "Qwen2.5-32B by hand": 209 ms at 312 TFLOP/s; the stream of weights offloaded to host
+    memory is 0 without offload)."""
+    return maximum(ttft_compute_s, ttft_memory_s) + host_weight_stream_s
 
 
 def tpot_compute_s(decode_step_flops: Value, tp: Value, gpu_flops_per_s: Value,
@@ -144,10 +145,11 @@ def tpot_memory_s(batch: Value, mean_decode_context_tokens: Value, tp: Value,
             + state / (gpu_bandwidth_bytes_per_s * mbu))
 
 
-def tpot_s(tpot_compute_s: Value, tpot_memory_s: Value) -> Value:
+def tpot_s(tpot_compute_s: Value, tpot_memory_s: Value, host_weight_stream_s: Value) -> Value:
     """Time per output token, lower bound: one decode step of the whole batch,
-    ``max(compute, memory)``."""
-    return maximum(tpot_compute_s, tpot_memory_s)
+    ``max(compute, memory) + host_weight_stream`` (0 without weights offloaded to host
+    memory)."""
+    return maximum(tpot_compute_s, tpot_memory_s) + host_weight_stream_s
 
 
 def e2e_latency_s(ttft_s: Value, tpot_s: Value, output_tokens: Value) -> Value:
@@ -161,9 +163,11 @@ def batch_prefill_s(batch: Value, prompt_tokens: Value, prefill_flops: Value, tp
                     model_matmul_dense_params: Value, model_matmul_experts_params: Value,
                     model_experts: Value, model_experts_per_token: Value,
                     model_lm_head_matmul_params: Value, weight_bits_effective: Value,
-                    embedding_bits: Value, kv_bytes_per_token: Value) -> Value:
-    """Prefill of the whole batch's prompts together (``B*S`` tokens), ``max(compute, memory)``:
-    the TTFT the last of ``B`` simultaneous arrivals sees."""
+                    embedding_bits: Value, kv_bytes_per_token: Value,
+                    host_weight_stream_s: Value) -> Value:
+    """Prefill of the whole batch's prompts together (``B*S`` tokens), ``max(compute, memory)``
+    plus the stream of weights offloaded to host memory (one forward pass): the TTFT the last
+    of ``B`` simultaneous arrivals sees."""
     tokens = batch * prompt_tokens
     weights = weights_read_bytes(tokens, model_matmul_dense_params, model_matmul_experts_params,
                                  model_experts, model_experts_per_token,
@@ -171,7 +175,8 @@ def batch_prefill_s(batch: Value, prompt_tokens: Value, prefill_flops: Value, tp
                                  embedding_bits)
     memory = memory_seconds(weights, tokens * kv_bytes_per_token, tp, tp_kv_fraction,
                             gpu_bandwidth_bytes_per_s, mbu)
-    return maximum(compute_seconds(batch * prefill_flops, tp, gpu_flops_per_s, mfu), memory)
+    return (maximum(compute_seconds(batch * prefill_flops, tp, gpu_flops_per_s, mfu), memory)
+            + host_weight_stream_s)
 
 
 def cycle_s(batch_prefill_s: Value, tpot_s: Value, output_tokens: Value) -> Value:

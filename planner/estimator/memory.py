@@ -97,10 +97,12 @@ def reserve_bytes_per_gpu(reserve_bytes: Value, reserve_fraction: Value,
 
 
 def kv_budget_bytes(gpu_memory_bytes: Value, reserve_bytes_per_gpu: Value,
-                    weights_bytes_per_gpu: Value) -> Value:
-    """Bytes left for the KV cache on one GPU: ``memory - reserve - weights`` (negative when
-    the weights alone do not fit). 24 GiB - 3 GiB - 14.9575 GiB = 6.0425 GiB (docs/formulas.md)."""
-    return gpu_memory_bytes - reserve_bytes_per_gpu - weights_bytes_per_gpu
+                    weights_on_gpu_bytes_per_gpu: Value) -> Value:
+    """Bytes left for the KV cache on one GPU: ``memory - reserve - weights on the GPU``
+    (negative when the weights alone do not fit; weights offloaded to host memory do not count,
+    :mod:`planner.estimator.offload`). 24 GiB - 3 GiB - 14.9575 GiB = 6.0425 GiB
+    (docs/formulas.md)."""
+    return gpu_memory_bytes - reserve_bytes_per_gpu - weights_on_gpu_bytes_per_gpu
 
 
 def kv_bytes_per_token(model_kv_elems_per_token_full: Value,

@@ -15,6 +15,7 @@ from planner.estimator import (
     flops,
     latency,
     memory,
+    offload,
     serving_columns,
     slo,
     training,
@@ -49,6 +50,8 @@ DERIVED_INFERENCE: tuple[Formula, ...] = (
     derived.gpu_compute_bits,
     derived.gpu_matmul_efficiency,
     derived.slo_percentile_number,
+    derived.kv_offload_bytes_per_gpu,
+    derived.host_link_bytes_per_s,
 )
 """Derived inputs of an inference scenario (:mod:`planner.estimator.derived`): computed like
 outputs, shown as inputs."""
@@ -70,6 +73,8 @@ WEIGHTS: tuple[Formula, ...] = (
 
 DEPLOYMENT: tuple[Formula, ...] = (
     *WEIGHTS,
+    offload.weight_offload_bytes_per_gpu,
+    offload.weights_on_gpu_bytes_per_gpu,
     memory.reserve_bytes_per_gpu,
     memory.kv_budget_bytes,
     memory.kv_bytes_per_token,
@@ -88,6 +93,10 @@ DEPLOYMENT: tuple[Formula, ...] = (
     memory.max_concurrent_sequences,
     memory.token_capacity,
     memory.max_context_tokens,
+    offload.kv_offload_bytes_per_token,
+    offload.kv_offload_tokens,
+    offload.kv_offload_sequences,
+    offload.held_sequences,
 )
 
 ROOFLINE_INFERENCE: tuple[Formula, ...] = (
@@ -99,9 +108,14 @@ ROOFLINE_INFERENCE: tuple[Formula, ...] = (
     flops.decode_flops,
     flops.request_flops,
     latency.decode_bytes_per_step,
+    offload.host_weight_stream_s,
+    offload.weight_offload_bytes_per_token,
     latency.ttft_compute_s,
     latency.ttft_memory_s,
     latency.ttft_s,
+    offload.kv_swap_in_bytes_per_gpu,
+    offload.kv_swap_in_s,
+    offload.kv_swap_in_ttft_ratio,
     latency.tpot_compute_s,
     latency.tpot_memory_s,
     latency.tpot_s,

@@ -18,6 +18,7 @@ the mean context. Its time is::
     communication(x) = x * (S+G-1) * (TP all-reduce + EP all-to-all seconds per token)
                        + collectives per step * collective_latency
     overhead    = engine_step_overhead_s + layers * kernel_overhead_s_per_layer
+                  + weights offloaded to host memory streamed over the host link
 
 (the element-wise kernels between GEMMs -- norms, rotary, activation -- stream activations and
 do not overlap the matmuls, so they add). Requests that arrive over HTTP also pass the
@@ -238,14 +239,16 @@ def serving_token_s(serving_comm_s_per_token: Value,
 def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: Value,
                          model_layers: Value, model_experts: Value, collective_latency_s: Value,
                          engine_step_overhead_s: Value,
-                         kernel_overhead_s_per_layer: Value) -> Value:
-    """Per-step time independent of the batch: engine overhead, per-layer kernel overhead, and
-    the latency of the step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per
-    layer under EP, ``pp - 1`` pipeline hand-offs)."""
+                         kernel_overhead_s_per_layer: Value,
+                         host_weight_stream_s: Value) -> Value:
+    """Per-step time independent of the batch: engine overhead, per-layer kernel overhead, the
+    latency of the step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per
+    layer under EP, ``pp - 1`` pipeline hand-offs), and the stream of weights offloaded to host
+    memory (:func:`planner.estimator.offload.host_weight_stream_s`, 0 without offload)."""
     collectives = (where((tp > 1) * (attention_dp_number <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
-            + collectives * collective_latency_s)
+            + collectives * collective_latency_s) + host_weight_stream_s
 
 
 def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_request: Value,
@@ -484,12 +487,18 @@ def step_overhead_s(engine_step_overhead_s: Value, model_layers: Value,
     return engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
 
 
+def step_host_link_s(host_weight_stream_s: Value) -> Value:
+    """Host-link part of every step: the weights offloaded to host memory, streamed once per
+    pass (0 without offload)."""
+    return host_weight_stream_s
+
+
 def step_s(step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
-           step_communication_s: Value, step_overhead_s: Value) -> Value:
+           step_communication_s: Value, step_overhead_s: Value, step_host_link_s: Value) -> Value:
     """Operating step time: ``max(compute, memory) + element-wise + communication +
-    overhead``."""
+    overhead + host link``."""
     return (maximum(step_compute_s, step_memory_s) + step_elementwise_s + step_communication_s
-            + step_overhead_s)
+            + step_overhead_s) + step_host_link_s
 
 
 def tpot_mean_s(step_s: Value) -> Value:
@@ -503,7 +512,7 @@ def ttft_service_s(prefill_steps_per_request: Value, prompt_tokens: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
                    step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
                    step_communication_s: Value, step_overhead_s: Value,
-                   serving_token_s: Value) -> Value:
+                   serving_token_s: Value, step_host_link_s: Value) -> Value:
     """Time from admission to first token: the prefill steps, each the operating step plus
     this request's chunk (``min(S, budget)`` tokens of its prefill compute and traffic)."""
     chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
@@ -511,7 +520,7 @@ def ttft_service_s(prefill_steps_per_request: Value, prompt_tokens: Value,
         tp * gpu_flops_per_s * matmul_efficiency_effective)
     one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s
            + step_communication_s
-           + chunk * serving_token_s + step_overhead_s)
+           + chunk * serving_token_s + step_overhead_s) + step_host_link_s
     return prefill_steps_per_request * one
 
 

@@ -18,8 +18,8 @@ Wiring notes for the sheet:
 * whole-number outputs: ``engine_kv_tokens``, ``engine_token_capacity``, ``max_running_batch``,
   ``profile_tokens``, ``profile_sequences``; flags: ``engine_fits``, ``overloaded``;
 * the step-time split for a details pane: ``step_compute_s``, ``step_memory_s``,
-  ``step_elementwise_s``, ``step_communication_s``, ``step_overhead_s`` (``step_s`` =
-  max(compute, memory) + the other three).
+  ``step_elementwise_s``, ``step_communication_s``, ``step_overhead_s``, ``step_host_link_s``
+  (``step_s`` = max(compute, memory) + the other four).
 """
 
 from __future__ import annotations
@@ -98,6 +98,7 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.step_communication_s,
     serving.step_elementwise_s,
     serving.step_overhead_s,
+    serving.step_host_link_s,
     serving.step_s,
     serving.tpot_mean_s,
     serving.ttft_service_s,

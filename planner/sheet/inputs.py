@@ -346,7 +346,26 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
 model length means the engine's own default, and in an ``*_efficiency`` the GPU catalog's
 figure: derived inputs resolve them (:mod:`planner.estimator.derived`)."""
 
-INFERENCE_INPUTS = (*INFERENCE_INPUTS, *SERVING_INPUTS)
+OFFLOAD_INPUTS: tuple[InputColumn, ...] = (
+    _col("weight_offload_fraction", "Weights offloaded", "fraction", "float", 0.0,
+         "Share of each GPU's weights kept in host (CPU) memory and streamed over the host "
+         "link every forward pass (vLLM --cpu-offload-gb = this share of the weights per GPU "
+         "in GiB); frees GPU memory for the KV cache, adds the stream to TTFT, TPOT and every "
+         "step.", minimum=0.0, maximum=1.0),
+    _col("kv_offload_gib", "KV offload", "GiB", "float", 0.0,
+         "Host (CPU) memory per GPU holding KV blocks of sequences that are not running "
+         "(vLLM's OffloadingConnector, LMCache max_local_cpu_size; vLLM's "
+         "--kv-offloading-size counts all TP ranks: divide it by tp).",
+         minimum=0.0, maximum=1_000_000.0),
+    _col("host_link_gb_per_s", "Host link", "GB/s", "float", 32.0,
+         "One GPU's host link, one direction, in GB/s: PCIe Gen4 x16 32 (A100, L40S, L4, "
+         "RTX 4090), Gen5 x16 64 (H100, H200, B200 in HGX boards), NVLink-C2C 450 (GH200, "
+         "GB200).", minimum=0.0, maximum=100_000.0, above_minimum=True),
+)
+"""Offload to host memory (:mod:`planner.estimator.offload`): 0 offload leaves every figure
+as it is without these columns."""
+
+INFERENCE_INPUTS = (*INFERENCE_INPUTS, *SERVING_INPUTS, *OFFLOAD_INPUTS)
 
 TRAINING_INPUTS: tuple[InputColumn, ...] = (
     *DEPLOYMENT_INPUTS,

@@ -233,8 +233,10 @@ class GridRow(Mapping[Any, Any]):
 
 
 def memory_bar(outputs: dict[str, Any], gpu_memory_bytes: float, width: int = 48) -> Text:
-    """Weights / KV in use / free headroom / reserve against one GPU's memory."""
-    weights = max(0.0, outputs["weights_bytes_per_gpu"])
+    """Weights on the GPU (not those offloaded to host memory) / KV in use / free headroom /
+    reserve against one GPU's memory."""
+    weights = max(0.0, outputs.get("weights_on_gpu_bytes_per_gpu",
+                                   outputs["weights_bytes_per_gpu"]))
     reserve = max(0.0, outputs["reserve_bytes_per_gpu"])
     budget = max(0.0, outputs["kv_budget_bytes"])
     in_use = min(outputs["kv_in_use_bytes_per_gpu"], budget)
