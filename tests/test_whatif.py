@@ -300,3 +300,69 @@ def test_solve_picks_the_cheapest_engine_gpu_and_size_within_the_slo() -> None:
     cheaper = [o for o in others if o["meets_slo"]
                and o["cost_usd_per_month"] < best["cost_usd_per_month"]]
     assert cheaper == []
+
+
+# ---------------------------------------------------------------- issue 16, item 20
+def test_long_sweep_is_streamed_as_plain_rows_matching_json() -> None:
+    """Issue 16 #20: a sweep longer than a screenful is printed as plain aligned rows (no rich
+    table, whose measuring pass made printing grow faster than the rows): a title, a header,
+    a rule, then exactly one line per row, with the same figures as --json."""
+    from planner.cli.render import RICH_MAX_ROWS
+    from planner.present import cell
+
+    n = RICH_MAX_ROWS + 500
+    args = ("sweep", "demo/llama3-8b-24gib-6x8k", "--vary", f"batch=1..{n}",
+            "--show", "max_concurrent_sequences,fits")
+    code, out, err = run(*args)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "demo/llama3-8b-24gib-6x8k: batch"
+    assert lines[1].split() == ["batch", "max_concurrent_sequences", "fits"]  # no notes
+    assert set(lines[2].replace(" ", "")) == {"-"}
+    assert len(lines) == 3 + n and "┃" not in out and "│" not in out
+    code, js, _ = run(*args, "--json")
+    rows = json.loads(js)
+    for i in (0, 5, 6, n - 1):  # batch 1, 6 (the last that fits), 7, n
+        r = rows[i]
+        line = lines[3 + i]
+        assert line.lstrip().startswith(cell("batch", r["batch"]))
+        assert cell("max_concurrent_sequences", r["max_concurrent_sequences"]) in line
+        assert (" yes" in line) == bool(r["fits"])
+
+
+def test_wide_two_way_sweep_is_streamed_with_one_column_per_value() -> None:
+    """Issue 16 #20: a two-way table with more columns than a screen is streamed too: one
+    header with every column value, one line per row value."""
+    code, out, err = run("sweep", "demo/llama3-8b-24gib-6x8k", "--vary", "batch=1..3",
+                         "--vary", "prompt_tokens=100..150", "--show", "fits")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "demo/llama3-8b-24gib-6x8k: batch × prompt_tokens → fits"
+    header = lines[1].split()
+    assert header[:3] == ["batch", "\\", "prompt_tokens"] and len(header) == 3 + 2 * 51
+    assert header[3:5] == ["100", "tokens"] and header[-2:] == ["150", "tokens"]
+    assert len(lines) == 3 + 3 and all(line.split()[2:] == ["yes"] * 51 for line in lines[3:])
+    assert [line.split()[:2] for line in lines[3:]] == [[str(b), "sequences"] for b in (1, 2, 3)]
+
+
+def test_sweep_xlsx_names_are_text_and_the_row_limit_is_named(tmp_path: Path) -> None:
+    """Issue 16 #20 (--out): the .xlsx is written row by row; a GPU whose name starts like a
+    formula stays text; a sweep longer than a sheet is refused with the limit, before writing."""
+    import openpyxl
+    import pandas as pd
+
+    from planner.cli.whatif import XLSX_MAX_ROWS, _write
+
+    frame = pd.DataFrame({"gpu": ["=1+1", "h100-sxm"], "tpot_s": [0.5, float("nan")],
+                          "note": ["", "x"]})
+    path = tmp_path / "s.xlsx"
+    _write(frame, path)
+    sheet = openpyxl.load_workbook(path)["Sweep"]
+    assert [c.value for c in sheet[1]] == ["gpu", "tpot_s", "note"]
+    assert sheet["A2"].value == "=1+1" and sheet["A2"].data_type == "s"
+    assert sheet["A2"].quotePrefix
+    assert sheet["B2"].value == 0.5 and sheet["B3"].value is None
+    too_long = pd.DataFrame({"batch": range(XLSX_MAX_ROWS + 1)})
+    with pytest.raises(ValidationError, match="at most 1,048,575 rows"):
+        _write(too_long, tmp_path / "big.xlsx")
+    assert not (tmp_path / "big.xlsx").exists()

@@ -260,49 +260,76 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
         console.print("no scenarios")
 
 
+RICH_MAX_ROWS = 1_000
+"""Sweeps up to this many printed rows are drawn as a rich table; longer ones are streamed as
+plain aligned text (:mod:`planner.cli.stream`), in time linear in the rows."""
+
+
+def _text_or_cell(name: str) -> Any:
+    """The formatter of a varied input's values: names as they are, numbers with units."""
+    if name in ("gpu", "model"):
+        return str
+    return lambda v: str(v) if isinstance(v, str) else _cell(name, v)
+
+
 def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
-    """A one- or two-way sensitivity table."""
+    """A one- or two-way sensitivity table: a rich table when it is short, streamed plain
+    text (with a progress bar on stderr when long) otherwise."""
+    # lazy: the streaming writer, only when a sweep is printed
+    from planner.cli import stream
+
     varied = [v.column for v in grid.variations]
-    title = esc(f"{sc.fleet}/{sc.name}: " + " × ".join(varied))
+    plain_title = f"{sc.fleet}/{sc.name}: " + " × ".join(varied)
+    title = esc(plain_title)
+    notes = frame["note"].tolist()
     if len(varied) == 2 and len(columns) == 1:
         row_key, col_key = varied
         column = columns[0]
-        table = Table(title=f"{title} → {column}")
-        table.add_column(f"{row_key} \\ {col_key}", justify="right")
         row_values, col_cells = frame[row_key].tolist(), frame[col_key].tolist()
-        notes, figures = frame["note"].tolist(), frame[column].tolist()
+        figures = stream.format_column(frame[column].tolist(), lambda v: _cell(column, v))
         col_values = list(dict.fromkeys(col_cells))
-        for v in col_values:
-            table.add_column(_cell(col_key, v) if col_key not in ("gpu", "model") else esc(v),
-                             justify="right")
         at: dict[Any, dict[Any, int]] = {}  # one pass: row value → column value → first row
         for i, (r, v) in enumerate(zip(row_values, col_cells, strict=True)):
             at.setdefault(r, {}).setdefault(v, i)
+        col_labels = stream.format_column(col_values, _text_or_cell(col_key))
+        if len(at) > RICH_MAX_ROWS or len(col_values) > 40:
+            body = [stream.format_column(list(at), _text_or_cell(row_key))]
+            for v in col_values:
+                body.append([(notes[i] or figures[i]) if (i := by_col.get(v)) is not None
+                             else "" for by_col in at.values()])
+            stream.write_table(f"{plain_title} → {column}", [f"{row_key} \\ {col_key}",
+                                                              *col_labels], body,
+                               [False] * (1 + len(col_values)))
+            return
+        table = Table(title=f"{title} → {column}")
+        table.add_column(f"{row_key} \\ {col_key}", justify="right")
+        for label in col_labels:
+            table.add_column(esc(label), justify="right")
         for r, by_col in at.items():
             cells = []
             for v in col_values:
                 i = by_col.get(v)
                 note = notes[i] if i is not None else ""
                 cells.append(f"[dim]{esc(note)}[/]" if note else
-                             _cell(column, figures[i]) if i is not None else "")
-            table.add_row(esc(r), *cells)
+                             esc(figures[i]) if i is not None else "")
+            table.add_row(esc(_text_or_cell(row_key)(r)), *cells)
         console.print(table)
         return
+    names = list(dict.fromkeys((*varied, *columns)))
+    body = [stream.format_column(frame[c].tolist(), _text_or_cell(c) if c in varied
+                                 else (lambda v, c=c: _cell(c, v))) for c in names]
+    headers, left = names, [c in ("gpu", "model") for c in names]
+    if any(notes):  # once, not once per row
+        body.append(notes)
+        headers, left = [*headers, "note"], [*left, True]
+    if len(frame) > RICH_MAX_ROWS:
+        stream.write_table(plain_title, headers, body, left)
+        return
     table = Table(title=title)
-    for c in (*varied, *columns):
-        table.add_column(c, justify="left" if c in ("gpu", "model") else "right")
-    notes = frame["note"].tolist()
-    has_notes = any(notes)  # once, not once per row
-    if has_notes:
-        table.add_column("note")
-    data = {c: frame[c].tolist() for c in dict.fromkeys((*varied, *columns))}
-    for i in range(len(frame)):  # one pass over plain lists (no iterrows)
-        cells = [esc(data[c][i]) if c in ("gpu", "model") or isinstance(data[c][i], str)
-                 else _cell(c, data[c][i]) for c in varied]
-        cells += [_cell(c, data[c][i]) for c in columns]
-        if has_notes:
-            cells.append(esc(notes[i]))
-        table.add_row(*cells)
+    for h, is_left in zip(headers, left, strict=True):
+        table.add_column(h, justify="left" if is_left else "right")
+    for cells in zip(*body, strict=True):
+        table.add_row(*map(esc, cells))
     console.print(table)
 
 

@@ -38,10 +38,11 @@ def _variations(ctx: click.Context, texts: tuple[str, ...], kind: str) -> list[A
     return [parse_variation(t, gpus=gpus, models=models, columns=columns) for t in texts]
 
 
-def _progress_bar(total: int) -> Any:
+def _progress_bar(total: int, label: str = "evaluating") -> Any:
+    """A bar on stderr for long work (a terminal only), else ``None``."""
     if total < 300_000 or not sys.stderr.isatty():
         return None
-    return click.progressbar(length=total, label="evaluating", file=sys.stderr)
+    return click.progressbar(length=total, label=label, file=sys.stderr)
 
 
 @click.command()
@@ -128,14 +129,59 @@ def _check_out(path: Path, force: bool) -> None:
         raise PlannerError(f"cannot write {path}: folder {path.parent} does not exist")
 
 
+XLSX_MAX_ROWS = 1_048_575
+"""Rows an .xlsx sheet holds under its header row (Excel's limit is 1,048,576 rows)."""
+
+
 def _write(frame: Any, path: Path) -> None:
+    """The sweep to ``path``: CSV by pandas, .xlsx row by row through openpyxl's write-only
+    workbook (constant memory; names that start like a formula are written as text)."""
     try:
         if path.suffix.lower() == ".csv":
             frame.to_csv(path, index=False)
         else:
-            frame.to_excel(path, index=False, sheet_name="Sweep")
+            _write_xlsx(frame, path)
     except OSError as exc:
         raise PlannerError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_xlsx(frame: Any, path: Path) -> None:
+    if len(frame) > XLSX_MAX_ROWS:
+        raise ValidationError("--out", f"an .xlsx sheet holds at most {XLSX_MAX_ROWS:,} rows; "
+                              f"this sweep has {len(frame):,}: write a .csv instead",
+                              value=str(path))
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+
+    # lazy: the workbook layer's text rule, only when an .xlsx is written
+    from planner.report.fastsheet import TEXT_TRIGGERS
+
+    wb = Workbook(write_only=True)
+    sheet = wb.create_sheet("Sweep")
+    sheet.append([str(c) for c in frame.columns])
+
+    def value(v: Any) -> Any:
+        if isinstance(v, float) and v != v:
+            return None
+        if isinstance(v, str) and v.startswith(TEXT_TRIGGERS):
+            cell = WriteOnlyCell(sheet, value=v)
+            cell.data_type = "s"  # text, never a formula
+            cell.quotePrefix = True
+            return cell
+        return v
+
+    rows = frame.itertuples(index=False, name=None)
+    bar = _progress_bar(len(frame), label="writing")
+    if bar is None:
+        for row in rows:
+            sheet.append([value(v) for v in row])
+    else:
+        with bar:
+            for i, row in enumerate(rows, 1):
+                sheet.append([value(v) for v in row])
+                if i % 10_000 == 0:
+                    bar.update(10_000)
+    wb.save(path)
 
 
 @click.command()
