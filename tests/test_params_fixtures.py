@@ -6,17 +6,19 @@ device and sums ``p.numel()`` per component. The estimator must match every comp
 For the small configs the script also runs the model once and measures the cache transformers
 returns; the planner's KV elements per token, window and fixed per-sequence state must match it.
 Real published configs under ``fixtures/hf_configs`` name their source in
-``fixtures/hf_configs/sources.toml``.
+``fixtures/hf_configs/sources.toml``, with how each file was obtained (``provenance``): a
+verbatim copy of the published file, or typed from memory and not verified.
 """
 
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from planner.catalog import spec_from_file
+from planner.catalog import model_names, model_sources, spec_from_file
 from planner.estimator.architecture import LinearAttention
 from planner.estimator.figures import model_figures
 from planner.estimator.hf_config import SUPPORTED_MODEL_TYPES
@@ -34,7 +36,7 @@ def test_fixture_provenance() -> None:
     assert FIXTURE["transformers_version"] == "5.23.0"
     assert len(MODELS) == len(list((ROOT / "seeds" / "models").glob("*.json"))) + len(
         list((ROOT / "tests" / "fixtures" / "hf_configs").glob("*.json")))
-    assert len(MODELS) == 66
+    assert len(MODELS) == 67
 
 
 def test_every_supported_model_type_has_fixtures() -> None:
@@ -47,6 +49,34 @@ def test_every_config_on_disk_has_a_fixture() -> None:
     on_disk = {p.stem for d in ("seeds/models", "tests/fixtures/hf_configs")
                for p in (ROOT / d).glob("*.json")}
     assert on_disk == set(MODELS)
+
+
+def test_published_fixtures_record_their_provenance() -> None:
+    """Every entry of hf_configs/sources.toml names a fixture on disk and says how it was made.
+
+    Names with a dot are quoted keys: a bare ``[glm-4.5-air]`` would parse as a nested table.
+    """
+    folder = ROOT / "tests" / "fixtures" / "hf_configs"
+    with (folder / "sources.toml").open("rb") as fh:
+        sources = tomllib.load(fh)
+    assert len(sources) == 14
+    for name, record in sources.items():
+        assert (folder / f"{name}.json").exists(), name
+        assert record["source"] == f"https://huggingface.co/{record['hub_id']}/blob/main/config.json"
+        assert record["provenance"], name
+    verbatim = {n for n, r in sources.items() if r["provenance"] == "verbatim copy"}
+    assert verbatim == {"llama-4-scout-17b-16e-instruct", "qwen3-next-80b-a3b-thinking"}
+    assert all(sources[n]["copy_found"].startswith("github:") for n in verbatim)
+    unverified = {n for n, r in sources.items()
+                  if r["provenance"].startswith("typed from memory, not verified")}
+    assert len(unverified) == 9
+
+
+def test_every_catalog_model_has_its_hub_source() -> None:
+    """seeds/models/sources.toml gives every catalog config its Hub id (quoted dotted names)."""
+    sources = model_sources()
+    assert sorted(sources) == model_names()
+    assert sources["qwen2.5-32b-instruct"]["hub_id"] == "Qwen/Qwen2.5-32B-Instruct"
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

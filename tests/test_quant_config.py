@@ -8,9 +8,13 @@ Published figures (each case names its source):
   gptq-4bit-64g-actorder_True 7.51 GB (the Hub's file sizes, decimal GB, two decimals).
 * AWQ, TheBloke/Llama-2-13B-chat-AWQ, README "Provided files" table at commit 7d6f9050
   (https://huggingface.co/TheBloke/Llama-2-13B-chat-AWQ/blob/7d6f9050f5627806dcfdb2f96b39aac1aa6bdf63/README.md):
-  main (4 bit, group 128) 7.25 GB. (The page at that commit was found, but the excerpts the
-  research tools returned stop before the table: this figure is the one TheBloke's AWQ READMEs
-  list for 13B, to confirm against the page; the GPTQ rows above were read in the excerpt.)
+  main (4 bit, group 128) 7.25 GB. UNCONFIRMED: the README at that commit is stored (as a
+  mirror of .../raw/7d6f9050.../README.md), but every excerpt the research tools return stops
+  before the "Provided files" table, and an exact-substring search of public GitHub files found
+  no copy of the table (checked twice, the second time in the fixture-verification pass). The
+  figure is the one TheBloke's AWQ READMEs list for 13B; it agrees with the 7_255_009_280 B the
+  planner computes (7.26 GB) within the 1% the test allows, but it is not read from the page.
+  The GPTQ rows above were read in the excerpt.
 * FP8 block-wise, deepseek-ai/DeepSeek-V3 at commit afb92e1f
   (https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/afb92e1fa402c2be2a9eb085312bb02e0384d6c7/model.safetensors.index.json):
   ``metadata.total_size`` 688,586,727,753 B, which includes the multi-token-prediction module
