@@ -81,7 +81,7 @@ class Workspace:
         self._measurements = Measurements(engine, self._specs)
         self._calibration = Calibration(engine, self._specs, self._measurements)
         self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
-                                self._evaluation)
+                                self._evaluation, self._measurements)
 
     # ------------------------------------------------------------------ opening
     @classmethod
