@@ -28,9 +28,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from planner.catalog import gpu_record
 from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
-from planner.estimator.architecture import ModelSpec
 from planner.estimator.figures import model_figures
-from planner.estimator.gpu import GpuSpec, serving_figures
+from planner.estimator.gpu import serving_figures
 from planner.estimator.params import lora_dims
 from planner.report.fastsheet import (
     ROW,
@@ -54,7 +53,7 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
-from planner.sheet.calibration import PARAMETERS, Predictor, Run, run_table
+from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs
 from planner.sheet.inputs import input_columns
 from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
 from planner.sheet.symbolic import excel, symbolic
@@ -560,55 +559,6 @@ RUN_HEADERS = ("run", "model", "gpu", "engine", "mode", "profile",
                "measured TTFT mean [ms]", "predicted TTFT mean [ms]", "TTFT |error| [fraction]",
                "measured TPOT mean [ms]", "predicted TPOT mean [ms]", "TPOT |error| [fraction]")
 """Columns of the Calibration sheet's run table."""
-_SCALE = {"throughput": 1.0, "ttft": 1e3, "tpot": 1e3}
-"""Predictor figure (tokens/s, s) → the sheet's unit (tokens/s, ms)."""
-
-
-@dataclass(slots=True)
-class RunPrediction:
-    """One measured run on the Calibration sheet: measured and predicted figures per metric
-    (tokens/s for throughput, ms for TTFT and TPOT; ``None`` where not scored)."""
-
-    run: Run
-    profile: str
-    measured: dict[str, float]
-    predicted: dict[str, float]
-
-
-def predict_runs(runs: Sequence[Run], models: dict[str, ModelSpec], gpus: dict[str, GpuSpec],
-                 profiles: Sequence[CalibrationFigures]) -> list[RunPrediction]:
-    """Measured vs predicted of every scorable run: predictions by the fit's own predictor
-    (:class:`planner.sheet.calibration.Predictor`, the planner's formula graph) with the
-    parameters of the profile ``auto`` picks for the run's GPU and engine (the catalog's
-    figures and the scenario defaults when there is none). Runs that cannot be scored are
-    left out."""
-    groups: dict[tuple[str, str], list[Run]] = {}
-    for run in runs:
-        groups.setdefault((run.gpu, str(run.values.get("engine"))), []).append(run)
-    out: list[RunPrediction] = []
-    for (gpu, engine), group in sorted(groups.items()):
-        try:
-            predictor = Predictor(run_table(group), models, gpus)
-        except PlannerError:  # nothing in this group can be scored
-            continue
-        profile = resolve("auto", gpu, engine, profiles)
-        start = predictor.start()
-        params = None if profile is None else [
-            profile.parameters.get(p.name, float(x))
-            for p, x in zip(predictor.parameters, start, strict=True)]
-        predicted = predictor.predict(params)
-        per_run: dict[int, RunPrediction] = {}
-        for i, row in enumerate(predictor.rows):
-            run = predictor.runs.runs[int(row)]
-            entry = per_run.setdefault(run.id, RunPrediction(
-                run, profile.label if profile else "", {}, {}))
-            metric = str(predictor.metrics[i])
-            entry.measured[metric] = float(predictor.measured[i]) * _SCALE[metric]
-            entry.predicted[metric] = float(predicted[i]) * _SCALE[metric]
-        out += sorted(per_run.values(), key=lambda e: e.run.id)
-    return out
-
-
 def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPrediction]) -> None:
     """The Calibration sheet: the profiles the scenarios use (their fitted parameters, which
     the scenario sheets' calibrated cells reference) and one row per measured run with the

@@ -341,6 +341,11 @@ class Workspace:
         return self._calibration.calibrate(gpu=gpu, engine=engine, model=model,
                                            holdout=holdout, seed=seed, name=name)
 
+    def measurement_predictions(self) -> list[tuple[Measurement, Any]]:
+        """Every stored run with its measured and predicted figures (see
+        :meth:`planner.service.calibration.Calibration.predictions`)."""
+        return self._calibration.predictions()
+
     def calibration_profiles(self) -> list[Profile]:
         """Every calibration profile version."""
         return self._calibration.profiles()
