@@ -384,3 +384,73 @@ def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Pat
     recalculated = recalculate(path, tmp_path / "lo")
     assert compare_outputs(workbook_values(recalculated), scenarios, expected) == \
         4 * N_INFERENCE
+
+
+def test_calibrated_scenarios_and_calibration_sheet(tmp_path: Path,
+                                                    isolated_data_dir: Path) -> None:
+    """After planner calibrate on the development set's H100 + vLLM runs: a calibrated
+    scenario's exported outputs equal the planner's, the uncalibrated twin's and a row with
+    its own request latency too (formulas engine and LibreOffice); the Calibration sheet lists
+    the profile and one row per scored H100 + vLLM run with measured, predicted and |error|,
+    and a scatter chart on log axes; import ignores it."""
+    from tests.test_measurements import dev_workspace, import_dev_set
+
+    db = tmp_path / "c.db"
+    with dev_workspace(db) as ws:
+        import_dev_set(ws)
+        profile = ws.calibrate(gpu="h100-sxm", engine="vllm")
+        ws.new_fleet("plan")
+        common = {"model": "qwen3-8b", "gpu": "h100-sxm", "engine": "vllm",
+                  "concurrency": 8, "prompt_tokens": 233, "output_tokens": 221}
+        ws.new_scenario("plan", "calibrated", **common)
+        ws.new_scenario("plan", "catalog", **common, calibration="none")
+        ws.new_scenario("plan", "own-latency", **common, request_latency_s=0.1)
+        scenarios = ws.scenarios("plan")
+        expected = ws.evaluate_many(scenarios)
+        assert [o["calibration_profile"] for o in expected] == ["h100-sxm-vllm v1", "",
+                                                                "h100-sxm-vllm v1"]
+        path = tmp_path / "cal.xlsx"
+        report = ws.export(path, ["plan"])
+        assert report.sheets[-1] == "Calibration"
+        values = formulas_values(path)
+        assert compare_outputs(values, scenarios, expected) == 3 * N_INFERENCE
+        recalculated = workbook_values(recalculate(path, tmp_path / "lo"))
+        assert compare_outputs(recalculated, scenarios, expected) == 3 * N_INFERENCE
+        # the calibrated TTFT differs from the catalog one (48.0 ms vs 62.9 ms, see
+        # tests/test_calibration.py), so the profile really reached the formulas
+        col = letters("inference")
+        ttft = [values[("Scenarios", f"{col['ttft_mean_s']}{r}")] for r in (2, 3)]
+        assert ttft[0] == pytest.approx(0.0629, abs=5e-4)
+        assert ttft[1] == pytest.approx(0.0480, abs=5e-4)
+        wb = openpyxl.load_workbook(path)
+        sheet = wb["Calibration"]
+        assert sheet["A4"].value == "h100-sxm-vllm v1"
+        headers = [c.value for c in sheet[3]]
+        assert sheet.cell(row=4, column=headers.index("request_latency_s") + 1).value == \
+            pytest.approx(profile.parameters["request_latency_s"])
+        assert wb["Scenarios"][f"{col['gpu_bandwidth_efficiency']}2"].value == \
+            "=Calibration!$E$4"
+        runs = [m for m in ws.measurements(gpu="h100-sxm", engine="vllm")]
+        scored = {r["id"] for r in profile.residuals}
+        top = 7
+        assert sheet.cell(row=top, column=1).value == "run"
+        listed = [sheet.cell(row=r, column=1).value for r in range(top + 1, sheet.max_row + 1)
+                  if sheet.cell(row=r, column=1).value is not None]
+        assert sorted(listed) == sorted(scored) and len(listed) == len(runs) - len(
+            profile.errors["skipped"])
+        # one row: its measured figure is the stored run's, its predicted the profile's
+        # residual (the fit's own prediction), its |error| a live formula
+        by_id = {r["id"]: r for r in profile.residuals if r["metric"] == "throughput"}
+        first = sheet.cell(row=top + 1, column=1).value
+        assert sheet.cell(row=top + 1, column=7).value == pytest.approx(
+            by_id[first]["measured"])
+        assert sheet.cell(row=top + 1, column=8).value == pytest.approx(
+            by_id[first]["predicted"], rel=1e-9)
+        assert sheet.cell(row=top + 1, column=9).value == f"=ABS(H{top + 1}/G{top + 1}-1)"
+        assert values[("Calibration", f"I{top + 1}")] == pytest.approx(
+            abs(by_id[first]["predicted"] / by_id[first]["measured"] - 1))
+        chart, = sheet._charts
+        assert chart.x_axis.scaling.logBase == 10 and chart.y_axis.scaling.logBase == 10
+        assert len(chart.series) == 3
+        plans = ws.import_workbook(path)
+        assert len(plans) == 3 and all(not p.fields for p in plans)

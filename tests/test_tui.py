@@ -875,3 +875,105 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
         await pilot.press("g")  # and unfold them
         keys = [c.key.value for c in grid.ordered_columns]
         assert "batch" in keys and "group:inputs" not in keys
+
+
+BENCH = Path(__file__).parent / "fixtures" / "benchruns"
+BENCH_FILES = ("vllm-json/068-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c1.json",
+               "vllm-json/071-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c8.json",
+               "vllm-text/082-gpustack-qwen3-14b-h100-vllm-bf16-tp1-sharegpt-burst.txt")
+
+
+def import_bench_runs() -> list[Any]:
+    """Two GPUStack H100 + vLLM fixtures (Qwen3-8B at 1 and 8 clients) and a Qwen3-14B burst
+    file of 5 runs, imported through the service with the manifest's flags."""
+    import json
+
+    manifest = {e["file"]: e for e in json.loads((BENCH / "manifest.json").read_text())}
+    configs = Path(__file__).parent / "fixtures" / "serving_configs"
+    with db() as ws:
+        ws.import_models([(name, (configs / f"{name}.json").read_text(), "fixture")
+                          for name in ("qwen3-8b", "qwen3-14b")])
+        added = []
+        for file in BENCH_FILES:
+            entry = manifest[file]
+            added += ws.import_measurements([BENCH / file], entry["flags"],
+                                            entry["settings"]).added
+    return added
+
+
+def test_scatter_text_places_points_on_log_axes() -> None:
+    from planner.tui.measurements_tab import scatter_text
+
+    # measured 10 → predicted 10 (on the diagonal), measured 100 → predicted 1000: the axes
+    # span 1e1..1e3; with width 21 and height 11 a decade is 10 columns and 5 rows
+    lines = scatter_text([(10, 10, "T"), (100, 1000, "F")], width=21, height=11).splitlines()
+    grid = [line.split("│", 1)[1] for line in lines[:11]]
+    assert grid[10][0] == "T"       # bottom-left: (1e1, 1e1)
+    assert grid[0][10] == "F"       # top row (1e3), middle column (1e2)
+    assert grid[5][10] == "·"       # the diagonal at (1e2, 1e2)
+    assert lines[0].startswith("1e3 │") and lines[10].startswith("1e1 │")
+    assert scatter_text([]) == "no scored runs to plot"
+
+
+async def test_measurements_tab_fit_and_chart() -> None:
+    """The Measurements tab lists the imported runs with measured vs predicted and |error|;
+    F fits H100 + vLLM in a worker, the dialog shows the before/after medians of the stored
+    profile, and the table then predicts with the profile (the fit's own residuals)."""
+    added = import_bench_runs()
+    assert len(added) == 7
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.query_one("#tabs").active = "measurements"
+        await settle(pilot)
+        table = app.query_one("#measurements-table", DataTable)
+        assert table.row_count == 7
+        c1 = next(m for m in added if m.values.get("concurrency") == 1)
+        row = [str(c) for c in table.get_row(str(c1.id))]
+        assert row[1:6] == ["qwen3-8b", "h100-sxm", "vllm", "single", "catalog"]
+        measured = c1.values["output_tokens_per_s"]
+        assert row[6] == (f"{measured:,.1f}" if measured >= 100 else f"{measured:,.2f}")
+        before_row = row
+        assert row[9] != "–" and row[12] != "–"  # TTFT and TPOT scored (one client)
+        chart = text(app.query_one("#measurements-chart", Static))
+        assert "T" in chart and "measured → (log)" in chart
+        table.focus()
+        await pilot.press("F")
+        await settle(pilot)
+        await settle(pilot)
+        assert isinstance(app.screen, TextScreen)
+        body = text(app.screen.query_one("#body", Static))
+        with db() as ws:
+            profile, = ws.calibration_profiles()
+        assert profile.name == "h100-sxm-vllm" and profile.version == 1
+        after = profile.errors["after"]["throughput_median_abs_error"]
+        before = profile.errors["before"]["throughput_median_abs_error"]
+        assert f"{before:.1%} / " in body and f"{after:.1%} / " in body
+        assert "fit runs before" in body and "held out after" in body
+        await pilot.press("escape")
+        await settle(pilot)
+        row = [str(c) for c in table.get_row(str(c1.id))]
+        assert row[5] == "h100-sxm-vllm v1"
+        fitted = next(r for r in profile.residuals
+                      if r["id"] == c1.id and r["metric"] == "throughput")
+
+        def figure(value: float) -> str:
+            return f"{value:,.1f}" if value >= 100 else f"{value:,.2f}"
+
+        # before the fit the tab predicted what the fit started from, after it what it ended at
+        assert before_row[7] == figure(fitted["predicted_before"])
+        assert before_row[8] == f"{abs(fitted['predicted_before'] / measured - 1):.1%}"
+        assert row[7] == figure(fitted["predicted"])
+        assert row[8] == f"{abs(fitted['predicted'] / measured - 1):.1%}"
+
+
+def test_measurements_tab_snapshot(snap_compare: Any) -> None:
+    import_bench_runs()
+
+    async def run_before(pilot: Any) -> None:
+        await ready(pilot)
+        pilot.app.query_one("#tabs").active = "measurements"
+        await settle(pilot)
+        await steady(pilot)
+
+    assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.chart import BarChart, LineChart, Reference
+from openpyxl.chart import BarChart, LineChart, Reference, ScatterChart, Series
 from openpyxl.formatting.rule import ColorScaleRule, FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
@@ -53,6 +53,9 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
+from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs
+from planner.sheet.inputs import input_columns
+from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
 from planner.sheet.symbolic import excel, symbolic
 from planner.sheet.table import graph, inputs_of
 from planner.units import DTYPE_BITS
@@ -136,12 +139,20 @@ def _catalog_formula(key: str, name_cell: dict[str, str], ranges: _Ranges) -> st
 def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], ranges: _Ranges,
                          models: dict[str, ModelInfo], styles: Styles, *,
                          lora_dims: dict[tuple[str, str], int] | None = None,
-                         progress: Callable[[int], None] | None = None) -> list[str]:
+                         progress: Callable[[int], None] | None = None,
+                         calibration: CalibrationCells | None = None) -> list[str]:
     """Header, formats, validation and conditional formatting through openpyxl; returns the
-    body rows (inputs as values, outputs as formulas) as XML for :func:`fastsheet.inject`."""
+    body rows (inputs as values, outputs as formulas) as XML for :func:`fastsheet.inject`.
+
+    With ``calibration``, the rows whose ``calibration`` input picks a profile get per-row
+    formulas in the columns that profile changes (see :class:`CalibrationCells`)."""
     columns = scenario_columns(kind)
     col = letters(kind)
     g = graph(kind)
+    picked = ([calibration.pick(sc) for sc in scenarios] if calibration is not None
+              and kind == "inference" else [None] * len(scenarios))
+    overridden = (calibration.columns(kind) if calibration is not None and any(picked)
+                  else frozenset())
     for j, c in enumerate(columns, 1):
         _header(ws, 1, j, c.header, c.role)
     plan: list[tuple[str, str, str, str]] = []  # (letter, role, key or template, style)
@@ -168,7 +179,13 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
         cells = []
         for j, (letter, role, payload, style) in enumerate(plan):
             ref = f"{letter}{r}"
-            if role == "formula":
+            key = columns[j].key
+            if role == "formula" and key in overridden:  # one formula per row, not shared
+                profile = picked[i]
+                template = (calibration.template(kind, key, profile, ranges)  # type: ignore
+                            if profile is not None else payload)
+                cells.append(formula_xml(ref, template, r, style))
+            elif role == "formula":
                 cells.append(shared_formula_xml(ref, payload, r, style, j, 2,
                                                 len(scenarios) + 1))
             elif role == "meta":
@@ -206,6 +223,125 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
             f"A2:{get_column_letter(len(columns))}{last}",
             FormulaRule(formula=[f"${fits}2=FALSE"], fill=RED))
     return rows
+
+
+GPU_CALIBRATED = ("gpu_matmul_efficiency_16bit", "gpu_matmul_efficiency_8bit",
+                  "gpu_bandwidth_efficiency")
+"""GPU figure columns of a scenario sheet a calibration profile replaces."""
+PROFILE_HEADERS = ("profile", "gpu", "engine", *(p.name for p in PARAMETERS),
+                   "holdout throughput |error| [fraction]")
+PROFILE_TOP = 3
+"""Header row of the Calibration sheet's profile table (its profiles follow)."""
+
+
+def _excel_number(value: float) -> str:
+    return repr(float(value)).replace("e+", "E+").replace("e-", "E-")
+
+
+class CalibrationCells:
+    """Where the workbook takes a calibration profile's figures from: the profile table of the
+    Calibration sheet (one row per profile, one column per fitted parameter).
+
+    A scenario row whose ``calibration`` input picks a profile (resolved at export, as
+    evaluation resolves it) gets its own formulas in the columns the profile changes:
+
+    * ``gpu_matmul_efficiency_16bit`` = the profile's ``matmul_efficiency`` cell,
+      ``gpu_matmul_efficiency_8bit`` = that cell × the GPU's 8-bit / 16-bit catalog shares
+      (INDEX/MATCH on the GPUs sheet), ``gpu_bandwidth_efficiency`` = the profile's cell;
+    * every formula that reads ``engine_step_overhead_s``, ``collective_efficiency`` or
+      ``request_latency_s`` reads ``IF(input = default, profile cell, input)``: the profile
+      replaces an input left at its default, a value the user set wins (as in evaluation).
+
+    So the workbook computes the calibrated figures live, and editing a profile cell flows
+    into every scenario that uses it. The input cells keep the stored values, so a round trip
+    import changes nothing."""
+
+    def __init__(self, profiles: Sequence[CalibrationFigures]) -> None:
+        self.profiles = list(profiles)
+        self.rows: dict[str, int] = {}
+        self._templates: dict[tuple[str, str, str], str] = {}
+        self._reads: dict[str, dict[str, frozenset[str]]] = {}
+        self.param_letter = {name: get_column_letter(j) for j, name in
+                             enumerate(PROFILE_HEADERS, 1) if name in
+                             {p.name for p in PARAMETERS}}
+
+    def pick(self, sc: Scenario) -> CalibrationFigures | None:
+        """The profile the scenario's ``calibration`` input picks (registered in the table)."""
+        profile = resolve(str(sc.inputs.get("calibration", "auto")), sc.gpu,
+                          str(sc.inputs.get("engine")), self.profiles)
+        if profile is not None:
+            self.add(profile)
+        return profile
+
+    def add(self, profile: CalibrationFigures) -> int:
+        """The profile's row in the table (added on first use)."""
+        if profile.label not in self.rows:
+            self.rows[profile.label] = PROFILE_TOP + 1 + len(self.rows)
+        return self.rows[profile.label]
+
+    def used(self) -> list[CalibrationFigures]:
+        """The profiles in the table, in row order."""
+        by_label = {p.label: p for p in self.profiles}
+        return [by_label[label] for label in sorted(self.rows, key=self.rows.__getitem__)]
+
+    def reads(self, kind: str) -> dict[str, frozenset[str]]:
+        """Computed column → the replaced inputs its formula reads directly."""
+        if kind not in self._reads:
+            g = graph(kind)
+            found: dict[str, frozenset[str]] = {}
+            for c in scenario_columns(kind):
+                if g.computes(c.key):
+                    names: set[str] = set()
+                    excel(symbolic(g.formula(c.key)), lambda n, seen=names: seen.add(n) or n)
+                    hit = names & set(INPUT_REPLACED)
+                    if hit:
+                        found[c.key] = frozenset(hit)
+            self._reads[kind] = found
+        return self._reads[kind]
+
+    def columns(self, kind: str) -> frozenset[str]:
+        """Every column a profile may change on a sheet of ``kind``."""
+        return frozenset(self.reads(kind)) | frozenset(GPU_CALIBRATED)
+
+    def cell(self, profile: CalibrationFigures, parameter: str) -> str:
+        """Absolute reference of a profile's parameter cell."""
+        return f"Calibration!${self.param_letter[parameter]}${self.add(profile)}"
+
+    def template(self, kind: str, key: str, profile: CalibrationFigures, ranges: _Ranges
+                 ) -> str:
+        """The formula template of column ``key`` for a row calibrated with ``profile``."""
+        cache_key = (kind, key, profile.label)
+        if cache_key in self._templates:
+            return self._templates[cache_key]
+        col = letters(kind)
+        p = profile.parameters
+        gpu_cell = f"{col['gpu']}{ROW}"
+
+        def lookup(column: str) -> str:
+            return ranges.gpu(GPU_FIGURE_SOURCE[column], gpu_cell)
+
+        if key == "gpu_matmul_efficiency_16bit" and "matmul_efficiency" in p:
+            text = "=" + self.cell(profile, "matmul_efficiency")
+        elif key == "gpu_matmul_efficiency_8bit" and "matmul_efficiency" in p:
+            text = (f"={self.cell(profile, 'matmul_efficiency')}*"
+                    f"{lookup('gpu_matmul_efficiency_8bit')}/"
+                    f"{lookup('gpu_matmul_efficiency_16bit')}")
+        elif key == "gpu_bandwidth_efficiency" and "bandwidth_efficiency" in p:
+            text = "=" + self.cell(profile, "bandwidth_efficiency")
+        elif key in GPU_CALIBRATED:
+            text = "=" + lookup(key)
+        else:
+            defaults = input_columns()
+
+            def ref(name: str) -> str:
+                own = f"{col[name]}{ROW}"
+                if name in INPUT_REPLACED and name in p:
+                    return (f"IF({own}={_excel_number(defaults[name].default)},"
+                            f"{self.cell(profile, name)},{own})")
+                return own
+            text = "=" + excel(symbolic(graph(kind).formula(key)), ref)
+        self._templates[cache_key] = formula_template(text)
+        return self._templates[cache_key]
 
 
 def _validations(ws: Any, kind: str, col: dict[str, str], last: int, n_models: int) -> None:
@@ -417,6 +553,85 @@ def _col_index(letter: str) -> int:
     return column_index_from_string(letter)
 
 
+RUN_HEADERS = ("run", "model", "gpu", "engine", "mode", "profile",
+               "measured output [tokens/s]", "predicted output [tokens/s]",
+               "throughput |error| [fraction]",
+               "measured TTFT mean [ms]", "predicted TTFT mean [ms]", "TTFT |error| [fraction]",
+               "measured TPOT mean [ms]", "predicted TPOT mean [ms]", "TPOT |error| [fraction]")
+"""Columns of the Calibration sheet's run table."""
+def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPrediction]) -> None:
+    """The Calibration sheet: the profiles the scenarios use (their fitted parameters, which
+    the scenario sheets' calibrated cells reference) and one row per measured run with the
+    measured and predicted figures (predicted: computed values, see :func:`predict_runs`)
+    and ``|error| = ABS(predicted / measured - 1)`` as a live formula; a scatter chart of
+    predicted against measured on log axes, one series per figure."""
+    bold = Font(bold=True)
+    ws.cell(row=1, column=1, value="Calibration profiles (fitted parameters; scenario "
+            "sheets read these cells)").font = bold
+    for j, header in enumerate(PROFILE_HEADERS, 1):
+        _header(ws, PROFILE_TOP, j, header, "input" if j > 3 else "meta")
+    for profile in cells.used():
+        r = cells.rows[profile.label]
+        write_text(ws.cell(row=r, column=1), profile.label)
+        write_text(ws.cell(row=r, column=2), profile.gpu)
+        write_text(ws.cell(row=r, column=3), profile.engine)
+        for j, name in enumerate(PROFILE_HEADERS[3:-1], 4):
+            if name in profile.parameters:
+                ws.cell(row=r, column=j, value=float(profile.parameters[name]))
+                ws.cell(row=r, column=j).number_format = "0.000000"
+        if profile.holdout_throughput_error is not None:
+            ws.cell(row=r, column=len(PROFILE_HEADERS), value=profile.holdout_throughput_error)
+            ws.cell(row=r, column=len(PROFILE_HEADERS)).number_format = "0.0%"
+    top = run_top(len(cells.rows))
+    ws.cell(row=top - 1, column=1, value="Measured runs (predicted: computed by the planner "
+            "at export with the profile auto picks; |error|: live formula)").font = bold
+    for j, header in enumerate(RUN_HEADERS, 1):
+        _header(ws, top, j, header, "output" if j > 6 else "meta")
+    for i, entry in enumerate(runs, top + 1):
+        v = entry.run.values
+        for j, value in enumerate((entry.run.id, entry.run.model, entry.run.gpu,
+                                   v.get("engine"), v.get("mode"), entry.profile), 1):
+            write_text(ws.cell(row=i, column=j), value)
+        for k, metric in enumerate(("throughput", "ttft", "tpot")):
+            first = 7 + 3 * k
+            if metric not in entry.measured:
+                continue
+            m, p = get_column_letter(first), get_column_letter(first + 1)
+            ws.cell(row=i, column=first, value=entry.measured[metric])
+            ws.cell(row=i, column=first + 1, value=entry.predicted[metric])
+            ws.cell(row=i, column=first + 2, value=f"=ABS({p}{i}/{m}{i}-1)")
+            for j, fmt in ((first, "#,##0.00"), (first + 1, "#,##0.00"), (first + 2, "0.0%")):
+                ws.cell(row=i, column=j).number_format = fmt
+    if runs:
+        end = top + len(runs)
+        chart = ScatterChart()
+        chart.title = "Predicted against measured (log axes)"
+        chart.style = 13
+        chart.x_axis.title, chart.y_axis.title = "measured", "predicted"
+        chart.x_axis.scaling.logBase = 10
+        chart.y_axis.scaling.logBase = 10
+        chart.x_axis.delete = chart.y_axis.delete = False
+        for k, label in enumerate(("output [tokens/s]", "TTFT [ms]", "TPOT [ms]")):
+            first = 7 + 3 * k
+            series = Series(Reference(ws, min_col=first + 1, min_row=top + 1, max_row=end),
+                            Reference(ws, min_col=first, min_row=top + 1, max_row=end),
+                            title=label)
+            series.marker.symbol = "circle"
+            series.graphicalProperties.line.noFill = True
+            chart.series.append(series)
+        chart.height, chart.width = 12, 18
+        ws.add_chart(chart, f"{get_column_letter(len(RUN_HEADERS) + 2)}{top}")
+    ws.column_dimensions["A"].width = 22
+    for j in range(2, len(RUN_HEADERS) + 1):
+        ws.column_dimensions[get_column_letter(j)].width = 16
+    ws.freeze_panes = f"A{top + 1}"
+
+
+def run_top(n_profiles: int) -> int:
+    """Header row of the Calibration sheet's run table below ``n_profiles`` profiles."""
+    return PROFILE_TOP + max(n_profiles, 1) + 3
+
+
 @dataclass(slots=True)
 class Built:
     """A workbook and the fast-written sheet bodies to splice in when it is saved."""
@@ -427,8 +642,13 @@ class Built:
 
 def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
                    gpus: Sequence[GpuInfo], *, sweeps: Sequence[Sweep] = (),
-                   progress: Callable[[int], None] | None = None) -> Built:
-    """The whole report (saved by :func:`save_workbook`)."""
+                   progress: Callable[[int], None] | None = None,
+                   profiles: Sequence[CalibrationFigures] = (),
+                   runs: Sequence[Run] = ()) -> Built:
+    """The whole report (saved by :func:`save_workbook`). ``profiles``: the calibration
+    profiles scenarios may pick (their figures reach the formulas through the Calibration
+    sheet); ``runs``: measured runs, of which those on an exported scenario's GPU and engine
+    are listed on the Calibration sheet."""
     wb = Workbook()
     styles = Styles(wb)
     summary = wb.active
@@ -439,8 +659,18 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     training = [s for s in scenarios if s.kind == "training"]
     bodies: dict[str, tuple[list[str], int, int]] = {}
     width = {k: len(scenario_columns(k)) for k in SCENARIO_SHEETS}
+    cells = CalibrationCells(profiles)
+    pairs = {(s.gpu.lower(), str(s.inputs.get("engine"))) for s in inference}
+    shown = [r for r in runs if (r.gpu.lower(), str(r.values.get("engine"))) in pairs]
+    predictions = predict_runs(shown, {m.name: m.spec for m in models},
+                               {g.name: g.spec for g in gpus}, profiles) if shown else []
+    for entry in predictions:  # list the profile each run is predicted with
+        picked = resolve("auto", entry.run.gpu, str(entry.run.values.get("engine")), profiles)
+        if picked is not None:
+            cells.add(picked)
     rows = write_scenario_sheet(wb.create_sheet(SCENARIO_SHEETS["inference"]), "inference",
-                                inference, ranges, by_name, styles, progress=progress)
+                                inference, ranges, by_name, styles, progress=progress,
+                                calibration=cells)
     bodies["Scenarios"] = (rows, len(inference) + 1, width["inference"])
     dims = {(s.model, s.lora_targets): lora_dims(by_name[s.model].spec, s.lora_targets)
             for s in training if s.inputs.get("lora_rank")}
@@ -453,9 +683,12 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     write_lists(wb.create_sheet("Lists"))
     for k, sweep in enumerate(sweeps, 1):
         ws = wb.create_sheet(f"Sweep {k}")
-        rows = write_scenario_sheet(ws, "inference", sweep.rows, ranges, by_name, styles)
+        rows = write_scenario_sheet(ws, "inference", sweep.rows, ranges, by_name, styles,
+                                    calibration=cells)
         bodies[ws.title] = (rows, len(sweep.rows) + 1, width["inference"])
         write_sweep_chart(ws, sweep)
+    if cells.rows or predictions:
+        write_calibration(wb.create_sheet("Calibration"), cells, predictions)
     fleets = sorted({s.fleet for s in scenarios})
     body = write_summary(summary, inference, fleets, sorted({s.gpu for s in inference}), styles,
                          {g.name: row for row, g in enumerate(gpus, 2)})

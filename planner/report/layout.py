@@ -32,8 +32,10 @@ from planner.sheet.table import graph, inputs_of
 Role = Literal["meta", "input", "output", "lookup"]
 
 SCENARIO_SHEETS = {"inference": "Scenarios", "training": "Training"}
-KNOWN_SHEETS = ("Summary", "Scenarios", "Training", "Models", "GPUs", "Lists")
-"""Sheets the planner writes (plus ``Sweep …`` sheets when sweeps are included)."""
+KNOWN_SHEETS = ("Summary", "Scenarios", "Training", "Models", "GPUs", "Lists", "Calibration")
+"""Sheets the planner writes (plus ``Sweep …`` sheets when sweeps are included; Calibration
+when scenarios use calibration profiles or measured runs match them). Import reads only the
+scenario sheets."""
 
 NUMBER_FORMATS = {
     "B": "#,##0", "FLOPs": "0.000E+00", "s": "0.000000", "tokens": "#,##0",

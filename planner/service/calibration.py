@@ -29,8 +29,10 @@ from planner.sheet.calibration import (
     FitResult,
     Predictor,
     Run,
+    RunPrediction,
     fit,
     holdout_split,
+    predict_runs,
     run_table,
 )
 from planner.sheet.profiles import CalibrationFigures
@@ -190,6 +192,21 @@ class Calibration:
         """Every profile version as evaluation uses it."""
         with read_session(self.engine) as s:
             return calibration_figures(s)
+
+    def predictions(self) -> list[tuple[Any, RunPrediction | None]]:
+        """Every stored run with its measured and predicted figures (tokens/s, ms): predicted
+        by the planner's formula graph with the profile ``auto`` picks for the run's GPU and
+        engine (:func:`planner.sheet.calibration.predict_runs`); ``None`` for a run that
+        cannot be scored."""
+        stored = self.measurements.list()
+        if not stored:
+            return []
+        with read_session(self.engine) as s:
+            models, gpus = self.specs.model_specs(s), self.specs.gpu_specs(s)
+            profiles = calibration_figures(s)
+        runs = [Run(m.id, m.model, m.gpu, m.values, m.settings) for m in stored]
+        by_id = {p.run.id: p for p in predict_runs(runs, models, gpus, profiles)}
+        return [(m, by_id.get(m.id)) for m in stored]
 
     def newest_for(self, gpu: str, engine: str) -> Profile | None:
         """The newest profile (by creation) fitted for ``gpu`` and ``engine``, if any."""

@@ -14,6 +14,7 @@ from planner.errors import PlannerError, ValidationError
 from planner.service.catalog import Catalog
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
+from planner.service.measurements import Measurements
 from planner.service.scenarios import Scenarios
 from planner.store.engine import write_transaction
 
@@ -22,12 +23,13 @@ class Reports:
     """Export and import over the other use cases of one workspace."""
 
     def __init__(self, engine: Engine, catalog: Catalog, fleets: Fleets, scenarios: Scenarios,
-                 evaluation: Evaluation) -> None:
+                 evaluation: Evaluation, measurements: Measurements | None = None) -> None:
         self.engine = engine
         self.catalog = catalog
         self.fleets = fleets
         self.scenarios = scenarios
         self.evaluation = evaluation
+        self.measurements = measurements
 
     def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
                sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
@@ -39,7 +41,13 @@ class Reports:
         names = fleets or [f.name for f in self.fleets.fleets()]
         scenarios = [s for name in names for s in self.scenarios.scenarios(name)]
         models, gpus = self.catalog.models(), self.catalog.gpus()
-        built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress)
+        # lazy: as above (numpy-backed run mapping, only an export with runs needs it)
+        from planner.sheet.calibration import Run
+
+        runs = [Run(m.id, m.model, m.gpu, m.values, m.settings)
+                for m in (self.measurements.list() if self.measurements else [])]
+        built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress,
+                               profiles=self.evaluation.profiles(), runs=runs)
         save_workbook(built, Path(path), force=force)
         return ExportReport(Path(path), sum(s.kind == "inference" for s in scenarios),
                             sum(s.kind == "training" for s in scenarios), len(models), len(gpus),

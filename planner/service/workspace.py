@@ -81,7 +81,7 @@ class Workspace:
         self._measurements = Measurements(engine, self._specs)
         self._calibration = Calibration(engine, self._specs, self._measurements)
         self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
-                                self._evaluation)
+                                self._evaluation, self._measurements)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -340,6 +340,11 @@ class Workspace:
         version (see :mod:`planner.service.calibration`)."""
         return self._calibration.calibrate(gpu=gpu, engine=engine, model=model,
                                            holdout=holdout, seed=seed, name=name)
+
+    def measurement_predictions(self) -> list[tuple[Measurement, Any]]:
+        """Every stored run with its measured and predicted figures (see
+        :meth:`planner.service.calibration.Calibration.predictions`)."""
+        return self._calibration.predictions()
 
     def calibration_profiles(self) -> list[Profile]:
         """Every calibration profile version."""

@@ -45,6 +45,7 @@ from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec, serving_figures
 from planner.sheet.inputs import INFERENCE_INPUTS
+from planner.sheet.profiles import CalibrationFigures, resolve
 from planner.sheet.table import build_columns, graph
 
 
@@ -401,4 +402,53 @@ def calibrated_gpu_figures(gpu: GpuSpec, parameters: Mapping[str, float]) -> dic
         out["gpu_matmul_efficiency_8bit"] = parameters["matmul_efficiency"] * ratio
     if "bandwidth_efficiency" in parameters:
         out["gpu_bandwidth_efficiency"] = parameters["bandwidth_efficiency"]
+    return out
+
+
+_SCALE = {"throughput": 1.0, "ttft": 1e3, "tpot": 1e3}
+"""Predictor figure (tokens/s, s) → the sheet's unit (tokens/s, ms)."""
+
+
+@dataclass(slots=True)
+class RunPrediction:
+    """One measured run on the Calibration sheet: measured and predicted figures per metric
+    (tokens/s for throughput, ms for TTFT and TPOT; ``None`` where not scored)."""
+
+    run: Run
+    profile: str
+    measured: dict[str, float]
+    predicted: dict[str, float]
+
+
+def predict_runs(runs: Sequence[Run], models: dict[str, ModelSpec], gpus: dict[str, GpuSpec],
+                 profiles: Sequence[CalibrationFigures]) -> list[RunPrediction]:
+    """Measured vs predicted of every scorable run: predictions by the fit's own predictor
+    (:class:`planner.sheet.calibration.Predictor`, the planner's formula graph) with the
+    parameters of the profile ``auto`` picks for the run's GPU and engine (the catalog's
+    figures and the scenario defaults when there is none). Runs that cannot be scored are
+    left out."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for run in runs:
+        groups.setdefault((run.gpu, str(run.values.get("engine"))), []).append(run)
+    out: list[RunPrediction] = []
+    for (gpu, engine), group in sorted(groups.items()):
+        try:
+            predictor = Predictor(run_table(group), models, gpus)
+        except PlannerError:  # nothing in this group can be scored
+            continue
+        profile = resolve("auto", gpu, engine, profiles)
+        start = predictor.start()
+        params = None if profile is None else [
+            profile.parameters.get(p.name, float(x))
+            for p, x in zip(predictor.parameters, start, strict=True)]
+        predicted = predictor.predict(params)
+        per_run: dict[int, RunPrediction] = {}
+        for i, row in enumerate(predictor.rows):
+            run = predictor.runs.runs[int(row)]
+            entry = per_run.setdefault(run.id, RunPrediction(
+                run, profile.label if profile else "", {}, {}))
+            metric = str(predictor.metrics[i])
+            entry.measured[metric] = float(predictor.measured[i]) * _SCALE[metric]
+            entry.predicted[metric] = float(predicted[i]) * _SCALE[metric]
+        out += sorted(per_run.values(), key=lambda e: e.run.id)
     return out

@@ -29,7 +29,8 @@ from planner.tui.catalog_tabs import GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
 from planner.tui.dialogs import TextScreen
 from planner.tui.grid import SheetTable
-from planner.tui.messages import CatalogLoaded, FleetLoaded, WorkFailed
+from planner.tui.measurements_tab import MeasurementsPane
+from planner.tui.messages import CatalogLoaded, FitDone, FleetLoaded, WorkFailed
 from planner.tui.rows import Outputs
 from planner.tui.sheet import ScenarioSheet
 from planner.tui.types import WorkspaceRef
@@ -59,6 +60,7 @@ KEYS = [
     Binding("x", "explain", "Explain", show=False),
     Binding("ctrl+e", "export", "Export"),
     Binding("i", "import_model", "Import model", show=False),
+    Binding("F", "fit", "Fit", show=False),
     Binding("ctrl+t", "toggle_theme", "Theme", show=False),
     Binding("question_mark,f1", "help", "Help"),
     Binding("q", "quit", "Quit"),
@@ -149,6 +151,12 @@ class PlannerApp(App[None]):
         if message.changed:
             self.sheet.reload()
 
+    @on(FitDone)
+    def _fit_done(self, _message: FitDone) -> None:
+        """A calibration profile was stored: scenarios with ``calibration = auto`` on its GPU
+        and engine now evaluate with it."""
+        self.sheet.reload()
+
     @on(FleetLoaded)
     def _fleet_loaded(self, message: FleetLoaded) -> None:
         self.sub_title = f"fleet {message.fleet} — {len(message.scenarios)} scenarios"
@@ -196,8 +204,8 @@ class PlannerApp(App[None]):
         that table, so keys meant for the tabs never edit a catalog entry or a cell."""
         tab = self.query_one("#tabs", TabbedContent).active
         table: DataTable[object] = self.query_one(
-            {"gpus": "#gpus-table", "models": "#models-table",
-             "training": "#train-grid"}.get(tab, "#grid"), DataTable)
+            {"gpus": "#gpus-table", "models": "#models-table", "training": "#train-grid",
+             "measurements": "#measurements-table"}.get(tab, "#grid"), DataTable)
         if self.focused is not table:
             table.focus()
             return
@@ -205,6 +213,8 @@ class PlannerApp(App[None]):
             self.query_one(GpusTab).edit()
         elif tab == "models":
             self.query_one(ModelsTab).edit()
+        elif tab == "measurements":
+            return  # runs are read-only here (planner bench import/delete)
         else:
             self.sheet.edit()
 
@@ -272,6 +282,17 @@ class PlannerApp(App[None]):
 
     def action_import_model(self) -> None:
         self.query_one(ModelsTab).import_model()
+
+    def action_fit(self) -> None:
+        """Fit the GPU and engine of the run under the Measurements tab's cursor (from any
+        tab: the Measurements tab is shown first)."""
+        tabs = self.query_one("#tabs", TabbedContent)
+        if tabs.active != "measurements":
+            tabs.active = "measurements"
+            self.notify("Pick a run of the GPU and engine to fit, then press F.",
+                        title="Measurements")
+            return
+        self.query_one(MeasurementsPane).fit()
 
     def action_help(self) -> None:
 

@@ -80,3 +80,18 @@ class ExportDone(Message):
 
     path: str
     scenarios: int
+
+
+@dataclass
+class MeasurementsLoaded(Message):
+    """The stored benchmark runs, each with its prediction (None when it cannot be scored)."""
+
+    rows: list[tuple[Any, Any]]
+
+
+@dataclass
+class FitDone(Message):
+    """A calibration fit finished and was stored: the profile, and the runs predicted anew."""
+
+    profile: Any
+    rows: list[tuple[Any, Any]]

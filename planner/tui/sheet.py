@@ -55,6 +55,7 @@ from planner.tui.dialogs import (
 from planner.tui.editline import LineBuffer
 from planner.tui.formula_bar import FormulaBar
 from planner.tui.grid import SheetTable
+from planner.tui.measurements_tab import MeasurementsPane
 from planner.tui.messages import (
     ExportDone,
     FleetLoaded,
@@ -136,6 +137,8 @@ class ScenarioSheet(Vertical):
                 yield ModelsTab(self.workspace, id="models-table")
             with TabPane("GPUs", id="gpus"):
                 yield GpusTab(self.workspace, id="gpus-table")
+            with TabPane("Measurements", id="measurements"):
+                yield MeasurementsPane(self.workspace, id="measurements-pane")
         yield self._status
 
     def focus_grid(self) -> None:
@@ -366,7 +369,10 @@ class ScenarioSheet(Vertical):
         self._end_edit()
         pane = event.pane.id or ""
         table = self.query_one({"training": "#train-grid", "models": "#models-table",
-                                "gpus": "#gpus-table"}.get(pane, "#grid"), DataTable)
+                                "gpus": "#gpus-table", "measurements": "#measurements-table"
+                                }.get(pane, "#grid"), DataTable)
+        if pane == "measurements":
+            self.query_one(MeasurementsPane).load()
 
         def refocus() -> None:  # the focused table was on the tab just hidden
             focused = self.app.focused

@@ -235,7 +235,8 @@ def help_text(bindings: list[Binding]) -> Table:
              ("in the bar", "Enter accepts · Esc cancels · ← → Home End · Backspace Delete · "
                             "ctrl+u / ctrl+k delete to start / end · ctrl+w a word"),
              ("choices", "model, GPU, dtypes, yes/no: type to filter, ← → (or Tab) choose"),
-             ("Tab, ← →", "to the tab strip, then Scenarios, Training, Models or GPUs")]
+             ("Tab, ← →", "to the tab strip, then Scenarios, Training, Models, GPUs or "
+                           "Measurements (benchmark runs: measured vs predicted)")]
     for key, text in guide:
         table.add_row(key, text)
     for b in bindings:
@@ -267,6 +268,8 @@ _HELP = {
     "explain": "why a computed cell has its value: formula and inputs",
     "export": "export this fleet to an Excel workbook that still computes",
     "import_model": "import a model's config.json (Models tab)",
+    "fit": "Measurements tab: fit the GPU and engine of the run under the cursor (calibrate) "
+           "and show the before/after error table",
     "toggle_theme": "switch between dark and light themes",
     "help": "this help",
     "quit": "quit",
