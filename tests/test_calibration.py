@@ -82,6 +82,28 @@ def test_parameter_recovery_within_two_percent() -> None:
     assert result.before["throughput_median_abs_error"] > 0.05
 
 
+def test_a_parameter_no_run_moves_is_not_fitted() -> None:
+    """Runs on one GPU each (tp = 1) say nothing about the collective efficiency: it keeps its
+    starting value and is not reported as fitted, while the others are fitted back as above."""
+    models, gpus = catalog()
+    template = [r for r in synthetic_runs() if r.values["tp"] == 1]
+    predictor = Predictor(run_table(template), models, gpus)
+    truth = np.array([TRUE[name] for name in PARAMETER_NAMES])
+    predicted = predictor.predict(truth)
+    field = {"throughput": "output_tokens_per_s", "ttft": "ttft_mean_ms",
+             "tpot": "tpot_mean_ms"}
+    values = [dict(r.values) for r in template]
+    for (row, metric, _), value in zip(predictor.runs.pairs, predicted, strict=True):
+        values[row][field[metric]] = value if metric == "throughput" else value * 1e3
+    runs = [Run(r.id, r.model, r.gpu, v) for r, v in zip(template, values, strict=True)]
+    result = fit(Predictor(run_table(runs), models, gpus))
+    assert "collective_efficiency" not in result.fitted
+    assert result.parameters["collective_efficiency"] == result.start["collective_efficiency"]
+    assert result.fitted == [n for n in PARAMETER_NAMES if n != "collective_efficiency"]
+    for name in result.fitted:
+        assert result.parameters[name] == pytest.approx(TRUE[name], rel=0.02), name
+
+
 def test_holdout_split_is_seeded_per_mode() -> None:
     runs = synthetic_runs()  # 100 runs: 25 of each of four modes
     held = holdout_split(runs, 0.2, seed=0)
@@ -338,3 +360,29 @@ def test_runs_that_cannot_be_scored_are_listed() -> None:
             "gpus and dtypes)")]
     with pytest.raises(PlannerError, match=r"no run can be scored: #5: the deployment"):
         Predictor(run_table([runs[4]]), models, gpus)
+
+
+def test_tp1_runs_leave_the_collective_efficiency_unfitted(tmp_path: Path) -> None:
+    """Three published H100 + vLLM files, every run on one GPU: the bounded solver used to drift
+    the collective efficiency from 0.7 to 0.9948 along a flat direction and report it fitted.
+    Now it is checked first that the parameter moves some prediction; it does not, so it keeps
+    0.7 and is not listed as fitted (the fitted ones come out as before)."""
+    files = ("vllm-json/068-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c1.json",
+             "vllm-json/071-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c8.json",
+             "vllm-text/082-gpustack-qwen3-14b-h100-vllm-bf16-tp1-sharegpt-burst.txt")
+    bench = Path(__file__).parent / "fixtures" / "benchruns"
+    configs = Path(__file__).parent / "fixtures" / "serving_configs"
+    manifest = {e["file"]: e for e in json.loads((bench / "manifest.json").read_text())}
+    from planner.service import Workspace
+
+    with Workspace.open(f"sqlite:///{tmp_path / 'p.db'}") as ws:
+        ws.import_models([(n, (configs / f"{n}.json").read_text(), "fixture")
+                          for n in ("qwen3-8b", "qwen3-14b")])
+        for file in files:
+            entry = manifest[file]
+            ws.import_measurements([bench / file], entry["flags"], entry["settings"])
+        profile = ws.calibrate(gpu="h100-sxm", engine="vllm", holdout=0.2)
+    assert profile.fitted == ["matmul_efficiency", "bandwidth_efficiency",
+                              "engine_step_overhead_s", "request_latency_s"]
+    assert profile.parameters["collective_efficiency"] == pytest.approx(0.7)
+    assert profile.parameters["matmul_efficiency"] == pytest.approx(0.3231, abs=1e-4)

@@ -335,6 +335,29 @@ class FitResult:
     iterations: int
 
 
+IDENTIFY_STEP = 0.05
+"""Relative change (5 %) of one parameter that must move at least one fitted prediction for the
+parameter to be fitted at all."""
+
+
+def _identified(predictor: Predictor, x: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """Which parameters move any prediction of the training runs: each is raised (or, at its
+    upper bound, lowered) by :data:`IDENTIFY_STEP` alone and the log residuals compared. One
+    that moves none (collective efficiency when no run spans GPUs, as tp = 1 everywhere) is
+    not identified by these runs: it keeps its starting value and is not reported as fitted.
+    Without this check the bounded solver could drift such a parameter along a flat direction
+    and report it as fitted."""
+    base = np.asarray(predictor.log_residuals(x))[train]
+    moved = np.zeros(len(x), dtype=bool)
+    for j, p in enumerate(predictor.parameters):
+        trial = x.copy()
+        up = x[j] * (1 + IDENTIFY_STEP)
+        trial[j] = up if up <= p.high else x[j] * (1 - IDENTIFY_STEP)
+        changed = np.asarray(predictor.log_residuals(trial))[train]
+        moved[j] = bool(np.nanmax(np.abs(changed - base), initial=0.0) > 1e-9)
+    return moved
+
+
 def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
         start: Sequence[float] | None = None) -> FitResult:
     """Fit the predictor's parameters to the runs not held out (see the module docstring)."""
@@ -351,6 +374,9 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
     every = predictor.parameters
     x_all = np.asarray(start if start is not None else predictor.start(), dtype=np.float64)
     free = np.array([not p.needs or p.needs in measured_metrics for p in every])
+    free &= _identified(predictor, x_all, train)
+    if not free.any():
+        raise PlannerError("no parameter moves any prediction of these runs: nothing to fit")
     params = tuple(p for p, f in zip(every, free, strict=True) if f)
     lows = np.log([p.low for p in params])
     highs = np.log([p.high for p in params])
