@@ -853,6 +853,10 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
         for column in ("fits", "max_concurrent_sequences", "ttft_s", "gpus_needed",
                        "cost_usd_per_month"):
             assert drawn(app, sid, column), column  # in view without scrolling
+        # no target rate: the GPUs it needs read "no target", not "0 GPUs"
+        assert app.scenarios[sid].inputs["target_requests_per_s"] == 0
+        assert app.outputs[sid]["gpus_needed"] == 0
+        assert drawn(app, sid, "gpus_needed") == "– no target"
         grid = app.query_one("#grid", SheetTable)
         head = "\n".join(grid.render_line(y).text for y in range(grid.header_height))
         assert "TTFT" in head and "[USD/month]" in head  # drawn at once

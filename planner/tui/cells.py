@@ -161,6 +161,11 @@ def fits_of(kind: str, outputs: dict[str, Any]) -> bool:
     return bool(outputs.get("fits" if kind == "inference" else "train_fits", True))
 
 
+NEEDS_TARGET = frozenset({"gpus_for_target_rate", "replicas_needed", "gpus_needed",
+                          "cost_usd_per_month_needed"})
+"""Outputs sized for the target request rate: without one they are 0, drawn as "no target"."""
+
+
 def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
     """One grid cell: meta and inputs as plain text, outputs styled and with units."""
     if key == "name":
@@ -186,7 +191,7 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
     value = outputs.get(key)
     if value is None:
         return Text("–", style="dim")
-    if key == "gpus_for_target_rate" and not sc.inputs.get("target_requests_per_s"):
+    if key in NEEDS_TARGET and not sc.inputs.get("target_requests_per_s"):
         return Text("– no target", style="dim", justify="right")
     shown = format_value(key, value)
     style = "italic cyan"
