@@ -23,7 +23,7 @@ from planner.sheet.calibration import (
     holdout_split,
     run_table,
 )
-from tests.test_measurements import dev_workspace, import_dev_set
+from tests.test_measurements import PLAN_SCENARIO, calibrated_plan, dev_workspace, import_dev_set
 
 TRUE = {"matmul_efficiency": 0.62, "bandwidth_efficiency": 0.78,
         "engine_step_overhead_s": 0.0021, "collective_efficiency": 0.55,
@@ -232,15 +232,9 @@ def test_scenarios_use_the_fitted_profile(tmp_path: Path) -> None:
     engine is refused on save."""
     db = tmp_path / "u.db"
     with dev_workspace(db) as ws:
-        import_dev_set(ws)
-        profile = ws.calibrate(gpu="h100-sxm", engine="vllm")
-        ws.new_fleet("plan")
-        common = {"model": "qwen3-8b", "gpu": "h100-sxm", "engine": "vllm",
-                  "concurrency": 8, "prompt_tokens": 233, "output_tokens": 221}
-        ws.new_scenario("plan", "calibrated", **common)
-        ws.new_scenario("plan", "catalog", **common, calibration="none")
+        profile = calibrated_plan(ws)
         with pytest.raises(PlannerError, match="fitted for h100-sxm/sglang"):
-            ws.new_scenario("plan", "wrong", **{**common, "engine": "sglang"},
+            ws.new_scenario("plan", "wrong", **{**PLAN_SCENARIO, "engine": "sglang"},
                             calibration="h100-sxm-vllm")
         calibrated, plain = ws.evaluate_many(ws.scenarios("plan"))
     assert calibrated["calibration_profile"] == "h100-sxm-vllm v1"

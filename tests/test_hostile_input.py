@@ -94,8 +94,7 @@ def test_gpu_columns_of_the_summary_count_what_libreoffice_counts(ws: Workspace,
                                                                    tmp_path: Path) -> None:
     from tests.libreoffice import recalculate, soffice
 
-    if soffice() is None:
-        pytest.skip("LibreOffice is not installed")
+    assert soffice() is not None, "LibreOffice is required: .ci/run installs libreoffice-calc"
     ws.add_gpu(INJECTION, GPU)
     ws.new_fleet("f")
     ws.new_scenario("f", "a", model="llama-3-8b", gpu=INJECTION, gpus=3)

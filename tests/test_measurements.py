@@ -30,6 +30,23 @@ def dev_workspace(path: Path) -> Workspace:
     return ws
 
 
+PLAN_SCENARIO = {"model": "qwen3-8b", "gpu": "h100-sxm", "engine": "vllm", "concurrency": 8,
+                 "prompt_tokens": 233, "output_tokens": 221}
+"""The workload of the calibrated-plan tests (a GPUStack H100 + vLLM run's shape)."""
+
+
+def calibrated_plan(ws: Workspace) -> Any:
+    """The development set imported and fitted on H100 + vLLM (the profile, returned), and a
+    fleet ``plan`` with the same workload twice: ``calibrated`` (auto) and ``catalog``
+    (calibration none)."""
+    import_dev_set(ws)
+    profile = ws.calibrate(gpu="h100-sxm", engine="vllm")
+    ws.new_fleet("plan")
+    ws.new_scenario("plan", "calibrated", **PLAN_SCENARIO)
+    ws.new_scenario("plan", "catalog", **PLAN_SCENARIO, calibration="none")
+    return profile
+
+
 def import_dev_set(ws: Workspace) -> list[Any]:
     """Import every fixture file of the manifest with its flags; the new runs."""
     added = []

@@ -393,18 +393,12 @@ def test_calibrated_scenarios_and_calibration_sheet(tmp_path: Path,
     its own request latency too (formulas engine and LibreOffice); the Calibration sheet lists
     the profile and one row per scored H100 + vLLM run with measured, predicted and |error|,
     and a scatter chart on log axes; import ignores it."""
-    from tests.test_measurements import dev_workspace, import_dev_set
+    from tests.test_measurements import PLAN_SCENARIO, calibrated_plan, dev_workspace
 
     db = tmp_path / "c.db"
     with dev_workspace(db) as ws:
-        import_dev_set(ws)
-        profile = ws.calibrate(gpu="h100-sxm", engine="vllm")
-        ws.new_fleet("plan")
-        common = {"model": "qwen3-8b", "gpu": "h100-sxm", "engine": "vllm",
-                  "concurrency": 8, "prompt_tokens": 233, "output_tokens": 221}
-        ws.new_scenario("plan", "calibrated", **common)
-        ws.new_scenario("plan", "catalog", **common, calibration="none")
-        ws.new_scenario("plan", "own-latency", **common, request_latency_s=0.1)
+        profile = calibrated_plan(ws)
+        ws.new_scenario("plan", "own-latency", **PLAN_SCENARIO, request_latency_s=0.1)
         scenarios = ws.scenarios("plan")
         expected = ws.evaluate_many(scenarios)
         assert [o["calibration_profile"] for o in expected] == ["h100-sxm-vllm v1", "",

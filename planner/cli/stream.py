@@ -11,6 +11,7 @@ linear in the rows and memory is the formatted columns.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -65,18 +66,14 @@ def write_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[s
     stream.write("  ".join("-" * w for w in widths) + "\n")
     show = progress if progress is not None else (rows >= PROGRESS_MIN_ROWS
                                                   and sys.stderr.isatty())
-    bar = click.progressbar(length=rows, label="printing", file=sys.stderr) if show else None
-    try:
-        if bar is not None:
-            bar.__enter__()
+    bar = (click.progressbar(length=rows, label="printing", file=sys.stderr) if show
+           else contextlib.nullcontext())
+    with bar as progress_bar:
         fmt = line.format
         for start in range(0, rows, CHUNK_ROWS):
             stop = min(start + CHUNK_ROWS, rows)
             chunk = zip(*(c[start:stop] for c in columns), strict=True)
             stream.write("\n".join(fmt(*cells).rstrip() for cells in chunk) + "\n")
-            if bar is not None:
-                bar.update(stop - start)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+            if progress_bar is not None:
+                progress_bar.update(stop - start)
     stream.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -170,17 +171,12 @@ def _write_xlsx(frame: Any, path: Path) -> None:
             return cell
         return v
 
-    rows = frame.itertuples(index=False, name=None)
     bar = _progress_bar(len(frame), label="writing")
-    if bar is None:
-        for row in rows:
+    with bar if bar is not None else contextlib.nullcontext() as progress:
+        for i, row in enumerate(frame.itertuples(index=False, name=None), 1):
             sheet.append([value(v) for v in row])
-    else:
-        with bar:
-            for i, row in enumerate(rows, 1):
-                sheet.append([value(v) for v in row])
-                if i % 10_000 == 0:
-                    bar.update(10_000)
+            if progress is not None and i % 10_000 == 0:
+                progress.update(10_000)
     wb.save(path)
 
 
