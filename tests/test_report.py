@@ -12,6 +12,7 @@ from typing import Any
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from openpyxl.utils import get_column_letter
 
 from planner.cli import cli
 from planner.estimator.gpu import GpuSpec
@@ -405,7 +406,7 @@ def test_calibrated_scenarios_and_calibration_sheet(tmp_path: Path,
                                                                 "h100-sxm-vllm v1"]
         path = tmp_path / "cal.xlsx"
         report = ws.export(path, ["plan"])
-        assert report.sheets[-1] == "Calibration"
+        assert report.sheets[-2:] == ["Calibration", "Calibration runs"]
         values = formulas_values(path)
         assert compare_outputs(values, scenarios, expected) == 3 * N_INFERENCE
         recalculated = workbook_values(recalculate(path, tmp_path / "lo"))
@@ -432,17 +433,29 @@ def test_calibrated_scenarios_and_calibration_sheet(tmp_path: Path,
                   if sheet.cell(row=r, column=1).value is not None]
         assert sorted(listed) == sorted(scored) and len(listed) == len(runs) - len(
             profile.errors["skipped"])
-        # one row: its measured figure is the stored run's, its predicted the profile's
-        # residual (the fit's own prediction), its |error| a live formula
-        by_id = {r["id"]: r for r in profile.residuals if r["metric"] == "throughput"}
-        first = sheet.cell(row=top + 1, column=1).value
-        assert sheet.cell(row=top + 1, column=7).value == pytest.approx(
-            by_id[first]["measured"])
-        assert sheet.cell(row=top + 1, column=8).value == pytest.approx(
-            by_id[first]["predicted"], rel=1e-9)
-        assert sheet.cell(row=top + 1, column=9).value == f"=ABS(H{top + 1}/G{top + 1}-1)"
-        assert values[("Calibration", f"I{top + 1}")] == pytest.approx(
-            abs(by_id[first]["predicted"] / by_id[first]["measured"] - 1))
+        # every row: its measured figures are the stored run's, its predicted ones live
+        # formulas on the Calibration runs sheet that compute the fit's own predictions (the
+        # profile's residuals) in the formulas engine and in LibreOffice; |error| live too
+        scale = {"throughput": 1.0, "ttft": 1e3, "tpot": 1e3}
+        first_col = {"throughput": 7, "ttft": 10, "tpot": 13}
+        row_of = {sheet.cell(row=r, column=1).value: r
+                  for r in range(top + 1, top + 1 + len(listed))}
+        checked = 0
+        for res in profile.residuals:
+            r, c = row_of[res["id"]], first_col[res["metric"]]
+            m, p = get_column_letter(c), get_column_letter(c + 1)
+            assert sheet.cell(row=r, column=c).value == pytest.approx(
+                res["measured"] * scale[res["metric"]])
+            formula = sheet.cell(row=r, column=c + 1).value
+            assert formula.startswith("=") and "'Calibration runs'!" in formula
+            assert sheet.cell(row=r, column=c + 2).value == f"=ABS({p}{r}/{m}{r}-1)"
+            for computed in (values, recalculated):
+                assert computed[("Calibration", f"{p}{r}")] == pytest.approx(
+                    res["predicted"] * scale[res["metric"]], rel=1e-6), (res, computed is values)
+            assert values[("Calibration", get_column_letter(c + 2) + str(r))] == \
+                pytest.approx(abs(res["predicted"] / res["measured"] - 1), rel=1e-6, abs=1e-9)
+            checked += 1
+        assert checked == len(profile.residuals) == 21 + 6 + 2 * (3 + 1)
         chart, = sheet._charts
         assert chart.x_axis.scaling.logBase == 10 and chart.y_axis.scaling.logBase == 10
         assert len(chart.series) == 3

@@ -53,7 +53,7 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
-from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs
+from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs, run_row
 from planner.sheet.inputs import input_columns
 from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
 from planner.sheet.symbolic import excel, symbolic
@@ -559,12 +559,57 @@ RUN_HEADERS = ("run", "model", "gpu", "engine", "mode", "profile",
                "measured TTFT mean [ms]", "predicted TTFT mean [ms]", "TTFT |error| [fraction]",
                "measured TPOT mean [ms]", "predicted TPOT mean [ms]", "TPOT |error| [fraction]")
 """Columns of the Calibration sheet's run table."""
-def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPrediction]) -> None:
+CALIBRATION_RUNS = "Calibration runs"
+"""The sheet holding one scenario row per measured run: the live formulas the Calibration
+sheet's predicted figures read."""
+
+
+def run_scenarios(predictions: Sequence[RunPrediction]) -> list[Scenario]:
+    """One inference scenario per listed run: the inputs the fit scores it with
+    (:func:`planner.sheet.calibration.run_row`: per-request token means, TP/PP/GPUs, dtypes,
+    engine settings; every other input at its default) and ``calibration = auto``, which picks
+    the profile :func:`predict_runs` predicts with (the newest for the run's GPU and engine)."""
+    defaults = {c.name: c.default for c in inputs_of("inference")}
+    out: list[Scenario] = []
+    for entry in predictions:
+        row, _, _ = run_row(entry.run)
+        if row is None:  # predict_runs lists scorable runs only
+            raise PlannerError(f"run {entry.run.id} cannot be scored")
+        inputs = {**defaults, **{k: v for k, v in row.items() if k not in ("model", "gpu")},
+                  "calibration": "auto"}
+        out.append(Scenario(0, "", f"run {entry.run.id}", "inference", row["model"],
+                            row["gpu"], inputs, "", "", 0))
+    return out
+
+
+def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
+    """Live formulas of one run's predicted figures (tokens/s; ms), reading its row ``r`` of
+    the Calibration runs sheet, scored as the fit scores it: ``offline`` on the saturation
+    rate, ``single`` as output tokens / mean end-to-end latency, the other modes on the
+    output rate at the run's load; TTFT and TPOT means in ms."""
+    col = letters("inference")
+    sheet = f"'{CALIBRATION_RUNS}'!"
+
+    def ref(key: str) -> str:
+        return f"{sheet}{col[key]}{r}"
+
+    mode = entry.run.values.get("mode")
+    throughput = (ref("saturation_output_tokens_per_s") if mode == "offline" else
+                  f"{ref('output_tokens')}/{ref('e2e_mean_s')}" if mode == "single" else
+                  ref("output_tokens_per_s"))
+    return {"throughput": f"={throughput}", "ttft": f"=1000*{ref('ttft_mean_s')}",
+            "tpot": f"=1000*{ref('tpot_mean_s')}"}
+
+
+def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPrediction],
+                      run_rows: Sequence[int] = ()) -> None:
     """The Calibration sheet: the profiles the scenarios use (their fitted parameters, which
     the scenario sheets' calibrated cells reference) and one row per measured run with the
-    measured and predicted figures (predicted: computed values, see :func:`predict_runs`)
-    and ``|error| = ABS(predicted / measured - 1)`` as a live formula; a scatter chart of
-    predicted against measured on log axes, one series per figure."""
+    measured figures, the predicted ones as live formulas reading the run's row
+    ``run_rows[i]`` on the Calibration runs sheet (which reads the profile cells above, so
+    editing a fitted parameter moves every prediction), and ``|error| = ABS(predicted /
+    measured - 1)``; a scatter chart of predicted against measured on log axes, one series
+    per figure."""
     bold = Font(bold=True)
     ws.cell(row=1, column=1, value="Calibration profiles (fitted parameters; scenario "
             "sheets read these cells)").font = bold
@@ -583,8 +628,9 @@ def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPredic
             ws.cell(row=r, column=len(PROFILE_HEADERS), value=profile.holdout_throughput_error)
             ws.cell(row=r, column=len(PROFILE_HEADERS)).number_format = "0.0%"
     top = run_top(len(cells.rows))
-    ws.cell(row=top - 1, column=1, value="Measured runs (predicted: computed by the planner "
-            "at export with the profile auto picks; |error|: live formula)").font = bold
+    ws.cell(row=top - 1, column=1, value="Measured runs (predicted: live formulas on the "
+            f"'{CALIBRATION_RUNS}' sheet, one scenario row per run, with the profile auto "
+            "picks)").font = bold
     for j, header in enumerate(RUN_HEADERS, 1):
         _header(ws, top, j, header, "output" if j > 6 else "meta")
     for i, entry in enumerate(runs, top + 1):
@@ -592,13 +638,14 @@ def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPredic
         for j, value in enumerate((entry.run.id, entry.run.model, entry.run.gpu,
                                    v.get("engine"), v.get("mode"), entry.profile), 1):
             write_text(ws.cell(row=i, column=j), value)
+        formulas = _prediction_formulas(entry, run_rows[i - top - 1])
         for k, metric in enumerate(("throughput", "ttft", "tpot")):
             first = 7 + 3 * k
             if metric not in entry.measured:
                 continue
             m, p = get_column_letter(first), get_column_letter(first + 1)
             ws.cell(row=i, column=first, value=entry.measured[metric])
-            ws.cell(row=i, column=first + 1, value=entry.predicted[metric])
+            ws.cell(row=i, column=first + 1, value=formulas[metric])
             ws.cell(row=i, column=first + 2, value=f"=ABS({p}{i}/{m}{i}-1)")
             for j, fmt in ((first, "#,##0.00"), (first + 1, "#,##0.00"), (first + 2, "0.0%")):
                 ws.cell(row=i, column=j).number_format = fmt
@@ -688,7 +735,14 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
         bodies[ws.title] = (rows, len(sweep.rows) + 1, width["inference"])
         write_sweep_chart(ws, sweep)
     if cells.rows or predictions:
-        write_calibration(wb.create_sheet("Calibration"), cells, predictions)
+        calibration_ws = wb.create_sheet("Calibration")
+        if predictions:
+            ws = wb.create_sheet(CALIBRATION_RUNS)
+            rows = write_scenario_sheet(ws, "inference", run_scenarios(predictions), ranges,
+                                        by_name, styles, calibration=cells)
+            bodies[ws.title] = (rows, len(predictions) + 1, width["inference"])
+        write_calibration(calibration_ws, cells, predictions,
+                          list(range(2, len(predictions) + 2)))
     fleets = sorted({s.fleet for s in scenarios})
     body = write_summary(summary, inference, fleets, sorted({s.gpu for s in inference}), styles,
                          {g.name: row for row, g in enumerate(gpus, 2)})

@@ -32,9 +32,11 @@ from planner.sheet.table import graph, inputs_of
 Role = Literal["meta", "input", "output", "lookup"]
 
 SCENARIO_SHEETS = {"inference": "Scenarios", "training": "Training"}
-KNOWN_SHEETS = ("Summary", "Scenarios", "Training", "Models", "GPUs", "Lists", "Calibration")
+KNOWN_SHEETS = ("Summary", "Scenarios", "Training", "Models", "GPUs", "Lists", "Calibration",
+                "Calibration runs")
 """Sheets the planner writes (plus ``Sweep …`` sheets when sweeps are included; Calibration
-when scenarios use calibration profiles or measured runs match them). Import reads only the
+when scenarios use calibration profiles or measured runs match them, and Calibration runs
+when runs do). Import reads only the
 scenario sheets."""
 
 NUMBER_FORMATS = {
