@@ -104,6 +104,20 @@ def test_a_parameter_no_run_moves_is_not_fitted() -> None:
         assert result.parameters[name] == pytest.approx(TRUE[name], rel=0.02), name
 
 
+def test_fewer_figures_than_parameters_is_refused() -> None:
+    """Two offline runs on one GPU (tp 1) score two throughput figures; they move the matmul
+    share, the bandwidth share and the step overhead (three parameters): an under-determined
+    fit is refused with the counts and names, not reported as fitted."""
+    models, gpus = catalog()
+    runs = [r for r in synthetic_runs() if r.values["tp"] == 1
+            and r.values["mode"] == "offline" and r.model == "llama-3-8b"][:2]
+    predictor = Predictor(run_table(runs), models, gpus)
+    assert len(predictor.measured) == 2
+    with pytest.raises(PlannerError, match=r"2 measured figure\(s\) cannot fit 3 parameters "
+                       r"\(matmul_efficiency, bandwidth_efficiency, engine_step_overhead_s\)"):
+        fit(predictor)
+
+
 def test_holdout_split_is_seeded_per_mode() -> None:
     runs = synthetic_runs()  # 100 runs: 25 of each of four modes
     held = holdout_split(runs, 0.2, seed=0)

@@ -378,6 +378,13 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
     if not free.any():
         raise PlannerError("no parameter moves any prediction of these runs: nothing to fit")
     params = tuple(p for p, f in zip(every, free, strict=True) if f)
+    n_figures = int(train.sum())
+    if n_figures < len(params):  # an under-determined fit reports noise as fitted figures
+        raise PlannerError(
+            f"{n_figures} measured figure(s) cannot fit {len(params)} parameters "
+            f"({', '.join(p.name for p in params)}): a fit needs at least one scored figure "
+            "per parameter; import more runs of this GPU and engine (a steady-state run with "
+            "TTFT and TPOT scores three figures) or hold fewer out (--holdout)")
     lows = np.log([p.low for p in params])
     highs = np.log([p.high for p in params])
     z0 = np.clip(np.log(np.maximum(x_all[free], 1e-30)), lows + 1e-9, highs - 1e-9)
