@@ -21,6 +21,7 @@ model runs once on CPU over ``CACHE_TOKENS`` random tokens and the cache it retu
 planner's per-token KV elements, windows and per-sequence state against them.
 
     python scripts/hf_param_counts.py            # rewrite the fixture file
+    python scripts/hf_param_counts.py NAME ...   # recount only these configs (file stems)
 """
 
 from __future__ import annotations
@@ -135,15 +136,33 @@ def count(path: Path) -> dict:
     return result
 
 
-def main() -> int:
+def main(names: list[str]) -> int:
+    """Count every config, or only the configs named (file stems), keeping the other entries.
+
+    Recounting a subset requires the same transformers and torch versions the file was written
+    with, so that every entry still comes from one implementation.
+    """
     import torch
     import transformers
 
+    paths = {p.stem: p for folder in CONFIG_DIRS for p in sorted(folder.glob("*.json"))}
+    unknown = sorted(set(names) - set(paths))
+    if unknown:
+        raise SystemExit(f"no config named {', '.join(unknown)} under seeds/models or "
+                         "tests/fixtures/hf_configs")
     results = {}
-    for folder in CONFIG_DIRS:
-        for path in sorted(folder.glob("*.json")):
-            print(f"counting {path.relative_to(ROOT)} ...", file=sys.stderr)
-            results[path.stem] = count(path)
+    if names:
+        previous = json.loads(OUT.read_text())
+        versions = (previous["transformers_version"], previous["torch_version"])
+        if versions != (transformers.__version__, torch.__version__):
+            raise SystemExit(f"{OUT.relative_to(ROOT)} was written with transformers "
+                             f"{versions[0]} and torch {versions[1]}; recount everything "
+                             "(no names) to change versions")
+        results = {k: v for k, v in previous["models"].items() if k in paths}
+    for stem in (names or list(paths)):
+        path = paths[stem]
+        print(f"counting {path.relative_to(ROOT)} ...", file=sys.stderr)
+        results[stem] = count(path)
     OUT.write_text(json.dumps({
         "generated_by": "scripts/hf_param_counts.py",
         "transformers_version": transformers.__version__,
@@ -155,4 +174,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -7,7 +7,8 @@ For the small configs the script also runs the model once and measures the cache
 returns; the planner's KV elements per token, window and fixed per-sequence state must match it.
 Real published configs under ``fixtures/hf_configs`` name their source in
 ``fixtures/hf_configs/sources.toml``, with how each file was obtained (``provenance``): a
-verbatim copy of the published file, or typed from memory and not verified.
+verbatim copy of the published file, copied from a full quotation of it, or typed from memory
+and not verified.
 """
 
 from __future__ import annotations
@@ -65,11 +66,19 @@ def test_published_fixtures_record_their_provenance() -> None:
         assert record["source"] == f"https://huggingface.co/{record['hub_id']}/blob/main/config.json"
         assert record["provenance"], name
     verbatim = {n for n, r in sources.items() if r["provenance"] == "verbatim copy"}
-    assert verbatim == {"llama-4-scout-17b-16e-instruct", "qwen3-next-80b-a3b-thinking"}
+    assert verbatim == {"llama-4-scout-17b-16e-instruct", "qwen3-next-80b-a3b-thinking",
+                        "gpt-oss-20b", "llava-1.5-7b-hf"}
     assert all(sources[n]["copy_found"].startswith("github:") for n in verbatim)
+    quoted = {n for n, r in sources.items()
+              if r["provenance"] == "copied from a quotation of the full file"}
+    assert quoted == {"qwen3-next-80b-a3b-instruct"}
+    assert all("find_string id" in sources[n]["cross_check"] for n in quoted)
     unverified = {n for n, r in sources.items()
                   if r["provenance"].startswith("typed from memory, not verified")}
-    assert len(unverified) == 9
+    assert unverified == {"olmo-2-1124-7b", "deepseek-v2-lite", "deepseek-v2",
+                          "phi-3.5-moe-instruct", "granite-3.0-1b-a400m-base", "gemma-3-4b-it",
+                          "qwen2.5-vl-7b-instruct"}
+    assert all(sources[n].get("cross_check") for n in unverified)
 
 
 def test_every_catalog_model_has_its_hub_source() -> None:
