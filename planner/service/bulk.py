@@ -145,8 +145,8 @@ class BulkImport:
         with write_transaction(self.engine) as s:
             fleet_row = queries.fleet_row(s, fleet)
             taken = bulk.existing(s, fleet_row.id, lock=True)
-            model_id = dict(s.execute(select(ModelRow.name, ModelRow.id)).tuples().all())
-            gpu_id = dict(s.execute(select(GpuRow.name, GpuRow.id)).tuples().all())
+            model_id = dict(s.execute(select(ModelRow.name, ModelRow.id)).all())
+            gpu_id = dict(s.execute(select(GpuRow.name, GpuRow.id)).all())
             model_ids = _ids(table.models, model_id)
             gpu_ids = _ids(table.gpus, gpu_id)
             columns = {"name": table.names, "kind": table.kinds, "notes": table.notes,

@@ -151,6 +151,11 @@ def _text(s: pd.Series) -> pd.Series:
     return pd.Series([one(v).strip() for v in s.tolist()], dtype=object)
 
 
+def _shown(value: Any) -> Any:
+    """A cell as the user wrote it (a numpy scalar as its Python value)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _phrase(exc: ValidationError) -> str:
     """What a :class:`ValidationError` says is allowed, without its field and value."""
     allowed = exc.allowed
@@ -186,7 +191,7 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems) -> tuple
         if pd.api.types.is_bool_dtype(s):
             values = np.full(n, np.nan)
             problems.add_rows(~empty, column.name,
-                              lambda r: f"must be {column.allowed()} (got {s.iloc[r]!r})")
+                              lambda r: f"must be {column.allowed()} (got {_shown(s.iloc[r])!r})")
             return values, np.ones(n, dtype=bool)
         if pd.api.types.is_numeric_dtype(s):
             values = np.array(s.to_numpy(dtype=np.float64, na_value=np.nan))
@@ -211,7 +216,7 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems) -> tuple
             wrong |= values > column.maximum
         wrong &= ~empty
         problems.add_rows(wrong, column.name,
-                          lambda r: f"must be {column.allowed()} (got {s.iloc[r]!r})")
+                          lambda r: f"must be {column.allowed()} (got {_shown(s.iloc[r])!r})")
         bad |= wrong
         if column.kind == "int":
             return np.where(bad, 0, values).astype(np.int64), bad
@@ -221,7 +226,7 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems) -> tuple
     codes, parsed, errors = _by_distinct(s, column.parse)
     wrong = ~empty & np.array([e is not None for e in errors], dtype=bool)[codes]
     problems.add_rows(wrong, column.name,
-                      lambda r: f"{errors[codes[r]]} (got {s.iloc[r]!r})")
+                      lambda r: f"{errors[codes[r]]} (got {_shown(s.iloc[r])!r})")
     bad |= wrong
     fill = column.default
     values = np.asarray([fill if p is None else p for p in parsed] + [fill],

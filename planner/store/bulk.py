@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from planner.domain import ConflictError
+from planner.errors import PlannerError
 from planner.store.changelog import author
 from planner.store.engine import is_sqlite, locks_rows
 from planner.store.schema import SCENARIO_INPUTS, ScenarioChangeRow, ScenarioRow
@@ -83,23 +85,46 @@ def insert_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
     if not n:
         return 0
     s.flush()
+    table = ScenarioRow.__table__
     if is_sqlite(s):
-        table = ScenarioRow.__table__
-        conn = s.connection()
-        stmt = table.insert()
-        for start in range(0, n, CHUNK_ROWS):
-            stop = min(start + CHUNK_ROWS, n)
-            batch = [dict(zip(keys, (*(v[i] for v in values), 1, now, now), strict=True))
-                     for i in range(start, stop)]
-            conn.execute(stmt, batch)
-            if progress:
-                progress(stop - start)
+        # the driver's own executemany over tuples: SQLAlchemy's per-row parameter
+        # processing costs more than SQLite's insert (10 s of 15 s at 100,000 rows)
+        dialect = s.get_bind().dialect
+        stamp = table.c.created_at.type.dialect_impl(dialect).bind_processor(dialect)(now)
+        values += [[1] * n, [stamp] * n, [stamp] * n]
+        quoted = ", ".join(f'"{k}"' for k in keys)
+        sql = (f"INSERT INTO scenarios ({quoted}) VALUES ({', '.join('?' * len(keys))})")
+        cursor = s.connection().connection.driver_connection.cursor()
+        try:
+            for start in range(0, n, CHUNK_ROWS):
+                stop = min(start + CHUNK_ROWS, n)
+                with _refusals(s):
+                    cursor.executemany(sql, zip(*(v[start:stop] for v in values),
+                                                strict=True))
+                if progress:
+                    progress(stop - start)
+        finally:
+            cursor.close()
         return n
-    _copy(s, keys, values, now, n, progress)
+    values += [[1] * n, [now] * n, [now] * n]
+    with _refusals(s):
+        _copy(s, keys, values, n, progress)
     return n
 
 
-def _copy(s: Session, keys: list[str], values: list[list[Any]], now: datetime, n: int,
+@contextmanager
+def _refusals(s: Session) -> Iterator[None]:
+    """A constraint the driver reports (the raw cursor bypasses SQLAlchemy's wrapping) as the
+    :class:`PlannerError` :func:`~planner.store.engine.write_transaction` gives for one."""
+    refused = s.get_bind().dialect.loaded_dbapi.IntegrityError
+    try:
+        yield
+    except refused as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise PlannerError(f"the database refused the change: {first}") from exc
+
+
+def _copy(s: Session, keys: list[str], values: list[list[Any]], n: int,
           progress: Callable[[int], None] | None) -> None:
     """PostgreSQL: the rows through one ``COPY scenarios (…) FROM STDIN`` (psycopg 3)."""
     raw = s.connection().connection.driver_connection
@@ -107,8 +132,8 @@ def _copy(s: Session, keys: list[str], values: list[list[Any]], now: datetime, n
     with raw.cursor() as cursor, cursor.copy(f"COPY scenarios ({quoted}) FROM STDIN") as copy:
         for start in range(0, n, CHUNK_ROWS):
             stop = min(start + CHUNK_ROWS, n)
-            for i in range(start, stop):
-                copy.write_row((*(v[i] for v in values), 1, now, now))
+            for row in zip(*(v[start:stop] for v in values), strict=True):
+                copy.write_row(row)
             if progress:
                 progress(stop - start)
 
