@@ -163,6 +163,11 @@ def _phrase(exc: ValidationError) -> str:
         else allowed
 
 
+def _must(exc: ValidationError) -> str:
+    """A column's own parse error in words: ``must be`` what it allows."""
+    return exc.allowed if exc.allowed.startswith("must") else f"must be {exc.allowed}"
+
+
 def _by_distinct(s: pd.Series, parse: Callable[[Any], Any]) -> tuple[np.ndarray, np.ndarray,
                                                                       list[str | None]]:
     """``parse`` once per distinct value of ``s``: (codes per row, parsed values, error text
@@ -176,12 +181,28 @@ def _by_distinct(s: pd.Series, parse: Callable[[Any], Any]) -> tuple[np.ndarray,
             errors.append(None)
         except ValidationError as exc:
             parsed.append(None)
-            errors.append(_phrase(exc))
+            errors.append(_must(exc))
     return codes, np.asarray([*parsed, None], dtype=object)[:-1], errors
 
 
-def _check_input(column: InputColumn, s: pd.Series, problems: Problems) -> tuple[np.ndarray,
-                                                                                 np.ndarray]:
+def check_column(column: InputColumn, s: pd.Series, problems: Problems, *,
+                 show_value: bool = True, skip: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(parsed values, bad mask) of one input column, every bad cell reported (``show_value``:
+    with the value found). Rows in ``skip`` are not checked (their value is the default)."""
+    if skip is not None and skip.any():
+        s = s.copy()
+        s[skip] = column.default
+    values, bad = _check_input(column, s, problems, show_value)
+    return values, bad
+
+
+def _got(show: bool, s: pd.Series, r: int) -> str:
+    return f" (got {_shown(s.iloc[r])!r})" if show else ""
+
+
+def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_value: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """(parsed values, bad mask) of one input column; every bad cell reported."""
     n = len(s)
     empty = _empty(s)
@@ -191,13 +212,17 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems) -> tuple
         if pd.api.types.is_bool_dtype(s):
             values = np.full(n, np.nan)
             problems.add_rows(~empty, column.name,
-                              lambda r: f"must be {column.allowed()} (got {_shown(s.iloc[r])!r})")
+                              lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
             return values, np.ones(n, dtype=bool)
         if pd.api.types.is_numeric_dtype(s):
             values = np.array(s.to_numpy(dtype=np.float64, na_value=np.nan))
             wrong = ~empty & ~np.isfinite(values)
         else:  # text: plain numbers at C speed, anything else by the column's own reader
             values = np.array(pd.to_numeric(s, errors="coerce"), dtype=np.float64)
+            if pd.api.types.infer_dtype(s, skipna=True) not in (
+                    "string", "integer", "floating", "mixed-integer-float", "empty"):
+                flags = s.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+                values[flags] = np.nan  # a flag is not a number
             rest = ~empty & ~np.isfinite(values)
             if rest.any():
                 sub = s[rest]
@@ -216,17 +241,18 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems) -> tuple
             wrong |= values > column.maximum
         wrong &= ~empty
         problems.add_rows(wrong, column.name,
-                          lambda r: f"must be {column.allowed()} (got {_shown(s.iloc[r])!r})")
+                          lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
         bad |= wrong
+        # a bad cell holds the default, so rules across columns never divide by zero
         if column.kind == "int":
-            return np.where(bad, 0, values).astype(np.int64), bad
-        return np.where(bad, 0.0, values), bad
+            return np.where(bad, column.default, values).astype(np.int64), bad
+        return np.where(bad, float(column.default), values), bad
     if column.kind == "bool" and pd.api.types.is_bool_dtype(s) and not s.isna().any():
         return s.to_numpy(dtype=bool), bad
     codes, parsed, errors = _by_distinct(s, column.parse)
     wrong = ~empty & np.array([e is not None for e in errors], dtype=bool)[codes]
     problems.add_rows(wrong, column.name,
-                      lambda r: f"{errors[codes[r]]} (got {_shown(s.iloc[r])!r})")
+                      lambda r: f"{errors[codes[r]]}{_got(show_value, s, r)}")
     bad |= wrong
     fill = column.default
     values = np.asarray([fill if p is None else p for p in parsed] + [fill],
@@ -364,8 +390,8 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
     row_ok = ~(bad_kind | bad_model | bad_gpu | bad_targets)
     for mask in bad_input.values():
         row_ok &= ~mask
-    _check_rules(n, row_ok, training, model_names, gpu_names, inputs, lora_targets, models,
-                 gpus, profiles, problems)
+    check_rules(row_ok, training, model_names, gpu_names, inputs, lora_targets, models,
+                gpus, profiles, problems)
     return CheckedTable(n, names, kinds, model_names, gpu_names, notes, lora_targets, inputs,
                         problems, clashes)
 
@@ -374,15 +400,20 @@ def _dtype(c: InputColumn) -> Any:
     return {"int": np.int64, "float": np.float64, "bool": bool}.get(c.kind, object)
 
 
-def _check_rules(n: int, ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
-                 gpu_names: np.ndarray, inputs: Mapping[str, np.ndarray],
-                 lora_targets: np.ndarray, models: Mapping[str, ModelSpec],
-                 gpus: Mapping[str, GpuSpec], profiles: Sequence[CalibrationFigures] | None,
-                 problems: Problems) -> None:
+def check_rules(ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
+                gpu_names: np.ndarray, inputs: Mapping[str, np.ndarray],
+                lora_targets: np.ndarray, models: Mapping[str, ModelSpec],
+                gpus: Mapping[str, GpuSpec], profiles: Sequence[CalibrationFigures] | None,
+                problems: Problems, *, calibration: bool = True) -> None:
     """The cross-field rules of :func:`planner.sheet.table.check_scenario`, column-wise: each
-    evaluated once per distinct (model, GPU, dtype, …) combination among the rows ``ok``."""
+    evaluated once per distinct (model, GPU, dtype, …) combination among the rows ``ok``
+    (``inputs`` lacking a column: its default; ``calibration`` False: named calibration
+    profiles are not looked up)."""
+    n = len(ok)
     if not ok.any():
         return
+    inputs = {**{c.name: np.full(n, c.default, dtype=_dtype(c)) for c in SCENARIO_INPUT_COLUMNS
+                 if c.name not in inputs}, **inputs}
     m_codes, m_names = pd.factorize(model_names, use_na_sentinel=False)
     specs = [models.get(m, None) for m in m_names]
     heads = np.array([s.attention.num_heads if s else 1 for s in specs], dtype=np.int64)[m_codes]
@@ -423,7 +454,9 @@ def _check_rules(n: int, ok: np.ndarray, training: np.ndarray, model_names: np.n
     lora = weight_ok & training & (inputs["lora_rank"] > 0)
     per_combo(lora, [model_names, lora_targets], "lora_targets",
               lambda model, targets: lora_dims(models[model], str(targets)))
-    calibration = inputs["calibration"]
-    named = weight_ok & ~training & ~np.isin(calibration, ["auto", "none"])
-    per_combo(named, [calibration, gpu_names, inputs["engine"]], "calibration",
+    if not calibration:
+        return
+    choice = inputs["calibration"]
+    named = weight_ok & ~training & ~np.isin(choice, ["auto", "none"])
+    per_combo(named, [choice, gpu_names, inputs["engine"]], "calibration",
               lambda choice, gpu, engine: resolve(str(choice), gpu, str(engine), profiles))
