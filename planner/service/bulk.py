@@ -5,7 +5,7 @@ DataFrame) validated in one column-wise pass and written in one transaction, or 
 2. :func:`planner.sheet.checks.check_table` checks every cell column by column (types,
    ranges, allowed values, unknown models and GPUs, names repeated in the file or already in
    the fleet) and the rules across columns once per distinct combination. Every problem is
-   reported as ``FILE:line (column): message``; the first :data:`MAX_REPORTED` are listed
+   reported as ``FILE:line (column): message``; the first 20 are listed
    with the total count, and nothing is written.
 3. The rows go in with batched INSERTs (PostgreSQL: ``COPY``) inside one write transaction
    (:mod:`planner.store.bulk`); the database checks its constraints on every row. A dry run
@@ -23,18 +23,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
 
 from planner.errors import PlannerError
 from planner.service.evaluation import Evaluation
 from planner.service.specs import SpecCache
-from planner.sheet.checks import MAX_REPORTED, CellProblem, Problems, check_header, check_table
 from planner.store import bulk, queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.schema import GpuRow, ModelRow
+
+if TYPE_CHECKING:
+    from planner.sheet.checks import CellProblem, CheckedTable
 
 Clash = Literal["refuse", "replace", "skip"]
 CLASH_CHOICES: tuple[str, ...] = ("refuse", "replace", "skip")
@@ -95,6 +98,9 @@ class BulkImport:
         # lazy: pandas (~0.2 s), only when a table is imported
         import pandas as pd
 
+        # lazy: the column checks import pandas, which Workspace users need not load
+        from planner.sheet.checks import Problems, check_header, check_table
+
         if isinstance(source, pd.DataFrame):
             frame, label = source, "DataFrame"
             index = list(source.index)
@@ -145,12 +151,7 @@ class BulkImport:
         with write_transaction(self.engine) as s:
             fleet_row = queries.fleet_row(s, fleet)
             taken = bulk.existing(s, fleet_row.id, lock=True)
-            model_id = dict(s.execute(select(ModelRow.name, ModelRow.id)).all())
-            gpu_id = dict(s.execute(select(GpuRow.name, GpuRow.id)).all())
-            model_ids = _ids(table.models, model_id)
-            gpu_ids = _ids(table.gpus, gpu_id)
-            columns = {"name": table.names, "kind": table.kinds, "notes": table.notes,
-                       "lora_targets": table.lora_targets, **table.inputs}
+            model_ids, gpu_ids, columns = _row_columns(s, table)
             clash = np.fromiter((n in taken for n in table.names.tolist()), dtype=bool,
                                 count=table.n)
             new_rows = np.flatnonzero(~clash)
@@ -183,6 +184,24 @@ class _RollBack(Exception):
         self.result = result
 
 
+def _row_columns(s: Session, table: CheckedTable) -> tuple[np.ndarray, np.ndarray,
+                                                           dict[str, np.ndarray]]:
+    """(model ids, GPU ids, every other column) of a checked table, as the store writes
+    them."""
+    model_id = {name: i for name, i in s.execute(select(ModelRow.name, ModelRow.id))}
+    gpu_id = {name: i for name, i in s.execute(select(GpuRow.name, GpuRow.id))}
+    columns = {"name": table.names, "kind": table.kinds, "notes": table.notes,
+               "lora_targets": table.lora_targets, **table.inputs}
+    return _ids(table.models, model_id), _ids(table.gpus, gpu_id), columns
+
+
+def insert_checked(s: Session, fleet_id: int, table: CheckedTable) -> int:
+    """Insert every row of a checked table (no problems) into fleet ``fleet_id`` inside the
+    open write transaction ``s``: one batched INSERT (PostgreSQL: ``COPY``)."""
+    model_ids, gpu_ids, columns = _row_columns(s, table)
+    return bulk.insert_scenarios(s, fleet_id, np.arange(table.n), columns, model_ids, gpu_ids)
+
+
 def _ids(names: np.ndarray, ids: dict[str, int]) -> np.ndarray:
     """The id of each row's model or GPU (names as the catalog spells them)."""
     import pandas as pd
@@ -195,4 +214,5 @@ def _ids(names: np.ndarray, ids: dict[str, int]) -> np.ndarray:
     return np.asarray([ids[u] for u in uniques], dtype=np.int64)[codes]
 
 
-__all__ = ["MAX_REPORTED", "BulkImport", "BulkImportError", "BulkResult", "Clash"]
+__all__ = ["BulkImport", "BulkImportError", "BulkResult", "Clash",
+           "insert_checked"]

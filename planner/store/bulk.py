@@ -30,7 +30,13 @@ from planner.domain import ConflictError
 from planner.errors import PlannerError
 from planner.store.changelog import author
 from planner.store.engine import is_sqlite, locks_rows
-from planner.store.schema import SCENARIO_INPUTS, ScenarioChangeRow, ScenarioRow
+from planner.store.schema import (
+    SCENARIO_INPUTS,
+    GpuRow,
+    ModelRow,
+    ScenarioChangeRow,
+    ScenarioRow,
+)
 
 CHUNK_ROWS = 5_000
 """Rows per INSERT batch (and per progress step)."""
@@ -141,8 +147,6 @@ def _copy(s: Session, keys: list[str], values: list[list[Any]], n: int,
 def field_rows(s: Session, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     """Every user-settable field of the scenarios ``ids`` (model and GPU by name), as the
     change log records them (:func:`planner.store.scenarios.field_values`)."""
-    from planner.store.schema import GpuRow, ModelRow
-
     table = ScenarioRow.__table__
     out: dict[int, dict[str, Any]] = {}
     for start in range(0, len(ids), CHUNK_ROWS):
