@@ -344,3 +344,59 @@ def test_cli_flags_and_dry_run(tmp_path: Path) -> None:
     assert out == f"imported 3 rows of {path} into fleet bulk: 0 created, 3 skipped\n"
     code, out, _ = run("scenario", "import", "nofleet", str(path))
     assert code == 2
+
+
+def test_workbook_new_rows_go_in_as_one_batch_equal_to_their_originals(
+        ws: Workspace, db_url: str, tmp_path: Path) -> None:
+    """``planner import``: every demo scenario (inference and training sheets) copied as a
+    new row is stored with the same inputs as its original; a new row whose name breaks the
+    name rule is refused with its cell, nothing written."""
+    from planner.report.importer import ImportError_
+    from planner.report.layout import SCENARIO_SHEETS, letters, scenario_columns
+
+    path = tmp_path / "r.xlsx"
+    ws.export(path, ["demo"])
+    wb = openpyxl.load_workbook(path)
+    for kind, title in SCENARIO_SHEETS.items():
+        if title not in wb.sheetnames:
+            continue
+        sheet, col = wb[title], letters(kind)
+        last = sheet.max_row
+        for r in range(2, last + 1):
+            new = last + r - 1
+            for c in scenario_columns(kind):
+                if c.role in ("meta", "input"):
+                    sheet[f"{col[c.key]}{new}"] = sheet[f"{col[c.key]}{r}"].value
+            sheet[f"{col['id']}{new}"] = None
+            sheet[f"{col['version']}{new}"] = None
+            original = sheet[f"{col['name']}{r}"].value
+            sheet[f"{col['name']}{new}"] = f"{original} copy"
+    wb.save(path)
+    before = {s.name: s for s in ws.scenarios("demo")}
+    plans = ws.import_workbook(path)
+    assert sum(p.id is None for p in plans) == len(before) == 7
+    after = {s.name: s for s in ws.scenarios("demo")}
+    assert len(after) == 14
+    for name, original in before.items():
+        copy = after[f"{name} copy"]
+        assert (copy.kind, copy.model, copy.gpu, copy.notes, copy.lora_targets, copy.version) \
+            == (original.kind, original.model, original.gpu, original.notes,
+                original.lora_targets, 1)
+        assert copy.inputs == original.inputs, name
+    # a new row with a 201-character name: refused at its cell, nothing written
+    ws.export(tmp_path / "again.xlsx", ["demo"])
+    wb = openpyxl.load_workbook(tmp_path / "again.xlsx")
+    sheet, col = wb["Scenarios"], letters("inference")
+    row = sheet.max_row + 1
+    for c in scenario_columns("inference"):
+        if c.role in ("meta", "input") and c.key not in ("id", "version"):
+            sheet[f"{col[c.key]}{row}"] = sheet[f"{col[c.key]}2"].value
+    sheet[f"{col['name']}{row}"] = "x" * 201
+    wb.save(path)
+    snapshot = dump(db_url)
+    with pytest.raises(ImportError_) as caught:
+        ws.import_workbook(path)
+    assert [str(e) for e in caught.value.errors] == [
+        f"Scenarios!{col['name']}{row} (name): must be 1 to 200 characters without control "
+        f"characters (got {'x' * 40!r})"]
+    assert dump(db_url) == snapshot
