@@ -128,11 +128,12 @@ def _series(values: Any, n: int) -> pd.Series:
 
 def _empty(s: pd.Series) -> np.ndarray:
     """Where a cell is empty: missing, NaN, or text that is only spaces."""
-    missing = s.isna().to_numpy()
-    if s.dtype == object or pd.api.types.is_string_dtype(s):
-        text = s.map(lambda v: isinstance(v, str) and not v.strip()).to_numpy(dtype=bool)
-        missing = missing | text
-    return missing
+    if s.dtype == object or pd.api.types.is_string_dtype(s):  # each distinct value once
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+        blank = np.array([isinstance(u, str) and not u.strip() for u in uniques] + [True],
+                         dtype=bool)
+        return blank[codes]  # code -1 (missing) takes the last entry
+    return s.isna().to_numpy()
 
 
 def _text(s: pd.Series) -> pd.Series:
