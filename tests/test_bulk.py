@@ -139,9 +139,9 @@ def test_a_row_the_database_refuses_rolls_back_every_row(ws: Workspace, db_url: 
     """The last of 12,000 rows breaks the database's CHECK (gpus a multiple of tp*pp) after
     the validation passed it: the batched INSERT (SQLite executemany, PostgreSQL COPY) fails
     and the rows written before it in the same transaction are gone too."""
-    from planner.service import bulk as service_bulk
+    from planner.sheet import checks
 
-    real = service_bulk.check_table
+    real = checks.check_table
 
     def slipped(*args: Any, **kwargs: Any) -> Any:
         table = real(*args, **kwargs)
@@ -149,7 +149,7 @@ def test_a_row_the_database_refuses_rolls_back_every_row(ws: Workspace, db_url: 
         table.inputs["tp"][-1] = 2
         return table
 
-    monkeypatch.setattr(service_bulk, "check_table", slipped)
+    monkeypatch.setattr(checks, "check_table", slipped)
     rows = [f"s{i},llama-3-8b,h100-sxm,8,1,1,1024,bf16,1," for i in range(12_000)]
     before = dump(db_url)
     with pytest.raises(PlannerError, match="the database refused the change"):
