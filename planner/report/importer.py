@@ -1,5 +1,9 @@
 """Read a report's scenario inputs back: validate every cell, then plan the changes.
 
+Cells are validated a column at a time (:mod:`planner.sheet.checks`, the checks of
+``planner scenario import``): each distinct text is parsed once, numbers are range-checked as
+arrays, and the rules across columns run once per distinct model, GPU and dtype.
+
 Rows are keyed by the ``id`` column: a row with an id updates that scenario (only the fields
 that differ, guarded by the row's ``version``), a row without one creates a scenario. Every bad
 cell is reported with its sheet, cell address, column and reason, all at once; the plan is
@@ -23,12 +27,13 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from planner.errors import PlannerError, ValidationError
+from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.report.fastsheet import _sheet_paths
 from planner.report.layout import KNOWN_SHEETS, SCENARIO_SHEETS, letters, scenario_columns
-from planner.sheet.table import check_scenario, inputs_of
+from planner.sheet.checks import Problems, check_column, check_rules
+from planner.sheet.table import inputs_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +240,7 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 f"{expected[bad] if bad < len(expected) else '(nothing)'!r}"))
         index = {c.key: i for i, c in enumerate(all_columns)}
         inputs = {c.name: c for c in inputs_of(kind)}
+        records: list[tuple[int, dict[str, Any], set[str]]] = []
         for r, values in enumerate(rows, 2):
             formula_keys = {c.key for c in columns if (r, index[c.key] + 1) in formulas}
             if not formula_keys and (values is None or all(
@@ -242,6 +248,11 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 continue
             cell = {c.key: _clean(values[index[c.key]], verbatim=c.key == "notes")
                     if index[c.key] < len(values) else None for c in columns}
+            for key in formula_keys:
+                cell[key] = None
+            records.append((r, cell, formula_keys))
+        checked = _check_columns(records, kind, inputs, lower_models, lower_gpus, models, gpus)
+        for i, (r, cell, formula_keys) in enumerate(records):
             row_errors: list[CellError] = []
 
             def bad(key: str, reason: str, r: int = r, row_errors: list = row_errors,
@@ -252,20 +263,15 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
             for key in sorted(formula_keys, key=index.__getitem__):
                 bad(key, "is a formula; the import reads typed values only (replace it with "
                          "its value)")
-                cell[key] = None
             parsed: dict[str, Any] = {}
-            for key, spec in inputs.items():
-                raw = cell[key]
+            for key in inputs:
                 if key in formula_keys:
                     continue
-                if raw is None:
-                    bad(key, f"is empty; must be {spec.allowed()}")
-                    continue
-                try:
-                    parsed[key] = spec.parse(raw)
-                except ValidationError as exc:
-                    bad(key, f"must be {exc.allowed}" if not exc.allowed.startswith("must")
-                        else exc.allowed)
+                problem = checked.errors[key].get(i)
+                if problem is not None:
+                    bad(key, problem)
+                else:
+                    parsed[key] = checked.values[key][i]
             model = lower_models.get(str(cell["model"] or "").lower())
             gpu = lower_gpus.get(str(cell["gpu"] or "").lower())
             if model is None and "model" not in formula_keys:
@@ -301,12 +307,9 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 bad("fleet", f"scenario {sid} is in fleet {current.fleet!r}; moving "
                              "between fleets is `planner scenario copy`")
             lora_targets = str(cell.get("lora_targets") or "q,v")
-            if not row_errors and model and gpu:
-                try:
-                    check_scenario(models[model], gpus[gpu], parsed, kind, lora_targets)
-                except ValidationError as exc:
-                    key = exc.field if exc.field in index else "model"
-                    bad(key, str(exc).split(": ", 1)[1])
+            rule = checked.rules.get(i)
+            if not row_errors and model and gpu and rule is not None:
+                bad(rule[0] if rule[0] in index else "model", rule[1])
             fields: dict[str, Any] = {}
             if not row_errors:
                 fields = {"model": model, "gpu": gpu, "notes": str(cell["notes"] or ""),
@@ -336,6 +339,58 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
     if errors:
         raise ImportError_(path, errors)
     return plans
+
+
+@dataclass(slots=True)
+class _Checked:
+    """A sheet's input columns checked column-wise: per input, the parsed value of each
+    record and the problem of each bad one (by record index); per record, the first rule
+    across columns it breaks (column, reason)."""
+
+    values: dict[str, list[Any]]
+    errors: dict[str, dict[int, str]]
+    rules: dict[int, tuple[str, str]]
+
+
+def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]], kind: str,
+                   inputs: dict[str, Any], lower_models: dict[str, str],
+                   lower_gpus: dict[str, str], models: dict[str, ModelSpec],
+                   gpus: dict[str, GpuSpec]) -> _Checked:
+    """Every input cell of ``records`` validated one column at a time
+    (:func:`planner.sheet.checks.check_column`: each distinct text parsed once, numbers
+    checked as arrays), then the rules across columns once per distinct model, GPU and dtype
+    (:func:`planner.sheet.checks.check_rules`) over the rows whose cells are each valid."""
+    import numpy as np
+    import pandas as pd
+
+    n = len(records)
+    values: dict[str, list[Any]] = {}
+    errors: dict[str, dict[int, str]] = {}
+    arrays: dict[str, Any] = {}
+    ok = np.ones(n, dtype=bool)
+    for key, spec in inputs.items():
+        series = pd.Series([cell[key] for _r, cell, _f in records], dtype=object)
+        skip = np.fromiter((key in f for _r, _c, f in records), dtype=bool, count=n)
+        problems = Problems(cap=n + 1)
+        arrays[key], wrong = check_column(spec, series, problems, show_value=False, skip=skip)
+        values[key] = arrays[key].tolist()
+        errors[key] = {p.row: p.message for p in problems.items}
+        ok &= ~wrong & ~skip
+    model_names = np.array([lower_models.get(str(cell["model"] or "").lower()) or ""
+                            for _r, cell, _f in records], dtype=object)
+    gpu_names = np.array([lower_gpus.get(str(cell["gpu"] or "").lower()) or ""
+                          for _r, cell, _f in records], dtype=object)
+    targets = np.array([str(cell.get("lora_targets") or "q,v") for _r, cell, _f in records],
+                       dtype=object)
+    ok &= (model_names != "") & (gpu_names != "")
+    ok &= np.fromiter((not f for _r, _c, f in records), dtype=bool, count=n)
+    rules = Problems(cap=n + 1)
+    check_rules(ok, np.full(n, kind == "training"), model_names, gpu_names, arrays, targets,
+                models, gpus, None, rules, calibration=False)
+    first: dict[int, tuple[str, str]] = {}
+    for p in rules.items:
+        first.setdefault(p.row, (p.column, p.message))
+    return _Checked(values, errors, first)
 
 
 def _name_clashes(plans: list[RowPlan], existing: dict[int, Any]) -> list[CellError]:

@@ -11,11 +11,14 @@ from sqlalchemy import Engine
 
 from planner.domain import ConflictError, DuplicateError
 from planner.errors import PlannerError, ValidationError
+from planner.service.bulk import insert_checked
 from planner.service.catalog import Catalog
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
 from planner.service.measurements import Measurements
 from planner.service.scenarios import Scenarios
+from planner.sheet.inputs import TRAINING_DEFAULT_OVERRIDES
+from planner.store import queries
 from planner.store.engine import write_transaction
 
 
@@ -69,25 +72,68 @@ class Reports:
         models, gpus = self.evaluation.catalog_specs()
         plans = read_plan(Path(path), existing=existing, models=models, gpus=gpus,
                           default_fleet=fleet, fleets={f.name for f in self.fleets.fleets()})
+        creates = [p for p in plans if p.id is None]
         try:
             with write_transaction(self.engine) as s:
                 for plan in plans:
+                    if plan.id is None or not plan.fields:
+                        continue
                     try:
-                        if plan.id is None:
-                            self.scenarios.new_in(s, plan.fleet, plan.fields)
-                        elif plan.fields:
-                            self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
-                                                  plan.version)
+                        self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
+                                              plan.version)
                     except PlannerError as exc:
                         column = _column_of(exc, letters(plan.kind))
                         cell = f"{letters(plan.kind)[column]}{plan.row}"
                         raise ImportError_(Path(path), [CellError(plan.sheet, cell, column,
                                                                   str(exc))]) from None
+                if creates:
+                    self._create(s, Path(path), creates)
                 if dry_run:
                     raise _RollBack
         except _RollBack:
             pass
         return plans
+
+    def _create(self, s: Any, path: Path, plans: list[Any]) -> None:
+        """The new rows of a workbook, per fleet: checked whole (names, notes, calibration
+        profiles: what creating one scenario checks besides the cells the plan has read) and
+        written with one batched INSERT (:func:`planner.service.bulk.insert_checked`), not a
+        scenario at a time. Every problem names its ``Sheet!Cell (column)``."""
+        # lazy: openpyxl and pandas, which only an import needs
+        from planner.report.importer import CellError, ImportError_
+
+        # lazy: as above
+        from planner.report.layout import letters
+
+        # lazy: as above
+        from planner.sheet.checks import SCENARIO_INPUT_COLUMNS, Problems, check_table
+
+        models, gpus = self.evaluation.catalog_specs()
+        profiles = self.evaluation.profiles()
+        by_fleet: dict[str, list[Any]] = {}
+        for plan in plans:
+            by_fleet.setdefault(plan.fleet, []).append(plan)
+        for fleet, group in by_fleet.items():
+            table: dict[str, list[Any]] = {
+                key: [p.fields.get(key, default) for p in group]
+                for key, default in (("name", ""), ("kind", "inference"), ("model", ""),
+                                     ("gpu", ""), ("notes", ""), ("lora_targets", "q,v"))}
+            for c in SCENARIO_INPUT_COLUMNS:
+                table[c.name] = [p.fields.get(c.name, TRAINING_DEFAULT_OVERRIDES.get(
+                    c.name, c.default) if p.kind == "training" else c.default) for p in group]
+            problems = Problems(cap=50)
+            checked = check_table(table, models=models, gpus=gpus, profiles=profiles,
+                                  problems=problems)
+            if problems:
+                errors = []
+                for problem in problems.first():
+                    plan = group[problem.row]
+                    columns = letters(plan.kind)
+                    column = problem.column if problem.column in columns else "name"
+                    errors.append(CellError(plan.sheet, f"{columns[column]}{plan.row}", column,
+                                            problem.message))
+                raise ImportError_(path, errors)
+            insert_checked(s, queries.fleet_row(s, fleet).id, checked)
 
 
 class _RollBack(Exception):

@@ -38,6 +38,7 @@ from planner.domain import (
 from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.service.bulk import BulkImport, BulkResult, Clash
 from planner.service.calibration import Calibration, Profile
 from planner.service.catalog import Catalog
 from planner.service.edits import CheckedEdit
@@ -82,6 +83,7 @@ class Workspace:
         self._calibration = Calibration(engine, self._specs, self._measurements)
         self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
                                 self._evaluation, self._measurements)
+        self._bulk = BulkImport(engine, self._specs, self._evaluation)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -274,6 +276,18 @@ class Workspace:
     def delete_scenario(self, fleet: str, name: str) -> None:
         """Delete a scenario (and its change log)."""
         self._scenarios.delete_scenario(fleet, name)
+
+    def import_scenarios(self, fleet: str, source: Any, *, on_clash: Clash = "refuse",
+                         dry_run: bool = False, progress: Callable[[int], None] | None = None,
+                         started: Callable[[int], None] | None = None) -> BulkResult:
+        """Create many scenarios in ``fleet`` from a table: a .csv, .xlsx or .parquet file
+        (header ``name,model,gpu`` then input columns) or a pandas DataFrame. Every cell is
+        checked column-wise first and every problem reported as ``FILE:line (column)``; then
+        all rows are written in one transaction, or none (see :mod:`planner.service.bulk`).
+        ``on_clash`` says what a name the fleet already has does: ``refuse``, ``replace`` or
+        ``skip``."""
+        return self._bulk.import_table(fleet, source, on_clash=on_clash, dry_run=dry_run,
+                                       progress=progress, started=started)
 
     # ------------------------------------------------------------------ history
     def history(self, fleet: str, name: str) -> list[Change]:

@@ -1,0 +1,463 @@
+"""Column-wise validation of a whole table of scenarios, reporting every bad cell.
+
+:func:`planner.sheet.table.validate` stops at the first bad value, which suits a sweep or a
+DataFrame a program built. A file a person wrote deserves every problem at once, so
+:func:`check_table` makes one pass per column over the whole table (types, ranges, allowed
+values, empty cells, unknown model and GPU names, duplicate names within the table and
+against names already taken) and then the rules across columns (parallelism against each
+model, a tensor path for the weight dtype on each GPU, LoRA targets, calibration profiles),
+each evaluated once per distinct combination, never once per row. Every problem is a
+:class:`CellProblem` (0-based row, column, message); the first :data:`MAX_REPORTED` by row are
+kept with their messages, all of them are counted.
+
+Rows are numbered from 0; the header is row -1, so a file's line is ``row + 2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from planner.errors import ValidationError
+from planner.estimator.architecture import ModelSpec
+from planner.estimator.gpu import GpuSpec, compute_dtype
+from planner.estimator.params import lora_dims
+from planner.sheet.inputs import (
+    INFERENCE_INPUTS,
+    TRAINING_DEFAULT_OVERRIDES,
+    TRAINING_INPUTS,
+    InputColumn,
+)
+from planner.sheet.profiles import CalibrationFigures, resolve
+from planner.sheet.table import KINDS, parallelism_violations
+
+MAX_REPORTED = 20
+"""Problems kept with their message (the first by row); the rest are only counted."""
+
+SCENARIO_INPUT_COLUMNS: tuple[InputColumn, ...] = tuple(
+    {c.name: c for c in (*INFERENCE_INPUTS, *TRAINING_INPUTS)}.values())
+"""Every scenario input column, inference and training, once each (the database's columns)."""
+
+REQUIRED = ("name", "model", "gpu")
+"""Columns a table of new scenarios must have."""
+OPTIONAL_META = ("kind", "notes", "lora_targets")
+"""Other scenario fields a table may set (empty: ``inference``, no notes, ``q,v``)."""
+META_DEFAULTS = {"kind": "inference", "notes": "", "lora_targets": "q,v"}
+
+_CONTROL = r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]"
+"""Characters no name may hold (as :func:`planner.sheet.inputs.has_control`)."""
+_TEXT_CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]"
+"""Characters free text may not hold: control characters other than tab and line breaks."""
+
+
+@dataclass(frozen=True, slots=True)
+class CellProblem:
+    """One bad cell: its 0-based row (-1: the header), column and what is wrong."""
+
+    row: int
+    column: str
+    message: str
+
+
+@dataclass(slots=True)
+class Problems:
+    """The problems of a table: the first ``cap`` by row with messages, and the total count."""
+
+    cap: int = MAX_REPORTED
+    items: list[CellProblem] = field(default_factory=list)
+    total: int = 0
+
+    def add(self, row: int, column: str, message: str) -> None:
+        """One problem."""
+        self.total += 1
+        self.items.append(CellProblem(row, column, message))
+        self._trim()
+
+    def add_rows(self, mask: np.ndarray, column: str, message: Callable[[int], str]) -> None:
+        """A problem in ``column`` at every row where ``mask`` holds; ``message(row)`` is
+        called only for the rows that may be reported (at most ``cap``)."""
+        rows = np.flatnonzero(mask)
+        if not len(rows):
+            return
+        self.total += len(rows)
+        self.items.extend(CellProblem(int(r), column, message(int(r))) for r in rows[:self.cap])
+        self._trim()
+
+    def _trim(self) -> None:
+        if len(self.items) > 4 * self.cap:
+            self.items = self.first()
+
+    def first(self) -> list[CellProblem]:
+        """The problems kept, by row then column order of discovery (at most ``cap``)."""
+        return sorted(self.items, key=lambda p: p.row)[:self.cap]
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+
+@dataclass(slots=True)
+class CheckedTable:
+    """A validated table: per row its cleaned name, kind, model and GPU (catalog names),
+    notes, LoRA targets, and every scenario input (parsed: int64, float64, bool or text
+    arrays); ``problems`` is empty when every cell is valid."""
+
+    n: int
+    names: np.ndarray
+    kinds: np.ndarray
+    models: np.ndarray
+    gpus: np.ndarray
+    notes: np.ndarray
+    lora_targets: np.ndarray
+    inputs: dict[str, np.ndarray]
+    problems: Problems
+    clashes: np.ndarray
+    """Rows whose name is already taken (see ``taken`` of :func:`check_table`)."""
+
+
+def _series(values: Any, n: int) -> pd.Series:
+    if isinstance(values, pd.Series):
+        return values.reset_index(drop=True)
+    if np.ndim(values) == 0:
+        return pd.Series([values] * n, dtype=object)
+    return pd.Series(np.asarray(values) if not isinstance(values, list) else values)
+
+
+def _empty(s: pd.Series) -> np.ndarray:
+    """Where a cell is empty: missing, NaN, or text that is only spaces."""
+    if s.dtype == object or pd.api.types.is_string_dtype(s):  # each distinct value once
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+        blank = np.array([isinstance(u, str) and not u.strip() for u in uniques] + [True],
+                         dtype=bool)
+        return blank[codes]  # code -1 (missing) takes the last entry
+    return s.isna().to_numpy()
+
+
+def _text(s: pd.Series) -> pd.Series:
+    """Cells as stripped text ('' for an empty one); numbers as their text (an integral float
+    without its ``.0``)."""
+    def one(v: Any) -> str:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return ""
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        return str(v)
+    if s.dtype == object or pd.api.types.is_string_dtype(s):
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+        cleaned = np.array([one(u).strip() for u in uniques] + [""], dtype=object)
+        return pd.Series(cleaned[codes])
+    return pd.Series([one(v).strip() for v in s.tolist()], dtype=object)
+
+
+def _shown(value: Any) -> Any:
+    """A cell as the user wrote it (a numpy scalar as its Python value)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _phrase(exc: ValidationError) -> str:
+    """What a :class:`ValidationError` says is allowed, without its field and value."""
+    allowed = exc.allowed
+    return f"must be {allowed}" if allowed.startswith(("a ", "an ", "one of ", "true or false")) \
+        else allowed
+
+
+def _must(exc: ValidationError) -> str:
+    """A column's own parse error in words: ``must be`` what it allows."""
+    return exc.allowed if exc.allowed.startswith("must") else f"must be {exc.allowed}"
+
+
+def _by_distinct(s: pd.Series, parse: Callable[[Any], Any]) -> tuple[np.ndarray, np.ndarray,
+                                                                      list[str | None]]:
+    """``parse`` once per distinct value of ``s``: (codes per row, parsed values, error text
+    per distinct value or None)."""
+    codes, uniques = pd.factorize(s, use_na_sentinel=False)
+    parsed: list[Any] = []
+    errors: list[str | None] = []
+    for value in uniques:
+        try:
+            parsed.append(parse(value))
+            errors.append(None)
+        except ValidationError as exc:
+            parsed.append(None)
+            errors.append(_must(exc))
+    return codes, np.asarray([*parsed, None], dtype=object)[:-1], errors
+
+
+def check_column(column: InputColumn, s: pd.Series, problems: Problems, *,
+                 show_value: bool = True, skip: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(parsed values, bad mask) of one input column, every bad cell reported (``show_value``:
+    with the value found). Rows in ``skip`` are not checked (their value is the default)."""
+    if skip is not None and skip.any():
+        s = s.copy()
+        s[skip] = column.default
+    values, bad = _check_input(column, s, problems, show_value)
+    return values, bad
+
+
+def _got(show: bool, s: pd.Series, r: int) -> str:
+    return f" (got {_shown(s.iloc[r])!r})" if show else ""
+
+
+def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_value: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(parsed values, bad mask) of one input column; every bad cell reported."""
+    n = len(s)
+    empty = _empty(s)
+    problems.add_rows(empty, column.name, lambda _r: f"is empty; must be {column.allowed()}")
+    bad = empty.copy()
+    if column.kind in ("int", "float"):
+        if pd.api.types.is_bool_dtype(s):
+            values = np.full(n, np.nan)
+            problems.add_rows(~empty, column.name,
+                              lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
+            return values, np.ones(n, dtype=bool)
+        if pd.api.types.is_numeric_dtype(s):
+            values = np.array(s.to_numpy(dtype=np.float64, na_value=np.nan))
+            wrong = ~empty & ~np.isfinite(values)
+        else:  # text: plain numbers at C speed, anything else by the column's own reader
+            values = np.array(pd.to_numeric(s, errors="coerce"), dtype=np.float64)
+            if pd.api.types.infer_dtype(s, skipna=True) not in (
+                    "string", "integer", "floating", "mixed-integer-float", "empty"):
+                flags = s.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+                values[flags] = np.nan  # a flag is not a number
+            rest = ~empty & ~np.isfinite(values)
+            if rest.any():
+                sub = s[rest]
+                codes, parsed, errors = _by_distinct(sub, column.parse)
+                ok = np.array([e is None for e in errors], dtype=bool)[codes]
+                got = np.array([np.nan if p is None else float(p) for p in parsed],
+                               dtype=np.float64)
+                values[np.flatnonzero(rest)] = np.where(ok, got[codes], np.nan)
+            wrong = ~empty & ~np.isfinite(values)
+        if column.kind == "int":
+            wrong |= np.isfinite(values) & (values != np.floor(values))
+        if column.minimum is not None:
+            wrong |= (values <= column.minimum) if column.above_minimum \
+                else (values < column.minimum)
+        if column.maximum is not None:
+            wrong |= values > column.maximum
+        wrong &= ~empty
+        problems.add_rows(wrong, column.name,
+                          lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
+        bad |= wrong
+        # a bad cell holds the default, so rules across columns never divide by zero
+        if column.kind == "int":
+            return np.where(bad, column.default, values).astype(np.int64), bad
+        return np.where(bad, float(column.default), values), bad
+    if column.kind == "bool" and pd.api.types.is_bool_dtype(s) and not s.isna().any():
+        return s.to_numpy(dtype=bool), bad
+    codes, parsed, errors = _by_distinct(s, column.parse)
+    wrong = ~empty & np.array([e is not None for e in errors], dtype=bool)[codes]
+    problems.add_rows(wrong, column.name,
+                      lambda r: f"{errors[codes[r]]}{_got(show_value, s, r)}")
+    bad |= wrong
+    fill = column.default
+    values = np.asarray([fill if p is None else p for p in parsed] + [fill],
+                        dtype=object)[:-1][codes]
+    if column.kind == "bool":
+        values = values.astype(bool)
+    return values, bad
+
+
+def _lookup(s: pd.Series, known: Collection[str], column: str, noun: str,
+            problems: Problems) -> tuple[np.ndarray, np.ndarray]:
+    """(catalog names, bad mask): names matched case-insensitively, once per distinct value."""
+    text = _text(s)
+    codes, uniques = pd.factorize(text, use_na_sentinel=False)
+    lower = {k.lower(): k for k in known}
+    resolved = [lower.get(str(u).lower()) for u in uniques]
+    bad = np.array([r is None for r in resolved], dtype=bool)[codes]
+    listing = ", ".join(sorted(known)[:12]) + (", …" if len(known) > 12 else "")
+    problems.add_rows(bad, column, lambda r: (
+        f"is empty; must be a {noun} of the catalog ({listing})" if not text.iloc[r]
+        else f"unknown {noun} {text.iloc[r]!r}; known: {listing}"))
+    names = np.asarray([r or "" for r in resolved] + [""], dtype=object)[:-1][codes]
+    return names, bad
+
+
+def check_header(columns: Sequence[Any], problems: Problems) -> None:
+    """Every column of a header named once, known, and ``name``, ``model``, ``gpu`` present."""
+    known = {*REQUIRED, *OPTIONAL_META, *(c.name for c in SCENARIO_INPUT_COLUMNS)}
+    seen: set[str] = set()
+    for raw in columns:
+        name = str(raw).strip()
+        if not name or name.lower().startswith("unnamed:"):
+            problems.add(-1, str(raw), "a column has no header; name it or delete it")
+        elif name not in known:
+            problems.add(-1, name, "unknown column; columns are name, model, gpu, "
+                         + ", ".join(OPTIONAL_META) + " and the scenario inputs ("
+                         + ", ".join(sorted(c.name for c in SCENARIO_INPUT_COLUMNS)) + ")")
+        elif name in seen:
+            problems.add(-1, name, "appears twice in the header")
+        seen.add(name)
+    for name in REQUIRED:
+        if name not in seen:
+            problems.add(-1, name, "missing column; the header must start with name,model,gpu")
+
+
+def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
+                gpus: Mapping[str, GpuSpec],
+                profiles: Sequence[CalibrationFigures] | None = None,
+                taken: Collection[str] = (), taken_message: str = "is already taken",
+                problems: Problems | None = None) -> CheckedTable:
+    """Validate every cell of ``table`` (column name → values, all of one length) as new
+    scenarios; see the module docstring. ``taken``: names already used (the fleet's), each
+    reported with ``taken_message`` unless the caller clears :attr:`CheckedTable.clashes`
+    before looking at the problems (pass ``taken_message=""`` to only mark them)."""
+    problems = problems if problems is not None else Problems()
+    lengths = {len(v) for v in table.values() if np.ndim(v) == 1}
+    if len(lengths) > 1:
+        raise ValidationError("table", f"columns have different lengths {sorted(lengths)}")
+    n = lengths.pop() if lengths else 0
+    column = {k: _series(v, n) for k, v in table.items()}
+
+    # names: stripped, 1-200 characters, no control characters, unique, not taken
+    names_s = _text(column["name"]) if "name" in column else pd.Series([""] * n, dtype=object)
+    length = names_s.str.len().to_numpy()
+    control = names_s.str.contains(_CONTROL, regex=True).to_numpy(dtype=bool)
+    bad_name = (length == 0) | (length > 200) | control
+    problems.add_rows(bad_name, "name", lambda r: (
+        "is empty; every scenario needs a name" if not names_s.iloc[r]
+        else "must be 1 to 200 characters without control characters "
+             f"(got {names_s.iloc[r][:40]!r})"))
+    names = names_s.to_numpy(dtype=object)
+    codes, _uniques = pd.factorize(names_s, use_na_sentinel=False)
+    _, first_row = np.unique(codes, return_index=True)
+    first = first_row[codes]
+    duplicate = (first != np.arange(n)) & ~bad_name
+    problems.add_rows(duplicate, "name", lambda r: (
+        f"{names[r]!r} is also the name on line {int(first[r]) + 2}; names in a fleet are "
+        "unique"))
+    clashes = names_s.isin(list(taken)).to_numpy(dtype=bool) & ~bad_name if taken \
+        else np.zeros(n, dtype=bool)
+    if taken_message:
+        problems.add_rows(clashes, "name", lambda r: f"{names[r]!r} {taken_message}")
+
+    # kind, notes, LoRA targets
+    if "kind" in column:
+        kinds_s = _text(column["kind"]).str.lower()
+        kinds_s = kinds_s.where(kinds_s != "", "inference")
+        bad_kind = ~kinds_s.isin(KINDS).to_numpy(dtype=bool)
+        problems.add_rows(bad_kind, "kind", lambda r: (
+            f"must be one of {', '.join(KINDS)} (got {column['kind'].iloc[r]!r})"))
+        kinds = kinds_s.to_numpy(dtype=object)
+    else:
+        kinds, bad_kind = np.full(n, "inference", dtype=object), np.zeros(n, dtype=bool)
+    training = kinds == "training"
+    if "notes" in column:
+        notes_s = column["notes"].map(lambda v: "" if v is None or (isinstance(v, float)
+                                                                    and np.isnan(v))
+                                      else str(v))
+        bad_notes = notes_s.str.contains(_TEXT_CONTROL, regex=True).to_numpy(dtype=bool)
+        problems.add_rows(bad_notes, "notes", lambda _r: "must be text without control "
+                          "characters (tabs and line breaks are allowed)")
+        notes = notes_s.to_numpy(dtype=object)
+    else:
+        notes = np.full(n, "", dtype=object)
+    if "lora_targets" in column:
+        targets_s = _text(column["lora_targets"])
+        targets_s = targets_s.where(targets_s != "", "q,v")
+        bad_targets = (targets_s.str.contains(_CONTROL, regex=True).to_numpy(dtype=bool)
+                       | (targets_s.str.len().to_numpy() > 200))
+        problems.add_rows(bad_targets, "lora_targets", lambda _r: "must be a comma-separated "
+                          "list of at most 200 characters without control characters")
+        lora_targets = targets_s.to_numpy(dtype=object)
+    else:
+        lora_targets, bad_targets = np.full(n, "q,v", dtype=object), np.zeros(n, dtype=bool)
+
+    # model and GPU
+    model_names, bad_model = _lookup(column.get("model", pd.Series([""] * n, dtype=object)),
+                                     models, "model", "model", problems)
+    gpu_names, bad_gpu = _lookup(column.get("gpu", pd.Series([""] * n, dtype=object)),
+                                 gpus, "gpu", "GPU", problems)
+
+    # every input column, given or defaulted (a training row's own defaults where absent)
+    inputs: dict[str, np.ndarray] = {}
+    bad_input: dict[str, np.ndarray] = {}
+    for c in SCENARIO_INPUT_COLUMNS:
+        if c.name in column:
+            inputs[c.name], bad_input[c.name] = _check_input(c, column[c.name], problems)
+            continue
+        default = np.full(n, c.default, dtype=_dtype(c))
+        if c.name in TRAINING_DEFAULT_OVERRIDES:
+            default[training] = TRAINING_DEFAULT_OVERRIDES[c.name]
+        inputs[c.name], bad_input[c.name] = default, np.zeros(n, dtype=bool)
+
+    # rules across columns, over rows whose cells are each valid
+    row_ok = ~(bad_kind | bad_model | bad_gpu | bad_targets)
+    for mask in bad_input.values():
+        row_ok &= ~mask
+    check_rules(row_ok, training, model_names, gpu_names, inputs, lora_targets, models,
+                gpus, profiles, problems)
+    return CheckedTable(n, names, kinds, model_names, gpu_names, notes, lora_targets, inputs,
+                        problems, clashes)
+
+
+def _dtype(c: InputColumn) -> Any:
+    return {"int": np.int64, "float": np.float64, "bool": bool}.get(c.kind, object)
+
+
+def check_rules(ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
+                gpu_names: np.ndarray, inputs: Mapping[str, np.ndarray],
+                lora_targets: np.ndarray, models: Mapping[str, ModelSpec],
+                gpus: Mapping[str, GpuSpec], profiles: Sequence[CalibrationFigures] | None,
+                problems: Problems, *, calibration: bool = True) -> None:
+    """The cross-field rules of :func:`planner.sheet.table.check_scenario`, column-wise: each
+    evaluated once per distinct (model, GPU, dtype, …) combination among the rows ``ok``
+    (``inputs`` lacking a column: its default; ``calibration`` False: named calibration
+    profiles are not looked up)."""
+    n = len(ok)
+    if not ok.any():
+        return
+    inputs = {**{c.name: np.full(n, c.default, dtype=_dtype(c)) for c in SCENARIO_INPUT_COLUMNS
+                 if c.name not in inputs}, **inputs}
+    m_codes, m_names = pd.factorize(model_names, use_na_sentinel=False)
+    specs = [models.get(m, None) for m in m_names]
+    heads = np.array([s.attention.num_heads if s else 1 for s in specs], dtype=np.int64)[m_codes]
+    layers = np.array([s.num_layers if s else 1 for s in specs], dtype=np.int64)[m_codes]
+    tp, pp, count = inputs["tp"], inputs["pp"], inputs["gpus"]
+    broken = parallelism_violations(tp, pp, count, heads, layers)
+    done = ~ok
+    for col in ("tp", "pp", "gpus"):
+        mask = np.asarray(broken[col]) & ~done
+        problems.add_rows(mask, col, lambda r, col=col: {
+            "tp": f"must divide the {heads[r]} attention heads of {model_names[r]} "
+                  f"(got {tp[r]})",
+            "pp": f"must be at most the {layers[r]} layers of {model_names[r]} (got {pp[r]})",
+            "gpus": f"must be a multiple of tp*pp = {tp[r] * pp[r]} (got {count[r]})"}[col])
+        done = done | mask
+
+    def per_combo(mask: np.ndarray, keys: Sequence[np.ndarray], column: str,
+                  check: Callable[..., None]) -> None:
+        if not mask.any():
+            return
+        frame = pd.DataFrame({str(i): k for i, k in enumerate(keys)})[mask]
+        codes = np.full(n, -1, dtype=np.int64)
+        group_codes, uniques = pd.MultiIndex.from_frame(frame).factorize()
+        codes[np.flatnonzero(mask)] = group_codes
+        for code, combo in enumerate(uniques):
+            try:
+                check(*combo)
+            except ValidationError as exc:
+                message = _phrase(exc) + ("" if exc.value is None else f" (got {exc.value!r})")
+                problems.add_rows(codes == code, column, lambda _r, m=message: m)
+
+    def tensor_path(model: str, gpu: str, dtype: str, mode: str) -> None:
+        compute_dtype(gpus[gpu], dtype, mode, models[model].quantization)
+
+    weight_ok = ~done
+    per_combo(weight_ok, [model_names, gpu_names, inputs["weight_dtype"],
+                          inputs["quant_mode"]], "gpu", tensor_path)
+    lora = weight_ok & training & (inputs["lora_rank"] > 0)
+    per_combo(lora, [model_names, lora_targets], "lora_targets",
+              lambda model, targets: lora_dims(models[model], str(targets)))
+    if not calibration:
+        return
+    choice = inputs["calibration"]
+    named = weight_ok & ~training & ~np.isin(choice, ["auto", "none"])
+    per_combo(named, [choice, gpu_names, inputs["engine"]], "calibration",
+              lambda choice, gpu, engine: resolve(str(choice), gpu, str(engine), profiles))
