@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from planner.errors import PlannerError, ValidationError
+from planner.settings import database_url
 from planner.sheet.inputs import InputColumn
 
 if TYPE_CHECKING:
     from planner.estimator.architecture import ModelSpec
+    from planner.estimator.gpu import GpuSpec
     from planner.service import Workspace
 
 ALIASES = {
@@ -59,9 +61,6 @@ def _database_error(exc: Exception, ctx: click.Context) -> PlannerError | None:
     if "sqlalchemy" not in sys.modules and not isinstance(exc, OSError):
         return None
     # lazy: only after a failure, when the command has already loaded the store
-    from planner.settings import database_url
-
-    # lazy: as above
     from planner.store.engine import database_error
 
     return database_error(exc, database_url(ctx.find_root().ensure_object(dict).get("db")))
@@ -207,7 +206,26 @@ def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
             return workspace(ctx).model(ref).spec
         except LookupError:  # not imported: read its config (nothing is saved)
             return hub.fetch_spec(ref)
-    return workspace(ctx).model(ref).spec
+    return _stored(ctx, "model", ref) or workspace(ctx).model(ref).spec
+
+
+def gpu_spec(ctx: click.Context, name: str) -> GpuSpec:
+    """The GPU called ``name`` in the database."""
+    return _stored(ctx, "gpu", name) or workspace(ctx).gpu(name).spec
+
+
+def _stored(ctx: click.Context, kind: str, name: str) -> Any:
+    """The spec of model or GPU ``name`` read straight from a SQLite database file, without
+    opening the store (:mod:`planner.store.lite`: no SQLAlchemy, no schema check); None when
+    the command has opened the database already or it cannot be read that way."""
+    obj = ctx.find_root().ensure_object(dict)
+    if obj.get("workspace") is not None:
+        return None
+    # lazy: the standard library's sqlite3 reader, only when a catalog name is looked up
+    from planner.store import lite
+
+    url = database_url(obj.get("db"))
+    return lite.model_spec(url, name) if kind == "model" else lite.gpu_spec_of(url, name)
 
 
 def parse_assignments(pairs: tuple[str, ...]) -> dict[str, str]:
