@@ -123,3 +123,23 @@ def test_box_table_matches_rich() -> None:
     stream.write_box_table("A title", headers, columns, left, out=out, progress=False,
                            wide=[True, False, True])
     assert out.getvalue() == console.file.getvalue()  # type: ignore[attr-defined]
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize("data", [
+    {"a": 1, "b": 2.5, "c": None, "d": True, "e": False, "f": "x\ny\u00e9\u2212\"", "g": [],
+     "h": {}, "i": [1, [2, {"j": float("nan")}], (3, 4)], "k": float("inf"),
+     "l": -float("inf"), "m": 1e300, "n": -0.0, "o": 2**70},
+    [{"when": __import__("datetime").datetime(2026, 12, 1, 5, 0)}, {1: "int key"}],
+    {"np": __import__("numpy").float64(1.25), "np_nan": __import__("numpy").float64("nan"),
+     "sub": _Text("t"), _Text("k"): 3, "obj": object.__new__(type("X", (), {
+         "__str__": lambda self: "an object"}))},
+    "plain", 3, None, [],
+])
+def test_fast_json_text_is_json_text(data: Any) -> None:
+    from planner.cli.common import json_text_fast
+
+    assert json_text_fast(data) == json_text(data)

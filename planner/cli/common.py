@@ -11,6 +11,7 @@ import json
 import math
 import sys
 from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -127,6 +128,55 @@ def json_text(data: Any) -> str:
     """``data`` as indented, valid JSON: dataclasses and datetimes as strings, NaN and
     infinities as ``null`` (JSON has no ``Infinity``; scripts must be able to parse it)."""
     return json.dumps(_finite(data), indent=2, default=str, allow_nan=False)
+
+
+def _encode(value: Any, indent: str) -> str:
+    """:func:`json_text` of ``value`` nested at ``indent``, by type (see :func:`json_text_fast`)."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring_ascii(value)
+    if kind is float or (kind is not bool and isinstance(value, float)):
+        return float.__repr__(value) if math.isfinite(value) else "null"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if kind is int or isinstance(value, int):
+        return int.__repr__(value)
+    if kind is dict or isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = indent + "  "
+        parts = []
+        for key, item in value.items():
+            if type(key) is not str:
+                return _json_fallback(value, indent)
+            parts.append(f"{inner}{encode_basestring_ascii(key)}: {_encode(item, inner)}")
+        return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
+    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        inner = indent + "  "
+        return ("[\n" + ",\n".join(inner + _encode(item, inner) for item in value) + "\n"
+                + indent + "]")
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
+    return _json_fallback(value, indent)
+
+
+def _json_fallback(value: Any, indent: str) -> str:
+    """The standard encoder's text of an unusual value (non-text keys, ``default=str``)."""
+    return json_text(value).replace("\n", "\n" + indent)
+
+
+def json_text_fast(data: Any) -> str:
+    """Exactly :func:`json_text` of ``data`` (two-space indent, ASCII, NaN and infinities as
+    ``null``, other objects as their ``str``), several times faster on records of scalars:
+    the standard library encodes indented JSON in pure Python, after a separate pass that
+    replaces non-finite floats (``scenario list --json`` of 100,000 scenarios)."""
+    return _encode(data, "")
 
 
 def emit_json(data: Any) -> None:

@@ -147,7 +147,7 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
     ``json_text(list(items))`` (:func:`planner.cli.common.json_text`: indented by two, NaN and
     infinities as null), but written as the items are produced: memory is one chunk of items."""
     # lazy: the CLI's JSON rules (a cycle at module level: common imports nothing from here)
-    from planner.cli.common import json_text
+    from planner.cli.common import json_text_fast
 
     stream = out if out is not None else sys.stdout
     if count == 0:
@@ -163,7 +163,7 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
     written = 0
     with bar as progress_bar:
         for item in items:
-            parts.append("  " + json_text(item).replace("\n", "\n  "))
+            parts.append("  " + json_text_fast(item).replace("\n", "\n  "))
             if len(parts) == chunk_items:
                 written += len(parts)
                 stream.write(",\n".join(parts) + (",\n" if written < count else ""))
