@@ -101,11 +101,18 @@ def test_records_in_small_chunks_equal_records_in_one(ws: Workspace,
 
 @pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 7, 9])
 def test_json_list_in_chunks(count: int) -> None:
-    items: list[Any] = [{"i": i, "x": [1.5, float("nan"), None], "s": "a\nb"}
-                        for i in range(count)]
+    items: list[Any] = [{"i": i, "x": [1.5, float("nan"), None], "s": "a\nb",
+                         "f": [0.1, float("inf"), 3.0, -float("inf")][i % 4],
+                         "d": {"a": i, "b": {"c": float(i)}} if i % 3 else {"other": True},
+                         **({"extra": "only here"} if i == 2 else {}),
+                         **({1: "int key"} if i == 5 else {})} for i in range(count)]
     out = io.StringIO()
     stream.write_json_list(iter(items), count, out=out, chunk_items=3, progress=False)
     assert out.getvalue() == json_text(items) + "\n"
+    mixed = [*items, "text", 3, [1.0, {"k": None}], {}]
+    out = io.StringIO()
+    stream.write_json_list(iter(mixed), len(mixed), out=out, chunk_items=2, progress=False)
+    assert out.getvalue() == json_text(mixed) + "\n"
 
 
 def test_box_table_matches_rich() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import sys
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
@@ -177,6 +178,59 @@ def json_text_fast(data: Any) -> str:
     the standard library encodes indented JSON in pure Python, after a separate pass that
     replaces non-finite floats (``scenario list --json`` of 100,000 scenarios)."""
     return _encode(data, "")
+
+
+_NON_FINITE = frozenset({"nan", "inf", "-inf"})
+"""``float.__repr__`` of the floats JSON has no literal for (printed as ``null``)."""
+
+
+def _encode_column(values: list[Any], indent: str) -> list[str]:
+    """:func:`_encode` of each value nested at ``indent``; a column of one scalar type (as
+    evaluated outputs are) is encoded by one C-level map, a column of dicts with the same keys
+    column by column (:func:`json_records_fast`)."""
+    kinds = set(map(type, values))
+    if kinds == {float}:
+        texts = list(map(float.__repr__, values))
+        if not _NON_FINITE.isdisjoint(texts):  # one C-level pass; rare
+            texts = ["null" if t in _NON_FINITE else t for t in texts]
+        return texts
+    if kinds == {str}:
+        return list(map(encode_basestring_ascii, values))
+    if kinds == {int}:
+        return list(map(int.__repr__, values))
+    if kinds == {dict}:
+        return json_records_fast(values, indent)
+    return [_encode(v, indent) for v in values]
+
+
+def json_records_fast(records: list[dict[str, Any]], indent: str = "") -> list[str]:
+    """:func:`json_text_fast` of each of ``records`` (dicts), nested at ``indent``: records
+    with the same keys are encoded a column at a time, so a chunk of scenario records costs a
+    few C-level passes per key instead of a Python call per value."""
+    out: list[str] = [""] * len(records)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, record in enumerate(records):
+        groups.setdefault(tuple(record), []).append(i)
+    inner = indent + "  "
+    for keys, rows in groups.items():
+        if not keys:
+            for i in rows:
+                out[i] = "{}"
+            continue
+        if any(type(k) is not str for k in keys):
+            for i in rows:
+                out[i] = _encode(records[i], indent)
+            continue
+        group = [records[i] for i in rows]
+        columns = []
+        for key in keys:
+            prefix = f"{inner}{encode_basestring_ascii(key)}: "
+            column = list(map(operator.itemgetter(key), group))
+            columns.append(map(prefix.__add__, _encode_column(column, inner)))
+        head, tail = "{\n", "\n" + indent + "}"
+        for i, parts in zip(rows, zip(*columns, strict=True), strict=True):
+            out[i] = head + ",\n".join(parts) + tail
+    return out
 
 
 def emit_json(data: Any) -> None:

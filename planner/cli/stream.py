@@ -12,6 +12,7 @@ linear in the rows and memory is the formatted columns.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +26,9 @@ CHUNK_ROWS = 20_000
 PROGRESS_MIN_ROWS = 200_000
 """Tables at least this long show a progress bar on stderr (a terminal only): about a second
 of printing on this project's 2-core CI machine."""
+
+_END = object()
+"""Marks the end of the items in :func:`write_json_list`."""
 
 PROGRESS_MIN_JSON_ITEMS = 20_000
 """JSON lists at least this long show a progress bar on stderr (a terminal only): about a
@@ -147,7 +151,12 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
     ``json_text(list(items))`` (:func:`planner.cli.common.json_text`: indented by two, NaN and
     infinities as null), but written as the items are produced: memory is one chunk of items."""
     # lazy: the CLI's JSON rules (a cycle at module level: common imports nothing from here)
-    from planner.cli.common import json_text_fast
+    from planner.cli.common import json_records_fast, json_text_fast
+
+    def encode(chunk: list[Any]) -> list[str]:
+        if all(type(item) is dict for item in chunk):
+            return json_records_fast(chunk, "  ")
+        return [json_text_fast(item).replace("\n", "\n  ") for item in chunk]
 
     stream = out if out is not None else sys.stdout
     if count == 0:
@@ -159,22 +168,19 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
     bar = (click.progressbar(length=count, label="writing JSON", file=sys.stderr) if show
            else contextlib.nullcontext())
     stream.write("[\n")
-    parts: list[str] = []
+    chunk: list[Any] = []
     written = 0
     with bar as progress_bar:
-        for item in items:
-            parts.append("  " + json_text_fast(item).replace("\n", "\n  "))
-            if len(parts) == chunk_items:
-                written += len(parts)
-                stream.write(",\n".join(parts) + (",\n" if written < count else ""))
+        for item in itertools.chain(items, [_END]):
+            if item is not _END:
+                chunk.append(item)
+            if chunk and (len(chunk) == chunk_items or item is _END):
+                written += len(chunk)
+                stream.write(",\n".join("  " + text for text in encode(chunk))
+                             + (",\n" if item is not _END and written < count else ""))
                 if progress_bar is not None:
-                    progress_bar.update(len(parts))
-                parts = []
-        if parts:
-            written += len(parts)
-            stream.write(",\n".join(parts))
-            if progress_bar is not None:
-                progress_bar.update(len(parts))
+                    progress_bar.update(len(chunk))
+                chunk = []
     if written != count:
         raise ValueError(f"write_json_list: {written} items, {count} announced")
     stream.write("\n]\n")
