@@ -57,6 +57,8 @@ class FormulaGraph:
                 n for n in TopologicalSorter(self.deps).static_order() if n in self._all)
         except CycleError as exc:  # a programming error in the formula list
             raise ValueError(f"formula cycle: {exc.args[1]}") from exc
+        self._plans: dict[tuple[str, ...], tuple[list[str], frozenset[str]]] = {}
+        """Per requested outputs: the formulas to run in order and the inputs they read."""
         self.inputs: frozenset[str] = frozenset(
             d for ds in self.deps.values() for d in ds if d not in self._all)
 
@@ -100,17 +102,21 @@ class FormulaGraph:
         every input column that is needed but absent. ``progress(done_rows, total_rows)`` is
         called after each chunk of a long evaluation.
         """
-        wanted = list(self.order if outputs is None else outputs)
+        wanted = tuple(self.order if outputs is None else outputs)
         unknown = [w for w in wanted if w not in self._all and w not in columns]
         if unknown:
             raise MissingInputError(unknown)
-        needed = self.closure(wanted)
-        missing = {d for n in needed for d in self.deps[n]
-                   if d not in self._all and d not in columns}
+        plan = self._plans.get(wanted)
+        if plan is None:  # the formulas and inputs ``wanted`` needs, worked out once
+            needed = self.closure(wanted)
+            plan = self._plans[wanted] = (
+                [n for n in self.order if n in needed],
+                frozenset(d for n in needed for d in self.deps[n] if d not in self._all))
+        order, inputs = plan
+        missing = {d for d in inputs if d not in columns}
         if missing:
             raise MissingInputError(missing)
         values = _as_float_arrays(columns)
-        order = [n for n in self.order if n in needed]
         rows = max((len(v) for v in values.values() if getattr(v, "ndim", 0) == 1), default=0)
         if rows <= CHUNK_ROWS:
             self._run(order, values)

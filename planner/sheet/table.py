@@ -389,3 +389,35 @@ def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                 else np.broadcast_to(np.array(v, dtype=object), (n,)) if isinstance(v, str)
                 else np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v)
             for k, v in values.items()}
+
+
+def evaluate_row(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
+                 gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
+                 profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
+    """One scenario (``table`` of one value per column): every validated input, derived and
+    output column as a plain Python value, not a one-element array. The same validation and
+    formulas as :func:`evaluate_table`, on Python scalars (the operators of
+    :mod:`planner.estimator.ops` compute those without numpy), so the figures are bit for bit
+    those of the vectorized path (``tests/test_thin_row.py``), in microseconds."""
+    if _length(table) != 1 or any(np.ndim(v) != 0 for v in table.values()
+                                  if not isinstance(v, str)):
+        raise ValidationError("table", "evaluate_row takes one value per column")
+    cols = build_columns(table, models, gpus, kind, labels=[None], profiles=profiles)
+    values = graph(kind).compute(cols)
+    plain = _PLAIN
+    return {k: v if type(v) in plain else _scalar(v) for k, v in values.items()}
+
+
+_PLAIN = frozenset({float, int, bool, str})
+"""Values a one-row evaluation mostly holds already (no conversion needed)."""
+
+
+def _scalar(value: Any) -> Any:
+    """The one value of a one-row column as a Python value."""
+    if isinstance(value, Coded):
+        return value.levels[int(value.codes[0])]
+    if isinstance(value, np.ndarray):
+        value = value.reshape(-1)[0] if value.ndim else value[()]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
