@@ -121,14 +121,15 @@ class FormulaGraph:
         if rows <= CHUNK_ROWS:
             self._run(order, values)
             return values
-        return self._run_chunked(order, values, rows, progress)
+        return self._run_chunked(order, values, rows, progress, first=wanted)
 
     def _run(self, order: list[str], values: dict[str, Any]) -> None:
         for name in order:
             values[name] = self._all[name](*(values[d] for d in self.deps[name]))
 
     def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int,
-                     progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                     progress: Callable[[int, int], None] | None = None,
+                     first: Sequence[str] = ()) -> dict[str, Any]:
         """Evaluate ``CHUNK_ROWS`` rows at a time: the temporaries of a formula chain then stay
         in cache, which is several times faster than whole-column passes over 8 MB arrays."""
 
@@ -139,7 +140,7 @@ class FormulaGraph:
                     for k, v in values.items()}
             self._run(order, part)
             if start == 0:
-                self._allocate(order, part, out, rows)
+                self._allocate(order, part, out, rows, first)
             for name in order:
                 if getattr(out[name], "ndim", 0) == 1:
                     out[name][start:stop] = part[name]
@@ -148,14 +149,17 @@ class FormulaGraph:
         return out
 
     @staticmethod
-    def _allocate(order: list[str], first: dict[str, Any], out: dict[str, Any], rows: int
-                  ) -> None:
+    def _allocate(order: list[str], first: dict[str, Any], out: dict[str, Any], rows: int,
+                  wanted: Sequence[str] = ()) -> None:
         """Output arrays for a chunked run. Float columns are rows of one 2-D block, so a
-        DataFrame can wrap them without copying (see :func:`float_block`)."""
+        DataFrame can wrap them without copying (see :func:`float_block`): the requested
+        outputs first, in the order requested, then the columns they needed."""
         import numpy as np
 
-        floats = [n for n in order if getattr(first[n], "ndim", 0) == 1
-                  and first[n].dtype == np.float64]
+        rank = {name: i for i, name in enumerate(wanted)}
+        floats = sorted((n for n in order if getattr(first[n], "ndim", 0) == 1
+                         and first[n].dtype == np.float64),
+                        key=lambda n: rank.get(n, len(rank)))
         block = np.empty((len(floats), rows))
         for i, name in enumerate(floats):
             out[name] = block[i]
@@ -206,3 +210,28 @@ def float_block(values: Mapping[str, Any], names: Iterable[str]) -> tuple[Any, l
     if sorted(rows) != list(range(len(names))):
         return None
     return base, [rows[i] for i in range(len(names))]
+
+
+def float_rows(values: Mapping[str, Any], names: Iterable[str]
+               ) -> tuple[Any, list[str]] | None:
+    """The float64 columns among ``names`` that are rows of one 2-D array, when they are
+    consecutive rows of it in the order of ``names`` (as a chunked evaluation leaves the
+    outputs it was asked for): that 2-D view of exactly those rows (no copy) and their names;
+    else None. Columns that are not rows of it (an output constant over every row, broadcast)
+    are left out."""
+    import numpy as np
+
+    arrays = [n for n in names if isinstance(values.get(n), np.ndarray)
+              and values[n].ndim == 1 and values[n].dtype == np.float64]
+    base = next((values[n].base for n in arrays if values[n].base is not None
+                 and values[n].base.ndim == 2
+                 and values[n].base.shape[1] == len(values[n])), None)
+    if base is None:
+        return None
+    start = base.__array_interface__["data"][0]
+    stride = base.strides[0]
+    members = [n for n in arrays if values[n].base is base]
+    rows = [(values[n].__array_interface__["data"][0] - start) // stride for n in members]
+    if rows != list(range(rows[0], rows[0] + len(rows))):
+        return None
+    return base[rows[0]:rows[0] + len(rows)], members
