@@ -86,8 +86,13 @@ def factorize(values: Any, n: int) -> tuple[np.ndarray, list[Any]]:
         return codes, list(index)
     import pandas as pd
 
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
-    return codes.astype(np.intp), list(uniques)
+    array = np.asarray(values, dtype=object)
+    # one hashing pass; missing values (rare: they are refused as bad values) get -1 there, and
+    # only then the slower pass that keeps them as values is taken (~1.5x the time)
+    codes, uniques = pd.factorize(array)
+    if codes.size and codes.min() < 0:
+        codes, uniques = pd.factorize(array, use_na_sentinel=False)
+    return codes.astype(np.intp, copy=False), list(uniques)
 
 
 def _take(per_value: Sequence[float], codes: np.ndarray) -> Any:
