@@ -300,7 +300,9 @@ def _check_compute_dtypes(gpu_specs: list[GpuSpec], g_codes: np.ndarray, weight_
         w_codes, w_names = weight_dtype.codes, weight_dtype.levels
     else:
         w_codes, w_names = np.zeros(len(g_codes), dtype=np.intp), (weight_dtype,)
-    for key in np.unique(g_codes * len(w_names) + w_codes):
+    # sorted(set(...)), not np.unique: the same keys in the same order, without importing
+    # numpy.ma (~40 ms of a one-scenario command's start-up)
+    for key in sorted(set((g_codes * len(w_names) + w_codes).tolist())):
         compute_dtype(gpu_specs[key // len(w_names)], w_names[key % len(w_names)])
 
 
@@ -363,7 +365,7 @@ def _lora_dims(table: Mapping[str, Any], values: Mapping[str, Any],
     if not active.any():
         return out
     pairs = m_codes * len(t_names) + t_codes
-    for key in np.unique(pairs[active]):
+    for key in sorted(set(pairs[active].tolist())):  # np.unique's keys, without numpy.ma
         spec, targets = specs[key // len(t_names)], t_names[key % len(t_names)]
         rows = pairs == key
         try:
