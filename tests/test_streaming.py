@@ -150,3 +150,28 @@ def test_fast_json_text_is_json_text(data: Any) -> None:
     from planner.cli.common import json_text_fast
 
     assert json_text_fast(data) == json_text(data)
+
+
+def test_sweep_json_is_streamed_as_the_one_piece_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep's --json, written a few records at a time, is the text of
+    ``json_text(frame.to_dict(orient="records"))`` that it printed in one piece."""
+    import pandas as pd
+
+    from planner.cli import whatif
+
+    frames: list[pd.DataFrame] = []
+    real = whatif._grid_frame
+
+    def spy(*args: Any) -> pd.DataFrame:
+        frames.append(real(*args))
+        return frames[-1]
+
+    monkeypatch.setattr(whatif, "_grid_frame", spy)
+    monkeypatch.setattr(stream, "JSON_CHUNK_ROWS", 7)
+    result = CliRunner().invoke(cli, ["sweep", "demo/llama3-8b-24gib-6x8k", "--vary",
+                                      "batch=1..40", "--vary", "prompt_tokens=512,8191",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    assert len(frames[0]) == 80
+    assert result.stdout == json_text(frames[0].to_dict(orient="records")) + "\n"
+    assert [r["batch"] for r in json.loads(result.stdout)][:3] == [1, 1, 2]

@@ -27,6 +27,9 @@ PROGRESS_MIN_ROWS = 200_000
 """Tables at least this long show a progress bar on stderr (a terminal only): about a second
 of printing on this project's 2-core CI machine."""
 
+JSON_CHUNK_ROWS = 10_000
+"""Rows of a table turned into JSON records at a time (a sweep's ``--json``)."""
+
 _END = object()
 """Marks the end of the items in :func:`write_json_list`."""
 
