@@ -14,7 +14,7 @@ so imports and start-up count, timed from launch to exit, with the process's pea
 - UI start-up: from launching a process to the end of the first frame showing every row, driven
   through Textual's Pilot, with the process's peak RSS.
 
-    python -m benchmarks.bench_scale [--sizes 1000,10000,100000] [--skip ui,csv]
+    python -m benchmarks.bench_scale [--sizes 1000,10000,100000] [--skip create,ui]
 
 Figures vary with the load of the machine; the script prints what it measured, nothing else.
 """
@@ -235,18 +235,24 @@ def measure(count: int, skip: set[str]) -> dict[str, str]:
             figures[key] = text + (" (FAILED)" if status else "")
             print(f"[{count:,}] {key}: {figures[key]}", flush=True)
 
-        fig("scenario list (table)", ["scenario", "list", "--fleet", "bench"],
-            memory=True, stdout_path=tmp / "list.txt")
-        fig("scenario list --json", ["scenario", "list", "--fleet", "bench", "--json"],
-            memory=True, stdout_path=tmp / "list.json")
+        if "list" not in skip:
+            fig("scenario list (table)", ["scenario", "list", "--fleet", "bench"],
+                memory=True, stdout_path=tmp / "list.txt")
+        if "json" not in skip:
+            fig("scenario list --json", ["scenario", "list", "--fleet", "bench", "--json"],
+                memory=True, stdout_path=tmp / "list.json")
         book = tmp / "fleet.xlsx"
-        fig("export --out", ["export", "--fleet", "bench", "--out", str(book)], memory=True)
-        fig("import --dry-run", ["import", "--dry-run", str(book)], memory=True)
-        new_book = tmp / "new.xlsx"
-        new_rows_workbook(new_book, count, "created")
-        run_planner([*base, "fleet", "new", "created"])
-        fig("creating the fleet (xlsx import of new rows)", ["import", str(new_book)],
-            memory=True)
+        if "export" not in skip:
+            fig("export --out", ["export", "--fleet", "bench", "--out", str(book)],
+                memory=True)
+            if "import" not in skip:
+                fig("import --dry-run", ["import", "--dry-run", str(book)], memory=True)
+        if "create" not in skip:
+            new_book = tmp / "new.xlsx"
+            new_rows_workbook(new_book, count, "created")
+            run_planner([*base, "fleet", "new", "created"])
+            fig("creating the fleet (xlsx import of new rows)", ["import", str(new_book)],
+                memory=True)
         if "csv" not in skip:
             if has_command(["scenario", "import"]):
                 new_csv = tmp / "new.csv"
@@ -270,7 +276,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000",
                         help="comma-separated fleet sizes (default: 1000,10000,100000)")
-    parser.add_argument("--skip", default="", help="comma-separated: ui, csv")
+    parser.add_argument("--skip", default="",
+                        help="comma-separated figures to leave out: list, json, export, "
+                             "import, create, csv, ui")
     parser.add_argument("--ui-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
