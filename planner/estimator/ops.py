@@ -43,13 +43,13 @@ _SCALARS = frozenset({int, float, bool})
 giving the value and type numpy would (a one-row evaluation then costs no numpy calls)."""
 
 
-def _promoted(value: Value, *args: Value) -> Value:
-    """``value`` as numpy's result type of Python scalars ``args`` would make it (NEP 50: float
-    if any is a float, else int if any is an int, else bool)."""
-    kinds = set(map(type, args))
-    if float in kinds:
+def _promoted(value: Value, a: Value, b: Value) -> Value:
+    """``value`` as numpy's result type of Python scalars ``a`` and ``b`` would make it (NEP 50:
+    float if either is a float, else int if either is an int, else bool)."""
+    ta, tb = type(a), type(b)
+    if ta is float or tb is float:
         return float(value)
-    if int in kinds:
+    if ta is int or tb is int:
         return int(value)
     return value
 
