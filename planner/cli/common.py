@@ -162,9 +162,8 @@ def _encode(value: Any, indent: str) -> str:
         inner = indent + "  "
         return ("[\n" + ",\n".join(inner + _encode(item, inner) for item in value) + "\n"
                 + indent + "]")
-    if isinstance(value, str):
-        return encode_basestring_ascii(value)
-    return _json_fallback(value, indent)
+    # anything else (a datetime, a Decimal): json_text's default=str
+    return encode_basestring_ascii(str(value))
 
 
 def _json_fallback(value: Any, indent: str) -> str:

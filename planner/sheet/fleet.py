@@ -74,7 +74,7 @@ def output_records(scenarios: list[Scenario],
             position[i] = (kind, j)
     errors = {p.label: p.holdout_throughput_error for p in profiles or ()}
     dtypes: dict[tuple[str, str, str, str], str] = {}
-    cache: dict[str, tuple[int, int, list[list[Any]], Any]] = {}
+    cache: dict[str, tuple[int, int, list[tuple[Any, ...]], Any]] = {}
     for i, sc in enumerate(scenarios):
         kind, j = position[i]
         values = by_kind[kind][1]
@@ -86,11 +86,11 @@ def output_records(scenarios: list[Scenario],
             applied = np.broadcast_to(np.asarray(values.get(APPLIED_COLUMN, ""), dtype=object),
                                       (len(by_kind[kind][0]),))[start:stop]
             held = cache[kind] = (start, start + len(applied),
-                                  [output_list(values, name, start, stop) for name in outputs],
+                                  list(zip(*(output_list(values, name, start, stop)
+                                             for name in outputs), strict=True)),
                                   applied)
         k = j - held[0]
-        out: dict[str, Any] = {name: column[k] for name, column in zip(outputs, held[2],
-                                                                       strict=True)}
+        out: dict[str, Any] = dict(zip(outputs, held[2][k], strict=True))
         key = (sc.gpu, sc.model, sc.inputs["weight_dtype"], sc.inputs["quant_mode"])
         dtype = dtypes.get(key)
         if dtype is None:
