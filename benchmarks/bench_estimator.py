@@ -7,6 +7,9 @@ the planner's), it also times ``LLMAnalysis.inference`` on the same model and GP
 and prints the per-scenario ratio. Targets (issue 2): ≤ 1 s for the million rows on a 2-core
 machine, ≥ 1000x llm-analysis per scenario.
 
+It also times one scenario through ``service.estimate`` (the thin one-row path; aim <= 50 us,
+5x llm-analysis's per-scenario time, issue 14).
+
     python benchmarks/bench_estimator.py [--rows 1000000] [--llm-analysis-calls 200]
 """
 
@@ -59,6 +62,24 @@ def time_planner(rows: int) -> tuple[float, int]:
     return best, len(graph.outputs)
 
 
+def time_one_row(calls: int) -> float:
+    """Seconds per ``service.estimate`` call (the thin one-row path, every output) on
+    Llama-2-7B / A100-80GB with a varying batch, prompt and output (best of 3 rounds)."""
+    spec = catalog.resolve_model_spec("llama-2-7b")
+    gpu = catalog.resolve_gpu("a100-80gb")
+    rng = np.random.default_rng(1)
+    inputs = [{"batch": int(rng.integers(1, 9)), "prompt_tokens": int(rng.integers(128, 2048)),
+               "output_tokens": int(rng.integers(16, 256))} for _ in range(calls)]
+    service.estimate(spec, gpu, inputs[0])  # warm the graph's plans
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for given in inputs:
+            service.estimate(spec, gpu, given)
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
 def time_llm_analysis(calls: int) -> float | None:
     """Seconds per ``LLMAnalysis.inference`` call on Llama-2-7B / A100-SXM-80GB, or None."""
     try:
@@ -91,6 +112,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--llm-analysis-calls", type=int, default=200)
+    parser.add_argument("--one-row-calls", type=int, default=500)
     args = parser.parse_args()
 
     seconds, outputs = time_planner(args.rows)
@@ -99,6 +121,9 @@ def main() -> None:
           f"= {args.rows / seconds:,.0f} rows/s ({per_row * 1e9:,.0f} ns per scenario)")
     print(f"target <= 1 s for 1,000,000 rows: "
           f"{'met' if seconds * 1_000_000 / args.rows <= 1 else 'NOT met'}")
+    one = time_one_row(args.one_row_calls)
+    print(f"one scenario through service.estimate (every output): {one * 1e6:,.1f} us "
+          f"(aim <= 50 us: {'met' if one <= 50e-6 else 'NOT met'})")
     la = time_llm_analysis(args.llm_analysis_calls)
     if la is None:
         print("llm-analysis not installed: ratio not measured (pip install llm-analysis)")
@@ -107,6 +132,8 @@ def main() -> None:
     print(f"llm-analysis: {la * 1e3:,.3f} ms per scenario ({args.llm_analysis_calls} calls)")
     print(f"ratio: planner is {ratio:,.0f}x faster per scenario "
           f"(target >= 1000x: {'met' if ratio >= 1000 else 'NOT met'})")
+    print(f"one-row ratio: service.estimate is {la / one:,.1f}x llm-analysis's speed per "
+          f"scenario (aim >= 5x: {'met' if la / one >= 5 else 'NOT met'})")
 
 
 if __name__ == "__main__":

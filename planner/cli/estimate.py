@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from planner.cli.common import column_options, emit_json, given, json_option, model_spec, workspace
+from planner.cli.common import column_options, emit_json, given, gpu_spec, json_option, model_spec
 from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_DEFAULT_OVERRIDES, TRAINING_INPUTS
 
 
@@ -33,7 +33,7 @@ def _resolve_gpu(ctx: click.Context, kwargs: dict[str, Any]) -> Any:
     # lazy: ~26 ms of imports, only when this runs
     from planner import service
 
-    base = workspace(ctx).gpu(kwargs["gpu_name"]).spec if kwargs.get("gpu_name") else None
+    base = gpu_spec(ctx, kwargs["gpu_name"]) if kwargs.get("gpu_name") else None
     return service.adhoc_gpu(base, memory_gib=kwargs.get("gpu_memory_gib"),
                              tflops=kwargs.get("gpu_tflops"),
                              bandwidth_gb_per_s=kwargs.get("gpu_bandwidth_gbs"),

@@ -136,16 +136,15 @@ def _record(sc: Any, outputs: dict[str, Any] | None = None) -> dict[str, Any]:
 @click.pass_context
 def scenario_list(ctx: click.Context, fleet_name: str | None, as_json: bool) -> None:
     """Scenarios with their key computed outputs (all of them with --json)."""
-    ws = workspace(ctx)
-    scenarios = ws.scenarios(fleet_name)
-    outputs = ws.evaluate_many(scenarios)
-    if as_json:
-        emit_json([_record(sc, out) for sc, out in zip(scenarios, outputs, strict=True)])
-        return
-    # lazy: loads rich (~39 ms), only when this runs
-    from planner.cli import render
+    # lazy: the streamed table and JSON writers, only when this runs
+    from planner.cli import listing
 
-    render.scenario_list(scenarios, outputs)
+    ws = workspace(ctx)
+    values = ws.evaluate_columns(ws.scenarios(fleet_name))
+    if as_json:
+        listing.scenario_json(values)
+        return
+    listing.scenario_table(values)
 
 
 @scenario.command("show")

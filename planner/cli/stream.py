@@ -12,9 +12,10 @@ linear in the rows and memory is the formatted columns.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 import click
@@ -25,6 +26,16 @@ CHUNK_ROWS = 20_000
 PROGRESS_MIN_ROWS = 200_000
 """Tables at least this long show a progress bar on stderr (a terminal only): about a second
 of printing on this project's 2-core CI machine."""
+
+JSON_CHUNK_ROWS = 10_000
+"""Rows of a table turned into JSON records at a time (a sweep's ``--json``)."""
+
+_END = object()
+"""Marks the end of the items in :func:`write_json_list`."""
+
+PROGRESS_MIN_JSON_ITEMS = 20_000
+"""JSON lists at least this long show a progress bar on stderr (a terminal only): about a
+second of writing scenario records."""
 
 
 def format_column(values: Sequence[Any], fmt: Callable[[Any], str]) -> list[str]:
@@ -76,4 +87,104 @@ def write_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[s
             stream.write("\n".join(fmt(*cells).rstrip() for cells in chunk) + "\n")
             if progress_bar is not None:
                 progress_bar.update(stop - start)
+    stream.flush()
+
+
+def _pad(text: str, width: int, is_left: bool, measure: Callable[[str], int]) -> str:
+    gap = width - measure(text)
+    return text + " " * gap if is_left else " " * gap + text
+
+
+def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[str]],
+                    left: Sequence[bool], *, out: TextIO | None = None,
+                    progress: bool | None = None, wide: Sequence[bool] | None = None) -> None:
+    """Print ``columns`` (formatted strings) as rich prints a default ``Table`` on a console
+    wide enough for it, with no colour: the title centred over the table, a heavy header box,
+    light rows, each column as wide as its longest entry (in terminal cells) plus one space of
+    padding either side. The same text, written in chunks as it goes.
+
+    ``wide``: per column, whether it may hold text wider than one cell per character (user
+    text, measured with rich's ``cell_len``); the others are measured with ``len``."""
+    stream = out if out is not None else sys.stdout
+    rows = len(columns[0]) if columns else 0
+    measures: list[Callable[[str], int]] = [len] * len(columns)
+    if wide is not None and any(wide):
+        # lazy: rich's cell widths, only for columns of user text
+        from rich.cells import cell_len
+
+        measures = [cell_len if w else len for w in wide]
+    widths = [max(measure(h), max(map(measure, c), default=0))
+              for h, c, measure in zip(headers, columns, measures, strict=True)]
+    total = sum(widths) + 3 * len(widths) + 1
+    excess = max(total - len(title), 0)
+    stream.write(" " * (excess // 2) + title + " " * (excess - excess // 2) + "\n")
+    stream.write("┏" + "┳".join("━" * (w + 2) for w in widths) + "┓\n")
+    stream.write("┃ " + " ┃ ".join(_pad(h, w, is_left, len) for h, w, is_left in
+                                   zip(headers, widths, left, strict=True)) + " ┃\n")
+    stream.write("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩\n")
+    show = progress if progress is not None else (rows >= PROGRESS_MIN_ROWS
+                                                  and sys.stderr.isatty())
+    bar = (click.progressbar(length=rows, label="printing", file=sys.stderr) if show
+           else contextlib.nullcontext())
+    fast = all(m is len for m in measures)
+    specs = [f"{{:{'<' if is_left else '>'}{w}}}" for w, is_left in zip(widths, left,
+                                                                          strict=True)]
+    line = "│ " + " │ ".join(specs) + " │"
+    with bar as progress_bar:
+        for start in range(0, rows, CHUNK_ROWS):
+            stop = min(start + CHUNK_ROWS, rows)
+            chunk = zip(*(c[start:stop] for c in columns), strict=True)
+            if fast:
+                text = "\n".join(line.format(*cells) for cells in chunk)
+            else:
+                text = "\n".join(
+                    "│ " + " │ ".join(_pad(t, w, is_left, m) for t, w, is_left, m in
+                                     zip(cells, widths, left, measures, strict=True)) + " │"
+                    for cells in chunk)
+            stream.write(text + "\n")
+            if progress_bar is not None:
+                progress_bar.update(stop - start)
+    stream.write("└" + "┴".join("─" * (w + 2) for w in widths) + "┘\n")
+    stream.flush()
+
+
+def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = None,
+                    progress: bool | None = None, chunk_items: int = 1_000) -> None:
+    """Print the ``count`` ``items`` as one JSON list, exactly the text of
+    ``json_text(list(items))`` (:func:`planner.cli.common.json_text`: indented by two, NaN and
+    infinities as null), but written as the items are produced: memory is one chunk of items."""
+    # lazy: the CLI's JSON rules (a cycle at module level: common imports nothing from here)
+    from planner.cli.common import json_records_fast, json_text_fast
+
+    def encode(chunk: list[Any]) -> list[str]:
+        if all(type(item) is dict for item in chunk):
+            return json_records_fast(chunk, "  ")
+        return [json_text_fast(item).replace("\n", "\n  ") for item in chunk]
+
+    stream = out if out is not None else sys.stdout
+    if count == 0:
+        stream.write("[]\n")
+        stream.flush()
+        return
+    show = progress if progress is not None else (count >= PROGRESS_MIN_JSON_ITEMS
+                                                  and sys.stderr.isatty())
+    bar = (click.progressbar(length=count, label="writing JSON", file=sys.stderr) if show
+           else contextlib.nullcontext())
+    stream.write("[\n")
+    chunk: list[Any] = []
+    written = 0
+    with bar as progress_bar:
+        for item in itertools.chain(items, [_END]):
+            if item is not _END:
+                chunk.append(item)
+            if chunk and (len(chunk) == chunk_items or item is _END):
+                written += len(chunk)
+                stream.write(",\n".join("  " + text for text in encode(chunk))
+                             + (",\n" if item is not _END and written < count else ""))
+                if progress_bar is not None:
+                    progress_bar.update(len(chunk))
+                chunk = []
+    if written != count:
+        raise ValueError(f"write_json_list: {written} items, {count} announced")
+    stream.write("\n]\n")
     stream.flush()

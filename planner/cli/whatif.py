@@ -103,7 +103,14 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
         _write(frame, out_path)
         click.echo(f"wrote {len(frame):,} rows to {out_path}", err=True)
     if as_json:
-        emit_json(frame.to_dict(orient="records"))
+        # lazy: the streaming writer, only when this runs
+        from planner.cli import stream
+
+        # the records of frame.to_dict(orient="records"), a chunk at a time, written as made
+        step = stream.JSON_CHUNK_ROWS
+        stream.write_json_list((record for start in range(0, len(frame), step)
+                                for record in frame.iloc[start:start + step].to_dict(
+                                    orient="records")), len(frame))
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render

@@ -19,7 +19,7 @@ not used (docs/formulas.md).
 from __future__ import annotations
 
 from planner.estimator.memory import kv_elems_at_context
-from planner.estimator.ops import Value, ceil, maximum, safe_div, where
+from planner.estimator.ops import Value, ceil, maximum, power, safe_div, where
 
 
 def expert_touch_fraction(tokens: Value, model_experts: Value,
@@ -31,7 +31,7 @@ def expert_touch_fraction(tokens: Value, model_experts: Value,
     double) and is taken as 0: spreadsheets report an underflowing power such as
     ``0.75^65536`` as an error (#NUM! in LibreOffice) where numpy gives 0."""
     share = model_experts_per_token / model_experts
-    return 1 - where(tokens * share > 40, 0, (1 - share) ** tokens)
+    return 1 - where(tokens * share > 40, 0, power(1 - share, tokens))
 
 
 def weights_read_bytes(tokens: Value, model_matmul_dense_params: Value,

@@ -15,6 +15,7 @@ The estimator knows nothing about Excel; the symbolic backend lives in ``planner
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -37,8 +38,30 @@ def _plain(result: np.ndarray, args: tuple[Value, ...]) -> Value:
     return result
 
 
+_SCALARS = frozenset({int, float, bool})
+"""Python number types: with only these as arguments an operator computes in plain Python,
+giving the value and type numpy would (a one-row evaluation then costs no numpy calls)."""
+
+
+def _promoted(value: Value, a: Value, b: Value) -> Value:
+    """``value`` as numpy's result type of Python scalars ``a`` and ``b`` would make it (NEP 50:
+    float if either is a float, else int if either is an int, else bool)."""
+    ta, tb = type(a), type(b)
+    if ta is float or tb is float:
+        return float(value)
+    if ta is int or tb is int:
+        return int(value)
+    return value
+
+
+def _nan(x: Value) -> bool:
+    return x != x
+
+
 def where(cond: Value, if_true: Value, if_false: Value) -> Value:
     """``if_true`` where ``cond`` holds, else ``if_false`` (Excel ``IF``)."""
+    if type(cond) in _SCALARS and type(if_true) in _SCALARS and type(if_false) in _SCALARS:
+        return _promoted(if_true if cond else if_false, if_true, if_false)
     args = (cond, if_true, if_false)
     sym = _symbolic(args)
     if sym is not None:
@@ -48,6 +71,10 @@ def where(cond: Value, if_true: Value, if_false: Value) -> Value:
 
 def minimum(a: Value, b: Value) -> Value:
     """Element-wise smaller of two values (Excel ``MIN``)."""
+    if type(a) in _SCALARS and type(b) in _SCALARS:
+        if _nan(a) or _nan(b):
+            return float("nan")  # numpy propagates NaN
+        return _promoted(a if a < b else b, a, b)  # equal: b, as numpy gives (-0.0 vs 0.0)
     sym = _symbolic((a, b))
     if sym is not None:
         return sym.__planner_op__("minimum", a, b)
@@ -56,6 +83,10 @@ def minimum(a: Value, b: Value) -> Value:
 
 def maximum(a: Value, b: Value) -> Value:
     """Element-wise larger of two values (Excel ``MAX``)."""
+    if type(a) in _SCALARS and type(b) in _SCALARS:
+        if _nan(a) or _nan(b):
+            return float("nan")
+        return _promoted(a if a > b else b, a, b)
     sym = _symbolic((a, b))
     if sym is not None:
         return sym.__planner_op__("maximum", a, b)
@@ -64,6 +95,8 @@ def maximum(a: Value, b: Value) -> Value:
 
 def floor(x: Value) -> Value:
     """Round toward minus infinity (Excel ``ROUNDDOWN(x, 0)`` for the non-negative values used)."""
+    if type(x) in _SCALARS:
+        return float(math.floor(x)) if math.isfinite(x) else float(x)
     sym = _symbolic((x,))
     if sym is not None:
         return sym.__planner_op__("floor", x)
@@ -72,6 +105,8 @@ def floor(x: Value) -> Value:
 
 def ceil(x: Value) -> Value:
     """Round toward plus infinity (Excel ``ROUNDUP(x, 0)`` for the non-negative values used)."""
+    if type(x) in _SCALARS:
+        return float(math.ceil(x)) if math.isfinite(x) else float(x)
     sym = _symbolic((x,))
     if sym is not None:
         return sym.__planner_op__("ceil", x)
@@ -88,6 +123,13 @@ def safe_div(num: Value, den: Value, fallback: Value = 0.0) -> Value:
 
     Written with ``where`` so the symbolic backend renders ``IF(den=0, fallback, num/den)``.
     """
+    if type(num) in _SCALARS and type(den) in _SCALARS and type(fallback) in _SCALARS:
+        if den == 0:
+            return float(fallback)
+        try:
+            return float(num) / float(den)
+        except OverflowError:  # numpy gives an infinity of the quotient's sign
+            return math.copysign(math.inf, float(num)) * math.copysign(1.0, float(den))
     sym = _symbolic((num, den, fallback))
     if sym is not None:
         return sym.__planner_op__("where", den == 0, fallback, num / den)
@@ -96,6 +138,22 @@ def safe_div(num: Value, den: Value, fallback: Value = 0.0) -> Value:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         quotient = np.asarray(num, dtype=float) / np.where(zero, 1.0, den_arr)
     return _plain(np.where(zero, fallback, quotient), (num, den, fallback))
+
+
+def power(base: Value, exponent: Value) -> Value:
+    """``base ** exponent`` with numpy's semantics whatever the arguments (Excel ``^``).
+
+    numpy's ``**`` differs from Python's by a unit in the last place for about one value in
+    twenty (and ``** 0.5`` is a square root there), so a formula that wrote ``**`` gave a
+    one-row estimate (Python floats) a figure one bit away from the same row in a fleet
+    (arrays). Through this function both take numpy's path. A symbolic argument records
+    ``base ** exponent`` as before."""
+    if _symbolic((base, exponent)) is not None:
+        return base ** exponent
+    if isinstance(base, np.ndarray) or isinstance(exponent, np.ndarray):
+        return np.asarray(base, dtype=float) ** exponent
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return (np.asarray(base, dtype=float) ** exponent).item()
 
 
 class Coded:

@@ -79,7 +79,16 @@ from collections.abc import Callable
 
 from planner.estimator.engine_memory import ROOFLINE
 from planner.estimator.latency import expert_touch_fraction
-from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
+from planner.estimator.ops import (
+    Value,
+    ceil,
+    floor,
+    maximum,
+    minimum,
+    power,
+    safe_div,
+    where,
+)
 
 QUEUE_WAIT_CAP_S = 1e6
 """Wait reported for an overloaded replica (rho >= 1): the queue grows without bound."""
@@ -209,7 +218,7 @@ def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp_number: Value, m
     link = gpu_interconnect_bytes_per_s / 2 * collective_efficiency
     allreduce = where(attention_dp_number > 0, 0,
                       2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes)
-    remote_gpus = (ep - 1) * (1 - (1 - 1 / ep) ** model_experts_per_token)
+    remote_gpus = (ep - 1) * (1 - power(1 - 1 / ep, model_experts_per_token))
     alltoall = where(model_experts > 1,
                      2 * model_layers * remote_gpus * model_hidden_size * activation_bytes, 0)
     return safe_div(allreduce + alltoall, link, 0.0)
@@ -358,7 +367,7 @@ def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compu
     tokens_per_s = rate * request_tokens
     n_prev = maximum(tokens_per_s * previous, 1)
     p = model_experts_per_token / model_experts
-    miss = where(n_prev * p > 40, 0, (1 - p) ** n_prev)
+    miss = where(n_prev * p > 40, 0, power(1 - p, n_prev))
     weights = dense + experts * (1 - miss)
     slope_touch = where(p < 1, miss * -_ln_approx(maximum(1 - p, 1e-12)), 0)
     slope_w = where(tokens_per_s * previous > 1, experts * slope_touch * tokens_per_s, 0)
@@ -526,7 +535,7 @@ def ttft_service_s(prefill_steps_per_request: Value, prompt_tokens: Value,
 
 def _ln_approx(z: Value) -> Value:
     """``ln z`` as ``-(1 - z)/sqrt(z)`` (z > 0): within 2 % for 0.5 <= z <= 2, exact at 1."""
-    return -(1 - z) / z ** 0.5
+    return -(1 - z) / power(z, 0.5)
 
 
 def queue_wait_mean_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
@@ -537,8 +546,8 @@ def queue_wait_mean_s(serving_mode: Value, utilization: Value, max_running_batch
     Allen-Cunneen factor, over the rate (Little); :data:`QUEUE_WAIT_CAP_S` at ``rho >= 1``.
     Closed loop: ``(M - B)/throughput``. Offline: 0."""
     rho = minimum(utilization, 1)
-    beta = (2 * (max_running_batch + 1)) ** 0.5
-    lq = (1 + service_scv) / 2 * safe_div(rho ** beta, 1 - rho, QUEUE_WAIT_CAP_S)
+    beta = power(2 * (max_running_batch + 1), 0.5)
+    lq = (1 + service_scv) / 2 * safe_div(power(rho, beta), 1 - rho, QUEUE_WAIT_CAP_S)
     open_wait = minimum(safe_div(lq, replica_request_rate_per_s, 0.0), QUEUE_WAIT_CAP_S)
     open_wait = where(utilization >= 1, QUEUE_WAIT_CAP_S, open_wait)
     throughput = safe_div(operating_requests_per_step, step_s, 0.0)
@@ -555,7 +564,7 @@ def _queue_wait_quantile(p: float, serving_mode: Value, utilization: Value,
                          queue_wait_mean_s: Value) -> Value:
     """p-quantile of the slot wait (module docstring); closed loop and offline: the mean."""
     rho = minimum(maximum(utilization, 1e-12), 1 - 1e-12)
-    beta = (2 * (max_running_batch + 1)) ** 0.5
+    beta = power(2 * (max_running_batch + 1), 0.5)
     factor = (1 + service_scv) / 2
     ln_p_wait = minimum(_ln_approx(factor) + (beta - 1) * _ln_approx(rho), 0)
     ln_tail = {0.5: 0.6931471805599453, 0.9: 2.302585092994046, 0.99: 4.605170185988091}[p]

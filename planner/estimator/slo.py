@@ -12,7 +12,7 @@ meets an objective.
 
 from __future__ import annotations
 
-from planner.estimator.ops import Value, ceil, maximum, minimum, safe_div, where
+from planner.estimator.ops import Value, ceil, maximum, minimum, power, safe_div, where
 
 SLO_PERCENTILES = {"50": 50, "90": 90, "99": 99}
 """The TTFT percentiles an objective may name (the serving model gives these three)."""
@@ -83,9 +83,9 @@ def slo_requests_per_s_replica(slo_step_s: Value, pp: Value, request_tokens: Val
                                   serving_kv_memory_s_per_request, serving_token_s,
                                   serving_step_fixed_s, serving_dense_weights_s,
                                   serving_expert_weights_s)
-    beta = (2 * (max_running_batch + 1)) ** 0.5
+    beta = power(2 * (max_running_batch + 1), 0.5)
     no_wait = (1 - slo_percentile_number / 100) / ((1 + service_scv) / 2)
-    rho = minimum(no_wait, 1) ** (1 / maximum(beta - 1, 1))
+    rho = power(minimum(no_wait, 1), 1 / maximum(beta - 1, 1))
     by_queue = where(slo_ttft_s > 0, rho, 0.999) * serving_capacity_requests_per_s_replica
     return maximum(minimum(by_step, by_queue), 0)
 

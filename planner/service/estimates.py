@@ -11,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from planner.errors import ValidationError
 from planner.estimator.architecture import LinearAttention, ModelSpec
 from planner.estimator.figures import model_figures
@@ -25,7 +23,7 @@ from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import INFERENCE_INPUTS, check_known, parse_inputs
 from planner.sheet.outputs import output_columns
 from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures
-from planner.sheet.table import evaluate_table, graph, inputs_of, row_columns
+from planner.sheet.table import evaluate_row, evaluate_table, graph, inputs_of, row_columns
 from planner.units import DTYPE_BITS, GB, GiB
 
 
@@ -182,6 +180,34 @@ def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
     return parsed, values
 
 
+def _evaluate_one(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
+                  lora_targets: str = "",
+                  profiles: Sequence[CalibrationFigures] | None = None
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`_evaluate_row` through the thin one-row path
+    (:func:`~planner.sheet.table.evaluate_row`): the same validation, formulas and figures,
+    as Python values, with no one-element arrays (issue 14, item 4)."""
+    columns = inputs_of(kind)
+    check_known(columns, inputs)
+    table = {"model": spec.name, "gpu": gpu.name, **inputs}
+    if kind == "training":
+        table["lora_targets"] = lora_targets
+    row = evaluate_row(table, {spec.name: spec}, {gpu.name: gpu}, kind, profiles=profiles)
+    return {c.name: _typed(c.kind, row[c.name]) for c in columns}, row
+
+
+def _result_of_row(kind: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`_result` of a row of Python values."""
+    outputs = output_columns()
+    out: dict[str, Any] = {}
+    for name in graph(kind).outputs:
+        value = row[name]
+        if outputs[name].integer and not isinstance(value, bool):
+            value = int(value)
+        out[name] = value
+    return out
+
+
 def _typed(kind: str, value: Any) -> Any:
     value = _plain(value)
     if kind == "int":
@@ -208,11 +234,10 @@ def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], *,
     (strings or numbers); missing ones take their defaults. Returns inputs and outputs; with
     ``profiles`` (a database's calibration profiles) also ``calibration_profile``, the profile
     the ``calibration`` input picked ('' for none)."""
-    values, columns = _evaluate_row("inference", spec, gpu, inputs, profiles=profiles)
-    out = _result("inference", columns)
+    values, row = _evaluate_one("inference", spec, gpu, inputs, profiles=profiles)
+    out = _result_of_row("inference", row)
     if profiles is not None:
-        out[APPLIED_COLUMN] = str(np.broadcast_to(
-            np.asarray(columns.get(APPLIED_COLUMN, ""), dtype=object), (1,))[0])
+        out[APPLIED_COLUMN] = str(row.get(APPLIED_COLUMN, ""))
     out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
     out["tpot_bound"] = "compute" if out["tpot_compute_s"] >= out["tpot_memory_s"] else "memory"
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
@@ -224,8 +249,8 @@ def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], *,
 def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
           lora_targets: str = "q,v") -> dict[str, Any]:
     """Evaluate one training scenario (full training, or LoRA when ``lora_rank > 0``)."""
-    values, columns = _evaluate_row("training", spec, gpu, inputs, lora_targets)
-    out = _result("training", columns)
+    values, row = _evaluate_one("training", spec, gpu, inputs, lora_targets)
+    out = _result_of_row("training", row)
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
             "lora_targets": lora_targets if values["lora_rank"] else "",
             "compute_dtype": compute_dtype(gpu, values["weight_dtype"], values["quant_mode"],

@@ -55,6 +55,14 @@ class Evaluation:
         models, gpus = self.catalog_specs()
         return fleet.evaluate_scenarios(scenarios, models, gpus, self.profiles())
 
+    def evaluate_columns(self, scenarios: list[Scenario]) -> fleet.FleetValues:
+        """:meth:`evaluate_many` kept as columns: for output streamed as it is produced."""
+        models, gpus = self.catalog_specs()
+        profiles = self.profiles()
+        return fleet.FleetValues(scenarios, fleet.evaluate_columns(scenarios, models, gpus,
+                                                                   profiles),
+                                 models, gpus, profiles)
+
     def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
         """:func:`planner.sheet.evaluate` with this database's models, GPUs and calibration
         profiles."""

@@ -51,6 +51,7 @@ from planner.service.reports import Reports
 from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
 from planner.settings import database_url
+from planner.sheet.fleet import FleetValues
 from planner.store import migrate
 from planner.store.engine import database_error, make_engine, read_session, write_transaction
 from planner.store.seed import seed_all, unseeded_and_empty
@@ -312,6 +313,11 @@ class Workspace:
     def evaluate_many(self, scenarios: list[Scenario]) -> list[dict[str, Any]]:
         """Outputs of many scenarios (one vectorized call per kind)."""
         return self._evaluation.evaluate_many(scenarios)
+
+    def evaluate_columns(self, scenarios: list[Scenario]) -> FleetValues:
+        """Outputs of many scenarios kept as columns (streamed listings read them a column or
+        a few rows at a time; ``.records()`` gives what :meth:`evaluate_many` gives)."""
+        return self._evaluation.evaluate_columns(scenarios)
 
     def evaluate_frame(self, frame: Any, outputs: Any = None) -> Any:
         """:func:`planner.sheet.evaluate` with this database's models and GPUs."""

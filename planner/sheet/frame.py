@@ -18,7 +18,7 @@ from planner import catalog
 from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
-from planner.sheet.graph import float_block
+from planner.sheet.graph import float_block, float_rows
 from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.table import KINDS, evaluate_table, graph
 
@@ -77,20 +77,30 @@ def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
 
 
 def _frame_of(columns: dict[str, Any], index: Any) -> pd.DataFrame:
-    """A DataFrame of the computed columns; the float64 ones wrap the evaluation's 2-D block
-    without a copy when there is one (a million-row frame would otherwise copy 400 MB)."""
+    """A DataFrame of the computed columns, in their order. The float64 ones wrap the
+    evaluation's 2-D block without a copy when they are consecutive rows of it (a chunked
+    evaluation allocates the requested outputs first, in order: a million-row frame would
+    otherwise copy 1.2 GB); the few others (booleans) are inserted beside them."""
     import pandas as pd
 
+    found = float_rows(columns, columns)
+    if found is None:
+        found = float_block(columns, columns)
+        if found is not None and found[1] != [n for n in columns if n in set(found[1])]:
+            found = None
+    if found is None:
+        return pd.DataFrame({n: _series(v, index) for n, v in columns.items()}, index=index)
+    block, names = found
+    combined = pd.DataFrame(block.T, index=index, columns=names, copy=False)
+    in_block = set(names)
+    for position, (name, value) in enumerate(columns.items()):
+        if name not in in_block:
+            combined.insert(position, name, _series(value, index))
+    return combined
 
-    found = float_block(columns, columns)
-    parts = []
-    if found is not None:
-        block, names = found
-        parts.append(pd.DataFrame(block.T, index=index, columns=names, copy=False))
-    rest = {n: pd.Series(np.broadcast_to(v, (len(index),)) if np.ndim(v) == 0 else v,
-                         index=index, copy=False)
-            for n, v in columns.items() if found is None or n not in found[1]}
-    if rest:
-        parts.append(pd.DataFrame(rest, index=index))
-    combined = pd.concat(parts, axis=1) if len(parts) > 1 else parts[0]
-    return combined[list(columns)]
+
+def _series(value: Any, index: Any) -> Any:
+    import pandas as pd
+
+    return pd.Series(np.broadcast_to(value, (len(index),)) if np.ndim(value) == 0 else value,
+                     index=index, copy=False)

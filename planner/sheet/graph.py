@@ -35,6 +35,17 @@ class MissingInputError(PlannerError, KeyError):
         return self.args[0]
 
 
+def _parameters(f: Callable[..., Any]) -> tuple[str, ...]:
+    """The parameter names of formula ``f``: from its code object for a plain function with
+    positional parameters only (microseconds; ``inspect.signature`` takes ~150 us, 30 ms for
+    the inference graph at every start-up), else from its signature."""
+    code = getattr(f, "__code__", None)
+    if (inspect.isfunction(f) and code is not None and not code.co_kwonlyargcount
+            and not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)):
+        return tuple(code.co_varnames[:code.co_argcount])
+    return tuple(inspect.signature(f).parameters)
+
+
 class FormulaGraph:
     """The columns computed by ``formulas`` and the input columns they need."""
 
@@ -51,12 +62,14 @@ class FormulaGraph:
             if f.__name__ in self._all:
                 raise ValueError(f"formula {f.__name__!r} defined twice")
             self._all[f.__name__] = f
-            self.deps[f.__name__] = tuple(inspect.signature(f).parameters)
+            self.deps[f.__name__] = _parameters(f)
         try:
             self.order: tuple[str, ...] = tuple(
                 n for n in TopologicalSorter(self.deps).static_order() if n in self._all)
         except CycleError as exc:  # a programming error in the formula list
             raise ValueError(f"formula cycle: {exc.args[1]}") from exc
+        self._plans: dict[tuple[str, ...], tuple[list[str], frozenset[str]]] = {}
+        """Per requested outputs: the formulas to run in order and the inputs they read."""
         self.inputs: frozenset[str] = frozenset(
             d for ds in self.deps.values() for d in ds if d not in self._all)
 
@@ -100,29 +113,34 @@ class FormulaGraph:
         every input column that is needed but absent. ``progress(done_rows, total_rows)`` is
         called after each chunk of a long evaluation.
         """
-        wanted = list(self.order if outputs is None else outputs)
+        wanted = tuple(self.order if outputs is None else outputs)
         unknown = [w for w in wanted if w not in self._all and w not in columns]
         if unknown:
             raise MissingInputError(unknown)
-        needed = self.closure(wanted)
-        missing = {d for n in needed for d in self.deps[n]
-                   if d not in self._all and d not in columns}
+        plan = self._plans.get(wanted)
+        if plan is None:  # the formulas and inputs ``wanted`` needs, worked out once
+            needed = self.closure(wanted)
+            plan = self._plans[wanted] = (
+                [n for n in self.order if n in needed],
+                frozenset(d for n in needed for d in self.deps[n] if d not in self._all))
+        order, inputs = plan
+        missing = {d for d in inputs if d not in columns}
         if missing:
             raise MissingInputError(missing)
         values = _as_float_arrays(columns)
-        order = [n for n in self.order if n in needed]
         rows = max((len(v) for v in values.values() if getattr(v, "ndim", 0) == 1), default=0)
         if rows <= CHUNK_ROWS:
             self._run(order, values)
             return values
-        return self._run_chunked(order, values, rows, progress)
+        return self._run_chunked(order, values, rows, progress, first=wanted)
 
     def _run(self, order: list[str], values: dict[str, Any]) -> None:
         for name in order:
             values[name] = self._all[name](*(values[d] for d in self.deps[name]))
 
     def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int,
-                     progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                     progress: Callable[[int, int], None] | None = None,
+                     first: Sequence[str] = ()) -> dict[str, Any]:
         """Evaluate ``CHUNK_ROWS`` rows at a time: the temporaries of a formula chain then stay
         in cache, which is several times faster than whole-column passes over 8 MB arrays."""
 
@@ -133,7 +151,7 @@ class FormulaGraph:
                     for k, v in values.items()}
             self._run(order, part)
             if start == 0:
-                self._allocate(order, part, out, rows)
+                self._allocate(order, part, out, rows, first)
             for name in order:
                 if getattr(out[name], "ndim", 0) == 1:
                     out[name][start:stop] = part[name]
@@ -142,14 +160,17 @@ class FormulaGraph:
         return out
 
     @staticmethod
-    def _allocate(order: list[str], first: dict[str, Any], out: dict[str, Any], rows: int
-                  ) -> None:
+    def _allocate(order: list[str], first: dict[str, Any], out: dict[str, Any], rows: int,
+                  wanted: Sequence[str] = ()) -> None:
         """Output arrays for a chunked run. Float columns are rows of one 2-D block, so a
-        DataFrame can wrap them without copying (see :func:`float_block`)."""
+        DataFrame can wrap them without copying (see :func:`float_block`): the requested
+        outputs first, in the order requested, then the columns they needed."""
         import numpy as np
 
-        floats = [n for n in order if getattr(first[n], "ndim", 0) == 1
-                  and first[n].dtype == np.float64]
+        rank = {name: i for i, name in enumerate(wanted)}
+        floats = sorted((n for n in order if getattr(first[n], "ndim", 0) == 1
+                         and first[n].dtype == np.float64),
+                        key=lambda n: rank.get(n, len(rank)))
         block = np.empty((len(floats), rows))
         for i, name in enumerate(floats):
             out[name] = block[i]
@@ -200,3 +221,28 @@ def float_block(values: Mapping[str, Any], names: Iterable[str]) -> tuple[Any, l
     if sorted(rows) != list(range(len(names))):
         return None
     return base, [rows[i] for i in range(len(names))]
+
+
+def float_rows(values: Mapping[str, Any], names: Iterable[str]
+               ) -> tuple[Any, list[str]] | None:
+    """The float64 columns among ``names`` that are rows of one 2-D array, when they are
+    consecutive rows of it in the order of ``names`` (as a chunked evaluation leaves the
+    outputs it was asked for): that 2-D view of exactly those rows (no copy) and their names;
+    else None. Columns that are not rows of it (an output constant over every row, broadcast)
+    are left out."""
+    import numpy as np
+
+    arrays = [n for n in names if isinstance(values.get(n), np.ndarray)
+              and values[n].ndim == 1 and values[n].dtype == np.float64]
+    base = next((values[n].base for n in arrays if values[n].base is not None
+                 and values[n].base.ndim == 2
+                 and values[n].base.shape[1] == len(values[n])), None)
+    if base is None:
+        return None
+    start = base.__array_interface__["data"][0]
+    stride = base.strides[0]
+    members = [n for n in arrays if values[n].base is base]
+    rows = [(values[n].__array_interface__["data"][0] - start) // stride for n in members]
+    if rows != list(range(rows[0], rows[0] + len(rows))):
+        return None
+    return base[rows[0]:rows[0] + len(rows)], members

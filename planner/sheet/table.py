@@ -86,8 +86,13 @@ def factorize(values: Any, n: int) -> tuple[np.ndarray, list[Any]]:
         return codes, list(index)
     import pandas as pd
 
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
-    return codes.astype(np.intp), list(uniques)
+    array = np.asarray(values, dtype=object)
+    # one hashing pass; missing values (rare: they are refused as bad values) get -1 there, and
+    # only then the slower pass that keeps them as values is taken (~1.5x the time)
+    codes, uniques = pd.factorize(array)
+    if codes.size and codes.min() < 0:
+        codes, uniques = pd.factorize(array, use_na_sentinel=False)
+    return codes.astype(np.intp, copy=False), list(uniques)
 
 
 def _take(per_value: Sequence[float], codes: np.ndarray) -> Any:
@@ -295,7 +300,9 @@ def _check_compute_dtypes(gpu_specs: list[GpuSpec], g_codes: np.ndarray, weight_
         w_codes, w_names = weight_dtype.codes, weight_dtype.levels
     else:
         w_codes, w_names = np.zeros(len(g_codes), dtype=np.intp), (weight_dtype,)
-    for key in np.unique(g_codes * len(w_names) + w_codes):
+    # sorted(set(...)), not np.unique: the same keys in the same order, without importing
+    # numpy.ma (~40 ms of a one-scenario command's start-up)
+    for key in sorted(set((g_codes * len(w_names) + w_codes).tolist())):
         compute_dtype(gpu_specs[key // len(w_names)], w_names[key % len(w_names)])
 
 
@@ -358,7 +365,7 @@ def _lora_dims(table: Mapping[str, Any], values: Mapping[str, Any],
     if not active.any():
         return out
     pairs = m_codes * len(t_names) + t_codes
-    for key in np.unique(pairs[active]):
+    for key in sorted(set(pairs[active].tolist())):  # np.unique's keys, without numpy.ma
         spec, targets = specs[key // len(t_names)], t_names[key % len(t_names)]
         rows = pairs == key
         try:
@@ -389,3 +396,35 @@ def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                 else np.broadcast_to(np.array(v, dtype=object), (n,)) if isinstance(v, str)
                 else np.broadcast_to(v, (n,)) if np.ndim(v) == 0 else v)
             for k, v in values.items()}
+
+
+def evaluate_row(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
+                 gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
+                 profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
+    """One scenario (``table`` of one value per column): every validated input, derived and
+    output column as a plain Python value, not a one-element array. The same validation and
+    formulas as :func:`evaluate_table`, on Python scalars (the operators of
+    :mod:`planner.estimator.ops` compute those without numpy), so the figures are bit for bit
+    those of the vectorized path (``tests/test_thin_row.py``), in microseconds."""
+    if _length(table) != 1 or any(np.ndim(v) != 0 for v in table.values()
+                                  if not isinstance(v, str)):
+        raise ValidationError("table", "evaluate_row takes one value per column")
+    cols = build_columns(table, models, gpus, kind, labels=[None], profiles=profiles)
+    values = graph(kind).compute(cols)
+    plain = _PLAIN
+    return {k: v if type(v) in plain else _scalar(v) for k, v in values.items()}
+
+
+_PLAIN = frozenset({float, int, bool, str})
+"""Values a one-row evaluation mostly holds already (no conversion needed)."""
+
+
+def _scalar(value: Any) -> Any:
+    """The one value of a one-row column as a Python value."""
+    if isinstance(value, Coded):
+        return value.levels[int(value.codes[0])]
+    if isinstance(value, np.ndarray):
+        value = value.reshape(-1)[0] if value.ndim else value[()]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

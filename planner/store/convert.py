@@ -16,10 +16,8 @@ from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.hf_config import spec_from_config
 from planner.estimator.params import count_params
+from planner.store.rowspec import GPU_FLOPS_COLUMNS, gpu_spec
 from planner.store.schema import SCENARIO_INPUTS, FleetRow, GpuRow, ModelRow, ScenarioRow
-
-GPU_FLOPS_COLUMNS = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
-                     "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
 
 
 def model_row_fields(name: str, config: dict[str, Any] | str, source: str) -> dict[str, Any]:
@@ -82,23 +80,6 @@ def gpu_row_fields(spec: GpuSpec) -> dict[str, Any]:
         "runtime_context_bytes": spec.runtime_context_bytes or None,
         "serving_source": spec.serving_source,
     }
-
-
-def gpu_spec(row: GpuRow) -> GpuSpec:
-    """GpuSpec of a gpus row."""
-    flops = {dt: getattr(row, col) for dt, col in GPU_FLOPS_COLUMNS.items()
-             if getattr(row, col)}
-    return GpuSpec(name=row.name, memory_bytes=row.memory_bytes, flops_per_s=flops,
-                   bandwidth_bytes_per_s=row.memory_bandwidth_bytes_per_s,
-                   price_usd_per_hour=row.price_usd_per_gpu_hour, vendor=row.vendor,
-                   label=row.label, interconnect_bytes_per_s=row.interconnect_bytes_per_s,
-                   power_w=row.power_w, price_is_example=row.price_is_example,
-                   source=row.source, usable_memory_bytes=row.usable_memory_bytes or 0,
-                   matmul_efficiency=row.matmul_efficiency or 0.0,
-                   matmul_efficiency_8bit=row.matmul_efficiency_8bit or 0.0,
-                   bandwidth_efficiency=row.bandwidth_efficiency or 0.0,
-                   runtime_context_bytes=row.runtime_context_bytes or 0,
-                   serving_source=row.serving_source or "")
 
 
 def gpu_info(row: GpuRow) -> GpuInfo:
