@@ -87,6 +87,16 @@ def workbook_values(path: Path) -> dict[tuple[str, str], Any]:
     return out
 
 
+def rollup_row(values: dict[tuple[str, str], Any], fleet: str) -> int:
+    """The Summary row of ``fleet`` in the roll-up (below its "Fleet roll-up" title, a header
+    row and a unit row)."""
+    title = next(int(cell[1:]) for (sheet, cell), v in values.items()
+                 if sheet == "Summary" and cell[0] == "A" and cell[1:].isdigit()
+                 and v == "Fleet roll-up")
+    return next(r for r in range(title + 3, title + 1000)
+                if values.get(("Summary", f"A{r}")) == fleet)
+
+
 def test_structure(ws: Workspace, tmp_path: Path) -> None:
     ws.set_scenario("demo", "llama3-8b-24gib-6x8k", {"notes": "=HYPERLINK(\"x\")",
                                                     "batch": 7})
@@ -193,7 +203,7 @@ def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path
     assert compare_outputs(values, inference, ws.evaluate_many(inference)) == 5 * N_INFERENCE
     assert compare_outputs(values, training, ws.evaluate_many(training), "Training",
                            "training") == 2 * N_TRAINING
-    assert values[("Summary", "E3")] == pytest.approx(sum(
+    assert values[("Summary", f"E{rollup_row(values, 'demo')}")] == pytest.approx(sum(
         o["cost_usd_per_hour"] for o in ws.evaluate_many(inference)))
     edited, expected = _edit_and_expect(ws, path)
     values = workbook_values(recalculate(path, tmp_path / "lo2"))
