@@ -30,7 +30,6 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.pagebreak import Break
 
-from planner.catalog import gpu_record
 from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
 from planner.estimator.figures import model_figures
@@ -55,6 +54,7 @@ from planner.report.layout import (
     MODEL_FIGURES,
     MODEL_META,
     SCENARIO_SHEETS,
+    gpu_sheet_record,
     input_column,
     letters,
     scenario_columns,
@@ -535,14 +535,7 @@ def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> dict[str, Any]:
     for j, (_key, header, kind, _fmt) in enumerate(GPU_SHEET, 1):
         _header(ws, 1, j, header, "input" if kind == "value" else "lookup")
     for i, g in enumerate(gpus, 2):
-        serving = serving_figures(g.spec)
-        record = {"name": g.name, **gpu_record(g.spec),
-                  "usable_memory_gib": serving["gpu_usable_memory_bytes"] / 2**30,
-                  "matmul_efficiency": serving["gpu_matmul_efficiency_16bit"],
-                  "matmul_efficiency_8bit": serving["gpu_matmul_efficiency_8bit"],
-                  "bandwidth_efficiency": serving["gpu_bandwidth_efficiency"],
-                  "interconnect_gb_per_s": serving["gpu_interconnect_bytes_per_s"] / 1e9,
-                  "runtime_context_gib": serving["gpu_runtime_context_bytes"] / 2**30}
+        record = gpu_sheet_record(g.spec, g.version)
         for j, (key, _header_text, kind, fmt) in enumerate(GPU_SHEET, 1):
             cell = ws.cell(row=i, column=j)
             if kind == "value":
@@ -908,9 +901,9 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
                 rows.add(cells)
         last_text = rows.row
         shown = min(n, CHART_ROWS)
-        chart_row = last_text + 2
+        chart_row = last_text + 3
         if shown and decorate:
-            ws.row_breaks.append(Break(id=chart_row - 1))
+            ws.row_breaks.append(Break(id=last_text + 1))
             height = 11.0
             memory = BarChart()
             memory.type, memory.grouping, memory.overlap = "bar", "stacked", 100
