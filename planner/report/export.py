@@ -669,15 +669,19 @@ class SummaryInfo:
 class _Rows:
     """Row XML of a sheet written top to bottom (cells given by column number)."""
 
-    def __init__(self, styles: Styles) -> None:
+    def __init__(self, styles: Styles, *, dry: bool = False) -> None:
         self.styles = styles
         self.rows: list[str] = []
         self.row = 0
+        self.dry = dry
+        """Only count rows (the layout pass: where each part goes)."""
 
     def add(self, cells: list[tuple[int, str]], height: float | None = None) -> int:
         """Append a row of ``(column, cell XML without its reference)``; returns its number."""
         self.row += 1
         r = self.row
+        if self.dry:
+            return r
         ht = f' ht="{height}" customHeight="1"' if height else ""
         body = "".join(xml.replace("\x00REF", f"{get_column_letter(j)}{r}")
                        for j, xml in cells)
@@ -687,7 +691,6 @@ class _Rows:
     def skip(self, n: int = 1) -> None:
         """Leave ``n`` empty rows."""
         self.row += n
-        self.rows += [""] * n
 
     def __len__(self) -> int:
         return self.row
@@ -739,7 +742,7 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
         col = letters("inference")
         tcol = letters("training")
         n, m = len(inference.meta), len(training.meta)
-        rows = _Rows(st)
+        rows = _Rows(st, dry=decorate)
         notes: dict[str, str] = {}
 
         def fmt(number_format: str | None) -> str:
@@ -866,19 +869,26 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
         top = rows.row + 1
         plan = []
         for j, (_h, _u, key, number_format, template) in enumerate(SUMMARY_KEYS, 2):
-            text = template.format(c=f"Scenarios!{col[key]}{ROW}",
-                                   t=f"Scenarios!{col['target_requests_per_s']}{ROW}",
-                                   budget=f"MAX(Scenarios!{col['kv_budget_bytes']}{ROW},0)")
-            plan.append((j, escape(text), fmt(number_format), key, template))
-        for i, (fleet, name, gpu) in enumerate(inference.meta):
-            src = str(i + 2)
-            cells = [(1, _text_cell(f"{fleet}/{name}", "", st))]
-            for j, text, style, key, template in plan:
-                value = _summary_value(inference, key, template, i, gpu)
-                t, v = cached(value)
-                cells.append((j, f'<c r="\x00REF"{style}{t}><f>{text.replace(ROW, src)}</f>{v}'
-                                 "</c>"))
-            rows.add(cells)
+            text = template.format(c=f"Scenarios!{col[key]}2",
+                                   t=f"Scenarios!{col['target_requests_per_s']}2",
+                                   budget=f"MAX(Scenarios!{col['kv_budget_bytes']}2,0)")
+            plan.append((get_column_letter(j), j, escape(text), fmt(number_format), key,
+                         template))
+        if not rows.dry:  # column by column, a chunk of rows at a time, shared formulas
+            for lo in range(0, n, CHUNK_ROWS):
+                hi = min(n, lo + CHUNK_ROWS)
+                numbers = [str(top + i) for i in range(lo, hi)]
+                cells = [value_cells("A", numbers, "", [
+                    f"{fleet}/{name}" for fleet, name, _g in inference.meta[lo:hi]], st)]
+                for letter, j, text, style, key, template in plan:
+                    cells.append(formula_cells(
+                        letter, numbers, style, _summary_column(inference, key, template, lo,
+                                                                hi),
+                        index=j, first=top, last=top + n - 1, template=text))
+                rows.rows.append("".join([f'<row r="{r}">{"".join(row)}</row>' for r, row in
+                                          zip(numbers, zip(*cells, strict=True),
+                                              strict=True)]))
+        rows.row += n
         end = rows.row
         if n and decorate:
             ws.conditional_formatting.add(
@@ -952,26 +962,34 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
 
     return body(), last
 
-def _summary_value(gather: Gather, key: str, template: str, i: int, gpu: str) -> Any:
-    """The value Python computes for a Summary scenario cell (the template's formula)."""
+def _summary_column(gather: Gather, key: str, template: str, lo: int, hi: int) -> Any:
+    """The values Python computes for rows ``lo:hi`` of a Summary scenario column (its
+    template's formula over the gathered Scenarios figures), as one array."""
     if key == "gpu":
-        return gpu
-    value = gather.value(key, i)
-    if value is None:
-        return None
+        return np.array([gpu for _f, _n, gpu in gather.meta[lo:hi]], dtype=object)
+    raw = gather.columns[key][lo:hi] + [None] * max(0, hi - lo - len(gather.columns[key][lo:hi]))
     if template.startswith("IF("):
-        target = gather.value("target_requests_per_s", i) or 0
-        return ("yes" if value else "no") if target > 0 else "no target"
+        targets = gather.columns["target_requests_per_s"][lo:hi]
+        return np.array([None if v is None else ("yes" if v else "no") if (t or 0) > 0
+                         else "no target" for v, t in zip(raw, targets, strict=True)],
+                        dtype=object)
+    if any(v is None for v in raw):
+        return np.array(raw, dtype=object)
+    if key == "fits":
+        return np.array(raw, dtype=bool)
+    values = np.array(raw, dtype=float)
     if "MsPerSecond" in template:
-        return value * CONSTANTS["MsPerSecond"]
+        return values * CONSTANTS["MsPerSecond"]
     if template.startswith("MIN("):
-        budget = gather.value("kv_budget_bytes", i)
-        return min(value, max(budget, 0)) / CONSTANTS["BytesPerGiB"]
+        budget = np.array(gather.columns["kv_budget_bytes"][lo:hi], dtype=float)
+        return np.minimum(values, np.maximum(budget, 0)) / CONSTANTS["BytesPerGiB"]
     if template.startswith("MAX("):
-        return max(value, 0) / CONSTANTS["BytesPerGiB"]
+        return np.maximum(values, 0) / CONSTANTS["BytesPerGiB"]
     if "BytesPerGiB" in template:
-        return value / CONSTANTS["BytesPerGiB"]
-    return value
+        return values / CONSTANTS["BytesPerGiB"]
+    if key == "gpus":
+        return np.array(raw, dtype=np.int64)
+    return values
 
 
 def write_sweep_chart(ws: Any, sweep: Sweep) -> None:

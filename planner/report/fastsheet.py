@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 import os
+import queue
 import re
+import threading
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -165,8 +167,17 @@ def value_cells(letter: str, rows: list[str], style: str, values: list[Any],
         head = f'<c r="{letter}'
         mid = f'"{style}><v>'
         return [f"{head}{r}{mid}{v!r}</v></c>" for r, v in zip(rows, values, strict=True)]
-    return [cell_xml(f"{letter}{r}", v, style, styles) for r, v in zip(rows, values,
-                                                                      strict=True)]
+    head = f'<c r="{letter}'
+    memo: dict[Any, str] = {}  # choice columns repeat a few values: render each once
+    out = []
+    for r, v in zip(rows, values, strict=True):
+        key = (type(v), v)
+        rest = memo.get(key)
+        if rest is None:
+            xml = cell_xml("\x00", v, style, styles)
+            rest = memo[key] = xml.removeprefix('<c r="\x00') if xml else ""
+        out.append(f"{head}{r}{rest}" if rest else "")
+    return out
 
 
 def formula_xml(ref: str, template: str, row: int, style: str, value: Any = None) -> str:
@@ -231,6 +242,37 @@ def patch_cached(xml: str, values: dict[str, Any]) -> str:
     return _FORMULA_CELL.sub(put, xml)
 
 
+def _write_behind(out: Any, head: str, chunks: Iterable[str], tail: str) -> None:
+    """Write ``head``, each chunk and ``tail`` to ``out`` (a compressing zip stream) from a
+    second thread, while this one renders the next chunk: zlib and the CRC release the GIL,
+    so compression (a third of an export's time) overlaps the Python that builds the XML.
+    At most four chunks wait, so memory stays a few chunks."""
+    pending: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        try:
+            while (data := pending.get()) is not None:
+                out.write(data)
+        except BaseException as exc:  # re-raised in the caller's thread
+            failed.append(exc)
+            while pending.get() is not None:  # let the producer finish
+                pass
+
+    writer = threading.Thread(target=drain, name="xlsx-writer", daemon=True)
+    writer.start()
+    try:
+        pending.put(head.encode("utf-8"))
+        for chunk in chunks:
+            pending.put(chunk.encode("utf-8"))
+        pending.put(tail.encode("utf-8"))
+    finally:
+        pending.put(None)
+        writer.join()
+    if failed:
+        raise failed[0]
+
+
 def inject(path: Path, bodies: dict[str, tuple[Iterable[str], int, int]],
            values: dict[str, dict[str, Any]] | None = None) -> None:
     """Append generated rows to sheets of the saved workbook at ``path``, streaming.
@@ -277,8 +319,5 @@ def inject(path: Path, bodies: dict[str, tuple[Iterable[str], int, int]],
                 if name in zipfile.ZipInfo.__slots__:
                     setattr(info, name, 1)
             with dst.open(info, "w", force_zip64=True) as out:
-                out.write(head.encode("utf-8"))
-                for chunk in chunks:
-                    out.write(chunk.encode("utf-8"))
-                out.write(tail.encode("utf-8"))
+                _write_behind(out, head, chunks, tail)
     os.replace(tmp, path)
