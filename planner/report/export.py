@@ -115,7 +115,10 @@ def _header(ws: Any, row: int, col: int, text: str, role: str) -> None:
 
 
 class _Ranges:
-    """Absolute ranges of the lookup tables, shared by every formula."""
+    """The lookup tables' columns as defined names, shared by every formula: ``GPU_<column>``
+    (a column of the GPUs sheet), ``Model_<column>`` (of the Models sheet), matched by name
+    against ``GpuNames`` and ``ModelNames``. A catalog lookup then reads
+    ``INDEX(GPU_price_usd_per_hour,MATCH(E2,GpuNames,0))``: what it fetches, in words."""
 
     def __init__(self, models: int, gpus: int) -> None:
         self.model_last = models + 1
@@ -125,15 +128,21 @@ class _Ranges:
         self.model_letters = {key: get_column_letter(i) for i, key in
                               enumerate((*MODEL_META, *MODEL_FIGURES), 1)}
 
+    def names(self) -> dict[str, str]:
+        """Every defined name → the absolute range it stands for."""
+        out = {f"GPU_{key}": f"GPUs!${c}$2:${c}${max(self.gpu_last, 2)}"
+               for key, c in self.gpu_letters.items() if key != "name"}
+        out.update({f"Model_{key}": f"Models!${c}$2:${c}${max(self.model_last, 2)}"
+                    for key, c in self.model_letters.items() if key != "name"})
+        out["ModelNames"] = f"Models!$A$2:$A${max(self.model_last, 2)}"
+        out["GpuNames"] = f"GPUs!$A$2:$A${max(self.gpu_last, 2)}"
+        return out
+
     def model(self, key: str, name_cell: str) -> str:
-        col = self.model_letters[key]
-        return (f"INDEX(Models!${col}$2:${col}${self.model_last},"
-                f"MATCH({name_cell},Models!$A$2:$A${self.model_last},0))")
+        return f"INDEX(Model_{key},MATCH({name_cell},ModelNames,0))"
 
     def gpu(self, key: str, name_cell: str) -> str:
-        col = self.gpu_letters[key]
-        return (f"INDEX(GPUs!${col}$2:${col}${self.gpu_last},"
-                f"MATCH({name_cell},GPUs!$A$2:$A${self.gpu_last},0))")
+        return f"INDEX(GPU_{key},MATCH({name_cell},GpuNames,0))"
 
 
 def _catalog_formula(key: str, name_cell: dict[str, str], ranges: _Ranges) -> str:
@@ -1180,10 +1189,8 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
                                len(training))
     bodies["Summary"] = (body, last, SUMMARY_WIDTH)
     styles.close()
-    wb.defined_names["ModelNames"] = DefinedName(
-        "ModelNames", attr_text=f"Models!$A$2:$A${max(len(models) + 1, 2)}")
-    wb.defined_names["GpuNames"] = DefinedName(
-        "GpuNames", attr_text=f"GPUs!$A$2:$A${max(len(gpus) + 1, 2)}")
+    for name, target in ranges.names().items():
+        wb.defined_names[name] = DefinedName(name, attr_text=target)
     for name, value in CONSTANTS.items():
         wb.defined_names[name] = DefinedName(name, attr_text=str(value))
     wb.calculation.fullCalcOnLoad = True
