@@ -49,7 +49,9 @@ class Styles:
     def __init__(self, wb: Any) -> None:
         self.wb = wb
         self.scratch = wb.create_sheet("__styles__")
-        self.cache: dict[tuple[str | None, bool], str] = {}
+        self.cache: dict[tuple[str | None, bool, str | None], str] = {}
+        self.closed = False
+        self.attr(None, quote_prefix=True)  # text cells may need it while the bodies stream
 
     def attr(self, number_format: str | None = None, quote_prefix: bool = False,
              look: str | None = None, **looks: Any) -> str:
@@ -57,6 +59,9 @@ class Styles:
         names a further look (font, fill, alignment, border given as ``looks``), registered
         the first time that name is used."""
         key = (number_format, quote_prefix, look)
+        if key not in self.cache and self.closed:
+            raise RuntimeError(f"style {key} asked for after the workbook's styles were "
+                               "written; register it before saving")
         if key not in self.cache:
             if number_format is None and not quote_prefix and look is None:
                 self.cache[key] = ""
@@ -72,8 +77,9 @@ class Styles:
         return self.cache[key]
 
     def close(self) -> None:
-        """Remove the scratch sheet (its styles stay registered)."""
+        """Remove the scratch sheet (its styles stay registered); no new style after this."""
         self.wb.remove(self.scratch)
+        self.closed = True
 
 
 def formula_template(formula: str) -> str:

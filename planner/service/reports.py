@@ -62,16 +62,15 @@ class Reports:
         import makes, applying the plans in a transaction that is then rolled back, so it
         refuses exactly what the import refuses.
         An error while applying a row names its ``Sheet!Cell (column)``."""
-        # lazy: openpyxl and pandas, which only an import needs
         from openpyxl.utils import get_column_letter
 
+        # lazy: openpyxl and pandas, which only an import needs
         from planner.report.importer import CellError, ImportError_, read_plan
 
         # lazy: as above
         from planner.report.layout import GPU_SHEET, letters
 
-        GPU_LETTERS = {key: get_column_letter(i)
-                       for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+        gpu_letters = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
 
         existing = {sc.id: sc for sc in self.scenarios.scenarios()}
         models, gpus = self.evaluation.catalog_specs()
@@ -85,8 +84,8 @@ class Reports:
             try:
                 changed_spec(gpus[plan.name], dict(plan.fields))
             except ValidationError as exc:
-                key = exc.field if exc.field in GPU_LETTERS else "name"
-                errors.append(CellError("GPUs", f"{GPU_LETTERS[key]}{plan.row}", key,
+                key = exc.field if exc.field in gpu_letters else "name"
+                errors.append(CellError("GPUs", f"{gpu_letters[key]}{plan.row}", key,
                                         str(exc).split(": ", 1)[-1]))
         if errors:
             raise ImportError_(Path(path), errors)
@@ -98,7 +97,7 @@ class Reports:
                     except PlannerError as exc:
                         column = "version" if isinstance(exc, ConflictError) else "name"
                         raise ImportError_(Path(path), [CellError(
-                            "GPUs", f"{GPU_LETTERS[column]}{plan.row}", column,
+                            "GPUs", f"{gpu_letters[column]}{plan.row}", column,
                             str(exc))]) from None
                 for plan in plans:
                     if plan.kind == "gpu":
