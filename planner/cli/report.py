@@ -55,9 +55,10 @@ def _sweep(ctx: click.Context, text: str) -> Any:
 @click.pass_context
 def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: tuple[str, ...],
            force: bool, as_json: bool) -> None:
-    """Write an Excel report whose outputs are live formulas: Summary (roll-up, charts),
-    Scenarios, Training, Models, GPUs (edit a price or memory there and every scenario
-    follows), and sweeps."""
+    """Write an Excel report whose outputs are live formulas, each with the planner's value:
+    Summary (title, assumptions, roll-up, cost per month, charts; prints on two pages for
+    a small fleet), Scenarios, Training, Models, GPUs (edit a price or memory there and every
+    scenario follows; import applies the edit), and sweeps."""
     ws = workspace(ctx)
     for f in fleets:
         ws.fleet(f)  # a clear error for an unknown fleet before any work
