@@ -680,7 +680,7 @@ class _Rows:
 
     def __init__(self, styles: Styles, *, dry: bool = False) -> None:
         self.styles = styles
-        self.rows: list[str] = []
+        self.rows: list[str | Callable[[], Iterator[str]]] = []
         self.row = 0
         self.dry = dry
         """Only count rows (the layout pass: where each part goes)."""
@@ -883,7 +883,7 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
                                    budget=f"MAX(Scenarios!{col['kv_budget_bytes']}2,0)")
             plan.append((get_column_letter(j), j, escape(text), fmt(number_format), key,
                          template))
-        if not rows.dry:  # column by column, a chunk of rows at a time, shared formulas
+        def table() -> Iterator[str]:  # column-wise, a chunk of rows at a time, shared
             for lo in range(0, n, CHUNK_ROWS):
                 hi = min(n, lo + CHUNK_ROWS)
                 numbers = [str(top + i) for i in range(lo, hi)]
@@ -894,9 +894,11 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
                         letter, numbers, style, _summary_column(inference, key, template, lo,
                                                                 hi),
                         index=j, first=top, last=top + n - 1, template=text))
-                rows.rows.append("".join([f'<row r="{r}">{"".join(row)}</row>' for r, row in
-                                          zip(numbers, zip(*cells, strict=True),
-                                              strict=True)]))
+                yield "".join([f'<row r="{r}">{"".join(row)}</row>' for r, row in
+                               zip(numbers, zip(*cells, strict=True), strict=True)])
+
+        if not rows.dry:
+            rows.rows.append(table)  # rendered as the body streams, not held whole
         rows.row += n
         end = rows.row
         if n and decorate:
@@ -967,7 +969,11 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
     last = len(render(True))
 
     def body() -> Iterator[str]:
-        yield "".join(render(False).rows)
+        for part in render(False).rows:
+            if callable(part):
+                yield from part()
+            else:
+                yield part
 
     return body(), last
 
