@@ -323,6 +323,7 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     ws.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{max(last, 2)}"
     for j, c in enumerate(columns, 1):
         ws.column_dimensions[get_column_letter(j)].width = max(10, min(28, len(c.header) + 2))
+    ws.row_dimensions[1].height = 48  # headers wrap to at most three lines: units stay seen
     _validations(ws, kind, col, last, len(models))
     if kind == "inference" and last >= 2:
         fits = col["fits"]
@@ -957,7 +958,9 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
             return rows
         for cell, text in notes.items():
             _note(ws[cell], text)
-        ws.column_dimensions["A"].width = 34
+        longest = max((len(f"{f}/{nm}") for f, nm, _g in (*inference.meta, *training.meta)),
+                      default=0)
+        ws.column_dimensions["A"].width = min(60, max(34, longest + 2))
         for j in range(2, SUMMARY_WIDTH + 1):
             ws.column_dimensions[get_column_letter(j)].width = 12.5
         ws.column_dimensions["B"].width = 14
