@@ -232,3 +232,19 @@ def test_bad_gpu_sheet_edits_are_refused_naming_the_cell(ws: Workspace, tmp_path
         ws.import_workbook(path)
     assert ws.gpu("a100-80gb").spec.price_usd_per_hour == 1.7
     assert ws.gpu("h100-sxm").spec.price_usd_per_hour == 2.5
+
+
+def test_gpu_text_with_carriage_returns_round_trips(ws: Workspace, tmp_path: Path,
+                                                   isolated_data_dir: Path) -> None:
+    """Found by the hostile-names property test: a vendor or source with a CR (read back as
+    LF) is not an edit."""
+    from tests.test_hostile_input import GPU
+
+    ws.add_gpu("cr-gpu", {**GPU, "vendor": "~?ZQJ\r$\r", "label": "plain",
+                          "source": "x\r\ny"})
+    path = tmp_path / "r.xlsx"
+    ws.export(path)
+    url = f"sqlite:///{isolated_data_dir / 'planner.db'}"
+    before = dump(url)
+    assert [p for p in ws.import_workbook(path) if p.kind == "gpu"] == []
+    assert dump(url) == before

@@ -26,7 +26,7 @@ from openpyxl.utils import get_column_letter
 from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
-from planner.report.fastsheet import _sheet_paths
+from planner.report.fastsheet import _sheet_paths, xml_safe
 from planner.report.layout import (
     GPU_EDITABLE,
     GPU_SHEET,
@@ -364,7 +364,13 @@ def _gpu_same(exported: Any, value: Any) -> bool:
         return isinstance(value, bool) and value == bool(exported)
     if isinstance(exported, (int, float)) and isinstance(value, (int, float)):
         return abs(float(value) - float(exported)) <= 1e-12 * max(1.0, abs(float(exported)))
-    return str(value).strip() == str(exported).strip()
+    return _text(value) == _text(exported)
+
+
+def _text(value: Any) -> str:
+    """Text as a workbook carries it back: line breaks as LF (XML reads a raw CR as LF),
+    characters XML cannot hold as U+FFFD (as export writes them), outer blanks dropped."""
+    return xml_safe(str(value).replace("\r\n", "\n").replace("\r", "\n")).strip()
 
 
 def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
