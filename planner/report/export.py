@@ -576,11 +576,13 @@ def write_lists(ws: Any) -> None:
     print_setup(ws, f"A1:B{len(DTYPE_BITS) + 1}", "$1:$1")
 
 
+YES_NO = '"yes";"yes";"no"'
+"""Number format showing a flag (TRUE = 1, FALSE = 0) as yes or no."""
 SUMMARY_KEYS = (
     # header, unit, Scenarios column, number format, formula over {c} (that column's cell)
     ("GPU", "", "gpu", None, "{c}"),
     ("GPUs", "count", "gpus", "#,##0", "{c}"),
-    ("fits", "yes/no", "fits", None, "{c}"),
+    ("fits", "yes/no", "fits", YES_NO, "{c}"),
     ("target rate", "requests/s", "target_requests_per_s", "#,##0.00", "{c}"),
     ("meets target", "", "meets_target_rate", None,
      'IF({t}>0,IF({c},"yes","no"),"no target")'),
@@ -601,7 +603,7 @@ SUMMARY_KEYS = (
 TRAINING_KEYS = (
     ("GPU", "", "gpu", None, "{c}"),
     ("GPUs", "count", "gpus", "#,##0", "{c}"),
-    ("fits", "yes/no", "train_fits", None, "{c}"),
+    ("fits", "yes/no", "train_fits", YES_NO, "{c}"),
     ("tokens", "tokens", "train_tokens", "#,##0", "{c}"),
     ("GPU-hours", "GPU-h", "gpu_hours", "#,##0", "{c}"),
     ("time", "days", "train_time_s", "#,##0.0", "{c}/SecondsPerDay"),
