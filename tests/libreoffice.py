@@ -45,3 +45,40 @@ def recalculate(path: Path, workdir: Path) -> Path:
     if proc.returncode != 0 or not result.exists():
         raise RuntimeError(f"LibreOffice failed ({proc.returncode}): {proc.stderr or proc.stdout}")
     return result
+
+
+def sheet_pdf(path: Path, workdir: Path, sheet_index: int = 0) -> Path:
+    """LibreOffice's PDF of one sheet of ``path`` (by position; the Summary is 0).
+
+    LibreOffice prints every sheet into one PDF, hidden ones too, and leaves out empty pages.
+    So a copy is printed in which every other sheet's print area is one empty cell
+    (``$XFD$1048576``): those sheets print nothing, and the PDF's pages are the sheet's own,
+    laid out by its own print setup. Needs the workbook to set a print area on every sheet
+    (the planner's does)."""
+    import re
+    import zipfile
+
+    exe = soffice()
+    if exe is None:
+        raise RuntimeError("LibreOffice is not installed (.ci/run installs libreoffice-calc)")
+    workdir.mkdir(parents=True, exist_ok=True)
+    copy = workdir / path.name
+    others = re.compile(r'(<definedName name="_xlnm.Print_Area" localSheetId="(\d+)">[^!<]*!)'
+                        r"[^<]*<")
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "xl/workbook.xml":
+                data = others.sub(lambda m: m.group(0) if int(m.group(2)) == sheet_index
+                                  else m.group(1) + "$XFD$1048576<", data.decode()).encode()
+            dst.writestr(item, data)
+    profile = workdir / "lo-profile"
+    (profile / "user").mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [exe, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
+         "--convert-to", "pdf", "--outdir", str(workdir / "pdf"), str(copy)],
+        capture_output=True, text=True, timeout=600)
+    result = workdir / "pdf" / (copy.stem + ".pdf")
+    if proc.returncode != 0 or not result.exists():
+        raise RuntimeError(f"LibreOffice failed ({proc.returncode}): {proc.stderr or proc.stdout}")
+    return result

@@ -84,9 +84,9 @@ def test_gpu_name_never_becomes_formula_code(ws: Workspace, tmp_path: Path) -> N
     for sheet, cell, formula in _formulas(path):
         assert 'N("' not in formula and "=1+1" not in formula[1:], (sheet, cell, formula)
     wb = openpyxl.load_workbook(path)
-    summary = wb["Summary"]
-    headers = [c for c in summary[2] if isinstance(c.value, str) and "1+1" in c.value]
-    assert headers and all(c.data_type == "s" and c.quotePrefix for c in headers)
+    summary = wb["Summary"]  # the GPUs table of its Assumptions lists each GPU by name
+    names = [c for c in summary["A"] if isinstance(c.value, str) and "1+1" in c.value]
+    assert names and all(c.data_type == "s" and c.quotePrefix for c in names)
     wb.close()
 
 
@@ -101,9 +101,11 @@ def test_gpu_columns_of_the_summary_count_what_libreoffice_counts(ws: Workspace,
     path = tmp_path / "r.xlsx"
     ws.export(path, ["f"])
     wb = openpyxl.load_workbook(recalculate(path, tmp_path), data_only=True)
-    summary = wb["Summary"]
-    col = next(c.column for c in summary[2] if c.value == f"{INJECTION} [GPUs]")
-    assert summary.cell(row=3, column=col).value == 3
+    summary = wb["Summary"]  # "GPUs in use" of the GPU's row in the Assumptions' GPUs table
+    row = next(c.row for c in summary["A"] if c.value == INJECTION)
+    headers = next(r for r in range(1, row) if summary[f"A{r}"].value == "GPU")
+    col = next(c.column for c in summary[headers] if c.value == "GPUs in use")
+    assert summary.cell(row=row, column=col).value == 3
 
 
 def test_text_cells_starting_with_tab_or_cr_are_text(ws: Workspace, tmp_path: Path) -> None:

@@ -88,6 +88,16 @@ def workbook_values(path: Path) -> dict[tuple[str, str], Any]:
     return out
 
 
+def rollup_row(values: dict[tuple[str, str], Any], fleet: str) -> int:
+    """The Summary row of ``fleet`` in the roll-up (below its "Fleet roll-up" title, a header
+    row and a unit row)."""
+    title = next(int(cell[1:]) for (sheet, cell), v in values.items()
+                 if sheet == "Summary" and cell[0] == "A" and cell[1:].isdigit()
+                 and v == "Fleet roll-up")
+    return next(r for r in range(title + 3, title + 1000)
+                if values.get(("Summary", f"A{r}")) == fleet)
+
+
 def test_structure(ws: Workspace, tmp_path: Path) -> None:
     ws.set_scenario("demo", "llama3-8b-24gib-6x8k", {"notes": "=HYPERLINK(\"x\")",
                                                     "batch": 7})
@@ -115,7 +125,9 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     # outputs are formulas; inputs are values; lookups go through INDEX/MATCH
     assert sc[f"{col['fits']}2"].value.startswith("=")
     assert isinstance(sc[f"{col['batch']}2"].value, int)
-    assert sc[f"{col['gpu_memory_bytes']}2"].value.startswith("=INDEX(GPUs!")
+    assert sc[f"{col['gpu_memory_bytes']}2"].value == \
+        f"=INDEX(GPU_memory_bytes,MATCH({col['gpu']}2,GpuNames,0))"
+    assert wb.defined_names["GPU_memory_bytes"].attr_text == "GPUs!$M$2:$M$25"
     formulas_text = " ".join(str(c.value) for row in sc.iter_rows() for c in row)
     for banned in ("XLOOKUP", "LET(", "FILTER(", "IFS(", "SWITCH(", "FLOOR.MATH"):
         assert banned not in formulas_text
@@ -194,7 +206,7 @@ def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path
     assert compare_outputs(values, inference, ws.evaluate_many(inference)) == 5 * N_INFERENCE
     assert compare_outputs(values, training, ws.evaluate_many(training), "Training",
                            "training") == 2 * N_TRAINING
-    assert values[("Summary", "E3")] == pytest.approx(sum(
+    assert values[("Summary", f"E{rollup_row(values, 'demo')}")] == pytest.approx(sum(
         o["cost_usd_per_hour"] for o in ws.evaluate_many(inference)))
     edited, expected = _edit_and_expect(ws, path)
     values = workbook_values(recalculate(path, tmp_path / "lo2"))

@@ -55,9 +55,10 @@ def _sweep(ctx: click.Context, text: str) -> Any:
 @click.pass_context
 def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: tuple[str, ...],
            force: bool, as_json: bool) -> None:
-    """Write an Excel report whose outputs are live formulas: Summary (roll-up, charts),
-    Scenarios, Training, Models, GPUs (edit a price or memory there and every scenario
-    follows), and sweeps."""
+    """Write an Excel report whose outputs are live formulas, each with the planner's value:
+    Summary (title, assumptions, roll-up, cost per month, charts; prints on two pages for
+    a small fleet), Scenarios, Training, Models, GPUs (edit a price or memory there and every
+    scenario follows; import applies the edit), and sweeps."""
     ws = workspace(ctx)
     for f in fleets:
         ws.fleet(f)  # a clear error for an unknown fleet before any work
@@ -86,19 +87,24 @@ def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: 
 @click.pass_context
 def import_(ctx: click.Context, path: Path, fleet: str | None, dry_run: bool,
             as_json: bool) -> None:
-    """Read a report's Scenarios and Training inputs back: every cell validated, then all
-    changes applied in one transaction (or none, listing every bad cell)."""
+    """Read a report's Scenarios and Training inputs and GPUs sheet figures back: every cell
+    validated, then all changes applied in one transaction (or none, listing every bad
+    cell)."""
     plans = workspace(ctx).import_workbook(path, fleet=fleet, dry_run=dry_run)
     changes = [p for p in plans if p.id is None or p.fields]
     if as_json:
         emit_json({"dry_run": dry_run, "changes": [
             {"sheet": p.sheet, "row": p.row, "fleet": p.fleet, "name": p.name, "id": p.id,
-             "action": "create" if p.id is None else "update", "fields": p.fields}
+             "action": ("update GPU" if p.kind == "gpu" else "create" if p.id is None
+                        else "update"), "fields": p.fields}
             for p in changes]})
         return
     verb = "would" if dry_run else ""
     for p in changes:
-        if p.id is None:
+        if p.kind == "gpu":
+            detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
+            click.echo(f"{verb + ' ' if verb else ''}update GPU {p.name}: {detail}")
+        elif p.id is None:
             click.echo(f"{verb + ' ' if verb else ''}create {p.fleet}/{p.name} "
                        f"({p.sheet} row {p.row})")
         else:

@@ -12,20 +12,24 @@ return is written as text (quote prefix), never as a formula.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+from xml.sax.saxutils import escape
 
+import numpy as np
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, LineChart, Reference, ScatterChart, Series
+from openpyxl.comments import Comment
 from openpyxl.formatting.rule import ColorScaleRule, FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.pagebreak import Break
 
-from planner.catalog import gpu_record
 from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
 from planner.estimator.figures import model_figures
@@ -35,12 +39,13 @@ from planner.report.fastsheet import (
     ROW,
     TEXT_TRIGGERS,
     Styles,
+    cached,
     cell_xml,
+    formula_cells,
     formula_template,
     formula_xml,
     inject,
-    row_xml,
-    shared_formula_xml,
+    value_cells,
     xml_safe,
 )
 from planner.report.layout import (
@@ -49,15 +54,17 @@ from planner.report.layout import (
     MODEL_FIGURES,
     MODEL_META,
     SCENARIO_SHEETS,
+    gpu_sheet_record,
     input_column,
     letters,
     scenario_columns,
 )
 from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs, run_row
 from planner.sheet.inputs import input_columns
+from planner.sheet.outputs import column_label
 from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
-from planner.sheet.symbolic import excel, symbolic
-from planner.sheet.table import graph, inputs_of
+from planner.sheet.symbolic import excel, infix, symbolic
+from planner.sheet.table import KINDS, evaluate_table, graph, inputs_of
 from planner.units import DTYPE_BITS
 
 HEADER_FONT = Font(bold=True, color="FFFFFF")
@@ -108,7 +115,10 @@ def _header(ws: Any, row: int, col: int, text: str, role: str) -> None:
 
 
 class _Ranges:
-    """Absolute ranges of the lookup tables, shared by every formula."""
+    """The lookup tables' columns as defined names, shared by every formula: ``GPU_<column>``
+    (a column of the GPUs sheet), ``Model_<column>`` (of the Models sheet), matched by name
+    against ``GpuNames`` and ``ModelNames``. A catalog lookup then reads
+    ``INDEX(GPU_price_usd_per_hour,MATCH(E2,GpuNames,0))``: what it fetches, in words."""
 
     def __init__(self, models: int, gpus: int) -> None:
         self.model_last = models + 1
@@ -118,15 +128,21 @@ class _Ranges:
         self.model_letters = {key: get_column_letter(i) for i, key in
                               enumerate((*MODEL_META, *MODEL_FIGURES), 1)}
 
+    def names(self) -> dict[str, str]:
+        """Every defined name → the absolute range it stands for."""
+        out = {f"GPU_{key}": f"GPUs!${c}$2:${c}${max(self.gpu_last, 2)}"
+               for key, c in self.gpu_letters.items() if key != "name"}
+        out.update({f"Model_{key}": f"Models!${c}$2:${c}${max(self.model_last, 2)}"
+                    for key, c in self.model_letters.items() if key != "name"})
+        out["ModelNames"] = f"Models!$A$2:$A${max(self.model_last, 2)}"
+        out["GpuNames"] = f"GPUs!$A$2:$A${max(self.gpu_last, 2)}"
+        return out
+
     def model(self, key: str, name_cell: str) -> str:
-        col = self.model_letters[key]
-        return (f"INDEX(Models!${col}$2:${col}${self.model_last},"
-                f"MATCH({name_cell},Models!$A$2:$A${self.model_last},0))")
+        return f"INDEX(Model_{key},MATCH({name_cell},ModelNames,0))"
 
     def gpu(self, key: str, name_cell: str) -> str:
-        col = self.gpu_letters[key]
-        return (f"INDEX(GPUs!${col}$2:${col}${self.gpu_last},"
-                f"MATCH({name_cell},GPUs!$A$2:$A${self.gpu_last},0))")
+        return f"INDEX(GPU_{key},MATCH({name_cell},GpuNames,0))"
 
 
 def _catalog_formula(key: str, name_cell: dict[str, str], ranges: _Ranges) -> str:
@@ -136,13 +152,99 @@ def _catalog_formula(key: str, name_cell: dict[str, str], ranges: _Ranges) -> st
     return "=" + ranges.gpu(GPU_FIGURE_SOURCE[key], name_cell["gpu"])
 
 
+CHUNK_ROWS = 2000
+"""Scenario rows evaluated and written at a time: memory holds one chunk's cell text."""
+
+Evaluate = Callable[[str, Sequence[Scenario]], dict[str, Any]]
+"""(kind, scenarios) → every column's value for those rows (see :func:`evaluator`)."""
+
+
+def evaluator(models: Sequence[ModelInfo], gpus: Sequence[GpuInfo],
+              profiles: Sequence[CalibrationFigures] = ()) -> Evaluate:
+    """Evaluates scenario rows with the planner's vectorized path (:func:`evaluate_table`),
+    returning every column a scenario sheet shows (inputs, outputs, derived inputs, model and
+    GPU figures), so each formula cell is written with the value Python computed. A chunk with
+    an invalid row is evaluated row by row; an invalid row gets no cached values (None)."""
+    model_specs = {m.name: m.spec for m in models}
+    gpu_specs = {g.name: g.spec for g in gpus}
+
+    def table(kind: str, rows: Sequence[Scenario]) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "model": np.array([sc.model for sc in rows], dtype=object),
+            "gpu": np.array([sc.gpu for sc in rows], dtype=object),
+            "lora_targets": np.array([sc.lora_targets for sc in rows], dtype=object)}
+        for column in inputs_of(kind):
+            out[column.name] = np.array([sc.inputs[column.name] for sc in rows],
+                                        dtype=object if column.kind in ("choice", "text")
+                                        else None)
+        return out
+
+    def run(kind: str, rows: Sequence[Scenario]) -> dict[str, Any]:
+        return evaluate_table(table(kind, rows), model_specs, gpu_specs, kind,
+                              labels=[f"{sc.fleet}/{sc.name}" for sc in rows],
+                              profiles=profiles if kind == "inference" else None)
+
+    flags = {k: [c.key for c in scenario_columns(k) if c.unit == "bool"] for k in KINDS}
+
+    def evaluate(kind: str, rows: Sequence[Scenario]) -> dict[str, Any]:
+        if not rows:
+            return {}
+        try:
+            values = dict(run(kind, rows))
+        except (PlannerError, KeyError):
+            pass
+        else:  # flags computed as 0/1 are written as the TRUE/FALSE their formulas yield
+            for key in flags[kind]:
+                if key in values and np.asarray(values[key]).dtype != object:
+                    values[key] = np.asarray(values[key]).astype(bool)
+            return values
+        single: list[dict[str, Any] | None] = []
+        for sc in rows:
+            try:
+                single.append(run(kind, [sc]))
+            except (PlannerError, KeyError):
+                single.append(None)
+        keys = next((list(v) for v in single if v is not None), [])
+        return {k: np.array([v[k][0] if v is not None else None for v in single],
+                            dtype=object) for k in keys}
+
+    return evaluate
+
+
+def header_note(kind: str, key: str) -> str | None:
+    """The explain text of a computed column: what it is, its unit and its formula in words
+    (rendered from the estimator's own definition, as ``planner explain`` shows it)."""
+    g = graph(kind)
+    if not g.computes(key) or key not in g.formulas:
+        return None
+    label, unit = column_label(key)
+    doc = (getattr(g.formulas[key], "__doc__", None) or "").strip().split("\n\n")[0]
+    text = f"{label}" + (f" [{unit}]" if unit else "") + \
+        f"\n= {infix(symbolic(g.formulas[key]))}"
+    if doc:
+        text += "\n\n" + " ".join(doc.split())
+    return text[:2000]
+
+
+def _note(cell: Any, text: str | None, width: int = 360) -> None:
+    if text:
+        comment = Comment(xml_safe(text), "planner")
+        comment.width, comment.height = width, 160
+        cell.comment = comment
+
+
 def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], ranges: _Ranges,
                          models: dict[str, ModelInfo], styles: Styles, *,
+                         evaluate: Evaluate,
                          lora_dims: dict[tuple[str, str], int] | None = None,
                          progress: Callable[[int], None] | None = None,
-                         calibration: CalibrationCells | None = None) -> list[str]:
-    """Header, formats, validation and conditional formatting through openpyxl; returns the
-    body rows (inputs as values, outputs as formulas) as XML for :func:`fastsheet.inject`.
+                         calibration: CalibrationCells | None = None,
+                         gather: Gather | None = None) -> Iterator[str]:
+    """Header, formats, validation, print setup and conditional formatting through openpyxl;
+    returns the body (inputs as values, outputs as formulas with their cached values) as a
+    generator of row-XML chunks of :data:`CHUNK_ROWS` rows for :func:`fastsheet.inject`,
+    which evaluates and writes them one chunk at a time. ``gather`` collects the figures the
+    Summary needs as the chunks stream.
 
     With ``calibration``, the rows whose ``calibration`` input picks a profile get per-row
     formulas in the columns that profile changes (see :class:`CalibrationCells`)."""
@@ -155,6 +257,8 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
                   else frozenset())
     for j, c in enumerate(columns, 1):
         _header(ws, 1, j, c.header, c.role)
+        if c.role == "output":
+            _note(ws.cell(row=1, column=j), header_note(kind, c.key))
     plan: list[tuple[str, str, str, str]] = []  # (letter, role, key or template, style)
     for j, c in enumerate(columns, 1):
         letter = get_column_letter(j)
@@ -170,41 +274,56 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
             plan.append((letter, c.role if c.key != "model_lora_dims" else "dims", c.key,
                          style))
     kinds = {c.key: c.kind for c in columns}
-    rows: list[str] = []
-    for i, sc in enumerate(scenarios):
-        r = i + 2
-        meta = {"id": sc.id or None, "fleet": sc.fleet, "name": sc.name, "model": sc.model,
-                "gpu": sc.gpu, "version": sc.version or None, "notes": sc.notes,
-                "lora_targets": sc.lora_targets}
-        cells = []
-        for j, (letter, role, payload, style) in enumerate(plan):
-            ref = f"{letter}{r}"
-            key = columns[j].key
-            if role == "formula" and key in overridden:  # one formula per row, not shared
-                profile = picked[i]
-                template = (calibration.template(kind, key, profile, ranges)  # type: ignore
-                            if profile is not None else payload)
-                cells.append(formula_xml(ref, template, r, style))
-            elif role == "formula":
-                cells.append(shared_formula_xml(ref, payload, r, style, j, 2,
-                                                len(scenarios) + 1))
-            elif role == "meta":
-                cells.append(cell_xml(ref, meta[payload], style, styles))
-            elif role == "input":
-                value = sc.inputs[payload]
-                cells.append(cell_xml(ref, bool(value) if kinds[payload] == "bool" else value,
-                                      style, styles))
-            else:
-                cells.append(cell_xml(ref, (lora_dims or {}).get((sc.model, sc.lora_targets),
-                                                                  0), style, styles))
-        rows.append(row_xml(r, cells))
-        if progress:
-            progress(1)
+    n = len(scenarios)
+    first, last_row = 2, n + 1
+
+    def body() -> Iterator[str]:
+        for lo in range(0, n, CHUNK_ROWS):
+            chunk = scenarios[lo:lo + CHUNK_ROWS]
+            rows = [str(lo + 2 + i) for i in range(len(chunk))]
+            values = evaluate(kind, chunk)
+            if gather is not None:
+                gather.add(chunk, values)
+            cells: list[list[str]] = []
+            for j, (letter, role, payload, style) in enumerate(plan):
+                key = columns[j].key
+                if role == "formula" and key in overridden:  # one formula per row
+                    got = values.get(key)
+                    cells.append([formula_xml(
+                        f"{letter}{r}",
+                        calibration.template(kind, key, picked[lo + i], ranges)  # type: ignore
+                        if picked[lo + i] is not None else payload, int(r), style,
+                        got[i] if got is not None else None)
+                        for i, r in enumerate(rows)])
+                elif role == "formula":
+                    got = values.get(key)
+                    cells.append(formula_cells(
+                        letter, rows, style,
+                        got if got is not None else np.full(len(rows), None, dtype=object),
+                        index=j, first=first, last=last_row, template=payload))
+                elif role == "meta":
+                    vals = [_meta(sc, payload) for sc in chunk]
+                    cells.append(value_cells(letter, rows, style, vals, styles))
+                elif role == "input":
+                    vals = [sc.inputs[payload] for sc in chunk]
+                    if kinds[payload] == "bool":
+                        vals = [bool(v) for v in vals]
+                    cells.append(value_cells(letter, rows, style, vals, styles))
+                else:
+                    vals = [(lora_dims or {}).get((sc.model, sc.lora_targets), 0)
+                            for sc in chunk]
+                    cells.append(value_cells(letter, rows, style, vals, styles))
+            yield "".join([f'<row r="{r}">{"".join(row)}</row>'
+                           for r, row in zip(rows, zip(*cells, strict=True), strict=True)])
+            if progress:
+                progress(len(chunk))
+
     last = len(scenarios) + 1
     ws.freeze_panes = "D2"
     ws.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{max(last, 2)}"
     for j, c in enumerate(columns, 1):
         ws.column_dimensions[get_column_letter(j)].width = max(10, min(28, len(c.header) + 2))
+    ws.row_dimensions[1].height = 48  # headers wrap to at most three lines: units stay seen
     _validations(ws, kind, col, last, len(models))
     if kind == "inference" and last >= 2:
         fits = col["fits"]
@@ -222,7 +341,30 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
         ws.conditional_formatting.add(
             f"A2:{get_column_letter(len(columns))}{last}",
             FormulaRule(formula=[f"${fits}2=FALSE"], fill=RED))
-    return rows
+    print_setup(ws, f"A1:{get_column_letter(len(columns))}{max(last, 2)}", "$1:$1")
+    return body()
+
+
+def _meta(sc: Scenario, key: str) -> Any:
+    return {"id": sc.id or None, "fleet": sc.fleet, "name": sc.name, "model": sc.model,
+            "gpu": sc.gpu, "version": sc.version or None, "notes": sc.notes,
+            "lora_targets": sc.lora_targets}[key]
+
+
+def print_setup(ws: Any, area: str, titles: str | None = None) -> None:
+    """Landscape, fitted to one page wide (as many tall as it takes), the used range as the
+    print area and the header row(s) repeated on every page."""
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.print_options.gridLines = False
+    ws.page_margins.left = ws.page_margins.right = 0.4
+    ws.page_margins.top = ws.page_margins.bottom = 0.5
+    ws.print_area = area
+    if titles:
+        ws.print_title_rows = titles
 
 
 GPU_CALIBRATED = ("gpu_matmul_efficiency_16bit", "gpu_matmul_efficiency_8bit",
@@ -390,23 +532,20 @@ def write_models(ws: Any, models: Sequence[ModelInfo]) -> None:
     ws.freeze_panes = "B2"
     for j in range(1, len(MODEL_META) + len(MODEL_FIGURES) + 1):
         ws.column_dimensions[get_column_letter(j)].width = 16
+    print_setup(ws, f"A1:{get_column_letter(len(MODEL_META) + len(MODEL_FIGURES))}"
+                f"{len(models) + 1}", "$1:$1")
 
 
-def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> None:
+def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> dict[str, Any]:
     """One row per GPU: editable datasheet figures (GiB, TFLOP/s, GB/s, USD) and the base-unit
-    columns scenarios look up, computed from them."""
+    columns scenarios look up, computed from them; returns each formula cell's value
+    (``{column}*factor`` of the figure it reads; an empty figure reads as 0)."""
+    out: dict[str, Any] = {}
     letter = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
     for j, (_key, header, kind, _fmt) in enumerate(GPU_SHEET, 1):
         _header(ws, 1, j, header, "input" if kind == "value" else "lookup")
     for i, g in enumerate(gpus, 2):
-        serving = serving_figures(g.spec)
-        record = {"name": g.name, **gpu_record(g.spec),
-                  "usable_memory_gib": serving["gpu_usable_memory_bytes"] / 2**30,
-                  "matmul_efficiency": serving["gpu_matmul_efficiency_16bit"],
-                  "matmul_efficiency_8bit": serving["gpu_matmul_efficiency_8bit"],
-                  "bandwidth_efficiency": serving["gpu_bandwidth_efficiency"],
-                  "interconnect_gb_per_s": serving["gpu_interconnect_bytes_per_s"] / 1e9,
-                  "runtime_context_gib": serving["gpu_runtime_context_bytes"] / 2**30}
+        record = gpu_sheet_record(g.spec, g.version)
         for j, (key, _header_text, kind, fmt) in enumerate(GPU_SHEET, 1):
             cell = ws.cell(row=i, column=j)
             if kind == "value":
@@ -415,11 +554,16 @@ def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> None:
                                                                               "source") else None)
             else:
                 cell.value = kind.format(**{k: f"{v}{i}" for k, v in letter.items()})
+                source, factor = kind.removeprefix("={").split("}*")
+                figure = record.get(source)
+                out[cell.coordinate] = float(figure or 0) * float(factor)
             if fmt:
                 cell.number_format = fmt
     ws.freeze_panes = "B2"
     for j in range(1, len(GPU_SHEET) + 1):
         ws.column_dimensions[get_column_letter(j)].width = 18
+    print_setup(ws, f"A1:{get_column_letter(len(GPU_SHEET))}{len(gpus) + 1}", "$1:$1")
+    return out
 
 
 def write_lists(ws: Any) -> None:
@@ -429,22 +573,87 @@ def write_lists(ws: Any) -> None:
     for i, (name, bits) in enumerate(DTYPE_BITS.items(), 2):
         ws.cell(row=i, column=1, value=name)
         ws.cell(row=i, column=2, value=bits)
+    print_setup(ws, f"A1:B{len(DTYPE_BITS) + 1}", "$1:$1")
 
 
+YES_NO = '"yes";"yes";"no"'
+"""Number format showing a flag (TRUE = 1, FALSE = 0) as yes or no."""
 SUMMARY_KEYS = (
-    ("fits", "fits", None, "{c}"),
-    ("shortfall [GiB]", "shortfall_bytes", "0.00", "{c}/1073741824"),
-    ("weights/GPU [GiB]", "weights_bytes_per_gpu", "0.00", "{c}/1073741824"),
-    ("KV in use/GPU [GiB]", "kv_in_use_bytes_per_gpu", "0.00", "MIN({c},{budget})/1073741824"),
-    ("headroom/GPU [GiB]", "kv_headroom_bytes", "0.00", "MAX({c},0)/1073741824"),
-    ("reserve/GPU [GiB]", "reserve_bytes_per_gpu", "0.00", "{c}/1073741824"),
-    ("max sequences", "max_concurrent_sequences", "#,##0", "{c}"),
-    ("TTFT [ms]", "ttft_s", "#,##0.00", "{c}*1000"),
-    ("TPOT [ms]", "tpot_s", "#,##0.00", "{c}*1000"),
-    ("output [tokens/s]", "throughput_tokens_per_s", "#,##0.0", "{c}"),
-    ("cost [USD/h]", "cost_usd_per_hour", '"$"#,##0.00', "{c}"),
-    ("cost [USD/M output tokens]", "cost_usd_per_million_output_tokens", '"$"#,##0.0000', "{c}"),
+    # header, unit, Scenarios column, number format, formula over {c} (that column's cell)
+    ("GPU", "", "gpu", None, "{c}"),
+    ("GPUs", "count", "gpus", "#,##0", "{c}"),
+    ("fits", "yes/no", "fits", YES_NO, "{c}"),
+    ("target rate", "requests/s", "target_requests_per_s", "#,##0.00", "{c}"),
+    ("meets target", "", "meets_target_rate", None,
+     'IF({t}>0,IF({c},"yes","no"),"no target")'),
+    ("cost", "USD/h", "cost_usd_per_hour", '"$"#,##0.00', "{c}"),
+    ("cost", "USD/month", "cost_usd_per_month", '"$"#,##0', "{c}"),
+    ("cost", "USD/M output tokens", "cost_usd_per_million_output_tokens", '"$"#,##0.000',
+     "{c}"),
+    ("output", "tokens/s", "throughput_tokens_per_s", "#,##0", "{c}"),
+    ("TTFT", "ms", "ttft_s", "#,##0.0", "{c}*MsPerSecond"),
+    ("TPOT", "ms", "tpot_s", "#,##0.0", "{c}*MsPerSecond"),
+    ("weights", "GiB/GPU", "weights_bytes_per_gpu", "0.00", "{c}/BytesPerGiB"),
+    ("KV in use", "GiB/GPU", "kv_in_use_bytes_per_gpu", "0.00",
+     "MIN({c},{budget})/BytesPerGiB"),
+    ("headroom", "GiB/GPU", "kv_headroom_bytes", "0.00", "MAX({c},0)/BytesPerGiB"),
+    ("reserve", "GiB/GPU", "reserve_bytes_per_gpu", "0.00", "{c}/BytesPerGiB"),
 )
+"""Columns of the Summary's scenario table (after the scenario name)."""
+TRAINING_KEYS = (
+    ("GPU", "", "gpu", None, "{c}"),
+    ("GPUs", "count", "gpus", "#,##0", "{c}"),
+    ("fits", "yes/no", "train_fits", YES_NO, "{c}"),
+    ("tokens", "tokens", "train_tokens", "#,##0", "{c}"),
+    ("GPU-hours", "GPU-h", "gpu_hours", "#,##0", "{c}"),
+    ("time", "days", "train_time_s", "#,##0.0", "{c}/SecondsPerDay"),
+    ("training cost", "USD", "train_cost_usd", '"$"#,##0', "{c}"),
+)
+"""Columns of the Summary's training table (after the scenario name)."""
+SUMMARY_WIDTH = len(SUMMARY_KEYS) + 1
+CONSTANTS = {"BytesPerGiB": 1073741824, "MsPerSecond": 1000, "SecondsPerDay": 86400}
+"""Fleet-wide constants the Summary's formulas use by name (defined names on the Summary)."""
+CHART_ROWS = 40
+"""Most scenarios a Summary chart shows (the first ones; the tables list every one)."""
+
+
+class Gather:
+    """The figures the Summary shows, gathered from the scenario sheets' evaluated chunks as
+    they stream (a few columns of every row, not whole rows)."""
+
+    KEYS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "inference": ("fits", "gpus", "cost_usd_per_hour", "cost_usd_per_month",
+                      "tokens_per_day", "kv_budget_bytes",
+                      *(k for _h, _u, k, _f, _t in SUMMARY_KEYS if k != "gpu")),
+        "training": ("gpus", "train_cost_usd",
+                     *(k for _h, _u, k, _f, _t in TRAINING_KEYS if k != "gpu"))}
+
+    def __init__(self, kind: str, scenarios: Sequence[Scenario]) -> None:
+        self.kind = kind
+        self.meta = [(sc.fleet, sc.name, sc.gpu) for sc in scenarios]
+        self.columns: dict[str, list[Any]] = {k: [] for k in dict.fromkeys(self.KEYS[kind])}
+
+    def add(self, chunk: Sequence[Scenario], values: dict[str, Any]) -> None:
+        """Keep the Summary's figures of one evaluated chunk (chunks come in row order)."""
+        for key, out in self.columns.items():
+            got = values.get(key)
+            if got is None and key in inputs_by_name(self.kind):
+                got = [sc.inputs[key] for sc in chunk]
+            out.extend(np.asarray(got).tolist() if got is not None else [None] * len(chunk))
+
+    def value(self, key: str, i: int) -> Any:
+        """Row ``i``'s ``key`` (None if it could not be evaluated, or not yet)."""
+        column = self.columns[key]
+        return column[i] if i < len(column) else None
+
+    def total(self, key: str, rows: Sequence[int]) -> float:
+        """Sum of ``key`` over ``rows`` (as SUMIFS adds: unevaluated rows count 0)."""
+        return float(sum(self.value(key, i) or 0 for i in rows))
+
+
+def inputs_by_name(kind: str) -> set[str]:
+    """Names of the input columns of ``kind``."""
+    return {c.name for c in inputs_of(kind)}
 
 
 def _text_criterion(name: str, gpu_rows: dict[str, int]) -> str:
@@ -456,80 +665,351 @@ def _text_criterion(name: str, gpu_rows: dict[str, int]) -> str:
     return '"' + xml_safe(name).replace('"', '""') + '"'
 
 
-def write_summary(ws: Any, scenarios: Sequence[Scenario], fleets: list[str],
-                  gpu_names: list[str], styles: Styles,
-                  gpu_rows: dict[str, int] | None = None) -> list[str]:
-    """Fleet roll-up (live SUMIFS over the Scenarios sheet), key figures per scenario in
-    display units (GiB, ms, USD), and charts. ``gpu_rows`` gives each GPU's row on the GPUs
-    sheet: the per-GPU columns match on that name cell."""
-    col = letters("inference")
-    n = len(scenarios)
-    last = n + 1
-    ws["A1"] = "Fleet roll-up"
-    ws["A1"].font = Font(bold=True, size=14)
-    headers = ["fleet", "scenarios", "not fitting", "GPUs", "cost [USD/h]", "cost [USD/month]",
-               "output tokens/day", *[f"{g} [GPUs]" for g in gpu_names]]
-    for j, h in enumerate(headers, 1):
-        _header(ws, 2, j, h, "meta")
-    rng = lambda key: f"Scenarios!${col[key]}$2:${col[key]}${max(last, 2)}"  # noqa: E731
-    for i, fleet in enumerate(fleets, 3):
-        write_text(ws.cell(row=i, column=1), fleet)
-        f = f"$A{i}"
-        ws.cell(row=i, column=2, value=f"=COUNTIFS({rng('fleet')},{f})")
-        ws.cell(row=i, column=3, value=f"=COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE)")
-        ws.cell(row=i, column=4, value=f"=SUMIFS({rng('gpus')},{rng('fleet')},{f})")
-        ws.cell(row=i, column=5, value=f"=SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f})")
-        ws.cell(row=i, column=6,
-                value=f"=SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f})")
-        ws.cell(row=i, column=7, value=f"=SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f})")
-        for j, g in enumerate(gpu_names, 8):
-            criterion = _text_criterion(g, gpu_rows or {})
-            ws.cell(row=i, column=j,
-                    value=f'=SUMIFS({rng("gpus")},{rng("fleet")},{f},{rng("gpu")},{criterion})')
-        for j, fmt in ((5, '"$"#,##0.00'), (6, '"$"#,##0.00'), (7, "#,##0")):
-            ws.cell(row=i, column=j).number_format = fmt
-    top = len(fleets) + 5
-    ws.cell(row=top - 1, column=1, value="Scenarios (red: does not fit)").font = Font(bold=True)
-    _header(ws, top, 1, "scenario", "meta")
-    for j, (label, *_rest) in enumerate(SUMMARY_KEYS, 2):
-        _header(ws, top, j, label, "output")
-    plan = []
-    for j, (_label, key, fmt, template) in enumerate(SUMMARY_KEYS, 2):
-        text = template.format(c=f"Scenarios!{col[key]}{ROW}",
-                               budget=f"MAX(Scenarios!{col['kv_budget_bytes']}{ROW},0)")
-        plan.append((get_column_letter(j), formula_template(text), styles.attr(fmt)))
-    body = []
-    for i, sc in enumerate(scenarios):
-        r, src = top + 1 + i, i + 2
-        cells = [cell_xml(f"A{r}", f"{sc.fleet}/{sc.name}", "", styles)]
-        cells += [formula_xml(f"{letter}{r}", t.replace(ROW, str(src)), r, style)
-                  for letter, t, style in plan]
-        body.append(row_xml(r, cells))
-    if n:
-        end = top + n
-        ws.conditional_formatting.add(
-            f"A{top + 1}:{get_column_letter(len(SUMMARY_KEYS) + 1)}{end}",
-            FormulaRule(formula=[f"$B{top + 1}=FALSE"], fill=RED))
-        memory = BarChart()
-        memory.type, memory.grouping, memory.overlap = "bar", "stacked", 100
-        memory.title, memory.y_axis.title = "Memory per GPU [GiB]", "GiB"
-        memory.add_data(Reference(ws, min_col=4, max_col=7, min_row=top, max_row=end),
-                        titles_from_data=True)
-        memory.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=end))
-        memory.height, memory.width = max(7.5, 0.6 * n + 3), 18
-        ws.add_chart(memory, f"{get_column_letter(len(SUMMARY_KEYS) + 3)}2")
-        cost = BarChart()
-        cost.type, cost.title, cost.y_axis.title = "bar", "Cost per scenario [USD/h]", "USD/h"
-        cost.add_data(Reference(ws, min_col=12, min_row=top, max_row=end),
-                      titles_from_data=True)
-        cost.set_categories(Reference(ws, min_col=1, min_row=top + 1, max_row=end))
-        cost.height, cost.width = max(7.5, 0.6 * n + 3), 18
-        ws.add_chart(cost, f"{get_column_letter(len(SUMMARY_KEYS) + 3)}{int(max(18, n * 1.3))}")
-    ws.column_dimensions["A"].width = 40
-    for j in range(2, len(headers) + 2):
-        ws.column_dimensions[get_column_letter(j)].width = 16
-    ws.freeze_panes = "B3"
-    return body
+@dataclass(slots=True)
+class SummaryInfo:
+    """What the Summary's heading and Assumptions block state."""
+
+    fleets: list[str]
+    exported: str
+    version: str
+    gpus: list[GpuInfo]
+    """The GPUs the exported scenarios use."""
+    engines: dict[str, int]
+    hours_per_month: list[float]
+
+
+class _Rows:
+    """Row XML of a sheet written top to bottom (cells given by column number)."""
+
+    def __init__(self, styles: Styles, *, dry: bool = False) -> None:
+        self.styles = styles
+        self.rows: list[str | Callable[[], Iterator[str]]] = []
+        self.row = 0
+        self.dry = dry
+        """Only count rows (the layout pass: where each part goes)."""
+
+    def add(self, cells: list[tuple[int, str]], height: float | None = None) -> int:
+        """Append a row of ``(column, cell XML without its reference)``; returns its number."""
+        self.row += 1
+        r = self.row
+        if self.dry:
+            return r
+        ht = f' ht="{height}" customHeight="1"' if height else ""
+        body = "".join(xml.replace("\x00REF", f"{get_column_letter(j)}{r}")
+                       for j, xml in cells)
+        self.rows.append(f'<row r="{r}"{ht}>{body}</row>')
+        return r
+
+    def skip(self, n: int = 1) -> None:
+        """Leave ``n`` empty rows."""
+        self.row += n
+
+    def __len__(self) -> int:
+        return self.row
+
+
+def _text_cell(text: str, style: str, styles: Styles) -> str:
+    return cell_xml("\x00REF", text, style, styles)
+
+
+def _value_cell(value: Any, style: str) -> str:
+    if isinstance(value, bool):
+        return f'<c r="\x00REF" t="b"{style}><v>{int(value)}</v></c>'
+    return f'<c r="\x00REF"{style}><v>{value!r}</v></c>'
+
+
+def _formula_cell(formula: str, value: Any, style: str) -> str:
+    t, v = cached(value)
+    return f'<c r="\x00REF"{style}{t}><f>{escape(formula)}</f>{v}</c>'
+
+
+def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gather,
+                  styles: Styles, gpu_rows: dict[str, int], training_rows: int
+                  ) -> tuple[Iterator[str], int]:
+    """The page finance reads, as a generator of row XML run after the scenario sheets have
+    streamed (their figures are in ``inference`` and ``training``): a title with the fleets,
+    export date and planner version; Assumptions (the GPUs used with their price, whether the
+    catalog marks it as an example, and efficiencies; engines; hours per month; conventions);
+    a roll-up per fleet (scenarios, not fitting, GPUs, USD/h, USD/month, training cost,
+    tokens/day); the inference scenarios (GPU, GPUs, fits, target rate and whether it is met,
+    cost per hour and per month, USD per million output tokens, TTFT, TPOT, memory per GPU);
+    the training runs (GPU-hours, days, cost); then, after a page break, two charts. Every
+    figure is a live formula over the scenario sheets with the planner's value cached; units
+    have their own header row. Printed landscape, one page wide."""
+    st = styles
+    face = "Calibri"
+    bold = st.attr(look="bold", font=Font(name=face, bold=True))
+    title = st.attr(look="title", font=Font(name=face, bold=True, size=16))
+    section = st.attr(look="section", font=Font(name=face, bold=True, size=12, color="305496"))
+    head = st.attr(look="head", font=Font(name=face, bold=True, color="FFFFFF"),
+                   fill=PatternFill("solid", start_color=FILLS["meta"],
+                                    end_color=FILLS["meta"]),
+                   alignment=Alignment(horizontal="center", vertical="center", wrap_text=True))
+    unit = st.attr(look="unit", font=Font(name=face, italic=True, color="FFFFFF", size=9),
+                   fill=PatternFill("solid", start_color="8EA9DB", end_color="8EA9DB"),
+                   alignment=Alignment(horizontal="center", wrap_text=True))
+    warn = st.attr(look="warn", font=Font(name=face, bold=True, color="C00000"))
+    wrap = st.attr(look="wrap", alignment=Alignment(wrap_text=True, vertical="top"))
+    def render(decorate: bool) -> _Rows:
+        col = letters("inference")
+        tcol = letters("training")
+        n, m = len(inference.meta), len(training.meta)
+        rows = _Rows(st, dry=decorate)
+        notes: dict[str, str] = {}
+
+        def fmt(number_format: str | None) -> str:
+            return st.attr(number_format)
+
+        def headers(items: Sequence[tuple[str, str]], explain: Sequence[str | None] = ()) -> None:
+            r = rows.add([(j, _text_cell(h, head, st)) for j, (h, _u) in enumerate(items, 1)],
+                     height=30)
+            for j, text in enumerate(explain, 1):
+                if text:
+                    notes[f"{get_column_letter(j)}{r}"] = text
+            rows.add([(j, _text_cell(u, unit, st)) for j, (_h, u) in enumerate(items, 1)],
+                 height=24 if any(len(u) > 14 for _h, u in items) else None)
+
+        def rng(key: str, sheet: str = "Scenarios", cols: dict[str, str] = col,
+                last: int = n + 1) -> str:
+            return f"{sheet}!${cols[key]}$2:${cols[key]}${max(last, 2)}"
+
+        rows.add([(1, _text_cell("LLM capacity and cost report", title, st))], height=24)
+        rows.add([(1, _text_cell(
+            f"Fleet{'s' if len(info.fleets) != 1 else ''}: {', '.join(info.fleets) or '(none)'}"
+            f"   ·   exported {info.exported}   ·   planner {info.version}", bold, st))])
+        rows.skip()
+        rows.add([(1, _text_cell("Assumptions", section, st))])
+        examples = [g.name for g in info.gpus if g.spec.price_is_example]
+        if examples:
+            rows.add([(1, _text_cell(
+                "EXAMPLE PRICES: the prices of " + ", ".join(examples) + " are the catalog's "
+                "examples, not quotes; replace them in the GPUs sheet (or planner gpu set) "
+                "before using these costs.", warn, st))])
+        gpu_items = [("GPU", ""), ("price", "USD/GPU-h"), ("price is", ""),
+                     ("matmul efficiency", "fraction"), ("bandwidth efficiency", "fraction"),
+                     ("usable memory", "GiB"), ("GPUs in use", "count"), ("cost", "USD/month")]
+        headers(gpu_items)
+        gl = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+        by_gpu: dict[str, list[int]] = {}
+        for i, (_f, _n, gpu) in enumerate(inference.meta):
+            by_gpu.setdefault(gpu, []).append(i)
+        for g in info.gpus:
+            gr = gpu_rows.get(g.name)
+            serving = serving_figures(g.spec)
+            crit = _text_criterion(g.name, gpu_rows)
+            cells = [(1, _text_cell(g.name, "", st))]
+            if gr is not None:
+                cells += [
+                    (2, _formula_cell(f"GPUs!{gl['price_usd_per_hour']}{gr}",
+                                      g.spec.price_usd_per_hour, fmt('"$"#,##0.00'))),
+                    (3, _formula_cell(f'IF(GPUs!{gl["price_is_example"]}{gr},"example","set")',
+                                      "example" if g.spec.price_is_example else "set",
+                                      warn if g.spec.price_is_example else "")),
+                    (4, _formula_cell(f"GPUs!{gl['matmul_efficiency']}{gr}",
+                                      serving["gpu_matmul_efficiency_16bit"], fmt("0.00"))),
+                    (5, _formula_cell(f"GPUs!{gl['bandwidth_efficiency']}{gr}",
+                                      serving["gpu_bandwidth_efficiency"], fmt("0.00"))),
+                    (6, _formula_cell(f"GPUs!{gl['usable_memory_gib']}{gr}",
+                                      serving["gpu_usable_memory_bytes"] / 2**30, fmt("0.0")))]
+            mine = by_gpu.get(g.name, [])
+            cells += [(7, _formula_cell(f"SUMIFS({rng('gpus')},{rng('gpu')},{crit})",
+                                        inference.total("gpus", mine), fmt("#,##0"))),
+                      (8, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('gpu')},{crit})",
+                                        inference.total("cost_usd_per_month", mine),
+                                        fmt('"$"#,##0')))]
+            rows.add(cells)
+        engines = ", ".join(f"{e} ({k} scenario{'s' if k != 1 else ''})"
+                            for e, k in sorted(info.engines.items())) or "(none)"
+        hours = sorted(set(info.hours_per_month))
+        month = (f"{hours[0]:g} hours (every scenario)" if len(hours) == 1 else
+                 ", ".join(f"{h:g}" for h in hours) + " hours (per scenario)") if hours else "-"
+        for label, text in (
+                ("Serving engines", engines),
+                ("A month", month),
+                ("Conventions", "GiB = 2^30 bytes; cost per month = GPUs × price per GPU-hour × "
+                 "hours per month; TTFT and TPOT at each scenario's SLO percentile; 'meets "
+                 "target': sustains its target request rate with the GPUs it has; efficiencies: "
+                 "the catalog's serving figures (or a calibration profile); every figure is a live "
+                 "formula over the Scenarios, Training and GPUs sheets (hover a header for its "
+                 "formula; the value shown before recalculation is the planner's).")):
+            rows.add([(1, _text_cell(label, bold, st)),
+                      (2, _text_cell(text, wrap if label == "Conventions" else "", st))],
+                     height=45 if label == "Conventions" else None)
+            if decorate:
+                ws.merge_cells(start_row=rows.row, start_column=2, end_row=rows.row,
+                               end_column=SUMMARY_WIDTH)
+        rows.skip()
+        rows.add([(1, _text_cell("Fleet roll-up", section, st))])
+        headers([("fleet", ""), ("scenarios", "count"), ("not fitting", "count"),
+                 ("GPUs", "count"), ("cost", "USD/h"), ("cost", "USD/month"),
+                 ("training cost", "USD"), ("output", "tokens/day")],
+                [None, None, None, None, None, header_note("inference", "cost_usd_per_month"),
+                 header_note("training", "train_cost_usd"), None])
+        fleet_index: dict[str, list[int]] = {}
+        for i, (fleet, _n, _g) in enumerate(inference.meta):
+            fleet_index.setdefault(fleet, []).append(i)
+        train_index: dict[str, list[int]] = {}
+        for i, (fleet, _n, _g) in enumerate(training.meta):
+            train_index.setdefault(fleet, []).append(i)
+        trng = lambda key: rng(key, "Training", tcol, training_rows + 1)  # noqa: E731
+        for fleet in info.fleets:
+            mine = fleet_index.get(fleet, [])
+            r = rows.row + 1
+            f = f"$A{r}"
+            not_fitting = sum(1 for i in mine if inference.value("fits", i) is False)
+            rows.add([
+                (1, _text_cell(fleet, "", st)),
+                (2, _formula_cell(f"COUNTIFS({rng('fleet')},{f})", len(mine), fmt("#,##0"))),
+                (3, _formula_cell(f"COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE)",
+                                  not_fitting, fmt("#,##0"))),
+                (4, _formula_cell(f"SUMIFS({rng('gpus')},{rng('fleet')},{f})",
+                                  inference.total("gpus", mine), fmt("#,##0"))),
+                (5, _formula_cell(f"SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f})",
+                                  inference.total("cost_usd_per_hour", mine),
+                                  fmt('"$"#,##0.00'))),
+                (6, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f})",
+                                  inference.total("cost_usd_per_month", mine), fmt('"$"#,##0'))),
+                (7, _formula_cell(f"SUMIFS({trng('train_cost_usd')},{trng('fleet')},{f})",
+                                  training.total("train_cost_usd", train_index.get(fleet, [])),
+                                  fmt('"$"#,##0'))),
+                (8, _formula_cell(f"SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f})",
+                                  inference.total("tokens_per_day", mine), fmt("#,##0")))])
+        rows.skip()
+        rows.add([(1, _text_cell("Inference scenarios (red: does not fit)", section, st))])
+        headers([("scenario", ""), *((h, u) for h, u, *_r in SUMMARY_KEYS)],
+                [None, *(header_note("inference", k) for _h, _u, k, _f, _t in SUMMARY_KEYS)])
+        top = rows.row + 1
+        plan = []
+        for j, (_h, _u, key, number_format, template) in enumerate(SUMMARY_KEYS, 2):
+            text = template.format(c=f"Scenarios!{col[key]}2",
+                                   t=f"Scenarios!{col['target_requests_per_s']}2",
+                                   budget=f"MAX(Scenarios!{col['kv_budget_bytes']}2,0)")
+            plan.append((get_column_letter(j), j, escape(text), fmt(number_format), key,
+                         template))
+        def table() -> Iterator[str]:  # column-wise, a chunk of rows at a time, shared
+            for lo in range(0, n, CHUNK_ROWS):
+                hi = min(n, lo + CHUNK_ROWS)
+                numbers = [str(top + i) for i in range(lo, hi)]
+                cells = [value_cells("A", numbers, "", [
+                    f"{fleet}/{name}" for fleet, name, _g in inference.meta[lo:hi]], st)]
+                for letter, j, text, style, key, template in plan:
+                    cells.append(formula_cells(
+                        letter, numbers, style, _summary_column(inference, key, template, lo,
+                                                                hi),
+                        index=j, first=top, last=top + n - 1, template=text))
+                yield "".join([f'<row r="{r}">{"".join(row)}</row>' for r, row in
+                               zip(numbers, zip(*cells, strict=True), strict=True)])
+
+        if not rows.dry:
+            rows.rows.append(table)  # rendered as the body streams, not held whole
+        rows.row += n
+        end = rows.row
+        if n and decorate:
+            ws.conditional_formatting.add(
+                f"A{top}:{get_column_letter(SUMMARY_WIDTH)}{end}",
+                FormulaRule(formula=[f"$D{top}=FALSE"], fill=RED))
+        if m:
+            rows.skip()
+            rows.add([(1, _text_cell("Training runs", section, st))])
+            headers([("run", ""), *((h, u) for h, u, *_r in TRAINING_KEYS)],
+                    [None, *(header_note("training", k) for _h, _u, k, _f, _t in TRAINING_KEYS)])
+            for i, (fleet, name, gpu) in enumerate(training.meta):
+                src = str(i + 2)
+                cells = [(1, _text_cell(f"{fleet}/{name}", "", st))]
+                for j, (_h, _u, key, number_format, template) in enumerate(TRAINING_KEYS, 2):
+                    value = (gpu if key == "gpu" else training.value(key, i))
+                    if value is not None and "SecondsPerDay" in template:
+                        value = value / CONSTANTS["SecondsPerDay"]
+                    text = template.format(c=f"Training!{tcol[key]}{src}")
+                    cells.append((j, _formula_cell(text, value, fmt(number_format))))
+                rows.add(cells)
+        last_text = rows.row
+        shown = min(n, CHART_ROWS)
+        chart_row = last_text + 3
+        if shown and decorate:
+            ws.row_breaks.append(Break(id=last_text + 1))
+            height = 11.0
+            memory = BarChart()
+            memory.type, memory.grouping, memory.overlap = "bar", "stacked", 100
+            memory.title = "Memory per GPU [GiB]" + (f" (first {shown})" if shown < n else "")
+            memory.y_axis.title = "GiB"
+            for c in range(13, 17):
+                series = Series(Reference(ws, min_col=c, min_row=top, max_row=top + shown - 1),
+                                title=SUMMARY_KEYS[c - 2][0])
+                memory.series.append(series)
+            memory.set_categories(Reference(ws, min_col=1, min_row=top, max_row=top + shown - 1))
+            memory.height, memory.width = height, 16
+            memory.x_axis.delete = memory.y_axis.delete = False
+            ws.add_chart(memory, f"A{chart_row}")
+            cost = BarChart()
+            cost.type = "bar"
+            cost.title = "Cost per scenario [USD/month]" + (f" (first {shown})" if shown < n
+                                                             else "")
+            cost.y_axis.title = "USD/month"
+            cost.series.append(Series(Reference(ws, min_col=8, min_row=top,
+                                                max_row=top + shown - 1), title="USD/month"))
+            cost.set_categories(Reference(ws, min_col=1, min_row=top, max_row=top + shown - 1))
+            cost.height, cost.width = height, 16
+            cost.x_axis.delete = cost.y_axis.delete = False
+            cost.legend = None
+            ws.add_chart(cost, f"I{chart_row}")
+            last_row = chart_row + 22
+        else:
+            last_row = last_text
+        if not decorate:
+            return rows
+        for cell, text in notes.items():
+            _note(ws[cell], text)
+        longest = max((len(f"{f}/{nm}") for f, nm, _g in (*inference.meta, *training.meta)),
+                      default=0)
+        ws.column_dimensions["A"].width = min(60, max(34, longest + 2))
+        for j in range(2, SUMMARY_WIDTH + 1):
+            ws.column_dimensions[get_column_letter(j)].width = 12.5
+        ws.column_dimensions["B"].width = 14
+        print_setup(ws, f"A1:{get_column_letter(SUMMARY_WIDTH)}{last_row}")
+        ws.print_options.horizontalCentered = True
+        ws.oddFooter.center.text = "&P / &N"
+        return rows
+
+    last = len(render(True))
+
+    def body() -> Iterator[str]:
+        for part in render(False).rows:
+            if callable(part):
+                yield from part()
+            else:
+                yield part
+
+    return body(), last
+
+def _summary_column(gather: Gather, key: str, template: str, lo: int, hi: int) -> Any:
+    """The values Python computes for rows ``lo:hi`` of a Summary scenario column (its
+    template's formula over the gathered Scenarios figures), as one array."""
+    if key == "gpu":
+        return np.array([gpu for _f, _n, gpu in gather.meta[lo:hi]], dtype=object)
+    raw = gather.columns[key][lo:hi] + [None] * max(0, hi - lo - len(gather.columns[key][lo:hi]))
+    if template.startswith("IF("):
+        targets = gather.columns["target_requests_per_s"][lo:hi]
+        return np.array([None if v is None else ("yes" if v else "no") if (t or 0) > 0
+                         else "no target" for v, t in zip(raw, targets, strict=True)],
+                        dtype=object)
+    if any(v is None for v in raw):
+        return np.array(raw, dtype=object)
+    if key == "fits":
+        return np.array(raw, dtype=bool)
+    values = np.array(raw, dtype=float)
+    if "MsPerSecond" in template:
+        return values * CONSTANTS["MsPerSecond"]
+    if template.startswith("MIN("):
+        budget = np.array(gather.columns["kv_budget_bytes"][lo:hi], dtype=float)
+        return np.minimum(values, np.maximum(budget, 0)) / CONSTANTS["BytesPerGiB"]
+    if template.startswith("MAX("):
+        return np.maximum(values, 0) / CONSTANTS["BytesPerGiB"]
+    if "BytesPerGiB" in template:
+        return values / CONSTANTS["BytesPerGiB"]
+    if key == "gpus":
+        return np.array(raw, dtype=np.int64)
+    return values
 
 
 def write_sweep_chart(ws: Any, sweep: Sweep) -> None:
@@ -602,14 +1082,15 @@ def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
 
 
 def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPrediction],
-                      run_rows: Sequence[int] = ()) -> None:
+                      run_rows: Sequence[int] = ()) -> dict[str, Any]:
     """The Calibration sheet: the profiles the scenarios use (their fitted parameters, which
     the scenario sheets' calibrated cells reference) and one row per measured run with the
     measured figures, the predicted ones as live formulas reading the run's row
     ``run_rows[i]`` on the Calibration runs sheet (which reads the profile cells above, so
     editing a fitted parameter moves every prediction), and ``|error| = ABS(predicted /
     measured - 1)``; a scatter chart of predicted against measured on log axes, one series
-    per figure."""
+    per figure. Returns each formula cell's value (the fit's own predictions)."""
+    out: dict[str, Any] = {}
     bold = Font(bold=True)
     ws.cell(row=1, column=1, value="Calibration profiles (fitted parameters; scenario "
             "sheets read these cells)").font = bold
@@ -647,6 +1128,10 @@ def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPredic
             ws.cell(row=i, column=first, value=entry.measured[metric])
             ws.cell(row=i, column=first + 1, value=formulas[metric])
             ws.cell(row=i, column=first + 2, value=f"=ABS({p}{i}/{m}{i}-1)")
+            out[f"{p}{i}"] = entry.predicted[metric]
+            if entry.measured[metric]:
+                out[f"{get_column_letter(first + 2)}{i}"] = abs(
+                    entry.predicted[metric] / entry.measured[metric] - 1)
             for j, fmt in ((first, "#,##0.00"), (first + 1, "#,##0.00"), (first + 2, "0.0%")):
                 ws.cell(row=i, column=j).number_format = fmt
     if runs:
@@ -672,6 +1157,8 @@ def write_calibration(ws: Any, cells: CalibrationCells, runs: Sequence[RunPredic
     for j in range(2, len(RUN_HEADERS) + 1):
         ws.column_dimensions[get_column_letter(j)].width = 16
     ws.freeze_panes = f"A{top + 1}"
+    print_setup(ws, f"A1:{get_column_letter(len(RUN_HEADERS) + 12)}{max(top + len(runs), 30)}")
+    return out
 
 
 def run_top(n_profiles: int) -> int:
@@ -684,7 +1171,9 @@ class Built:
     """A workbook and the fast-written sheet bodies to splice in when it is saved."""
 
     workbook: Workbook
-    bodies: dict[str, tuple[list[str], int, int]]
+    bodies: dict[str, tuple[Iterator[str], int, int]]
+    cached: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Sheet → cell → the value of a formula openpyxl wrote (spliced in as its cache)."""
 
 
 def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
@@ -704,9 +1193,13 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     by_name = {m.name: m for m in models}
     inference = [s for s in scenarios if s.kind == "inference"]
     training = [s for s in scenarios if s.kind == "training"]
-    bodies: dict[str, tuple[list[str], int, int]] = {}
+    bodies: dict[str, tuple[Iterator[str], int, int]] = {}
     width = {k: len(scenario_columns(k)) for k in SCENARIO_SHEETS}
     cells = CalibrationCells(profiles)
+    evaluate = evaluator(models, gpus, profiles)
+    gathered = {"inference": Gather("inference", inference),
+                "training": Gather("training", training)}
+    cached_values: dict[str, dict[str, Any]] = {}
     pairs = {(s.gpu.lower(), str(s.inputs.get("engine"))) for s in inference}
     shown = [r for r in runs if (r.gpu.lower(), str(r.values.get("engine"))) in pairs]
     predictions = predict_runs(shown, {m.name: m.spec for m in models},
@@ -716,22 +1209,23 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
         if picked is not None:
             cells.add(picked)
     rows = write_scenario_sheet(wb.create_sheet(SCENARIO_SHEETS["inference"]), "inference",
-                                inference, ranges, by_name, styles, progress=progress,
-                                calibration=cells)
+                                inference, ranges, by_name, styles, evaluate=evaluate,
+                                progress=progress, calibration=cells,
+                                gather=gathered["inference"])
     bodies["Scenarios"] = (rows, len(inference) + 1, width["inference"])
     dims = {(s.model, s.lora_targets): lora_dims(by_name[s.model].spec, s.lora_targets)
             for s in training if s.inputs.get("lora_rank")}
     rows = write_scenario_sheet(wb.create_sheet(SCENARIO_SHEETS["training"]), "training",
-                                training, ranges, by_name, styles, lora_dims=dims,
-                                progress=progress)
+                                training, ranges, by_name, styles, evaluate=evaluate,
+                                lora_dims=dims, progress=progress, gather=gathered["training"])
     bodies["Training"] = (rows, len(training) + 1, width["training"])
     write_models(wb.create_sheet("Models"), models)
-    write_gpus(wb.create_sheet("GPUs"), gpus)
+    cached_values["GPUs"] = write_gpus(wb.create_sheet("GPUs"), gpus)
     write_lists(wb.create_sheet("Lists"))
     for k, sweep in enumerate(sweeps, 1):
         ws = wb.create_sheet(f"Sweep {k}")
         rows = write_scenario_sheet(ws, "inference", sweep.rows, ranges, by_name, styles,
-                                    calibration=cells)
+                                    evaluate=evaluate, calibration=cells)
         bodies[ws.title] = (rows, len(sweep.rows) + 1, width["inference"])
         write_sweep_chart(ws, sweep)
     if cells.rows or predictions:
@@ -739,22 +1233,41 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
         if predictions:
             ws = wb.create_sheet(CALIBRATION_RUNS)
             rows = write_scenario_sheet(ws, "inference", run_scenarios(predictions), ranges,
-                                        by_name, styles, calibration=cells)
+                                        by_name, styles, evaluate=evaluate, calibration=cells)
             bodies[ws.title] = (rows, len(predictions) + 1, width["inference"])
-        write_calibration(calibration_ws, cells, predictions,
-                          list(range(2, len(predictions) + 2)))
+        cached_values["Calibration"] = write_calibration(
+            calibration_ws, cells, predictions, list(range(2, len(predictions) + 2)))
     fleets = sorted({s.fleet for s in scenarios})
-    body = write_summary(summary, inference, fleets, sorted({s.gpu for s in inference}), styles,
-                         {g.name: row for row, g in enumerate(gpus, 2)})
-    bodies["Summary"] = (body, len(fleets) + 5 + len(inference), len(SUMMARY_KEYS) + 1 +
-                         len({s.gpu for s in inference}) + 7)
+    used = {s.gpu for s in scenarios}
+    engines: dict[str, int] = {}
+    for s in inference:
+        engine = str(s.inputs.get("engine"))
+        engines[engine] = engines.get(engine, 0) + 1
+    info = SummaryInfo(fleets, datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                       _version(), [g for g in gpus if g.name in used], engines,
+                       [float(s.inputs["hours_per_month"]) for s in inference
+                        if "hours_per_month" in s.inputs])
+    body, last = write_summary(summary, info, gathered["inference"], gathered["training"],
+                               styles, {g.name: row for row, g in enumerate(gpus, 2)},
+                               len(training))
+    bodies["Summary"] = (body, last, SUMMARY_WIDTH)
     styles.close()
-    wb.defined_names["ModelNames"] = DefinedName(
-        "ModelNames", attr_text=f"Models!$A$2:$A${max(len(models) + 1, 2)}")
-    wb.defined_names["GpuNames"] = DefinedName(
-        "GpuNames", attr_text=f"GPUs!$A$2:$A${max(len(gpus) + 1, 2)}")
+    for name, target in ranges.names().items():
+        wb.defined_names[name] = DefinedName(name, attr_text=target)
+    for name, value in CONSTANTS.items():
+        wb.defined_names[name] = DefinedName(name, attr_text=str(value))
     wb.calculation.fullCalcOnLoad = True
-    return Built(wb, bodies)
+    return Built(wb, bodies, cached_values)
+
+
+def _version() -> str:
+    """The installed planner's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("planner")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def save_workbook(built: Built, path: Path, *, force: bool = False) -> None:
@@ -770,7 +1283,7 @@ def save_workbook(built: Built, path: Path, *, force: bool = False) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         built.workbook.save(tmp)
-        inject(tmp, built.bodies)
+        inject(tmp, built.bodies, built.cached)
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

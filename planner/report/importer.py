@@ -30,8 +30,18 @@ from openpyxl.utils import get_column_letter
 from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
-from planner.report.fastsheet import _sheet_paths
-from planner.report.layout import KNOWN_SHEETS, SCENARIO_SHEETS, letters, scenario_columns
+from planner.report.fastsheet import _sheet_paths, xml_safe
+from planner.report.layout import (
+    GPU_EDITABLE,
+    GPU_SHEET,
+    GPU_TEXT,
+    GPU_THROUGHPUT,
+    KNOWN_SHEETS,
+    SCENARIO_SHEETS,
+    gpu_sheet_record,
+    letters,
+    scenario_columns,
+)
 from planner.sheet.checks import Problems, check_column, check_rules
 from planner.sheet.table import inputs_of
 
@@ -191,11 +201,15 @@ def _integer(value: Any) -> int | None:
 
 def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSpec],
               gpus: dict[str, GpuSpec], default_fleet: str | None,
-              fleets: set[str]) -> list[RowPlan]:
+              fleets: set[str], gpu_versions: dict[str, int] | None = None) -> list[RowPlan]:
     """Validate the workbook at ``path`` against the database's scenarios (``existing``, by
     id), models and GPUs; return the row plans or raise :class:`ImportError_` listing every
-    problem. Every check the import makes is made here, so a dry run refuses what the import
-    refuses."""
+    problem. Every check the import makes here is made before anything is applied, so a dry
+    run refuses what the import refuses.
+
+    With ``gpu_versions`` (each GPU's version), edits in the GPUs sheet's figures are read too
+    (:func:`read_gpu_sheet`): a plan of kind ``gpu`` per edited GPU, whose figures the
+    workspace validates and applies in the same transaction as the scenario rows."""
     import python_calamine
 
     path = Path(path)
@@ -335,7 +349,12 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 continue
             plans.append(RowPlan(sheet, r, kind, current.fleet, current.name, sid, version,
                                  changed))
-    errors += _name_clashes(plans, existing)
+    if gpu_versions is not None and "GPUs" in wb.sheet_names:
+        gpu_plans, gpu_errors = read_gpu_sheet(path, wb.get_sheet_by_name("GPUs").to_python(
+            skip_empty_area=False), gpus, gpu_versions)
+        plans += gpu_plans
+        errors += gpu_errors
+    errors += _name_clashes([p for p in plans if p.kind != "gpu"], existing)
     if errors:
         raise ImportError_(path, errors)
     return plans
@@ -391,6 +410,94 @@ def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]], kind: st
     for p in rules.items:
         first.setdefault(p.row, (p.column, p.message))
     return _Checked(values, errors, first)
+
+
+def _gpu_same(exported: Any, value: Any) -> bool:
+    if value in (None, "") or exported in (None, ""):
+        return value in (None, "") and exported in (None, "")
+    if isinstance(exported, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and value == bool(exported)
+    if isinstance(exported, (int, float)) and isinstance(value, (int, float)):
+        return abs(float(value) - float(exported)) <= 1e-12 * max(1.0, abs(float(exported)))
+    return _text(value) == _text(exported)
+
+
+def _text(value: Any) -> str:
+    """Text as a workbook carries it back: line breaks as LF (XML reads a raw CR as LF),
+    characters XML cannot hold as U+FFFD (as export writes them), outer blanks dropped."""
+    return xml_safe(str(value).replace("\r\n", "\n").replace("\r", "\n")).strip()
+
+
+def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
+                   versions: dict[str, int]) -> tuple[list[RowPlan], list[CellError]]:
+    """The edits of the GPUs sheet: for each GPU row whose figures differ from what the
+    export wrote (:func:`gpu_sheet_record` of the GPU now), a plan of kind ``gpu`` with the
+    changed fields as typed (the workspace validates them). Refused, naming the cell: a
+    header other than the layout's, a name not in the catalog or listed twice, a computed
+    column no longer a formula, and an edited row whose version is not the GPU's now."""
+    errors: list[CellError] = []
+    plans: list[RowPlan] = []
+    headers = [h for _k, h, _kind, _f in GPU_SHEET]
+    rows = iter(table)
+    got = [str(h) if h not in (None, "") else "" for h in (next(rows, None) or ())]
+    if got[:len(headers)] != headers or any(got[len(headers):]):
+        bad = next((i for i, (g, e) in enumerate(zip(got, headers, strict=False)) if g != e),
+                   min(len(got), len(headers)))
+        found = got[bad] if bad < len(got) else "(missing)"
+        wanted = headers[bad] if bad < len(headers) else "(nothing)"
+        return [], [CellError("GPUs", f"{get_column_letter(bad + 1)}1", "header",
+                              f"unexpected header {found!r}; expected {wanted!r}")]
+    formulas = scan_sheet(path, "GPUs", len(GPU_SHEET), len(GPU_SHEET))
+    index = {key: i for i, (key, *_r) in enumerate(GPU_SHEET)}
+    lower = {name.lower(): name for name in gpus}
+    seen: dict[str, int] = {}
+    for r, values in enumerate(rows, 2):
+        cells = list(values or ()) + [None] * (len(GPU_SHEET) - len(values or ()))
+        if all(v in (None, "") for v in cells[:len(GPU_SHEET)]):
+            continue
+
+        def bad(key: str, reason: str, r: int = r) -> None:
+            errors.append(CellError("GPUs", f"{get_column_letter(index[key] + 1)}{r}", key,
+                                    reason))
+
+        raw = str(cells[index["name"]] or "").strip()
+        name = lower.get(raw.lower())
+        if name is None:
+            bad("name", f"unknown GPU {raw!r}; the GPUs sheet edits the catalog's GPUs (add a "
+                        "GPU with planner gpu add)")
+            continue
+        if name in seen:
+            bad("name", f"{name!r} is also on row {seen[name]}; each GPU may appear once")
+            continue
+        seen[name] = r
+        for j, (key, header, kind, _f) in enumerate(GPU_SHEET):
+            if kind != "value" and (r, j + 1) not in formulas:
+                source = kind.removeprefix("={").split("}")[0]
+                bad(key, f"{header} is computed from {source}; edit "
+                         f"{get_column_letter(index[source] + 1)}{r} instead and keep this "
+                         "cell's formula")
+        exported = gpu_sheet_record(gpus[name], versions.get(name, 0))
+        changed: dict[str, Any] = {}
+        for key in GPU_EDITABLE:
+            value = cells[index[key]]
+            if isinstance(value, str) and key not in GPU_TEXT:
+                value = value.strip()
+            if not _gpu_same(exported.get(key), value):
+                if value in (None, "") and key in GPU_TEXT:
+                    value = ""
+                elif value in (None, "") and key in GPU_THROUGHPUT:
+                    value = 0  # an emptied throughput: the GPU lacks that dtype
+                changed[key] = value
+        if not changed:
+            continue
+        version = _integer(cells[index["version"]])
+        if version != versions.get(name):
+            bad("version", f"GPU {name!r} was changed since the export (exported version "
+                           f"{cells[index['version']]!r}, now {versions.get(name)}); export "
+                           "again and redo the edit")
+            continue
+        plans.append(RowPlan("GPUs", r, "gpu", "", name, None, version, changed))
+    return plans, errors
 
 
 def _name_clashes(plans: list[RowPlan], existing: dict[int, Any]) -> list[CellError]:

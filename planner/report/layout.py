@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from openpyxl.utils import get_column_letter
 
+from planner.catalog import gpu_record
 from planner.estimator.figures import ModelFigures
-from planner.estimator.gpu import PEAK_DTYPES
+from planner.estimator.gpu import PEAK_DTYPES, GpuSpec, serving_figures
 from planner.sheet.inputs import InputColumn
 from planner.sheet.outputs import DERIVED_META, GPU_COLUMNS, figure_columns, output_columns
 from planner.sheet.table import graph, inputs_of
@@ -86,7 +87,32 @@ GPU_SHEET = (
      "={interconnect_gb_per_s}*1E+9", "0.000E+00"),
     ("runtime_context_bytes", "runtime_context_bytes [B]",
      "={runtime_context_gib}*1073741824", "#,##0"),
+    ("version", "version", "value", None),
 )
+"""Columns of the GPUs sheet. The value columns (but name and version) are the GPU's figures a
+reader may edit: import applies them to the catalog (validated, in the import's transaction);
+``version`` guards against overwriting someone else's change since the export."""
+GPU_EDITABLE = tuple(key for key, _h, kind, _f in GPU_SHEET
+                     if kind == "value" and key not in ("name", "version"))
+GPU_TEXT = ("vendor", "label", "source")
+"""Text columns of the GPUs sheet (the others but ``price_is_example`` are numbers)."""
+GPU_THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops")
+"""Throughput columns of the GPUs sheet: empty (or 0) means the GPU lacks that dtype."""
+def gpu_sheet_record(spec: GpuSpec, version: int) -> dict[str, Any]:
+    """A GPU's row on the GPUs sheet: its catalog record (:func:`gpu_record`) with the serving
+    figures in force (the catalog's, or the documented default where it gives none) and its
+    version. Export writes it; import compares the sheet against it to find edits."""
+    serving = serving_figures(spec)
+    return {"name": spec.name, **gpu_record(spec),
+            "usable_memory_gib": serving["gpu_usable_memory_bytes"] / 2**30,
+            "matmul_efficiency": serving["gpu_matmul_efficiency_16bit"],
+            "matmul_efficiency_8bit": serving["gpu_matmul_efficiency_8bit"],
+            "bandwidth_efficiency": serving["gpu_bandwidth_efficiency"],
+            "interconnect_gb_per_s": serving["gpu_interconnect_bytes_per_s"] / 1e9,
+            "runtime_context_gib": serving["gpu_runtime_context_bytes"] / 2**30,
+            "version": version}
+
+
 GPU_PEAK_COLUMN = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
                    "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
 

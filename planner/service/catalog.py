@@ -131,15 +131,21 @@ class Catalog:
                 expected_version: int | None = None) -> GpuInfo:
         """Change some figures of a GPU (a price, say); every scenario on it follows."""
         with write_transaction(self.engine) as s:
-            row = queries.gpu_row(s, name, lock=True)
-            if expected_version is not None and row.version != expected_version:
-                raise ConflictError(f"GPU {row.name!r}", expected_version, row.version, {})
-            spec = changed_spec(convert.gpu_spec(row), changes)
-            for key, value in convert.gpu_row_fields(spec).items():
-                setattr(row, key, value)
-            s.flush()
-            self.specs.invalidate(row.name)
-            return convert.gpu_info(row)
+            return self.set_gpu_in(s, name, changes, expected_version)
+
+    def set_gpu_in(self, s: Session, name: str, changes: dict[str, Any],
+                   expected_version: int | None = None) -> GpuInfo:
+        """:meth:`set_gpu` inside the caller's transaction ``s`` (a workbook import applies
+        its GPUs sheet edits with its scenario rows, all or none)."""
+        row = queries.gpu_row(s, name, lock=True)
+        if expected_version is not None and row.version != expected_version:
+            raise ConflictError(f"GPU {row.name!r}", expected_version, row.version, {})
+        spec = changed_spec(convert.gpu_spec(row), changes)
+        for key, value in convert.gpu_row_fields(spec).items():
+            setattr(row, key, value)
+        s.flush()
+        self.specs.invalidate(row.name)
+        return convert.gpu_info(row)
 
     def delete_gpu(self, name: str) -> None:
         """Delete a GPU no scenario uses; else :class:`InUseError` listing the scenarios."""

@@ -15,6 +15,7 @@ from planner.service.bulk import insert_checked
 from planner.service.catalog import Catalog
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
+from planner.service.gpu_records import changed_spec
 from planner.service.measurements import Measurements
 from planner.service.scenarios import Scenarios
 from planner.sheet.inputs import TRAINING_DEFAULT_OVERRIDES
@@ -58,25 +59,52 @@ class Reports:
 
     def import_workbook(self, path: Any, *, fleet: str | None = None,
                         dry_run: bool = False) -> list[Any]:
-        """Apply a report's edited inputs (all rows or, on any error, none); returns the row
-        plans. A dry run makes every check the import makes, applying the plans in a
-        transaction that is then rolled back, so it refuses exactly what the import refuses.
+        """Apply a report's edited inputs and GPUs sheet figures (all rows or, on any error,
+        none); returns the row plans (kind ``gpu`` for an edited GPU, applied as
+        ``planner gpu set`` would, in the same transaction). A dry run makes every check the
+        import makes, applying the plans in a transaction that is then rolled back, so it
+        refuses exactly what the import refuses.
         An error while applying a row names its ``Sheet!Cell (column)``."""
+        from openpyxl.utils import get_column_letter
+
         # lazy: openpyxl and pandas, which only an import needs
         from planner.report.importer import CellError, ImportError_, read_plan
 
         # lazy: as above
-        from planner.report.layout import letters
+        from planner.report.layout import GPU_SHEET, letters
+
+        gpu_letters = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
 
         existing = {sc.id: sc for sc in self.scenarios.scenarios()}
         models, gpus = self.evaluation.catalog_specs()
+        versions = {g.name: g.version for g in self.catalog.gpus()}
         plans = read_plan(Path(path), existing=existing, models=models, gpus=gpus,
-                          default_fleet=fleet, fleets={f.name for f in self.fleets.fleets()})
-        creates = [p for p in plans if p.id is None]
+                          default_fleet=fleet, fleets={f.name for f in self.fleets.fleets()},
+                          gpu_versions=versions)
+        gpu_plans = [p for p in plans if p.kind == "gpu"]
+        creates = [p for p in plans if p.id is None and p.kind != "gpu"]
+        errors = []
+        for plan in gpu_plans:  # every GPU edit validated before anything is applied
+            try:
+                changed_spec(gpus[plan.name], dict(plan.fields))
+            except ValidationError as exc:
+                key = exc.field if exc.field in gpu_letters else "name"
+                errors.append(CellError("GPUs", f"{gpu_letters[key]}{plan.row}", key,
+                                        str(exc).split(": ", 1)[-1]))
+        if errors:
+            raise ImportError_(Path(path), errors)
         try:
             with write_transaction(self.engine) as s:
+                for plan in gpu_plans:
+                    try:
+                        self.catalog.set_gpu_in(s, plan.name, dict(plan.fields), plan.version)
+                    except PlannerError as exc:
+                        column = "version" if isinstance(exc, ConflictError) else "name"
+                        raise ImportError_(Path(path), [CellError(
+                            "GPUs", f"{gpu_letters[column]}{plan.row}", column,
+                            str(exc))]) from None
                 for plan in plans:
-                    if plan.id is None or not plan.fields:
+                    if plan.kind == "gpu" or plan.id is None or not plan.fields:
                         continue
                     try:
                         self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
