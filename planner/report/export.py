@@ -53,6 +53,7 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
+from planner.report.plan_sheet import write_plan_sheets
 from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs
 from planner.sheet.inputs import input_columns
 from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
@@ -644,7 +645,7 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
                    gpus: Sequence[GpuInfo], *, sweeps: Sequence[Sweep] = (),
                    progress: Callable[[int], None] | None = None,
                    profiles: Sequence[CalibrationFigures] = (),
-                   runs: Sequence[Run] = ()) -> Built:
+                   runs: Sequence[Run] = (), plans: Sequence[Any] = ()) -> Built:
     """The whole report (saved by :func:`save_workbook`). ``profiles``: the calibration
     profiles scenarios may pick (their figures reach the formulas through the Calibration
     sheet); ``runs``: measured runs, of which those on an exported scenario's GPU and engine
@@ -689,6 +690,7 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
         write_sweep_chart(ws, sweep)
     if cells.rows or predictions:
         write_calibration(wb.create_sheet("Calibration"), cells, predictions)
+    bodies.update(write_plan_sheets(wb, plans, styles))
     fleets = sorted({s.fleet for s in scenarios})
     body = write_summary(summary, inference, fleets, sorted({s.gpu for s in inference}), styles,
                          {g.name: row for row, g in enumerate(gpus, 2)})
