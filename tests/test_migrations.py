@@ -107,7 +107,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
         assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0009")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
-        assert ws.seed().total_added == 39 + 9  # and the demo plan (seeds/plans.toml)  # the catalog arrives when asked for
+        assert ws.seed().total_added == 39 + 9  # the catalog and demo plan arrive when asked for
         sc = ws.new_scenario("legacy", "s1", model="llama-3-8b", gpu="h100-sxm",
                              target_requests_per_s=5)
         assert sc.inputs["target_requests_per_s"] == 5
