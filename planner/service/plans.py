@@ -159,8 +159,8 @@ class Plans:
                 if v is not None:
                     setattr(row, k, v)
             if row.reserved_usd_per_gpu_hour is not None and row.reserved_term_months is None:
-                raise ValidationError("term", "a reserved price needs its commitment term: "
-                                      "--term MONTHS (an integer from 1 to 120)")
+                raise ValidationError("term", "needed with a reserved price: --term MONTHS "
+                                      "(an integer from 1 to 120)")
             s.flush()
             return _price(gpu_row.name, row)
 
