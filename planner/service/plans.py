@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Engine, delete, insert, select
 from sqlalchemy.orm import Session
 
 from planner.compare import counted
@@ -107,9 +107,9 @@ class Plans:
             if missing:
                 raise ValidationError("scenario", f"no scenario {missing[0]!r} in fleet "
                                       f"{fleet_row.name!r}")
-            for n, fields in checked.items():
+            for n in checked:
                 _check_inference(rows[n])
-                _write_demand(s, rows[n].id, fields)
+            _write_demands(s, {rows[n].id: fields for n, fields in checked.items()})
             return len(checked)
 
     def clear_demand(self, fleet: str, name: str) -> bool:
@@ -216,17 +216,27 @@ def _check_inference(row: ScenarioRow) -> None:
 
 def _write_demand(s: Session, scenario_id: int, fields: dict[str, Any]) -> None:
     """Replace a scenario's demand with ``fields`` (from :func:`demand_spec`)."""
-    s.execute(delete(DemandPointRow).where(DemandPointRow.scenario_id == scenario_id))
-    s.execute(delete(ScenarioDemandRow).where(ScenarioDemandRow.scenario_id == scenario_id))
-    s.add(ScenarioDemandRow(
-        scenario_id=scenario_id, kind=fields["kind"], unit=fields["unit"],
-        start_month=fields.get("start_month"),
-        start_requests_per_s=fields.get("start_requests_per_s"),
-        growth_fraction_per_month=fields.get("growth_fraction_per_month")))
-    s.flush()
-    for month, rate in fields.get("points", {}).items():
-        s.add(DemandPointRow(scenario_id=scenario_id, month=month, requests_per_s=rate))
-    s.flush()
+    _write_demands(s, {scenario_id: fields})
+
+
+def _write_demands(s: Session, by_id: dict[int, dict[str, Any]]) -> None:
+    """Replace the demands of many scenarios: two deletes and two bulk inserts in all."""
+    ids = list(by_id)
+    for chunk in range(0, len(ids), 5000):  # below every database's bound-parameter limit
+        part = ids[chunk:chunk + 5000]
+        s.execute(delete(DemandPointRow).where(DemandPointRow.scenario_id.in_(part)))
+        s.execute(delete(ScenarioDemandRow).where(ScenarioDemandRow.scenario_id.in_(part)))
+    s.execute(insert(ScenarioDemandRow), [
+        {"scenario_id": i, "kind": f["kind"], "unit": f["unit"],
+         "start_month": f.get("start_month"),
+         "start_requests_per_s": f.get("start_requests_per_s"),
+         "growth_fraction_per_month": f.get("growth_fraction_per_month")}
+        for i, f in by_id.items()])
+    points = [{"scenario_id": i, "month": m, "requests_per_s": r}
+              for i, f in by_id.items() for m, r in f.get("points", {}).items()]
+    if points:
+        s.execute(insert(DemandPointRow), points)
+    s.expire_all()
 
 
 def _demands(s: Session, rows: list[ScenarioRow]) -> dict[str, Demand]:
@@ -234,12 +244,13 @@ def _demands(s: Session, rows: list[ScenarioRow]) -> dict[str, Demand]:
     fleet = {r.id: r.fleet_id for r in rows}
     fleet_names = dict(s.execute(select(FleetRow.id, FleetRow.name).where(
         FleetRow.id.in_(set(fleet.values())))).all()) if rows else {}
-    found = list(s.scalars(select(ScenarioDemandRow).where(
-        ScenarioDemandRow.scenario_id.in_(list(names)))))
+    # by fleet (a subquery), not by a list of ids: a fleet of 10,000 scenarios is one query
+    of_fleets = select(ScenarioRow.id).where(ScenarioRow.fleet_id.in_(set(fleet.values())))
+    found = [d for d in s.scalars(select(ScenarioDemandRow).where(
+        ScenarioDemandRow.scenario_id.in_(of_fleets))) if d.scenario_id in names]
     points: dict[int, dict[str, float]] = {}
     for p in s.scalars(select(DemandPointRow).where(
-            DemandPointRow.scenario_id.in_([d.scenario_id for d in found]))
-            .order_by(DemandPointRow.month)):
+            DemandPointRow.scenario_id.in_(of_fleets)).order_by(DemandPointRow.month)):
         points.setdefault(p.scenario_id, {})[p.month] = p.requests_per_s
     return {names[d.scenario_id]: Demand(
         fleet=fleet_names[fleet[d.scenario_id]], scenario=names[d.scenario_id], unit=d.unit,
