@@ -123,7 +123,8 @@ class Plans:
         """The demands of a fleet's scenarios, by scenario name."""
         with read_session(self.engine) as s:
             fleet_row = queries.fleet_row(s, fleet)
-            rows = list(s.scalars(select(ScenarioRow).where(ScenarioRow.fleet_id == fleet_row.id)))
+            rows = list(s.execute(select(ScenarioRow.id, ScenarioRow.name, ScenarioRow.fleet_id)
+                                  .where(ScenarioRow.fleet_id == fleet_row.id)).all())
             return _demands(s, rows)
 
     # ------------------------------------------------------------------ prices
@@ -239,25 +240,32 @@ def _write_demands(s: Session, by_id: dict[int, dict[str, Any]]) -> None:
     s.expire_all()
 
 
-def _demands(s: Session, rows: list[ScenarioRow]) -> dict[str, Demand]:
+def _demands(s: Session, rows: list[Any]) -> dict[str, Demand]:
+    """The demands of scenarios (rows with ``id``, ``name`` and ``fleet_id``), by name: read
+    as plain columns by fleet (a subquery), so a fleet of 10,000 scenarios is three queries."""
     names = {r.id: r.name for r in rows}
     fleet = {r.id: r.fleet_id for r in rows}
+    if not rows:
+        return {}
     fleet_names = dict(s.execute(select(FleetRow.id, FleetRow.name).where(
-        FleetRow.id.in_(set(fleet.values())))).all()) if rows else {}
-    # by fleet (a subquery), not by a list of ids: a fleet of 10,000 scenarios is one query
+        FleetRow.id.in_(set(fleet.values())))).all())
     of_fleets = select(ScenarioRow.id).where(ScenarioRow.fleet_id.in_(set(fleet.values())))
-    found = [d for d in s.scalars(select(ScenarioDemandRow).where(
-        ScenarioDemandRow.scenario_id.in_(of_fleets))) if d.scenario_id in names]
+    d = ScenarioDemandRow
+    found = [r for r in s.execute(select(
+        d.scenario_id, d.kind, d.unit, d.start_month, d.start_requests_per_s,
+        d.growth_fraction_per_month).where(d.scenario_id.in_(of_fleets))).all()
+        if r.scenario_id in names]
     points: dict[int, dict[str, float]] = {}
-    for p in s.scalars(select(DemandPointRow).where(
-            DemandPointRow.scenario_id.in_(of_fleets)).order_by(DemandPointRow.month)):
-        points.setdefault(p.scenario_id, {})[p.month] = p.requests_per_s
-    return {names[d.scenario_id]: Demand(
-        fleet=fleet_names[fleet[d.scenario_id]], scenario=names[d.scenario_id], unit=d.unit,
-        start_month=d.start_month, start_requests_per_s=d.start_requests_per_s,
-        growth_fraction_per_month=d.growth_fraction_per_month,
-        series_requests_per_s=points.get(d.scenario_id, {}) if d.kind == "series" else {})
-        for d in found}
+    for sid, month, rate in s.execute(select(
+            DemandPointRow.scenario_id, DemandPointRow.month, DemandPointRow.requests_per_s)
+            .where(DemandPointRow.scenario_id.in_(of_fleets)).order_by(DemandPointRow.month)):
+        points.setdefault(sid, {})[month] = rate
+    return {names[r.scenario_id]: Demand(
+        fleet=fleet_names[fleet[r.scenario_id]], scenario=names[r.scenario_id], unit=r.unit,
+        start_month=r.start_month, start_requests_per_s=r.start_requests_per_s,
+        growth_fraction_per_month=r.growth_fraction_per_month,
+        series_requests_per_s=points.get(r.scenario_id, {}) if r.kind == "series" else {})
+        for r in found}
 
 
 def _horizon(fleet: str, row: FleetHorizonRow) -> Horizon:
