@@ -558,12 +558,19 @@ def _bars(values: Sequence[float], width: int) -> list[str]:
 
 
 def plan_table_lines(plan: PlanResult) -> list[str]:
-    """The month × GPU-type table as plain text lines: GPUs billed and cost per type, totals."""
-    head = ["month", *(f"{t} GPUs" for t in plan.gpu_types), "GPUs", "cost USD"]
-    rows = [[month, *(f"{int(plan.gpus_billed_by_type[k, m]):,}"
-                      for k in range(len(plan.gpu_types))),
-             f"{int(plan.total_gpus[m]):,}", f"{plan.total_cost_usd[m]:,.0f}"]
-            for m, month in enumerate(plan.months)]
+    """The month × GPU-type table as plain text lines: per type its GPUs (billed) and cost in
+    USD, then the month's GPUs and cost."""
+    head = ["month"]
+    for t in plan.gpu_types:
+        head += [f"{t} GPUs", f"{t} USD"]
+    head += ["GPUs", "cost USD"]
+    rows = []
+    for m, month in enumerate(plan.months):
+        row = [month]
+        for k in range(len(plan.gpu_types)):
+            row += [f"{int(plan.gpus_billed_by_type[k, m]):,}",
+                    f"{plan.cost_usd_by_type[k, m]:,.0f}"]
+        rows.append([*row, f"{int(plan.total_gpus[m]):,}", f"{plan.total_cost_usd[m]:,.0f}"])
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
                               for i, (c, w) in enumerate(zip(r, widths, strict=True)))
