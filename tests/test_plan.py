@@ -354,3 +354,17 @@ def test_export_without_horizon_has_no_plan_sheet(ws: Workspace, tmp_path: Path)
 def test_plan_errors_are_planner_errors(ws: Workspace) -> None:
     with pytest.raises(PlannerError):
         ws.plan("nope")
+
+
+def test_copies_plan_like_their_original(ws: Workspace) -> None:
+    """A what-if copy of the demo fleet keeps its horizon and demands, so it plans the same;
+    a copied scenario keeps its demand."""
+    ws.copy_fleet("demo", "what-if")
+    assert ws.horizon("what-if") == dataclasses.replace(ws.horizon("demo"), fleet="what-if")
+    original, copy = ws.plan("demo"), ws.plan("what-if")
+    assert copy.gpus.tolist() == original.gpus.tolist()
+    assert copy.total_cost_usd.tolist() == original.total_cost_usd.tolist()
+    series = ws.demands("demo")["llama3-8b-request-1024+128"]
+    ws.copy_scenario("demo", "llama3-8b-request-1024+128", "llama3-8b-h200", to_fleet="demo")
+    assert ws.demands("demo")["llama3-8b-h200"] == dataclasses.replace(
+        series, scenario="llama3-8b-h200")
