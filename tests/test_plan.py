@@ -127,6 +127,10 @@ def test_rate_units_are_converted_to_requests_per_s() -> None:
     assert parse_rate("432000/day") == (5.0, "day")
     assert parse_rate("300 requests/min") == (5.0, "min")
     assert parse_rate("120", unit="min") == (2.0, "min")
+    assert parse_rate("5 req/s") == parse_rate("5/sec") == parse_rate("5 requests/second") == (
+        5.0, "s")
+    assert parse_rate("1,440 / minutes") == (24.0, "min")
+    assert parse_rate("86400/days") == (1.0, "day")
     assert parse_series("2027-02=120,2027-01=60/min", unit="min") == {"2027-01": 1.0,
                                                                        "2027-02": 2.0}
     assert parse_growth("8%") == 0.08 and parse_growth("0.08") == 0.08

@@ -88,9 +88,15 @@ def month_text(index: int) -> str:
 
 def parse_unit(text: Any, field_name: str = "unit") -> str:
     """``s``, ``min`` or ``day`` from a unit name (``/s``, ``minute``, ``requests/day``...)."""
-    raw = str(text).strip().lower().removeprefix("requests").removeprefix("request")
-    key = raw.removeprefix("/").removesuffix("s") if raw.strip("/") not in ("s",) else "s"
-    unit = _UNIT_ALIASES.get(key.strip("/")) or _UNIT_ALIASES.get(raw.strip("/"))
+    raw = str(text).strip().lower()
+    for prefix in ("requests", "request", "reqs", "req"):
+        if raw.startswith(prefix):
+            raw = raw[len(prefix):]
+            break
+    raw = raw.strip().lstrip("/").strip()
+    if raw != "s" and raw.endswith("s"):  # minutes, days, secs
+        raw = raw[:-1]
+    unit = _UNIT_ALIASES.get(raw)
     if unit is None:
         raise ValidationError(field_name, "one of /s, /min, /day (requests per second, minute "
                               "or day)", value=text)
