@@ -3,7 +3,8 @@
 A plan is scenarios × months. Each counted inference scenario (a *workload*) has a request rate
 per month (its demand); every month's rate replaces the scenario's ``target_requests_per_s``
 and the row is evaluated by the same formula graph as any scenario
-(:func:`planner.sheet.table.evaluate_table`, one vectorized call for every workload and month),
+(:func:`planner.sheet.table.build_columns` once per workload, then one vectorized
+:class:`~planner.sheet.graph.FormulaGraph` call for every workload and distinct monthly rate),
 so ``replicas_needed`` and ``gpus_needed`` of a month are exactly what a single estimate at that
 rate gives. Cost per month is ``gpus × price_usd_per_gpu_hour(month) × PLAN_HOURS_PER_MONTH``.
 
@@ -43,8 +44,9 @@ from planner.domain import Scenario
 from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.estimator.ops import Coded
 from planner.sheet.profiles import CalibrationFigures
-from planner.sheet.table import evaluate_table, inputs_of
+from planner.sheet.table import build_columns, graph, inputs_of
 from planner.units import HOURS_PER_MONTH, parse_number
 
 PLAN_HOURS_PER_MONTH = HOURS_PER_MONTH
@@ -433,7 +435,7 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
                   profiles: Sequence[CalibrationFigures] | None = None,
                   excluded: Sequence[tuple[str, str]] = ()) -> PlanResult:
     """The plan of ``workloads`` (counted inference scenarios; ``demands`` by scenario name)
-    over ``months``: one :func:`evaluate_table` call over every distinct (workload, rate)."""
+    over ``months``: one formula-graph call over every distinct (workload, rate)."""
     month_ix = np.array([month_index(m) for m in months], dtype=np.int64)
     n_w, n_m = len(workloads), len(months)
     start = month_index(horizon_start, "start")
@@ -456,14 +458,22 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
         unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         owner = unique[:, 0].astype(np.int64)
-        table = {k: v[owner] for k, v in _scenario_table(workloads).items()}
-        table["target_requests_per_s"] = unique[:, 1]
-        values = evaluate_table(table, models, gpus, "inference", PLAN_OUTPUTS,
-                                labels=[f"{fleet}/{workloads[w].name}" for w in owner],
-                                profiles=profiles)
-        per_replica = np.asarray(values["slo_requests_per_s_replica"], dtype=np.float64)
-        rep = np.asarray(values["replicas_needed"], dtype=np.float64).astype(np.int64)
-        gpn = np.asarray(values["gpus_needed"], dtype=np.float64).astype(np.int64)
+        # each workload is validated and looked up once (build_columns over the workloads),
+        # then its columns are taken once per distinct rate; only the rate differs
+        cols = build_columns(_scenario_table(workloads), models, gpus, "inference",
+                             labels=[f"{fleet}/{sc.name}" for sc in workloads],
+                             profiles=profiles)
+        rows = {k: (v[owner] if isinstance(v, Coded) or (isinstance(v, np.ndarray)
+                                                         and v.ndim == 1 and len(v) == n_w)
+                    else v) for k, v in cols.items()}
+        rows["target_requests_per_s"] = unique[:, 1]
+        values = graph("inference").compute(rows, PLAN_OUTPUTS)
+        def column(name: str) -> np.ndarray:  # a column that reads no array is a scalar
+            return np.broadcast_to(np.asarray(values[name], dtype=np.float64), (len(unique),))
+
+        per_replica = column("slo_requests_per_s_replica")
+        rep = column("replicas_needed").astype(np.int64)
+        gpn = column("gpus_needed").astype(np.int64)
         replicas = rep[inverse].reshape(n_w, n_m)
         gpus_needed = gpn[inverse].reshape(n_w, n_m)
         configured = np.array([b == "configured" for b in basis])
