@@ -106,3 +106,9 @@ def rollup(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
     for name, f in fleets.items():
         f.gpus_by_type = dict(sorted(gpus[name].items()))
     return [fleets[k] for k in sorted(fleets)]
+
+
+def counted(scenarios: Sequence[Scenario]) -> list[int]:
+    """Indices of the scenarios roll-ups, the Summary, plans and cost totals count: the chosen
+    option of each option group (every scenario, until options exist)."""
+    return [i for i, s in enumerate(scenarios) if getattr(s, "chosen", True)]

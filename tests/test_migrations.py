@@ -17,15 +17,15 @@ from tests.store_fixtures import dump
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0007",) == (migrate.SCHEMA_HEAD,)
-    assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007"]
+    assert migrate.heads() == ("0009",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007", "0009"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0007"
+    assert migrate.current(engine) == "0009"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -65,6 +65,12 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
             assert changes == 1 + 7  # the batch edit and the seven auto -> bf16 edits
         migrate.upgrade(engine)
     after = dump(db_url)
+    # the plan tables (0009) are what a downgrade below 0009 drops, by design
+    plan_tables = ("fleet_horizons", "scenario_demands", "scenario_demand_points", "gpu_prices")
+    assert [len(before[t]) for t in plan_tables] == [1, 3, 4, 5]  # the seeded demo plan
+    assert [len(after[t]) for t in plan_tables] == [0, 0, 0, 0]
+    for t in plan_tables:
+        before.pop(t), after.pop(t)
     assert after == before
     engine.dispose()
 
@@ -98,10 +104,10 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0007")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0009")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
-        assert ws.seed().total_added == 39  # the catalog arrives when asked for
+        assert ws.seed().total_added == 39 + 9  # the catalog and demo plan arrive when asked for
         sc = ws.new_scenario("legacy", "s1", model="llama-3-8b", gpu="h100-sxm",
                              target_requests_per_s=5)
         assert sc.inputs["target_requests_per_s"] == 5

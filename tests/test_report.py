@@ -105,7 +105,8 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     ws.new_scenario("+ops", "@chat", model="llama-3-8b", gpu="l4", notes="-1 or +1")
     path = tmp_path / "r.xlsx"
     report = ws.export(path)
-    assert report.sheets == ["Summary", "Scenarios", "Training", "Models", "GPUs", "Lists"]
+    assert report.sheets == ["Summary", "Scenarios", "Training", "Models", "GPUs", "Lists",
+                             "Plan"]  # the demo fleet has a horizon
     wb = openpyxl.load_workbook(path)
     sc = wb["Scenarios"]
     headers = [c.value for c in sc[1]]

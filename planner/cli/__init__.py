@@ -40,13 +40,14 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
 
 def _register() -> None:
     # lazy: the command modules import the `cli` group defined above (an import cycle)
-    from planner.cli import bench, bulk, catalog, db, estimate, fleets, report, whatif
+    from planner.cli import bench, bulk, catalog, db, estimate, fleets, plan, report, whatif
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
                     fleets.fleet, fleets.scenario, whatif.sweep, whatif.solve, whatif.compare,
                     report.export, report.import_, bench.bench, bench.calibrate, db.db):
         cli.add_command(command)
     fleets.scenario.add_command(bulk.scenario_import)
+    plan.register(fleets.fleet, fleets.scenario, catalog.gpu)
 
 
 _register()

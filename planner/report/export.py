@@ -59,6 +59,7 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
+from planner.report.plan_sheet import write_plan_sheets
 from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs, run_row
 from planner.sheet.inputs import input_columns
 from planner.sheet.outputs import column_label
@@ -1180,7 +1181,7 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
                    gpus: Sequence[GpuInfo], *, sweeps: Sequence[Sweep] = (),
                    progress: Callable[[int], None] | None = None,
                    profiles: Sequence[CalibrationFigures] = (),
-                   runs: Sequence[Run] = ()) -> Built:
+                   runs: Sequence[Run] = (), plans: Sequence[Any] = ()) -> Built:
     """The whole report (saved by :func:`save_workbook`). ``profiles``: the calibration
     profiles scenarios may pick (their figures reach the formulas through the Calibration
     sheet); ``runs``: measured runs, of which those on an exported scenario's GPU and engine
@@ -1237,6 +1238,7 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
             bodies[ws.title] = (rows, len(predictions) + 1, width["inference"])
         cached_values["Calibration"] = write_calibration(
             calibration_ws, cells, predictions, list(range(2, len(predictions) + 2)))
+    bodies.update(write_plan_sheets(wb, plans, styles))
     fleets = sorted({s.fleet for s in scenarios})
     used = {s.gpu for s in scenarios}
     engines: dict[str, int] = {}

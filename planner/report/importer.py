@@ -220,10 +220,10 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
     except Exception as exc:
         raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
     unknown = [s for s in wb.sheet_names
-               if s not in KNOWN_SHEETS and not s.startswith("Sweep ")]
+               if s not in KNOWN_SHEETS and not s.startswith(("Sweep ", "Plan ")) and s != "Plan"]
     if unknown:
         raise ImportError_(path, problem=f"unknown sheet(s) {', '.join(unknown)}; a planner "
-                           f"report has {', '.join(KNOWN_SHEETS)} and 'Sweep N' sheets")
+                           f"report has {', '.join(KNOWN_SHEETS)}, 'Sweep N' and 'Plan' sheets")
     present = [kind for kind, sheet in SCENARIO_SHEETS.items() if sheet in wb.sheet_names]
     if not present:
         raise ImportError_(path, problem="no Scenarios or Training sheet")

@@ -10,6 +10,7 @@ from planner.errors import ValidationError
 from planner.service.fields import clean_name, clean_text
 from planner.store import convert, queries
 from planner.store.engine import read_session, write_transaction
+from planner.store.plans import copy_demands, copy_horizon
 from planner.store.scenarios import clone
 from planner.store.schema import FleetRow, ScenarioRow
 
@@ -51,9 +52,14 @@ class Fleets:
                            else clean_text(description, "description"))
             s.add(row)
             s.flush()
+            pairs = []
             for sc in s.scalars(select(ScenarioRow).where(ScenarioRow.fleet_id == src.id)):
-                s.add(clone(sc, fleet_id=row.id))
+                copy = clone(sc, fleet_id=row.id)
+                s.add(copy)
+                pairs.append((sc, copy))
             s.flush()
+            copy_horizon(s, src.id, row.id)
+            copy_demands(s, [(a.id, b.id) for a, b in pairs])
             return convert.fleet(row, queries.scenario_count(s, row.id))
 
     def delete_fleet(self, name: str) -> int:

@@ -27,8 +27,11 @@ class Reports:
     """Export and import over the other use cases of one workspace."""
 
     def __init__(self, engine: Engine, catalog: Catalog, fleets: Fleets, scenarios: Scenarios,
-                 evaluation: Evaluation, measurements: Measurements | None = None) -> None:
+                 evaluation: Evaluation, measurements: Measurements | None = None,
+                 plans: Callable[[list[str], list[Any]], list[Any]] | None = None) -> None:
         self.engine = engine
+        self.plans = plans
+        """The plans of the exported fleets that have a horizon (the Plan sheet)."""
         self.catalog = catalog
         self.fleets = fleets
         self.scenarios = scenarios
@@ -51,7 +54,8 @@ class Reports:
         runs = [Run(m.id, m.model, m.gpu, m.values, m.settings)
                 for m in (self.measurements.list() if self.measurements else [])]
         built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress,
-                               profiles=self.evaluation.profiles(), runs=runs)
+                               profiles=self.evaluation.profiles(), runs=runs,
+                               plans=self.plans(names, scenarios) if self.plans else ())
         save_workbook(built, Path(path), force=force)
         return ExportReport(Path(path), sum(s.kind == "inference" for s in scenarios),
                             sum(s.kind == "training" for s in scenarios), len(models), len(gpus),

@@ -28,6 +28,7 @@ from planner.sheet.profiles import resolve
 from planner.sheet.table import KINDS, check_scenario
 from planner.store import changelog, convert, queries
 from planner.store.engine import read_session, write_transaction
+from planner.store.plans import copy_demands
 from planner.store.scenarios import check_version, clone, field_values, overwrite
 from planner.store.schema import SCENARIO_INPUTS, FleetRow, GpuRow, ModelRow, ScenarioRow
 
@@ -178,6 +179,7 @@ class Scenarios:
             row = clone(src, fleet_id=target.id, name=new_name)
             s.add(row)
             s.flush()
+            copy_demands(s, [(src.id, row.id)])
             return convert.scenario(row)
 
     def delete_scenario(self, fleet: str, name: str) -> None:

@@ -47,6 +47,7 @@ from planner.service.fleets import Fleets
 from planner.service.history import History
 from planner.service.hub import HubConfig, fetch_config
 from planner.service.measurements import ImportResult, Measurement, Measurements
+from planner.service.plans import Plans
 from planner.service.reports import Reports
 from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
@@ -83,8 +84,9 @@ class Workspace:
         self._measurements = Measurements(engine, self._specs)
         self._calibration = Calibration(engine, self._specs, self._measurements)
         self._reports = Reports(engine, self._catalog, self._fleets, self._scenarios,
-                                self._evaluation, self._measurements)
+                                self._evaluation, self._measurements, self._plans_for_export)
         self._bulk = BulkImport(engine, self._specs, self._evaluation)
+        self._plans = Plans(engine, self._scenarios, self._evaluation)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -330,6 +332,50 @@ class Workspace:
     def gpu_specs(self) -> dict[str, GpuSpec]:
         """Every GPU's spec, by name."""
         return self._evaluation.gpu_specs()
+
+    # ------------------------------------------------------------------ plans
+    def set_horizon(self, fleet: str, start_month: Any = None, months: Any = None,
+                    pricing: Any = None) -> Any:
+        """Set a fleet's planning horizon (see :mod:`planner.service.plans`)."""
+        return self._plans.set_horizon(fleet, start_month, months, pricing)
+
+    def horizon(self, fleet: str) -> Any:
+        """A fleet's horizon, or None."""
+        return self._plans.horizon(fleet)
+
+    def set_demand(self, fleet: str, name: str, **spec: Any) -> Any:
+        """Set a scenario's demand: ``start_rate`` and ``growth``, or ``series``."""
+        return self._plans.set_demand(fleet, name, **spec)
+
+    def set_demands(self, fleet: str, specs: dict[str, dict[str, Any]]) -> int:
+        """Set many scenarios' demands in one transaction."""
+        return self._plans.set_demands(fleet, specs)
+
+    def clear_demand(self, fleet: str, name: str) -> bool:
+        """Remove a scenario's demand."""
+        return self._plans.clear_demand(fleet, name)
+
+    def demands(self, fleet: str) -> dict[str, Any]:
+        """A fleet's demands by scenario name."""
+        return self._plans.demands(fleet)
+
+    def set_price(self, gpu: str, **prices: Any) -> Any:
+        """Set a GPU's prices from a month on (on-demand, reserved and term, spot)."""
+        return self._plans.set_price(gpu, **prices)
+
+    def prices(self, gpu: str | None = None) -> list[Any]:
+        """GPU price rows."""
+        return self._plans.prices(gpu)
+
+    def plan(self, fleet: str, *, start: Any = None, end: Any = None, pricing: Any = None
+             ) -> Any:
+        """The plan of a fleet month by month (:class:`planner.sheet.plan.PlanResult`)."""
+        return self._plans.plan(fleet, start=start, end=end, pricing=pricing)
+
+    def _plans_for_export(self, fleets: list[str], scenarios: list[Scenario]) -> list[Any]:
+        """Plans of the exported fleets that have a horizon (for the workbook's Plan sheet)."""
+        return [self._plans.plan(f, scenarios=[s for s in scenarios if s.fleet == f])
+                for f in fleets if self._plans.horizon(f) is not None]
 
     # ------------------------------------------------------------------ reports
     # ------------------------------------------------------------------ measurements

@@ -346,3 +346,95 @@ class CalibrationProfileRow(Base):
     residuals_json: Mapped[str] = mapped_column(Text)
     errors_json: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+PRICINGS_SQL = "'on-demand', 'reserved', 'spot'"
+RATE_UNITS_SQL = "'s', 'min', 'day'"
+MONTH_CHECK = "length({c}) = 7 AND substr({c}, 5, 1) = '-'"
+
+
+class FleetHorizonRow(Base):
+    """A fleet's planning horizon (issue 15): the first month (``YYYY-MM``), how many months,
+    and which price the plan bills GPUs at."""
+
+    __tablename__ = "fleet_horizons"
+    __table_args__ = (
+        CheckConstraint(MONTH_CHECK.format(c="start_month"), name="start_month_format"),
+        CheckConstraint("months >= 1 AND months <= 120", name="months_range"),
+        CheckConstraint(f"pricing IN ({PRICINGS_SQL})", name="pricing_choice"),
+    )
+
+    fleet_id: Mapped[int] = mapped_column(ForeignKey("fleets.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    start_month: Mapped[str] = mapped_column(String(7))
+    months: Mapped[int] = mapped_column(Integer)
+    pricing: Mapped[str] = mapped_column(String(16), default="on-demand")
+
+
+class ScenarioDemandRow(Base):
+    """A workload's demand (issue 15): a start rate growing by a fraction a month, or (with
+    points in ``scenario_demand_points``) a series of monthly rates. Rates in requests/s;
+    ``unit`` is the unit the user gave them in (``s``, ``min``, ``day``), kept for display."""
+
+    __tablename__ = "scenario_demands"
+    __table_args__ = (
+        CheckConstraint(f"unit IN ({RATE_UNITS_SQL})", name="unit_choice"),
+        CheckConstraint("kind IN ('growth', 'series')", name="kind_choice"),
+        CheckConstraint("start_month IS NULL OR (" + MONTH_CHECK.format(c="start_month") + ")",
+                        name="start_month_format"),
+        CheckConstraint("start_requests_per_s IS NULL OR (start_requests_per_s >= 0 AND "
+                        "start_requests_per_s <= 1000000000.0)", name="start_rate_range"),
+        CheckConstraint("growth_fraction_per_month IS NULL OR (growth_fraction_per_month >= "
+                        "-0.99 AND growth_fraction_per_month <= 10.0)", name="growth_range"),
+    )
+
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id", ondelete="CASCADE"),
+                                             primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    unit: Mapped[str] = mapped_column(String(8), default="s")
+    start_month: Mapped[str | None] = mapped_column(String(7))
+    start_requests_per_s: Mapped[float | None] = mapped_column(Float)
+    growth_fraction_per_month: Mapped[float | None] = mapped_column(Float)
+
+
+class DemandPointRow(Base):
+    """One month of a series demand: the rate (requests/s) from that month on."""
+
+    __tablename__ = "scenario_demand_points"
+    __table_args__ = (
+        UniqueConstraint("scenario_id", "month", name="uq_scenario_demand_points_scenario_month"),
+        CheckConstraint(MONTH_CHECK.format(c="month"), name="month_format"),
+        CheckConstraint("requests_per_s >= 0 AND requests_per_s <= 1000000000.0",
+                        name="rate_range"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(
+        ForeignKey("scenario_demands.scenario_id", ondelete="CASCADE"), index=True)
+    month: Mapped[str] = mapped_column(String(7))
+    requests_per_s: Mapped[float] = mapped_column(Float)
+
+
+class GpuPriceRow(Base):
+    """Prices of a GPU from a month on (``month`` NULL: from the start), USD per GPU-hour:
+    on-demand (NULL: the catalog price), reserved with its commitment term, spot."""
+
+    __tablename__ = "gpu_prices"
+    __table_args__ = (
+        UniqueConstraint("gpu_id", "month", name="uq_gpu_prices_gpu_month"),
+        CheckConstraint("month IS NULL OR (" + MONTH_CHECK.format(c="month") + ")",
+                        name="month_format"),
+        *(CheckConstraint(f"{c} IS NULL OR ({c} >= 0 AND {c} <= 10000.0)", name=f"{c}_range")
+          for c in ("on_demand_usd_per_gpu_hour", "reserved_usd_per_gpu_hour",
+                    "spot_usd_per_gpu_hour")),
+        CheckConstraint("reserved_term_months IS NULL OR (reserved_term_months >= 1 AND "
+                        "reserved_term_months <= 120)", name="term_range"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    gpu_id: Mapped[int] = mapped_column(ForeignKey("gpus.id", ondelete="CASCADE"), index=True)
+    month: Mapped[str | None] = mapped_column(String(7))
+    on_demand_usd_per_gpu_hour: Mapped[float | None] = mapped_column(Float)
+    reserved_usd_per_gpu_hour: Mapped[float | None] = mapped_column(Float)
+    reserved_term_months: Mapped[int | None] = mapped_column(Integer)
+    spot_usd_per_gpu_hour: Mapped[float | None] = mapped_column(Float)

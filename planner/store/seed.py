@@ -19,11 +19,24 @@ from sqlalchemy.orm import Session
 
 from planner import catalog
 from planner.domain import SeedReport
+from planner.sheet.plan import (
+    check_horizon_months,
+    check_price,
+    check_pricing,
+    check_term,
+    demand_spec,
+    month_index,
+    month_text,
+)
 from planner.store import convert
 from planner.store.schema import (
+    DemandPointRow,
+    FleetHorizonRow,
     FleetRow,
+    GpuPriceRow,
     GpuRow,
     ModelRow,
+    ScenarioDemandRow,
     ScenarioRow,
     SeededItemRow,
 )
@@ -141,6 +154,93 @@ def seed_fleets(session: Session, report: SeedReport,
                        refresh)
 
 
+def _seed_once(session: Session, report: SeedReport, kind: str, name: str, content: Any,
+               exists: Callable[[], bool], create: Callable[[], list[Any]]) -> None:
+    """Insert a plan item seeded never before, unless the user made one first (``exists``);
+    an item seeded once is the user's from then on (never refreshed)."""
+    record = session.scalar(select(SeededItemRow).where(SeededItemRow.kind == kind,
+                                                        SeededItemRow.name == name))
+    if record is not None:
+        return
+    if exists():
+        report.kept.setdefault(kind, []).append(name)
+        return
+    rows = create()
+    if not rows:  # what it refers to is gone (a deleted demo fleet or scenario)
+        return
+    for row in rows:  # in order: a demand before its points (no ORM relationship orders them)
+        session.add(row)
+        session.flush()
+    session.add(SeededItemRow(kind=kind, name=name, content_hash=_hash(content), row_version=1))
+    report.added.setdefault(kind, []).append(name)
+
+
+def seed_plans(session: Session, report: SeedReport) -> None:
+    """Horizons, demands and GPU plan prices from ``seeds/plans.toml`` (each validated as the
+    commands validate it)."""
+    path = catalog.seeds_dir() / "plans.toml"
+    if not path.exists():
+        return
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+
+    def fleet_id(name: str) -> int | None:
+        return session.scalar(select(FleetRow.id).where(FleetRow.name == name))
+
+    for h in data.get("horizons", []):
+        fid = fleet_id(h["fleet"])
+
+        def horizon(h: dict[str, Any] = h, fid: int | None = fid) -> list[Any]:
+            return [] if fid is None else [FleetHorizonRow(
+                fleet_id=fid, start_month=month_text(month_index(h["start_month"])),
+                months=check_horizon_months(h["months"]),
+                pricing=check_pricing(h.get("pricing", "on-demand")))]
+
+        _seed_once(session, report, "horizon", h["fleet"], h,
+                   lambda fid=fid: fid is not None
+                   and session.get(FleetHorizonRow, fid) is not None, horizon)
+    for d in data.get("demands", []):
+        fid = fleet_id(d["fleet"])
+        sid = None if fid is None else session.scalar(select(ScenarioRow.id).where(
+            ScenarioRow.fleet_id == fid, ScenarioRow.name == d["scenario"]))
+
+        def demand(d: dict[str, Any] = d, sid: int | None = sid) -> list[Any]:
+            if sid is None:
+                return []
+            fields = demand_spec(**{k: v for k, v in d.items()
+                                    if k not in ("fleet", "scenario")})
+            return [ScenarioDemandRow(
+                scenario_id=sid, kind=fields["kind"], unit=fields["unit"],
+                start_month=fields.get("start_month"),
+                start_requests_per_s=fields.get("start_requests_per_s"),
+                growth_fraction_per_month=fields.get("growth_fraction_per_month")),
+                *(DemandPointRow(scenario_id=sid, month=m, requests_per_s=r)
+                  for m, r in fields.get("points", {}).items())]
+
+        _seed_once(session, report, "demand", f"{d['fleet']}/{d['scenario']}", d,
+                   lambda sid=sid: sid is not None
+                   and session.get(ScenarioDemandRow, sid) is not None, demand)
+    for p in data.get("prices", []):
+        gid = session.scalar(select(GpuRow.id).where(GpuRow.name == p["gpu"]))
+        month = month_text(month_index(p["month"])) if p.get("month") else None
+
+        def exists(gid: int | None = gid, month: str | None = month) -> bool:
+            return gid is not None and session.scalar(select(GpuPriceRow.id).where(
+                GpuPriceRow.gpu_id == gid, GpuPriceRow.month.is_(None) if month is None
+                else GpuPriceRow.month == month)) is not None
+
+        def price(p: dict[str, Any] = p, gid: int | None = gid, month: str | None = month
+                  ) -> list[Any]:
+            opt = {k: p.get(k) for k in ("on_demand", "reserved", "spot")}
+            return [] if gid is None else [GpuPriceRow(
+                gpu_id=gid, month=month,
+                **{f"{k}_usd_per_gpu_hour": None if v is None else check_price(v, k)
+                   for k, v in opt.items()},
+                reserved_term_months=check_term(p["term"]) if "term" in p else None)]
+
+        _seed_once(session, report, "price", f"{p['gpu']}@{month or 'start'}", p, exists, price)
+
+
 def unseeded_and_empty(session: Session) -> bool:
     """True for a database at head that has neither been seeded nor used: no
     ``seeded_items``, no model, GPU or fleet. That is a new database whose first run was
@@ -161,4 +261,6 @@ def seed_all(session: Session,
     seed_gpus(session, report)
     session.flush()
     seed_fleets(session, report, build_scenario)
+    session.flush()
+    seed_plans(session, report)
     return report

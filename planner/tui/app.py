@@ -205,7 +205,8 @@ class PlannerApp(App[None]):
         tab = self.query_one("#tabs", TabbedContent).active
         table: DataTable[object] = self.query_one(
             {"gpus": "#gpus-table", "models": "#models-table", "training": "#train-grid",
-             "measurements": "#measurements-table"}.get(tab, "#grid"), DataTable)
+             "measurements": "#measurements-table", "plan": "#plan-table"}.get(tab, "#grid"),
+            DataTable)
         if self.focused is not table:
             table.focus()
             return
@@ -213,8 +214,8 @@ class PlannerApp(App[None]):
             self.query_one(GpusTab).edit()
         elif tab == "models":
             self.query_one(ModelsTab).edit()
-        elif tab == "measurements":
-            return  # runs are read-only here (planner bench import/delete)
+        elif tab in ("measurements", "plan"):
+            return  # runs and plans are read-only here (planner bench, planner fleet plan)
         else:
             self.sheet.edit()
 

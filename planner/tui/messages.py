@@ -95,3 +95,13 @@ class FitDone(Message):
 
     profile: Any
     rows: list[tuple[Any, Any]]
+
+
+@dataclass
+class PlanLoaded(Message):
+    """A fleet's plan was computed (``plan`` None, with ``error`` saying why, when it has
+    none)."""
+
+    fleet: str
+    plan: Any
+    error: str

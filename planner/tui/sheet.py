@@ -64,6 +64,7 @@ from planner.tui.messages import (
     ScenarioSaved,
     WorkFailed,
 )
+from planner.tui.plan_tab import PlanPane
 from planner.tui.rows import Outputs
 from planner.tui.saves import SaveQueue
 from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
@@ -139,6 +140,8 @@ class ScenarioSheet(Vertical):
                 yield GpusTab(self.workspace, id="gpus-table")
             with TabPane("Measurements", id="measurements"):
                 yield MeasurementsPane(self.workspace, id="measurements-pane")
+            with TabPane("Plan", id="plan"):
+                yield PlanPane(self.workspace, id="plan-pane")
         yield self._status
 
     def focus_grid(self) -> None:
@@ -183,6 +186,8 @@ class ScenarioSheet(Vertical):
                                                 strict=True)}
         self.marked &= set(self.scenarios)
         self._rebuild_grids(message.focus_id)
+        if self.query_one("#tabs", TabbedContent).active == "plan":  # another fleet's plan
+            self.query_one(PlanPane).load(self.fleet)
         if not self.loaded or self.app.focused is None:
             self._grid().focus()
         first, self.loaded = not self.loaded, True
@@ -369,10 +374,12 @@ class ScenarioSheet(Vertical):
         self._end_edit()
         pane = event.pane.id or ""
         table = self.query_one({"training": "#train-grid", "models": "#models-table",
-                                "gpus": "#gpus-table", "measurements": "#measurements-table"
-                                }.get(pane, "#grid"), DataTable)
+                                "gpus": "#gpus-table", "measurements": "#measurements-table",
+                                "plan": "#plan-table"}.get(pane, "#grid"), DataTable)
         if pane == "measurements":
             self.query_one(MeasurementsPane).load()
+        if pane == "plan":
+            self.query_one(PlanPane).load(self.fleet)
 
         def refocus() -> None:  # the focused table was on the tab just hidden
             focused = self.app.focused
