@@ -77,19 +77,37 @@ class FleetRollup:
     training_cost_usd: float = 0.0
     training_gpu_hours: float = 0.0
     not_fitting: list[tuple[str, float]] = field(default_factory=list)
-    """(scenario, shortfall in bytes per GPU)."""
+    """(scenario, shortfall in bytes per GPU) of the counted scenarios."""
     scenarios: int = 0
+    """Every scenario of the fleet, counted or not."""
+    not_counted: list[str] = field(default_factory=list)
+    """Options that are not chosen: shown, never added to the totals."""
+
+
+def counted(scenarios: Sequence[Scenario]) -> list[int]:
+    """Indices of the scenarios counted in roll-ups, the Summary, plans and cost totals: the
+    chosen ones. Every scenario in no option group is chosen; of each group (a base and its
+    options) exactly one is (:mod:`planner.service.options`), so alternatives are compared,
+    never summed. The one place that rule lives."""
+    return [i for i, s in enumerate(scenarios) if s.chosen]
 
 
 def rollup(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
            ) -> list[FleetRollup]:
-    """Per-fleet totals: GPUs by type, USD per hour and month, tokens per day (inference
-    scenarios, which run continuously); training cost and GPU-hours (one-off projects)."""
+    """Per-fleet totals of the counted (chosen) scenarios (:func:`counted`): GPUs by type, USD
+    per hour and month, tokens per day (inference scenarios, which run continuously); training
+    cost and GPU-hours (one-off projects). Options not chosen are listed, not added."""
+    if len(scenarios) != len(outputs):
+        raise ValueError(f"{len(scenarios)} scenarios but {len(outputs)} outputs")
     fleets: dict[str, FleetRollup] = {}
     gpus: dict[str, dict[str, int]] = defaultdict(dict)
-    for s, o in zip(scenarios, outputs, strict=True):
+    keep = set(counted(scenarios))
+    for i, (s, o) in enumerate(zip(scenarios, outputs, strict=True)):
         f = fleets.setdefault(s.fleet, FleetRollup(s.fleet))
         f.scenarios += 1
+        if i not in keep:
+            f.not_counted.append(s.name)
+            continue
         if s.kind == "inference":
             gpus[s.fleet][s.gpu] = gpus[s.fleet].get(s.gpu, 0) + int(s.inputs["gpus"])
             f.cost_usd_per_hour += o["cost_usd_per_hour"]

@@ -51,8 +51,15 @@ class Fleets:
                            else clean_text(description, "description"))
             s.add(row)
             s.flush()
-            for sc in s.scalars(select(ScenarioRow).where(ScenarioRow.fleet_id == src.id)):
-                s.add(clone(sc, fleet_id=row.id))
+            copies: dict[int, ScenarioRow] = {}
+            sources = list(s.scalars(select(ScenarioRow).where(ScenarioRow.fleet_id == src.id)))
+            for sc in sources:
+                copies[sc.id] = clone(sc, fleet_id=row.id, chosen=sc.chosen)
+                s.add(copies[sc.id])
+            s.flush()
+            for sc in sources:  # the copy keeps the option groups, re-pointed at the copies
+                if sc.option_of_id is not None:
+                    copies[sc.id].option_of_id = copies[sc.option_of_id].id
             s.flush()
             return convert.fleet(row, queries.scenario_count(s, row.id))
 
