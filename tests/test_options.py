@@ -1,0 +1,146 @@
+"""Alternatives (issue 15.1): option groups, the one chosen scenario of each, and roll-ups that
+count only chosen scenarios; on SQLite and PostgreSQL.
+
+Figures: the seeded example prices (seeds/gpus.toml: h100-sxm $2.50, h200 $3.50, mi300x $2.50,
+l4 $0.50 per GPU-hour) × 730 hours per month (planner.estimator.cost.cost_usd_per_month)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from planner.compare import counted, rollup
+from planner.errors import ValidationError
+from planner.service import Workspace
+
+
+@pytest.fixture
+def ws(db_url: str) -> Iterator[Workspace]:
+    workspace = Workspace.open(db_url)
+    yield workspace
+    workspace.close()
+
+
+def make_group(ws: Workspace) -> None:
+    """Fleet ``opts``: chat on 4 H100 with options on 2 H200 and 2 MI300X, and an unrelated
+    embed on 1 L4."""
+    ws.new_fleet("opts")
+    ws.new_scenario("opts", "chat-h100", model="llama-3-8b", gpu="h100-sxm", gpus=4)
+    ws.new_scenario("opts", "chat-h200", model="llama-3-8b", gpu="h200", gpus=2,
+                    option_of="chat-h100")
+    ws.new_scenario("opts", "chat-mi300x", model="llama-3-8b", gpu="mi300x", gpus=2)
+    ws.make_option("opts", "chat-mi300x", "chat-h100")
+    ws.new_scenario("opts", "embed", model="llama-3-8b", gpu="l4")
+
+
+def state(ws: Workspace, fleet: str = "opts") -> dict[str, tuple[str | None, bool]]:
+    return {s.name: (s.option_of, s.chosen) for s in ws.scenarios(fleet)}
+
+
+def totals(ws: Workspace, fleet: str = "opts") -> tuple[dict[str, int], float]:
+    scenarios = ws.scenarios(fleet)
+    (t,) = rollup(scenarios, ws.evaluate_many(scenarios))
+    return t.gpus_by_type, t.cost_usd_per_month
+
+
+def test_rollup_counts_only_the_chosen_option(ws: Workspace) -> None:
+    make_group(ws)
+    assert state(ws) == {"chat-h100": (None, True), "chat-h200": ("chat-h100", False),
+                         "chat-mi300x": ("chat-h100", False), "embed": (None, True)}
+    scenarios = ws.scenarios("opts")
+    assert counted(scenarios) == [0, 3]
+    (t,) = rollup(scenarios, ws.evaluate_many(scenarios))
+    assert t.gpus_by_type == {"h100-sxm": 4, "l4": 1}
+    assert t.cost_usd_per_hour == pytest.approx(4 * 2.5 + 0.5)
+    assert t.cost_usd_per_month == pytest.approx((4 * 2.5 + 0.5) * 730)  # $7,665, not $12,775
+    assert t.scenarios == 4 and t.not_counted == ["chat-h200", "chat-mi300x"]
+    ws.choose_option("opts", "chat-h200")
+    assert totals(ws) == ({"h200": 2, "l4": 1}, pytest.approx((2 * 3.5 + 0.5) * 730))
+    ws.choose_option("opts", "chat-mi300x")
+    assert totals(ws) == ({"l4": 1, "mi300x": 2}, pytest.approx((2 * 2.5 + 0.5) * 730))
+
+
+def test_choose_is_one_undo_step(ws: Workspace) -> None:
+    make_group(ws)
+    ws.choose_option("opts", "chat-h200")
+    assert state(ws)["chat-h100"] == (None, False)
+    assert state(ws)["chat-h200"] == ("chat-h100", True)
+    changes = ws.undo("opts")
+    assert changes is not None
+    assert sorted((c.field, c.old_value, c.new_value) for c in changes) == [
+        ("chosen", False, True), ("chosen", True, False)]
+    assert len({c.change_set for c in changes}) == 1
+    assert state(ws)["chat-h100"] == (None, True) and state(ws)["chat-h200"][1] is False
+    ws.redo("opts")
+    assert [n for n, (_, chosen) in state(ws).items() if chosen] == ["chat-h200", "embed"]
+
+
+def test_exactly_one_chosen_through_joins_leaves_and_deletes(ws: Workspace) -> None:
+    make_group(ws)
+    ws.choose_option("opts", "chat-mi300x")
+    # leaving the group as its choice hands the choice back to the base
+    ws.make_option("opts", "chat-mi300x", None)
+    assert state(ws)["chat-mi300x"] == (None, True) and state(ws)["chat-h100"] == (None, True)
+    # joining keeps the group's choice; chosen=true with it takes the choice
+    ws.set_scenario("opts", "chat-mi300x", {"option_of": "chat-h100", "chosen": "true"})
+    assert state(ws)["chat-h100"] == (None, False)
+    # chosen=false on the choice hands it to the base
+    ws.set_scenario("opts", "chat-mi300x", {"chosen": "false"})
+    assert state(ws)["chat-h100"] == (None, True) and state(ws)["chat-mi300x"][1] is False
+    # renaming the base keeps the group (options point at it by id)
+    ws.set_scenario("opts", "chat-h100", {"name": "chat"})
+    assert state(ws)["chat-h200"] == ("chat", False)
+    # deleting a chosen option chooses the base
+    ws.choose_option("opts", "chat-h200")
+    ws.delete_scenario("opts", "chat-h200")
+    assert state(ws) == {"chat": (None, True), "chat-mi300x": ("chat", False),
+                         "embed": (None, True)}
+    # deleting a base promotes its chosen option (else its first option by name)
+    ws.new_scenario("opts", "chat-b", model="llama-3-8b", gpu="h200", option_of="chat")
+    ws.choose_option("opts", "chat-mi300x")
+    ws.delete_scenario("opts", "chat")
+    assert state(ws) == {"chat-b": ("chat-mi300x", False), "chat-mi300x": (None, True),
+                         "embed": (None, True)}
+    ws.delete_scenario("opts", "chat-mi300x")  # the base was chosen: first option by name
+    assert state(ws) == {"chat-b": (None, True), "embed": (None, True)}
+
+
+@pytest.mark.parametrize(("name", "of", "message"), [
+    ("chat-h200", "chat-h200", "cannot be an option of itself"),
+    ("embed", "chat-h200", "chat-h200 is itself an option of opts/chat-h100; options nest one "
+                           "level"),
+    ("chat-h100", "embed", "chat-h100 has options of its own (chat-h200, chat-mi300x)"),
+    ("embed", "prod/chat", "must name a scenario of the same fleet ('opts')"),
+    ("embed", "nope", "names no scenario of fleet 'opts': 'nope'"),
+])
+def test_refusals_name_the_rule_and_change_nothing(ws: Workspace, name: str, of: str,
+                                                   message: str) -> None:
+    make_group(ws)
+    before = ws.scenarios("opts")
+    with pytest.raises(ValidationError, match="option_of") as info:
+        ws.make_option("opts", name, of)
+    assert message in str(info.value)
+    assert ws.scenarios("opts") == before
+
+
+def test_choose_and_chosen_false_refused_outside_a_group(ws: Workspace) -> None:
+    make_group(ws)
+    before = ws.scenarios("opts")
+    with pytest.raises(ValidationError, match="embed is no one's option and has no options"):
+        ws.choose_option("opts", "embed")
+    with pytest.raises(ValidationError, match="chosen: embed is no one's option"):
+        ws.set_scenario("opts", "embed", {"chosen": False})
+    with pytest.raises(ValidationError, match="chosen"):
+        ws.set_scenario("opts", "chat-h200", {"chosen": "maybe"})
+    assert ws.scenarios("opts") == before
+
+
+def test_fleet_copy_keeps_groups_and_scenario_copy_stands_alone(ws: Workspace) -> None:
+    make_group(ws)
+    ws.choose_option("opts", "chat-h200")
+    ws.copy_fleet("opts", "opts-b")
+    assert state(ws, "opts-b") == state(ws, "opts")
+    ws.copy_scenario("opts", "chat-h200", "chat-h200-copy")
+    assert state(ws)["chat-h200-copy"] == (None, True)
+    assert totals(ws, "opts-b") == ({"h200": 2, "l4": 1}, pytest.approx((2 * 3.5 + 0.5) * 730))
