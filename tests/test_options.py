@@ -6,10 +6,13 @@ l4 $0.50 per GPU-hour) × 730 hours per month (planner.estimator.cost.cost_usd_p
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
+from click.testing import CliRunner
 
+from planner.cli import cli
 from planner.compare import counted, rollup
 from planner.errors import ValidationError
 from planner.service import Workspace
@@ -144,3 +147,48 @@ def test_fleet_copy_keeps_groups_and_scenario_copy_stands_alone(ws: Workspace) -
     ws.copy_scenario("opts", "chat-h200", "chat-h200-copy")
     assert state(ws)["chat-h200-copy"] == (None, True)
     assert totals(ws, "opts-b") == ({"h200": 2, "l4": 1}, pytest.approx((2 * 3.5 + 0.5) * 730))
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_option_choose_and_compare_options() -> None:
+    slo = ("target_requests_per_s=20", "slo_ttft_s=1", "slo_tpot_s=0.05")
+    assert run("fleet", "new", "opts")[0] == 0
+    assert run("scenario", "new", "opts/chat-h100", "model=llama-3-8b", "gpu=h100-sxm",
+               "gpus=4", *slo)[0] == 0
+    assert run("scenario", "new", "opts/chat-h200", "model=llama-3-8b", "gpu=h200", "gpus=2",
+               *slo, "option_of=chat-h100")[0] == 0
+    assert run("scenario", "new", "opts/chat-mi300x", "model=llama-3-8b", "gpu=mi300x",
+               "gpus=2", *slo)[0] == 0
+    code, out, _ = run("scenario", "option", "opts/chat-mi300x", "--of", "opts/chat-h100")
+    assert (code, out) == (0, "opts/chat-mi300x is now an option of opts/chat-h100\n")
+    code, out, err = run("scenario", "option", "opts/chat-h100", "--of", "prod/chat")
+    assert code == 2 and "must name a scenario of the same fleet ('opts')" in err
+    assert run("scenario", "choose", "opts/chat-h200") == (0, "chose opts/chat-h200 (version 2)\n",
+                                                          "")
+    code, out, _ = run("compare", "--options", "opts/chat-mi300x", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["base"] == "chat-h100"
+    table = {r["name"]: (r["gpu"], r["gpus"], r["cost_usd_per_month"], r["chosen"],
+                         r["cheapest_meeting_slo"]) for r in data["options"]}
+    assert table == {"chat-h100": ("h100-sxm", 4, pytest.approx(7300.0), False, False),
+                     "chat-h200": ("h200", 2, pytest.approx(5110.0), True, False),
+                     "chat-mi300x": ("mi300x", 2, pytest.approx(3650.0), False, True)}
+    # the serving model's verdict at 20 requests/s: 2 GPUs carry it within 1 s TTFT, 50 ms TPOT
+    assert {r["name"]: (r["gpus_needed"], r["meets_slo"]) for r in data["options"]} == {
+        "chat-h100": (2, True), "chat-h200": (2, True), "chat-mi300x": (2, True)}
+    code, out, _ = run("compare", "--options", "opts/chat-h100")
+    assert code == 0 and "★" in out.splitlines()[[i for i, line in enumerate(out.splitlines())
+                                                   if "chat-mi300x" in line][0]]
+    code, out, _ = run("fleet", "rollup", "opts", "--json")
+    (totals,) = json.loads(out)
+    assert totals["gpus_by_type"] == {"h200": 2}
+    assert totals["cost_usd_per_month"] == pytest.approx(5110.0)
+    assert totals["not_counted"] == ["chat-h100", "chat-mi300x"]
+    code, out, _ = run("scenario", "list", "--fleet", "opts", "--json")
+    assert {r["name"]: (r["option_of"], r["chosen"]) for r in json.loads(out)} == {
+        "chat-h100": (None, False), "chat-h200": ("chat-h100", True),
+        "chat-mi300x": ("chat-h100", False)}

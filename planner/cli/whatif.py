@@ -230,15 +230,29 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
 
 
 @click.command()
-@click.argument("refs", nargs=-1, required=True, metavar="SCENARIO...")
+@click.argument("refs", nargs=-1, metavar="SCENARIO...")
 @fleet_option
 @click.option("--show", help="Columns to compare, comma-separated (default: differing inputs "
               "and key outputs).")
+@click.option("--options", "options_of", metavar="SCENARIO",
+              help="Instead: the option group of SCENARIO side by side (GPUs, $/month, $/M "
+                   "tokens, meets SLO, the chosen one), the cheapest that meets the SLO marked.")
 @json_option
 @click.pass_context
 def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
-            show: str | None, as_json: bool) -> None:
-    """Two or more scenarios side by side, with absolute and relative deltas to the first."""
+            show: str | None, options_of: str | None, as_json: bool) -> None:
+    """Two or more scenarios side by side, with absolute and relative deltas to the first;
+    or, with --options, an option group."""
+    if options_of:
+        if refs:
+            raise ValidationError("--options", "give either scenarios or --options, not both")
+        # lazy: the option-group commands, only when this runs
+        from planner.cli.options import print_options
+
+        print_options(ctx, options_of, fleet_name, as_json)
+        return
+    if not refs:
+        raise ValidationError("SCENARIO", "give two or more scenarios, or --options SCENARIO")
     # lazy: ~13 ms of imports, only when this runs
     from planner.compare import compare as run
 
