@@ -40,8 +40,16 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
 
 def _register() -> None:
     # lazy: the command modules import the `cli` group defined above (an import cycle)
-    from planner.cli import bench, catalog, db, estimate, fleets, report, whatif
-    from planner.cli import options  # noqa: F401  (registers scenario option/choose)
+    from planner.cli import (
+        bench,
+        catalog,
+        db,
+        estimate,
+        fleets,
+        options,  # noqa: F401  (registers scenario option/choose)
+        report,
+        whatif,
+    )
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
                     fleets.fleet, fleets.scenario, whatif.sweep, whatif.solve, whatif.compare,

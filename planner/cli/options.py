@@ -84,6 +84,7 @@ def print_options(ctx: click.Context, ref: str, fleet_name: str | None, as_json:
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli.render import console
+
     # lazy: loads rich (~37 ms), only when this runs
     from planner.present import options_table as table
 
