@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
+import openpyxl
 import pytest
 from click.testing import CliRunner
+from openpyxl.utils import get_column_letter
 
 from planner.cli import cli
 from planner.compare import counted, rollup
 from planner.errors import ValidationError
 from planner.service import Workspace
+from tests.libreoffice import recalculate
 
 
 @pytest.fixture
@@ -192,3 +196,46 @@ def test_cli_option_choose_and_compare_options() -> None:
     assert {r["name"]: (r["option_of"], r["chosen"]) for r in json.loads(out)} == {
         "chat-h100": (None, False), "chat-h200": ("chat-h100", True),
         "chat-mi300x": ("chat-h100", False)}
+
+
+def test_workbook_round_trip_of_options_and_summary_counts_chosen(ws: Workspace,
+                                                                  tmp_path: Path) -> None:
+    make_group(ws)
+    ws.choose_option("opts", "chat-h200")
+    path = tmp_path / "opts.xlsx"
+    ws.export(path, ["opts"])
+    wb = openpyxl.load_workbook(path)
+    sheet = wb["Scenarios"]
+    header = [c.value for c in sheet[1]]
+    assert header[-2:] == ["option_of", "chosen"]
+    rows = {r[header.index("name")]: (r[-2], r[-1])
+            for r in sheet.iter_rows(min_row=2, values_only=True)}
+    assert rows == {"chat-h100": (None, False), "chat-h200": ("chat-h100", True),
+                    "chat-mi300x": ("chat-h100", False), "embed": (None, True)}
+    summary = wb["Summary"]
+    assert summary["F3"].value.endswith(",TRUE)") and "Scenarios!$" in summary["F3"].value
+    # recomputed by LibreOffice: the Summary adds the chosen H200 option and the L4, not all
+    values = openpyxl.load_workbook(recalculate(path, tmp_path / "lo"), data_only=True)["Summary"]
+    assert (values["A3"].value, values["D3"].value) == ("opts", 3)
+    assert values["F3"].value == pytest.approx((2 * 3.5 + 0.5) * 730)
+    # an untouched export imports as no change; a moved choice imports as one edit
+    assert all(not p.fields for p in ws.import_workbook(path))
+    col = header.index("chosen") + 1
+    names = [c.value for c in sheet[get_column_letter(header.index("name") + 1)]]
+    sheet.cell(row=names.index("chat-h200") + 1, column=col, value=False)
+    sheet.cell(row=names.index("chat-mi300x") + 1, column=col, value=True)
+    wb.save(path)
+    ws.import_workbook(path)
+    assert state(ws) == {"chat-h100": (None, False), "chat-h200": ("chat-h100", False),
+                         "chat-mi300x": ("chat-h100", True), "embed": (None, True)}
+    # a new fleet from the same workbook: options are created after their base
+    ws.new_fleet("opts-copy")
+    fleet_col = header.index("fleet") + 1
+    id_col, version_col = header.index("id") + 1, header.index("version") + 1
+    for r in range(2, sheet.max_row + 1):
+        sheet.cell(row=r, column=fleet_col, value="opts-copy")
+        sheet.cell(row=r, column=id_col).value = None
+        sheet.cell(row=r, column=version_col).value = None
+    wb.save(path)
+    ws.import_workbook(path)
+    assert state(ws, "opts-copy") == state(ws)

@@ -175,7 +175,8 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
         r = i + 2
         meta = {"id": sc.id or None, "fleet": sc.fleet, "name": sc.name, "model": sc.model,
                 "gpu": sc.gpu, "version": sc.version or None, "notes": sc.notes,
-                "lora_targets": sc.lora_targets}
+                "lora_targets": sc.lora_targets, "option_of": sc.option_of,
+                "chosen": sc.chosen}
         cells = []
         for j, (letter, role, payload, style) in enumerate(plan):
             ref = f"{letter}{r}"
@@ -472,20 +473,24 @@ def write_summary(ws: Any, scenarios: Sequence[Scenario], fleets: list[str],
     for j, h in enumerate(headers, 1):
         _header(ws, 2, j, h, "meta")
     rng = lambda key: f"Scenarios!${col[key]}$2:${col[key]}${max(last, 2)}"  # noqa: E731
+    chosen = f"{rng('chosen')},TRUE"  # totals add chosen scenarios only (compare.counted)
     for i, fleet in enumerate(fleets, 3):
         write_text(ws.cell(row=i, column=1), fleet)
         f = f"$A{i}"
         ws.cell(row=i, column=2, value=f"=COUNTIFS({rng('fleet')},{f})")
-        ws.cell(row=i, column=3, value=f"=COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE)")
-        ws.cell(row=i, column=4, value=f"=SUMIFS({rng('gpus')},{rng('fleet')},{f})")
-        ws.cell(row=i, column=5, value=f"=SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f})")
+        ws.cell(row=i, column=3,
+                value=f"=COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE,{chosen})")
+        ws.cell(row=i, column=4, value=f"=SUMIFS({rng('gpus')},{rng('fleet')},{f},{chosen})")
+        ws.cell(row=i, column=5,
+                value=f"=SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f},{chosen})")
         ws.cell(row=i, column=6,
-                value=f"=SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f})")
-        ws.cell(row=i, column=7, value=f"=SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f})")
+                value=f"=SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f},{chosen})")
+        ws.cell(row=i, column=7,
+                value=f"=SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f},{chosen})")
         for j, g in enumerate(gpu_names, 8):
             criterion = _text_criterion(g, gpu_rows or {})
-            ws.cell(row=i, column=j,
-                    value=f'=SUMIFS({rng("gpus")},{rng("fleet")},{f},{rng("gpu")},{criterion})')
+            ws.cell(row=i, column=j, value=f'=SUMIFS({rng("gpus")},{rng("fleet")},{f},'
+                                           f'{rng("gpu")},{criterion},{chosen})')
         for j, fmt in ((5, '"$"#,##0.00'), (6, '"$"#,##0.00'), (7, "#,##0")):
             ws.cell(row=i, column=j).number_format = fmt
     top = len(fleets) + 5

@@ -133,7 +133,7 @@ def check_join(s: Session, row: ScenarioRow, base_id: int | None) -> None:
 
 
 def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[str, Any],
-           touched: Touched) -> None:
+           touched: Touched, *, creating: bool = False) -> None:
     """Keep ``row``'s old and new option groups at exactly one chosen after an edit that set
     its ``option_of`` or ``chosen`` (``before``: its fields before the edit; ``changes``: what
     the edit asked for; the row is written and flushed). Other rows it changes go in
@@ -141,7 +141,8 @@ def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[s
 
     ``chosen=false`` on a group's chosen member hands the choice to the base (to the first
     option by name when it is the base), so a workbook that moves the choice imports in any
-    row order."""
+    row order. A new scenario in no group (``creating``) is chosen whatever it asked: a
+    workbook creates a base before the option that takes the choice from it."""
     asked = parse_chosen(changes["chosen"]) if "chosen" in changes else None
     old_base = base_name(before["option_of"])
     moved = "option_of" in changes and old_base != base_name(changes["option_of"])
@@ -153,7 +154,7 @@ def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[s
         row.chosen = row.option_of_id is None  # joins not chosen; leaves chosen
     group = group_rows(s, row)
     if len(group) == 1:
-        if asked is False:
+        if asked is False and not creating:
             raise ValidationError("chosen", f"{row.name} is no one's option and has no "
                                   "options: it is always counted")
         row.chosen = True

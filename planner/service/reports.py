@@ -71,7 +71,8 @@ class Reports:
                           default_fleet=fleet, fleets={f.name for f in self.fleets.fleets()})
         try:
             with write_transaction(self.engine) as s:
-                for plan in plans:
+                # new bases before the rows that name them as option_of (a stable sort)
+                for plan in sorted(plans, key=lambda p: bool(p.fields.get("option_of"))):
                     try:
                         if plan.id is None:
                             self.scenarios.new_in(s, plan.fleet, plan.fields)

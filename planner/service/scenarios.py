@@ -143,7 +143,8 @@ class Scenarios:
         s.flush()
         if any(k in fields for k in OPTION_FIELDS):
             touched = Touched()
-            settle(s, row, {"option_of": None, "chosen": True}, fields, touched)
+            settle(s, row, {"option_of": None, "chosen": True}, fields, touched,
+                   creating=True)
             touched.log(s, changelog.new_change_set())
             s.expire(row, ["option_of"])
         return convert.scenario(row)
