@@ -247,7 +247,7 @@ def test_import_round_trip_changes_nothing(ws: Workspace, tmp_path: Path,
     url = f"sqlite:///{isolated_data_dir / 'planner.db'}"
     before = dump(url)
     plans = ws.import_workbook(path)
-    assert len(plans) == 7 and all(not p.fields for p in plans)
+    assert len(plans) == 10 and all(not p.fields for p in plans)
     assert dump(url) == before
 
 
