@@ -56,7 +56,6 @@ from planner.tui.editline import LineBuffer
 from planner.tui.formula_bar import FormulaBar
 from planner.tui.grid import SheetTable
 from planner.tui.measurements_tab import MeasurementsPane
-from planner.tui.options_view import OptionsScreen
 from planner.tui.messages import (
     ExportDone,
     FleetLoaded,
@@ -65,6 +64,7 @@ from planner.tui.messages import (
     ScenarioSaved,
     WorkFailed,
 )
+from planner.tui.options_view import OptionsScreen
 from planner.tui.rows import Outputs
 from planner.tui.saves import SaveQueue
 from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
