@@ -239,3 +239,35 @@ def test_workbook_round_trip_of_options_and_summary_counts_chosen(ws: Workspace,
     wb.save(path)
     ws.import_workbook(path)
     assert state(ws, "opts-copy") == state(ws)
+
+
+def test_solve_writes_its_best_answers_as_options_none_chosen() -> None:
+    base = "demo/llama3-70b-chat-h100-tp4"
+    args = ("solve", base, "--minimize", "cost_usd_per_month", "--vary",
+            "gpu=h100-sxm,h200,mi300x", "--vary", "gpus=4,8,12", "--subject-to", "meets_slo",
+            "--as-options", "2", "--json")
+    code, out, err = run(*args)
+    assert code == 0, err
+    data = json.loads(out)
+    # best: 2 replicas of TP 4 on 8 H100 meet the SLO at 10 requests/s, $2.50 × 8 × 730 h
+    assert data["values"]["gpu"] == "h100-sxm" and data["values"]["gpus"] == 8
+    assert data["values"]["cost_usd_per_month"] == pytest.approx(14_600.0)
+    # the two best answers other than the scenario as it is (12 H100), best first
+    assert data["options"] == [f"{base}+gpu=h100-sxm+gpus=8", f"{base}+gpu=h200+gpus=8"]
+    with Workspace.open() as ws:
+        made = {s.name: (s.option_of, s.chosen, s.gpu, s.inputs["gpus"], s.inputs["tp"])
+                for s in ws.scenarios("demo") if s.name.startswith('llama3-70b-chat-h100-tp4+')}
+        assert made == {
+            "llama3-70b-chat-h100-tp4+gpu=h100-sxm+gpus=8":
+                ("llama3-70b-chat-h100-tp4", False, "h100-sxm", 8, 4),
+            "llama3-70b-chat-h100-tp4+gpu=h200+gpus=8":
+                ("llama3-70b-chat-h100-tp4", False, "h200", 8, 4)}
+        # none chosen: the demo's totals still count the base's 12 H100
+        scenarios = ws.scenarios("demo")
+        (t,) = rollup(scenarios, ws.evaluate_many(scenarios))
+        assert t.gpus_by_type["h100-sxm"] == 1 + 2 + 12  # request, mixtral TP 2, the base
+    code, _, err = run(*args)  # the same names again: refused, nothing written
+    assert code == 2 and "already has a scenario named" in err
+    code, _, err = run("solve", base, "--minimize", "gpus", "--subject-to", "meets_slo",
+                       "--as-options", "2")
+    assert code == 2 and "--as-options: say what may change" in err

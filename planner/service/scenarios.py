@@ -205,6 +205,26 @@ class Scenarios:
                                       "with `planner scenario option`)")
             return self.set_in(s, fleet, name, {"chosen": True}, expected_version)
 
+    def add_options(self, fleet: str, name: str, variants: list[dict[str, Any]], *,
+                    choose_first: bool = False) -> list[Scenario]:
+        """Write ``variants`` (field changes, e.g. a solver's best answers) as new options of
+        scenario ``name``'s group: each a copy of it with those changes, named
+        ``NAME+column=value+…``, an option of its base (of ``name`` itself when it is no one's
+        option). None is chosen, so the fleet's totals do not move, unless ``choose_first``
+        (the first variant is chosen). One transaction: all or none."""
+        with write_transaction(self.engine) as s:
+            row = queries.scenario_row(s, fleet, name)
+            base = row.option_of.name if row.option_of is not None else row.name
+            fields = {k: v for k, v in field_values(row).items()
+                      if k not in ("name", *OPTION_FIELDS)}
+            made = []
+            for i, changes in enumerate(variants):
+                label = "+".join(f"{k}={v}" for k, v in changes.items())
+                made.append(self.new_in(s, fleet, {
+                    **fields, **changes, "name": f"{name}+{label}"[:200], "option_of": base,
+                    "chosen": choose_first and i == 0}))
+            return made
+
     def copy_scenario(self, fleet: str, name: str, new_name: str,
                       to_fleet: str | None = None) -> Scenario:
         """A what-if copy of a scenario, in the same fleet or another."""

@@ -277,6 +277,12 @@ class Workspace:
         not chosen; ``of`` None detaches it (a scenario of its own again, chosen)."""
         return self._scenarios.set_scenario(fleet, name, {"option_of": of or None})
 
+    def add_options(self, fleet: str, name: str, variants: list[dict[str, Any]], *,
+                    choose_first: bool = False) -> list[Scenario]:
+        """Write field changes (a solver's best answers) as new options of the scenario's
+        group, none chosen unless ``choose_first``; one transaction."""
+        return self._scenarios.add_options(fleet, name, variants, choose_first=choose_first)
+
     def copy_scenario(self, fleet: str, name: str, new_name: str,
                       to_fleet: str | None = None) -> Scenario:
         """A what-if copy of a scenario, in the same fleet or another."""
