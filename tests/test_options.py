@@ -98,19 +98,22 @@ def test_exactly_one_chosen_through_joins_leaves_and_deletes(ws: Workspace) -> N
     # renaming the base keeps the group (options point at it by id)
     ws.set_scenario("opts", "chat-h100", {"name": "chat"})
     assert state(ws)["chat-h200"] == ("chat", False)
-    # deleting a chosen option chooses the base
+    # a delete never changes another scenario: the chosen option and a base with options are
+    # refused, with what to do instead; an option not chosen goes freely
     ws.choose_option("opts", "chat-h200")
-    ws.delete_scenario("opts", "chat-h200")
-    assert state(ws) == {"chat": (None, True), "chat-mi300x": ("chat", False),
-                         "embed": (None, True)}
-    # deleting a base promotes its chosen option (else its first option by name)
-    ws.new_scenario("opts", "chat-b", model="llama-3-8b", gpu="h200", option_of="chat")
-    ws.choose_option("opts", "chat-mi300x")
+    before = ws.scenarios("opts")
+    with pytest.raises(ValidationError, match="opts/chat-h200 is the chosen option of "
+                                              "opts/chat: choose another one"):
+        ws.delete_scenario("opts", "chat-h200")
+    with pytest.raises(ValidationError, match=r"opts/chat is the base of 2 option\(s\) "
+                                              r"\(chat-h200, chat-mi300x\): delete them or "
+                                              "detach them"):
+        ws.delete_scenario("opts", "chat")
+    assert ws.scenarios("opts") == before
+    ws.delete_scenario("opts", "chat-mi300x")
+    ws.make_option("opts", "chat-h200", None)  # detached: chosen, and the base takes it back
     ws.delete_scenario("opts", "chat")
-    assert state(ws) == {"chat-b": ("chat-mi300x", False), "chat-mi300x": (None, True),
-                         "embed": (None, True)}
-    ws.delete_scenario("opts", "chat-mi300x")  # the base was chosen: first option by name
-    assert state(ws) == {"chat-b": (None, True), "embed": (None, True)}
+    assert state(ws) == {"chat-h200": (None, True), "embed": (None, True)}
 
 
 @pytest.mark.parametrize(("name", "of", "message"), [

@@ -18,9 +18,10 @@ in that edit's one change set (so one undo step reverts all of it):
 - **Choose.** ``chosen=true`` (or ``planner scenario choose``) chooses it and un-chooses the
   rest of its group. ``chosen=false`` is refused: choose another member instead.
 - **Rename.** Options point at their base by id, so renaming the base keeps the group.
-- **Delete.** Deleting an option that was chosen chooses the base. Deleting a base promotes one
-  option to base: the chosen option if there is one, else the first option by name, which then
-  becomes chosen; the other options become options of the new base.
+- **Delete.** A delete never changes another scenario (so it never leaves an undo step that
+  names a scenario that is gone): deleting a base that has options is refused (delete or detach
+  them first), and so is deleting the chosen option of a group (choose another one first).
+  Deleting an option that is not chosen, or a scenario in no group, is free.
 """
 
 from __future__ import annotations
@@ -173,22 +174,17 @@ def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[s
         touched.set_chosen(group[0], True)
 
 
-def dissolve(s: Session, row: ScenarioRow, touched: Touched) -> None:
-    """Before ``row`` is deleted: keep its group at one chosen (see the module's rules)."""
-    if row.option_of_id is not None:
-        if row.chosen:
-            touched.set_chosen(queries.scenario_by_id(s, row.option_of_id), True)
-        return
+def check_delete(s: Session, row: ScenarioRow, fleet: str) -> None:
+    """Refuse deleting a scenario that would leave its option group inconsistent: a base that
+    has options, or the chosen option of a group (see the module's rules)."""
     options = options_of(s, row.id)
-    if not options:
-        return
-    heir = next((o for o in options if o.chosen), options[0])
-    touched.touch(heir)
-    heir.option_of_id = None
-    heir.chosen = True
-    for other in options:
-        if other.id != heir.id:
-            touched.touch(other)
-            other.option_of_id = heir.id
-    s.flush()
-
+    if options:
+        raise ValidationError("scenario", f"{fleet}/{row.name} is the base of "
+                              f"{len(options)} option(s) ("
+                              + ", ".join(o.name for o in options) + "): delete them or "
+                              "detach them (planner scenario option NAME --detach) first")
+    if row.option_of_id is not None and row.chosen:
+        base = queries.scenario_by_id(s, row.option_of_id)
+        raise ValidationError("scenario", f"{fleet}/{row.name} is the chosen option of "
+                              f"{fleet}/{base.name}: choose another one of the group first "
+                              "(planner scenario choose)")

@@ -22,8 +22,8 @@ from planner.service.fields import clean_name, clean_text
 from planner.service.options import (
     OPTION_FIELDS,
     Touched,
+    check_delete,
     check_join,
-    dissolve,
     group_rows,
     parse_chosen,
     resolve_base,
@@ -241,11 +241,9 @@ class Scenarios:
             return convert.scenario(row)
 
     def delete_scenario(self, fleet: str, name: str) -> None:
-        """Delete a scenario (and its change log). Its option group stays one with exactly one
-        chosen (:func:`planner.service.options.dissolve`), logged as one change set."""
+        """Delete a scenario (and its change log). Refused for the base of options and for the
+        chosen option of a group (:func:`planner.service.options.check_delete`)."""
         with write_transaction(self.engine) as s:
             row = queries.scenario_row(s, fleet, name, lock=True)
-            touched = Touched()
-            dissolve(s, row, touched)
-            touched.log(s, changelog.new_change_set())
+            check_delete(s, row, fleet)
             s.delete(row)
