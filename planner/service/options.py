@@ -93,8 +93,8 @@ def group_rows(s: Session, row: ScenarioRow) -> list[ScenarioRow]:
 
 
 def parse_chosen(value: Any) -> bool:
-    """A ``chosen`` value as a flag."""
-    return parse_bool("chosen", value)
+    """A ``chosen`` value as a flag (a stored bool is taken as it is, not parsed again)."""
+    return value if isinstance(value, bool) else parse_bool("chosen", value)
 
 
 class Touched:
