@@ -274,3 +274,11 @@ def test_solve_writes_its_best_answers_as_options_none_chosen() -> None:
     code, _, err = run("solve", base, "--minimize", "gpus", "--subject-to", "meets_slo",
                        "--as-options", "2")
     assert code == 2 and "--as-options: say what may change" in err
+
+
+def test_setting_the_same_base_again_keeps_the_choice(ws: Workspace) -> None:
+    make_group(ws)
+    ws.choose_option("opts", "chat-h200")
+    ws.set_scenario("opts", "chat-h200", {"option_of": "opts/chat-h100", "batch": 2})
+    assert state(ws)["chat-h200"] == ("chat-h100", True)
+    assert state(ws)["chat-h100"] == (None, False)

@@ -146,12 +146,11 @@ def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[s
     workbook creates a base before the option that takes the choice from it."""
     asked = parse_chosen(changes["chosen"]) if "chosen" in changes else None
     old_base = base_name(before["option_of"])
-    moved = "option_of" in changes and old_base != base_name(changes["option_of"])
+    old = queries.scenario_named(s, row.fleet_id, old_base) if old_base is not None else None
+    moved = "option_of" in changes and (old.id if old is not None else None) != row.option_of_id
     if moved:
-        if old_base is not None and before["chosen"]:
-            old = queries.scenario_named(s, row.fleet_id, old_base)
-            if old is not None:  # it was the old group's choice: the old base takes over
-                touched.set_chosen(old, True)
+        if old is not None and before["chosen"]:
+            touched.set_chosen(old, True)  # it was the old group's choice: the base takes over
         row.chosen = row.option_of_id is None  # joins not chosen; leaves chosen
     group = group_rows(s, row)
     if len(group) == 1:
