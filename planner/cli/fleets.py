@@ -186,7 +186,9 @@ def _inputs_of(sc: Any, kind: str) -> dict[str, Any]:
 
 FIELDS_HELP = ("FIELDS are field=value: any input column (see `planner estimate --help` and "
                "`planner train --help` for names, units and ranges), or name, kind, model, gpu, "
-               "notes, lora_targets.")
+               "notes, lora_targets, option_of (the base scenario this one is an option of; "
+               "empty: none) and chosen=true (count this option; see `planner scenario "
+               "choose`).")
 
 
 @scenario.command("new", help="Create a scenario. " + FIELDS_HELP)
