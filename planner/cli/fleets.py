@@ -100,7 +100,7 @@ def fleet_rollup(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> N
 @click.group(cls=PlannerGroup)
 def scenario() -> None:
     """Scenarios: list and show (with computed outputs), new, set field=value, copy, delete,
-    history.
+    history; option and choose (alternatives: only chosen scenarios are counted).
 
     A SCENARIO is written FLEET/NAME, or NAME with --fleet, or NAME alone when there is only
     one fleet.
