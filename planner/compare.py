@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.domain import Scenario
@@ -77,19 +77,37 @@ class FleetRollup:
     training_cost_usd: float = 0.0
     training_gpu_hours: float = 0.0
     not_fitting: list[tuple[str, float]] = field(default_factory=list)
-    """(scenario, shortfall in bytes per GPU)."""
+    """(scenario, shortfall in bytes per GPU) of the counted scenarios."""
     scenarios: int = 0
+    """Every scenario of the fleet, counted or not."""
+    not_counted: list[str] = field(default_factory=list)
+    """Options that are not chosen: shown, never added to the totals."""
+
+
+def counted(scenarios: Sequence[Scenario]) -> list[int]:
+    """Indices of the scenarios counted in roll-ups, the Summary, plans and cost totals: the
+    chosen ones. Every scenario in no option group is chosen; of each group (a base and its
+    options) exactly one is (:mod:`planner.service.options`), so alternatives are compared,
+    never summed. The one place that rule lives."""
+    return [i for i, s in enumerate(scenarios) if s.chosen]
 
 
 def rollup(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
            ) -> list[FleetRollup]:
-    """Per-fleet totals: GPUs by type, USD per hour and month, tokens per day (inference
-    scenarios, which run continuously); training cost and GPU-hours (one-off projects)."""
+    """Per-fleet totals of the counted (chosen) scenarios (:func:`counted`): GPUs by type, USD
+    per hour and month, tokens per day (inference scenarios, which run continuously); training
+    cost and GPU-hours (one-off projects). Options not chosen are listed, not added."""
+    if len(scenarios) != len(outputs):
+        raise ValueError(f"{len(scenarios)} scenarios but {len(outputs)} outputs")
     fleets: dict[str, FleetRollup] = {}
     gpus: dict[str, dict[str, int]] = defaultdict(dict)
-    for s, o in zip(scenarios, outputs, strict=True):
+    keep = set(counted(scenarios))
+    for i, (s, o) in enumerate(zip(scenarios, outputs, strict=True)):
         f = fleets.setdefault(s.fleet, FleetRollup(s.fleet))
         f.scenarios += 1
+        if i not in keep:
+            f.not_counted.append(s.name)
+            continue
         if s.kind == "inference":
             gpus[s.fleet][s.gpu] = gpus[s.fleet].get(s.gpu, 0) + int(s.inputs["gpus"])
             f.cost_usd_per_hour += o["cost_usd_per_hour"]
@@ -108,7 +126,65 @@ def rollup(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
     return [fleets[k] for k in sorted(fleets)]
 
 
-def counted(scenarios: Sequence[Scenario]) -> list[int]:
-    """Indices of the scenarios roll-ups, the Summary, plans and cost totals count: the chosen
-    option of each option group (every scenario, until options exist)."""
-    return [i for i, s in enumerate(scenarios) if getattr(s, "chosen", True)]
+def option_group(scenarios: Sequence[Scenario], name: str) -> list[int]:
+    """Indices of the option group of the scenario called ``name`` among ``scenarios`` (one
+    fleet's): its base first, then the options by name. :class:`ValidationError` when there is
+    no such scenario or it is in no group."""
+    by_name = {s.name: i for i, s in enumerate(scenarios)}
+    if name not in by_name:
+        raise ValidationError("scenario", "names no scenario of the fleet; scenarios are "
+                              + ", ".join(sorted(by_name)[:20]), value=name)
+    base = scenarios[by_name[name]].option_of or name
+    options = sorted((s.name, i) for i, s in enumerate(scenarios) if s.option_of == base)
+    if not options:
+        raise ValidationError("scenario", f"{name} is no one's option and has no options "
+                              "(make one with `planner scenario option NAME --of BASE`)")
+    return [by_name[base], *(i for _, i in options)]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionRow:
+    """One option of a group as ``compare --options`` and the UI show it."""
+
+    name: str
+    gpu: str
+    base: bool
+    """The group's base scenario (the others are its options)."""
+    chosen: bool
+    """Counted in roll-ups and totals."""
+    gpus: int
+    """GPUs of the deployment as configured (what the roll-up adds)."""
+    gpus_needed: int | None
+    """GPUs that carry the target rate within the objectives (None: no target rate)."""
+    cost_usd_per_month: float | None
+    """Monthly cost of the deployment as configured (None for training)."""
+    cost_usd_per_million_output_tokens: float | None
+    fits: bool
+    meets_slo: bool | None
+    """Carries its load within the TTFT/TPOT objectives (None for training)."""
+    cheapest_meeting_slo: bool = False
+    """The lowest monthly cost among the options that fit and meet the objectives."""
+
+
+def options_table(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
+                  ) -> list[OptionRow]:
+    """An option group side by side (``scenarios``: base first, as :func:`option_group`
+    orders them), the cheapest by ``cost_usd_per_month`` among those that fit and meet the
+    SLO marked (ties: the first). Inference columns are None for training options."""
+    rows = []
+    for i, (s, o) in enumerate(zip(scenarios, outputs, strict=True)):
+        inference = s.kind == "inference"
+        target = float(s.inputs.get("target_requests_per_s") or 0.0)
+        per_mtok = _number(o.get("cost_usd_per_million_output_tokens")) if inference else None
+        rows.append(OptionRow(
+            name=s.name, gpu=s.gpu, base=i == 0, chosen=s.chosen, gpus=int(s.inputs["gpus"]),
+            gpus_needed=int(o["gpus_needed"]) if inference and target > 0 else None,
+            cost_usd_per_month=float(o["cost_usd_per_month"]) if inference else None,
+            cost_usd_per_million_output_tokens=per_mtok,
+            fits=bool(o["fits"] if inference else o["train_fits"]),
+            meets_slo=bool(o["meets_slo"]) if inference else None))
+    meeting = [i for i, r in enumerate(rows) if r.fits and r.meets_slo]
+    if meeting:
+        best = min(meeting, key=lambda i: rows[i].cost_usd_per_month or 0.0)
+        rows[best] = replace(rows[best], cheapest_meeting_slo=True)
+    return rows

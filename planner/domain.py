@@ -77,6 +77,10 @@ class Scenario:
     notes: str
     version: int
     updated_at: datetime | None = None
+    option_of: str | None = None
+    """The name of the base scenario (same fleet) this one is an option of; None: no one's."""
+    chosen: bool = True
+    """Counted in roll-ups and totals (exactly one scenario of an option group is chosen)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,3 +42,24 @@ def comparison_table(scenarios: list[Any], rows: list[Any]) -> Table:
                     cells.append(f"{sign}{cell(r.column, abs(r.deltas[i]))}{pct}")
         table.add_row(r.column, *cells)
     return table
+
+
+def options_table(title: str, rows: list[Any]) -> Table:
+    """An option group side by side (:func:`planner.compare.options_table`): ✓ marks the chosen
+    option (the one counted), ★ the cheapest that fits and meets the SLO."""
+    table = Table(title=title)
+    for header, justify in (("", "left"), ("option", "left"), ("GPU", "left"),
+                            ("GPUs", "right"), ("GPUs needed", "right"),
+                            ("$/month", "right"), ("$/M output tokens", "right"),
+                            ("fits", "left"), ("meets SLO", "left")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        mark = ("✓" if r.chosen else " ") + ("★" if r.cheapest_meeting_slo else " ")
+        table.add_row(mark, escape(r.name + (" (base)" if r.base else "")), escape(r.gpu),
+                      f"{r.gpus:,}", "–" if r.gpus_needed is None else f"{r.gpus_needed:,}",
+                      cell("cost_usd_per_month", r.cost_usd_per_month),
+                      cell("cost_usd_per_million_output_tokens",
+                           r.cost_usd_per_million_output_tokens),
+                      "–" if r.fits is None else ("yes" if r.fits else "no"),
+                      "–" if r.meets_slo is None else ("yes" if r.meets_slo else "no"))
+    return table

@@ -259,7 +259,7 @@ def test_db_upgrade_on_a_new_file_then_open_has_the_catalog(
     assert code == 0, err
     assert len(json.loads(out)) >= 7
     code, out, _ = run("--db", url, "scenario", "list", "--json")
-    assert len(json.loads(out)) == 7
+    assert len(json.loads(out)) == 10
 
 
 # ---------------------------------------------------------------- 17: messages, not tracebacks

@@ -18,7 +18,8 @@ from tests.store_fixtures import dump
 
 def test_single_head_and_linear_history() -> None:
     assert migrate.heads() == ("0009",) == (migrate.SCHEMA_HEAD,)
-    assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007", "0009"]
+    assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
+                                   "0008", "0009"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
@@ -40,6 +41,11 @@ def test_upgrade_from_empty_matches_models(db_url: str) -> None:
 
 def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
+        # the demo's option group uses columns older schemas lack (SLOs before 0003, options
+        # before 0008; test_downgrade_of_0008_forgets_options): left out of this round trip
+        for name in ("llama3-70b-chat-h200-tp2", "llama3-70b-chat-mi300x-tp2",
+                     "llama3-70b-chat-h100-tp4"):
+            ws.delete_scenario("demo", name)
         ws.new_fleet("prod-2027", "what we run next year")
         ws.new_scenario("prod-2027", "chat", model="llama-3-8b", gpu="h100-sxm", batch=64,
                         notes="=SUM(A1)")
@@ -75,6 +81,21 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
     engine.dispose()
 
 
+def test_downgrade_of_0008_forgets_options(db_url: str) -> None:
+    with Workspace.open(db_url) as ws:
+        assert ws.scenario("demo", "llama3-70b-chat-h200-tp2").option_of == \
+            "llama3-70b-chat-h100-tp4"
+    engine = make_engine(db_url)
+    migrate.downgrade(engine, "0007")
+    with engine.connect() as conn:
+        columns = {c["name"] for c in inspect(conn).get_columns("scenarios")}
+    assert not columns & {"option_of_id", "chosen"}
+    migrate.upgrade(engine)
+    engine.dispose()
+    with Workspace.open(db_url) as ws:  # every scenario its own again, and counted
+        assert {(s.option_of, s.chosen) for s in ws.scenarios("demo")} == {(None, True)}
+
+
 def test_downgrade_of_0005_maps_new_weight_dtypes(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
         ws.new_fleet("q", "")
@@ -107,7 +128,8 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
         assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0009")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
-        assert ws.seed().total_added == 39 + 9  # the catalog and demo plan arrive when asked for
+        # the catalog, the demo options and the demo plan arrive when asked for
+        assert ws.seed().total_added == 42 + 9
         sc = ws.new_scenario("legacy", "s1", model="llama-3-8b", gpu="h100-sxm",
                              target_requests_per_s=5)
         assert sc.inputs["target_requests_per_s"] == 5

@@ -81,6 +81,6 @@ def test_the_installed_wheel_starts_outside_the_checkout(wheel: Path, tmp_path: 
                               "--json"))
     assert data["fits"] is True
     rows = json.loads(planner("scenario", "list", "--json"))
-    assert len(rows) == 7
+    assert len(rows) == 10
     planner("export", "--out", str(tmp_path / "report.xlsx"))
     assert (tmp_path / "report.xlsx").stat().st_size > 0

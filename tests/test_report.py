@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from openpyxl.utils import get_column_letter
 
 from planner.cli import cli
+from planner.compare import counted
 from planner.estimator.gpu import GpuSpec
 from planner.report.importer import ImportError_
 from planner.report.layout import letters, scenario_columns
@@ -151,7 +152,7 @@ def test_formulas_engine_recomputes_every_output(ws: Workspace, tmp_path: Path) 
     scenarios = ws.scenarios()
     inference = [s for s in scenarios if s.kind == "inference"]
     training = [s for s in scenarios if s.kind == "training"]
-    assert compare_outputs(values, inference, ws.evaluate_many(inference)) == 5 * N_INFERENCE
+    assert compare_outputs(values, inference, ws.evaluate_many(inference)) == 8 * N_INFERENCE
     assert compare_outputs(values, training, ws.evaluate_many(training), "Training",
                            "training") == 2 * N_TRAINING
 
@@ -188,11 +189,12 @@ def test_edits_in_the_workbook_flow_formulas_engine(ws: Workspace, tmp_path: Pat
     ws.export(path)
     edited, expected = _edit_and_expect(ws, path)
     values = formulas_values(path)
-    assert compare_outputs(values, edited, expected) == 5 * N_INFERENCE
+    assert compare_outputs(values, edited, expected) == 8 * N_INFERENCE
     six = next(o for s, o in zip(edited, expected, strict=True)
                if s.name == "llama3-8b-24gib-6x8k")
     assert six["max_concurrent_sequences"] == 14  # its RTX 4090 now has 32 GiB
-    mixtral = next(o for s, o in zip(edited, expected, strict=True) if s.gpu == "h100-sxm")
+    mixtral = next(o for s, o in zip(edited, expected, strict=True)
+                   if s.name == "mixtral-8x7b-2xh100-tp2")
     assert mixtral["cost_usd_per_hour"] == 2 * 3.25
 
 
@@ -204,14 +206,19 @@ def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path
     scenarios = ws.scenarios()
     inference = [s for s in scenarios if s.kind == "inference"]
     training = [s for s in scenarios if s.kind == "training"]
-    assert compare_outputs(values, inference, ws.evaluate_many(inference)) == 5 * N_INFERENCE
+    assert compare_outputs(values, inference, ws.evaluate_many(inference)) == 8 * N_INFERENCE
     assert compare_outputs(values, training, ws.evaluate_many(training), "Training",
                            "training") == 2 * N_TRAINING
+    # the Summary adds the counted scenarios only: the option group's chosen base, not its
+    # H200 and MI300X options (planner.compare.counted)
+    outputs = ws.evaluate_many(inference)
     assert values[("Summary", f"E{rollup_row(values, 'demo')}")] == pytest.approx(sum(
-        o["cost_usd_per_hour"] for o in ws.evaluate_many(inference)))
+        outputs[i]["cost_usd_per_hour"] for i in counted(inference)))
+    assert values[("Summary", f"E{rollup_row(values, 'demo')}")] == pytest.approx(sum(
+        o["cost_usd_per_hour"] for o in outputs) - 8 * 3.5 - 8 * 2.5)
     edited, expected = _edit_and_expect(ws, path)
     values = workbook_values(recalculate(path, tmp_path / "lo2"))
-    assert compare_outputs(values, edited, expected) == 5 * N_INFERENCE
+    assert compare_outputs(values, edited, expected) == 8 * N_INFERENCE
 
 
 def test_export_refuses_overwrite_and_bad_paths(ws: Workspace, tmp_path: Path) -> None:
@@ -261,7 +268,7 @@ def test_import_round_trip_changes_nothing(ws: Workspace, tmp_path: Path,
     url = f"sqlite:///{isolated_data_dir / 'planner.db'}"
     before = dump(url)
     plans = ws.import_workbook(path)
-    assert len(plans) == 7 and all(not p.fields for p in plans)
+    assert len(plans) == 10 and all(not p.fields for p in plans)
     assert dump(url) == before
 
 
@@ -315,7 +322,7 @@ def test_import_lists_every_bad_cell_and_changes_nothing(ws: Workspace, tmp_path
         f"Scenarios!{col['batch']}2 (batch): must be an integer from 1 to 10,000,000",
         f"Scenarios!{col['mfu']}3 (mfu): must be a number above 0 and at most 1",
         f"Scenarios!{col['gpu']}4 (gpu): unknown GPU 'h900'",
-        f"Scenarios!{col['tp']}5 (tp): must divide the 32 attention heads of mixtral-8x7b "
+        f"Scenarios!{col['tp']}5 (tp): must divide the 64 attention heads of llama-3-70b "
         "(got 3)"]
     assert dump(url) == before
     code, _, stderr = run("import", str(path))

@@ -244,8 +244,11 @@ def test_compare_and_rollup() -> None:
         scenarios = ws.scenarios("demo")
         totals = rollup(scenarios, ws.evaluate_many(scenarios))
     (demo,) = totals
-    assert demo.gpus_by_type == {"a100-80gb": 1, "h100-sxm": 4, "h200": 8, "rtx-4090": 1}
-    assert demo.cost_usd_per_hour == pytest.approx(1.8 + 4 * 2.5 + 8 * 3.5 + 0.4)
+    # the 70B chat option group counts its chosen base (12 H100) only, not its H200 and MI300X
+    # options (8 each): issue 15's alternatives are compared, never summed
+    assert demo.gpus_by_type == {"a100-80gb": 1, "h100-sxm": 4 + 12, "h200": 8, "rtx-4090": 1}
+    assert demo.cost_usd_per_hour == pytest.approx(1.8 + (4 + 12) * 2.5 + 8 * 3.5 + 0.4)
+    assert demo.not_counted == ["llama3-70b-chat-h200-tp2", "llama3-70b-chat-mi300x-tp2"]
     assert demo.cost_usd_per_month == pytest.approx(demo.cost_usd_per_hour * 730)
     assert [name for name, _ in demo.not_fitting] == ["on-h100"]
     assert demo.training_gpu_hours > 0

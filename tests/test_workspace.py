@@ -33,7 +33,7 @@ def test_first_open_creates_and_seeds(ws: Workspace) -> None:
     report = ws.open_report
     assert report is not None and report.revision_before is None and report.seeded is not None
     assert {k: len(v) for k, v in report.seeded.added.items()} == {
-        "model": 7, "gpu": 24, "fleet": 1, "scenario": 7,
+        "model": 7, "gpu": 24, "fleet": 1, "scenario": 10,
         "horizon": 1, "demand": 3, "price": 5}  # the demo plan: seeds/plans.toml
     assert [m.name for m in ws.models()][:3] == ["deepseek-v3", "llama-2-7b", "llama-3-70b"]
     assert ws.model("LLAMA-3-8B").params_total == 8_030_261_248
@@ -74,18 +74,18 @@ def test_reseed_adds_new_refreshes_untouched_and_keeps_edits(
     (seeds / "gpus.toml").write_text(gpus)
     assert tomllib.loads(gpus)["h100-sxm"]["price_usd_per_hour"] == 2.75
     ws.set_gpu("l4", {"price_usd_per_hour": 0.42})  # the user's own price
-    ws.delete_model("llama-3-70b")                    # and a deleted catalog model
+    ws.delete_model("mistral-7b")                    # and a deleted catalog model
     monkeypatch.setenv("PLANNER_SEEDS_DIR", str(seeds))
     from planner import catalog
     catalog.model_sources.cache_clear()
     report = ws.seed()
     assert report.added == {"gpu": ["new-accelerator"]}
     assert report.refreshed == {"gpu": ["h100-sxm"]}
-    assert set(report.kept["gpu"]) == {"l4"} and report.kept["model"] == ["llama-3-70b"]
+    assert set(report.kept["gpu"]) == {"l4"} and report.kept["model"] == ["mistral-7b"]
     assert ws.gpu("h100-sxm").spec.price_usd_per_hour == 2.75
     assert ws.gpu("l4").spec.price_usd_per_hour == 0.42
     with pytest.raises(NotFoundError):
-        ws.model("llama-3-70b")
+        ws.model("mistral-7b")
     assert ws.seed().total_added == 0
 
 

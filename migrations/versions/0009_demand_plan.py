@@ -7,7 +7,7 @@ without a horizon, a scenario without a demand and a GPU without prices behave a
 price). A downgrade drops the four tables.
 
 Revision ID: 0009
-Revises: 0007 (re-chained after 0008 at merge)
+Revises: 0008
 Create Date: 2026-12-01 05:40:00
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 

@@ -40,7 +40,18 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
 
 def _register() -> None:
     # lazy: the command modules import the `cli` group defined above (an import cycle)
-    from planner.cli import bench, bulk, catalog, db, estimate, fleets, plan, report, whatif
+    from planner.cli import (
+        bench,
+        bulk,
+        catalog,
+        db,
+        estimate,
+        fleets,
+        options,  # noqa: F401  (registers scenario option/choose)
+        plan,
+        report,
+        whatif,
+    )
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
                     fleets.fleet, fleets.scenario, whatif.sweep, whatif.solve, whatif.compare,

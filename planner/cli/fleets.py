@@ -100,7 +100,7 @@ def fleet_rollup(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> N
 @click.group(cls=PlannerGroup)
 def scenario() -> None:
     """Scenarios: list and show (with computed outputs), new, set field=value, copy, delete,
-    history.
+    history; option and choose (alternatives: only chosen scenarios are counted).
 
     A SCENARIO is written FLEET/NAME, or NAME with --fleet, or NAME alone when there is only
     one fleet.
@@ -185,7 +185,9 @@ def _inputs_of(sc: Any, kind: str) -> dict[str, Any]:
 
 FIELDS_HELP = ("FIELDS are field=value: any input column (see `planner estimate --help` and "
                "`planner train --help` for names, units and ranges), or name, kind, model, gpu, "
-               "notes, lora_targets.")
+               "notes, lora_targets, option_of (the base scenario this one is an option of; "
+               "empty: none) and chosen=true (count this option; see `planner scenario "
+               "choose`).")
 
 
 @scenario.command("new", help="Create a scenario. " + FIELDS_HELP)

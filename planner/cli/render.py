@@ -362,7 +362,10 @@ def rollup(totals: list[Any]) -> None:
     """Fleet totals and the scenarios that do not fit."""
     for t in totals:
         gpus = ", ".join(f"{n}× {esc(g)}" for g, n in t.gpus_by_type.items()) or "none"
-        console.print(_table(f"Fleet {esc(t.fleet)} ({t.scenarios} scenarios)", [
+        counted = t.scenarios - len(t.not_counted)
+        console.print(_table(f"Fleet {esc(t.fleet)} ({counted} of {t.scenarios} scenarios "
+                             "counted)" if t.not_counted else
+                             f"Fleet {esc(t.fleet)} ({t.scenarios} scenarios)", [
             ("GPUs serving", gpus),
             ("cost per hour", fmt_usd(t.cost_usd_per_hour)),
             ("cost per month", fmt_usd(t.cost_usd_per_month)),
@@ -370,6 +373,9 @@ def rollup(totals: list[Any]) -> None:
             ("training projects", f"{fmt_usd(t.training_cost_usd)}, "
                                   f"{t.training_gpu_hours:,.1f} GPU-h"),
         ]))
+        if t.not_counted:
+            console.print("options not chosen (not counted): "
+                          + ", ".join(esc(n) for n in t.not_counted))
         if t.not_fitting:
             console.print("[red]does not fit:[/] " + ", ".join(
                 f"{esc(name)} (short {fmt_bytes_gib(short)}/GPU)" for name, short in t.not_fitting))

@@ -199,11 +199,17 @@ def _write_xlsx(frame: Any, path: Path) -> None:
                    "and/or/not, + - * /; strings in quotes).")
 @click.option("--vary", "vary", multiple=True, metavar="COLUMN=VALUES",
               help="What may change (default: the maximized/minimized input over its range).")
+@click.option("--as-options", "as_options", type=click.IntRange(1, 20), metavar="K",
+              help="Also write the K best answers (other than SCENARIO as it is) as options of "
+                   "SCENARIO's group, named SCENARIO+column=value; not chosen, so the fleet's "
+                   "totals stay. Needs --vary.")
+@click.option("--choose-best", is_flag=True,
+              help="With --as-options: choose the best answer (it becomes the one counted).")
 @json_option
 @click.pass_context
 def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | None,
           minimize: str | None, constraint: str | None, vary: tuple[str, ...],
-          as_json: bool) -> None:
+          as_options: int | None, choose_best: bool, as_json: bool) -> None:
     """Goal seek with exact integer answers.
 
     \b
@@ -213,39 +219,76 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
           --subject-to "meets_target_rate and fits"
       planner solve prod/chat --minimize cost_usd_per_hour --vary gpu=* \\
           --subject-to "fits and ttft_s <= 0.5"
+      planner solve prod/chat --minimize cost_usd_per_month --vary gpu=h100-sxm,h200,mi300x \\
+          --vary gpus=1..16 --subject-to "meets_slo" --as-options 3
     """
     # lazy: ~29 ms of imports, only when this runs
     from planner.sheet.sweep import solve as run
 
     if bool(maximize) == bool(minimize):
         raise ValidationError("--maximize/--minimize", "give exactly one of them")
+    if choose_best and not as_options:
+        raise ValidationError("--choose-best", "works with --as-options K")
+    if as_options and not vary:
+        raise ValidationError("--as-options", "say what may change with --vary column=values")
     sc, base = _base(ctx, ref, fleet_name)
     ws = workspace(ctx)
     objective = maximize or minimize or ""
-    result = run(base, objective, "max" if maximize else "min", constraint,
-                 _variations(ctx, vary, sc.kind), ws.model_specs(), ws.gpu_specs(),
-                 kind=sc.kind, profiles=ws.calibration_figures())
+    sense = "max" if maximize else "min"
+    variations = _variations(ctx, vary, sc.kind)
+    result = run(base, objective, sense, constraint, variations, ws.model_specs(),
+                 ws.gpu_specs(), kind=sc.kind, profiles=ws.calibration_figures())
+    written: list[str] = []
+    if as_options and result.found:
+        # lazy: ~29 ms of imports, only when this runs
+        from planner.sheet.sweep import solve_best
+
+        answers = solve_best(base, objective, sense, constraint, variations, ws.model_specs(),
+                             ws.gpu_specs(), as_options + 1, kind=sc.kind,
+                             profiles=ws.calibration_figures())
+        varied = [v.column for v in variations]
+        changes = [{k: a[k] for k in varied} for a in answers]  # SCENARIO as it is: no option
+        changes = [c for c in changes if any(v != base[k] for k, v in c.items())][:as_options]
+        made = ws.add_options(sc.fleet, sc.name, changes, choose_first=choose_best)
+        written = [f"{o.fleet}/{o.name}" for o in made]
     if as_json:
-        emit_json(asdict(result))
+        emit_json({**asdict(result), **({"options": written} if as_options else {})})
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
     render.solution(sc, result, constraint, [v.split("=")[0] for v in vary])
+    if written:
+        click.echo(f"wrote {len(written)} option(s): " + ", ".join(written)
+                   + (" (the first is chosen)" if choose_best else " (none chosen)"))
     if not result.found:
         ctx.exit(1)
 
 
 @click.command()
-@click.argument("refs", nargs=-1, required=True, metavar="SCENARIO...")
+@click.argument("refs", nargs=-1, metavar="SCENARIO...")
 @fleet_option
 @click.option("--show", help="Columns to compare, comma-separated (default: differing inputs "
               "and key outputs).")
+@click.option("--options", "options_of", metavar="SCENARIO",
+              help="Instead: the option group of SCENARIO side by side (GPUs, $/month, $/M "
+                   "tokens, meets SLO, the chosen one), the cheapest that meets the SLO marked.")
 @json_option
 @click.pass_context
 def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
-            show: str | None, as_json: bool) -> None:
-    """Two or more scenarios side by side, with absolute and relative deltas to the first."""
+            show: str | None, options_of: str | None, as_json: bool) -> None:
+    """Two or more scenarios side by side, with absolute and relative deltas to the first;
+    or, with --options, an option group."""
+    if options_of:
+        if refs:
+            raise ValidationError("--options", "give either scenarios or --options, not both")
+        # lazy: the option-group commands, only when this runs
+        from planner.cli.options import print_options
+
+        print_options(ctx, options_of, fleet_name, as_json)
+        return
+    if not refs:
+        raise ValidationError("SCENARIO", "give two or more scenarios, or --options SCENARIO")
     # lazy: ~13 ms of imports, only when this runs
     from planner.compare import compare as run
 

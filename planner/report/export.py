@@ -349,7 +349,8 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
 def _meta(sc: Scenario, key: str) -> Any:
     return {"id": sc.id or None, "fleet": sc.fleet, "name": sc.name, "model": sc.model,
             "gpu": sc.gpu, "version": sc.version or None, "notes": sc.notes,
-            "lora_targets": sc.lora_targets}[key]
+            "lora_targets": sc.lora_targets, "option_of": sc.option_of,
+            "chosen": sc.chosen}[key]
 
 
 def print_setup(ws: Any, area: str, titles: str | None = None) -> None:
@@ -632,6 +633,8 @@ class Gather:
     def __init__(self, kind: str, scenarios: Sequence[Scenario]) -> None:
         self.kind = kind
         self.meta = [(sc.fleet, sc.name, sc.gpu) for sc in scenarios]
+        self.chosen = [bool(sc.chosen) for sc in scenarios]
+        """Counted in totals (:func:`planner.compare.counted`: the chosen option of a group)."""
         self.columns: dict[str, list[Any]] = {k: [] for k in dict.fromkeys(self.KEYS[kind])}
 
     def add(self, chunk: Sequence[Scenario], values: dict[str, Any]) -> None:
@@ -774,6 +777,8 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
                 last: int = n + 1) -> str:
             return f"{sheet}!${cols[key]}$2:${cols[key]}${max(last, 2)}"
 
+        chosen = f"{rng('chosen')},TRUE"  # totals add chosen scenarios only (compare.counted)
+
         rows.add([(1, _text_cell("LLM capacity and cost report", title, st))], height=24)
         rows.add([(1, _text_cell(
             f"Fleet{'s' if len(info.fleets) != 1 else ''}: {', '.join(info.fleets) or '(none)'}"
@@ -793,7 +798,8 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
         gl = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
         by_gpu: dict[str, list[int]] = {}
         for i, (_f, _n, gpu) in enumerate(inference.meta):
-            by_gpu.setdefault(gpu, []).append(i)
+            if inference.chosen[i]:  # totals add chosen scenarios only (compare.counted)
+                by_gpu.setdefault(gpu, []).append(i)
         for g in info.gpus:
             gr = gpu_rows.get(g.name)
             serving = serving_figures(g.spec)
@@ -813,9 +819,10 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
                     (6, _formula_cell(f"GPUs!{gl['usable_memory_gib']}{gr}",
                                       serving["gpu_usable_memory_bytes"] / 2**30, fmt("0.0")))]
             mine = by_gpu.get(g.name, [])
-            cells += [(7, _formula_cell(f"SUMIFS({rng('gpus')},{rng('gpu')},{crit})",
+            cells += [(7, _formula_cell(f"SUMIFS({rng('gpus')},{rng('gpu')},{crit},{chosen})",
                                         inference.total("gpus", mine), fmt("#,##0"))),
-                      (8, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('gpu')},{crit})",
+                      (8, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('gpu')},{crit},"
+                                        f"{chosen})",
                                         inference.total("cost_usd_per_month", mine),
                                         fmt('"$"#,##0')))]
             rows.add(cells)
@@ -846,12 +853,17 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
                  ("training cost", "USD"), ("output", "tokens/day")],
                 [None, None, None, None, None, header_note("inference", "cost_usd_per_month"),
                  header_note("training", "train_cost_usd"), None])
-        fleet_index: dict[str, list[int]] = {}
+        fleet_all: dict[str, list[int]] = {}
+        fleet_index: dict[str, list[int]] = {}  # chosen only: what totals add
         for i, (fleet, _n, _g) in enumerate(inference.meta):
-            fleet_index.setdefault(fleet, []).append(i)
+            fleet_all.setdefault(fleet, []).append(i)
+            if inference.chosen[i]:
+                fleet_index.setdefault(fleet, []).append(i)
         train_index: dict[str, list[int]] = {}
         for i, (fleet, _n, _g) in enumerate(training.meta):
-            train_index.setdefault(fleet, []).append(i)
+            if training.chosen[i]:
+                train_index.setdefault(fleet, []).append(i)
+        tchosen = f"{rng('chosen', 'Training', tcol, training_rows + 1)},TRUE"
         trng = lambda key: rng(key, "Training", tcol, training_rows + 1)  # noqa: E731
         for fleet in info.fleets:
             mine = fleet_index.get(fleet, [])
@@ -860,20 +872,23 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
             not_fitting = sum(1 for i in mine if inference.value("fits", i) is False)
             rows.add([
                 (1, _text_cell(fleet, "", st)),
-                (2, _formula_cell(f"COUNTIFS({rng('fleet')},{f})", len(mine), fmt("#,##0"))),
-                (3, _formula_cell(f"COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE)",
+                (2, _formula_cell(f"COUNTIFS({rng('fleet')},{f})", len(fleet_all.get(fleet, [])),
+                                  fmt("#,##0"))),
+                (3, _formula_cell(f"COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE,{chosen})",
                                   not_fitting, fmt("#,##0"))),
-                (4, _formula_cell(f"SUMIFS({rng('gpus')},{rng('fleet')},{f})",
+                (4, _formula_cell(f"SUMIFS({rng('gpus')},{rng('fleet')},{f},{chosen})",
                                   inference.total("gpus", mine), fmt("#,##0"))),
-                (5, _formula_cell(f"SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f})",
+                (5, _formula_cell(f"SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f},{chosen})",
                                   inference.total("cost_usd_per_hour", mine),
                                   fmt('"$"#,##0.00'))),
-                (6, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f})",
+                (6, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f},"
+                                  f"{chosen})",
                                   inference.total("cost_usd_per_month", mine), fmt('"$"#,##0'))),
-                (7, _formula_cell(f"SUMIFS({trng('train_cost_usd')},{trng('fleet')},{f})",
+                (7, _formula_cell(f"SUMIFS({trng('train_cost_usd')},{trng('fleet')},{f},"
+                                  f"{tchosen})",
                                   training.total("train_cost_usd", train_index.get(fleet, [])),
                                   fmt('"$"#,##0'))),
-                (8, _formula_cell(f"SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f})",
+                (8, _formula_cell(f"SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f},{chosen})",
                                   inference.total("tokens_per_day", mine), fmt("#,##0")))])
         rows.skip()
         rows.add([(1, _text_cell("Inference scenarios (red: does not fit)", section, st))])

@@ -237,7 +237,9 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
         all_columns = scenario_columns(kind)
         columns = [c for c in all_columns if c.role in ("meta", "input")]
         try:
-            formulas = scan_sheet(path, sheet, len(all_columns), len(columns))
+            formulas = scan_sheet(path, sheet, len(all_columns),
+                                  max(i for i, c in enumerate(all_columns, 1)
+                                      if c.role in ("meta", "input")))
         except (zipfile.BadZipFile, KeyError, OSError) as exc:
             raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
         table = wb.get_sheet_by_name(sheet).to_python(skip_empty_area=False)
@@ -324,10 +326,17 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
             rule = checked.rules.get(i)
             if not row_errors and model and gpu and rule is not None:
                 bad(rule[0] if rule[0] in index else "model", rule[1])
+            chosen = cell.get("chosen")
+            if chosen is not None and not isinstance(chosen, bool):
+                bad("chosen", f"must be TRUE or FALSE, got {chosen!r}")
             fields: dict[str, Any] = {}
             if not row_errors:
                 fields = {"model": model, "gpu": gpu, "notes": str(cell["notes"] or ""),
-                          "name": str(cell["name"]), **parsed}
+                          "name": str(cell["name"]), **parsed,
+                          "option_of": str(cell["option_of"]) if cell.get("option_of")
+                          else None}
+                if chosen is not None:
+                    fields["chosen"] = chosen
                 if kind == "training":
                     fields["lora_targets"] = lora_targets
             if row_errors:
@@ -339,6 +348,7 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 continue
             now = {"model": current.model, "gpu": current.gpu, "notes": current.notes,
                    "name": current.name, "lora_targets": current.lora_targets,
+                   "option_of": current.option_of, "chosen": current.chosen,
                    **current.inputs}
             changed = {k: v for k, v in fields.items() if not _same(now.get(k), v)}
             if changed and version != current.version:

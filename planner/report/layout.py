@@ -143,6 +143,8 @@ class Column:
 
 
 META_COLUMNS = ("id", "fleet", "name", "model", "gpu", "version")
+OPTION_COLUMNS = ("option_of", "chosen")
+"""The option model's columns (issue 15.1), at the end of every scenario sheet."""
 
 GPU_FIGURE_SOURCE: dict[str, str] = {
     "gpu_memory_bytes": "memory_bytes",
@@ -174,6 +176,9 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     figures = figure_columns()
     cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
     cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
+    # last, so adding them moved no other column: the base an option belongs to, and whether
+    # the row is counted (the Summary's SUMIFS match chosen = TRUE)
+    cols += [Column(key, "meta") for key in OPTION_COLUMNS]
     return tuple(cols)
 
 

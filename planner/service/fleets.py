@@ -52,14 +52,18 @@ class Fleets:
                            else clean_text(description, "description"))
             s.add(row)
             s.flush()
-            pairs = []
-            for sc in s.scalars(select(ScenarioRow).where(ScenarioRow.fleet_id == src.id)):
-                copy = clone(sc, fleet_id=row.id)
-                s.add(copy)
-                pairs.append((sc, copy))
+            copies: dict[int, ScenarioRow] = {}
+            sources = list(s.scalars(select(ScenarioRow).where(ScenarioRow.fleet_id == src.id)))
+            for sc in sources:
+                copies[sc.id] = clone(sc, fleet_id=row.id, chosen=sc.chosen)
+                s.add(copies[sc.id])
+            s.flush()
+            for sc in sources:  # the copy keeps the option groups, re-pointed at the copies
+                if sc.option_of_id is not None:
+                    copies[sc.id].option_of_id = copies[sc.option_of_id].id
             s.flush()
             copy_horizon(s, src.id, row.id)
-            copy_demands(s, [(a.id, b.id) for a, b in pairs])
+            copy_demands(s, [(a.id, copies[a.id].id) for a in sources])
             return convert.fleet(row, queries.scenario_count(s, row.id))
 
     def delete_fleet(self, name: str) -> int:

@@ -14,6 +14,7 @@ from planner.service.scenarios import Scenarios
 from planner.store import changelog, queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.scenarios import field_values, overwrite
+from planner.store.schema import ScenarioChangeRow
 
 
 class History:
@@ -44,15 +45,26 @@ class History:
             rows = changelog.next_step(s, fleet_row.id, undo=undo)
             if not rows:
                 return None
-            scenario = queries.scenario_by_id(s, rows[0].scenario_id, lock=True)
-            # Every edit, undo and redo records the version it left; a scenario at another
-            # version was changed outside the log, and is not reverted blindly.
-            expected = changelog.logged_version(s, scenario.id)
-            if scenario.version != expected:
-                raise ConflictError(f"scenario {fleet}/{scenario.name}", expected,
-                                    scenario.version,
-                                    changelog.changed_since(s, scenario.id, expected))
-            fields = {**field_values(scenario), **changelog.values(rows, undo=undo)}
-            overwrite(scenario, self.scenarios.build_row(s, scenario.fleet, fields))
+            by_scenario: dict[int, list[ScenarioChangeRow]] = {}
+            for r in rows:  # an option choice changes several scenarios in one step
+                by_scenario.setdefault(r.scenario_id, []).append(r)
+            scenarios = {sid: queries.scenario_by_id(s, sid, lock=True) for sid in by_scenario}
+            for sid, scenario in scenarios.items():
+                # Every edit, undo and redo records the version it left; a scenario at another
+                # version was changed outside the log, and is not reverted blindly.
+                expected = changelog.logged_version(s, sid)
+                if scenario.version != expected:
+                    raise ConflictError(f"scenario {fleet}/{scenario.name}", expected,
+                                        scenario.version,
+                                        changelog.changed_since(s, sid, expected))
+            built = {sid: self.scenarios.build_row(
+                s, scenario.fleet, {**field_values(scenario),
+                                    **changelog.values(by_scenario[sid], undo=undo)})
+                     for sid, scenario in scenarios.items()}
+            changes: list[Change] = []
+            for sid, scenario in scenarios.items():
+                overwrite(scenario, built[sid])
             s.flush()
-            return changelog.mark(rows, undo=undo, version=scenario.version)
+            for sid, scenario in scenarios.items():
+                changes += changelog.mark(by_scenario[sid], undo=undo, version=scenario.version)
+            return changes

@@ -107,19 +107,27 @@ class Reports:
                         raise ImportError_(Path(path), [CellError(
                             "GPUs", f"{gpu_letters[column]}{plan.row}", column,
                             str(exc))]) from None
-                for plan in plans:
-                    if plan.kind == "gpu" or plan.id is None or not plan.fields:
-                        continue
+                # new rows that are no one's option go in first, in one batch (they may be
+                # the bases other rows name); then edits, rows joining a group last (a stable
+                # sort); then new options, one at a time through the option rules
+                plain = [p for p in creates if not p.fields.get("option_of")]
+                if plain:
+                    self._create(s, Path(path), plain)
+                edits = [p for p in plans if p.kind != "gpu" and p.id is not None and p.fields]
+                new_options = [p for p in creates if p.fields.get("option_of")]
+                for plan in [*sorted(edits, key=lambda p: bool(p.fields.get("option_of"))),
+                             *new_options]:
                     try:
-                        self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
-                                              plan.version)
+                        if plan.id is None:
+                            self.scenarios.new_in(s, plan.fleet, plan.fields)
+                        else:
+                            self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
+                                                  plan.version)
                     except PlannerError as exc:
                         column = _column_of(exc, letters(plan.kind))
                         cell = f"{letters(plan.kind)[column]}{plan.row}"
                         raise ImportError_(Path(path), [CellError(plan.sheet, cell, column,
                                                                   str(exc))]) from None
-                if creates:
-                    self._create(s, Path(path), creates)
                 if dry_run:
                     raise _RollBack
         except _RollBack:

@@ -19,6 +19,16 @@ from planner.errors import ValidationError
 from planner.service.calibration import calibration_figures
 from planner.service.edits import CheckedEdit
 from planner.service.fields import clean_name, clean_text
+from planner.service.options import (
+    OPTION_FIELDS,
+    Touched,
+    check_delete,
+    check_join,
+    group_rows,
+    parse_chosen,
+    resolve_base,
+    settle,
+)
 from planner.service.specs import SpecCache
 from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
@@ -32,7 +42,7 @@ from planner.store.plans import copy_demands
 from planner.store.scenarios import check_version, clone, field_values, overwrite
 from planner.store.schema import SCENARIO_INPUTS, FleetRow, GpuRow, ModelRow, ScenarioRow
 
-SCENARIO_META_FIELDS = ("name", "kind", "model", "gpu", "notes", "lora_targets")
+SCENARIO_META_FIELDS = ("name", "kind", "model", "gpu", "notes", "lora_targets", *OPTION_FIELDS)
 """Scenario fields that are not input columns but can be set with ``field=value``."""
 
 
@@ -82,6 +92,9 @@ class Scenarios:
         gpu_row = queries.gpu_row(s, str(fields.pop("gpu", "")))
         notes = clean_text(fields.pop("notes", ""), "notes")
         lora_targets = clean_text(fields.pop("lora_targets", "q,v"), "lora_targets")
+        base_row = resolve_base(s, fleet_row.id, fleet_row.name, name,
+                                fields.pop("option_of", None))
+        chosen = parse_chosen(fields.pop("chosen", base_row is None))
         known = {c.name for c in SCENARIO_INPUTS}
         for key in fields:
             if key not in known:
@@ -97,7 +110,9 @@ class Scenarios:
             resolve(str(inputs["calibration"]), gpu_row.name, str(inputs["engine"]),
                     calibration_figures(s))
         return ScenarioRow(fleet_id=fleet_row.id, name=name, kind=kind, model_id=model_row.id,
-                           gpu_id=gpu_row.id, notes=notes, lora_targets=lora_targets, **inputs)
+                           gpu_id=gpu_row.id, notes=notes, lora_targets=lora_targets,
+                           option_of_id=None if base_row is None else base_row.id,
+                           chosen=chosen, **inputs)
 
     def _check(self, kind: str, model_row: ModelRow, gpu_row: GpuRow,
                inputs: dict[str, Any], lora_targets: str) -> None:
@@ -127,6 +142,12 @@ class Scenarios:
         row = self.build_row(s, fleet_row, fields)
         s.add(row)
         s.flush()
+        if any(k in fields for k in OPTION_FIELDS):
+            touched = Touched()
+            settle(s, row, {"option_of": None, "chosen": True}, fields, touched,
+                   creating=True)
+            touched.log(s, changelog.new_change_set())
+            s.expire(row, ["option_of"])
         return convert.scenario(row)
 
     def set_scenario(self, fleet: str, name: str, changes: dict[str, Any],
@@ -160,11 +181,50 @@ class Scenarios:
         if fresh.name != row.name and queries.scenario_named(s, row.fleet_id, fresh.name):
             raise DuplicateError(f"fleet {fleet!r} already has a scenario named "
                                  f"{fresh.name!r}")
+        check_join(s, row, fresh.option_of_id)
         overwrite(row, fresh)
         s.flush()
-        s.expire(row, ["model", "gpu", "fleet"])
-        changelog.log(s, row, before, field_values(row))
+        touched = Touched()
+        if any(k in changes for k in OPTION_FIELDS):
+            settle(s, row, before, changes, touched)
+            s.flush()
+        s.expire(row, ["model", "gpu", "fleet", "option_of"])
+        change_set = changelog.new_change_set()
+        changelog.log(s, row, before, field_values(row), change_set=change_set)
+        touched.log(s, change_set)
         return convert.scenario(row)
+
+    def choose(self, fleet: str, name: str, expected_version: int | None = None) -> Scenario:
+        """Choose a scenario in its option group: it is counted in roll-ups and totals, the
+        rest of its group is not. One transaction, one change set (one undo step). Refused for
+        a scenario in no group."""
+        with write_transaction(self.engine) as s:
+            row = queries.scenario_row(s, fleet, name, lock=True)
+            if len(group_rows(s, row)) == 1:
+                raise ValidationError("scenario", f"{fleet}/{name} is no one's option and has "
+                                      "no options: it is always counted (make an option "
+                                      "with `planner scenario option`)")
+            return self.set_in(s, fleet, name, {"chosen": True}, expected_version)
+
+    def add_options(self, fleet: str, name: str, variants: list[dict[str, Any]], *,
+                    choose_first: bool = False) -> list[Scenario]:
+        """Write ``variants`` (field changes, e.g. a solver's best answers) as new options of
+        scenario ``name``'s group: each a copy of it with those changes, named
+        ``NAME+column=value+…``, an option of its base (of ``name`` itself when it is no one's
+        option). None is chosen, so the fleet's totals do not move, unless ``choose_first``
+        (the first variant is chosen). One transaction: all or none."""
+        with write_transaction(self.engine) as s:
+            row = queries.scenario_row(s, fleet, name)
+            base = row.option_of.name if row.option_of is not None else row.name
+            fields = {k: v for k, v in field_values(row).items()
+                      if k not in ("name", *OPTION_FIELDS)}
+            made = []
+            for i, changes in enumerate(variants):
+                label = "+".join(f"{k}={v}" for k, v in changes.items())
+                made.append(self.new_in(s, fleet, {
+                    **fields, **changes, "name": f"{name}+{label}"[:200], "option_of": base,
+                    "chosen": choose_first and i == 0}))
+            return made
 
     def copy_scenario(self, fleet: str, name: str, new_name: str,
                       to_fleet: str | None = None) -> Scenario:
@@ -183,6 +243,9 @@ class Scenarios:
             return convert.scenario(row)
 
     def delete_scenario(self, fleet: str, name: str) -> None:
-        """Delete a scenario (and its change log)."""
+        """Delete a scenario (and its change log). Refused for the base of options and for the
+        chosen option of a group (:func:`planner.service.options.check_delete`)."""
         with write_transaction(self.engine) as s:
-            s.delete(queries.scenario_row(s, fleet, name))
+            row = queries.scenario_row(s, fleet, name, lock=True)
+            check_delete(s, row, fleet)
+            s.delete(row)

@@ -271,6 +271,23 @@ class Workspace:
         saved = self._scenarios.save_edit(edit, expected_version)
         return SavedScenario(saved, edit.outputs)
 
+    def choose_option(self, fleet: str, name: str, expected_version: int | None = None
+                      ) -> Scenario:
+        """Choose a scenario in its option group (only chosen scenarios are counted): one
+        transaction, one undo step."""
+        return self._scenarios.choose(fleet, name, expected_version)
+
+    def make_option(self, fleet: str, name: str, of: str | None) -> Scenario:
+        """Make a scenario an option of ``of`` (another scenario of the fleet, no one's option),
+        not chosen; ``of`` None detaches it (a scenario of its own again, chosen)."""
+        return self._scenarios.set_scenario(fleet, name, {"option_of": of or None})
+
+    def add_options(self, fleet: str, name: str, variants: list[dict[str, Any]], *,
+                    choose_first: bool = False) -> list[Scenario]:
+        """Write field changes (a solver's best answers) as new options of the scenario's
+        group, none chosen unless ``choose_first``; one transaction."""
+        return self._scenarios.add_options(fleet, name, variants, choose_first=choose_first)
+
     def copy_scenario(self, fleet: str, name: str, new_name: str,
                       to_fleet: str | None = None) -> Scenario:
         """A what-if copy of a scenario, in the same fleet or another."""

@@ -366,3 +366,42 @@ def _bisect(base: Mapping[str, Any], variable: str, sense: str,
         note = f"the constraint also holds at {neighbour}: it is not monotone in {variable}"
     return Solution(bool(mask[0]), variable, sense, _row(values, 0), evaluated,
                     int(ok.sum()), "bisection", note)
+
+
+def solve_best(base: Mapping[str, Any], objective: str, sense: str, constraint: str | None,
+               variations: Sequence[Variation], models: Mapping[str, ModelSpec],
+               gpus: Mapping[str, GpuSpec], count: int, *, kind: str = "inference",
+               profiles: Sequence[CalibrationFigures] | None = None
+               ) -> list[dict[str, Any]]:
+    """The ``count`` best rows of the grid of ``variations`` that satisfy ``constraint``, best
+    first, in :func:`solve`'s order (the objective, then ``cost_usd_per_hour``, then grid
+    order). Each is the varied columns' values and the objective's: what ``solve --as-options``
+    writes as options of the solved scenario. Only a grid (``variations`` given) is ranked."""
+    if sense not in ("max", "min"):
+        raise ValidationError("sense", "max or min", value=sense)
+    if not variations:
+        raise ValidationError("vary", "say what may change (--vary column=values) to rank "
+                              "answers as options")
+    known = known_columns(kind)
+    if objective not in known:
+        raise PlannerError(f"unknown column {objective!r} to {sense}imize")
+    node = None
+    if constraint:
+        node = expressions.parse(constraint)
+        expressions.check_names(constraint, node, known)
+    wanted = sorted((known & (expressions.names(node) if node else set()))
+                    | {objective, "cost_usd_per_hour"} - {"model", "gpu"})
+    wanted = [w for w in wanted if w in graph(kind).formulas]
+    grid = build_grid(base, variations, models, gpus, kind=kind, outputs=wanted,
+                      profiles=profiles)
+    values = {**dict(base.items()), **grid.values}
+    mask = _constraint_mask(node, values, len(grid)) & grid.valid
+    obj = np.broadcast_to(np.asarray(values[objective], dtype=float), mask.shape)
+    ok = mask & np.isfinite(obj)
+    cost = np.broadcast_to(np.asarray(values.get("cost_usd_per_hour", 0.0), dtype=float),
+                           mask.shape)
+    order = np.lexsort((np.arange(len(obj)), np.nan_to_num(cost, nan=np.inf),
+                        -obj if sense == "max" else obj))
+    picked = [int(i) for i in order if ok[i]][:count]
+    keys = [*(v.column for v in variations), objective]
+    return [{k: v for k, v in _row(values, i).items() if k in keys} for i in picked]

@@ -41,9 +41,17 @@ def author() -> str | None:
         return None
 
 
-def log(s: Session, row: ScenarioRow, before: dict[str, Any], after: dict[str, Any]) -> None:
-    """Record the fields that differ between ``before`` and ``after`` as one change set."""
-    change_set, who = uuid.uuid4().hex, author()
+def new_change_set() -> str:
+    """A fresh change-set id: the fields one edit changes, on one or several scenarios (an
+    option choice changes two), share it and are undone together."""
+    return uuid.uuid4().hex
+
+
+def log(s: Session, row: ScenarioRow, before: dict[str, Any], after: dict[str, Any],
+        change_set: str | None = None) -> None:
+    """Record the fields that differ between ``before`` and ``after`` as one change set
+    (``change_set``: part of an edit that changes other scenarios too)."""
+    change_set, who = change_set or new_change_set(), author()
     for key, old in before.items():
         new = after[key]
         if old != new:
@@ -100,7 +108,7 @@ def values(rows: list[ScenarioChangeRow], *, undo: bool) -> dict[str, Any]:
 
 
 def mark(rows: list[ScenarioChangeRow], *, undo: bool, version: int) -> list[Change]:
-    """Flag a change set undone (or redone) at the scenario's new ``version``."""
+    """Flag a change set's rows of one scenario undone (or redone) at its new ``version``."""
     for r in rows:
         r.undone = undo
         r.version_after = version

@@ -99,14 +99,18 @@ def scenario(row: ScenarioRow) -> Scenario:
     return Scenario(id=row.id, fleet=row.fleet.name, name=row.name, kind=row.kind,
                     model=row.model.name, gpu=row.gpu.name, inputs=inputs,
                     lora_targets=row.lora_targets, notes=row.notes, version=row.version,
-                    updated_at=row.updated_at)
+                    updated_at=row.updated_at,
+                    option_of=row.option_of.name if row.option_of is not None else None,
+                    chosen=bool(row.chosen))
 
 
 def scenario_from_mapping(m: Any) -> Scenario:
     """Domain object of a scenarios row read by a Core select with ``_fleet``, ``_model`` and
-    ``_gpu`` names joined in (the same fields as :func:`scenario`)."""
+    ``_gpu`` names joined in, and ``_option_of``, the base's name (the same fields as
+    :func:`scenario`)."""
     return Scenario(id=m["id"], fleet=m["_fleet"], name=m["name"], kind=m["kind"],
                     model=m["_model"], gpu=m["_gpu"],
                     inputs={c.name: m[c.name] for c in SCENARIO_INPUTS},
                     lora_targets=m["lora_targets"], notes=m["notes"], version=m["version"],
-                    updated_at=m["updated_at"])
+                    updated_at=m["updated_at"], option_of=m["_option_of"],
+                    chosen=bool(m["chosen"]))

@@ -19,10 +19,12 @@ _MANAGED = ("id", "fleet_id", "version", "created_at", "updated_at")
 
 
 def field_values(row: ScenarioRow) -> dict[str, Any]:
-    """Every user-settable field of ``row`` (model and GPU by name), as the change log records
-    them."""
+    """Every user-settable field of ``row`` (model, GPU and the base it is an option of by
+    name), as the change log records them."""
     values = {"name": row.name, "kind": row.kind, "model": row.model.name,
-              "gpu": row.gpu.name, "notes": row.notes, "lora_targets": row.lora_targets}
+              "gpu": row.gpu.name, "notes": row.notes, "lora_targets": row.lora_targets,
+              "option_of": row.option_of.name if row.option_of is not None else None,
+              "chosen": bool(row.chosen)}
     values.update({c.name: getattr(row, c.name) for c in SCENARIO_INPUTS})
     return values
 
@@ -35,9 +37,12 @@ def overwrite(row: ScenarioRow, fresh: ScenarioRow) -> None:
 
 
 def clone(src: ScenarioRow, **overrides: Any) -> ScenarioRow:
-    """A new, unsaved copy of ``src`` with ``overrides`` (``fleet_id``, ``name``)."""
+    """A new, unsaved copy of ``src`` with ``overrides`` (``fleet_id``, ``name``). A copy is
+    no one's option and chosen unless ``overrides`` say otherwise (a fleet copy re-points its
+    options at the copied bases)."""
     values = {c.key: getattr(src, c.key) for c in ScenarioRow.__table__.columns
               if c.key not in ("id", "version", "created_at", "updated_at")}
+    values.update(option_of_id=None, chosen=True)
     values.update(overrides)
     return ScenarioRow(**values)
 

@@ -27,6 +27,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
 
@@ -210,6 +211,7 @@ class ScenarioRow(Versioned, ScenarioInputsMixin, Base):
         CheckConstraint("kind IN ('inference', 'training')", name="kind_choice"),
         CheckConstraint("length(name) > 0", name="name_not_empty"),
         CheckConstraint("gpus % (tp * pp) = 0", name="gpus_multiple_of_tp_pp"),
+        CheckConstraint("option_of_id IS NULL OR option_of_id <> id", name="option_not_self"),
         *_input_checks(),
     )
 
@@ -223,10 +225,17 @@ class ScenarioRow(Versioned, ScenarioInputsMixin, Base):
     gpu_id: Mapped[int] = mapped_column(ForeignKey("gpus.id", ondelete="RESTRICT"), index=True)
     lora_targets: Mapped[str] = mapped_column(String(200), default="q,v")
     notes: Mapped[str] = mapped_column(Text, default="")
+    option_of_id: Mapped[int | None] = mapped_column(
+        ForeignKey("scenarios.id", ondelete="SET NULL"), index=True, nullable=True)
+    """The base scenario (same fleet) this one is an option of (NULL: no one's option)."""
+    chosen: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True,
+                                         server_default=true())
+    """Counted in roll-ups and totals: exactly one scenario of an option group is chosen."""
 
     fleet: Mapped[FleetRow] = relationship(back_populates="scenarios")
     model: Mapped[ModelRow] = relationship()
     gpu: Mapped[GpuRow] = relationship()
+    option_of: Mapped[ScenarioRow | None] = relationship(remote_side="ScenarioRow.id")
 
 
 

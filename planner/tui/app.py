@@ -55,6 +55,7 @@ KEYS = [
     Binding("f", "fleet", "Fleet"),
     Binding("space", "mark", "Mark", show=False),
     Binding("c", "compare", "Compare"),
+    Binding("a", "options", "Options", show=False),
     Binding("w", "sweep", "Sweep"),
     Binding("o", "solve", "Solve"),
     Binding("x", "explain", "Explain", show=False),
@@ -268,6 +269,9 @@ class PlannerApp(App[None]):
 
     def action_compare(self) -> None:
         self.sheet.compare()
+
+    def action_options(self) -> None:
+        self.sheet.options()
 
     def action_sweep(self) -> None:
         self.sheet.sweep()

@@ -169,9 +169,12 @@ NEEDS_TARGET = frozenset({"gpus_for_target_rate", "replicas_needed", "gpus_neede
 def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
     """One grid cell: meta and inputs as plain text, outputs styled and with units."""
     if key == "name":
-        text = Text(sc.name)
+        text = Text(sc.name, style="" if sc.chosen else "dim")  # dim: an option not counted
         if not fits_of(sc.kind, outputs):
-            text = Text("✗ " + sc.name, style="bold red")
+            text = Text("✗ " + sc.name, style="bold red" if sc.chosen else "red")
+        if sc.option_of is not None:  # an option of another row: ↳, and ✓ when chosen
+            text = Text("↳ ✓ " if sc.chosen else "↳ ", style="bold" if sc.chosen else "dim") \
+                + text
         if outputs.get("calibration_profile"):  # computed with a fitted profile's figures
             text.append(" ≈", style="bold cyan")
         return text

@@ -34,7 +34,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import RowKey
 from textual.worker import get_current_worker
 
-from planner.compare import compare
+from planner.compare import compare, option_group, options_table
 from planner.domain import ConflictError, Fleet, Scenario
 from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
@@ -64,6 +64,7 @@ from planner.tui.messages import (
     ScenarioSaved,
     WorkFailed,
 )
+from planner.tui.options_view import OptionsScreen
 from planner.tui.plan_tab import PlanPane
 from planner.tui.rows import Outputs
 from planner.tui.saves import SaveQueue
@@ -855,6 +856,30 @@ class ScenarioSheet(Vertical):
         table = compare(scenarios, [self.outputs[i] for i in ids])
         self._open(TextScreen("Compare (Δ against the first)",
                                         comparison_table(scenarios, table)))
+
+    def options(self) -> None:
+        """The option group of the current scenario side by side; Enter chooses one (one
+        undo step). See :mod:`planner.tui.options_view`."""
+        sc, _, _ = self._current()
+        if sc is None:
+            return
+        everything = list(self.scenarios.values())
+        try:
+            group = [everything[i] for i in option_group(everything, sc.name)]
+        except ValidationError as exc:
+            self.notify(str(exc).split(": ", 1)[-1], title="Options")
+            return
+        table = options_table(group, [self.outputs[s.id] for s in group])
+
+        def chosen(name: str | None) -> None:
+            if name is not None and not self.scenarios_named(name).chosen:
+                self.run("choose the option", lambda ws: ws.choose_option(self.fleet, name))
+
+        self._open(OptionsScreen(self.fleet, table, sc.name), chosen)
+
+    def scenarios_named(self, name: str) -> Scenario:
+        """The fleet's scenario called ``name``."""
+        return next(s for s in self.scenarios.values() if s.name == name)
 
     def sweep(self) -> None:
         """Vary the current input column of the current scenario."""

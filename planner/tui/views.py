@@ -263,6 +263,7 @@ _HELP = {
     "fleet": "switch fleet, or type a name to create one",
     "mark": "mark or unmark the current row (for compare)",
     "compare": "compare the marked scenarios, with deltas",
+    "options": "the current row's option group side by side; Enter chooses one",
     "sweep": "sweep the current input column: table and chart",
     "solve": "goal seek: largest context or batch, fewest GPUs, cheapest GPU",
     "explain": "why a computed cell has its value: formula and inputs",
