@@ -216,11 +216,16 @@ def test_workbook_round_trip_of_options_and_summary_counts_chosen(ws: Workspace,
     assert rows == {"chat-h100": (None, False), "chat-h200": ("chat-h100", True),
                     "chat-mi300x": ("chat-h100", False), "embed": (None, True)}
     summary = wb["Summary"]
-    assert summary["F3"].value.endswith(",TRUE)") and "Scenarios!$" in summary["F3"].value
+    title = next(c.row for c in summary["A"] if c.value == "Fleet roll-up")
+    r = next(c.row for c in summary["A"] if c.row > title and c.value == "opts")
+    assert summary[f"F{r}"].value.endswith(",TRUE)") and "Scenarios!$" in summary[f"F{r}"].value
     # recomputed by LibreOffice: the Summary adds the chosen H200 option and the L4, not all
     values = openpyxl.load_workbook(recalculate(path, tmp_path / "lo"), data_only=True)["Summary"]
-    assert (values["A3"].value, values["D3"].value) == ("opts", 3)
-    assert values["F3"].value == pytest.approx((2 * 3.5 + 0.5) * 730)
+    assert (values[f"A{r}"].value, values[f"D{r}"].value) == ("opts", 3)
+    assert values[f"F{r}"].value == pytest.approx((2 * 3.5 + 0.5) * 730)
+    # the cached value (before any recalculation) is the same figure
+    cached = openpyxl.load_workbook(path, data_only=True)["Summary"]
+    assert cached[f"F{r}"].value == pytest.approx((2 * 3.5 + 0.5) * 730)
     # an untouched export imports as no change; a moved choice imports as one edit
     assert all(not p.fields for p in ws.import_workbook(path))
     col = header.index("chosen") + 1

@@ -96,9 +96,15 @@ def test_demo_fleet_has_a_plan_at_once(ws: Workspace) -> None:
     assert plan.gpus[mixtral].tolist() == [4, 4, 4, 4, 6, 6, 6, 6, 8, 8, 8, 10]
     # scenarios without demand or target keep their configured GPUs; training is not planned
     assert plan.basis[plan.workloads.index("llama3-8b-24gib-6x8k")] == "configured"
-    assert {n for n, _ in plan.excluded} == {"llama2-7b-lora-r8-qv",
-                                             "llama2-7b-full-finetune-8xa100"}
-    assert plan.total_gpus.tolist() == [16, 16, 16, 17, 19, 19, 21, 29, 31, 32, 32, 34]
+    # options that are not chosen are not planned (planner.compare.counted): the chat group's
+    # chosen H100 base plans at its target rate, 12 GPUs every month
+    assert dict(plan.excluded) == {
+        "llama2-7b-lora-r8-qv": "training", "llama2-7b-full-finetune-8xa100": "training",
+        "llama3-70b-chat-h200-tp2": "option not chosen",
+        "llama3-70b-chat-mi300x-tp2": "option not chosen"}
+    chat = plan.workloads.index("llama3-70b-chat-h100-tp4")
+    assert plan.basis[chat] == "target" and plan.gpus[chat].tolist() == [12] * 12
+    assert plan.total_gpus.tolist() == [28, 28, 28, 29, 31, 31, 33, 41, 43, 44, 44, 46]
     # the h100 on-demand price falls to 2.25 from 2027-07 (seeds/plans.toml)
     h100 = plan.gpu_types.index("h100-sxm")
     assert plan.price_usd_per_gpu_hour_by_type[h100].tolist() == [2.5] * 6 + [2.25] * 6
@@ -252,8 +258,8 @@ def test_cli_plan_json_keys_and_text(ws: Workspace) -> None:
     assert set(data["workloads"][0]["months"][0]) == {
         "month", "requests_per_s", "replicas", "gpus", "capacity_requests_per_s",
         "headroom_requests_per_s", "cost_usd"}
-    assert [m["gpus"] for m in data["months"]] == [16, 16, 16, 17, 19, 19, 21, 29, 31, 32, 32,
-                                                   34]
+    assert [m["gpus"] for m in data["months"]] == [28, 28, 28, 29, 31, 31, 33, 41, 43, 44, 44,
+                                                   46]
     code, help_text = run("fleet", "plan", "--help")
     flat = " ".join(help_text.split())
     assert all(k in flat for k in JSON_KEYS)
@@ -261,7 +267,7 @@ def test_cli_plan_json_keys_and_text(ws: Workspace) -> None:
                     "--no-detail")
     assert code == 0
     assert out.splitlines()[4].split() == [
-        "2027-11", "1", "1,314", "14", "22,995", "16", "40,880", "1", "292", "32", "65,481"]
+        "2027-11", "1", "1,314", "26", "42,705", "16", "40,880", "1", "292", "44", "85,191"]
     assert out.splitlines()[2].split()[:5] == ["month", "a100-80gb", "GPUs", "a100-80gb", "USD"]
     code, out = run("fleet", "plan", "demo", "--pricing", "spot", "--json")
     assert json.loads(out)["pricing"] == "spot"
@@ -293,7 +299,7 @@ def test_cli_horizon_demand_and_price(ws: Workspace) -> None:
 def test_demand_and_prices_go_with_their_rows(ws: Workspace) -> None:
     ws.delete_scenario("demo", "mixtral-8x7b-2xh100-tp2")
     assert "mixtral-8x7b-2xh100-tp2" not in ws.demands("demo")
-    assert ws.delete_fleet("demo") == 6
+    assert ws.delete_fleet("demo") == 9
     assert ws.prices("h100-sxm")[0].reserved_usd_per_gpu_hour == 1.75
 
 

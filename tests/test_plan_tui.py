@@ -31,12 +31,12 @@ async def test_plan_tab_shows_the_month_by_gpu_table_and_chart() -> None:
             assert row[3] == f"{int(plan.gpus_billed_by_type[1, m]):,}"  # h100-sxm
             assert row[-2] == f"{int(plan.total_gpus[m]):,}"
             assert row[-1] == f"{plan.total_cost_usd[m]:,.0f}"
-        assert [str(table.get_row(m)[-2]) for m in ("2027-01", "2027-12")] == ["16", "34"]
+        assert [str(table.get_row(m)[-2]) for m in ("2027-01", "2027-12")] == ["28", "46"]
         title = text(app.query_one("#plan-title", Static))
         assert "Plan of fleet demo: 2027-01 to 2027-12, on-demand pricing, 730 h per month" \
             in title
         chart = text(app.query_one("#plan-chart", Static)).splitlines()
-        assert chart[0].startswith("2027-01 GPUs █") and chart[0].rstrip().endswith(" 16")
+        assert chart[0].startswith("2027-01 GPUs █") and chart[0].rstrip().endswith(" 28")
         assert chart[-1].rstrip().endswith(f"{plan.total_cost_usd[-1]:,.0f}")
         assert "█" * 40 in chart[-2]  # the largest month fills the chart's width
         app.sheet.load_fleet("zbare")  # another fleet while the tab is shown: recomputed

@@ -13,6 +13,7 @@ import openpyxl
 import pytest
 from openpyxl.utils import get_column_letter
 
+from planner.compare import counted
 from planner.report.importer import ImportError_
 from planner.report.layout import GPU_SHEET, letters
 from planner.service import Workspace
@@ -63,16 +64,20 @@ def test_cached_values_equal_python_and_libreoffice(ws: Workspace, tmp_path: Pat
     inference = [s for s in scenarios if s.kind == "inference"]
     training = [s for s in scenarios if s.kind == "training"]
     n_inf, n_train = len(graph("inference").outputs), len(graph("training").outputs)
-    assert compare_outputs(cached, inference, ws.evaluate_many(inference)) == 5 * n_inf
+    assert compare_outputs(cached, inference, ws.evaluate_many(inference)) == \
+        len(inference) * n_inf
+    assert len(inference) == 8  # the demo fleet: 5 workloads and an option group of 3
     assert compare_outputs(cached, training, ws.evaluate_many(training), "Training",
                            "training") == 2 * n_train
     outputs = ws.evaluate_many(inference)
     row = rollup_row(cached, "demo")
+    chosen = counted(inference)  # the option group adds its chosen scenario only
+    assert len(chosen) == 6
     assert cached[("Summary", f"E{row}")] == pytest.approx(
-        sum(o["cost_usd_per_hour"] for o in outputs), rel=1e-12)
+        sum(outputs[i]["cost_usd_per_hour"] for i in chosen), rel=1e-12)
     assert cached[("Summary", f"F{row}")] == pytest.approx(
-        sum(o["cost_usd_per_month"] for o in outputs), rel=1e-12)
-    assert cached[("Summary", f"F{row}")] == pytest.approx(27_521.0)  # 37.70 USD/h × 730 h
+        sum(outputs[i]["cost_usd_per_month"] for i in chosen), rel=1e-12)
+    assert cached[("Summary", f"F{row}")] == pytest.approx(49_421.0)  # 67.70 USD/h × 730 h
     train = ws.evaluate_many(training)
     assert cached[("Summary", f"G{row}")] == pytest.approx(
         sum(o["train_cost_usd"] for o in train), rel=1e-12)
@@ -100,9 +105,9 @@ def test_summary_prints_on_two_pages_with_its_assumptions(ws: Workspace,
     from planner.report.export import _version
 
     for text in ("LLM capacity and cost report", "Fleet: demo", f"planner {_version()}",
-                 "EXAMPLE PRICES", "a100-80gb, h100-sxm, h200, rtx-4090", "Assumptions",
-                 "Serving engines", "roofline (5 scenarios)", "730 hours (every scenario)",
-                 "Fleet roll-up", "$27,521", "Inference scenarios", "no target",
+                 "EXAMPLE PRICES", "a100-80gb, h100-sxm, h200, mi300x, rtx-4090", "Assumptions",
+                 "Serving engines", "roofline (8 scenarios)", "730 hours (every scenario)",
+                 "Fleet roll-up", "$49,421", "Inference scenarios", "no target",
                  "demo/mixtral-8x7b-2xh100-tp2", "Training runs",
                  "demo/llama2-7b-lora-r8-qv", "USD/month", "GiB/GPU"):
         assert text in first, text
@@ -121,7 +126,7 @@ def test_print_setup_notes_and_names(ws: Workspace, tmp_path: Path) -> None:
         assert sheet.print_area, sheet.title
     for title in ("Scenarios", "Training", "Models", "GPUs"):
         assert wb[title].print_title_rows == "$1:$1"
-    assert wb["Scenarios"].print_area == "'Scenarios'!$A$1:$JS$6"
+    assert wb["Scenarios"].print_area == "'Scenarios'!$A$1:$JU$9"
     summary = wb["Summary"]
     assert [b.id for b in summary.row_breaks.brk] == [summary.max_row + 1]
     col = letters("inference")
@@ -129,15 +134,17 @@ def test_print_setup_notes_and_names(ws: Workspace, tmp_path: Path) -> None:
     assert note == ("Cost per month [USD/month]\n= cost_usd_per_hour * hours_per_month\n\n"
                     "``cost_usd_per_hour * hours_per_month`` (730 h by default).")
     assert wb["Scenarios"][f"{col['batch']}1"].comment is None  # inputs carry no formula
-    headers = {c.value: c for c in summary[22]}
+    top = next(c.row for c in summary["A"] if c.value == "Inference scenarios (red: does not "
+               "fit)")
+    headers = {c.value: c for c in summary[top + 1]}  # its header row
     assert headers["meets target"].comment.text.startswith("Meets target rate")
     assert {n: wb.defined_names[n].attr_text for n in ("BytesPerGiB", "MsPerSecond",
                                                         "SecondsPerDay")} == {
         "BytesPerGiB": "1073741824", "MsPerSecond": "1000", "SecondsPerDay": "86400"}
-    kv = next(c for c in summary[24] if c.column == 14).value
+    kv = next(c for c in summary[top + 3] if c.column == 14).value
     assert kv == (f"=MIN(Scenarios!{col['kv_in_use_bytes_per_gpu']}2,"
                   f"MAX(Scenarios!{col['kv_budget_bytes']}2,0))/BytesPerGiB")
-    assert [c.value for c in summary[23]][:5] == ["", "", "count", "yes/no", "requests/s"]
+    assert [c.value for c in summary[top + 2]][:5] == ["", "", "count", "yes/no", "requests/s"]
 
 
 def _gpu_rows(sheet: Any) -> dict[str, int]:

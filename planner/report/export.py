@@ -1253,7 +1253,11 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
             bodies[ws.title] = (rows, len(predictions) + 1, width["inference"])
         cached_values["Calibration"] = write_calibration(
             calibration_ws, cells, predictions, list(range(2, len(predictions) + 2)))
-    bodies.update(write_plan_sheets(wb, plans, styles))
+    plan_bodies = write_plan_sheets(wb, plans, styles)
+    for title, (_rows, n_rows, n_cols) in plan_bodies.items():  # printed like every sheet
+        print_setup(wb[title], f"A1:{get_column_letter(max(n_cols, 1))}{max(n_rows, 1)}",
+                    titles="1:3")
+    bodies.update(plan_bodies)
     fleets = sorted({s.fleet for s in scenarios})
     used = {s.gpu for s in scenarios}
     engines: dict[str, int] = {}
