@@ -26,6 +26,12 @@ class FleetLoaded(Message):
     focus_id: int | None = None
     index: dict[str, Any] | None = None
     """Per kind, the fleet's :class:`~planner.tui.rows.KindIndex` (built off the UI thread)."""
+    widths: dict[str, dict[str, int]] | None = None
+    """Per kind, the grid's column widths over every row (measured off the UI thread), for
+    the layout in ``layouts``."""
+    layouts: dict[str, Any] | None = None
+    partial: bool = False
+    """Only the fleet's first rows (the first screen); the rest follows in another message."""
 
 
 @dataclass

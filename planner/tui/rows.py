@@ -197,13 +197,14 @@ class KindIndex:
             values: list[Any] = [str(getattr(scenarios[i], key)).lower() for i in ids]
         else:
             values = [scenarios[i].inputs.get(key, outputs[i].get(key)) for i in ids]
-        numeric = np.fromiter((isinstance(v, (int, float)) for v in values), dtype=bool,
-                              count=len(values))
+        gathered = np.asarray(values)  # numbers (and flags) come out as a numeric dtype
         if key in TEXT_FIELDS:
             keys: tuple[np.ndarray, ...] = (np.array(values, dtype=str),)
-        elif numeric.all():
-            keys = (np.array(values, dtype=np.float64),)
+        elif gathered.dtype.kind in "biuf":
+            keys = (gathered.astype(np.float64),)
         else:  # numbers first, then text
+            numeric = np.fromiter((isinstance(v, (int, float)) for v in values), dtype=bool,
+                                  count=len(values))
             number = np.array([float(v) if n else 0.0 for v, n in zip(values, numeric,
                                                                      strict=True)])
             text = np.array(["" if n else str(v) for v, n in zip(values, numeric,

@@ -169,15 +169,40 @@ class ScenarioSheet(Vertical):
                 ws.new_fleet("default")
                 fleets = ws.fleets()
             name = fleet if fleet in {f.name for f in fleets} else fleets[0].name
+            self._profiles = ws.calibration_figures()
+            total = next(f.scenario_count for f in fleets if f.name == name)
+            if not self.complete and total > self.FIRST_ROWS:  # the first screen first
+                first = ws.scenarios(name, limit=self.FIRST_ROWS)
+                self.post_message(self._loaded(name, first, ws.evaluate_many(first), fleets,
+                                               focus_id, partial=True))
             scenarios = ws.scenarios(name)
             outputs = ws.evaluate_many(scenarios)
-            self._profiles = ws.calibration_figures()
-            index = {kind: rows.KindIndex([s for s in scenarios if s.kind == kind])
-                     for kind in KINDS}
+            message = self._loaded(name, scenarios, outputs, fleets, focus_id)
         except Exception as exc:
             self.post_message(WorkFailed("Could not load the fleet", str(exc), reload=False))
             return
-        self.post_message(FleetLoaded(name, scenarios, outputs, fleets, focus_id, index))
+        self.post_message(message)
+
+    FIRST_ROWS = 500
+    """A fleet bigger than this shows its first rows (by name) while the rest loads."""
+    complete = False
+    """Whether a whole fleet has been shown (not only its first rows)."""
+
+    def _loaded(self, name: str, scenarios: list[Scenario], outputs: list[Outputs],
+                fleets: list[Fleet], focus_id: int | None, partial: bool = False
+                ) -> FleetLoaded:
+        """A fleet read in a worker, with what the grid needs computed there too: the arrays
+        it filters and sorts on, and its column widths (every row measured)."""
+        index = {kind: rows.KindIndex([s for s in scenarios if s.kind == kind])
+                 for kind in KINDS}
+        layouts = {kind: self._layout(kind) for kind in KINDS}
+        by_kind: dict[str, list[tuple[Scenario, Outputs]]] = {kind: [] for kind in KINDS}
+        for sc, out in zip(scenarios, outputs, strict=True):
+            by_kind[sc.kind].append((sc, out))
+        widths = {kind: cells.column_widths(kind, by_kind[kind], layouts[kind])
+                  for kind in KINDS}
+        return FleetLoaded(name, scenarios, outputs, fleets, focus_id, index, widths, layouts,
+                           partial)
 
     def reload(self) -> None:
         """Read the fleet again (after a failed save, or a catalog change)."""
@@ -194,13 +219,23 @@ class ScenarioSheet(Vertical):
         self.marked &= set(self.scenarios)
         self.index = message.index or {kind: rows.KindIndex(
             [s for s in message.scenarios if s.kind == kind]) for kind in KINDS}
-        self._rebuild_grids(message.focus_id)
+        same_layout = message.layouts == {kind: self._layout(kind) for kind in KINDS}
+        self._rebuild_grids(message.focus_id, message.widths if same_layout else None)
         if not self.loaded or self.app.focused is None:
             self._grid().focus()
-        first, self.loaded = not self.loaded, True
-        if first:  # keep the collector off the fleet's objects (planner.tui.gc_policy)
-            gc_policy.loaded()
+        if not self.loaded:
             self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
+        self.loaded = True
+        if message.partial:
+            total = next((f.scenario_count for f in self.fleets if f.name == self.fleet), 0)
+            self._status.update(f"showing the first {len(self.scenarios):,} of {total:,} "
+                                "scenarios by name; reading the rest…")
+            return
+        if not self.complete:  # keep the collector off the fleet's objects (gc_policy)
+            self.complete = True
+            gc_policy.loaded()
+            if len(self.scenarios) > self.FIRST_ROWS:
+                self._status.update(f"{len(self.scenarios):,} scenarios")
         else:
             self.call_after_refresh(gc_policy.reloaded)  # after the grid is drawn
 
@@ -285,8 +320,10 @@ class ScenarioSheet(Vertical):
         return self.index[kind].visible(self.filter_text, self.sort_key, self.scenarios,
                                         self.outputs)
 
-    def _rebuild_grids(self, focus_id: int | None = None) -> None:
-        """Lay the grids out again (columns and widths) and show their rows."""
+    def _rebuild_grids(self, focus_id: int | None = None,
+                       widths_by_kind: dict[str, dict[str, int]] | None = None) -> None:
+        """Lay the grids out again (columns and widths: ``widths_by_kind`` if measured
+        already) and show their rows."""
         self._end_edit()  # rows may move or vanish: an unfinished cell edit is dropped
         for kind in KINDS:
             table = self._grid(kind)
@@ -296,9 +333,9 @@ class ScenarioSheet(Vertical):
             # fixed widths, from the header and every row's values: a stable layout (no
             # re-measuring as rows are filtered, sorted or arrive), and no number cut short
             layout = self._layout(kind)
-            widths = cells.column_widths(kind, [(self.scenarios[i], self.outputs[i])
-                                                 for i in self.index[kind].ids.tolist()],
-                                         layout)
+            widths = dict(widths_by_kind[kind]) if widths_by_kind else cells.column_widths(
+                kind, [(self.scenarios[i], self.outputs[i])
+                       for i in self.index[kind].ids.tolist()], layout)
             widths["name"] = max([len(n) + 2 for n in names] + [12])
             self._widths[kind] = widths
             for key, header, role in layout:
