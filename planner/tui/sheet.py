@@ -321,9 +321,11 @@ class ScenarioSheet(Vertical):
                                         self.outputs)
 
     def _rebuild_grids(self, focus_id: int | None = None,
-                       widths_by_kind: dict[str, dict[str, int]] | None = None) -> None:
+                       widths_by_kind: dict[str, dict[str, int]] | None = None,
+                       remeasure: bool = True) -> None:
         """Lay the grids out again (columns and widths: ``widths_by_kind`` if measured
-        already) and show their rows."""
+        already; without ``remeasure``, the widths known, measuring only new columns) and
+        show their rows."""
         self._end_edit()  # rows may move or vanish: an unfinished cell edit is dropped
         for kind in KINDS:
             table = self._grid(kind)
@@ -333,10 +335,14 @@ class ScenarioSheet(Vertical):
             # fixed widths, from the header and every row's values: a stable layout (no
             # re-measuring as rows are filtered, sorted or arrive), and no number cut short
             layout = self._layout(kind)
-            widths = dict(widths_by_kind[kind]) if widths_by_kind else cells.column_widths(
+            known = {} if remeasure else self._widths.get(kind, {})
+            if widths_by_kind:
+                known = widths_by_kind[kind]
+            missing = tuple(c for c in layout if c[0] not in known)
+            widths = {**known, **(cells.column_widths(
                 kind, [(self.scenarios[i], self.outputs[i])
-                       for i in self.index[kind].ids.tolist()], layout)
-            widths["name"] = max([len(n) + 2 for n in names] + [12])
+                       for i in self.index[kind].ids.tolist()], missing) if missing else {})}
+            widths["name"] = max([len(n) + 2 for n in names] + [12, known.get("name", 0)])
             self._widths[kind] = widths
             for key, header, role in layout:
                 style = {"output": "bold italic cyan", "input": "bold"}.get(role, "bold")
@@ -380,6 +386,18 @@ class ScenarioSheet(Vertical):
         else:
             index.changed()
 
+    def _widen(self, sid: int, relayout: bool = True) -> None:
+        """Widen the columns a row's values no longer fit, and lay the grids out with the
+        widths known (nothing else measured again)."""
+        sc, outputs = self.scenarios[sid], self.outputs[sid]
+        widths, role = self._widths.setdefault(sc.kind, {}), cells.roles(sc.kind)
+        for key in list(widths):
+            need = len(sc.name) + 2 if key == "name" else (
+                cells.cell_width(sc, outputs, key, role[key]) if key in role else 0)
+            widths[key] = max(widths[key], need)
+        if relayout:
+            self._rebuild_grids(sid, remeasure=False)
+
     def _fits(self, sid: int) -> bool:
         """Whether every cell of a row fits the widths its grid was laid out with."""
         sc = self.scenarios[sid]
@@ -405,7 +423,7 @@ class ScenarioSheet(Vertical):
         narrow = [c for c in table.ordered_columns if c.key.value != "name" and c.width
                   < cells.cell_width(sc, outputs, c.key.value or "", role[c.key.value or ""])]
         if narrow:  # a value wider than its column: lay the grids out again (rare)
-            self._rebuild_grids(sid)
+            self._widen(sid)
             return
         table.update_row(str(sid), self._row(sid))
 
@@ -454,7 +472,7 @@ class ScenarioSheet(Vertical):
     def _relayout(self, key: str) -> None:
         """Rebuild the grids after a layout change, the cursor on column ``key``."""
         sc, _, _ = self._current()
-        self._rebuild_grids(sc.id if sc is not None else None)
+        self._rebuild_grids(sc.id if sc is not None else None, remeasure=False)
         keys = [k for k, _h, _r in self._layout(self.kind)]
         table = self._grid()
         if key in keys and table.row_count:
@@ -942,7 +960,9 @@ class ScenarioSheet(Vertical):
             kinds.add(sc.kind)
             relayout = relayout or not self._fits(sc.id)
         if relayout:  # a name or value wider than its column (rare)
-            self._rebuild_grids(message.focus_id)
+            for sc in message.scenarios:
+                self._widen(sc.id, relayout=False)
+            self._rebuild_grids(message.focus_id, remeasure=False)
         else:
             self._show_rows(message.focus_id, tuple(k for k in KINDS if k in kinds))
 
