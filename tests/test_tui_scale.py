@@ -242,3 +242,24 @@ async def test_virtual_rows_answer_as_datatable_rows() -> None:
         await pilot.pause()
         assert grid.shown_ids.tolist() == ids[::-1] and grid.cursor_coordinate.row == last
         assert grid.drawn_cell(str(ids[0]), "name") == app.sheet.scenarios[ids[0]].name
+
+
+async def test_a_longer_name_widens_its_column_only() -> None:
+    """A rename longer than the name column widens that column (the grid is laid out again
+    with the widths known, nothing re-measured); the other columns keep theirs and the name
+    shows whole."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        before = {c.key.value: c.width for c in grid.ordered_columns}
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        long_name = "a-scenario-name-longer-than-any-in-the-demo-fleet"
+        assert len(long_name) + 2 > before["name"]
+        await pilot.press("r", "ctrl+u", *long_name, "enter")
+        await settle(pilot)
+        after = {c.key.value: c.width for c in grid.ordered_columns}
+        assert after["name"] == len(long_name) + 2
+        assert {k: w for k, w in after.items() if k != "name"} == {
+            k: w for k, w in before.items() if k != "name"}
+        assert grid.drawn_cell(str(sid), "name") == long_name
