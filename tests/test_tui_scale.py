@@ -263,3 +263,20 @@ async def test_a_longer_name_widens_its_column_only() -> None:
         assert {k: w for k, w in after.items() if k != "name"} == {
             k: w for k, w in before.items() if k != "name"}
         assert grid.drawn_cell(str(sid), "name") == long_name
+
+
+async def test_a_poll_that_raced_a_row_action_reloads_nothing() -> None:
+    """The poll compares the ids it read with the rows shown; when this sheet's own new or
+    deleted row was put in place meanwhile they match by the time its answer arrives, and
+    the 100k-row fleet is not read again. Ids that still differ reload it."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        loaded = sheet.scenarios
+        sheet._rows_came_or_went("demo", set(loaded))
+        await settle(pilot)
+        assert sheet.scenarios is loaded
+        sheet._rows_came_or_went("demo", set(loaded) | {10**9})
+        await settle(pilot)
+        assert sheet.scenarios is not loaded and sheet.scenarios.keys() == loaded.keys()

@@ -264,7 +264,7 @@ class ScenarioSheet(Vertical):
             versions = ws.scenario_versions(fleet)
             shown = {i: sc.version for i, sc in list(self.scenarios.items())}
             if versions.keys() != shown.keys():
-                self.app.call_from_thread(self._rows_came_or_went, fleet)
+                self.app.call_from_thread(self._rows_came_or_went, fleet, set(versions))
                 return
             stale = {i for i, v in versions.items() if v > shown[i]
                      and not self.saves.pending(i)}
@@ -276,9 +276,13 @@ class ScenarioSheet(Vertical):
             return
         self.post_message(RowsChanged(fleet, fresh, outputs))
 
-    def _rows_came_or_went(self, fleet: str) -> None:
-        """Another client added or deleted scenarios: read the fleet again, unless a cell is
-        being edited (the next poll tries again)."""
+    def _rows_came_or_went(self, fleet: str, ids: set[int]) -> None:
+        """Another client added or deleted scenarios (``ids``: the fleet's, as polled): read
+        the fleet again, unless a cell is being edited (the next poll tries again) or the
+        rows shown are those ids by now (this sheet's own new or deleted row, put in place
+        after the poll read the versions)."""
+        if ids == self.scenarios.keys():
+            return
         if fleet == self.fleet and self.editing is None and len(self.app.screen_stack) == 1 \
                 and not self._busy():
             sc = self._current()[0]
