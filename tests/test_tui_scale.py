@@ -280,3 +280,27 @@ async def test_a_poll_that_raced_a_row_action_reloads_nothing() -> None:
         sheet._rows_came_or_went("demo", set(loaded) | {10**9})
         await settle(pilot)
         assert sheet.scenarios is not loaded and sheet.scenarios.keys() == loaded.keys()
+
+
+async def test_rows_changed_elsewhere_are_read_one_by_one_or_with_the_fleet() -> None:
+    """A few rows another client changed are read back by name, one by one; a row they
+    renamed cannot be found by its old name, so the fleet is read and the row shows its new
+    name at its place in name order."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        with Workspace.open() as other:
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 5})
+            fresh = sheet._read_rows(other, "demo", {sid})
+            assert [(s.id, s.inputs["batch"]) for s in fresh] == [(sid, 5)]
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"name": "aaa-theirs"})
+            assert [s.name for s in sheet._read_rows(other, "demo", {sid})] == ["aaa-theirs"]
+        await pilot.pause(sheet.POLL_S + 0.5)
+        await settle(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        assert sheet.scenarios[sid].name == "aaa-theirs"
+        assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,
+                                                       "inference", "", None)
+        assert grid.shown_ids[0] == sid

@@ -270,11 +270,33 @@ class ScenarioSheet(Vertical):
                      and not self.saves.pending(i)}
             if not stale:
                 return
-            fresh = [sc for sc in ws.scenarios(fleet) if sc.id in stale]
+            fresh = self._read_rows(ws, fleet, stale)
             outputs = ws.evaluate_many(fresh)
         except Exception:  # the next tick tries again; a poll never interrupts the user
             return
         self.post_message(RowsChanged(fleet, fresh, outputs))
+
+    POLL_ONE_BY_ONE = 50
+    """Up to this many rows changed elsewhere are read one by one, not with the fleet."""
+
+    def _read_rows(self, ws: Workspace, fleet: str, ids: set[int]) -> list[Scenario]:
+        """The scenarios ``ids`` of ``fleet`` as stored now: a few read by name, one by one
+        (a 100,000-row fleet is not read for them); many, or one renamed meanwhile, with
+        the whole fleet."""
+        if len(ids) <= self.POLL_ONE_BY_ONE:
+            fresh = []
+            for sid in sorted(ids):
+                shown = self.scenarios.get(sid)
+                try:
+                    sc = ws.scenario(fleet, shown.name) if shown is not None else None
+                except PlannerError:  # renamed or deleted meanwhile
+                    sc = None
+                if sc is None or sc.id != sid:
+                    break
+                fresh.append(sc)
+            else:
+                return fresh
+        return [sc for sc in ws.scenarios(fleet) if sc.id in ids]
 
     def _rows_came_or_went(self, fleet: str, ids: set[int]) -> None:
         """Another client added or deleted scenarios (``ids``: the fleet's, as polled): read
