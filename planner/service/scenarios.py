@@ -54,12 +54,12 @@ class Scenarios:
         self.specs = specs
 
     # ------------------------------------------------------------------ reading
-    def scenarios(self, fleet: str | None = None) -> list[Scenario]:
-        """Scenarios of one fleet (or of all), by fleet and name."""
+    def scenarios(self, fleet: str | None = None, limit: int | None = None) -> list[Scenario]:
+        """Scenarios of one fleet (or of all), by fleet and name (the first ``limit``)."""
         with read_session(self.engine) as s:
             fleet_id = None if fleet is None else queries.fleet_row(s, fleet).id
             return [convert.scenario_from_mapping(m)
-                    for m in queries.scenario_mappings(s, fleet_id)]
+                    for m in queries.scenario_mappings(s, fleet_id, limit)]
 
     def versions(self, fleet: str) -> dict[int, int]:
         """Each scenario of ``fleet``: id → version. Cheap enough to poll: a view compares it

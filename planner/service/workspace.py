@@ -221,9 +221,10 @@ class Workspace:
         return self._fleets.delete_fleet(name)
 
     # ------------------------------------------------------------------ scenarios
-    def scenarios(self, fleet: str | None = None) -> list[Scenario]:
-        """Scenarios of one fleet (or of all), by fleet and name."""
-        return self._scenarios.scenarios(fleet)
+    def scenarios(self, fleet: str | None = None, limit: int | None = None) -> list[Scenario]:
+        """Scenarios of one fleet (or of all), by fleet and name; with ``limit``, the first
+        that many (a view shows its first screen before the rest is read)."""
+        return self._scenarios.scenarios(fleet, limit)
 
     def scenario(self, fleet: str, name: str) -> Scenario:
         """One scenario."""

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+import numpy as np
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -138,10 +139,11 @@ def column_widths(kind: str, rows: Sequence[tuple[Scenario, dict[str, Any]]],
         for key, _header, role in columns:
             if role not in ("input", "output"):
                 continue
-            values = [row.get(key) for row in (inputs if role == "input" else outputs)]
-            if not all(isinstance(v, (int, float)) for v in values):
+            values = np.asarray([row.get(key) for row in (inputs if role == "input"
+                                                          else outputs)])
+            if values.dtype.kind not in "biuf":
                 continue  # text or missing: the measured rows stand for the rest
-            picked += [rest[values.index(min(values))], rest[values.index(max(values))]]
+            picked += [rest[int(values.argmin())], rest[int(values.argmax())]]
     for key, _header, role in columns:
         if key == "name" or role == "group":
             continue

@@ -1,5 +1,11 @@
-"""A DataTable for thousands of rows that change one at a time.
+"""A DataTable for 100,000 rows that change one at a time.
 
+- :meth:`SheetTable.show_rows` shows rows without holding them: the grid's rows are an
+  array of scenario ids in display order, and a row's cells are asked of a callback when the
+  row is drawn. DataTable keeps three per-row structures (row locations, data, row metadata)
+  and rebuilds per-row lists (ordered rows, y offsets) after every change; here they are
+  views over the id array (:class:`RowOrder`), so showing 100,000 rows, filtering them or
+  sorting them costs one numpy array, and inserting or deleting one row one array copy.
 - :meth:`SheetTable.set_rows` adds many rows at once. Each row is one mapping of column key to
   cell (the grid's are formatted only when drawn), instead of DataTable's per-row ``add_row``,
   which re-validates the cursor and bumps counters each time.
@@ -19,14 +25,133 @@ back to the public API if they change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
+import numpy as np
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import DuplicateKey, Row, RowKey
+
+RowSource = Callable[[int], Mapping[Any, Any]]
+"""A row's cells (column key to cell) from its id, asked for when the row is drawn."""
+
+
+def _sid(key: Any) -> int | None:
+    """The id in a row key (a RowKey or its text), or None."""
+    value = getattr(key, "value", key)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+class RowOrder:
+    """The rows shown, in display order, as an id array with its inverse (id to position):
+    it stands in for DataTable's row locations (a two-way dict of row key and index)."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.ids = np.asarray(ids, dtype=np.int64)
+        size = int(self.ids.max()) + 1 if len(self.ids) else 0
+        self._position = np.full(size, -1, dtype=np.int64)
+        self._position[self.ids] = np.arange(len(self.ids), dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+    def __iter__(self) -> Iterator[RowKey]:
+        return (RowKey(str(i)) for i in self.ids.tolist())
+
+    def get(self, key: object, default: int | None = None) -> int | None:
+        """The position of the row with this key."""
+        sid = _sid(key)
+        if sid is None or not 0 <= sid < len(self._position):
+            return default
+        position = int(self._position[sid])
+        return default if position < 0 else position
+
+    def get_key(self, index: int) -> RowKey | None:
+        """The key of the row at this position."""
+        if not 0 <= index < len(self.ids):
+            return None
+        return RowKey(str(int(self.ids[index])))
+
+
+class _Rows(Mapping[RowKey, Row]):
+    """DataTable's row metadata (``rows``) for a :class:`RowOrder`: every row one line."""
+
+    def __init__(self, order: RowOrder) -> None:
+        self.order = order
+
+    def __getitem__(self, key: object) -> Row:
+        if key not in self.order:
+            raise KeyError(key)
+        return Row(key if isinstance(key, RowKey) else RowKey(str(key)), 1)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.order
+
+    def __iter__(self) -> Iterator[RowKey]:
+        return iter(self.order)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+class _Data(Mapping[RowKey, Mapping[Any, Any]]):
+    """DataTable's cell data (``_data``) for a :class:`RowOrder`, read from a callback."""
+
+    def __init__(self, order: RowOrder, source: RowSource) -> None:
+        self.order, self.source = order, source
+
+    def __getitem__(self, key: object) -> Mapping[Any, Any]:
+        sid = _sid(key)
+        if sid is None or key not in self.order:
+            raise KeyError(key)
+        return self.source(sid)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.order
+
+    def __iter__(self) -> Iterator[RowKey]:
+        return iter(self.order)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+class _OrderedRows(Sequence[Row]):
+    """DataTable's ``ordered_rows`` (or, with ``offsets``, its ``_y_offsets``: one
+    (row key, line) per line) for a :class:`RowOrder`, over a range of positions."""
+
+    def __init__(self, order: RowOrder, span: range | None = None,
+                 offsets: bool = False) -> None:
+        self.order, self.offsets = order, offsets
+        self.span = range(len(order)) if span is None else span
+
+    def __len__(self) -> int:
+        return len(self.span)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> _OrderedRows: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return _OrderedRows(self.order, self.span[index], self.offsets)
+        key = self.order.get_key(self.span[index])
+        assert key is not None
+        return (key, 0) if self.offsets else Row(key, 1)
+
+    def clear(self) -> None:
+        """Nothing is held (DataTable's ``clear`` empties its offsets list)."""
 
 
 class SheetTable(DataTable):
@@ -35,9 +160,98 @@ class SheetTable(DataTable):
     _window: tuple[int, int, int] = (-1, -1, -1)
     """(scroll x, width, DataTable's change counter) that ``_in_view`` was computed for."""
     _in_view: frozenset[int] = frozenset()
+    _order: RowOrder | None = None
+    """The rows shown by :meth:`show_rows` (None: DataTable's own row store)."""
+    _source: RowSource | None = None
+
+    def show_rows(self, ids: np.ndarray, source: RowSource,
+                  cursor_row: int | None = None) -> None:
+        """Show the rows of ``ids`` (scenario ids, in display order) in place of those shown,
+        each row's cells read from ``source`` when it is drawn. The columns stay; the cursor
+        goes to ``cursor_row`` (default: it stays at its index, clamped)."""
+        if not hasattr(self, "_row_locations") or not hasattr(self, "_offset_cache"):
+            self.clear()  # a future DataTable without these internals
+            self.set_rows((str(i), source(int(i))) for i in ids)
+            return
+        order = RowOrder(ids)
+        self._order, self._source = order, source
+        self._row_locations = order  # type: ignore[assignment]
+        self.rows = _Rows(order)  # type: ignore[assignment]
+        self._data = _Data(order, source)  # type: ignore[assignment]
+        self._new_rows.clear()
+        self._changed(cursor_row)
+
+    def _changed(self, cursor_row: int | None = None) -> None:
+        """After the rows shown changed: drop what was rendered for the old ones, lay out
+        and put the cursor back in range."""
+        self._clear_caches()
+        self._update_count += 1
+        self._require_update_dimensions = True
+        row = self.cursor_coordinate.row if cursor_row is None else cursor_row
+        self.cursor_coordinate = self.cursor_coordinate._replace(
+            row=max(0, min(row, self.row_count - 1)))
+        if self.row_count and self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self.refresh()
+        self.check_idle()
+
+    @property
+    def shown_ids(self) -> np.ndarray:
+        """The ids of the rows shown, in display order."""
+        if self._order is not None:
+            return self._order.ids
+        return np.fromiter((int(k.value or 0) for k in self.rows), dtype=np.int64,
+                           count=len(self.rows))
+
+    def clear(self, columns: bool = False) -> Any:
+        if self._order is not None:  # back to DataTable's own (empty) row store
+            self._order = self._source = None
+            self._data, self.rows = {}, {}
+        return super().clear(columns)
+
+    @property
+    def ordered_rows(self) -> Any:
+        if self._order is not None:
+            return _OrderedRows(self._order)
+        return super().ordered_rows
+
+    @property
+    def _y_offsets(self) -> Any:
+        if self._order is not None:
+            return _OrderedRows(self._order, offsets=True)
+        return super()._y_offsets
+
+    # DataTable finds a row's y by adding up the heights of every row above it; with
+    # one-line rows it is the row's index
+    def _get_cell_region(self, coordinate: Any) -> Region:
+        if self._order is None:
+            region: Region = super()._get_cell_region(coordinate)
+            return region
+        if not self.is_valid_coordinate(coordinate):
+            return Region(0, 0, 0, 0)
+        row, column = coordinate
+        columns = self.ordered_columns
+        x = sum(c.get_render_width(self) for c in columns[:column]) + \
+            self._row_label_column_width
+        return Region(x, row + self._header_lines(), columns[column].get_render_width(self), 1)
+
+    def _get_row_region(self, row_index: int) -> Region:
+        if self._order is None:
+            region: Region = super()._get_row_region(row_index)
+            return region
+        if not self.is_valid_row_index(row_index):
+            return Region(0, 0, 0, 0)
+        width = sum(c.get_render_width(self) for c in self.columns.values()) + \
+            self._row_label_column_width
+        return Region(0, row_index + self._header_lines(), max(self.size.width, width), 1)
+
+    def _header_lines(self) -> int:
+        return self.header_height if self.show_header else 0
 
     def set_rows(self, rows: Iterable[tuple[str, Mapping[Any, Any]]]) -> None:
         """Append rows: (row key, mapping of column key to cell), each of height 1."""
+        if self._order is not None:  # rows of show_rows: DataTable's own store again
+            self.clear()
         try:
             locations, data, metadata, new = (self._row_locations, self._data, self.rows,
                                               self._new_rows)
@@ -72,7 +286,8 @@ class SheetTable(DataTable):
             for column in self.columns:
                 self.update_cell(row_key, column, cells[column.value])
             return
-        data[RowKey(row_key)] = cells  # type: ignore[assignment]
+        if self._order is None:  # rows shown by show_rows read their cells when drawn
+            data[RowKey(row_key)] = cells  # type: ignore[assignment]
         index = self.get_row_index(row_key)
         # the row's formatted cells (keyed by row index), its rendered cells and rows (keyed
         # by row key), then its lines (keyed by y, the header included)
@@ -81,8 +296,8 @@ class SheetTable(DataTable):
         for cache in caches:
             for key in [k for k in cache.keys() if k[0] == row_key]:  # noqa: SIM118
                 cache.discard(key)
-        header = self.header_height if self.show_header else 0
-        if self._total_row_height == self.row_count:  # every row one line high
+        header = self._header_lines()
+        if self._order is not None or self._total_row_height == self.row_count:  # one line
             lines = {header + index}
         else:
             lines = {header + y for y, (key, _) in enumerate(self._y_offsets) if key == row_key}

@@ -24,6 +24,14 @@ class FleetLoaded(Message):
     outputs: list[dict[str, Any]]
     fleets: list[Fleet]
     focus_id: int | None = None
+    index: dict[str, Any] | None = None
+    """Per kind, the fleet's :class:`~planner.tui.rows.KindIndex` (built off the UI thread)."""
+    widths: dict[str, dict[str, int]] | None = None
+    """Per kind, the grid's column widths over every row (measured off the UI thread), for
+    the layout in ``layouts``."""
+    layouts: dict[str, Any] | None = None
+    partial: bool = False
+    """Only the fleet's first rows (the first screen); the rest follows in another message."""
 
 
 @dataclass
@@ -63,6 +71,18 @@ class RowsChanged(Message):
     fleet: str
     scenarios: list[Scenario]
     outputs: list[dict[str, Any]]
+
+
+@dataclass
+class RowsUpdated(Message):
+    """A row action done (new, copy, rename, delete, undo, redo): the rows it wrote, read
+    back and evaluated, and the ids it deleted, to update the grid in place."""
+
+    fleet: str
+    scenarios: list[Scenario]
+    outputs: list[dict[str, Any]]
+    removed: list[int] = field(default_factory=list)
+    focus_id: int | None = None
 
 
 @dataclass

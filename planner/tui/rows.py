@@ -8,8 +8,11 @@ the estimator is fast enough that an edited row is shown recomputed before it is
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from planner.domain import Change, Scenario
 from planner.errors import PlannerError
@@ -45,7 +48,7 @@ def inputs(sc: Scenario) -> dict[str, Any]:
 
 def sort_value(sc: Scenario, outputs: Outputs, key: str) -> tuple[int, float | str]:
     """A sort key for column ``key``: numbers before text, text case-insensitive."""
-    if key in ("name", "model", "gpu", "lora_targets"):
+    if key in TEXT_FIELDS:
         return (0, str(getattr(sc, key)).lower())
     value = sc.inputs.get(key, outputs.get(key))
     if isinstance(value, (int, float)):
@@ -53,22 +56,188 @@ def sort_value(sc: Scenario, outputs: Outputs, key: str) -> tuple[int, float | s
     return (1, str(value))
 
 
+TEXT_FIELDS = ("name", "model", "gpu", "lora_targets")
+"""Columns held on the scenario itself (sorted case-insensitively), not in its inputs."""
+
+
+def haystack(sc: Scenario) -> str:
+    """What the filter searches in a scenario: name, model, GPU and notes, lower case."""
+    return " ".join((sc.name, sc.model, sc.gpu, sc.notes)).lower()
+
+
 def visible(scenarios: Mapping[int, Scenario], outputs: Mapping[int, Outputs], kind: str,
             filter_text: str, sort_key: tuple[str, bool] | None) -> list[int]:
     """The ids a grid shows, in order: the kind's scenarios that contain ``filter_text``,
-    sorted by ``sort_key`` (column, descending) or else by name."""
+    sorted by ``sort_key`` (column, descending) or else by name.
+
+    The rule, row by row; :class:`KindIndex` computes the same order on arrays."""
     ids = [i for i, s in scenarios.items() if s.kind == kind]
     if filter_text:
         needle = filter_text.lower()
-        ids = [i for i in ids if needle in " ".join(
-            (scenarios[i].name, scenarios[i].model, scenarios[i].gpu,
-             scenarios[i].notes)).lower()]
+        ids = [i for i in ids if needle in haystack(scenarios[i])]
+    ids.sort(key=lambda i: scenarios[i].name)
     if sort_key is not None:
         key, reverse = sort_key
         ids.sort(key=lambda i: sort_value(scenarios[i], outputs[i], key), reverse=reverse)
-    else:
-        ids.sort(key=lambda i: scenarios[i].name)
     return ids
+
+
+STRING_ARRAY_LIMIT_BYTES = 64 << 20
+"""Largest fixed-width string array the filter searches in one numpy call (4 bytes a
+character times the longest haystack times the rows); past it, notes long enough to make the
+array huge, the haystacks are searched one by one."""
+
+
+def _contains(texts: np.ndarray, needle: str) -> np.ndarray:
+    """Which of ``texts`` (a numpy string array, or an object array of str) contain
+    ``needle``: one vectorized call on fixed-width strings (~1.5 ms for 100,000 rows)."""
+    if texts.dtype.kind == "U":
+        find = getattr(getattr(np, "strings", None), "find", None) or np.char.find
+        found: np.ndarray = find(texts, needle) >= 0
+        return found
+    return np.fromiter((needle in t for t in texts), dtype=bool, count=len(texts))
+
+
+def _string_array(texts: list[str]) -> np.ndarray:
+    """``texts`` as a fixed-width numpy string array, or an object array when that would
+    take more than :data:`STRING_ARRAY_LIMIT_BYTES`."""
+    longest = max(map(len, texts), default=1)
+    if 4 * longest * len(texts) > STRING_ARRAY_LIMIT_BYTES:
+        return np.array(texts, dtype=object)
+    return np.array(texts, dtype=f"<U{max(1, longest)}")
+
+
+class KindIndex:
+    """One kind's scenarios as arrays, in name order: what the grid filters and sorts on.
+
+    ``ids`` (int64) and the filter's haystacks (``texts``) are aligned and kept in name order
+    as rows come, go or are renamed (an insert or delete is one array copy, not a rebuild).
+    Filtering is one vectorized substring search over ``texts`` (narrowed to the previous
+    matches while the text typed only grows); sorting is one stable ``argsort`` over a column
+    gathered from the rows, cached until a row changes. Both reproduce :func:`visible`."""
+
+    def __init__(self, scenarios: Sequence[Scenario]) -> None:
+        ordered = sorted(scenarios, key=lambda sc: sc.name)
+        self.ids = np.fromiter((sc.id for sc in ordered), dtype=np.int64, count=len(ordered))
+        self.names: list[str] = [sc.name for sc in ordered]
+        self.texts = _string_array([haystack(sc) for sc in ordered])
+        self.generation = 0
+        """Bumped on every change of a row: what the caches below are valid for."""
+        self._filter: tuple[int, str, np.ndarray] | None = None
+        self._sort: tuple[int, str, bool, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    # ---- changes
+    def changed(self) -> None:
+        """A row's values changed (not its name or haystack): drop the cached sort."""
+        self.generation += 1
+
+    def add(self, sc: Scenario) -> None:
+        """Insert a scenario at its place in name order."""
+        at = bisect.bisect_right(self.names, sc.name)
+        self.names.insert(at, sc.name)
+        self.ids = np.insert(self.ids, at, sc.id)
+        text = haystack(sc)
+        texts = self.texts
+        if texts.dtype.kind == "U" and len(text) > texts.dtype.itemsize // 4:  # widen
+            fits = 4 * len(text) * (len(texts) + 1) <= STRING_ARRAY_LIMIT_BYTES
+            texts = texts.astype(f"<U{len(text)}" if fits else object)
+        self.texts = np.insert(texts, at, text)
+        self.generation += 1
+
+    def remove(self, sid: int) -> bool:
+        """Take a scenario out; False if it is not here."""
+        where = np.flatnonzero(self.ids == sid)
+        if not len(where):
+            return False
+        at = int(where[0])
+        del self.names[at]
+        self.ids = np.delete(self.ids, at)
+        self.texts = np.delete(self.texts, at)
+        self.generation += 1
+        return True
+
+    def replace(self, sc: Scenario) -> None:
+        """A scenario changed (renamed, new notes...): take it out and put it back in place."""
+        self.remove(sc.id)
+        self.add(sc)
+
+    # ---- the view
+    def matching(self, filter_text: str) -> np.ndarray | None:
+        """Boolean mask over ``ids`` of the rows whose haystack contains ``filter_text``
+        (None: no filter)."""
+        if not filter_text:
+            return None
+        needle = filter_text.lower()
+        cached = self._filter
+        if cached is not None and cached[0] == self.generation:
+            if cached[1] == needle:
+                return cached[2]
+            if cached[1] and cached[1] in needle:  # typing on: search the matches only
+                mask = cached[2].copy()
+                rows = np.flatnonzero(mask)
+                mask[rows] = _contains(self.texts[rows], needle)
+                self._filter = (self.generation, needle, mask)
+                return mask
+        mask = _contains(self.texts, needle)
+        self._filter = (self.generation, needle, mask)
+        return mask
+
+    def order(self, key: str, reverse: bool, scenarios: Mapping[int, Scenario],
+              outputs: Mapping[int, Outputs]) -> np.ndarray:
+        """Positions in ``ids`` sorted by column ``key`` (stable, ties in name order; numbers
+        before text, text case-insensitive, as :func:`sort_value`)."""
+        cached = self._sort
+        if cached is not None and cached[:3] == (self.generation, key, reverse):
+            return cached[3]
+        ids = self.ids.tolist()
+        if key in TEXT_FIELDS:
+            values: list[Any] = [str(getattr(scenarios[i], key)).lower() for i in ids]
+        else:
+            values = [scenarios[i].inputs.get(key, outputs[i].get(key)) for i in ids]
+        gathered = np.asarray(values)  # numbers (and flags) come out as a numeric dtype
+        if key in TEXT_FIELDS:
+            keys: tuple[np.ndarray, ...] = (np.array(values, dtype=str),)
+        elif gathered.dtype.kind in "biuf":
+            keys = (gathered.astype(np.float64),)
+        else:  # numbers first, then text
+            numeric = np.fromiter((isinstance(v, (int, float)) for v in values), dtype=bool,
+                                  count=len(values))
+            number = np.array([float(v) if n else 0.0 for v, n in zip(values, numeric,
+                                                                     strict=True)])
+            text = np.array(["" if n else str(v) for v, n in zip(values, numeric,
+                                                                  strict=True)], dtype=str)
+            keys = (text, number, ~numeric)
+        order = _stable_order(keys, reverse)
+        self._sort = (self.generation, key, reverse, order)
+        return order
+
+    def visible(self, filter_text: str, sort_key: tuple[str, bool] | None,
+                scenarios: Mapping[int, Scenario], outputs: Mapping[int, Outputs]
+                ) -> np.ndarray:
+        """The ids the grid shows, in order (as :func:`visible`)."""
+        mask = self.matching(filter_text)
+        if sort_key is None:
+            return self.ids if mask is None else self.ids[mask]
+        order = self.order(*sort_key, scenarios, outputs)
+        if mask is not None:
+            order = order[mask[order]]
+        return self.ids[order]
+
+
+def _stable_order(keys: tuple[np.ndarray, ...], reverse: bool) -> np.ndarray:
+    """A stable sort's permutation by ``keys`` (the last the primary, as ``np.lexsort``);
+    descending keeps ties in their original order, as ``list.sort(reverse=True)``."""
+    count = len(keys[0])
+    if not reverse:
+        return (np.argsort(keys[0], kind="stable") if len(keys) == 1
+                else np.lexsort(keys)).astype(np.int64)
+    flipped = tuple(k[::-1] for k in keys)
+    ascending = (np.argsort(flipped[0], kind="stable") if len(keys) == 1
+                 else np.lexsort(flipped))
+    return (count - 1 - ascending[::-1]).astype(np.int64)
 
 
 def explain_tree(sc: Scenario, column: str, models: Sequence[ModelInfo],

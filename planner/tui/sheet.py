@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -35,13 +36,14 @@ from textual.widgets.data_table import RowKey
 from textual.worker import get_current_worker
 
 from planner.compare import compare, option_group, options_table
-from planner.domain import ConflictError, Fleet, Scenario
+from planner.domain import Change, ConflictError, Fleet, Scenario
 from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.present import comparison_table
 from planner.service.edits import CheckedEdit, check_edit
 from planner.sheet.explain import render_text
+from planner.sheet.table import KINDS
 from planner.tui import cells, gc_policy, rows
 from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
@@ -60,6 +62,7 @@ from planner.tui.messages import (
     ExportDone,
     FleetLoaded,
     RowsChanged,
+    RowsUpdated,
     ScenarioConflict,
     ScenarioSaved,
     WorkFailed,
@@ -100,6 +103,11 @@ class ScenarioSheet(Vertical):
         self.sort_key: tuple[str, bool] | None = None
         """(column, descending), or None for by name."""
         self.filter_text = ""
+        self.index: dict[str, rows.KindIndex] = {kind: rows.KindIndex([]) for kind in KINDS}
+        """Per kind, the arrays the grid filters and sorts on (:class:`rows.KindIndex`)."""
+        self._widths: dict[str, dict[str, int]] = {}
+        """Per kind, the grid's column widths, measured over all its rows when laid out."""
+        self._filter_timer: Timer | None = None
         self.models: list[ModelInfo] = []
         self.gpus: list[GpuInfo] = []
         self._model_specs: dict[str, ModelSpec] = {}
@@ -165,13 +173,40 @@ class ScenarioSheet(Vertical):
                 ws.new_fleet("default")
                 fleets = ws.fleets()
             name = fleet if fleet in {f.name for f in fleets} else fleets[0].name
+            self._profiles = ws.calibration_figures()
+            total = next(f.scenario_count for f in fleets if f.name == name)
+            if not self.complete and total > self.FIRST_ROWS:  # the first screen first
+                first = ws.scenarios(name, limit=self.FIRST_ROWS)
+                self.post_message(self._loaded(name, first, ws.evaluate_many(first), fleets,
+                                               focus_id, partial=True))
             scenarios = ws.scenarios(name)
             outputs = ws.evaluate_many(scenarios)
-            self._profiles = ws.calibration_figures()
+            message = self._loaded(name, scenarios, outputs, fleets, focus_id)
         except Exception as exc:
             self.post_message(WorkFailed("Could not load the fleet", str(exc), reload=False))
             return
-        self.post_message(FleetLoaded(name, scenarios, outputs, fleets, focus_id))
+        self.post_message(message)
+
+    FIRST_ROWS = 500
+    """A fleet bigger than this shows its first rows (by name) while the rest loads."""
+    complete = False
+    """Whether a whole fleet has been shown (not only its first rows)."""
+
+    def _loaded(self, name: str, scenarios: list[Scenario], outputs: list[Outputs],
+                fleets: list[Fleet], focus_id: int | None, partial: bool = False
+                ) -> FleetLoaded:
+        """A fleet read in a worker, with what the grid needs computed there too: the arrays
+        it filters and sorts on, and its column widths (every row measured)."""
+        index = {kind: rows.KindIndex([s for s in scenarios if s.kind == kind])
+                 for kind in KINDS}
+        layouts = {kind: self._layout(kind) for kind in KINDS}
+        by_kind: dict[str, list[tuple[Scenario, Outputs]]] = {kind: [] for kind in KINDS}
+        for sc, out in zip(scenarios, outputs, strict=True):
+            by_kind[sc.kind].append((sc, out))
+        widths = {kind: cells.column_widths(kind, by_kind[kind], layouts[kind])
+                  for kind in KINDS}
+        return FleetLoaded(name, scenarios, outputs, fleets, focus_id, index, widths, layouts,
+                           partial)
 
     def reload(self) -> None:
         """Read the fleet again (after a failed save, or a catalog change)."""
@@ -186,15 +221,27 @@ class ScenarioSheet(Vertical):
         self.outputs = {s.id: o for s, o in zip(message.scenarios, message.outputs,
                                                 strict=True)}
         self.marked &= set(self.scenarios)
-        self._rebuild_grids(message.focus_id)
+        self.index = message.index or {kind: rows.KindIndex(
+            [s for s in message.scenarios if s.kind == kind]) for kind in KINDS}
+        same_layout = message.layouts == {kind: self._layout(kind) for kind in KINDS}
+        self._rebuild_grids(message.focus_id, message.widths if same_layout else None)
         if self.query_one("#tabs", TabbedContent).active == "plan":  # another fleet's plan
             self.query_one(PlanPane).load(self.fleet)
         if not self.loaded or self.app.focused is None:
             self._grid().focus()
-        first, self.loaded = not self.loaded, True
-        if first:  # keep the collector off the fleet's objects (planner.tui.gc_policy)
-            gc_policy.loaded()
+        if not self.loaded:
             self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
+        self.loaded = True
+        if message.partial:
+            total = next((f.scenario_count for f in self.fleets if f.name == self.fleet), 0)
+            self._status.update(f"showing the first {len(self.scenarios):,} of {total:,} "
+                                "scenarios by name; reading the rest…")
+            return
+        if not self.complete:  # keep the collector off the fleet's objects (gc_policy)
+            self.complete = True
+            gc_policy.loaded()
+            if len(self.scenarios) > self.FIRST_ROWS:
+                self._status.update(f"{len(self.scenarios):,} scenarios")
         else:
             self.call_after_refresh(gc_policy.reloaded)  # after the grid is drawn
 
@@ -223,21 +270,47 @@ class ScenarioSheet(Vertical):
             versions = ws.scenario_versions(fleet)
             shown = {i: sc.version for i, sc in list(self.scenarios.items())}
             if versions.keys() != shown.keys():
-                self.app.call_from_thread(self._rows_came_or_went, fleet)
+                self.app.call_from_thread(self._rows_came_or_went, fleet, set(versions))
                 return
             stale = {i for i, v in versions.items() if v > shown[i]
                      and not self.saves.pending(i)}
             if not stale:
                 return
-            fresh = [sc for sc in ws.scenarios(fleet) if sc.id in stale]
+            fresh = self._read_rows(ws, fleet, stale)
             outputs = ws.evaluate_many(fresh)
         except Exception:  # the next tick tries again; a poll never interrupts the user
             return
         self.post_message(RowsChanged(fleet, fresh, outputs))
 
-    def _rows_came_or_went(self, fleet: str) -> None:
-        """Another client added or deleted scenarios: read the fleet again, unless a cell is
-        being edited (the next poll tries again)."""
+    POLL_ONE_BY_ONE = 50
+    """Up to this many rows changed elsewhere are read one by one, not with the fleet."""
+
+    def _read_rows(self, ws: Workspace, fleet: str, ids: set[int]) -> list[Scenario]:
+        """The scenarios ``ids`` of ``fleet`` as stored now: a few read by name, one by one
+        (a 100,000-row fleet is not read for them); many, or one renamed meanwhile, with
+        the whole fleet."""
+        if len(ids) <= self.POLL_ONE_BY_ONE:
+            fresh = []
+            for sid in sorted(ids):
+                shown = self.scenarios.get(sid)
+                try:
+                    sc = ws.scenario(fleet, shown.name) if shown is not None else None
+                except PlannerError:  # renamed or deleted meanwhile
+                    sc = None
+                if sc is None or sc.id != sid:
+                    break
+                fresh.append(sc)
+            else:
+                return fresh
+        return [sc for sc in ws.scenarios(fleet) if sc.id in ids]
+
+    def _rows_came_or_went(self, fleet: str, ids: set[int]) -> None:
+        """Another client added or deleted scenarios (``ids``: the fleet's, as polled): read
+        the fleet again, unless a cell is being edited (the next poll tries again) or the
+        rows shown are those ids by now (this sheet's own new or deleted row, put in place
+        after the poll read the versions)."""
+        if ids == self.scenarios.keys():
+            return
         if fleet == self.fleet and self.editing is None and len(self.app.screen_stack) == 1 \
                 and not self._busy():
             sc = self._current()[0]
@@ -252,8 +325,10 @@ class ScenarioSheet(Vertical):
             old = self.scenarios.get(sc.id)
             if old is None or old.version >= sc.version or self.saves.pending(sc.id):
                 continue
-            self.scenarios[sc.id], self.outputs[sc.id] = sc, outputs
+            self._store(sc, outputs)
             self.saves.read({sc.id: sc.version})
+            if rows.haystack(old) != rows.haystack(sc):  # renamed elsewhere: it may move
+                self._show_rows(sc.id, (sc.kind,))
             self._refresh_row(sc.id)
             changed = rows.changed_fields(old, sc)
             names.append(f"{sc.name} ({', '.join(changed)})")
@@ -272,35 +347,100 @@ class ScenarioSheet(Vertical):
     def _grid(self, kind: str | None = None) -> SheetTable:
         return self._grids[kind or self.kind]
 
-    def _visible(self, kind: str) -> list[int]:
-        return rows.visible(self.scenarios, self.outputs, kind, self.filter_text,
-                            self.sort_key)
+    def _visible(self, kind: str) -> np.ndarray:
+        """The ids the grid of ``kind`` shows, in order (filtered and sorted on arrays)."""
+        return self.index[kind].visible(self.filter_text, self.sort_key, self.scenarios,
+                                        self.outputs)
 
-    def _rebuild_grids(self, focus_id: int | None = None) -> None:
+    def _rebuild_grids(self, focus_id: int | None = None,
+                       widths_by_kind: dict[str, dict[str, int]] | None = None,
+                       remeasure: bool = True) -> None:
+        """Lay the grids out again (columns and widths: ``widths_by_kind`` if measured
+        already; without ``remeasure``, the widths known, measuring only new columns) and
+        show their rows."""
         self._end_edit()  # rows may move or vanish: an unfinished cell edit is dropped
-        for kind in ("inference", "training"):
+        for kind in KINDS:
             table = self._grid(kind)
             keep = table.cursor_coordinate
             table.clear(columns=True)
-            ids = self._visible(kind)
-            names = [self.scenarios[i].name for i in ids]
-            # fixed widths, from the header and the values: a stable layout (no re-measuring
-            # as rows arrive), and no number cut short
+            names = self.index[kind].names
+            # fixed widths, from the header and every row's values: a stable layout (no
+            # re-measuring as rows are filtered, sorted or arrive), and no number cut short
             layout = self._layout(kind)
-            widths = cells.column_widths(kind, [(self.scenarios[i], self.outputs[i])
-                                                 for i in ids], layout)
+            known = {} if remeasure else self._widths.get(kind, {})
+            if widths_by_kind:
+                known = widths_by_kind[kind]
+            missing = tuple(c for c in layout if c[0] not in known)
+            widths = {**known, **(cells.column_widths(
+                kind, [(self.scenarios[i], self.outputs[i])
+                       for i in self.index[kind].ids.tolist()], missing) if missing else {})}
+            widths["name"] = max([len(n) + 2 for n in names] + [12, known.get("name", 0)])
+            self._widths[kind] = widths
             for key, header, role in layout:
                 style = {"output": "bold italic cyan", "input": "bold"}.get(role, "bold")
-                width = (max([len(n) + 2 for n in names] + [12]) if key == "name"
-                         else widths[key])
-                table.add_column(Text(header, style=style), key=key, width=width)
-            table.set_rows((str(i), self._row(i)) for i in ids)
-            if focus_id is not None and focus_id in ids and kind == self.scenarios[
-                    focus_id].kind:
-                table.move_cursor(row=ids.index(focus_id), column=keep.column)
-            elif ids:
-                table.move_cursor(row=min(keep.row, len(ids) - 1), column=keep.column)
+                table.add_column(Text(header, style=style), key=key, width=widths[key])
+            self._show_kind(kind, focus_id, keep)
         self._show_details()
+
+    def _show_rows(self, focus_id: int | None = None, kinds: tuple[str, ...] = KINDS
+                   ) -> None:
+        """Show the rows the filter and sort give, in place (the columns stay), the cursor on
+        ``focus_id`` if it is shown, else at its row. A name or value wider than its column
+        lays the grids out again."""
+        self._end_edit()  # rows may move or vanish: an unfinished cell edit is dropped
+        for kind in kinds:
+            self._show_kind(kind, focus_id, self._grid(kind).cursor_coordinate)
+        self._show_details()
+
+    def _show_kind(self, kind: str, focus_id: int | None, keep: Any) -> None:
+        table = self._grid(kind)
+        ids = self._visible(kind)
+        table.show_rows(ids, self._row)
+        if not len(ids):
+            return
+        row = min(keep.row, len(ids) - 1)
+        if focus_id is not None and focus_id in self.scenarios and \
+                self.scenarios[focus_id].kind == kind:
+            at = table.get_row_index(str(focus_id)) if str(focus_id) in table.rows else None
+            row = row if at is None else at
+        table.move_cursor(row=row, column=keep.column)
+
+    def _store(self, sc: Scenario, outputs: Outputs) -> None:
+        """Keep a scenario as read or recomputed, and its place in the kind's arrays: a new
+        or renamed row moves to its place in name order, any other change drops the sort."""
+        old = self.scenarios.get(sc.id)
+        self.scenarios[sc.id], self.outputs[sc.id] = sc, outputs
+        index = self.index[sc.kind]
+        if old is None:
+            index.add(sc)
+        elif rows.haystack(old) != rows.haystack(sc):
+            index.replace(sc)
+        else:
+            index.changed()
+
+    def _widen(self, sid: int, relayout: bool = True) -> None:
+        """Widen the columns a row's values no longer fit, and lay the grids out with the
+        widths known (nothing else measured again)."""
+        sc, outputs = self.scenarios[sid], self.outputs[sid]
+        widths, role = self._widths.setdefault(sc.kind, {}), cells.roles(sc.kind)
+        for key in list(widths):
+            need = len(sc.name) + 2 if key == "name" else (
+                cells.cell_width(sc, outputs, key, role[key]) if key in role else 0)
+            widths[key] = max(widths[key], need)
+        if relayout:
+            self._rebuild_grids(sid, remeasure=False)
+
+    def _fits(self, sid: int) -> bool:
+        """Whether every cell of a row fits the widths its grid was laid out with."""
+        sc = self.scenarios[sid]
+        widths = self._widths.get(sc.kind)
+        if widths is None:
+            return False
+        if len(sc.name) + 2 > widths["name"]:
+            return False
+        outputs, role = self.outputs[sid], cells.roles(sc.kind)
+        return all(width >= cells.cell_width(sc, outputs, key, role[key])
+                   for key, width in widths.items() if key != "name" and key in role)
 
     def _row(self, sid: int) -> cells.GridRow:
         return cells.GridRow(self.scenarios[sid], self.outputs[sid], sid in self.marked)
@@ -315,7 +455,7 @@ class ScenarioSheet(Vertical):
         narrow = [c for c in table.ordered_columns if c.key.value != "name" and c.width
                   < cells.cell_width(sc, outputs, c.key.value or "", role[c.key.value or ""])]
         if narrow:  # a value wider than its column: lay the grids out again (rare)
-            self._rebuild_grids(sid)
+            self._widen(sid)
             return
         table.update_row(str(sid), self._row(sid))
 
@@ -364,7 +504,7 @@ class ScenarioSheet(Vertical):
     def _relayout(self, key: str) -> None:
         """Rebuild the grids after a layout change, the cursor on column ``key``."""
         sc, _, _ = self._current()
-        self._rebuild_grids(sc.id if sc is not None else None)
+        self._rebuild_grids(sc.id if sc is not None else None, remeasure=False)
         keys = [k for k, _h, _r in self._layout(self.kind)]
         table = self._grid()
         if key in keys and table.row_count:
@@ -598,7 +738,7 @@ class ScenarioSheet(Vertical):
         """Show an accepted edit's row at once and save it in a worker. The row is drawn
         first; the details pane (a re-layout of the screen) follows in the next frame."""
         sc = checked.before
-        self.scenarios[sc.id], self.outputs[sc.id] = checked.after, checked.outputs
+        self._store(checked.after, checked.outputs)
         self._refresh_row(sc.id)
         self._show_bar(*self._current())
         self.call_after_refresh(self._show_details)
@@ -637,7 +777,7 @@ class ScenarioSheet(Vertical):
         self._status.update(f"saved {sc.fleet}/{sc.name} (version {sc.version})", layout=False)
         if self.saves.pending(sc.id):  # a newer edit of this row is on its way: keep it shown
             return
-        self.scenarios[sc.id], self.outputs[sc.id] = sc, message.outputs
+        self._store(sc, message.outputs)
         self._refresh_row(sc.id)
         self._show_details()
 
@@ -650,7 +790,7 @@ class ScenarioSheet(Vertical):
         theirs = ", ".join(f"{k} = {v!r}" for k, v in message.changed.items()) or "unknown"
         mine = message.mine
         yours = ", ".join(f"{k} = {v!r}" for k, v in mine.items())
-        self.scenarios[sc.id], self.outputs[sc.id] = sc, message.outputs
+        self._store(sc, message.outputs)
         self.saves.read({sc.id: sc.version})
         self._refresh_row(sc.id)
         self._show_details()
@@ -765,7 +905,8 @@ class ScenarioSheet(Vertical):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.run("delete", lambda ws: ws.delete_scenario(sc.fleet, sc.name))
+                self.run("delete", lambda ws: ws.delete_scenario(sc.fleet, sc.name),
+                         removed=sc.id)
 
         self._open(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
 
@@ -778,21 +919,86 @@ class ScenarioSheet(Vertical):
         self.run("redo", lambda ws: ws.redo(self.fleet), empty="Nothing to redo")
 
     @work(thread=True, group="save")
-    def run(self, what: str, job: Job, empty: str = "", fleet: str | None = None) -> None:
-        """Run a database action in a worker, then reload the fleet (or switch to ``fleet``)."""
+    def run(self, what: str, job: Job, empty: str = "", fleet: str | None = None,
+            removed: int | None = None) -> None:
+        """Run a database action in a worker, then update the grid in place: the scenario it
+        returns (or, for an undo or redo, the one its changes touched) is read back and
+        evaluated here, and ``removed`` (an id it deleted) leaves the grid. With ``fleet``,
+        switch to that fleet instead. Nothing done (``empty``, say "Nothing to undo") only
+        says so: nothing is read again."""
+        current = self.fleet
         try:
-            result = job(self.workspace.get())
+            ws = self.workspace.get()
+            result = job(ws)
+            if fleet is not None:
+                self.load_fleet(fleet)
+                return
+            if result is None and empty:
+                self.app.call_from_thread(self.notify, empty)
+                return
+            if isinstance(result, list) and result:  # an undo or redo: say what it changed
+                names = {i: s.name for i, s in list(self.scenarios.items())}
+                self.app.call_from_thread(self.notify,
+                                          rows.describe_step(what, result, names),
+                                          title=what.capitalize(), timeout=12)
+                result = self._stepped(ws, current, result, undo=what == "undo")
         except Exception as exc:
             self.post_message(WorkFailed(f"Could not {what}", str(exc)))
             return
-        focus = result.id if isinstance(result, Scenario) else None
-        if result is None and empty:
-            self.app.call_from_thread(self.notify, empty)
-        elif isinstance(result, list) and result:  # an undo or redo: say what it changed
-            names = {i: s.name for i, s in list(self.scenarios.items())}
-            self.app.call_from_thread(self.notify, rows.describe_step(what, result, names),
-                                      title=what.capitalize(), timeout=12)
-        self.load_fleet(fleet or self.fleet, focus)
+        if isinstance(result, Scenario):
+            try:
+                outputs = ws.evaluate(result)
+            except Exception:  # shown after a reload, with its error (it was saved)
+                self.load_fleet(current, result.id)
+                return
+            self.post_message(RowsUpdated(current, [result], [outputs], focus_id=result.id))
+        elif removed is not None:
+            self.post_message(RowsUpdated(current, [], [], removed=[removed]))
+        else:
+            self.load_fleet(current)
+
+    def _stepped(self, ws: Workspace, fleet: str, changes: list[Change], *, undo: bool
+                 ) -> Scenario | None:
+        """The scenario an undo or redo changed, read back (None if it cannot be found:
+        the caller reads the fleet again). Its name is the one the step left."""
+        sid = changes[0].scenario_id
+        named = [c for c in changes if c.field == "name"]
+        name = (named[0].old_value if undo else named[0].new_value) if named else (
+            self.scenarios[sid].name if sid in self.scenarios else None)
+        if not isinstance(name, str):
+            return None
+        try:
+            sc = ws.scenario(fleet, name)
+        except PlannerError:
+            return None
+        return sc if sc.id == sid else None
+
+    @on(RowsUpdated)
+    def _rows_updated(self, message: RowsUpdated) -> None:
+        """Put a row action's rows in place (no reload): the arrays and the grids change
+        only at those rows."""
+        if message.fleet != self.fleet:
+            return
+        kinds: set[str] = set()
+        for sid in message.removed:
+            sc = self.scenarios.pop(sid, None)
+            self.outputs.pop(sid, None)
+            self.marked.discard(sid)
+            if sc is not None:
+                self.index[sc.kind].remove(sid)
+                kinds.add(sc.kind)
+        relayout = False
+        for sc, outputs in zip(message.scenarios, message.outputs, strict=True):
+            self._store(sc, outputs)
+            self.saves.read({sc.id: sc.version})
+            kinds.add(sc.kind)
+            relayout = relayout or not self._fits(sc.id)
+        if relayout:  # a name or value wider than its column (rare)
+            for sc in message.scenarios:
+                self._widen(sc.id, relayout=False)
+            self._rebuild_grids(message.focus_id, remeasure=False)
+        else:
+            self._show_rows(message.focus_id, tuple(k for k in KINDS if k in kinds))
 
     # --------------------------------------------------------------- view actions
     def sort(self) -> None:
@@ -802,13 +1008,31 @@ class ScenarioSheet(Vertical):
             return
         reverse = self.sort_key is not None and self.sort_key == (key, False)
         self.sort_key = (key, reverse)
-        self._rebuild_grids()
+        self._show_rows(None, (self.kind,))
         self._status.update(f"sorted by {key} ({'descending' if reverse else 'ascending'})")
 
+    FILTER_DEBOUNCE_S = 0.15
+    """How long typing in the filter must pause before a big fleet is filtered."""
+    FILTER_DEBOUNCE_ROWS = 20_000
+    """Fleets up to this many scenarios are filtered at every keystroke (a few ms)."""
+
     def filter_rows(self, text: str) -> None:
-        """Show only the rows that contain ``text`` ('' shows all)."""
+        """Show only the rows that contain ``text`` ('' shows all). In a big fleet the
+        filter waits for typing to pause (:data:`FILTER_DEBOUNCE_S`): each keystroke only
+        restarts the wait."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        if len(self.scenarios) <= self.FILTER_DEBOUNCE_ROWS or not text:
+            self._apply_filter(text)
+            return
+        self._filter_timer = self.set_timer(self.FILTER_DEBOUNCE_S,
+                                            lambda: self._apply_filter(text), name="filter")
+
+    def _apply_filter(self, text: str) -> None:
+        self._filter_timer = None
         self.filter_text = text
-        self._rebuild_grids()
+        self._show_rows()
 
     def mark(self) -> None:
         """Mark or unmark the current row (for compare)."""
@@ -847,7 +1071,7 @@ class ScenarioSheet(Vertical):
     def compare(self) -> None:
         """Compare the marked scenarios, with deltas against the first."""
 
-        ids = [i for i in self._visible(self.kind) if i in self.marked]
+        ids = [i for i in self._visible(self.kind).tolist() if i in self.marked]
         if len(ids) < 2:
             self.notify("Mark two or more scenarios with Space, then press c.",
                         title="Compare")

@@ -1,0 +1,306 @@
+"""The UI's data path at scale (issue 14 item 3): filter and sort on arrays give exactly the
+rows and order of the row-by-row rule; the grid's virtual rows behave as DataTable rows; row
+actions update the grid in place and leave it as a fresh reload would; typing in the filter
+of a big fleet is debounced. No timing is asserted (benchmarks/bench_tui.py measures)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from planner.domain import Scenario
+from planner.service import Workspace
+from planner.tui import rows
+from planner.tui.app import PlannerApp, create_app
+from planner.tui.grid import SheetTable
+from tests.test_tui import SIZE, goto, ready, settle
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+MODELS = ("llama-3-8b", "Mixtral-8x7b", "qwen2-7b")
+GPUS = ("h100-sxm", "a100-80gb", "L40S", "h200")
+
+
+def fleet(count: int) -> tuple[dict[int, Scenario], dict[int, dict[str, Any]]]:
+    """A deterministic fleet: ids shuffled against names, repeated values (ties), mixed-case
+    names, notes, and an output that is a number for some rows and text for others."""
+    scenarios, outputs = {}, {}
+    for k in range(count):
+        sid = (k * 7919) % 10007 + 1  # ids in no relation to name order
+        name = f"{'Run' if k % 3 else 'run'}-{(k * 37) % count:04d}"
+        scenarios[sid] = Scenario(
+            id=sid, fleet="f", name=name, kind="training" if k % 5 == 0 else "inference",
+            model=MODELS[k % 3], gpu=GPUS[k % 4],
+            inputs={"batch": (k * 13) % 7, "prompt_tokens": 128 * (1 + k % 4),
+                    "weight_dtype": ("bf16", "fp8", "int4")[k % 3], "offload": k % 2 == 0},
+            lora_targets="q,v", notes="Chat ☕" if k % 11 == 0 else "", version=1)
+        outputs[sid] = {"decode_tokens_per_s": float((k * 31) % 17) / 3,
+                        "verdict": (k % 4) * 1.5 if k % 6 else f"no fit {k % 3}",
+                        "fits": k % 3 != 0}
+    return scenarios, outputs
+
+
+NEEDLES = ("", "run", "RUN-00", "7b", "h1", "chat ☕", "x", "00", "run-001", "-")
+SORTS = (None, ("name", False), ("name", True), ("model", False), ("gpu", True),
+         ("batch", False), ("batch", True), ("weight_dtype", False), ("offload", True),
+         ("decode_tokens_per_s", False), ("decode_tokens_per_s", True), ("verdict", False),
+         ("verdict", True), ("fits", False), ("missing_column", False))
+
+
+@pytest.mark.parametrize("kind", ["inference", "training"])
+def test_array_filter_and_sort_match_the_row_rule(kind: str) -> None:
+    """Every filter (typed on, narrowed, widened) and every sort gives exactly the ids, in
+    exactly the order, of :func:`rows.visible`: ties in name order, descending keeping ties in
+    name order, numbers before text, text case-insensitive on name/model/GPU."""
+    scenarios, outputs = fleet(600)
+    index = rows.KindIndex([s for s in scenarios.values() if s.kind == kind])
+    assert index.names == sorted(index.names)
+    for sort_key in SORTS:
+        for needle in NEEDLES:  # in this order: narrowing, widening, unrelated
+            got = index.visible(needle, sort_key, scenarios, outputs).tolist()
+            assert got == rows.visible(scenarios, outputs, kind, needle, sort_key), \
+                (needle, sort_key)
+    expected = rows.visible(scenarios, outputs, kind, "run-00", ("batch", True))
+    # the names run-0000 to run-0099 of this kind, counted from the fleet's formula
+    assert len(expected) == sum((k * 37) % 600 < 100 and (k % 5 == 0) == (kind == "training")
+                                for k in range(600)) > 0
+    assert [scenarios[i].inputs["batch"] for i in expected] == sorted(
+        (scenarios[i].inputs["batch"] for i in expected), reverse=True)
+
+
+def test_array_index_follows_added_removed_and_renamed_rows() -> None:
+    """Rows added, removed and renamed keep the arrays in name order; the filter and sort
+    caches follow (a cached filter is not served after a row changed)."""
+    scenarios, outputs = fleet(300)
+    index = rows.KindIndex([s for s in scenarios.values() if s.kind == "inference"])
+    assert index.visible("zz", None, scenarios, outputs).tolist() == []
+    base = next(iter(scenarios.values()))
+    added = replace(base, id=20_000, name="zz-new" + "é" * 300, kind="inference",
+                    notes="a note wider than any haystack")
+    scenarios[added.id], outputs[added.id] = added, dict(outputs[base.id])
+    index.add(added)
+    removed = [i for i in index.ids.tolist()][5]
+    index.remove(removed)
+    del scenarios[removed], outputs[removed]
+    renamed_id = index.ids.tolist()[0]
+    renamed = replace(scenarios[renamed_id], name="Run-9999 renamed")
+    scenarios[renamed_id] = renamed
+    index.replace(renamed)
+    assert index.remove(123_456) is False
+    assert len(index) == sum(s.kind == "inference" for s in scenarios.values())
+    for sort_key in SORTS:
+        for needle in ("", "zz", "renamed", "run", "wider"):
+            assert index.visible(needle, sort_key, scenarios, outputs).tolist() == \
+                rows.visible(scenarios, outputs, "inference", needle, sort_key)
+    assert index.visible("zz-new", None, scenarios, outputs).tolist() == [20_000]
+
+
+def test_filter_falls_back_to_object_strings_past_the_size_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the fixed-width array limit (very long notes) the haystacks are searched one by
+    one, with the same result."""
+    scenarios, outputs = fleet(200)
+    monkeypatch.setattr(rows, "STRING_ARRAY_LIMIT_BYTES", 1000)
+    index = rows.KindIndex([s for s in scenarios.values() if s.kind == "inference"])
+    assert index.texts.dtype == object
+    for needle in NEEDLES:
+        assert index.visible(needle, None, scenarios, outputs).tolist() == rows.visible(
+            scenarios, outputs, "inference", needle, None)
+
+
+def grid_state(app: PlannerApp) -> list[tuple[str, ...]]:
+    """Every row of both grids, in order, as the cells' text (what a reload must show)."""
+    shown = []
+    for grid_id in ("#grid", "#train-grid"):
+        grid = app.query_one(grid_id, SheetTable)
+        keys = [c.key for c in grid.ordered_columns]
+        for sid in grid.shown_ids.tolist():
+            shown.append((grid_id, str(sid), *(str(grid.get_cell(str(sid), k)) for k in keys)))
+    return shown
+
+
+async def fresh_grid() -> list[tuple[str, ...]]:
+    """The grids of a new app on the same database."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        return grid_state(app)
+
+
+async def test_row_actions_update_the_grid_in_place_as_a_reload_would() -> None:
+    """New, duplicate, rename, delete, undo and redo change the grid without reading the
+    fleet again (its dict of scenarios is the same object throughout), and each leaves both
+    grids exactly as a fresh app on the database shows them; "nothing to undo" reads nothing
+    and changes nothing."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        loaded = app.sheet.scenarios
+        before = len(loaded)
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("n")
+        await pilot.press(*"aaa-first", "enter")
+        await settle(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        assert grid.shown_ids[0] == app.sheet._current()[0].id  # type: ignore[union-attr]
+        assert app.sheet._current()[0].name == "aaa-first"  # type: ignore[union-attr]
+        await pilot.press("d", "ctrl+u", *"zzz-copy", "enter")
+        await settle(pilot)
+        await pilot.press("r", "ctrl+u", *"mmm-renamed", "enter")
+        await settle(pilot)
+        assert app.sheet.scenarios is loaded and len(loaded) == before + 2
+        assert grid_state(app) == await fresh_grid()
+        goto(app, "aaa-first", "batch")
+        await pilot.press("delete", "y")
+        await settle(pilot)
+        assert app.sheet.scenarios is loaded and len(loaded) == before + 1
+        assert grid_state(app) == await fresh_grid()
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("enter", "ctrl+u", "3", "enter")
+        await settle(pilot)
+        await pilot.press("ctrl+z")  # the batch edit
+        await settle(pilot)
+        assert app.sheet.scenarios[sid].inputs["batch"] == 6
+        await pilot.press("ctrl+z")  # the rename: the row moves back to its old name
+        await settle(pilot)
+        assert "zzz-copy" in {s.name for s in loaded.values()}
+        assert "mmm-renamed" not in {s.name for s in loaded.values()}
+        assert grid_state(app) == await fresh_grid()
+        await pilot.press("ctrl+y")  # the rename again
+        await settle(pilot)
+        assert "mmm-renamed" in {s.name for s in loaded.values()}
+        assert app.sheet.scenarios is loaded
+        assert grid_state(app) == await fresh_grid()
+        with Workspace.open() as ws:
+            while ws.undo("demo") is not None:
+                pass
+        await pilot.pause(2.5)  # the poll shows the undone rows
+        await settle(pilot)
+        shown = grid_state(app)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert app.sheet.scenarios is loaded and grid_state(app) == shown
+        assert any("Nothing to undo" in str(n.message) for n in app._notifications)
+        assert shown == await fresh_grid()
+
+
+async def test_filter_typing_is_debounced_in_a_big_fleet() -> None:
+    """Past FILTER_DEBOUNCE_ROWS the filter waits for typing to pause, then runs once with
+    the whole text; Esc clears it at once."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        sheet.FILTER_DEBOUNCE_ROWS = 0  # the demo fleet counts as big
+        applied: list[str] = []
+        apply = sheet._apply_filter
+
+        def counted(text: str) -> None:
+            applied.append(text)
+            apply(text)
+
+        sheet._apply_filter = counted  # type: ignore[method-assign]
+        grid = app.query_one("#grid", SheetTable)
+        everything = grid.row_count
+        await pilot.press("slash", *"llama3")
+        assert applied == [] and grid.row_count == everything
+        await pilot.pause(sheet.FILTER_DEBOUNCE_S + 0.2)
+        assert applied == ["llama3"] and grid.row_count == 2
+        assert all("llama3" in rows.haystack(sheet.scenarios[i])
+                   for i in grid.shown_ids.tolist())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert applied == ["llama3", ""] and grid.row_count == everything
+
+
+async def test_virtual_rows_answer_as_datatable_rows() -> None:
+    """The grid's rows come from an id array: keys, indexes, cells, cursor and regions
+    answer as DataTable's own rows would, and the cursor reaches the last row."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        ids = grid.shown_ids.tolist()
+        assert ids == rows.visible(app.sheet.scenarios, app.sheet.outputs, "inference", "",
+                                   None)
+        assert [int(k.value or 0) for k in grid.rows] == ids
+        assert grid.row_count == len(ids) == len(grid.ordered_rows)
+        last = len(ids) - 1
+        assert grid.get_row_index(str(ids[last])) == last
+        assert grid.coordinate_to_cell_key(grid.cursor_coordinate.__class__(last, 0)
+                                           ).row_key.value == str(ids[last])
+        assert str(grid.get_cell(str(ids[0]), "name")) == app.sheet.scenarios[ids[0]].name
+        grid.move_cursor(row=last, column=0)
+        await pilot.pause()
+        assert grid._get_row_region(last).y == grid.header_height + last
+        assert grid.drawn_cell(str(ids[last]), "name") == app.sheet.scenarios[ids[last]].name
+        grid.show_rows(np.array(ids[::-1], dtype=np.int64), app.sheet._row)
+        await pilot.pause()
+        assert grid.shown_ids.tolist() == ids[::-1] and grid.cursor_coordinate.row == last
+        assert grid.drawn_cell(str(ids[0]), "name") == app.sheet.scenarios[ids[0]].name
+
+
+async def test_a_longer_name_widens_its_column_only() -> None:
+    """A rename longer than the name column widens that column (the grid is laid out again
+    with the widths known, nothing re-measured); the other columns keep theirs and the name
+    shows whole."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        before = {c.key.value: c.width for c in grid.ordered_columns}
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        long_name = "a-scenario-name-longer-than-any-in-the-demo-fleet"
+        assert len(long_name) + 2 > before["name"]
+        await pilot.press("r", "ctrl+u", *long_name, "enter")
+        await settle(pilot)
+        after = {c.key.value: c.width for c in grid.ordered_columns}
+        assert after["name"] == len(long_name) + 2
+        assert {k: w for k, w in after.items() if k != "name"} == {
+            k: w for k, w in before.items() if k != "name"}
+        assert grid.drawn_cell(str(sid), "name") == long_name
+
+
+async def test_a_poll_that_raced_a_row_action_reloads_nothing() -> None:
+    """The poll compares the ids it read with the rows shown; when this sheet's own new or
+    deleted row was put in place meanwhile they match by the time its answer arrives, and
+    the 100k-row fleet is not read again. Ids that still differ reload it."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        loaded = sheet.scenarios
+        sheet._rows_came_or_went("demo", set(loaded))
+        await settle(pilot)
+        assert sheet.scenarios is loaded
+        sheet._rows_came_or_went("demo", set(loaded) | {10**9})
+        await settle(pilot)
+        assert sheet.scenarios is not loaded and sheet.scenarios.keys() == loaded.keys()
+
+
+async def test_rows_changed_elsewhere_are_read_one_by_one_or_with_the_fleet() -> None:
+    """A few rows another client changed are read back by name, one by one; a row they
+    renamed cannot be found by its old name, so the fleet is read and the row shows its new
+    name at its place in name order."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        with Workspace.open() as other:
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 5})
+            fresh = sheet._read_rows(other, "demo", {sid})
+            assert [(s.id, s.inputs["batch"]) for s in fresh] == [(sid, 5)]
+            other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"name": "aaa-theirs"})
+            assert [s.name for s in sheet._read_rows(other, "demo", {sid})] == ["aaa-theirs"]
+        await pilot.pause(sheet.POLL_S + 0.5)
+        await settle(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        assert sheet.scenarios[sid].name == "aaa-theirs"
+        assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,
+                                                       "inference", "", None)
+        assert grid.shown_ids[0] == sid
