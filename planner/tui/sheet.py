@@ -962,6 +962,8 @@ class ScenarioSheet(Vertical):
         """The scenario an undo or redo changed, read back (None if it cannot be found:
         the caller reads the fleet again). Its name is the one the step left."""
         sid = changes[0].scenario_id
+        if any(c.scenario_id != sid for c in changes):  # a step over several rows (an option
+            return None                                 # group's choice): read the fleet
         named = [c for c in changes if c.field == "name"]
         name = (named[0].old_value if undo else named[0].new_value) if named else (
             self.scenarios[sid].name if sid in self.scenarios else None)
@@ -1097,7 +1099,10 @@ class ScenarioSheet(Vertical):
 
         def chosen(name: str | None) -> None:
             if name is not None and not self.scenarios_named(name).chosen:
-                self.run("choose the option", lambda ws: ws.choose_option(self.fleet, name))
+                # several rows change (the group's choice moves): the job returns no single
+                # scenario, so the sheet reloads the fleet instead of updating one row
+                self.run("choose the option",
+                         lambda ws: (ws.choose_option(self.fleet, name), None)[1])
 
         self._open(OptionsScreen(self.fleet, table, sc.name), chosen)
 
