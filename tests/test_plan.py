@@ -378,3 +378,26 @@ def test_copies_plan_like_their_original(ws: Workspace) -> None:
     ws.copy_scenario("demo", "llama3-8b-request-1024+128", "llama3-8b-h200", to_fleet="demo")
     assert ws.demands("demo")["llama3-8b-h200"] == dataclasses.replace(
         series, scenario="llama3-8b-h200")
+
+
+def test_a_chosen_option_plans_at_its_groups_demand(ws: Workspace) -> None:
+    """An option group is one workload: the demo chat group's base gets a growth demand
+    (10/s, +20 % a month); with the MI300X option chosen, the plan sizes the MI300X
+    deployment at the base's monthly rate (single estimates of the option at each rate),
+    and the unchosen base and H200 option are left out."""
+    base, option = "llama3-70b-chat-h100-tp4", "llama3-70b-chat-mi300x-tp2"
+    ws.set_demand("demo", base, start_rate="10/s", growth="20%", start_month="2027-01")
+    ws.choose_option("demo", option)
+    plan = ws.plan("demo")
+    assert option in plan.workloads and base not in plan.workloads
+    assert {n for n, why in plan.excluded if why == "option not chosen"} == {
+        base, "llama3-70b-chat-h200-tp2"}
+    sc = ws.scenario("demo", option)
+    row = plan.workloads.index(option)
+    expected = []
+    for k in range(12):
+        rate = 10.0 * 1.2 ** k
+        assert plan.rate_requests_per_s[row, k] == pytest.approx(rate, rel=1e-12)
+        expected.append(ws.evaluate(dataclasses.replace(
+            sc, inputs={**sc.inputs, "target_requests_per_s": rate}))["gpus_needed"])
+    assert plan.gpus[row].tolist() == expected and expected[0] < expected[-1]

@@ -201,9 +201,13 @@ class Plans:
         excluded = [(sc.name, "training" if sc.kind == "training" else "option not chosen")
                     for i, sc in enumerate(everything)
                     if sc.kind == "training" or i not in keep]
+        demands = self.demands(fleet)
+        for sc in workloads:  # an option group is one workload: a chosen option without a
+            if sc.option_of and sc.name not in demands and sc.option_of in demands:  # demand
+                demands[sc.name] = demands[sc.option_of]  # of its own plans at its base's
         models, gpus = self.evaluation.catalog_specs()
         return evaluate_plan(
-            fleet, workloads, self.demands(fleet),
+            fleet, workloads, demands,
             [month_text(k) for k in range(first, last + 1)],
             horizon.start_month if horizon else month_text(first), models, gpus,
             self.prices(), chosen, self.evaluation.profiles(), excluded)
