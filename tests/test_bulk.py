@@ -374,9 +374,9 @@ def test_workbook_new_rows_go_in_as_one_batch_equal_to_their_originals(
     wb.save(path)
     before = {s.name: s for s in ws.scenarios("demo")}
     plans = ws.import_workbook(path)
-    assert sum(p.id is None for p in plans) == len(before) == 7
+    assert sum(p.id is None for p in plans) == len(before) == 10
     after = {s.name: s for s in ws.scenarios("demo")}
-    assert len(after) == 14
+    assert len(after) == 20
     for name, original in before.items():
         copy = after[f"{name} copy"]
         assert (copy.kind, copy.model, copy.gpu, copy.notes, copy.lora_targets, copy.version) \

@@ -93,7 +93,7 @@ def test_records_in_small_chunks_equal_records_in_one(ws: Workspace,
     whole = ws.evaluate_many(scenarios)
     monkeypatch.setattr(fleet_module, "RECORD_CHUNK_ROWS", 4)
     chunked = list(ws.evaluate_columns(scenarios).records())
-    assert len(chunked) == len(scenarios) == 43
+    assert len(chunked) == len(scenarios) == 46
     assert json_text(chunked) == json_text(whole)
     one = ws.evaluate(scenarios[5])
     assert json_text(one) == json_text(whole[5])
