@@ -267,12 +267,11 @@ def _row(values: Mapping[str, Any], i: int) -> dict[str, Any]:
     return out
 
 
-def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str | None,
-          variations: Sequence[Variation], models: Mapping[str, ModelSpec],
-          gpus: Mapping[str, GpuSpec], *, kind: str = "inference",
-          columns: Mapping[str, InputColumn] | None = None,
-          profiles: Sequence[CalibrationFigures] | None = None) -> Solution:
-    """Best row of the grid subject to ``constraint`` (see the module docstring)."""
+def _checked_query(objective: str, sense: str, constraint: str | None, kind: str
+                   ) -> tuple[set[str], expressions.Node | None]:
+    """The columns of ``kind`` and the parsed ``constraint`` of a solve, after checking the
+    sense, the objective and the constraint's names (shared by :func:`solve` and
+    :func:`solve_best`)."""
     if sense not in ("max", "min"):
         raise ValidationError("sense", "max or min", value=sense)
     known = known_columns(kind)
@@ -282,6 +281,16 @@ def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str |
     if constraint:
         node = expressions.parse(constraint)
         expressions.check_names(constraint, node, known)
+    return known, node
+
+
+def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str | None,
+          variations: Sequence[Variation], models: Mapping[str, ModelSpec],
+          gpus: Mapping[str, GpuSpec], *, kind: str = "inference",
+          columns: Mapping[str, InputColumn] | None = None,
+          profiles: Sequence[CalibrationFigures] | None = None) -> Solution:
+    """Best row of the grid subject to ``constraint`` (see the module docstring)."""
+    known, node = _checked_query(objective, sense, constraint, kind)
     variations = list(variations)
     inputs = dict(columns or {c.name: c for c in inputs_of(kind)})
     if not variations:
@@ -377,18 +386,10 @@ def solve_best(base: Mapping[str, Any], objective: str, sense: str, constraint: 
     first, in :func:`solve`'s order (the objective, then ``cost_usd_per_hour``, then grid
     order). Each is the varied columns' values and the objective's: what ``solve --as-options``
     writes as options of the solved scenario. Only a grid (``variations`` given) is ranked."""
-    if sense not in ("max", "min"):
-        raise ValidationError("sense", "max or min", value=sense)
+    known, node = _checked_query(objective, sense, constraint, kind)
     if not variations:
         raise ValidationError("vary", "say what may change (--vary column=values) to rank "
                               "answers as options")
-    known = known_columns(kind)
-    if objective not in known:
-        raise PlannerError(f"unknown column {objective!r} to {sense}imize")
-    node = None
-    if constraint:
-        node = expressions.parse(constraint)
-        expressions.check_names(constraint, node, known)
     wanted = sorted((known & (expressions.names(node) if node else set()))
                     | {objective, "cost_usd_per_hour"} - {"model", "gpu"})
     wanted = [w for w in wanted if w in graph(kind).formulas]
