@@ -37,7 +37,7 @@ def test_fixture_provenance() -> None:
     assert FIXTURE["transformers_version"] == "5.23.0"
     assert len(MODELS) == len(list((ROOT / "seeds" / "models").glob("*.json"))) + len(
         list((ROOT / "tests" / "fixtures" / "hf_configs").glob("*.json")))
-    assert len(MODELS) == 67
+    assert len(MODELS) == 68
 
 
 def test_every_supported_model_type_has_fixtures() -> None:
@@ -60,14 +60,15 @@ def test_published_fixtures_record_their_provenance() -> None:
     folder = ROOT / "tests" / "fixtures" / "hf_configs"
     with (folder / "sources.toml").open("rb") as fh:
         sources = tomllib.load(fh)
-    assert len(sources) == 14
+    assert len(sources) == 15
     for name, record in sources.items():
         assert (folder / f"{name}.json").exists(), name
         assert record["source"] == f"https://huggingface.co/{record['hub_id']}/blob/main/config.json"
         assert record["provenance"], name
     verbatim = {n for n, r in sources.items() if r["provenance"] == "verbatim copy"}
     assert verbatim == {"llama-4-scout-17b-16e-instruct", "qwen3-next-80b-a3b-thinking",
-                        "gpt-oss-20b", "llava-1.5-7b-hf"}
+                        "gpt-oss-20b", "llava-1.5-7b-hf", "gemma-3-1b-it", "gemma-3-27b-it",
+                        "phi-3.5-moe-instruct", "qwen2.5-vl-7b-instruct"}
     assert all(sources[n]["copy_found"].startswith("github:") for n in verbatim)
     quoted = {n for n, r in sources.items()
               if r["provenance"] == "copied from a quotation of the full file"}
@@ -76,8 +77,7 @@ def test_published_fixtures_record_their_provenance() -> None:
     unverified = {n for n, r in sources.items()
                   if r["provenance"].startswith("typed from memory, not verified")}
     assert unverified == {"olmo-2-1124-7b", "deepseek-v2-lite", "deepseek-v2",
-                          "phi-3.5-moe-instruct", "granite-3.0-1b-a400m-base", "gemma-3-4b-it",
-                          "qwen2.5-vl-7b-instruct"}
+                          "granite-3.0-1b-a400m-base", "gemma-3-4b-it"}
     assert all(sources[n].get("cross_check") for n in unverified)
 
 
@@ -100,8 +100,10 @@ def test_counts_match_transformers(name: str) -> None:
 def test_multimodal_configs_report_their_vision_tower() -> None:
     """Text model and vision tower (with projector) of the published multimodal configs,
     counted by transformers; the sums are the checkpoints' published sizes (gemma-3-4b-it
-    4.30B, llava-1.5-7b-hf 7.06B, Qwen2.5-VL-7B-Instruct 8.29B, Llama-4-Scout 109B)."""
+    4.30B, gemma-3-27b-it 27B, llava-1.5-7b-hf 7.06B, Qwen2.5-VL-7B-Instruct 8.29B,
+    Llama-4-Scout 109B). The 27B tower is the 4B's plus a wider projector (1152 x 5376)."""
     expected = {"gemma-3-4b-it": (3_880_263_168, 419_816_304),
+                "gemma-3-27b-it": (27_009_346_304, 423_060_336),
                 "llava-1.5-7b-hf": (6_738_939_904, 324_487_168),
                 "qwen2.5-vl-7b-instruct": (7_615_616_512, 676_550_144),
                 "llama-4-scout-17b-16e-instruct": (107_769_861_120, 871_932_416)}
@@ -110,6 +112,8 @@ def test_multimodal_configs_report_their_vision_tower() -> None:
         spec = spec_from_file(ROOT / MODELS[name]["config"], name)
         assert (count_params(spec).total, spec.vision_params) == (text, vision), name
         assert model_figures(spec).model_vision_params == vision
+    # Same SigLIP tower; the projector maps its 1152 features to the text width (2560 vs 5376).
+    assert expected["gemma-3-27b-it"][1] - expected["gemma-3-4b-it"][1] == 1152 * (5376 - 2560)
 
 
 EXPANDED_KV = {"falcon-new-arch"}
