@@ -14,7 +14,11 @@ Published figures (each case names its source):
   no copy of the table (checked twice, the second time in the fixture-verification pass). The
   figure is the one TheBloke's AWQ READMEs list for 13B; it agrees with the 7_255_009_280 B the
   planner computes (7.26 GB) within the 1% the test allows, but it is not read from the page.
-  The GPTQ rows above were read in the excerpt.
+  The GPTQ rows above were read in the excerpt. Third search: still no copy of this checkpoint's
+  table; the same README template (README_AWQ.md-provided-files), as stored for two other
+  Llama-2-13B-based AWQ checkpoints of TheBloke, LLaMA2-13B-Tiefighter-AWQ and Mythalion-13B-AWQ
+  (find_string ids 47308076393 and 48020247801), lists "main | 4 | 128 | wikitext | 4096 |
+  7.25 GB" for both: the size this checkpoint's shape gives, read for its siblings.
 * FP8 block-wise, deepseek-ai/DeepSeek-V3 at commit afb92e1f
   (https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/afb92e1fa402c2be2a9eb085312bb02e0384d6c7/model.safetensors.index.json):
   ``metadata.total_size`` 688,586,727,753 B, which includes the multi-token-prediction module
