@@ -37,7 +37,7 @@ def test_fixture_provenance() -> None:
     assert FIXTURE["transformers_version"] == "5.23.0"
     assert len(MODELS) == len(list((ROOT / "seeds" / "models").glob("*.json"))) + len(
         list((ROOT / "tests" / "fixtures" / "hf_configs").glob("*.json")))
-    assert len(MODELS) == 68
+    assert len(MODELS) == 69
 
 
 def test_every_supported_model_type_has_fixtures() -> None:
@@ -60,7 +60,7 @@ def test_published_fixtures_record_their_provenance() -> None:
     folder = ROOT / "tests" / "fixtures" / "hf_configs"
     with (folder / "sources.toml").open("rb") as fh:
         sources = tomllib.load(fh)
-    assert len(sources) == 15
+    assert len(sources) == 16
     for name, record in sources.items():
         assert (folder / f"{name}.json").exists(), name
         assert record["source"] == f"https://huggingface.co/{record['hub_id']}/blob/main/config.json"
@@ -68,7 +68,7 @@ def test_published_fixtures_record_their_provenance() -> None:
     verbatim = {n for n, r in sources.items() if r["provenance"] == "verbatim copy"}
     assert verbatim == {"llama-4-scout-17b-16e-instruct", "qwen3-next-80b-a3b-thinking",
                         "gpt-oss-20b", "llava-1.5-7b-hf", "gemma-3-1b-it", "gemma-3-27b-it",
-                        "phi-3.5-moe-instruct", "qwen2.5-vl-7b-instruct"}
+                        "phi-3.5-moe-instruct", "qwen2.5-vl-7b-instruct", "olmo-2-1124-13b"}
     assert all(sources[n]["copy_found"].startswith("github:") for n in verbatim)
     quoted = {n for n, r in sources.items()
               if r["provenance"] == "copied from a quotation of the full file"}
@@ -96,6 +96,17 @@ def test_counts_match_transformers(name: str) -> None:
     assert {c: counts[c] for c in COMPONENTS} == {c: expected[c] for c in COMPONENTS}
     assert spec.vision_params == expected["vision"]
 
+
+def test_olmo2_13b_count_is_its_checkpoint_size() -> None:
+    """allenai/OLMo-2-1124-13B is stored in float32: the model.safetensors.index.json vendored
+    beside the verbatim config (github:mauer4/Attention-From-Scratch at commit 381a295f, a
+    snapshot of the Hub repository) gives metadata.total_size 54,864,793,600 B, which is 4 B
+    for every parameter transformers and the planner count, and nothing else."""
+    name = "olmo-2-1124-13b"
+    spec = spec_from_file(ROOT / MODELS[name]["config"], name)
+    total = count_params(spec).total
+    assert total == MODELS[name]["total"] == 13_716_198_400
+    assert total * 4 == 54_864_793_600
 
 def test_multimodal_configs_report_their_vision_tower() -> None:
     """Text model and vision tower (with projector) of the published multimodal configs,
