@@ -37,7 +37,7 @@ def test_fixture_provenance() -> None:
     assert FIXTURE["transformers_version"] == "5.23.0"
     assert len(MODELS) == len(list((ROOT / "seeds" / "models").glob("*.json"))) + len(
         list((ROOT / "tests" / "fixtures" / "hf_configs").glob("*.json")))
-    assert len(MODELS) == 69
+    assert len(MODELS) == 70
 
 
 def test_every_supported_model_type_has_fixtures() -> None:
@@ -60,7 +60,7 @@ def test_published_fixtures_record_their_provenance() -> None:
     folder = ROOT / "tests" / "fixtures" / "hf_configs"
     with (folder / "sources.toml").open("rb") as fh:
         sources = tomllib.load(fh)
-    assert len(sources) == 16
+    assert len(sources) == 17
     for name, record in sources.items():
         assert (folder / f"{name}.json").exists(), name
         assert record["source"] == f"https://huggingface.co/{record['hub_id']}/blob/main/config.json"
@@ -68,7 +68,8 @@ def test_published_fixtures_record_their_provenance() -> None:
     verbatim = {n for n, r in sources.items() if r["provenance"] == "verbatim copy"}
     assert verbatim == {"llama-4-scout-17b-16e-instruct", "qwen3-next-80b-a3b-thinking",
                         "gpt-oss-20b", "llava-1.5-7b-hf", "gemma-3-1b-it", "gemma-3-27b-it",
-                        "phi-3.5-moe-instruct", "qwen2.5-vl-7b-instruct", "olmo-2-1124-13b"}
+                        "phi-3.5-moe-instruct", "qwen2.5-vl-7b-instruct", "olmo-2-1124-13b",
+                        "granite-3.0-1b-a400m-instruct"}
     assert all(sources[n]["copy_found"].startswith("github:") for n in verbatim)
     quoted = {n for n, r in sources.items()
               if r["provenance"] == "copied from a quotation of the full file"}
