@@ -21,6 +21,12 @@ with the reason):
   loop of ``concurrency`` clients; ``rate``: open loop at ``request_rate``;
 * engine settings (``max_num_seqs``, ``mem_fraction_static``, ...) as stored.
 
+A run's ``output_tokens_cv`` (its dataset's output-length spread) is an engine setting like the
+others (``--set output_tokens_cv=X`` at import; unknown: 0). A ``concurrency`` run whose request
+count is known is scored as the finite run it is (:data:`FINITE_MODES`,
+:mod:`planner.sheet.harness`): the steady-state throughput times ``n / (n + c d)``, the drain of
+its last requests included.
+
 Scored figures: output tokens/s always; mean TTFT and mean TPOT only in the steady-state modes
 (``concurrency``, ``single``, ``rate``): in a burst or an offline run TTFT is mostly queueing
 for the whole burst.

@@ -6,10 +6,11 @@ clients), all ``N`` requests at once (a burst, ``--request-rate inf``), or ``trt
 throughput`` (offline, all ``N`` queued). The serving model (:mod:`planner.estimator.serving`)
 gives the steady-state rate ``X`` (requests/s) with ``c`` running slots; the duration of the
 finite run also holds the drain, when fewer than ``c`` requests are left. This module turns the
-steady-state prediction into the finite run's figure; the calibration scores runs whose ``N``
-is known with it (:class:`planner.sheet.calibration.Predictor`), and the workbook's
-Calibration sheet writes the same formula (:func:`finite_run_factor_formula`). Steady-state
-scenario planning does not use it.
+steady-state prediction into the finite run's figure; the calibration scores closed-loop runs
+whose ``N`` is known with it (:class:`planner.sheet.calibration.Predictor`,
+:data:`planner.sheet.calibration.FINITE_MODES`, which says why not bursts and offline runs),
+and the workbook's Calibration sheet writes the same formula
+(:func:`finite_run_factor_formula`). Steady-state scenario planning does not use it.
 
 Derivation (one replica: ``c`` slots, ``n`` requests, a request holds its slot for ``L``
 engine steps, mean ``G'``; output-length coefficient of variation ``cv``). A step with ``b``
