@@ -141,10 +141,14 @@ def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
         assert set(summary) == {"profile", "n_fit", "n_holdout", "before", "after", "holdout"}
         assert (summary["profile"], summary["n_fit"], summary["n_holdout"]) == (
             "h100-sxm-vllm", 21, 6)
+        # ShareGPT runs carry output_tokens_cv = 1 (more KV read per request: TPOT before
+        # 1.1 % -> 1.4 %); the closed-loop runs are scored as finite runs of their 100
+        # requests (planner/sheet/harness.py): held-out run 111 (8 clients, 12.5 requests
+        # each) goes from +14 % to +1 %, which takes the held-out median from 12.3 % to 9.8 %
         expected = {
-            "before": (0.581, 0.250, 0.011),
-            "after": (0.092, 0.024, 0.024),
-            "holdout": (0.123, 0.156, 0.010),
+            "before": (0.581, 0.249, 0.014),
+            "after": (0.092, 0.024, 0.017),
+            "holdout": (0.098, 0.156, 0.014),
         }
         for key, (thr, ttft, tpot) in expected.items():
             got = summary[key]
@@ -371,13 +375,14 @@ def test_runs_that_cannot_be_scored_are_listed() -> None:
 
 
 def test_tp1_runs_leave_the_collective_efficiency_unfitted(tmp_path: Path) -> None:
-    """Three published H100 + vLLM files, every run on one GPU: the bounded solver used to drift
+    """Four published H100 + vLLM files, every run on one GPU: the bounded solver used to drift
     the collective efficiency from 0.7 to 0.9948 along a flat direction and report it fitted.
     Now it is checked first that the parameter moves some prediction; it does not, so it keeps
     0.7 and is not listed as fitted (the fitted ones come out as before)."""
     files = ("vllm-json/068-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c1.json",
              "vllm-json/071-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c8.json",
-             "vllm-text/082-gpustack-qwen3-14b-h100-vllm-bf16-tp1-sharegpt-burst.txt")
+             "vllm-text/084-gpustack-qwen3-14b-h100-vllm-bf16-tp1-sharegpt-burst.txt",
+             "vllm-text/085-gpustack-qwen3-14b-h100-vllm-bf16-tp1-rand32K.txt")
     bench = Path(__file__).parent / "fixtures" / "benchruns"
     configs = Path(__file__).parent / "fixtures" / "serving_configs"
     manifest = {e["file"]: e for e in json.loads((bench / "manifest.json").read_text())}
@@ -393,4 +398,5 @@ def test_tp1_runs_leave_the_collective_efficiency_unfitted(tmp_path: Path) -> No
     assert profile.fitted == ["matmul_efficiency", "bandwidth_efficiency",
                               "engine_step_overhead_s", "request_latency_s"]
     assert profile.parameters["collective_efficiency"] == pytest.approx(0.7)
-    assert profile.parameters["matmul_efficiency"] == pytest.approx(0.3231, abs=1e-4)
+    # 0.3231 before the c8 run was scored as a finite run of 100 requests (harness.py)
+    assert profile.parameters["matmul_efficiency"] == pytest.approx(0.3228, abs=1e-4)

@@ -884,12 +884,14 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
 BENCH = Path(__file__).parent / "fixtures" / "benchruns"
 BENCH_FILES = ("vllm-json/068-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c1.json",
                "vllm-json/071-gpustack-qwen3-8b-h100-latency-vllm-bf16-tp1-sharegpt-c8.json",
-               "vllm-text/082-gpustack-qwen3-14b-h100-vllm-bf16-tp1-sharegpt-burst.txt")
+               "vllm-text/084-gpustack-qwen3-14b-h100-vllm-bf16-tp1-sharegpt-burst.txt",
+               "vllm-text/085-gpustack-qwen3-14b-h100-vllm-bf16-tp1-rand32K.txt")
 
 
 def import_bench_runs() -> list[Any]:
-    """Two GPUStack H100 + vLLM fixtures (Qwen3-8B at 1 and 8 clients) and a Qwen3-14B burst
-    file of 5 runs, imported through the service with the manifest's flags."""
+    """Two GPUStack H100 + vLLM fixtures (Qwen3-8B at 1 and 8 clients) and the Qwen3-14B burst
+    files (1 ShareGPT run with output_tokens_cv = 1, 4 random-length runs), imported through
+    the service with the manifest's flags."""
     import json
 
     manifest = {e["file"]: e for e in json.loads((BENCH / "manifest.json").read_text())}

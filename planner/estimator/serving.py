@@ -146,14 +146,32 @@ def residence_steps(prefill_steps_per_request: Value, output_tokens: Value) -> V
     return prefill_steps_per_request + output_tokens - 1
 
 
+def _slot_context_extra_tokens(output_tokens: Value, output_tokens_cv: Value) -> Value:
+    """Extra KV tokens a running slot holds on average when output lengths vary, over the
+    fixed-length mean context ``S + G/2``: ``G * cv^2 / 2`` (0 for ``cv = 0``).
+
+    A request of output length ``g`` holds its slot for ``g`` decode steps at a context
+    growing from ``S`` to ``S + g``; slots are sampled in proportion to residence, so the mean
+    context of a running slot is ``S + E[g^2] / (2 E[g]) = S + G (1 + cv^2) / 2``
+    (``E[g^2] = G^2 (1 + cv^2)``; the inspection paradox: long requests occupy more of the
+    slots). The same sum gives the KV read traffic per request, ``G (S + G (1 + cv^2)/2)``
+    on average. Not a scenario column: the two formulas that use it inline it, so ``cv = 0``
+    adds exactly 0."""
+    return output_tokens * output_tokens_cv * output_tokens_cv / 2
+
+
 def max_running_batch(max_num_seqs_effective: Value, engine_token_capacity: Value,
-                      mean_decode_context_tokens: Value, engine_state_tokens: Value) -> Value:
+                      mean_decode_context_tokens: Value, engine_state_tokens: Value,
+                      output_tokens: Value, output_tokens_cv: Value) -> Value:
     """Most requests running at once:
-    ``min(max_num_seqs, floor(KV tokens / (mean context + state tokens)))``, at least 1 (the KV
-    pool holds requests at their mean length ``S + G/2``: vLLM allocates blocks as sequences
-    grow; a linear-attention model's fixed state takes ``engine_state_tokens`` more each)."""
-    by_kv = safe_div(engine_token_capacity, mean_decode_context_tokens + engine_state_tokens,
-                     0.0)
+    ``min(max_num_seqs, floor(KV tokens / (mean slot context + state tokens)))``, at least 1
+    (the KV pool holds a running request at its residence-weighted mean context ``S + G(1 +
+    cv^2)/2``, :func:`_slot_context_extra_tokens`, ``S + G/2`` for fixed lengths: vLLM
+    allocates blocks as sequences grow; a linear-attention model's fixed state takes
+    ``engine_state_tokens`` more each)."""
+    context = mean_decode_context_tokens + _slot_context_extra_tokens(output_tokens,
+                                                                     output_tokens_cv)
+    by_kv = safe_div(engine_token_capacity, context + engine_state_tokens, 0.0)
     return maximum(1, minimum(max_num_seqs_effective, floor(by_kv)))
 
 
@@ -166,15 +184,19 @@ def serving_compute_s_per_request(request_flops: Value, tp: Value, gpu_flops_per
 
 def serving_kv_memory_s_per_request(output_tokens: Value, prompt_tokens: Value,
                                     mean_decode_context_tokens: Value,
+                                    output_tokens_cv: Value,
                                     kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
                                     state_bytes_per_sequence: Value, tp_state_fraction: Value,
                                     gpu_bandwidth_bytes_per_s: Value,
                                     bandwidth_efficiency_effective: Value) -> Value:
     """Memory seconds of one request's KV traffic on one GPU: ``G - 1`` decode steps each
-    reading the mean context, plus writing its ``S + G - 1`` tokens once; with linear-attention
-    layers, each of the ``G - 1`` decode steps also reads and writes the fixed state
-    (``2 * state * tp_state_fraction``)."""
-    tokens = (output_tokens - 1) * mean_decode_context_tokens + prompt_tokens + output_tokens - 1
+    reading the mean slot context (``S + G(1 + cv^2)/2``, :func:`_slot_context_extra_tokens`:
+    a long request reads a longer context for more steps), plus writing its ``S + G - 1``
+    tokens once; with linear-attention layers, each of the ``G - 1`` decode steps also reads
+    and writes the fixed state (``2 * state * tp_state_fraction``)."""
+    context = mean_decode_context_tokens + _slot_context_extra_tokens(output_tokens,
+                                                                     output_tokens_cv)
+    tokens = (output_tokens - 1) * context + prompt_tokens + output_tokens - 1
     state = 2 * (output_tokens - 1) * state_bytes_per_sequence * tp_state_fraction
     return (tokens * kv_bytes_per_token * kv_fraction_per_gpu + state) / (
         gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective)

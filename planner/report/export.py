@@ -60,7 +60,15 @@ from planner.report.layout import (
     scenario_columns,
 )
 from planner.report.plan_sheet import write_plan_sheets
-from planner.sheet.calibration import PARAMETERS, Run, RunPrediction, predict_runs, run_row
+from planner.sheet.calibration import (
+    FINITE_MODES,
+    PARAMETERS,
+    Run,
+    RunPrediction,
+    predict_runs,
+    run_row,
+)
+from planner.sheet.harness import finite_run_factor_formula
 from planner.sheet.inputs import input_columns
 from planner.sheet.outputs import column_label
 from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
@@ -1082,7 +1090,9 @@ def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
     """Live formulas of one run's predicted figures (tokens/s; ms), reading its row ``r`` of
     the Calibration runs sheet, scored as the fit scores it: ``offline`` on the saturation
     rate, ``single`` as output tokens / mean end-to-end latency, the other modes on the
-    output rate at the run's load; TTFT and TPOT means in ms."""
+    output rate at the run's load, a closed loop of known request count times its finite-run
+    factor (:func:`planner.sheet.harness.finite_run_factor_formula`); TTFT and TPOT means
+    in ms."""
     col = letters("inference")
     sheet = f"'{CALIBRATION_RUNS}'!"
 
@@ -1093,6 +1103,12 @@ def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
     throughput = (ref("saturation_output_tokens_per_s") if mode == "offline" else
                   f"{ref('output_tokens')}/{ref('e2e_mean_s')}" if mode == "single" else
                   ref("output_tokens_per_s"))
+    requests = float(entry.run.values.get("num_requests") or 0)
+    if mode in FINITE_MODES and requests > 0:  # a finite run: its makespan's drain
+        factor = finite_run_factor_formula(
+            f"{requests!r}/MAX({ref('replicas')},1)", ref("closed_loop_batch"),
+            ref("output_tokens_cv"), f"{ref('serving_step_0_s')}/{ref('step_s')}")
+        throughput = f"{throughput}*{factor}"
     return {"throughput": f"={throughput}", "ttft": f"=1000*{ref('ttft_mean_s')}",
             "tpot": f"=1000*{ref('tpot_mean_s')}"}
 

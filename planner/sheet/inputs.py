@@ -324,6 +324,12 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
          'Closed-loop clients (vllm bench serve --max-concurrency), whole deployment; 0 = open'
          ' loop at target_requests_per_s (or offline maximum when that is 0).',
          minimum=0, maximum=100000000),
+    _col('output_tokens_cv', 'Output CV', 'ratio', 'float', 0.0,
+         'Coefficient of variation of output lengths (standard deviation / mean; 0 = every '
+         'request generates output_tokens, ~1 for chat traffic): a running slot holds S + '
+         'G(1 + cv^2)/2 KV tokens on average, not S + G/2, so variable outputs fit fewer '
+         'requests in the KV pool and read more KV per request.',
+         minimum=0.0, maximum=3.0),
     _col('service_scv', 'Service SCV', 'ratio', 'float', 1.0,
          'Squared coefficient of variation of request service time (1 = exponential, 0 = fixed'
          ' lengths), for the Allen-Cunneen queueing correction.',
