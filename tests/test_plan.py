@@ -326,7 +326,7 @@ def test_workbook_plan_sheet_holds_the_plan_with_cached_values(ws: Workspace,
     assert total_cost == pytest.approx(plan.total_cost_usd.tolist())
     formulas = load_workbook(path)["Plan"]
     h100 = plan.gpu_types.index("h100-sxm")
-    assert formulas.cell(4, 2 + 3 * h100).value.startswith("=SUMIF($C$")
+    assert formulas.cell(4, 2 + 3 * h100).value.startswith("=SUMPRODUCT(($C$")
     assert formulas.cell(4, 4 + 3 * h100).value == "=E4*F4*$B$2"
     # the workload rows: each month's GPUs as the plan gives them
     first = 15 + 4

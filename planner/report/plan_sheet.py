@@ -6,10 +6,12 @@ Layout (one sheet per fleet with a horizon, ``Plan`` or ``Plan FLEET``):
 - row 1: what the sheet is (fleet, months, pricing, hours per month);
 - the month table from row 3: one row per month; per GPU type its GPUs, price (USD per
   GPU-hour) and cost (USD), then the month's GPUs and cost. With on-demand or spot pricing the
-  GPUs are live ``SUMIF`` formulas over the workload rows below and the costs are
+  GPUs are live ``SUMPRODUCT`` formulas over the workload rows below and the costs are
   ``GPUs × price × hours per month`` (cell ``B2``); with reserved pricing the GPUs billed
   (commitments outlive a month's need) and their costs are values. Every formula carries its
   cached value, so a viewer that does not recalculate shows the numbers;
+- under the month table, each GPU type's name in its GPUs column: the ``SUMPRODUCT`` compares
+  with that cell, so a GPU name never becomes formula text;
 - the workload table below it: per counted workload its model, GPU, basis and demand, then the
   GPUs it needs in each month and its requests/s in each month (values from the serving model).
 
@@ -71,21 +73,25 @@ def plan_rows(plan: PlanResult, styles: Styles) -> tuple[list[str], int, int]:
     rows.append(row_xml(head, [cell_xml(f"{get_column_letter(i + 1)}{head}", h, "", styles)
                                for i, h in enumerate(header)]))
     w_gpu_col = "C"
+    type_row = last_m + 1  # each GPU type's name under its GPUs column
     month_col0 = 6  # F: the first month's GPUs in the workload table
     for m, month in enumerate(months):
         r = first_m + m
         cells = [cell_xml(f"A{r}", month, "", styles)]
         gpu_refs, cost_refs = [], []
-        for k, t in enumerate(types):
+        for k in range(len(types)):
             g, p, c = (get_column_letter(2 + 3 * k + j) for j in range(3))
             gpus = int(plan.gpus_billed_by_type[k, m])
             cost = float(plan.cost_usd_by_type[k, m])
             if live:
                 wcol = get_column_letter(month_col0 + m)
-                crit = '"' + t.replace('"', '""') + '"'
+                # the type's name as a cell, never as formula text, compared for equality
+                # (a SUMIF criterion would read a name starting with < > = or holding * ? ~
+                # as an operator or a wildcard)
+                crit = f"{g}${type_row}"
                 cells.append(_formula(
-                    f"{g}{r}", f"SUMIF(${w_gpu_col}${first_w}:${w_gpu_col}${last_w},{crit},"
-                    f"{wcol}${first_w}:{wcol}${last_w})", gpus, count))
+                    f"{g}{r}", f"SUMPRODUCT((${w_gpu_col}${first_w}:${w_gpu_col}${last_w}"
+                    f"={crit})*{wcol}${first_w}:{wcol}${last_w})", gpus, count))
                 cells.append(cell_xml(f"{p}{r}",
                                       float(plan.price_usd_per_gpu_hour_by_type[k, m]), price,
                                       styles))
@@ -104,6 +110,11 @@ def plan_rows(plan: PlanResult, styles: Styles) -> tuple[list[str], int, int]:
         cells.append(_formula(f"{tc}{r}", "+".join(cost_refs) or "0",
                               float(plan.total_cost_usd[m]), usd))
         rows.append(row_xml(r, cells))
+    if live and types:
+        rows.append(row_xml(type_row, [cell_xml(f"A{type_row}", "GPU type (criterion)", "",
+                                                styles)] + [
+            cell_xml(f"{get_column_letter(2 + 3 * k)}{type_row}", t, "", styles)
+            for k, t in enumerate(types)]))
     # workload table
     w_header = ["workload", "model", "gpu", "basis", "demand",
                 *(f"{m} GPUs" for m in months), *(f"{m} requests/s" for m in months)]
