@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from planner.errors import ValidationError
@@ -193,18 +194,38 @@ def _evaluate_one(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
     if kind == "training":
         table["lora_targets"] = lora_targets
     row = evaluate_row(table, {spec.name: spec}, {gpu.name: gpu}, kind, profiles=profiles)
-    return {c.name: _typed(c.kind, row[c.name]) for c in columns}, row
+    ints, bools = _input_kinds(kind)
+    parsed = {c.name: row[c.name] for c in columns}
+    for name in ints:
+        parsed[name] = int(parsed[name])
+    for name in bools:
+        parsed[name] = bool(parsed[name])
+    return parsed, row
+
+
+@cache
+def _input_kinds(kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The integer and the boolean input columns of a scenario kind (as :func:`_typed` types
+    them; the one-row path gives every other input as a float or a text already)."""
+    columns = inputs_of(kind)
+    return (tuple(c.name for c in columns if c.kind == "int"),
+            tuple(c.name for c in columns if c.kind == "bool"))
+
+
+@cache
+def _integer_outputs(kind: str) -> tuple[str, ...]:
+    """The output columns of a scenario kind that are integral counts."""
+    outputs = output_columns()
+    return tuple(name for name in graph(kind).outputs if outputs[name].integer)
 
 
 def _result_of_row(kind: str, row: Mapping[str, Any]) -> dict[str, Any]:
     """:func:`_result` of a row of Python values."""
-    outputs = output_columns()
-    out: dict[str, Any] = {}
-    for name in graph(kind).outputs:
-        value = row[name]
-        if outputs[name].integer and not isinstance(value, bool):
-            value = int(value)
-        out[name] = value
+    out = {name: row[name] for name in graph(kind).formulas}
+    for name in _integer_outputs(kind):
+        value = out[name]
+        if not isinstance(value, bool):
+            out[name] = int(value)
     return out
 
 
