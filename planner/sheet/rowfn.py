@@ -296,7 +296,7 @@ def compile_row(graph: FormulaGraph, text_inputs: frozenset[str]) -> RowFunction
     output column, as :meth:`FormulaGraph.compute` returns them for one row."""
     source, namespace = row_source(graph, text_inputs)
     code = compile(source, f"<planner row function: {len(graph.order)} formulas>", "exec")
-    exec(code, namespace)  # noqa: S102  # our own generated source, from the formula list
+    exec(code, namespace)  # our own generated source, from the formula list
     return namespace["row"]  # type: ignore[no-any-return]
 
 
