@@ -28,6 +28,7 @@ from planner.sheet.table import (
     evaluate_table,
     graph,
     inputs_of,
+    interpret_row,
     row_function,
     row_inputs,
 )
@@ -161,8 +162,10 @@ def test_random_rows_are_bit_identical_to_the_vectorized_path(kind: str, count: 
     seen_models, fits, off_by_ulps = set(), set(), 0
     for i, row in enumerate(rows):
         one = evaluate_row(row, models, gpus, kind)
+        interpreted = interpret_row(kind, row_inputs(row, models, gpus, kind))
         seen_models.add(row["model"])
         for name in columns:
+            assert _same(one[name], interpreted[name]), (i, row, name)
             assert _same(one[name], alone[i][name][0]), (i, row, name, one[name],
                                                          alone[i][name][0])
             if name not in powered or _same(one[name], table[name][i]):
@@ -273,6 +276,18 @@ def test_division_by_zero_is_numpys() -> None:
             assert _same(rowfn._zero_div(num, den), expected), (num, den)
 
 
-def test_the_row_function_is_built_once_per_kind() -> None:
+def test_the_row_function_is_built_once_per_kind_on_its_second_row(monkeypatch: Any) -> None:
+    from planner.sheet import table
+
+    monkeypatch.setattr(table, "_row_functions", {})
+    monkeypatch.setattr(table, "_rows_interpreted", set())
+    spec, gpu = catalog.resolve_model_spec("llama-3-8b"), catalog.resolve_gpu("h100-sxm")
+    row = {"model": spec.name, "gpu": gpu.name, "batch": 6}
+    first = evaluate_row(row, {spec.name: spec}, {gpu.name: gpu})
+    assert table._row_functions == {}  # one scenario: interpreted, nothing compiled
+    second = evaluate_row(row, {spec.name: spec}, {gpu.name: gpu})
+    assert list(table._row_functions) == ["inference"]
+    assert all(_same(first[k], second[k]) for k in graph("inference").order)
+    assert first["kv_bytes_per_token"] == 131_072
     assert row_function("inference") is row_function("inference")
     assert row_function("training") is not row_function("inference")

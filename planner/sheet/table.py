@@ -409,15 +409,40 @@ def evaluate_row(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     (``tests/test_thin_row.py``, ``tests/test_rowfn.py``), in tens of microseconds."""
     if any(type(v) not in _PLAIN and np.ndim(v) != 0 for v in table.values()):
         raise ValidationError("table", "evaluate_row takes one value per column")
-    return row_function(kind)(row_inputs(table, models, gpus, kind, profiles=profiles))
+    cols = row_inputs(table, models, gpus, kind, profiles=profiles)
+    function = _row_functions.get(kind)
+    if function is None:
+        if kind not in _rows_interpreted:  # the first row of a kind: not worth compiling
+            _rows_interpreted.add(kind)
+            return interpret_row(kind, cols)
+        function = row_function(kind)
+    return function(cols)
 
 
-@cache
+_row_functions: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {}
+_rows_interpreted: set[str] = set()
+"""Kinds whose first row was evaluated by :func:`interpret_row`. Writing and compiling the
+row function costs ~40 ms, forty times one interpreted row: a process that evaluates one
+scenario (``planner estimate``) never pays it, one that evaluates a second compiles then."""
+
+
+def interpret_row(kind: str, cols: Mapping[str, Any]) -> dict[str, Any]:
+    """One row's columns (:func:`row_inputs`) through the formula graph itself, formula by
+    formula on Python scalars: the same figures as the compiled row function
+    (``tests/test_rowfn.py``), without compiling it."""
+    values = graph(kind).compute(cols)
+    plain = _PLAIN
+    return {k: v if type(v) in plain else _scalar(v) for k, v in values.items()}
+
+
 def row_function(kind: str) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
-    """The compiled one-row function of a scenario kind's graph (built once per process,
-    ~0.1 s; :func:`planner.sheet.rowfn.compile_row`)."""
-    texts = frozenset(c.name for c in inputs_of(kind) if c.kind in ("choice", "text"))
-    return compile_row(graph(kind), texts)
+    """The compiled one-row function of a scenario kind's graph, built once per process
+    (:func:`planner.sheet.rowfn.compile_row`)."""
+    function = _row_functions.get(kind)
+    if function is None:
+        texts = frozenset(c.name for c in inputs_of(kind) if c.kind in ("choice", "text"))
+        function = _row_functions[kind] = compile_row(graph(kind), texts)
+    return function
 
 
 @cache
