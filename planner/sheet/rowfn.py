@@ -5,19 +5,24 @@ records what it computes through the operator set of :mod:`planner.estimator.ops
 records :func:`compile_row` writes, once per graph, the source of a single Python function over
 floats: one local variable per column, formulas in dependency order, ``where`` as a conditional
 expression (only the chosen branch is computed), ``minimum``/``maximum``/``floor``/``ceil`` as
-inline expressions and table lookups as dict indexing. A one-row evaluation then costs no
-per-formula call, no dict of columns and no numpy, where :meth:`FormulaGraph.compute` spends
-most of its time on exactly those.
+inline expressions and table lookups as dict indexing; a computation several formulas repeat
+(the serving model's helpers) is computed once where it is needed unconditionally. A one-row
+evaluation then costs no per-formula call, no dict of columns and no numpy, where
+:meth:`FormulaGraph.compute` spends most of its time on exactly those.
 
-Every figure is the one the vectorized numpy path computes (``tests/test_rowfn.py`` checks every
-column bit for bit over the demo fleet and randomized rows). That holds because the generated
-code performs the same IEEE-754 double operations in the same order as the operators' Python
-scalar path, whose results and types match numpy's (``tests/test_thin_row.py``), and:
+Every figure is the one the vectorized numpy path computes for the same row
+(``tests/test_rowfn.py`` checks every column bit for bit over the demo fleet and a few hundred
+random rows). That holds because the generated code performs the same IEEE-754 double
+operations as the operators' Python scalar path, whose results and types match numpy's
+(``tests/test_thin_row.py``), and:
 
 * ``x / y`` with ``y == 0`` gives numpy's infinity or NaN instead of raising;
 * ``x ** 0.5`` (a constant exponent) is ``math.sqrt``, the correctly rounded square root numpy
   takes for that exponent; any other power goes through numpy (its SIMD ``pow`` differs from
-  the C library's by an ulp for about one value in twenty), only where it is needed;
+  the C library's by an ulp for about one value in twenty), only where it is needed. numpy
+  itself takes the SIMD loop only where base and exponent are both per-row arrays, so a row
+  in a table where they are gives power-derived columns a few ulps (relative 1e-12 at most
+  in the tests) from the same row evaluated alone; the one-row path gives the latter;
 * value types follow numpy's promotion for Python scalars (NEP 50) as
   :func:`planner.estimator.ops.where` does: a column's type is inferred when the function is
   written; where it cannot be, the operator itself is called.
@@ -27,7 +32,9 @@ A formula that cannot be traced is called as it is, with the columns it reads.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -127,6 +134,45 @@ class _Writer:
         """Column → (local variable, inferred type)."""
         self.constants: dict[str, Any] = {}
         self.temps = 0
+        self.counts: dict[Any, int] = {}
+        """Structural key → how many times the formulas compute it (:meth:`count_all`)."""
+        self.common: dict[Any, tuple[str, str | None]] = {}
+        """Structural key → the variable that holds it, computed by an earlier statement."""
+        self.lazy = 0
+        """How many ``where`` branches deep the expression being written is."""
+        self.keys: dict[int, Any] = {}
+
+    def key(self, node: _Trace) -> Any:
+        """The structural key of ``node``: equal for equal computations (constants by type
+        and exact value)."""
+        found = self.keys.get(id(node))
+        if found is not None:
+            return found
+        if node.op == "col":
+            key: Any = ("col", node.args[0])
+        elif node.op == "const":
+            key = ("const", type(node.args[0]).__name__, repr(node.args[0]))
+        elif node.op == "lookup":
+            key = ("lookup", self.key(node.args[0]), tuple(node.args[1].items()))
+        else:
+            key = (node.op, *(self.key(a) for a in node.args))
+        self.keys[id(node)] = key
+        return key
+
+    def count_all(self, results: list[Any]) -> None:
+        """Count the computations of every formula's result tree (each node once)."""
+        for result in results:
+            self.keys = {}
+            seen: set[int] = set()
+            stack = [_wrap(result)]
+            while stack:
+                node = stack.pop()
+                if id(node) in seen or node.op in ("col", "const"):
+                    continue
+                seen.add(id(node))
+                k = self.key(node)
+                self.counts[k] = self.counts.get(k, 0) + 1
+                stack.extend(a for a in node.args if isinstance(a, _Trace))
 
     def temp(self) -> str:
         self.temps += 1
@@ -146,6 +192,8 @@ class _Writer:
     def formula(self, local: str, result: Any) -> str | None:
         """Write ``local = <result>``; return its inferred type."""
         node = _wrap(result)
+        self.temps = 0  # a formula's temporaries are dead after it: their names are reused
+        self.keys = {}
         uses: dict[int, int] = {}
         self._count(node, uses)
         self.shared = {k for k, n in uses.items() if n > 1}
@@ -178,7 +226,16 @@ class _Writer:
         key = id(node)
         if key in self.hoisted:
             return self.hoisted[key]
+        structural = self.key(node)
+        if structural in self.common:  # computed before, whatever the branch: reuse it
+            return self.common[structural]
         text, kind = self._expr(node)
+        if self.lazy == 0 and self.counts.get(structural, 0) > 1:
+            # computed again elsewhere: once, here, where it is computed in any case
+            local = f"_c{len(self.common)}"
+            self.lines.append(f"    {local} = {text}")
+            self.common[structural] = self.hoisted[key] = (local, kind)
+            return local, kind
         if key in self.shared:
             local = self.temp()
             self.lines.append(f"    {local} = {text}")
@@ -204,9 +261,15 @@ class _Writer:
             den = args[1]
             if den.op == "const" and den.args[0] != 0:
                 return f"({a} / {b})", FLOAT
-            n, t = self.temp(), self.temp()
+            if _atom(a) and _atom(b):
+                return f"({a} / {b} if {b} else _zero_div({a}, {b}))", FLOAT
+            t = b if _atom(b) else self.temp()
+            bind = b if t == b else f"({t} := {b})"
+            if _atom(a):
+                return f"({a} / {t} if {bind} else _zero_div({a}, {t}))", FLOAT
+            n = self.temp()
             # numerator, then denominator (Python's order); each written once
-            return (f"({n} / {t} if ({n} := {a}) is {n} and ({t} := {b}) "
+            return (f"({n} / {t} if ({n} := {a}) is {n} and {bind} "
                     f"else _zero_div({n}, {t}))"), FLOAT
         if op in _ARITHMETIC:
             (a, ka), (b, kb) = self.expr(args[0]), self.expr(args[1])
@@ -223,7 +286,10 @@ class _Writer:
             (x, _), t = self.expr(args[0]), self.temp()
             return (f"(float(_{op}({t})) if ({t} := {x}) - {t} == 0 else float({t}))", FLOAT)
         if op == "where":
-            (c, _), (a, ka), (b, kb) = (self.expr(x) for x in args)
+            c, _ = self.expr(args[0])
+            self.lazy += 1
+            (a, ka), (b, kb) = self.expr(args[1]), self.expr(args[2])
+            self.lazy -= 1
             kind = _promote(ka, kb)
             if kind is None:
                 return f"_where({c}, {a}, {b})", None
@@ -233,21 +299,40 @@ class _Writer:
             kind = _promote(ka, kb)
             if kind is None or kind == TEXT:
                 return f"_{op}({a}, {b})", None
-            ta, tb = self.temp(), self.temp()
+            ta = a if _atom(a) else self.temp()
+            tb = b if _atom(b) else self.temp()
+            bind_a = a if ta == a else f"({ta} := {a})"
+            bind_b = b if tb == b else f"({tb} := {b})"
             less = "<" if op == "minimum" else ">"
-            nan = f" or {ta} != {ta}" if kind == FLOAT else ""
-            return (f"({_cast(ta, ka, kind)} if ({ta} := {a}) {less} ({tb} := {b}){nan} "
+            nan = f" or {ta} != {ta}" if kind == FLOAT and not _constant(a) else ""
+            return (f"({_cast(ta, ka, kind)} if {bind_a} {less} {bind_b}{nan} "
                     f"else {_cast(tb, kb, kind)})"), kind
         raise TraceError(f"cannot write operator {op!r}")
 
 
+_ATOM = re.compile(r"[A-Za-z_]\w*|\((?:-?[\w.+-]+|'[^']*')\)")
+_CONSTANT = re.compile(r"\((?:-?[\d.][\w.+-]*|'[^']*')\)")
+
+
+def _atom(text: str) -> bool:
+    """A local variable or a constant: reading it twice costs nothing and computes nothing."""
+    return _ATOM.fullmatch(text) is not None
+
+
+def _constant(text: str) -> bool:
+    """A written finite number or text (never NaN: non-finite floats are named constants)."""
+    return _CONSTANT.fullmatch(text) is not None
+
+
 def _cast(text: str, kind: str | None, target: str) -> str:
+    """``text`` (of type ``kind``: an int or a bool) as ``target``: ``x + 0.0`` is ``float(x)``
+    exactly (the int is rounded to the nearest double either way), without a call."""
     if kind == target:
         return text
     if text.startswith("(") and text.endswith(")") and text[1:-1].lstrip("-").isdigit():
         value = int(text[1:-1])  # a constant: converted once, here
         return f"({float(value)!r})" if target == FLOAT else text
-    return f"float({text})" if target == FLOAT else f"int({text})"
+    return f"({text} + 0.0)" if target == FLOAT else f"int({text})"
 
 
 def _zero_div(num: Any, den: Any) -> float:
@@ -287,13 +372,14 @@ def _asarray(value: Any, dtype: Any) -> Any:
     return np.asarray(value, dtype=dtype)
 
 
-RowFunction = Callable[[Mapping[str, Any]], dict[str, Any]]
+RowFunction = Callable[[Mapping[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
 
 
 def compile_row(graph: FormulaGraph, text_inputs: frozenset[str]) -> RowFunction:
     """A function from one scenario's input columns (texts for ``text_inputs``, Python floats
-    for every other input the graph reads) to every column: the inputs and each derived and
-    output column, as :meth:`FormulaGraph.compute` returns them for one row."""
+    for every other input the graph reads) to two new dicts: the derived columns and the
+    output columns (in the graph's order), with the values :meth:`FormulaGraph.compute` gives
+    them for one row."""
     source, namespace = row_source(graph, text_inputs)
     code = compile(source, f"<planner row function: {len(graph.order)} formulas>", "exec")
     exec(code, namespace)  # our own generated source, from the formula list
@@ -310,12 +396,18 @@ def row_source(graph: FormulaGraph, text_inputs: frozenset[str]
         local = w.column(name, TEXT if name in text_inputs else FLOAT)
         head.append(f"    {local} = c[{name!r}]")
     formulas: dict[str, Any] = {}
+    traced: dict[str, Any] = {}
+    for name in graph.order:
+        with contextlib.suppress(TraceError, TypeError, ValueError, KeyError):  # called as is
+            traced[name] = graph.formula(name)(*(_Trace("col", (d,)) for d in graph.deps[name]))
+    w.count_all(list(traced.values()))
     for name in graph.order:
         f = graph.formula(name)
         deps = graph.deps[name]
         try:
-            result = f(*(_Trace("col", (d,)) for d in deps))
-            kind = w.formula(w.column(name, None), result)
+            if name not in traced:
+                raise TraceError(name)
+            kind = w.formula(w.column(name, None), traced[name])
         except (TraceError, TypeError, ValueError, KeyError):
             local = w.column(name, None)
             call = f"_f{len(formulas)}"
@@ -323,8 +415,9 @@ def row_source(graph: FormulaGraph, text_inputs: frozenset[str]
             w.lines.append(f"    {local} = {call}({', '.join(w.names[d][0] for d in deps)})")
             kind = None
         w.names[name] = (w.names[name][0], kind)
-    out = ", ".join(f"{name!r}: {w.names[name][0]}" for name in graph.order)
-    source = "\n".join([*head, *w.lines, f"    return {{**c, {out}}}", ""])
+    derived = ", ".join(f"{name!r}: {w.names[name][0]}" for name in graph.derived)
+    outputs = ", ".join(f"{name!r}: {w.names[name][0]}" for name in graph.outputs)
+    source = "\n".join([*head, *w.lines, f"    return {{{derived}}}, {{{outputs}}}", ""])
     namespace: dict[str, Any] = {
         **w.constants, **formulas, "_zero_div": _zero_div, "_power": _power,
         "_sqrt": math.sqrt, "_floor": math.floor, "_ceil": math.ceil, "_where": ops.where,

@@ -32,7 +32,7 @@ from planner.sheet.inputs import (
     has_control,
 )
 from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures, apply_calibration
-from planner.sheet.rowfn import compile_row
+from planner.sheet.rowfn import RowFunction, compile_row
 from planner.units import parse_number
 
 KINDS = ("inference", "training")
@@ -407,35 +407,50 @@ def evaluate_row(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     the same messages) as :func:`evaluate_table`, then the graph's compiled row function
     (:mod:`planner.sheet.rowfn`): the figures are bit for bit those of the vectorized path
     (``tests/test_thin_row.py``, ``tests/test_rowfn.py``), in tens of microseconds."""
-    if any(type(v) not in _PLAIN and np.ndim(v) != 0 for v in table.values()):
-        raise ValidationError("table", "evaluate_row takes one value per column")
+    cols, derived, outputs = evaluate_row_parts(table, models, gpus, kind, profiles=profiles)
+    return {**cols, **derived, **outputs}
+
+
+def evaluate_row_parts(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
+                       gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
+                       profiles: Sequence[CalibrationFigures] | None = None
+                       ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """:func:`evaluate_row` as three new dicts, without merging them: the input columns
+    (:func:`row_inputs`), the derived columns and the output columns (in the graph's order)."""
+    for value in table.values():
+        if type(value) not in _PLAIN and np.ndim(value) != 0:
+            raise ValidationError("table", "evaluate_row takes one value per column")
     cols = row_inputs(table, models, gpus, kind, profiles=profiles)
     function = _row_functions.get(kind)
     if function is None:
         if kind not in _rows_interpreted:  # the first row of a kind: not worth compiling
             _rows_interpreted.add(kind)
-            return interpret_row(kind, cols)
+            return (cols, *interpret_row(kind, cols))
         function = row_function(kind)
-    return function(cols)
+    derived, outputs = function(cols)
+    return cols, derived, outputs
 
 
-_row_functions: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {}
+_row_functions: dict[str, RowFunction] = {}
 _rows_interpreted: set[str] = set()
 """Kinds whose first row was evaluated by :func:`interpret_row`. Writing and compiling the
 row function costs ~40 ms, forty times one interpreted row: a process that evaluates one
 scenario (``planner estimate``) never pays it, one that evaluates a second compiles then."""
 
 
-def interpret_row(kind: str, cols: Mapping[str, Any]) -> dict[str, Any]:
+def interpret_row(kind: str, cols: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """One row's columns (:func:`row_inputs`) through the formula graph itself, formula by
-    formula on Python scalars: the same figures as the compiled row function
-    (``tests/test_rowfn.py``), without compiling it."""
-    values = graph(kind).compute(cols)
+    formula on Python scalars: the derived and the output columns, with the figures of the
+    compiled row function (``tests/test_rowfn.py``), without compiling it."""
+    g = graph(kind)
+    values = g.compute(cols)
     plain = _PLAIN
-    return {k: v if type(v) in plain else _scalar(v) for k, v in values.items()}
+    derived, outputs = ({k: values[k] if type(values[k]) in plain else _scalar(values[k])
+                         for k in names} for names in (g.derived, g.outputs))
+    return derived, outputs
 
 
-def row_function(kind: str) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def row_function(kind: str) -> RowFunction:
     """The compiled one-row function of a scenario kind's graph, built once per process
     (:func:`planner.sheet.rowfn.compile_row`)."""
     function = _row_functions.get(kind)
@@ -504,6 +519,10 @@ def _one(kind: str, names: Any, known: Mapping[str, Any]) -> Any:
     return known[resolved[0]]
 
 
+def _first(pair: tuple[int, InputColumn]) -> int:
+    return pair[0]
+
+
 def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
                profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
@@ -514,10 +533,21 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
         raise ValidationError("kind", "one of " + ", ".join(KINDS), value=kind)
     values = dict(_row_defaults(kind))
     positions = _input_positions(kind)
-    given = sorted((positions[k] for k in table if k in positions), key=lambda p: p[0])
+    given = [positions[k] for k in table if k in positions]
+    if len(given) > 1:
+        given.sort(key=_first)  # the order validate() checks them in
     for _i, column in given:
-        check = _CHECKS.get(column.kind, _check_number)
-        values[column.name] = check(column, table[column.name], 1, _ONE_ROW)
+        raw = table[column.name]
+        if type(raw) in _PLAIN:  # what the _check_* functions do with one value, directly
+            value = column.parse(raw)
+            if column.kind == "bool":
+                value = 1.0 if value else 0.0
+            elif column.kind in ("int", "float"):
+                value = float(value)
+            values[column.name] = value
+        else:
+            check = _CHECKS.get(column.kind, _check_number)
+            values[column.name] = check(column, raw, 1, _ONE_ROW)
     spec = _one("model", table.get("model"), models)
     gpu = _one("GPU", table.get("gpu"), gpus)
     cols, heads, layers = _model_columns(spec)
