@@ -344,19 +344,13 @@ def _zero_div(num: Any, den: Any) -> float:
 
 
 def _power(base: Any, exponent: Any) -> float:
-    """``ops.power`` (numpy's ``pow``), exactly. Where numpy's ``**`` on a 0-d array takes an
-    exact shortcut (exponent 0, 1 or 2: one, the base, its square) or IEEE 754 fixes the
-    result (a base of +0 with a positive exponent, a base of 1), it is computed here; otherwise
-    numpy is called, without its floating-point-error context where Python's own ``pow`` shows
-    the result is a finite non-zero float (numpy then raises no warning)."""
-    if exponent == 1:
-        return float(base)
-    if exponent == 2:
-        return float(base) * float(base)
-    if exponent == 0 or base == 1:
-        return 1.0
-    if base == 0 and exponent > 0 and math.copysign(1.0, base) > 0:
-        return 0.0
+    """``ops.power`` (numpy's ``pow``), exactly: :func:`~planner.estimator.ops.exact_power`
+    where it needs no numpy; otherwise numpy, without its floating-point-error context where
+    Python's own ``pow`` shows the result is a finite non-zero float (numpy then raises no
+    warning)."""
+    exact = ops.exact_power(base, exponent)
+    if exact is not None:
+        return exact
     try:
         plain = base ** exponent
     except (OverflowError, ZeroDivisionError):

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import NotFoundError, PlannerError, ValidationError
 from planner.estimator import scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.figures import ModelFigures, model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
-from planner.estimator.ops import Coded
+from planner.estimator.ops import Coded, NumpyOnFirstUse
 from planner.estimator.params import lora_dims
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import (
@@ -34,6 +32,11 @@ from planner.sheet.inputs import (
 from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures, apply_calibration
 from planner.sheet.rowfn import RowFunction, compile_row
 from planner.units import parse_number
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = NumpyOnFirstUse(globals())  # numpy at its first use: one-row paths need none
 
 KINDS = ("inference", "training")
 FIGURE_NAMES = tuple(ModelFigures.__dataclass_fields__)
@@ -463,7 +466,21 @@ def row_function(kind: str) -> RowFunction:
 @cache
 def _row_defaults(kind: str) -> dict[str, Any]:
     """Every input column's validated default, as :func:`validate` gives it for one row."""
-    return validate({}, kind, labels=[None])
+    base = {c.name: c.default for c in inputs_of(kind)}
+    if kind == "training":
+        base.update(TRAINING_DEFAULT_OVERRIDES)
+    return {c.name: _parse_one(c, base[c.name]) for c in inputs_of(kind)}
+
+
+def _parse_one(column: InputColumn, raw: Any) -> Any:
+    """What the ``_check_*`` functions give for one value: the parsed text, or a float (1.0
+    or 0.0 for a truth value); no numpy."""
+    value = column.parse(raw)
+    if column.kind == "bool":
+        return 1.0 if value else 0.0
+    if column.kind in ("int", "float"):
+        return float(value)
+    return value
 
 
 @cache
@@ -475,7 +492,6 @@ _CHECKS: dict[str, Callable[..., Any]] = {
     "choice": _check_choice, "text": _check_text, "bool": _check_bool}
 _ONE_ROW = [None]
 """The labels of a one-scenario table: errors name no row."""
-_CODE_ZERO = np.zeros(1, dtype=np.intp)
 
 _SPEC_CACHE_SIZE = 256
 _model_cache: dict[int, tuple[ModelSpec, dict[str, float], float, float]] = {}
@@ -538,13 +554,8 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
         given.sort(key=_first)  # the order validate() checks them in
     for _i, column in given:
         raw = table[column.name]
-        if type(raw) in _PLAIN:  # what the _check_* functions do with one value, directly
-            value = column.parse(raw)
-            if column.kind == "bool":
-                value = 1.0 if value else 0.0
-            elif column.kind in ("int", "float"):
-                value = float(value)
-            values[column.name] = value
+        if type(raw) in _PLAIN:
+            values[column.name] = _parse_one(column, raw)
         else:
             check = _CHECKS.get(column.kind, _check_number)
             values[column.name] = check(column, raw, 1, _ONE_ROW)
@@ -567,7 +578,7 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
             cols[APPLIED_COLUMN] = ""  # what apply_calibration does, without its arrays
         else:
             try:
-                apply_calibration(cols, [gpu.name], _CODE_ZERO, 1, profiles)
+                apply_calibration(cols, [gpu.name], np.zeros(1, dtype=np.intp), 1, profiles)
             except ValidationError as exc:
                 raise RowError("calibration", exc.allowed, None, exc.value) from None
             for name, value in cols.items():
