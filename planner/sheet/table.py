@@ -561,17 +561,15 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
             values[column.name] = check(column, raw, 1, _ONE_ROW)
     spec = _one("model", table.get("model"), models)
     gpu = _one("GPU", table.get("gpu"), gpus)
-    cols, heads, layers = _model_columns(spec)
-    cols = dict(cols)
+    model_columns, heads, layers = _model_columns(spec)
     tp, pp, n_gpus = values["tp"], values["pp"], values["gpus"]
     if heads % tp != 0 or pp > layers or n_gpus % (tp * pp) != 0:
         check_parallelism(tp, pp, n_gpus, heads, layers, lambda _i: spec.name, _ONE_ROW)
     gpu_columns, dtypes_ok = _gpu_entry(gpu)
-    cols.update(gpu_columns)
     if values["weight_dtype"] not in dtypes_ok:
         compute_dtype(gpu, values["weight_dtype"])
         dtypes_ok.add(values["weight_dtype"])
-    cols.update(values)
+    cols = {**model_columns, **gpu_columns, **values}
     if kind == "inference":
         choice = cols.get("calibration", "auto")
         if choice == "none" or (choice == "auto" and not profiles):
