@@ -15,9 +15,9 @@ one scenario <= 50 us and >= 5x llm-analysis's speed.
 Figures (2-core box shared by several sessions, load average 2-3, one run each, main's and
 this branch's minutes apart): one scenario 1,414 us before the compiled row function
 (:mod:`planner.sheet.rowfn`), 63 us after (59.5 us and 4.9x in a later run at load 4.4);
-llm-analysis 304 us, so 4.8x (aim 5x); the million
-rows 1.73 s before, 1.18 s after (257x llm-analysis; aims 0.5 s and 1000x not met: the
-formulas' numpy passes, 33 SIMD ``pow`` per row among them, and writing 173 float64 columns).
+llm-analysis 304 us, so 4.8x (aim 5x); the million rows 1.73 s before, 1.18 s after (257x
+llm-analysis; aims 0.5 s and 1000x not met: the formulas' numpy passes, 33 SIMD ``pow`` per
+row among them, and writing 173 float64 columns).
 Counted instead of timed (``valgrind --tool=callgrind``, the instructions of 400 calls after
 two warm-up calls, over those of none): 5.93 M instructions per ``service.estimate`` before,
 0.57 M after (Llama-2-7B on A100-80GB; Mixtral-8x7B on H100-SXM: 5.98 M, 0.61 M).
