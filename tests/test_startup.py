@@ -37,6 +37,25 @@ def test_help_loads_no_database_or_dataframe_library() -> None:
     assert loaded == set()
 
 
+def test_help_loads_no_numpy() -> None:
+    """The operator set imports numpy at its first array operation, not with the module
+    (every command imports it; ``--help`` needs no arrays)."""
+    code = ("import sys; from planner.cli import main; rc = main(['--help']); "
+            "print('NUMPY=' + str('numpy' in sys.modules), file=sys.stderr); sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and "estimate" in out.stdout
+    assert "NUMPY=False" in out.stderr
+
+
+def test_the_operators_import_numpy_at_their_first_array() -> None:
+    code = ("import sys; from planner.estimator import ops; "
+            "a = (ops.where(True, 1.0, 2.0), 'numpy' in sys.modules); "
+            "b = ops.maximum(__import__('numpy').zeros(2), 1.0).tolist(); "
+            "print(a, b, type(ops.np).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.split() == ["(1.0,", "False)", "[1.0,", "1.0]", "module"], out.stderr
+
+
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
 def test_estimate_by_name_loads_no_database_or_dataframe_library(json_flag: list[str]) -> None:
     status, out, loaded = _run_loaded(["estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm",

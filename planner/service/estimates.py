@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from planner.errors import ValidationError
@@ -23,7 +24,7 @@ from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import INFERENCE_INPUTS, check_known, parse_inputs
 from planner.sheet.outputs import output_columns
 from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures
-from planner.sheet.table import evaluate_row, evaluate_table, graph, inputs_of, row_columns
+from planner.sheet.table import evaluate_row_parts, evaluate_table, graph, inputs_of, row_columns
 from planner.units import DTYPE_BITS, GB, GiB
 
 
@@ -183,29 +184,47 @@ def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
 def _evaluate_one(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
                   lora_targets: str = "",
                   profiles: Sequence[CalibrationFigures] | None = None
-                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+                  ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """:func:`_evaluate_row` through the thin one-row path
-    (:func:`~planner.sheet.table.evaluate_row`): the same validation, formulas and figures,
-    as Python values, with no one-element arrays (issue 14, item 4)."""
+    (:func:`~planner.sheet.table.evaluate_row_parts`): the same validation, formulas and
+    figures, as Python values, with no one-element arrays (issue 14, item 4). Returns the
+    typed inputs, the outputs typed as :func:`_result` types them (a new dict) and the row's
+    input columns."""
     columns = inputs_of(kind)
     check_known(columns, inputs)
     table = {"model": spec.name, "gpu": gpu.name, **inputs}
     if kind == "training":
         table["lora_targets"] = lora_targets
-    row = evaluate_row(table, {spec.name: spec}, {gpu.name: gpu}, kind, profiles=profiles)
-    return {c.name: _typed(c.kind, row[c.name]) for c in columns}, row
+    cols, _derived, out = evaluate_row_parts(table, {spec.name: spec}, {gpu.name: gpu}, kind,
+                                             profiles=profiles)
+    names, ints, bools = _input_kinds(kind)
+    parsed = {name: cols[name] for name in names}
+    for name in ints:
+        parsed[name] = int(parsed[name])
+    for name in bools:
+        parsed[name] = bool(parsed[name])
+    for name in _integer_outputs(kind):
+        value = out[name]
+        if not isinstance(value, bool):
+            out[name] = int(value)
+    return parsed, out, cols
 
 
-def _result_of_row(kind: str, row: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`_result` of a row of Python values."""
+@cache
+def _input_kinds(kind: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The input columns of a scenario kind, and the integer and the boolean ones among them
+    (as :func:`_typed` types them; the one-row path gives every other input as a float or a
+    text already)."""
+    columns = inputs_of(kind)
+    return (tuple(c.name for c in columns), tuple(c.name for c in columns if c.kind == "int"),
+            tuple(c.name for c in columns if c.kind == "bool"))
+
+
+@cache
+def _integer_outputs(kind: str) -> tuple[str, ...]:
+    """The output columns of a scenario kind that are integral counts."""
     outputs = output_columns()
-    out: dict[str, Any] = {}
-    for name in graph(kind).outputs:
-        value = row[name]
-        if outputs[name].integer and not isinstance(value, bool):
-            value = int(value)
-        out[name] = value
-    return out
+    return tuple(name for name in graph(kind).outputs if outputs[name].integer)
 
 
 def _typed(kind: str, value: Any) -> Any:
@@ -234,10 +253,9 @@ def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], *,
     (strings or numbers); missing ones take their defaults. Returns inputs and outputs; with
     ``profiles`` (a database's calibration profiles) also ``calibration_profile``, the profile
     the ``calibration`` input picked ('' for none)."""
-    values, row = _evaluate_one("inference", spec, gpu, inputs, profiles=profiles)
-    out = _result_of_row("inference", row)
+    values, out, cols = _evaluate_one("inference", spec, gpu, inputs, profiles=profiles)
     if profiles is not None:
-        out[APPLIED_COLUMN] = str(row.get(APPLIED_COLUMN, ""))
+        out[APPLIED_COLUMN] = str(cols.get(APPLIED_COLUMN, ""))
     out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
     out["tpot_bound"] = "compute" if out["tpot_compute_s"] >= out["tpot_memory_s"] else "memory"
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
@@ -249,8 +267,7 @@ def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], *,
 def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
           lora_targets: str = "q,v") -> dict[str, Any]:
     """Evaluate one training scenario (full training, or LoRA when ``lora_rank > 0``)."""
-    values, row = _evaluate_one("training", spec, gpu, inputs, lora_targets)
-    out = _result_of_row("training", row)
+    values, out, _cols = _evaluate_one("training", spec, gpu, inputs, lora_targets)
     return {"model": spec.name, "gpu": gpu.name, "inputs": values,
             "lora_targets": lora_targets if values["lora_rank"] else "",
             "compute_dtype": compute_dtype(gpu, values["weight_dtype"], values["quant_mode"],

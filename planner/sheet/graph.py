@@ -184,17 +184,20 @@ class FormulaGraph:
 
 def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
     """Scalars and texts stay as they are (exact ints); arrays of numbers become float64, arrays
-    of texts stay texts (for lookups)."""
-    import numpy as np
-
+    of texts stay texts (for lookups). A float64 array is taken as it is, not copied (formulas
+    never write into their inputs; a million-row table's float inputs would otherwise be
+    copied once more, 8 MB each)."""
     out: dict[str, Any] = {}
     for name, value in columns.items():
         if (isinstance(value, (int, float, bool, str, Coded))
                 or hasattr(value, "__planner_op__")):
             out[name] = value
         else:
+            import numpy as np  # only for arrays: a one-row evaluation loads no numpy
+
             array = np.asarray(value)
-            out[name] = array if array.dtype.kind in "OUS" else array.astype(np.float64)
+            out[name] = (array if array.dtype.kind in "OUS"
+                         else array.astype(np.float64, copy=False))
     return out
 
 

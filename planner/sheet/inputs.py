@@ -421,9 +421,16 @@ def parse_inputs(columns: tuple[InputColumn, ...], raw: Mapping[str, Any],
     return out
 
 
+_known_names: dict[int, tuple[tuple[InputColumn, ...], frozenset[str]]] = {}
+"""Per column list (by identity; the entry holds the list): its names."""
+
+
 def check_known(columns: tuple[InputColumn, ...], raw: Mapping[str, Any]) -> None:
     """Refuse a name in ``raw`` that is not one of ``columns``, listing the inputs."""
-    names = {c.name for c in columns}
+    known = _known_names.get(id(columns))
+    if known is None or known[0] is not columns:  # once per list, not at every one-row estimate
+        known = _known_names[id(columns)] = (columns, frozenset(c.name for c in columns))
+    names = known[1]
     for name in raw:
         if name not in names:
             raise ValidationError(name, "is not an input; inputs are " + ", ".join(sorted(names)))

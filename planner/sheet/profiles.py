@@ -20,13 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import ValidationError
-from planner.estimator.ops import Coded
+from planner.estimator.ops import Coded, NumpyOnFirstUse
 from planner.sheet.inputs import input_columns
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = NumpyOnFirstUse(globals())  # numpy at its first use: one-row paths need none
 
 GPU_REPLACED: dict[str, str] = {
     "matmul_efficiency": "gpu_matmul_efficiency_16bit",

@@ -14,11 +14,15 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from planner.estimator import ops
+from planner.estimator.ops import NumpyOnFirstUse
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = NumpyOnFirstUse(globals())  # numpy at its first use: one-row paths need none
 
 BINARY = {"+": 4, "-": 4, "*": 5, "/": 5, "**": 7,
           "<": 2, "<=": 2, ">": 2, ">=": 2, "==": 2, "!=": 2}

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import NotFoundError, PlannerError, ValidationError
 from planner.estimator import scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.figures import ModelFigures, model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
-from planner.estimator.ops import Coded
+from planner.estimator.ops import Coded, NumpyOnFirstUse
 from planner.estimator.params import lora_dims
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import (
@@ -31,8 +29,14 @@ from planner.sheet.inputs import (
     InputColumn,
     has_control,
 )
-from planner.sheet.profiles import CalibrationFigures, apply_calibration
+from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures, apply_calibration
+from planner.sheet.rowfn import RowFunction, compile_row
 from planner.units import parse_number
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = NumpyOnFirstUse(globals())  # numpy at its first use: one-row paths need none
 
 KINDS = ("inference", "training")
 FIGURE_NAMES = tuple(ModelFigures.__dataclass_fields__)
@@ -402,17 +406,191 @@ def evaluate_row(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                  gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
                  profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
     """One scenario (``table`` of one value per column): every validated input, derived and
-    output column as a plain Python value, not a one-element array. The same validation and
-    formulas as :func:`evaluate_table`, on Python scalars (the operators of
-    :mod:`planner.estimator.ops` compute those without numpy), so the figures are bit for bit
-    those of the vectorized path (``tests/test_thin_row.py``), in microseconds."""
-    if _length(table) != 1 or any(np.ndim(v) != 0 for v in table.values()
-                                  if not isinstance(v, str)):
-        raise ValidationError("table", "evaluate_row takes one value per column")
-    cols = build_columns(table, models, gpus, kind, labels=[None], profiles=profiles)
-    values = graph(kind).compute(cols)
+    output column as a plain Python value, not a one-element array. The same validation (and
+    the same messages) as :func:`evaluate_table`, then the graph's compiled row function
+    (:mod:`planner.sheet.rowfn`): the figures are bit for bit those of the vectorized path
+    (``tests/test_thin_row.py``, ``tests/test_rowfn.py``), in tens of microseconds."""
+    cols, derived, outputs = evaluate_row_parts(table, models, gpus, kind, profiles=profiles)
+    return {**cols, **derived, **outputs}
+
+
+def evaluate_row_parts(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
+                       gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
+                       profiles: Sequence[CalibrationFigures] | None = None
+                       ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """:func:`evaluate_row` as three new dicts, without merging them: the input columns
+    (:func:`row_inputs`), the derived columns and the output columns (in the graph's order)."""
+    for value in table.values():
+        if type(value) not in _PLAIN and np.ndim(value) != 0:
+            raise ValidationError("table", "evaluate_row takes one value per column")
+    cols = row_inputs(table, models, gpus, kind, profiles=profiles)
+    function = _row_functions.get(kind)
+    if function is None:
+        if kind not in _rows_interpreted:  # the first row of a kind: not worth compiling
+            _rows_interpreted.add(kind)
+            return (cols, *interpret_row(kind, cols))
+        function = row_function(kind)
+    derived, outputs = function(cols)
+    return cols, derived, outputs
+
+
+_row_functions: dict[str, RowFunction] = {}
+_rows_interpreted: set[str] = set()
+"""Kinds whose first row was evaluated by :func:`interpret_row`. Writing and compiling the
+row function costs ~40 ms, forty times one interpreted row: a process that evaluates one
+scenario (``planner estimate``) never pays it, one that evaluates a second compiles then."""
+
+
+def interpret_row(kind: str, cols: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One row's columns (:func:`row_inputs`) through the formula graph itself, formula by
+    formula on Python scalars: the derived and the output columns, with the figures of the
+    compiled row function (``tests/test_rowfn.py``), without compiling it."""
+    g = graph(kind)
+    values = g.compute(cols)
     plain = _PLAIN
-    return {k: v if type(v) in plain else _scalar(v) for k, v in values.items()}
+    derived, outputs = ({k: values[k] if type(values[k]) in plain else _scalar(values[k])
+                         for k in names} for names in (g.derived, g.outputs))
+    return derived, outputs
+
+
+def row_function(kind: str) -> RowFunction:
+    """The compiled one-row function of a scenario kind's graph, built once per process
+    (:func:`planner.sheet.rowfn.compile_row`)."""
+    function = _row_functions.get(kind)
+    if function is None:
+        texts = frozenset(c.name for c in inputs_of(kind) if c.kind in ("choice", "text"))
+        function = _row_functions[kind] = compile_row(graph(kind), texts)
+    return function
+
+
+@cache
+def _row_defaults(kind: str) -> dict[str, Any]:
+    """Every input column's validated default, as :func:`validate` gives it for one row."""
+    base = {c.name: c.default for c in inputs_of(kind)}
+    if kind == "training":
+        base.update(TRAINING_DEFAULT_OVERRIDES)
+    return {c.name: _parse_one(c, base[c.name]) for c in inputs_of(kind)}
+
+
+def _parse_one(column: InputColumn, raw: Any) -> Any:
+    """What the ``_check_*`` functions give for one value: the parsed text, or a float (1.0
+    or 0.0 for a truth value); no numpy."""
+    value = column.parse(raw)
+    if column.kind == "bool":
+        return 1.0 if value else 0.0
+    if column.kind in ("int", "float"):
+        return float(value)
+    return value
+
+
+@cache
+def _input_positions(kind: str) -> dict[str, tuple[int, InputColumn]]:
+    return {c.name: (i, c) for i, c in enumerate(inputs_of(kind))}
+
+
+_CHECKS: dict[str, Callable[..., Any]] = {
+    "choice": _check_choice, "text": _check_text, "bool": _check_bool}
+_ONE_ROW = [None]
+"""The labels of a one-scenario table: errors name no row."""
+
+_SPEC_CACHE_SIZE = 256
+_model_cache: dict[int, tuple[ModelSpec, dict[str, float], float, float]] = {}
+_gpu_cache: dict[int, tuple[GpuSpec, dict[str, float], set[str]]] = {}
+
+
+def _model_columns(spec: ModelSpec) -> tuple[dict[str, float], float, float]:
+    """The model's figure columns (floats, as :func:`_take` makes them for one row), its
+    attention heads and layers; worked out once per spec object (the entry holds the spec, so
+    its id cannot be reused while cached)."""
+    hit = _model_cache.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1], hit[2], hit[3]
+    figures = model_figures(spec).as_dict()
+    columns = {name: float(figures[name]) for name in FIGURE_NAMES}
+    if len(_model_cache) >= _SPEC_CACHE_SIZE:
+        _model_cache.clear()
+    entry = (spec, columns, float(spec.attention.num_heads), float(spec.num_layers))
+    _model_cache[id(spec)] = entry
+    return entry[1], entry[2], entry[3]
+
+
+def _gpu_entry(gpu: GpuSpec) -> tuple[dict[str, float], set[str]]:
+    """The GPU's figure columns (floats) and the weight dtypes already found to have a tensor
+    path on it; once per GPU spec object."""
+    hit = _gpu_cache.get(id(gpu))
+    if hit is not None and hit[0] is gpu:
+        return hit[1], hit[2]
+    if len(_gpu_cache) >= _SPEC_CACHE_SIZE:
+        _gpu_cache.clear()
+    entry = (gpu, {k: float(v) for k, v in gpu_figures(gpu).items()}, set())
+    _gpu_cache[id(gpu)] = entry
+    return entry[1], entry[2]
+
+
+def _one(kind: str, names: Any, known: Mapping[str, Any]) -> Any:
+    """The spec a one-row table names (as :func:`_lookup` resolves it, with its errors)."""
+    if len(known) == 1 and type(names) is str and names in known:
+        return known[names]
+    _codes, resolved = _lookup(kind, names, known, 1, _ONE_ROW)
+    return known[resolved[0]]
+
+
+def _first(pair: tuple[int, InputColumn]) -> int:
+    return pair[0]
+
+
+def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
+               gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
+               profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
+    """:func:`build_columns` of a one-row table, as Python values (floats, and texts for the
+    choice and text inputs), with the same checks in the same order and the same messages.
+    Parsed defaults and each model's and GPU's figures are worked out once and reused."""
+    if kind not in KINDS:
+        raise ValidationError("kind", "one of " + ", ".join(KINDS), value=kind)
+    values = dict(_row_defaults(kind))
+    positions = _input_positions(kind)
+    given = [positions[k] for k in table if k in positions]
+    if len(given) > 1:
+        given.sort(key=_first)  # the order validate() checks them in
+    for _i, column in given:
+        raw = table[column.name]
+        if type(raw) in _PLAIN:
+            values[column.name] = _parse_one(column, raw)
+        else:
+            check = _CHECKS.get(column.kind, _check_number)
+            values[column.name] = check(column, raw, 1, _ONE_ROW)
+    spec = _one("model", table.get("model"), models)
+    gpu = _one("GPU", table.get("gpu"), gpus)
+    model_columns, heads, layers = _model_columns(spec)
+    tp, pp, n_gpus = values["tp"], values["pp"], values["gpus"]
+    if heads % tp != 0 or pp > layers or n_gpus % (tp * pp) != 0:
+        check_parallelism(tp, pp, n_gpus, heads, layers, lambda _i: spec.name, _ONE_ROW)
+    gpu_columns, dtypes_ok = _gpu_entry(gpu)
+    if values["weight_dtype"] not in dtypes_ok:
+        compute_dtype(gpu, values["weight_dtype"])
+        dtypes_ok.add(values["weight_dtype"])
+    cols = {**model_columns, **gpu_columns, **values}
+    if kind == "inference":
+        choice = cols.get("calibration", "auto")
+        if choice == "none" or (choice == "auto" and not profiles):
+            cols[APPLIED_COLUMN] = ""  # what apply_calibration does, without its arrays
+        else:
+            try:
+                apply_calibration(cols, [gpu.name], np.zeros(1, dtype=np.intp), 1, profiles)
+            except ValidationError as exc:
+                raise RowError("calibration", exc.allowed, None, exc.value) from None
+            for name, value in cols.items():
+                if type(value) not in _PLAIN:
+                    cols[name] = _scalar(value)
+    else:
+        cols["model_lora_dims"] = 0.0
+        if values["lora_rank"] > 0:
+            targets = table.get("lora_targets", "q,v")
+            try:
+                cols["model_lora_dims"] = float(lora_dims(spec, str(targets)))
+            except ValidationError as exc:
+                raise RowError("lora_targets", exc.allowed, None, targets) from None
+    return cols
 
 
 _PLAIN = frozenset({float, int, bool, str})
