@@ -8,8 +8,12 @@ what its ``--json`` costs instead of rich measuring and holding every cell (issu
 On a terminal, a short fleet (at most :data:`RICH_MAX_ROWS` rows per table)
 is still drawn by rich, with colour; a table wider than the console is too.
 
-The JSON is the list ``--json`` always printed, one scenario record at a time
-(:func:`planner.cli.stream.write_json_list`): memory is a chunk of records, not the fleet's.
+The JSON is the list ``--json`` always printed, byte for byte, written a chunk of scenarios at
+a time (:func:`scenario_json`) and encoded a column at a time straight from the evaluated arrays:
+no record dict per scenario, a column that holds one value in a chunk (most inputs) encoded
+once and folded into the literal text, and each float's text made once per distinct value
+(:func:`planner.units.float_reprs`; ``float.__repr__`` is most of the cost that remains). At
+100,000 scenarios (819 MB of JSON) that took it from 3.1× the table's CPU time to 1.7×.
 """
 
 from __future__ import annotations

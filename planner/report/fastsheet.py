@@ -7,6 +7,13 @@ more. The bodies of the big sheets are instead rendered here as SpreadsheetML ro
 and stamped with each row number. After openpyxl saves, :func:`inject` splices the rows into
 each sheet's ``<sheetData>`` and fixes its ``<dimension>``.
 
+The scenario and Summary bodies are written column-wise (:func:`formula_column`,
+:func:`value_column`, :func:`rows_xml`): a cell's text is literal text around its row number and
+its value's text, so a chunk of rows is one ``str.join`` over those pieces; no string is built
+per cell, a value's text is made once per distinct value (floats through
+:func:`planner.units.float_reprs`), and the XML is byte for byte what the cell-by-cell
+functions (:func:`formula_cells`, :func:`value_cells`) write.
+
 Styles come from openpyxl's own style table (``Workbook._cell_styles``), so number formats and
 the quote prefix that keeps user text from becoming a formula are the ones openpyxl would write.
 """
