@@ -214,3 +214,30 @@ FORMATS: dict[str, Callable[[Any], str]] = {
 }
 """How a figure in each unit is shown: every displayed number says its unit (CLI, UI and
 ``explain`` all format through this table)."""
+
+
+def float_reprs(values: Any) -> list[str]:
+    """``float.__repr__`` of each value of a 1-D float array (Python's shortest round-trip
+    text: ``'0.1'``, ``'1e-05'``, ``'nan'``, ``'inf'``), as a list.
+
+    That repr costs 0.3-0.5 µs a value (it dominates writing a 100,000-scenario JSON list or
+    workbook), so a column that repeats values is formatted once per distinct value: when a
+    sample of its first 256 values is at least half repeats, the column's distinct bit
+    patterns are found with one numpy sort (about 0.1 µs a value) and only those are
+    formatted. Equal bits give equal text (``0.0`` and ``-0.0`` differ in bits, so they stay
+    apart); the result is the same as formatting every value."""
+    # lazy: this module is imported where numpy is not needed; a caller holds an array, so
+    # numpy is loaded already
+    import numpy as np
+
+    array = np.ascontiguousarray(values, dtype=np.float64)
+    if len(array) >= 64:
+        bits = array.view(np.int64)
+        sample = bits[:256]
+        if len(np.unique(sample)) * 2 <= len(sample):
+            distinct, inverse = np.unique(bits, return_inverse=True)
+            if len(distinct) * 2 <= len(array):
+                texts = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
+                                 dtype=object)
+                return texts[inverse].tolist()  # type: ignore[no-any-return]
+    return list(map(float.__repr__, array.tolist()))

@@ -175,3 +175,97 @@ def test_sweep_json_is_streamed_as_the_one_piece_json(monkeypatch: pytest.Monkey
     assert len(frames[0]) == 80
     assert result.stdout == json_text(frames[0].to_dict(orient="records")) + "\n"
     assert [r["batch"] for r in json.loads(result.stdout)][:3] == [1, 1, 2]
+
+
+def _generated_fleet(ws: Workspace, name: str, count: int) -> None:
+    """A fleet of ``count`` scenarios written with one INSERT (as the scale benchmark does):
+    four models, five GPUs, three weight dtypes, every tenth a training scenario, every 97th
+    far too big to fit, a few with odd notes and not chosen."""
+    from sqlalchemy import insert, select
+
+    from planner.store.engine import write_session
+    from planner.store.schema import GpuRow, ModelRow, ScenarioRow
+
+    models = ("llama-2-7b", "llama-3-8b", "mistral-7b", "mixtral-8x7b")
+    gpus = ("a100-80gb", "h100-sxm", "h200", "l40s", "mi300x")
+    fleet_id = ws.new_fleet(name).id
+    with write_session(ws.engine) as s:
+        model_ids = dict(s.execute(select(ModelRow.name, ModelRow.id)
+                                   .where(ModelRow.name.in_(models))).all())
+        gpu_ids = dict(s.execute(select(GpuRow.name, GpuRow.id)
+                                 .where(GpuRow.name.in_(gpus))).all())
+        rows = []
+        for i in range(count):
+            tp = (1, 2, 4, 8)[i % 4]
+            training = i % 10 == 9
+            row: dict[str, Any] = {
+                "name": f"g{i:05d}", "kind": "training" if training else "inference",
+                "fleet_id": fleet_id, "version": 1, "model_id": model_ids[models[i % 4]],
+                "gpu_id": gpu_ids[gpus[i % 5]], "gpus": tp * (1 + i % 3), "tp": tp, "pp": 1,
+                "batch": 1 + i % 256 if i % 97 else 100_000,
+                "prompt_tokens": 128 + (i * 37) % 8000, "output_tokens": 16 + (i * 11) % 1000,
+                "weight_dtype": ("bf16", "fp8", "int4")[i % 3] if not training else "bf16",
+                "kv_dtype": ("bf16", "fp8")[i % 2],
+                "notes": "日本語 \"q\"\n\\" if i % 101 == 0 else "", "chosen": i % 53 != 0}
+            if training:
+                row.update(train_tokens=1e9 * (1 + i % 7), train_seq_len=4096,
+                           micro_batch_size=1, zero_stage=1 + i % 3)
+            rows.append(row)
+        s.execute(insert(ScenarioRow), rows)
+
+
+def test_columnwise_json_of_a_generated_fleet_is_json_text(ws: Workspace) -> None:
+    """``scenario list --json`` of 2,000 scenarios (both kinds interleaved, non-fitting rows,
+    unicode notes) is byte for byte the one-piece ``json_text`` of the records, whatever the
+    chunk size (chunks of 1 row encode every column as a constant)."""
+    from dataclasses import asdict
+
+    from planner.cli import listing
+
+    _generated_fleet(ws, "gen", 2_000)
+    scenarios = ws.scenarios("gen")
+    outputs = ws.evaluate_many(scenarios)
+    expected = json_text([{**asdict(sc), "outputs": out}
+                          for sc, out in zip(scenarios, outputs, strict=True)]) + "\n"
+    assert sum(not out["fits"] for out in outputs if "fits" in out) >= 15
+    result = CliRunner().invoke(cli, ["scenario", "list", "--fleet", "gen", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == expected
+    values = ws.evaluate_columns(scenarios)
+    for chunk_rows in (1, 7, 333):
+        out = io.StringIO()
+        listing.scenario_json(values, out=out, progress=False, chunk_rows=chunk_rows)
+        assert out.getvalue() == expected, chunk_rows
+    parsed = json.loads(result.stdout)
+    assert len(parsed) == 2_000 and parsed[9]["kind"] == "training"
+    assert parsed[0]["notes"] == "日本語 \"q\"\n\\" and parsed[53]["chosen"] is False
+
+
+def test_columnwise_json_of_the_demo_fleet_is_json_text(ws: Workspace) -> None:
+    from dataclasses import asdict
+
+    scenarios = ws.scenarios("demo")
+    outputs = ws.evaluate_many(scenarios)
+    expected = json_text([{**asdict(sc), "outputs": out}
+                          for sc, out in zip(scenarios, outputs, strict=True)]) + "\n"
+    result = CliRunner().invoke(cli, ["scenario", "list", "--fleet", "demo", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == expected
+    assert any(sc.option_of for sc in scenarios)
+
+
+@pytest.mark.parametrize("values", [
+    [0.1 * (i % 3) for i in range(300)],  # repeats: formatted once per distinct value
+    [0.0, -0.0] * 100 + [float("nan"), float("inf"), -float("inf")] * 20,
+    [i / 7 for i in range(500)],  # all distinct
+    [1e-05, 1e16, 123456789.0],  # short
+    [],
+])
+def test_float_reprs_is_float_repr_of_each(values: list[float]) -> None:
+    import numpy as np
+
+    from planner.units import float_reprs
+
+    assert float_reprs(np.array(values, dtype=float)) == [float.__repr__(v) for v in values]
+    assert float_reprs(np.array(values, dtype=np.float32)) == [
+        float.__repr__(v) for v in np.array(values, dtype=np.float32).tolist()]

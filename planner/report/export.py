@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, ClassVar
 from xml.sax.saxutils import escape
@@ -38,14 +39,16 @@ from planner.estimator.params import lora_dims
 from planner.report.fastsheet import (
     ROW,
     TEXT_TRIGGERS,
+    Segment,
     Styles,
     cached,
     cell_xml,
-    formula_cells,
+    formula_column,
     formula_template,
     formula_xml,
     inject,
-    value_cells,
+    rows_xml,
+    value_column,
     xml_safe,
 )
 from planner.report.layout import (
@@ -182,8 +185,9 @@ def evaluator(models: Sequence[ModelInfo], gpus: Sequence[GpuInfo],
             "model": np.array([sc.model for sc in rows], dtype=object),
             "gpu": np.array([sc.gpu for sc in rows], dtype=object),
             "lora_targets": np.array([sc.lora_targets for sc in rows], dtype=object)}
+        inputs = [sc.inputs for sc in rows]
         for column in inputs_of(kind):
-            out[column.name] = np.array([sc.inputs[column.name] for sc in rows],
+            out[column.name] = np.array(list(map(itemgetter(column.name), inputs)),
                                         dtype=object if column.kind in ("choice", "text")
                                         else None)
         return out
@@ -293,37 +297,37 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
             values = evaluate(kind, chunk)
             if gather is not None:
                 gather.add(chunk, values)
-            cells: list[list[str]] = []
+            inputs = [sc.inputs for sc in chunk]
+            cells: list[list[Segment]] = []
             for j, (letter, role, payload, style) in enumerate(plan):
                 key = columns[j].key
                 if role == "formula" and key in overridden:  # one formula per row
                     got = values.get(key)
-                    cells.append([formula_xml(
+                    cells.append([[formula_xml(
                         f"{letter}{r}",
                         calibration.template(kind, key, picked[lo + i], ranges)  # type: ignore
                         if picked[lo + i] is not None else payload, int(r), style,
                         got[i] if got is not None else None)
-                        for i, r in enumerate(rows)])
+                        for i, r in enumerate(rows)]])
                 elif role == "formula":
                     got = values.get(key)
-                    cells.append(formula_cells(
+                    cells.append(formula_column(
                         letter, rows, style,
                         got if got is not None else np.full(len(rows), None, dtype=object),
                         index=j, first=first, last=last_row, template=payload))
                 elif role == "meta":
-                    vals = [_meta(sc, payload) for sc in chunk]
-                    cells.append(value_cells(letter, rows, style, vals, styles))
+                    vals = list(map(_META[payload], chunk))
+                    cells.append(value_column(letter, rows, style, vals, styles))
                 elif role == "input":
-                    vals = [sc.inputs[payload] for sc in chunk]
+                    vals = list(map(itemgetter(payload), inputs))
                     if kinds[payload] == "bool":
                         vals = [bool(v) for v in vals]
-                    cells.append(value_cells(letter, rows, style, vals, styles))
+                    cells.append(value_column(letter, rows, style, vals, styles))
                 else:
                     vals = [(lora_dims or {}).get((sc.model, sc.lora_targets), 0)
                             for sc in chunk]
-                    cells.append(value_cells(letter, rows, style, vals, styles))
-            yield "".join([f'<row r="{r}">{"".join(row)}</row>'
-                           for r, row in zip(rows, zip(*cells, strict=True), strict=True)])
+                    cells.append(value_column(letter, rows, style, vals, styles))
+            yield rows_xml(rows, cells)
             if progress:
                 progress(len(chunk))
 
@@ -354,11 +358,13 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     return body()
 
 
-def _meta(sc: Scenario, key: str) -> Any:
-    return {"id": sc.id or None, "fleet": sc.fleet, "name": sc.name, "model": sc.model,
-            "gpu": sc.gpu, "version": sc.version or None, "notes": sc.notes,
-            "lora_targets": sc.lora_targets, "option_of": sc.option_of,
-            "chosen": sc.chosen}[key]
+_META: dict[str, Callable[[Scenario], Any]] = {
+    "id": lambda sc: sc.id or None, "fleet": attrgetter("fleet"), "name": attrgetter("name"),
+    "model": attrgetter("model"), "gpu": attrgetter("gpu"),
+    "version": lambda sc: sc.version or None, "notes": attrgetter("notes"),
+    "lora_targets": attrgetter("lora_targets"), "option_of": attrgetter("option_of"),
+    "chosen": attrgetter("chosen")}
+"""A meta column's value of a scenario, by column key (what its cell shows)."""
 
 
 def print_setup(ws: Any, area: str, titles: str | None = None) -> None:
@@ -914,15 +920,14 @@ def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gathe
             for lo in range(0, n, CHUNK_ROWS):
                 hi = min(n, lo + CHUNK_ROWS)
                 numbers = [str(top + i) for i in range(lo, hi)]
-                cells = [value_cells("A", numbers, "", [
+                cells = [value_column("A", numbers, "", [
                     f"{fleet}/{name}" for fleet, name, _g in inference.meta[lo:hi]], st)]
                 for letter, j, text, style, key, template in plan:
-                    cells.append(formula_cells(
+                    cells.append(formula_column(
                         letter, numbers, style, _summary_column(inference, key, template, lo,
                                                                 hi),
                         index=j, first=top, last=top + n - 1, template=text))
-                yield "".join([f'<row r="{r}">{"".join(row)}</row>' for r, row in
-                               zip(numbers, zip(*cells, strict=True), strict=True)])
+                yield rows_xml(numbers, cells)
 
         if not rows.dry:
             rows.rows.append(table)  # rendered as the body streams, not held whole

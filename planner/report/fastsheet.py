@@ -7,12 +7,20 @@ more. The bodies of the big sheets are instead rendered here as SpreadsheetML ro
 and stamped with each row number. After openpyxl saves, :func:`inject` splices the rows into
 each sheet's ``<sheetData>`` and fixes its ``<dimension>``.
 
+The scenario and Summary bodies are written column-wise (:func:`formula_column`,
+:func:`value_column`, :func:`rows_xml`): a cell's text is literal text around its row number and
+its value's text, so a chunk of rows is one ``str.join`` over those pieces; no string is built
+per cell, a value's text is made once per distinct value (floats through
+:func:`planner.units.float_reprs`), and the XML is byte for byte what the cell-by-cell
+functions (:func:`formula_cells`, :func:`value_cells`) write.
+
 Styles come from openpyxl's own style table (``Workbook._cell_styles``), so number formats and
 the quote prefix that keeps user text from becoming a formula are the ones openpyxl would write.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import queue
@@ -27,6 +35,8 @@ from xml.sax.saxutils import escape
 import numpy as np
 from openpyxl.cell import Cell
 from openpyxl.utils import get_column_letter
+
+from planner.units import float_reprs
 
 ROW = "\x00"
 """Placeholder for the row number inside a formula template."""
@@ -184,6 +194,104 @@ def value_cells(letter: str, rows: list[str], style: str, values: list[Any],
             rest = memo[key] = xml.removeprefix('<c r="\x00') if xml else ""
         out.append(f"{head}{r}{rest}" if rest else "")
     return out
+
+
+class _RowNumber:
+    """The type of :data:`ROW_NUMBER`."""
+
+    def __repr__(self) -> str:
+        return "ROW_NUMBER"
+
+
+ROW_NUMBER = _RowNumber()
+"""In a column's segments (:func:`rows_xml`): the row's number."""
+
+Segment = str | list[str] | _RowNumber
+"""A piece of every row's XML: the same text in every row (``str``), one text per row
+(``list``), or the row's number (:data:`ROW_NUMBER`)."""
+
+
+def _same(texts: list[str]) -> str | list[str]:
+    """``texts``, or its one text when every row holds the same (folded into the literal)."""
+    return texts[0] if texts and texts.count(texts[0]) == len(texts) else texts
+
+
+def formula_column(letter: str, rows: list[str], style: str, values: Any, *, index: int,
+                   first: int, last: int, template: str) -> list[Segment]:
+    """:func:`formula_cells` as segments for :func:`rows_xml`: the same text, but a column of
+    numbers or flags is the literal cell text around one column of value texts (floats
+    through :func:`planner.units.float_reprs`, once per distinct value), with no string built
+    per cell. The chunk holding the ``first`` row (its cell carries the formula text) and a
+    column of mixed or non-finite values go cell by cell through :func:`formula_cells`."""
+    array = np.asarray(values)
+    kind = array.dtype.kind
+    texts: str | list[str]
+    if not rows or int(rows[0]) == first or len(array) != len(rows):
+        kind = "O"
+    if kind == "b":
+        texts, attr = _same(np.where(array, "1", "0").tolist()), ' t="b"'
+    elif kind in "iu":
+        texts, attr = _same(list(map(int.__repr__, array.tolist()))), ""
+    elif kind == "f" and bool(np.isfinite(array).all()):
+        texts, attr = _same(float_reprs(array)), ""
+    elif kind == "O" and rows and int(rows[0]) != first and len(array) == len(rows) and \
+            set(map(type, items := array.tolist())) == {str}:
+        # text results (a GPU's name, "yes"/"no"): each distinct text escaped once
+        memo = {v: escape(xml_safe(v)).replace("\r", "&#13;") for v in dict.fromkeys(items)}
+        texts, attr = _same(list(map(memo.__getitem__, items))), ' t="str"'
+    else:
+        return [formula_cells(letter, rows, style, values, index=index, first=first,
+                              last=last, template=template)]
+    return [f'<c r="{letter}', ROW_NUMBER,
+            f'"{style}{attr}><f t="shared" si="{index}"/><v>', texts, "</v></c>"]
+
+
+def value_column(letter: str, rows: list[str], style: str, values: list[Any],
+                 styles: Styles) -> list[Segment]:
+    """:func:`value_cells` as segments for :func:`rows_xml` (the same text): numbers as one
+    column of texts between literal cell text, other values as the text after each cell's
+    reference, rendered once per distinct value; a column with empty cells (``None``) cell
+    by cell."""
+    head = f'<c r="{letter}'
+    types = set(map(type, values))
+    if types and types <= {int, float}:
+        if types == {float}:
+            texts = _same(float_reprs(np.array(values, dtype=float)))
+        else:
+            texts = _same(list(map(repr, values)))
+        return [head, ROW_NUMBER, f'"{style}><v>', texts, "</v></c>"]
+    memo: dict[Any, str] = {}  # choice columns repeat a few values: render each once
+    if types == {str} or types == {bool}:  # one type: each distinct value's cell text once
+        for v in dict.fromkeys(values):
+            xml = cell_xml("\x00", v, style, styles)
+            memo[v] = xml.removeprefix('<c r="\x00')
+        return [head, ROW_NUMBER, _same(list(map(memo.__getitem__, values)))]
+    rests: list[str] = []
+    for v in values:
+        key = (type(v), v)
+        rest = memo.get(key)
+        if rest is None:
+            xml = cell_xml("\x00", v, style, styles)
+            rest = memo[key] = xml.removeprefix('<c r="\x00') if xml else ""
+        if not rest:
+            return [value_cells(letter, rows, style, values, styles)]
+        rests.append(rest)
+    return [head, ROW_NUMBER, _same(rests)]
+
+
+def rows_xml(rows: list[str], columns: Iterable[list[Segment]]) -> str:
+    """The ``<row>`` elements of ``rows`` (row numbers as text) whose cells are ``columns``,
+    each a list of segments: literal texts are merged, and the chunk is one ``str.join`` over
+    the segments row by row (no string per cell or per row)."""
+    merged: list[Segment] = []
+    for part in ['<row r="', ROW_NUMBER, '">', *(s for c in columns for s in c), "</row>"]:
+        if isinstance(part, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += part
+        else:
+            merged.append(part)
+    seqs = [itertools.repeat(p) if isinstance(p, str) else rows if p is ROW_NUMBER else p
+            for p in merged]
+    return "".join(itertools.chain.from_iterable(zip(*seqs, strict=False)))
 
 
 def formula_xml(ref: str, template: str, row: int, style: str, value: Any = None) -> str:

@@ -61,52 +61,84 @@ def output_list(values: Mapping[str, Any], name: str, start: int = 0,
     return items
 
 
-def output_records(scenarios: list[Scenario],
-                   by_kind: Mapping[str, tuple[list[int], Mapping[str, Any]]],
-                   models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
-                   profiles: Sequence[CalibrationFigures] | None = None
-                   ) -> Iterator[dict[str, Any]]:
-    """Every output column of each scenario as a dict, in the order of ``scenarios``, from
-    :func:`evaluate_columns`' result; rows are converted :data:`RECORD_CHUNK_ROWS` at a time."""
-    position: dict[int, tuple[str, int]] = {}
-    for kind, (index, _values) in by_kind.items():
-        for j, i in enumerate(index):
-            position[i] = (kind, j)
-    errors = {p.label: p.holdout_throughput_error for p in profiles or ()}
+def record_columns(scenarios: list[Scenario],
+                   by_kind: Mapping[str, tuple[list[int], Mapping[str, Any]]], kind: str,
+                   start: int, stop: int, models: Mapping[str, ModelSpec],
+                   gpus: Mapping[str, GpuSpec],
+                   profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
+    """Every output column of rows ``start:stop`` of ``kind`` (positions in its
+    :func:`evaluate_columns` index), in the order of a scenario's outputs dict: the graph's
+    outputs as array slices (no copy; :func:`column_values` turns one into Python values),
+    then the columns added from the catalog (``compute_dtype``, ``gpu_memory_bytes``; for
+    inference the calibration profile applied, its hold-out error and which bound, compute or
+    memory, sets TTFT and TPOT) as lists. One source for :func:`output_records` and the
+    column-wise JSON writer of ``scenario list --json``."""
+    index, values = by_kind[kind]
+    cols: dict[str, Any] = {name: np.asarray(values[name])[start:stop]
+                            for name in graph(kind).outputs}
+    rows = [scenarios[i] for i in index[start:stop]]
     dtypes: dict[tuple[str, str, str, str], str] = {}
-    cache: dict[str, tuple[int, int, list[tuple[Any, ...]], Any]] = {}
-    for i, sc in enumerate(scenarios):
-        kind, j = position[i]
-        values = by_kind[kind][1]
-        outputs = graph(kind).outputs
-        held = cache.get(kind)
-        if held is None or not held[0] <= j < held[1]:
-            start = j - j % RECORD_CHUNK_ROWS
-            stop = start + RECORD_CHUNK_ROWS
-            applied = np.broadcast_to(np.asarray(values.get(APPLIED_COLUMN, ""), dtype=object),
-                                      (len(by_kind[kind][0]),))[start:stop]
-            held = cache[kind] = (start, start + len(applied),
-                                  list(zip(*(output_list(values, name, start, stop)
-                                             for name in outputs), strict=True)),
-                                  applied)
-        k = j - held[0]
-        out: dict[str, Any] = dict(zip(outputs, held[2][k], strict=True))
+    compute: list[str] = []
+    for sc in rows:
         key = (sc.gpu, sc.model, sc.inputs["weight_dtype"], sc.inputs["quant_mode"])
         dtype = dtypes.get(key)
         if dtype is None:
             dtype = dtypes[key] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"],
                                                 sc.inputs["quant_mode"],
                                                 models[sc.model].quantization)
-        out["compute_dtype"] = dtype
-        out["gpu_memory_bytes"] = gpus[sc.gpu].memory_bytes
-        if kind == "inference":
-            out[APPLIED_COLUMN] = str(held[3][k])
-            out["calibration_holdout_error"] = errors.get(out[APPLIED_COLUMN])
-            out["ttft_bound"] = ("compute" if out["ttft_compute_s"] >= out["ttft_memory_s"]
-                                 else "memory")
-            out["tpot_bound"] = ("compute" if out["tpot_compute_s"] >= out["tpot_memory_s"]
-                                 else "memory")
-        yield out
+        compute.append(dtype)
+    cols["compute_dtype"] = compute
+    cols["gpu_memory_bytes"] = [gpus[sc.gpu].memory_bytes for sc in rows]
+    if kind == "inference":
+        errors = {p.label: p.holdout_throughput_error for p in profiles or ()}
+        applied = np.broadcast_to(np.asarray(values.get(APPLIED_COLUMN, ""), dtype=object),
+                                  (len(index),))[start:stop]
+        names = [str(a) for a in applied.tolist()]
+        cols[APPLIED_COLUMN] = names
+        cols["calibration_holdout_error"] = [errors.get(a) for a in names]
+        for bound, compute_s, memory_s in (("ttft_bound", "ttft_compute_s", "ttft_memory_s"),
+                                           ("tpot_bound", "tpot_compute_s", "tpot_memory_s")):
+            cols[bound] = ["compute" if c >= m else "memory" for c, m in
+                           zip(column_values(compute_s, cols[compute_s]),
+                               column_values(memory_s, cols[memory_s]), strict=True)]
+    return cols
+
+
+def column_values(name: str, column: Any) -> list[Any]:
+    """A column of :func:`record_columns` as the Python values a record holds: an array slice
+    as :func:`output_list` converts it (integers for an integer output), a list as it is."""
+    if isinstance(column, list):
+        return column
+    items = column.tolist()  # one C pass
+    if name in output_columns() and output_columns()[name].integer:
+        return [int(v) for v in items]
+    return items
+
+
+def output_records(scenarios: list[Scenario],
+                   by_kind: Mapping[str, tuple[list[int], Mapping[str, Any]]],
+                   models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
+                   profiles: Sequence[CalibrationFigures] | None = None
+                   ) -> Iterator[dict[str, Any]]:
+    """Every output column of each scenario as a dict, in the order of ``scenarios``, from
+    :func:`evaluate_columns`' result; rows are converted :data:`RECORD_CHUNK_ROWS` at a time
+    (:func:`record_columns`)."""
+    position: dict[int, tuple[str, int]] = {}
+    for kind, (index, _values) in by_kind.items():
+        for j, i in enumerate(index):
+            position[i] = (kind, j)
+    cache: dict[str, tuple[int, int, tuple[str, ...], list[tuple[Any, ...]]]] = {}
+    for i in range(len(scenarios)):
+        kind, j = position[i]
+        held = cache.get(kind)
+        if held is None or not held[0] <= j < held[1]:
+            start = j - j % RECORD_CHUNK_ROWS
+            stop = min(start + RECORD_CHUNK_ROWS, len(by_kind[kind][0]))
+            cols = record_columns(scenarios, by_kind, kind, start, stop, models, gpus,
+                                  profiles)
+            held = cache[kind] = (start, stop, tuple(cols), list(zip(
+                *(column_values(name, c) for name, c in cols.items()), strict=True)))
+        yield dict(zip(held[2], held[3][j - held[0]], strict=True))
 
 
 @dataclass(frozen=True)
