@@ -304,3 +304,62 @@ async def test_rows_changed_elsewhere_are_read_one_by_one_or_with_the_fleet() ->
         assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,
                                                        "inference", "", None)
         assert grid.shown_ids[0] == sid
+
+
+async def test_an_undo_that_keeps_its_row_in_place_redraws_only_that_row() -> None:
+    """An undo or redo of a value (name, filter text and sorted value unchanged) redraws the
+    row where it is: the rows shown are not replaced (the 100,000-row view is not rebuilt)
+    and the cursor is on the row. With a sort on the column the undo changes, the rows are
+    sorted again, as a fresh sort would order them."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        grid = app.query_one("#grid", SheetTable)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("enter", "ctrl+u", "2", "enter")
+        await settle(pilot)
+        order = grid._order
+        grid.move_cursor(row=0, column=grid.cursor_coordinate.column)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert grid._order is order and grid.drawn_cell(str(sid), "batch") == "6"
+        assert grid.cursor_coordinate.row == grid.get_row_index(str(sid))
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert grid._order is order and grid.drawn_cell(str(sid), "batch") == "2"
+        await pilot.press("s")  # by batch, ascending: the row with batch 2 moves up
+        await settle(pilot)
+        sorted_order = grid._order
+        await pilot.press("ctrl+z")  # batch 6 again: the sorted value changed, rows re-sorted
+        await settle(pilot)
+        assert grid._order is not sorted_order
+        assert grid.shown_ids.tolist() == rows.visible(
+            sheet.scenarios, sheet.outputs, "inference", "", ("batch", False))
+        assert grid.drawn_cell(str(sid), "batch") == "6"
+
+
+async def test_a_rename_keeping_its_place_in_name_order_redraws_its_row_only() -> None:
+    """A rename that leaves the row between the same neighbours in name order redraws that
+    row where it is; one that moves it past a neighbour shows the rows again, in name
+    order."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        grid = app.query_one("#grid", SheetTable)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        names = [sheet.scenarios[i].name for i in grid.shown_ids.tolist()]
+        at = names.index("llama3-8b-24gib-6x8k")
+        order = grid._order
+        await pilot.press("r", "ctrl+u", *"llama3-8b-24gib-6x8k-b", "enter")
+        await settle(pilot)
+        assert sorted([*names[:at], "llama3-8b-24gib-6x8k-b", *names[at + 1:]]) == [
+            sheet.scenarios[i].name for i in grid.shown_ids.tolist()]  # still between them
+        assert grid._order is order
+        assert grid.drawn_cell(str(sid), "name") == "llama3-8b-24gib-6x8k-b"
+        await pilot.press("r", "ctrl+u", *"aaa-first", "enter")
+        await settle(pilot)
+        assert grid._order is not order and grid.shown_ids[0] == sid
+        assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,
+                                                       "inference", "", None)

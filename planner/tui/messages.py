@@ -21,7 +21,8 @@ class FleetLoaded(Message):
 
     fleet: str
     scenarios: list[Scenario]
-    outputs: list[dict[str, Any]]
+    outputs: Any
+    """Their outputs by scenario id (an :class:`~planner.tui.outputs.OutputStore`: columns)."""
     fleets: list[Fleet]
     focus_id: int | None = None
     index: dict[str, Any] | None = None
