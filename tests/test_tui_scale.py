@@ -363,3 +363,47 @@ async def test_a_rename_keeping_its_place_in_name_order_redraws_its_row_only() -
         assert grid._order is not order and grid.shown_ids[0] == sid
         assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,
                                                        "inference", "", None)
+
+
+async def test_cells_reused_by_their_look_render_as_datatable_renders_them() -> None:
+    """Every cell in view, rendered through the cache keyed by what a cell shows (first
+    rendered, then reused after the rows moved), gives the segments, styles and position
+    metadata DataTable's own rendering gives it, at the cursor and off it."""
+    from rich.style import Style
+    from textual.widgets import DataTable
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        grid.move_cursor(row=2, column=3)
+        await pilot.pause()
+        base = Style(bgcolor="grey11")
+        columns = sorted(grid._columns_in_view())
+        widths = [c.get_render_width(grid) for c in grid.ordered_columns]
+        assert len(columns) > 5 and grid.row_count > 5
+
+        def cells() -> list[Any]:
+            return [grid._render_cell(r, c, base, widths[c], cursor=(r, c) == (2, 3))
+                    for r in range(grid.row_count) for c in columns]
+
+        def theirs() -> list[Any]:
+            grid._clear_caches()
+            return [DataTable._render_cell(grid, r, c, base, widths[c],
+                                           cursor=(r, c) == (2, 3))
+                    for r in range(grid.row_count) for c in columns]
+
+        grid._shared = None
+        grid._clear_caches()
+        first = cells()
+        reference = theirs()
+        grid._clear_caches()  # DataTable's cache emptied, the shared one kept: reused
+        reused = cells()
+        assert grid._shared is not None and len(grid._shared) > 0
+        for mine in (first, reused):
+            assert len(mine) == len(reference)
+            for got, want in zip(mine, reference, strict=True):
+                assert [[(s.text, s.style, s.control) for s in line] for line in got] == \
+                    [[(s.text, s.style, s.control) for s in line] for line in want]
+                assert [[s.style.meta if s.style else None for s in line] for line in got] \
+                    == [[s.style.meta if s.style else None for s in line] for line in want]
