@@ -41,7 +41,8 @@ def paged(ws: Workspace, page_rows: int) -> tuple[list[Scenario], OutputStore]:
 def test_output_columns_read_back_as_the_evaluated_dicts(page_rows: int) -> None:
     """Every scenario of the demo fleet (inference and training), read in pages of 3 (several
     blocks per kind) or in one: its outputs have the keys, in the order, and the values with
-    the types (int, float, bool, text, None) that ``evaluate_many`` gives as dicts."""
+    the types (int, float, bool, text, None) that ``evaluate_many`` gives as dicts, constant
+    columns included."""
     with Workspace.open() as ws:
         whole = ws.scenarios("demo")
         expected = ws.evaluate_many(whole)
@@ -53,6 +54,9 @@ def test_output_columns_read_back_as_the_evaluated_dicts(page_rows: int) -> None
     assert len(store.blocks) == sum(len({s.kind for s in p}) for p in pages)  # page × kind
     assert len(store.blocks) > (2 if page_rows == 3 else 1)
     assert len(store) == len(whole) and set(store) == {s.id for s in whole}
+    # constant columns are kept as one broadcast value (no memory a row), the rest as arrays
+    strides = [c.strides for b in store.blocks if len(b) > 1 for c in b.columns.values()]
+    assert (0,) in strides and any(s != (0,) for s in strides)
     for sc, outputs in zip(whole, expected, strict=True):
         row = store[sc.id]
         assert isinstance(row, OutputRow)

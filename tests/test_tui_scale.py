@@ -407,3 +407,39 @@ async def test_cells_reused_by_their_look_render_as_datatable_renders_them() -> 
                     [[(s.text, s.style, s.control) for s in line] for line in want]
                 assert [[s.style.meta if s.style else None for s in line] for line in got] \
                     == [[s.style.meta if s.style else None for s in line] for line in want]
+
+
+async def test_a_big_fleet_shows_its_first_screen_before_the_rest_is_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past FIRST_ROWS the first rows by name are shown first; the rest is read (a page at a
+    time) only once that first screen has been drawn, then every row is shown."""
+    from planner.tui.sheet import ScenarioSheet
+
+    monkeypatch.setattr(ScenarioSheet, "FIRST_ROWS", 3)
+    monkeypatch.setattr(ScenarioSheet, "PAGE_ROWS", 4)
+    built: list[Any] = []
+    drawn_first: list[bool] = []
+    make, read = ScenarioSheet._loaded, ScenarioSheet._read_pages
+
+    def loaded(self: ScenarioSheet, *args: Any, **kwargs: Any) -> Any:
+        built.append(make(self, *args, **kwargs))
+        return built[-1]
+
+    def pages(self: ScenarioSheet, ws: Workspace, fleet: str) -> Any:
+        first = built[0].shown if built else None
+        drawn_first.append(first is not None and first.is_set())
+        return read(self, ws, fleet)
+
+    monkeypatch.setattr(ScenarioSheet, "_loaded", loaded)
+    monkeypatch.setattr(ScenarioSheet, "_read_pages", pages)
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        with Workspace.open() as ws:
+            everything = ws.scenarios("demo")
+        assert [(m.partial, len(m.scenarios)) for m in built] == [(True, 3),
+                                                                  (False, len(everything))]
+        assert drawn_first == [True]
+        assert app.sheet.complete and set(app.scenarios) == {s.id for s in everything}
+        assert len(app.sheet.outputs.blocks) > 2  # several pages of 4

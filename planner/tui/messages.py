@@ -33,6 +33,9 @@ class FleetLoaded(Message):
     layouts: dict[str, Any] | None = None
     partial: bool = False
     """Only the fleet's first rows (the first screen); the rest follows in another message."""
+    shown: Any = None
+    """A ``threading.Event`` the sheet sets once a partial fleet is drawn (the loader waits
+    for it before reading the rest)."""
 
 
 @dataclass

@@ -56,7 +56,7 @@ class OutputBlock:
         self.kind = kind
         self.ids = np.fromiter((sc.id for sc in scenarios), dtype=np.int64, count=count)
         outputs = graph(kind).outputs
-        self.columns: dict[str, np.ndarray] = {name: np.asarray(values[name])
+        self.columns: dict[str, np.ndarray] = {name: _compact(np.asarray(values[name]))
                                                for name in outputs}
         described = output_columns()
         self.integer = frozenset(name for name in outputs if described[name].integer)
@@ -116,6 +116,19 @@ class OutputBlock:
             return [self.value(key, j) for j in rows.tolist()]
         values: list[Any] = column[rows].tolist()
         return [int(v) for v in values] if key in self.integer else values
+
+
+def _compact(column: np.ndarray) -> np.ndarray:
+    """``column``, or, when every value is the same (bit for bit: 0.0 and -0.0 differ), that
+    value broadcast to its length: no memory a row (a third of the outputs of a typical fleet
+    are constant, such as the serving model's when no row uses it)."""
+    if column.ndim != 1 or len(column) < 2 or column.dtype.kind not in "biuf" or \
+            column.dtype.itemsize not in (1, 2, 4, 8):
+        return column
+    bits = column.view(f"u{column.dtype.itemsize}")
+    if not (bits == bits[0]).all():
+        return column
+    return np.broadcast_to(column[:1].copy(), column.shape)
 
 
 class OutputRow(Mapping[str, Any]):

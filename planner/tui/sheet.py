@@ -20,6 +20,7 @@ the keys and pastes that reach it from a grid (:meth:`ScenarioSheet.grid_key`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -179,8 +180,13 @@ class ScenarioSheet(Vertical):
             total = next(f.scenario_count for f in fleets if f.name == name)
             if not self.complete and total > self.FIRST_ROWS:  # the first screen first
                 first = ws.scenarios(name, limit=self.FIRST_ROWS)
-                self.post_message(self._loaded(name, first, self._evaluate(ws, first), fleets,
-                                               focus_id, partial=True))
+                screen = self._loaded(name, first, self._evaluate(ws, first), fleets,
+                                      focus_id, partial=True)
+                drawn = screen.shown = threading.Event()
+                self.post_message(screen)
+                # the rest is read once the first screen is drawn: the UI thread is not kept
+                # waiting for the interpreter lock while it draws it
+                drawn.wait(self.FIRST_SCREEN_WAIT_S)
             scenarios, outputs = self._read_pages(ws, name)
             message = self._loaded(name, scenarios, outputs, fleets, focus_id)
         except Exception as exc:
@@ -188,6 +194,8 @@ class ScenarioSheet(Vertical):
             return
         self.post_message(message)
 
+    FIRST_SCREEN_WAIT_S = 2.0
+    """Longest the loader waits for the first screen to be drawn before reading the rest."""
     FIRST_ROWS = 500
     """A fleet bigger than this shows its first rows (by name) while the rest loads."""
     complete = False
@@ -276,6 +284,8 @@ class ScenarioSheet(Vertical):
             self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
         self.loaded = True
         if message.partial:
+            if message.shown is not None:
+                self.call_after_refresh(message.shown.set)
             total = next((f.scenario_count for f in self.fleets if f.name == self.fleet), 0)
             self._status.update(f"showing the first {len(self.scenarios):,} of {total:,} "
                                 "scenarios by name; reading the rest…")
