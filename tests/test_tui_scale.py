@@ -443,3 +443,26 @@ async def test_a_big_fleet_shows_its_first_screen_before_the_rest_is_read(
         assert drawn_first == [True]
         assert app.sheet.complete and set(app.scenarios) == {s.id for s in everything}
         assert len(app.sheet.outputs.blocks) > 2  # several pages of 4
+
+
+async def test_a_poll_answer_ahead_of_a_queued_row_action_reloads_nothing() -> None:
+    """The poll's answer can arrive after a row action's worker finished but before the row
+    it posted is put in place: the ids are compared again behind the queued messages, and the
+    fleet is not read again."""
+    from planner.tui.messages import RowsUpdated
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        loaded = sheet.scenarios
+        with Workspace.open() as ws:
+            new = ws.new_scenario("demo", "aaa-raced", model="llama-3-8b", gpu="h100-sxm")
+            outputs = ws.evaluate(new)
+        sheet.post_message(RowsUpdated("demo", [new], [outputs], focus_id=new.id))
+        sheet._rows_came_or_went("demo", set(loaded) | {new.id})  # ahead of the message
+        await settle(pilot)
+        assert sheet.scenarios is loaded and new.id in loaded
+        grid = app.query_one("#grid", SheetTable)
+        assert grid.shown_ids[0] == new.id and grid.drawn_cell(str(new.id), "name") == \
+            "aaa-raced"

@@ -367,12 +367,17 @@ class ScenarioSheet(Vertical):
                 return fresh
         return [sc for sc in ws.scenarios(fleet) if sc.id in ids]
 
-    def _rows_came_or_went(self, fleet: str, ids: set[int]) -> None:
+    def _rows_came_or_went(self, fleet: str, ids: set[int], queued: bool = False) -> None:
         """Another client added or deleted scenarios (``ids``: the fleet's, as polled): read
         the fleet again, unless a cell is being edited (the next poll tries again) or the
         rows shown are those ids by now (this sheet's own new or deleted row, put in place
-        after the poll read the versions)."""
+        after the poll read the versions). The check is made again behind the sheet's queued
+        messages first: a row action's worker may have finished with its rows still queued
+        (reading the whole fleet for them would take seconds at 100,000 rows)."""
         if ids == self.scenarios.keys():
+            return
+        if not queued:
+            self.call_later(self._rows_came_or_went, fleet, ids, True)
             return
         if fleet == self.fleet and self.editing is None and len(self.app.screen_stack) == 1 \
                 and not self._busy():
