@@ -371,18 +371,22 @@ class ScenarioSheet(Vertical):
         """Another client added or deleted scenarios (``ids``: the fleet's, as polled): read
         the fleet again, unless a cell is being edited (the next poll tries again) or the
         rows shown are those ids by now (this sheet's own new or deleted row, put in place
-        after the poll read the versions). The check is made again behind the sheet's queued
-        messages first: a row action's worker may have finished with its rows still queued
+        after the poll read the versions). The check is made again :data:`REQUEUE_S` later
+        first: a row action's worker may have finished with its rows still on their way
         (reading the whole fleet for them would take seconds at 100,000 rows)."""
-        if ids == self.scenarios.keys():
+        if ids == self.scenarios.keys() or self._busy():  # busy: the next poll looks again
             return
-        if not queued:
-            self.call_later(self._rows_came_or_went, fleet, ids, True)
+        if not queued:  # a finished worker's message may still be on its way to the queue
+            self.set_timer(self.REQUEUE_S, lambda: self._rows_came_or_went(fleet, ids, True),
+                           name="rows came or went")
             return
         if fleet == self.fleet and self.editing is None and len(self.app.screen_stack) == 1 \
                 and not self._busy():
             sc = self._current()[0]
             self.load_fleet(fleet, sc.id if sc is not None else None)
+
+    REQUEUE_S = 0.1
+    """How long a poll's "rows came or went" waits for row actions' messages already sent."""
 
     @on(RowsChanged)
     def _rows_changed(self, message: RowsChanged) -> None:
