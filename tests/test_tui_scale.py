@@ -304,3 +304,165 @@ async def test_rows_changed_elsewhere_are_read_one_by_one_or_with_the_fleet() ->
         assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,
                                                        "inference", "", None)
         assert grid.shown_ids[0] == sid
+
+
+async def test_an_undo_that_keeps_its_row_in_place_redraws_only_that_row() -> None:
+    """An undo or redo of a value (name, filter text and sorted value unchanged) redraws the
+    row where it is: the rows shown are not replaced (the 100,000-row view is not rebuilt)
+    and the cursor is on the row. With a sort on the column the undo changes, the rows are
+    sorted again, as a fresh sort would order them."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        grid = app.query_one("#grid", SheetTable)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        await pilot.press("enter", "ctrl+u", "2", "enter")
+        await settle(pilot)
+        order = grid._order
+        grid.move_cursor(row=0, column=grid.cursor_coordinate.column)
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert grid._order is order and grid.drawn_cell(str(sid), "batch") == "6"
+        assert grid.cursor_coordinate.row == grid.get_row_index(str(sid))
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert grid._order is order and grid.drawn_cell(str(sid), "batch") == "2"
+        await pilot.press("s")  # by batch, ascending: the row with batch 2 moves up
+        await settle(pilot)
+        sorted_order = grid._order
+        await pilot.press("ctrl+z")  # batch 6 again: the sorted value changed, rows re-sorted
+        await settle(pilot)
+        assert grid._order is not sorted_order
+        assert grid.shown_ids.tolist() == rows.visible(
+            sheet.scenarios, sheet.outputs, "inference", "", ("batch", False))
+        assert grid.drawn_cell(str(sid), "batch") == "6"
+
+
+async def test_a_rename_keeping_its_place_in_name_order_redraws_its_row_only() -> None:
+    """A rename that leaves the row between the same neighbours in name order redraws that
+    row where it is; one that moves it past a neighbour shows the rows again, in name
+    order."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        grid = app.query_one("#grid", SheetTable)
+        sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        names = [sheet.scenarios[i].name for i in grid.shown_ids.tolist()]
+        at = names.index("llama3-8b-24gib-6x8k")
+        order = grid._order
+        await pilot.press("r", "ctrl+u", *"llama3-8b-24gib-6x8k-b", "enter")
+        await settle(pilot)
+        assert sorted([*names[:at], "llama3-8b-24gib-6x8k-b", *names[at + 1:]]) == [
+            sheet.scenarios[i].name for i in grid.shown_ids.tolist()]  # still between them
+        assert grid._order is order
+        assert grid.drawn_cell(str(sid), "name") == "llama3-8b-24gib-6x8k-b"
+        await pilot.press("r", "ctrl+u", *"aaa-first", "enter")
+        await settle(pilot)
+        assert grid._order is not order and grid.shown_ids[0] == sid
+        assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,
+                                                       "inference", "", None)
+
+
+async def test_cells_reused_by_their_look_render_as_datatable_renders_them() -> None:
+    """Every cell in view, rendered through the cache keyed by what a cell shows (first
+    rendered, then reused after the rows moved), gives the segments, styles and position
+    metadata DataTable's own rendering gives it, at the cursor and off it."""
+    from rich.style import Style
+    from textual.widgets import DataTable
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        grid.move_cursor(row=2, column=3)
+        await pilot.pause()
+        base = Style(bgcolor="grey11")
+        columns = sorted(grid._columns_in_view())
+        widths = [c.get_render_width(grid) for c in grid.ordered_columns]
+        assert len(columns) > 5 and grid.row_count > 5
+
+        def cells() -> list[Any]:
+            return [grid._render_cell(r, c, base, widths[c], cursor=(r, c) == (2, 3))
+                    for r in range(grid.row_count) for c in columns]
+
+        def theirs() -> list[Any]:
+            grid._clear_caches()
+            return [DataTable._render_cell(grid, r, c, base, widths[c],
+                                           cursor=(r, c) == (2, 3))
+                    for r in range(grid.row_count) for c in columns]
+
+        grid._shared = None
+        grid._clear_caches()
+        first = cells()
+        reference = theirs()
+        grid._clear_caches()  # DataTable's cache emptied, the shared one kept: reused
+        reused = cells()
+        assert grid._shared is not None and len(grid._shared) > 0
+        for mine in (first, reused):
+            assert len(mine) == len(reference)
+            for got, want in zip(mine, reference, strict=True):
+                assert [[(s.text, s.style, s.control) for s in line] for line in got] == \
+                    [[(s.text, s.style, s.control) for s in line] for line in want]
+                assert [[s.style.meta if s.style else None for s in line] for line in got] \
+                    == [[s.style.meta if s.style else None for s in line] for line in want]
+
+
+async def test_a_big_fleet_shows_its_first_screen_before_the_rest_is_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past FIRST_ROWS the first rows by name are shown first; the rest is read (a page at a
+    time) only once that first screen has been drawn, then every row is shown."""
+    from planner.tui.sheet import ScenarioSheet
+
+    monkeypatch.setattr(ScenarioSheet, "FIRST_ROWS", 3)
+    monkeypatch.setattr(ScenarioSheet, "PAGE_ROWS", 4)
+    built: list[Any] = []
+    drawn_first: list[bool] = []
+    make, read = ScenarioSheet._loaded, ScenarioSheet._read_pages
+
+    def loaded(self: ScenarioSheet, *args: Any, **kwargs: Any) -> Any:
+        built.append(make(self, *args, **kwargs))
+        return built[-1]
+
+    def pages(self: ScenarioSheet, ws: Workspace, fleet: str) -> Any:
+        first = built[0].shown if built else None
+        drawn_first.append(first is not None and first.is_set())
+        return read(self, ws, fleet)
+
+    monkeypatch.setattr(ScenarioSheet, "_loaded", loaded)
+    monkeypatch.setattr(ScenarioSheet, "_read_pages", pages)
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        with Workspace.open() as ws:
+            everything = ws.scenarios("demo")
+        assert [(m.partial, len(m.scenarios)) for m in built] == [(True, 3),
+                                                                  (False, len(everything))]
+        assert drawn_first == [True]
+        assert app.sheet.complete and set(app.scenarios) == {s.id for s in everything}
+        assert len(app.sheet.outputs.blocks) > 2  # several pages of 4
+
+
+async def test_a_poll_answer_ahead_of_a_queued_row_action_reloads_nothing() -> None:
+    """The poll's answer can arrive after a row action's worker finished but before the row
+    it posted is put in place: the ids are compared again behind the queued messages, and the
+    fleet is not read again."""
+    from planner.tui.messages import RowsUpdated
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        sheet = app.sheet
+        loaded = sheet.scenarios
+        with Workspace.open() as ws:
+            new = ws.new_scenario("demo", "aaa-raced", model="llama-3-8b", gpu="h100-sxm")
+            outputs = ws.evaluate(new)
+        sheet.post_message(RowsUpdated("demo", [new], [outputs], focus_id=new.id))
+        sheet._rows_came_or_went("demo", set(loaded) | {new.id})  # ahead of the message
+        await settle(pilot)
+        assert sheet.scenarios is loaded and new.id in loaded
+        grid = app.query_one("#grid", SheetTable)
+        assert grid.shown_ids[0] == new.id and grid.drawn_cell(str(new.id), "name") == \
+            "aaa-raced"

@@ -54,12 +54,16 @@ class Scenarios:
         self.specs = specs
 
     # ------------------------------------------------------------------ reading
-    def scenarios(self, fleet: str | None = None, limit: int | None = None) -> list[Scenario]:
-        """Scenarios of one fleet (or of all), by fleet and name (the first ``limit``)."""
+    def scenarios(self, fleet: str | None = None, limit: int | None = None,
+                  after: str | None = None) -> list[Scenario]:
+        """Scenarios of one fleet (or of all), by fleet and name (the first ``limit``; with
+        ``after``, of one fleet, those named after it)."""
+        if after is not None and fleet is None:
+            raise ValidationError("after", "reads one fleet's scenarios: give the fleet")
         with read_session(self.engine) as s:
             fleet_id = None if fleet is None else queries.fleet_row(s, fleet).id
             return [convert.scenario_from_mapping(m)
-                    for m in queries.scenario_mappings(s, fleet_id, limit)]
+                    for m in queries.scenario_mappings(s, fleet_id, limit, after)]
 
     def versions(self, fleet: str) -> dict[int, int]:
         """Each scenario of ``fleet``: id → version. Cheap enough to poll: a view compares it
@@ -71,6 +75,22 @@ class Scenarios:
             rows = s.execute(select(ScenarioRow.id, ScenarioRow.version)
                              .where(ScenarioRow.fleet_id == fleet_id)).all()
             return {sid: version for sid, version in rows}
+
+    def stamp(self, fleet: str) -> tuple[Any, ...]:
+        """A fingerprint of ``fleet``'s rows: (count, sum of ids, sum of versions, last
+        change). Any write changes it (a new or deleted row the count or the ids, an edit a
+        version and the time), so a view polling for other clients' changes reads it, one
+        aggregate row the database computes, and reads :meth:`versions` (a row per scenario)
+        only when it moved."""
+        from sqlalchemy import func, select
+
+        with read_session(self.engine) as s:
+            fleet_id = queries.fleet_row(s, fleet).id
+            row = s.execute(select(func.count(), func.sum(ScenarioRow.id),
+                                   func.sum(ScenarioRow.version),
+                                   func.max(ScenarioRow.updated_at))
+                            .where(ScenarioRow.fleet_id == fleet_id)).one()
+            return tuple(row)
 
     def scenario(self, fleet: str, name: str) -> Scenario:
         """One scenario."""

@@ -221,14 +221,21 @@ class Workspace:
         return self._fleets.delete_fleet(name)
 
     # ------------------------------------------------------------------ scenarios
-    def scenarios(self, fleet: str | None = None, limit: int | None = None) -> list[Scenario]:
+    def scenarios(self, fleet: str | None = None, limit: int | None = None,
+                  after: str | None = None) -> list[Scenario]:
         """Scenarios of one fleet (or of all), by fleet and name; with ``limit``, the first
-        that many (a view shows its first screen before the rest is read)."""
-        return self._scenarios.scenarios(fleet, limit)
+        that many (a view shows its first screen before the rest is read); with ``after``,
+        one fleet's named after it (the next page: a big fleet read a page at a time)."""
+        return self._scenarios.scenarios(fleet, limit, after)
 
     def scenario(self, fleet: str, name: str) -> Scenario:
         """One scenario."""
         return self._scenarios.scenario(fleet, name)
+
+    def scenario_stamp(self, fleet: str) -> tuple[Any, ...]:
+        """A fingerprint of ``fleet``'s rows that any write changes (cheap to poll: one
+        aggregate row); read :meth:`scenario_versions` when it moved."""
+        return self._scenarios.stamp(fleet)
 
     def scenario_versions(self, fleet: str) -> dict[int, int]:
         """Each scenario of ``fleet``: id → version (poll it to see other clients' edits)."""

@@ -31,7 +31,7 @@ from planner.tui.dialogs import TextScreen
 from planner.tui.grid import SheetTable
 from planner.tui.measurements_tab import MeasurementsPane
 from planner.tui.messages import CatalogLoaded, FitDone, FleetLoaded, WorkFailed
-from planner.tui.rows import Outputs
+from planner.tui.outputs import OutputStore
 from planner.tui.sheet import ScenarioSheet
 from planner.tui.types import WorkspaceRef
 from planner.tui.views import help_text
@@ -107,7 +107,7 @@ class PlannerApp(App[None]):
         return self.sheet.scenarios
 
     @property
-    def outputs(self) -> dict[int, Outputs]:
+    def outputs(self) -> OutputStore:
         """The scenarios' outputs by id."""
         return self.sheet.outputs
 

@@ -4,7 +4,7 @@ and their outputs; no widgets."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -123,27 +123,39 @@ MEASURED_ROWS = 200
 """Rows whose every cell is measured for the column widths, besides each column's extremes."""
 
 
-def column_widths(kind: str, rows: Sequence[tuple[Scenario, dict[str, Any]]],
-                  columns: tuple[tuple[str, str, str], ...] | None = None) -> dict[str, int]:
+def column_widths(kind: str, rows: Sequence[tuple[Scenario, Mapping[str, Any]]],
+                  columns: tuple[tuple[str, str, str], ...] | None = None, *,
+                  rest: Sequence[Scenario] = (),
+                  rest_outputs: Callable[[str], Sequence[Any]] | None = None,
+                  rest_row: Callable[[int], Mapping[str, Any]] | None = None
+                  ) -> dict[str, int]:
     """Each grid column's width, wide enough for its header and its values, so no number is
     cut (``1,000,000,00``, ``191.91 EFLO``). Every cell of the first :data:`MEASURED_ROWS`
     rows is measured, and for the others only the rows holding a column's largest and
-    smallest value (the longest numbers), so a 5,000-row grid costs a few hundred rows."""
+    smallest value (the longest numbers), so a 5,000-row grid costs a few hundred rows.
+
+    The rows past the first may also come as ``rest`` (scenarios) with ``rest_outputs``
+    (output column → its values over ``rest``, read as a column, not row by row) and
+    ``rest_row`` (position in ``rest`` → that row's outputs)."""
     columns = grid_columns(kind) if columns is None else columns
     widths = {key: column_width(key, text) for key, text, _role in columns}
     picked = list(rows[:MEASURED_ROWS])
-    rest = rows[MEASURED_ROWS:]
+    if rest_outputs is None or rest_row is None:
+        tail = rows[MEASURED_ROWS:]
+        rest = [sc for sc, _out in tail]
+        rest_outputs = (lambda key: [out.get(key) for _sc, out in tail])  # noqa: E731
+        rest_row = (lambda at: tail[at][1])  # noqa: E731
     if rest:
-        inputs = [sc.inputs for sc, _out in rest]
-        outputs = [out for _sc, out in rest]
+        inputs = [sc.inputs for sc in rest]
         for key, _header, role in columns:
             if role not in ("input", "output"):
                 continue
-            values = np.asarray([row.get(key) for row in (inputs if role == "input"
-                                                          else outputs)])
+            values = np.asarray([row.get(key) for row in inputs] if role == "input"
+                                else rest_outputs(key))
             if values.dtype.kind not in "biuf":
                 continue  # text or missing: the measured rows stand for the rest
-            picked += [rest[int(values.argmin())], rest[int(values.argmax())]]
+            for at in (int(values.argmin()), int(values.argmax())):
+                picked.append((rest[at], rest_row(at)))
     for key, _header, role in columns:
         if key == "name" or role == "group":
             continue

@@ -29,9 +29,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
+from textual.renderables.styled import Styled
 from textual.widgets import DataTable
 from textual.widgets.data_table import DuplicateKey, Row, RowKey
 
@@ -369,4 +373,56 @@ class SheetTable(DataTable):
             row = self.rows.get(self._row_locations.get_key(row_index))
             blank = [Segment(" " * width, base_style)]  # cropped away: never seen
             return [blank] * (row.height if row is not None and row.height else 1)
-        return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        if row_index < 0 or column_index < 0 or self._order is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        return self._render_body_cell(row_index, column_index, base_style, width, cursor,
+                                      hover)
+
+    SHARED_CELLS = 20_000
+    """Cells rendered without their position kept for reuse (:meth:`_render_body_cell`)."""
+    _shared: LRUCache[Any, list[list[Segment]]] | None = None
+
+    def _render_body_cell(self, row_index: int, column_index: int, base_style: Style,
+                          width: int, cursor: bool, hover: bool) -> Any:
+        """A one-line cell of the rows shown by :meth:`show_rows`, as DataTable renders it,
+        but through a second cache keyed by what the cell shows (its text and styles, width,
+        the row's style, cursor and hover) instead of where: a row action moves every row
+        below it, and DataTable's own cache, keyed by row, is emptied then; most cells of the
+        rows that moved (a model, a GPU, a dtype, a yes/no) look like cells rendered before.
+        The position (DataTable's row and column metadata, read by mouse clicks) is added to
+        the reused lines' styles, which is what DataTable's rendering gives them too."""
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        cache_key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor,
+                     self._update_count, self._pseudo_class_state)
+        lines = self._cell_render_cache.get(cache_key)
+        if lines is not None:
+            return lines
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        if not isinstance(cell, Text):
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        fixed = row_index < self.fixed_rows or column_index < self.fixed_columns
+        component_style, post_style = self._get_styles_to_render_cell(
+            False, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        shared = self._shared
+        if shared is None:
+            shared = self._shared = LRUCache(self.SHARED_CELLS)
+        look = (cell.plain, cell.style, cell.justify, cell.overflow, cell.no_wrap, cell.end,
+                cell.tab_size, tuple(cell.spans), width, self.cell_padding, base_style,
+                component_style, post_style)
+        bare = shared.get(look)
+        if bare is None:
+            options = self.app.console_options.update_dimensions(width, 1).update(no_wrap=True)
+            bare = self.app.console.render_lines(
+                Styled(Padding(cell, (0, self.cell_padding)),
+                       pre_style=base_style + component_style, post_style=post_style),
+                options)
+            shared[look] = bare
+        where = Style.from_meta({"row": row_index, "column": column_index})
+        lines = [[Segment(text, where if style is None else style + where, control)
+                  for text, style, control in line] for line in bare]
+        self._cell_render_cache[cache_key] = lines
+        return lines

@@ -21,7 +21,8 @@ class FleetLoaded(Message):
 
     fleet: str
     scenarios: list[Scenario]
-    outputs: list[dict[str, Any]]
+    outputs: Any
+    """Their outputs by scenario id (an :class:`~planner.tui.outputs.OutputStore`: columns)."""
     fleets: list[Fleet]
     focus_id: int | None = None
     index: dict[str, Any] | None = None
@@ -32,6 +33,9 @@ class FleetLoaded(Message):
     layouts: dict[str, Any] | None = None
     partial: bool = False
     """Only the fleet's first rows (the first screen); the rest follows in another message."""
+    shown: Any = None
+    """A ``threading.Event`` the sheet sets once a partial fleet is drawn (the loader waits
+    for it before reading the rest)."""
 
 
 @dataclass

@@ -60,6 +60,41 @@ TEXT_FIELDS = ("name", "model", "gpu", "lora_targets")
 """Columns held on the scenario itself (sorted case-insensitively), not in its inputs."""
 
 
+SHARED_VALUES_PER_INPUT = 4_096
+"""Distinct values of one input remembered by :func:`share_values`; past that many the input
+is left alone (its values rarely repeat, and remembering them would cost more than it saves)."""
+
+
+def share_values(scenarios: list[Scenario], seen: dict[str, dict[Any, Any]] | None = None
+                 ) -> list[Scenario]:
+    """``scenarios`` with equal input values made one object, input by input (returned as
+    given; their ``inputs`` dicts are updated in place).
+
+    A fleet read from the database has a fresh float or string object for every input of
+    every row, ~1.2 KB per scenario; in a big fleet most values repeat (defaults, a few
+    dtypes), so sharing them saves ~100 MB at 100,000 scenarios. A value is only replaced by
+    one of the same type that prints the same (1 and 1.0 and True are equal in Python but
+    shown differently, and so are 0.0 and -0.0). ``seen`` (input → its values met) carries
+    the shared values over from one call to the next."""
+    seen = {} if seen is None else seen
+    for sc in scenarios:
+        inputs = sc.inputs
+        for key, value in inputs.items():
+            known = seen.get(key)
+            if known is None:
+                known = seen[key] = {}
+            elif len(known) >= SHARED_VALUES_PER_INPUT:  # values that rarely repeat
+                continue
+            try:
+                kept = known.setdefault(value, value)
+            except TypeError:  # unhashable: kept as is
+                continue
+            if kept is not value and type(kept) is type(value) and (
+                    value != 0 or repr(kept) == repr(value)):
+                inputs[key] = kept
+    return scenarios
+
+
 def haystack(sc: Scenario) -> str:
     """What the filter searches in a scenario: name, model, GPU and notes, lower case."""
     return " ".join((sc.name, sc.model, sc.gpu, sc.notes)).lower()
@@ -193,10 +228,19 @@ class KindIndex:
         if cached is not None and cached[:3] == (self.generation, key, reverse):
             return cached[3]
         ids = self.ids.tolist()
+        gather = getattr(outputs, "gather", None)
         if key in TEXT_FIELDS:
             values: list[Any] = [str(getattr(scenarios[i], key)).lower() for i in ids]
         else:
-            values = [scenarios[i].inputs.get(key, outputs[i].get(key)) for i in ids]
+            held = [scenarios[i].inputs for i in ids]
+            has = [key in inputs for inputs in held]
+            if all(has):  # an input
+                values = [inputs[key] for inputs in held]
+            elif gather is not None and not any(has):  # an output: read as a column
+                values = gather(key, self.ids)
+            else:
+                values = [inputs[key] if here else outputs[i].get(key)
+                          for i, inputs, here in zip(ids, held, has, strict=True)]
         gathered = np.asarray(values)  # numbers (and flags) come out as a numeric dtype
         if key in TEXT_FIELDS:
             keys: tuple[np.ndarray, ...] = (np.array(values, dtype=str),)

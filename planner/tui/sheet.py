@@ -20,7 +20,8 @@ the keys and pastes that reach it from a grid (:meth:`ScenarioSheet.grid_key`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,8 +69,8 @@ from planner.tui.messages import (
     WorkFailed,
 )
 from planner.tui.options_view import OptionsScreen
+from planner.tui.outputs import OutputBlock, OutputStore, evaluate_store
 from planner.tui.plan_tab import PlanPane
-from planner.tui.rows import Outputs
 from planner.tui.saves import SaveQueue
 from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
 from planner.tui.views import SolveScreen, SweepScreen
@@ -98,7 +99,9 @@ class ScenarioSheet(Vertical):
         """The fleet shown ('' until the first one is loaded)."""
         self.fleets: list[Fleet] = []
         self.scenarios: dict[int, Scenario] = {}
-        self.outputs: dict[int, Outputs] = {}
+        self.outputs: OutputStore = OutputStore()
+        """The scenarios' outputs: the fleet's as loaded kept as columns, rows recomputed since
+        as dicts (:mod:`planner.tui.outputs`)."""
         self.marked: set[int] = set()
         self.sort_key: tuple[str, bool] | None = None
         """(column, descending), or None for by name."""
@@ -177,22 +180,57 @@ class ScenarioSheet(Vertical):
             total = next(f.scenario_count for f in fleets if f.name == name)
             if not self.complete and total > self.FIRST_ROWS:  # the first screen first
                 first = ws.scenarios(name, limit=self.FIRST_ROWS)
-                self.post_message(self._loaded(name, first, ws.evaluate_many(first), fleets,
-                                               focus_id, partial=True))
-            scenarios = ws.scenarios(name)
-            outputs = ws.evaluate_many(scenarios)
+                screen = self._loaded(name, first, self._evaluate(ws, first), fleets,
+                                      focus_id, partial=True)
+                drawn = screen.shown = threading.Event()
+                self.post_message(screen)
+                # the rest is read once the first screen is drawn: the UI thread is not kept
+                # waiting for the interpreter lock while it draws it
+                drawn.wait(self.FIRST_SCREEN_WAIT_S)
+            scenarios, outputs = self._read_pages(ws, name)
             message = self._loaded(name, scenarios, outputs, fleets, focus_id)
         except Exception as exc:
             self.post_message(WorkFailed("Could not load the fleet", str(exc), reload=False))
             return
         self.post_message(message)
 
+    FIRST_SCREEN_WAIT_S = 2.0
+    """Longest the loader waits for the first screen to be drawn before reading the rest."""
     FIRST_ROWS = 500
     """A fleet bigger than this shows its first rows (by name) while the rest loads."""
     complete = False
     """Whether a whole fleet has been shown (not only its first rows)."""
 
-    def _loaded(self, name: str, scenarios: list[Scenario], outputs: list[Outputs],
+    PAGE_ROWS = 16_384
+    """A fleet is read and evaluated this many scenarios at a time: what it holds at once
+    besides what it keeps (the database's rows, the evaluation's intermediate arrays) stays
+    that of one page, whatever the fleet's size."""
+
+    def _read_pages(self, ws: Workspace, fleet: str) -> tuple[list[Scenario], OutputStore]:
+        """Every scenario of ``fleet`` (by name) and their outputs, read and evaluated a page
+        at a time (:data:`PAGE_ROWS`), equal input values shared (:func:`rows.share_values`),
+        the outputs kept as columns, a block per page and kind."""
+        scenarios: list[Scenario] = []
+        blocks: list[OutputBlock] = []
+        seen: dict[str, dict[Any, Any]] = {}
+        after: str | None = None
+        while True:
+            page = rows.share_values(ws.scenarios(fleet, limit=self.PAGE_ROWS, after=after),
+                                     seen)
+            blocks += self._evaluate(ws, page).blocks
+            scenarios += page
+            if len(page) < self.PAGE_ROWS:
+                return scenarios, OutputStore(blocks)
+            after = page[-1].name
+
+    @staticmethod
+    def _evaluate(ws: Workspace, scenarios: list[Scenario]) -> OutputStore:
+        """The outputs of ``scenarios``, kept as the evaluation's columns."""
+        values = ws.evaluate_columns(scenarios)
+        return evaluate_store(scenarios, values.by_kind, values.models, values.gpus,
+                              values.profiles)
+
+    def _loaded(self, name: str, scenarios: list[Scenario], outputs: OutputStore,
                 fleets: list[Fleet], focus_id: int | None, partial: bool = False
                 ) -> FleetLoaded:
         """A fleet read in a worker, with what the grid needs computed there too: the arrays
@@ -200,13 +238,27 @@ class ScenarioSheet(Vertical):
         index = {kind: rows.KindIndex([s for s in scenarios if s.kind == kind])
                  for kind in KINDS}
         layouts = {kind: self._layout(kind) for kind in KINDS}
-        by_kind: dict[str, list[tuple[Scenario, Outputs]]] = {kind: [] for kind in KINDS}
-        for sc, out in zip(scenarios, outputs, strict=True):
-            by_kind[sc.kind].append((sc, out))
-        widths = {kind: cells.column_widths(kind, by_kind[kind], layouts[kind])
+        by_id = {s.id: s for s in scenarios}
+        widths = {kind: self._measure(kind, np.fromiter((s.id for s in scenarios
+                                                         if s.kind == kind), dtype=np.int64),
+                                      by_id, outputs, layouts[kind])
                   for kind in KINDS}
         return FleetLoaded(name, scenarios, outputs, fleets, focus_id, index, widths, layouts,
                            partial)
+
+    @staticmethod
+    def _measure(kind: str, ids: np.ndarray, by_id: Mapping[int, Scenario],
+                 outputs: OutputStore, columns: tuple[tuple[str, str, str], ...]
+                 ) -> dict[str, int]:
+        """The widths of ``columns`` over the rows ``ids`` (:func:`cells.column_widths`),
+        the outputs of the rows past the first measured ones read column by column."""
+        head = ids[:cells.MEASURED_ROWS]
+        rest = ids[cells.MEASURED_ROWS:]
+        measured = [(by_id[i], outputs[i]) for i in head.tolist()]
+        return cells.column_widths(
+            kind, measured, columns, rest=[by_id[i] for i in rest.tolist()],
+            rest_outputs=lambda key: outputs.gather(key, rest),
+            rest_row=lambda at: outputs[int(rest[at])])
 
     def reload(self) -> None:
         """Read the fleet again (after a failed save, or a catalog change)."""
@@ -218,8 +270,7 @@ class ScenarioSheet(Vertical):
         self.fleets = message.fleets
         self.scenarios = {s.id: s for s in message.scenarios}
         self.saves.read({s.id: s.version for s in message.scenarios})
-        self.outputs = {s.id: o for s, o in zip(message.scenarios, message.outputs,
-                                                strict=True)}
+        self.outputs = message.outputs
         self.marked &= set(self.scenarios)
         self.index = message.index or {kind: rows.KindIndex(
             [s for s in message.scenarios if s.kind == kind]) for kind in KINDS}
@@ -233,6 +284,8 @@ class ScenarioSheet(Vertical):
             self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
         self.loaded = True
         if message.partial:
+            if message.shown is not None:
+                self.call_after_refresh(message.shown.set)
             total = next((f.scenario_count for f in self.fleets if f.name == self.fleet), 0)
             self._status.update(f"showing the first {len(self.scenarios):,} of {total:,} "
                                 "scenarios by name; reading the rest…")
@@ -267,10 +320,16 @@ class ScenarioSheet(Vertical):
         fleet = self.fleet
         try:
             ws = self.workspace.get()
+            stamp = (fleet, ws.scenario_stamp(fleet))
+            if stamp == self._polled:  # no write since the rows matched: nothing to read
+                return
             versions = ws.scenario_versions(fleet)
             shown = {i: sc.version for i, sc in list(self.scenarios.items())}
             if versions.keys() != shown.keys():
                 self.app.call_from_thread(self._rows_came_or_went, fleet, set(versions))
+                return
+            if versions == shown:
+                self._polled = stamp
                 return
             stale = {i for i, v in versions.items() if v > shown[i]
                      and not self.saves.pending(i)}
@@ -281,6 +340,10 @@ class ScenarioSheet(Vertical):
         except Exception:  # the next tick tries again; a poll never interrupts the user
             return
         self.post_message(RowsChanged(fleet, fresh, outputs))
+
+    _polled: tuple[str, tuple[Any, ...]] | None = None
+    """(fleet, :meth:`Workspace.scenario_stamp`) when the rows shown last matched the
+    database's: while the stamp stays, a poll reads nothing more."""
 
     POLL_ONE_BY_ONE = 50
     """Up to this many rows changed elsewhere are read one by one, not with the fleet."""
@@ -304,17 +367,26 @@ class ScenarioSheet(Vertical):
                 return fresh
         return [sc for sc in ws.scenarios(fleet) if sc.id in ids]
 
-    def _rows_came_or_went(self, fleet: str, ids: set[int]) -> None:
+    def _rows_came_or_went(self, fleet: str, ids: set[int], queued: bool = False) -> None:
         """Another client added or deleted scenarios (``ids``: the fleet's, as polled): read
         the fleet again, unless a cell is being edited (the next poll tries again) or the
         rows shown are those ids by now (this sheet's own new or deleted row, put in place
-        after the poll read the versions)."""
-        if ids == self.scenarios.keys():
+        after the poll read the versions). The check is made again :data:`REQUEUE_S` later
+        first: a row action's worker may have finished with its rows still on their way
+        (reading the whole fleet for them would take seconds at 100,000 rows)."""
+        if ids == self.scenarios.keys() or self._busy():  # busy: the next poll looks again
+            return
+        if not queued:  # a finished worker's message may still be on its way to the queue
+            self.set_timer(self.REQUEUE_S, lambda: self._rows_came_or_went(fleet, ids, True),
+                           name="rows came or went")
             return
         if fleet == self.fleet and self.editing is None and len(self.app.screen_stack) == 1 \
                 and not self._busy():
             sc = self._current()[0]
             self.load_fleet(fleet, sc.id if sc is not None else None)
+
+    REQUEUE_S = 0.1
+    """How long a poll's "rows came or went" waits for row actions' messages already sent."""
 
     @on(RowsChanged)
     def _rows_changed(self, message: RowsChanged) -> None:
@@ -371,9 +443,8 @@ class ScenarioSheet(Vertical):
             if widths_by_kind:
                 known = widths_by_kind[kind]
             missing = tuple(c for c in layout if c[0] not in known)
-            widths = {**known, **(cells.column_widths(
-                kind, [(self.scenarios[i], self.outputs[i])
-                       for i in self.index[kind].ids.tolist()], missing) if missing else {})}
+            widths = {**known, **(self._measure(kind, self.index[kind].ids, self.scenarios,
+                                                self.outputs, missing) if missing else {})}
             widths["name"] = max([len(n) + 2 for n in names] + [12, known.get("name", 0)])
             self._widths[kind] = widths
             for key, header, role in layout:
@@ -405,7 +476,7 @@ class ScenarioSheet(Vertical):
             row = row if at is None else at
         table.move_cursor(row=row, column=keep.column)
 
-    def _store(self, sc: Scenario, outputs: Outputs) -> None:
+    def _store(self, sc: Scenario, outputs: Mapping[str, Any]) -> None:
         """Keep a scenario as read or recomputed, and its place in the kind's arrays: a new
         or renamed row moves to its place in name order, any other change drops the sort."""
         old = self.scenarios.get(sc.id)
@@ -937,7 +1008,9 @@ class ScenarioSheet(Vertical):
                 self.app.call_from_thread(self.notify, empty)
                 return
             if isinstance(result, list) and result:  # an undo or redo: say what it changed
-                names = {i: s.name for i, s in list(self.scenarios.items())}
+                shown = self.scenarios
+                names = {c.scenario_id: shown[c.scenario_id].name for c in result
+                         if c.scenario_id in shown}  # the rows it touched, not the fleet
                 self.app.call_from_thread(self.notify,
                                           rows.describe_step(what, result, names),
                                           title=what.capitalize(), timeout=12)
@@ -982,6 +1055,7 @@ class ScenarioSheet(Vertical):
         if message.fleet != self.fleet:
             return
         kinds: set[str] = set()
+        moved = bool(message.removed)
         for sid in message.removed:
             sc = self.scenarios.pop(sid, None)
             self.outputs.pop(sid, None)
@@ -991,7 +1065,11 @@ class ScenarioSheet(Vertical):
                 kinds.add(sc.kind)
         relayout = False
         for sc, outputs in zip(message.scenarios, message.outputs, strict=True):
+            old, place = self.scenarios.get(sc.id), self._place(sc)
+            moved = moved or not self._stays(old, sc, outputs)
             self._store(sc, outputs)
+            # a rename that keeps its place in name order keeps it in the grid too
+            moved = moved or place != self._place(sc)
             self.saves.read({sc.id: sc.version})
             kinds.add(sc.kind)
             relayout = relayout or not self._fits(sc.id)
@@ -999,8 +1077,43 @@ class ScenarioSheet(Vertical):
             for sc in message.scenarios:
                 self._widen(sc.id, relayout=False)
             self._rebuild_grids(message.focus_id, remeasure=False)
-        else:
+        elif moved:
             self._show_rows(message.focus_id, tuple(k for k in KINDS if k in kinds))
+        else:  # every row stays where it is shown: redraw those rows only, as an edit does
+            self._end_edit()
+            for sc in message.scenarios:
+                self._refresh_row(sc.id)
+            self._focus(message.focus_id)
+            self._show_details()
+
+    def _place(self, sc: Scenario) -> int | None:
+        """The position of scenario ``sc.id`` in its kind's name order (None: not there)."""
+        where = np.flatnonzero(self.index[sc.kind].ids == sc.id)
+        return int(where[0]) if len(where) else None
+
+    def _stays(self, old: Scenario | None, sc: Scenario, outputs: Mapping[str, Any]) -> bool:
+        """Whether a scenario read back (``old``: as shown) can keep its place in the grids,
+        its place in name order aside: it was shown, the filter keeps or drops it as
+        before, and the value sorted on did not change."""
+        if old is None or old.kind != sc.kind:
+            return False
+        needle = self.filter_text.lower()
+        if needle and (needle in rows.haystack(old)) != (needle in rows.haystack(sc)):
+            return False
+        if self.sort_key is None:
+            return True
+        key = self.sort_key[0]
+        return rows.sort_value(old, self.outputs[sc.id], key) == rows.sort_value(
+            sc, outputs, key)
+
+    def _focus(self, sid: int | None) -> None:
+        """Put the cursor on scenario ``sid``'s row (its column kept), if the grid shows it."""
+        if sid is None or sid not in self.scenarios:
+            return
+        table = self._grid(self.scenarios[sid].kind)
+        if str(sid) in table.rows:
+            table.move_cursor(row=table.get_row_index(str(sid)),
+                              column=table.cursor_coordinate.column)
 
     # --------------------------------------------------------------- view actions
     def sort(self) -> None:
