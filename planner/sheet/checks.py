@@ -194,7 +194,7 @@ def check_column(column: InputColumn, s: pd.Series, problems: Problems, *,
     """(parsed values, bad mask) of one input column, every bad cell reported (``show_value``:
     with the value found). Rows in ``skip`` are not checked (their value is the default)."""
     if skip is not None and skip.any():
-        s = s.copy()
+        s = s.astype(object)  # a copy that may hold the default whatever the column's type
         s[skip] = column.default
     values, bad = _check_input(column, s, problems, show_value)
     return values, bad
