@@ -245,7 +245,7 @@ def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width:
     header: list[Any] = []
     prefix: str | None = None
     cell_re: re.Pattern[str] | None = None
-    pair_cache: dict[tuple[str, str], tuple[float, int, bool, bool]] = {}
+    pair_cache: dict[tuple[str, ...], tuple[float, int, bool, bool]] = {}
     total = 0
     rest = ""
     started = False
@@ -271,8 +271,7 @@ def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width:
                             or column_number(dim.group(1)) > width):
                     raise SheetRefused("outside", f"{dim.group(1)}{dim.group(2)}")
                 prefix = m.group(1) or ""
-                cell_re = re.compile(rf'<{prefix}c r="([A-Z]{{1,3}})([0-9]{{1,7}})"'
-                                     rf"([^>]*?)(?:/>|>(.*?)</{prefix}c>)", re.S)
+                cell_re = _cell_pattern(prefix)
                 text = text[m.end():]
                 started = True
             assert cell_re is not None and prefix is not None
@@ -376,19 +375,40 @@ def _segments(body: str, blocks: list[tuple[str, ...]], open_cell: str, row: str
     return "".join(parts)
 
 
+def _cell_pattern(prefix: str) -> re.Pattern[str]:
+    """A cell with its reference first: groups (column letters, row, other attributes, value
+    of a plain ``<v>`` cell, text of a plain inline string, any other content)."""
+    return re.compile(
+        rf'<{prefix}c r="([A-Z]{{1,3}})([0-9]{{1,7}})"([^>]*?)(?:/>'
+        rf"|><{prefix}v>([^<]*)</{prefix}v></{prefix}c>"
+        rf'|><{prefix}is><{prefix}t(?: xml:space="preserve")?>([^<]*)</{prefix}t></{prefix}is>'
+        rf"</{prefix}c>"
+        rf"|>(.*?)</{prefix}c>)", re.S)
+
+
+def _content(v: str, t: str, content: str) -> str:
+    """A cell's content from the groups of :func:`_cell_pattern`."""
+    if content:
+        return content
+    if v:
+        return f"<v>{v}</v>"
+    return f"<is><t>{t}</t></is>" if t else ""
+
+
 def _header(body: str, cell_re: re.Pattern[str], decoder: _Decoder) -> list[Any]:
     """Row 1's values by column (None where no cell)."""
     out: list[Any] = []
-    for letters, _r, attrs, content in cell_re.findall(body):
+    for letters, _r, attrs, v, t, content in cell_re.findall(body):
         kind = _TYPE.search(attrs)
-        num, code, _f, _ne = decoder.decode(kind.group(1) if kind else "n", content)
+        num, code, _f, _ne = decoder.decode(kind.group(1) if kind else "n",
+                                            _content(v, t, content))
         i = column_number(letters) - 1
         out.extend([None] * (i + 1 - len(out)))
         out[i] = decoder.texts[code] if code >= 0 else (None if num != num else num)
     return out
 
 
-def _any_order(xml: str, prefix: str) -> list[tuple[str, str, str, str]]:
+def _any_order(xml: str, prefix: str) -> list[tuple[str, str, str, str, str, str]]:
     """The cells of ``xml`` as :func:`_take` matches them, whatever the order of their
     attributes (slower: the reference is searched in each cell's attributes)."""
     out = []
@@ -399,13 +419,13 @@ def _any_order(xml: str, prefix: str) -> list[tuple[str, str, str, str]]:
             raise SheetRefused("has a cell without its r= reference; save it again with Excel "
                                "or LibreOffice")
         out.append((ref.group(1), ref.group(2), attrs[:ref.start()] + attrs[ref.end():],
-                    content))
+                    "", "", content))
     return out
 
 
 def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int],
           decoder: _Decoder,
-          cache: dict[tuple[str, str], tuple[float, int, bool, bool]],
+          cache: dict[tuple[str, ...], tuple[float, int, bool, bool]],
           pieces: dict[int, list[tuple[np.ndarray, ...]]], data_rows: list[np.ndarray]) -> None:
     """The kept cells of a run of rows, appended to ``pieces`` per column."""
     found = cell_re.findall(xml)
@@ -414,8 +434,8 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
         found = _any_order(xml, prefix)
     if not found:
         return
-    letters, rows, attrs, contents = (np.array(x, dtype=object) for x in zip(*found,
-                                                                            strict=True))
+    letters, rows, attrs, plain_v, plain_t, contents = (
+        np.array(x, dtype=object) for x in zip(*found, strict=True))
     l_codes, l_uniques = pd.factorize(letters)
     columns = np.array([col_of.get(x, -1) for x in l_uniques], dtype=np.int64)[l_codes]
     row_numbers = rows.astype(np.int64)
@@ -427,25 +447,26 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
     code = np.full(count, -1, dtype=np.int32)
     formula = np.zeros(count, dtype=bool)
     present = np.zeros(count, dtype=bool)
-    slow = ~numeric
-    at = np.flatnonzero(numeric)
+    other = contents != ""
+    slow = ~numeric | other
+    at = np.flatnonzero(numeric & ~other & (plain_v != ""))
     if len(at):  # plain numbers (<v>…</v>, no formula) converted at C speed
-        text = pd.Series(contents[at], dtype=object)
-        plain = (text.str.startswith("<v>") & text.str.endswith("</v>")).to_numpy(dtype=bool)
-        values = pd.to_numeric(text.str.slice(3, -4).where(plain, ""), errors="coerce")
+        values = pd.to_numeric(pd.Series(plain_v[at], dtype=object), errors="coerce")
         values = values.to_numpy(dtype=np.float64, na_value=np.nan)
-        done = plain & np.isfinite(values)
+        done = np.isfinite(values)
         num[at[done]] = values[done]
         present[at[done]] = True
         slow[at[~done]] = True
     rest = np.flatnonzero(slow)
     if len(rest):  # everything else: each distinct (type, content) decoded once
         k_codes = a_codes[rest]
-        for j, (k, c) in enumerate(zip(k_codes.tolist(), contents[rest].tolist(), strict=True)):
-            key = (kinds[k], c)
+        for j, (k, v, t, c) in enumerate(zip(k_codes.tolist(), plain_v[rest].tolist(),
+                                             plain_t[rest].tolist(), contents[rest].tolist(),
+                                             strict=True)):
+            key = (kinds[k], v, t, c)
             d = cache.get(key)
             if d is None:
-                d = cache[key] = decoder.decode(kinds[k], c)
+                d = cache[key] = decoder.decode(kinds[k], _content(v, t, c))
             i = rest[j]
             num[i], code[i], formula[i], present[i] = d
     present &= columns >= 0
