@@ -13,9 +13,9 @@ import pytest
 
 from planner.report.sheetstream import SheetRefused, read_columns, shared_strings
 
-SST = ('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="2" '
-       'uniqueCount="2"><si><t>shared name</t></si><si><r><t>rich </t></r><r><t>text</t></r>'
-       '<rPh><t>phonetic</t></rPh></si></sst>')
+SST = ('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="3" '
+       'uniqueCount="3"><si><t>shared name</t></si><si><r><t>rich </t></r><r><t>text</t></r>'
+       '<rPh><t>phonetic</t></rPh></si><si><t>a_x000D_b _x005F_x000D_</t></si></sst>')
 
 
 def _sheet(tmp_path: Path, rows: str, dimension: str = "A1:D3") -> tuple[zipfile.ZipFile, str]:
@@ -49,20 +49,22 @@ def test_every_encoding_of_the_kept_columns_is_read(tmp_path: Path) -> None:
             '<row r="5"><c s="1" r="A5"><v>2.5</v></c><c r="B5" t="inlineStr"><is>'
             '<t xml:space="preserve">a &amp; b &lt;c&gt; &#233;</t></is></c>'
             '<c r="D5" t="b"><f>TRUE()</f><v>0</v></c></row>'
+            '<row r="6"><c r="B6" t="s"><v>2</v></c></row>'
             '<row r="1048576"><c r="B1048576" t="str"><v>last</v></c></row>')
     z, member = _sheet(tmp_path, rows)
     sheet = _read(z, member)
     assert sheet.header == ["id", "shared name", "out", "flag"]
     # row 3 holds only an empty cell and blank text: not a data row; C is not kept
-    assert sheet.rows.tolist() == [2, 5, 1_048_576]
+    assert sheet.rows.tolist() == [2, 5, 6, 1_048_576]
     ids, id_formulas = sheet.values(0)
     assert ids.dtype == np.float64 and ids.tolist()[:2] == [12.0, 2.5]
-    assert np.isnan(ids.iloc[2]) and not id_formulas.any()
+    assert np.isnan(ids.iloc[2]) and np.isnan(ids.iloc[3]) and not id_formulas.any()
     names, _f = sheet.values(1)
-    assert names.tolist() == ["rich text", "a & b <c> é", "last"]
+    # Excel's _xHHHH_ escapes decoded (_x005F_ is an escaped underscore)
+    assert names.tolist() == ["rich text", "a & b <c> é", "a\rb _x000D_", "last"]
     flags, flag_formulas = sheet.values(3)
-    assert flags.tolist() == [True, False, None]
-    assert flag_formulas.tolist() == [False, True, False]
+    assert flags.tolist() == [True, False, None, None]
+    assert flag_formulas.tolist() == [False, True, False, False]
     with pytest.raises(KeyError):
         sheet.values(2)  # column C was not kept
 

@@ -47,6 +47,7 @@ _TEXT = re.compile(r"<(?:\w+:)?t(?:\s[^>]*)?>([^<]*)</(?:\w+:)?t>")
 _PHONETIC = re.compile(r"<(?:\w+:)?rPh\b.*?</(?:\w+:)?rPh>", re.S)
 _SI = re.compile(r"<(?:\w+:)?si>(.*?)</(?:\w+:)?si>|<(?:\w+:)?si/>", re.S)
 _ENTITY = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);")
+_OOXML_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
 
@@ -93,10 +94,14 @@ def unescape(text: str) -> str:
 
 
 def _rich_text(xml: str) -> str:
-    """The text of an ``<is>`` or ``<si>`` element: its ``<t>`` runs, phonetic runs left out."""
+    """The text of an ``<is>`` or ``<si>`` element: its ``<t>`` runs, phonetic runs left out,
+    and ``_xHHHH_`` escapes (how Excel writes a control character such as CR) decoded."""
     if "<rPh" in xml or ":rPh" in xml:
         xml = _PHONETIC.sub("", xml)
-    return unescape("".join(_TEXT.findall(xml)))
+    text = unescape("".join(_TEXT.findall(xml)))
+    if "_x" in text:
+        text = _OOXML_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    return text
 
 
 def shared_strings(z: zipfile.ZipFile, max_bytes: int, too_big: Callable[[], Exception]
