@@ -167,7 +167,7 @@ def test_every_problem_is_reported_with_file_line_and_column(ws: Workspace,
         "x,llama-9,h100-sxm,4,1,1,1024,bf16,1,",
         "y,llama-3-8b,quantum,NaN,1,1,-5,bf17,1,",
         "ok,llama-3-8b,h100-sxm,4,3,3,1024,bf16,inf,",
-        "z,llama-3-8b,h100-sxm,,1,1,1024,bf16,1,",
+        ",llama-3-8b,h100-sxm,,1,1,1024,bf16,1,",
     ]
     path = write_csv(tmp_path / "bad.csv", rows)
     with pytest.raises(BulkImportError) as caught:
@@ -187,10 +187,69 @@ def test_every_problem_is_reported_with_file_line_and_column(ws: Workspace,
         f"{p}:6 (name): 'ok' is also the name on line 2; names in a fleet are unique",
         f"{p}:6 (target_requests_per_s): must be a number from 0 to 1,000,000,000 "
         "(got 'inf')",
-        f"{p}:7 (batch): is empty; must be an integer from 1 to 10,000,000",
+        f"{p}:7 (name): is empty; every scenario needs a name",
     ]
     assert caught.value.total == 9
     assert [s.name for s in ws.scenarios("bulk")] == ["taken"]
+
+
+MIXED_HEADER = ("name,model,gpu,kind,batch,prompt_tokens,mfu,reserve_fraction,train_tokens,"
+                "train_seq_len,zero_stage,activation_recompute,weight_dtype")
+
+
+def test_mixed_kinds_leave_the_other_kinds_columns_empty(ws: Workspace, db_url: str,
+                                                         tmp_path: Path) -> None:
+    """An empty cell is "not given": an inference row leaves train_tokens empty, a training
+    row leaves batch empty, and either may leave any input empty; each gets the default of
+    its own kind (training: MFU 0.4 and no reserve; inference: MFU 0.5, reserve 10 %)."""
+    rows = [
+        "serve,llama-3-8b,h100-sxm,inference,32,2048,,,,,,,bf16",
+        "train,llama-3-8b,h100-sxm,training,,,,,2e9,8192,3,false,",
+        "both-empty,llama-3-8b,h100-sxm,,,,,,,,,,",
+        "tuned,llama-3-8b,h100-sxm,training,,,0.35,0.05,,,,,",
+    ]
+    result = ws.import_scenarios("bulk", write_csv(tmp_path / "mixed.csv", rows,
+                                                   MIXED_HEADER))
+    assert result.created == 4
+    got = {s.name: s for s in ws.scenarios("bulk")}
+    serve, train = got["serve"].inputs, got["train"].inputs
+    assert (got["serve"].kind, serve["batch"], serve["prompt_tokens"]) == ("inference", 32, 2048)
+    assert (serve["mfu"], serve["reserve_fraction"], serve["weight_dtype"]) == (0.5, 0.1, "bf16")
+    assert (got["train"].kind, train["train_tokens"], train["train_seq_len"]) == \
+        ("training", 2e9, 8192)
+    assert (train["zero_stage"], train["activation_recompute"]) == (3, False)
+    assert (train["mfu"], train["reserve_fraction"], train["weight_dtype"]) == (0.4, 0.0, "auto")
+    assert (train["micro_batch_size"], train["lora_rank"]) == (1, 0)  # not in the file
+    empty = got["both-empty"]
+    assert (empty.kind, empty.inputs["batch"], empty.inputs["prompt_tokens"],
+            empty.inputs["mfu"], empty.inputs["weight_dtype"]) == ("inference", 1, 1024, 0.5,
+                                                                    "auto")
+    assert (got["tuned"].inputs["mfu"], got["tuned"].inputs["reserve_fraction"]) == (0.35, 0.05)
+    # the same rows one by one through scenario new store the same inputs
+    ws.new_fleet("one-by-one")
+    ws.new_scenario("one-by-one", "train", model="llama-3-8b", gpu="h100-sxm",
+                    kind="training", train_tokens=2e9, train_seq_len=8192, zero_stage=3,
+                    activation_recompute=False)
+    assert ws.scenarios("one-by-one")[0].inputs == train
+
+
+def test_a_required_column_left_empty_is_refused_and_nothing_changes(
+        ws: Workspace, db_url: str, tmp_path: Path) -> None:
+    rows = [
+        "a,llama-3-8b,h100-sxm,inference,8,,,,,,,,",
+        "b,,h100-sxm,training,,,,,1e9,,,,",
+        "c,llama-3-8b,,inference,,,,,,,,,",
+    ]
+    path = write_csv(tmp_path / "required.csv", rows, MIXED_HEADER)
+    before = dump(db_url)
+    with pytest.raises(BulkImportError) as caught:
+        ws.import_scenarios("bulk", path)
+    assert caught.value.total == 2
+    assert caught.value.lines[0].startswith(f"{path}:3 (model): is empty; must be a model of "
+                                            "the catalog (deepseek-v3, ")
+    assert caught.value.lines[1].startswith(f"{path}:4 (gpu): is empty; must be a GPU of the "
+                                            "catalog (a10, ")
+    assert dump(db_url) == before
 
 
 def test_cross_column_rules_are_checked_per_row(ws: Workspace, tmp_path: Path) -> None:

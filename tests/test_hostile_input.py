@@ -388,15 +388,48 @@ def test_workbook_far_cell_is_refused(ws: Workspace, tmp_path: Path,
 
 def test_workbook_million_rows_is_refused(ws: Workspace, tmp_path: Path,
                                           isolated_data_dir: Path) -> None:
+    """A sheet XML bomb: 1.1 million one-cell rows in a few MB of zip. The scenario sheets
+    may now hold Excel's 1,048,576 rows (an export of any size must import back), and are
+    streamed in compact columns, so the bomb now runs past Excel's last row: it is read in
+    one pass within the 3 GiB address space and refused at the first row beyond it."""
     path = tmp_path / "r.xlsx"
     ws.export(path)
     many = tmp_path / "many.xlsx"
     _add_rows(path, many, "".join(f'<row r="{r}"><c r="A{r}"><v>1</v></c></row>'
-                                  for r in range(100, 1_000_100)))
+                                  for r in range(100, 1_100_100)))
     assert many.stat().st_size < 10 << 20
     proc = _import_limited(many, isolated_data_dir)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "refused:" in proc.stdout and "rows" in proc.stdout, proc.stdout
+    assert "refused:" in proc.stdout and "A1048577: outside the planner's layout (at most " \
+        "1,048,575 scenario rows" in proc.stdout, proc.stdout
+
+
+def test_workbook_rows_beyond_fifty_thousand_import_back(ws: Workspace, tmp_path: Path) -> None:
+    """Issue 14: the old 50,000-row bound refused the planner's own 100,000-scenario export.
+    A scenario's row moved to sheet row 70,001 (below 70,000 empty rows) is read back as
+    that scenario: nothing to change, and an edit of its batch there is planned for it."""
+    path = tmp_path / "r.xlsx"
+    ws.export(path)
+    col = letters("inference")
+    moved = tmp_path / "moved.xlsx"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(moved, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "xl/worksheets/sheet2.xml":
+                xml = data.decode()
+                last = max(int(r) for r in re.findall(r'<row r="([0-9]+)"', xml))
+                row = re.search(rf'<row r="{last}".*?</row>', xml).group(0)
+                batch = re.search(rf'<c r="{col["batch"]}{last}"[^>]*><v>([0-9.]+)</v>', row)
+                far = row.replace(batch.group(0), batch.group(0).replace(
+                    f"<v>{batch.group(1)}</v>", "<v>77</v>"))
+                far = re.sub(rf'r="([A-Z]*){last}"', r'r="\g<1>70001"', far)
+                xml = xml.replace(row, far)
+                data = xml.encode()
+            dst.writestr(item, data)
+    plans = ws.import_workbook(moved, dry_run=True)
+    changed = [p for p in plans if p.fields]
+    assert [(p.sheet, p.row, p.fields) for p in changed] == [("Scenarios", 70001, {"batch": 77})]
+    assert changed[0].id is not None
 
 
 # ---------------------------------------------------------------- 15: import checks

@@ -32,7 +32,8 @@ def scenario_import(ctx: click.Context, fleet: str, path: Path, dry_run: bool,
                     on_clash: str | None, as_json: bool) -> None:
     """Create many scenarios in FLEET from FILE (.csv, .xlsx, or .parquet with pyarrow
     installed): a header `name,model,gpu` then any of kind, notes, lora_targets and the input
-    columns (see `planner estimate --help`); inputs left out take their defaults.
+    columns (see `planner estimate --help`); inputs left out or left empty take the
+    defaults of their row's kind (so inference and training rows may share a file).
 
     Every cell is checked first, column by column, and every problem is listed as
     FILE:line (column): message (the first 20, and how many in all); then all rows are written

@@ -9,11 +9,14 @@ that differ, guarded by the row's ``version``), a row without one creates a scen
 cell is reported with its sheet, cell address, column and reason, all at once; the plan is
 applied by the workspace in one transaction, or not at all.
 
-Nothing in the file is trusted. Before calamine reads a sheet, :func:`scan_sheet` streams its
-XML once and refuses a used range beyond the layout (:data:`MAX_ROWS` rows, the sheet's columns)
-and oversized parts, so a single cell at ``XFD1048576`` cannot make the reader allocate the
-whole grid; it also finds formula cells, which are refused in input columns (their cached value
-is not what the reader typed). A row with an id must carry the version it was exported with,
+Nothing in the file is trusted. The scenario sheets are streamed
+(:mod:`planner.report.sheetstream`): only their meta and input columns are kept, as compact
+arrays, so memory does not grow with the grid a used range spans; a cell beyond the layout
+(:data:`MAX_ROWS` rows, the sheet's columns) or an oversized part is refused naming it, so a
+single cell at ``XFD1048576`` or a million-row XML bomb costs one pass and no grid. The small
+GPUs sheet is read by calamine after :func:`scan_sheet` has checked it the same way. Formula
+cells are refused in input columns (their cached value is not what the reader typed).
+A row with an id must carry the version it was exported with,
 must be on the sheet of its kind, may appear once, and may not take another scenario's name.
 """
 
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from openpyxl.utils import get_column_letter
 
 from planner.errors import PlannerError
@@ -42,6 +46,7 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
+from planner.report.sheetstream import SheetColumns, SheetRefused, read_columns, shared_strings
 from planner.sheet.checks import Problems, check_column, check_rules
 from planner.sheet.table import inputs_of
 
@@ -88,10 +93,13 @@ class RowPlan:
     """For an update: only the fields that differ. For a new row: every field."""
 
 
-MAX_ROWS = 50_000
-"""Most scenario rows a sheet may hold (exports handle 10,000 comfortably)."""
-MAX_SHEET_BYTES = 1 << 30
-"""Largest uncompressed sheet XML read (10,000 exported scenarios take about 150 MB)."""
+MAX_ROWS = 1_048_575
+"""Most scenario rows a sheet may hold: Excel's 1,048,576 rows less the header. The scenario
+sheets are streamed (:mod:`planner.report.sheetstream`), so memory grows by about 13 bytes per
+kept cell, never with the grid the used range spans."""
+MAX_SHEET_BYTES = 1 << 34
+"""Largest uncompressed sheet XML read (16 GiB: 100,000 exported scenarios take about 1.5 GB,
+a sheet full to Excel's last row about 16 GB; streamed, so this bounds time, not memory)."""
 MAX_STRINGS_BYTES = 256 << 20
 """Largest uncompressed shared-string table read."""
 _TAG = re.compile(r"<(?:\w+:)?(row|c|f|dimension)\b([^>]*)>")
@@ -180,6 +188,31 @@ def scan_sheet(path: Path, sheet: str, width: int, formula_columns: int) -> set[
     return formulas
 
 
+def _read_sheet(path: Path, sheet: str, keep: list[int], width: int, strings: list[str]
+                ) -> SheetColumns:
+    """The columns ``keep`` (1 is A) of scenario sheet ``sheet``, streamed
+    (:func:`planner.report.sheetstream.read_columns`); a sheet beyond the layout
+    (:data:`MAX_ROWS` rows, ``width`` columns), larger than :data:`MAX_SHEET_BYTES` or not
+    readable is refused naming the first cell outside or what is wrong."""
+    limit = f"{get_column_letter(width)}{MAX_ROWS + 1}"
+    try:
+        with zipfile.ZipFile(path) as z:
+            member = _sheet_paths(z).get(sheet)
+            if member is None or member not in set(z.namelist()):
+                raise ImportError_(path, problem=f"sheet {sheet} has no worksheet part")
+            return read_columns(z, member, keep=keep, width=width, max_rows=MAX_ROWS,
+                                max_bytes=MAX_SHEET_BYTES, strings=strings)
+    except SheetRefused as exc:
+        if exc.cell:
+            raise ImportError_(path, problem=(
+                f"{sheet}!{exc.cell}: outside the planner's layout (at most {MAX_ROWS:,} "
+                f"scenario rows and {width} columns, A1:{limit}); clear that cell (and the "
+                "range up to it) and save again")) from None
+        raise ImportError_(path, problem=f"sheet {sheet} {exc.what}") from None
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError, UnicodeError) as exc:
+        raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
+
+
 def _clean(value: Any, *, verbatim: bool = False) -> Any:
     """A cell's value: text stripped (``verbatim`` keeps free text such as notes exactly as
     written, so a round trip keeps its leading tab or line break); empty text is ``None``."""
@@ -232,19 +265,19 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
     lower_models = {k.lower(): k for k in models}
     lower_gpus = {k.lower(): k for k in gpus}
     seen_ids: dict[int, str] = {}
+    try:
+        with zipfile.ZipFile(path) as z:
+            strings = shared_strings(z, MAX_STRINGS_BYTES, lambda: _too_big(
+                path, "the shared string table", MAX_STRINGS_BYTES))
+    except (zipfile.BadZipFile, KeyError, OSError) as exc:
+        raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
     for kind in present:
         sheet = SCENARIO_SHEETS[kind]
         all_columns = scenario_columns(kind)
         columns = [c for c in all_columns if c.role in ("meta", "input")]
-        try:
-            formulas = scan_sheet(path, sheet, len(all_columns),
-                                  max(i for i, c in enumerate(all_columns, 1)
-                                      if c.role in ("meta", "input")))
-        except (zipfile.BadZipFile, KeyError, OSError) as exc:
-            raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
-        table = wb.get_sheet_by_name(sheet).to_python(skip_empty_area=False)
-        rows = iter(table)
-        header = next(rows, None) or ()
+        keep = [i for i, c in enumerate(all_columns, 1) if c.role in ("meta", "input")]
+        sheet_columns = _read_sheet(path, sheet, keep, len(all_columns), strings)
+        header = sheet_columns.header
         expected = [c.header for c in all_columns]
         got = [str(h) if h not in (None, "") else "" for h in header]
         if got[:len(expected)] != expected or any(got[len(expected):]):
@@ -256,18 +289,38 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 f"{expected[bad] if bad < len(expected) else '(nothing)'!r}"))
         index = {c.key: i for i, c in enumerate(all_columns)}
         inputs = {c.name: c for c in inputs_of(kind)}
+        # each kept column once: inputs as Series for the column checks, the other fields as
+        # Python values per row; formula cells per row (rare: only rows that have one)
+        series: dict[str, Any] = {}
+        formula: dict[str, Any] = {}
+        meta: dict[str, list[Any]] = {}
+        for c in columns:
+            numeric = c.key in inputs and inputs[c.key].kind in ("int", "float")
+            values, formula[c.key] = sheet_columns.values(index[c.key], numeric=numeric,
+                                                          strip=c.key != "notes")
+            if c.key in inputs:
+                series[c.key] = values
+            else:
+                meta[c.key] = values.tolist()
+        n = sheet_columns.n
+        rows_of = sheet_columns.rows.tolist()
+        formula_rows: dict[int, set[str]] = {}
+        for key, mask in formula.items():
+            for i in np.flatnonzero(mask).tolist():
+                formula_rows.setdefault(i, set()).add(key)
         records: list[tuple[int, dict[str, Any], set[str]]] = []
-        for r, values in enumerate(rows, 2):
-            formula_keys = {c.key for c in columns if (r, index[c.key] + 1) in formulas}
-            if not formula_keys and (values is None or all(
-                    _clean(v) is None for v in values[:len(columns)])):
-                continue
-            cell = {c.key: _clean(values[index[c.key]], verbatim=c.key == "notes")
-                    if index[c.key] < len(values) else None for c in columns}
+        meta_keys = list(meta)
+        for i, values in enumerate(zip(*(meta[k] for k in meta_keys), strict=True)):
+            cell = dict(zip(meta_keys, values, strict=True))
+            formula_keys = formula_rows.get(i, set())
             for key in formula_keys:
                 cell[key] = None
-            records.append((r, cell, formula_keys))
-        checked = _check_columns(records, kind, inputs, lower_models, lower_gpus, models, gpus)
+            records.append((rows_of[i], cell, formula_keys))
+        if not meta_keys:
+            records = [(rows_of[i], {}, formula_rows.get(i, set())) for i in range(n)]
+        checked = _check_columns(records, series, kind, inputs, lower_models, lower_gpus,
+                                 models, gpus)
+        del series
         for i, (r, cell, formula_keys) in enumerate(records):
             row_errors: list[CellError] = []
 
@@ -360,6 +413,7 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
             plans.append(RowPlan(sheet, r, kind, current.fleet, current.name, sid, version,
                                  changed))
     if gpu_versions is not None and "GPUs" in wb.sheet_names:
+        scan_sheet(path, "GPUs", len(GPU_SHEET), len(GPU_SHEET))  # bounded before calamine
         gpu_plans, gpu_errors = read_gpu_sheet(path, wb.get_sheet_by_name("GPUs").to_python(
             skip_empty_area=False), gpus, gpu_versions)
         plans += gpu_plans
@@ -381,11 +435,12 @@ class _Checked:
     rules: dict[int, tuple[str, str]]
 
 
-def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]], kind: str,
-                   inputs: dict[str, Any], lower_models: dict[str, str],
-                   lower_gpus: dict[str, str], models: dict[str, ModelSpec],
-                   gpus: dict[str, GpuSpec]) -> _Checked:
-    """Every input cell of ``records`` validated one column at a time
+def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]],
+                   columns: dict[str, Any], kind: str, inputs: dict[str, Any],
+                   lower_models: dict[str, str], lower_gpus: dict[str, str],
+                   models: dict[str, ModelSpec], gpus: dict[str, GpuSpec]) -> _Checked:
+    """Every input cell of ``records`` (``columns``: per input, its cells as a Series, one
+    per record; a missing column is all empty) validated one column at a time
     (:func:`planner.sheet.checks.check_column`: each distinct text parsed once, numbers
     checked as arrays), then the rules across columns once per distinct model, GPU and dtype
     (:func:`planner.sheet.checks.check_rules`) over the rows whose cells are each valid."""
@@ -398,7 +453,9 @@ def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]], kind: st
     arrays: dict[str, Any] = {}
     ok = np.ones(n, dtype=bool)
     for key, spec in inputs.items():
-        series = pd.Series([cell[key] for _r, cell, _f in records], dtype=object)
+        series = columns.get(key)
+        if series is None:
+            series = pd.Series([None] * n, dtype=object)
         skip = np.fromiter((key in f for _r, _c, f in records), dtype=bool, count=n)
         problems = Problems(cap=n + 1)
         arrays[key], wrong = check_column(spec, series, problems, show_value=False, skip=skip)

@@ -3,12 +3,14 @@
 :func:`planner.sheet.table.validate` stops at the first bad value, which suits a sweep or a
 DataFrame a program built. A file a person wrote deserves every problem at once, so
 :func:`check_table` makes one pass per column over the whole table (types, ranges, allowed
-values, empty cells, unknown model and GPU names, duplicate names within the table and
-against names already taken) and then the rules across columns (parallelism against each
-model, a tensor path for the weight dtype on each GPU, LoRA targets, calibration profiles),
-each evaluated once per distinct combination, never once per row. Every problem is a
-:class:`CellProblem` (0-based row, column, message); the first :data:`MAX_REPORTED` by row are
-kept with their messages, all of them are counted.
+values, unknown model and GPU names, duplicate names within the table and against names
+already taken; an empty input cell means "not given": the default of its row's kind, so one
+file may mix inference and training rows, each leaving the other kind's columns empty)
+and then the rules across columns (parallelism against each model, a tensor path for the
+weight dtype on each GPU, LoRA targets, calibration profiles), each evaluated once per
+distinct combination, never once per row. Every problem is a :class:`CellProblem` (0-based
+row, column, message); the first :data:`MAX_REPORTED` by row are kept with their messages,
+all of them are counted.
 
 Rows are numbered from 0; the header is row -1, so a file's line is ``row + 2``.
 """
@@ -192,7 +194,7 @@ def check_column(column: InputColumn, s: pd.Series, problems: Problems, *,
     """(parsed values, bad mask) of one input column, every bad cell reported (``show_value``:
     with the value found). Rows in ``skip`` are not checked (their value is the default)."""
     if skip is not None and skip.any():
-        s = s.copy()
+        s = s.astype(object)  # a copy that may hold the default whatever the column's type
         s[skip] = column.default
     values, bad = _check_input(column, s, problems, show_value)
     return values, bad
@@ -202,19 +204,28 @@ def _got(show: bool, s: pd.Series, r: int) -> str:
     return f" (got {_shown(s.iloc[r])!r})" if show else ""
 
 
-def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_value: bool = True
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(parsed values, bad mask) of one input column; every bad cell reported."""
+def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_value: bool = True,
+                 *, empty: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(parsed values, bad mask) of one input column; every bad cell reported.
+
+    ``empty`` given (where a cell is empty: :func:`_empty`): an empty cell means "not
+    given" and holds the column's default, not a problem (the caller puts a kind's own
+    default there). Without it, an empty cell is refused (a workbook row's inputs are all
+    written by the export, so an emptied one is a mistake)."""
     n = len(s)
-    empty = _empty(s)
-    problems.add_rows(empty, column.name, lambda _r: f"is empty; must be {column.allowed()}")
-    bad = empty.copy()
+    if empty is None:
+        empty = _empty(s)
+        problems.add_rows(empty, column.name,
+                          lambda _r: f"is empty; must be {column.allowed()}")
+        bad = empty.copy()
+    else:
+        bad = np.zeros(n, dtype=bool)
     if column.kind in ("int", "float"):
         if pd.api.types.is_bool_dtype(s):
-            values = np.full(n, np.nan)
+            values = np.where(empty, float(column.default), np.nan)
             problems.add_rows(~empty, column.name,
                               lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
-            return values, np.ones(n, dtype=bool)
+            return values, bad | ~empty
         if pd.api.types.is_numeric_dtype(s):
             values = np.array(s.to_numpy(dtype=np.float64, na_value=np.nan))
             wrong = ~empty & ~np.isfinite(values)
@@ -244,10 +255,10 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_val
         problems.add_rows(wrong, column.name,
                           lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
         bad |= wrong
-        # a bad cell holds the default, so rules across columns never divide by zero
+        # a bad or empty cell holds the default, so rules across columns never divide by zero
         if column.kind == "int":
-            return np.where(bad, column.default, values).astype(np.int64), bad
-        return np.where(bad, float(column.default), values), bad
+            return np.where(bad | empty, column.default, values).astype(np.int64), bad
+        return np.where(bad | empty, float(column.default), values), bad
     if column.kind == "bool" and pd.api.types.is_bool_dtype(s) and not s.isna().any():
         return s.to_numpy(dtype=bool), bad
     codes, parsed, errors = _by_distinct(s, column.parse)
@@ -258,6 +269,7 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_val
     fill = column.default
     values = np.asarray([fill if p is None else p for p in parsed] + [fill],
                         dtype=object)[:-1][codes]
+    values[empty] = fill
     if column.kind == "bool":
         values = values.astype(bool)
     return values, bad
@@ -378,9 +390,15 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
     # every input column, given or defaulted (a training row's own defaults where absent)
     inputs: dict[str, np.ndarray] = {}
     bad_input: dict[str, np.ndarray] = {}
+    # (an empty cell is "not given": the default of the row's kind; a field of the other
+    # kind left empty, e.g. an inference row's train_tokens, is simply not given)
     for c in SCENARIO_INPUT_COLUMNS:
         if c.name in column:
-            inputs[c.name], bad_input[c.name] = _check_input(c, column[c.name], problems)
+            empty = _empty(column[c.name])
+            inputs[c.name], bad_input[c.name] = _check_input(c, column[c.name], problems,
+                                                             empty=empty)
+            if c.name in TRAINING_DEFAULT_OVERRIDES:
+                inputs[c.name][empty & training] = TRAINING_DEFAULT_OVERRIDES[c.name]
             continue
         default = np.full(n, c.default, dtype=_dtype(c))
         if c.name in TRAINING_DEFAULT_OVERRIDES:
