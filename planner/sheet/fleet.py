@@ -61,6 +61,23 @@ def output_list(values: Mapping[str, Any], name: str, start: int = 0,
     return items
 
 
+def compute_dtypes(scenarios: Sequence[Scenario], models: Mapping[str, ModelSpec],
+                   gpus: Mapping[str, GpuSpec]) -> list[str]:
+    """Each scenario's matmul dtype (:func:`planner.estimator.gpu.compute_dtype`), computed
+    once per distinct (GPU, model, weight dtype, quantization mode): a fleet repeats few."""
+    known: dict[tuple[str, str, str, str], str] = {}
+    out: list[str] = []
+    for sc in scenarios:
+        key = (sc.gpu, sc.model, sc.inputs["weight_dtype"], sc.inputs["quant_mode"])
+        dtype = known.get(key)
+        if dtype is None:
+            dtype = known[key] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"],
+                                               sc.inputs["quant_mode"],
+                                               models[sc.model].quantization)
+        out.append(dtype)
+    return out
+
+
 def record_columns(scenarios: list[Scenario],
                    by_kind: Mapping[str, tuple[list[int], Mapping[str, Any]]], kind: str,
                    start: int, stop: int, models: Mapping[str, ModelSpec],
@@ -77,17 +94,7 @@ def record_columns(scenarios: list[Scenario],
     cols: dict[str, Any] = {name: np.asarray(values[name])[start:stop]
                             for name in graph(kind).outputs}
     rows = [scenarios[i] for i in index[start:stop]]
-    dtypes: dict[tuple[str, str, str, str], str] = {}
-    compute: list[str] = []
-    for sc in rows:
-        key = (sc.gpu, sc.model, sc.inputs["weight_dtype"], sc.inputs["quant_mode"])
-        dtype = dtypes.get(key)
-        if dtype is None:
-            dtype = dtypes[key] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"],
-                                                sc.inputs["quant_mode"],
-                                                models[sc.model].quantization)
-        compute.append(dtype)
-    cols["compute_dtype"] = compute
+    cols["compute_dtype"] = compute_dtypes(rows, models, gpus)
     cols["gpu_memory_bytes"] = [gpus[sc.gpu].memory_bytes for sc in rows]
     if kind == "inference":
         errors = {p.label: p.holdout_throughput_error for p in profiles or ()}

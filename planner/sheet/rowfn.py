@@ -40,6 +40,7 @@ from typing import Any
 
 from planner.estimator import ops
 from planner.sheet.graph import FormulaGraph
+from planner.sheet.symbolic import OperatorNode
 
 FLOAT, INT, BOOL, TEXT = "f", "i", "b", "s"
 """Inferred value types: Python float, int, bool and str."""
@@ -55,39 +56,15 @@ class TraceError(TypeError):
     """A formula did something the one-row compiler cannot record (it is then called)."""
 
 
-class _Trace:
+class _Trace(OperatorNode):
     """A value in a traced formula: ``op`` is ``col`` (a column), ``const``, ``neg``, a binary
     operator or an operator-set function; ``args`` its operands."""
 
-    __slots__ = ("args", "op")
-    __hash__ = None  # type: ignore[assignment]  # __eq__ records a comparison
+    __slots__ = ()
 
-    def __init__(self, op: str, args: tuple[Any, ...]) -> None:
-        self.op = op
-        self.args = args
-
-    def _bin(self, op: str, other: Any, reverse: bool = False) -> _Trace:
-        other = _wrap(other)
-        return _Trace(op, (other, self) if reverse else (self, other))
-
-    def __add__(self, o: Any) -> _Trace: return self._bin("+", o)
-    def __radd__(self, o: Any) -> _Trace: return self._bin("+", o, True)
-    def __sub__(self, o: Any) -> _Trace: return self._bin("-", o)
-    def __rsub__(self, o: Any) -> _Trace: return self._bin("-", o, True)
-    def __mul__(self, o: Any) -> _Trace: return self._bin("*", o)
-    def __rmul__(self, o: Any) -> _Trace: return self._bin("*", o, True)
-    def __truediv__(self, o: Any) -> _Trace: return self._bin("/", o)
-    def __rtruediv__(self, o: Any) -> _Trace: return self._bin("/", o, True)
-    def __pow__(self, o: Any) -> _Trace: return self._bin("**", o)
-    def __rpow__(self, o: Any) -> _Trace: return self._bin("**", o, True)
-    def __lt__(self, o: Any) -> _Trace: return self._bin("<", o)
-    def __le__(self, o: Any) -> _Trace: return self._bin("<=", o)
-    def __gt__(self, o: Any) -> _Trace: return self._bin(">", o)
-    def __ge__(self, o: Any) -> _Trace: return self._bin(">=", o)
-    def __eq__(self, o: Any) -> _Trace: return self._bin("==", o)  # type: ignore[override]
-    def __ne__(self, o: Any) -> _Trace: return self._bin("!=", o)  # type: ignore[override]
-    def __neg__(self) -> _Trace: return _Trace("neg", (self,))
-    def __pos__(self) -> _Trace: return self
+    @classmethod
+    def operand(cls, value: Any) -> _Trace:
+        return _wrap(value)
 
     def __planner_op__(self, name: str, *args: Any) -> _Trace:
         if name not in _FUNCTIONS:

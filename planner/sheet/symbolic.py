@@ -30,9 +30,13 @@ BINARY = {"+": 4, "-": 4, "*": 5, "/": 5, "**": 7,
 FUNCTIONS = ("where", "minimum", "maximum", "floor", "ceil", "lookup")
 
 
-class Expr:
-    """A node: ``op`` is ``ref`` (a column), ``num`` (a constant), ``neg``, a binary operator or
-    an operator-set function; ``args`` its operands."""
+class OperatorNode:
+    """A recorded operation: ``op`` and its operands ``args``. Every arithmetic operator and
+    comparison builds a node of the caller's class, its other operand passed through the
+    class's :meth:`operand`; the operator-set functions arrive through ``__planner_op__``,
+    which each recorder defines. Shared by :class:`Expr` (explain and Excel) and the one-row
+    compiler's trace (:mod:`planner.sheet.rowfn`), which differ only in how they keep
+    constants and lookup tables."""
 
     __slots__ = ("args", "op")
     __hash__ = None  # type: ignore[assignment]  # __eq__ builds a node
@@ -41,34 +45,50 @@ class Expr:
         self.op = op
         self.args = args
 
+    @classmethod
+    def operand(cls, value: Any) -> Any:
+        """``value`` as a node of this class (constants wrapped)."""
+        raise NotImplementedError
+
+    def _bin(self, op: str, other: Any, reverse: bool = False) -> Any:
+        other = type(self).operand(other)
+        return type(self)(op, (other, self) if reverse else (self, other))
+
+    def __add__(self, o: Any) -> Any: return self._bin("+", o)
+    def __radd__(self, o: Any) -> Any: return self._bin("+", o, True)
+    def __sub__(self, o: Any) -> Any: return self._bin("-", o)
+    def __rsub__(self, o: Any) -> Any: return self._bin("-", o, True)
+    def __mul__(self, o: Any) -> Any: return self._bin("*", o)
+    def __rmul__(self, o: Any) -> Any: return self._bin("*", o, True)
+    def __truediv__(self, o: Any) -> Any: return self._bin("/", o)
+    def __rtruediv__(self, o: Any) -> Any: return self._bin("/", o, True)
+    def __pow__(self, o: Any) -> Any: return self._bin("**", o)
+    def __rpow__(self, o: Any) -> Any: return self._bin("**", o, True)
+    def __lt__(self, o: Any) -> Any: return self._bin("<", o)
+    def __le__(self, o: Any) -> Any: return self._bin("<=", o)
+    def __gt__(self, o: Any) -> Any: return self._bin(">", o)
+    def __ge__(self, o: Any) -> Any: return self._bin(">=", o)
+    def __eq__(self, o: Any) -> Any: return self._bin("==", o)  # type: ignore[override]
+    def __ne__(self, o: Any) -> Any: return self._bin("!=", o)  # type: ignore[override]
+    def __neg__(self) -> Any: return type(self)("neg", (self,))
+    def __pos__(self) -> Any: return self
+
+
+class Expr(OperatorNode):
+    """A node: ``op`` is ``ref`` (a column), ``num`` (a constant), ``neg``, a binary operator or
+    an operator-set function; ``args`` its operands."""
+
+    __slots__ = ()
+
     # construction ------------------------------------------------------------------------
     @staticmethod
     def ref(name: str) -> Expr:
         """A reference to column ``name``."""
         return Expr("ref", (name,))
 
-    def _bin(self, op: str, other: Any, reverse: bool = False) -> Expr:
-        a, b = (wrap(other), self) if reverse else (self, wrap(other))
-        return Expr(op, (a, b))
-
-    def __add__(self, o: Any) -> Expr: return self._bin("+", o)
-    def __radd__(self, o: Any) -> Expr: return self._bin("+", o, True)
-    def __sub__(self, o: Any) -> Expr: return self._bin("-", o)
-    def __rsub__(self, o: Any) -> Expr: return self._bin("-", o, True)
-    def __mul__(self, o: Any) -> Expr: return self._bin("*", o)
-    def __rmul__(self, o: Any) -> Expr: return self._bin("*", o, True)
-    def __truediv__(self, o: Any) -> Expr: return self._bin("/", o)
-    def __rtruediv__(self, o: Any) -> Expr: return self._bin("/", o, True)
-    def __pow__(self, o: Any) -> Expr: return self._bin("**", o)
-    def __rpow__(self, o: Any) -> Expr: return self._bin("**", o, True)
-    def __lt__(self, o: Any) -> Expr: return self._bin("<", o)
-    def __le__(self, o: Any) -> Expr: return self._bin("<=", o)
-    def __gt__(self, o: Any) -> Expr: return self._bin(">", o)
-    def __ge__(self, o: Any) -> Expr: return self._bin(">=", o)
-    def __eq__(self, o: Any) -> Expr: return self._bin("==", o)  # type: ignore[override]
-    def __ne__(self, o: Any) -> Expr: return self._bin("!=", o)  # type: ignore[override]
-    def __neg__(self) -> Expr: return Expr("neg", (self,))
-    def __pos__(self) -> Expr: return self
+    @classmethod
+    def operand(cls, value: Any) -> Expr:
+        return wrap(value)
 
     def __planner_op__(self, name: str, *args: Any) -> Expr:
         if name not in FUNCTIONS:

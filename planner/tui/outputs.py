@@ -24,7 +24,8 @@ import numpy as np
 
 from planner.domain import Scenario
 from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec, compute_dtype
+from planner.estimator.gpu import GpuSpec
+from planner.sheet.fleet import compute_dtypes
 from planner.sheet.outputs import output_columns
 from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures
 from planner.sheet.table import graph
@@ -60,18 +61,10 @@ class OutputBlock:
                                                for name in outputs}
         described = output_columns()
         self.integer = frozenset(name for name in outputs if described[name].integer)
-        dtypes: dict[tuple[str, str, str, str], str] = {}
         dtype = np.empty(count, dtype=object)
+        dtype[:] = compute_dtypes(scenarios, models, gpus)
         memory = np.empty(count, dtype=object)
-        for j, sc in enumerate(scenarios):
-            key = (sc.gpu, sc.model, sc.inputs["weight_dtype"], sc.inputs["quant_mode"])
-            found = dtypes.get(key)
-            if found is None:
-                found = dtypes[key] = compute_dtype(gpus[sc.gpu], sc.inputs["weight_dtype"],
-                                                    sc.inputs["quant_mode"],
-                                                    models[sc.model].quantization)
-            dtype[j] = found
-            memory[j] = gpus[sc.gpu].memory_bytes
+        memory[:] = [gpus[sc.gpu].memory_bytes for sc in scenarios]
         self.dtype, self.gpu_memory = dtype, memory
         self.applied: np.ndarray | None = None
         self.errors: dict[str, float | None] = {}
