@@ -7,8 +7,8 @@ For the small configs the script also runs the model once and measures the cache
 returns; the planner's KV elements per token, window and fixed per-sequence state must match it.
 Real published configs under ``fixtures/hf_configs`` name their source in
 ``fixtures/hf_configs/sources.toml``, with how each file was obtained (``provenance``): a
-verbatim copy of the published file, copied from a full quotation of it, or typed from memory
-and not verified.
+verbatim copy of the published file, copied from a full quotation of it, typed and confirmed by a
+measurement of the published checkpoint, or typed from memory and not verified.
 """
 
 from __future__ import annotations
@@ -77,9 +77,21 @@ def test_published_fixtures_record_their_provenance() -> None:
     assert all("find_string id" in sources[n]["cross_check"] for n in quoted)
     unverified = {n for n, r in sources.items()
                   if r["provenance"].startswith("typed from memory, not verified")}
-    assert unverified == {"olmo-2-1124-7b", "deepseek-v2-lite", "deepseek-v2",
+    assert unverified == {"olmo-2-1124-7b", "deepseek-v2",
                           "granite-3.0-1b-a400m-base", "gemma-3-4b-it"}
     assert all(sources[n].get("cross_check") for n in unverified)
+    # The two types with no verbatim file rest on a measurement of the published checkpoint.
+    confirmed = {n for n, r in sources.items()
+                 if r["provenance"].startswith("typed, shape confirmed by the published")}
+    assert confirmed == {"deepseek-v2-lite", "glm-4.5-air"}
+    assert all("find_string id" in sources[n]["checkpoint_check"] for n in confirmed)
+    assert verbatim | quoted | unverified | confirmed == set(sources)
+    # Every model_type the planner added for current models rests on a verbatim file or on a
+    # confirmed one.
+    grounded = verbatim | quoted | confirmed
+    types = {json.loads((folder / f"{n}.json").read_text())["model_type"] for n in grounded}
+    assert {"gpt_oss", "llama4", "gemma3", "gemma3_text", "deepseek_v2", "qwen3_next",
+            "glm4_moe", "phimoe", "olmo2", "granitemoe", "llava", "qwen2_5_vl"} <= types
 
 
 def test_every_catalog_model_has_its_hub_source() -> None:
@@ -108,6 +120,44 @@ def test_olmo2_13b_count_is_its_checkpoint_size() -> None:
     total = count_params(spec).total
     assert total == MODELS[name]["total"] == 13_716_198_400
     assert total * 4 == 54_864_793_600
+
+
+def test_deepseek_v2_lite_count_is_its_checkpoint_size() -> None:
+    """deepseek-ai/DeepSeek-V2-Lite is stored in bf16. A public analysis of the checkpoint
+    (find_string id 69506398894, "07 — Roofline and Memory Budget", which reads the Hub
+    repository's model.safetensors.index.json) quotes ``total_size: 31412968448`` and its own
+    per-component accounting: attention 27 x 13,762,560 and norms 27 x (2 x 2048 + 512) + 2048.
+    The typed fixture reproduces all three through transformers' count, to the element: its
+    shape keys are the published checkpoint's, whatever its byte layout."""
+    name = "deepseek-v2-lite"
+    spec = spec_from_file(ROOT / MODELS[name]["config"], name)
+    counts = count_params(spec)
+    assert counts.total == MODELS[name]["total"] == 15_706_484_224
+    assert counts.total * 2 == 31_412_968_448
+    assert counts.attention == MODELS[name]["attention"] == 27 * 13_762_560
+    assert counts.norm == MODELS[name]["norm"] == 27 * (2 * 2048 + 512) + 2048
+
+
+def test_glm45_air_count_is_the_loaded_models_module_tree() -> None:
+    """zai-org/GLM-4.5-Air as transformers 4.54 loads it from the Hub files: a public ms-swift
+    conversion log (find_string id 48221590695, model_dir .../ZhipuAI/GLM-4.5-Air) prints the
+    loaded ``Glm4MoeConfig`` (every key equal to the fixture's) and the instantiated module
+    tree. Summing that tree's printed shapes: embedding and untied LM head 151552 x 4096;
+    per layer q_proj 4096 -> 12288 and k/v_proj 4096 -> 1024 with biases, o_proj 12288 -> 4096
+    without, two RMSNorms; layer 0 a dense 10944-wide SwiGLU MLP; layers 1-45 128 experts and
+    one shared expert 1408 wide and the router's [128, 4096] weight (its
+    e_score_correction_bias is a buffer in transformers, not a parameter); a final norm. The
+    multi-token-prediction layer of the checkpoint is not instantiated, so not counted."""
+    vocab, d = 151_552, 4096
+    attention = d * 12288 + 12288 + 2 * (d * 1024 + 1024) + 12288 * d
+    moe_layer = 129 * 3 * d * 1408 + 128 * d
+    tree = 2 * vocab * d + 46 * (attention + 2 * d) + 3 * d * 10944 + 45 * moe_layer + d
+    name = "glm-4.5-air"
+    spec = spec_from_file(ROOT / MODELS[name]["config"], name)
+    counts = count_params(spec)
+    assert counts.total == MODELS[name]["total"] == tree == 106_852_245_504
+    assert counts.attention == 46 * attention
+
 
 def test_multimodal_configs_report_their_vision_tower() -> None:
     """Text model and vision tower (with projector) of the published multimodal configs,

@@ -6,19 +6,25 @@ Published figures (each case names its source):
   (https://huggingface.co/TheBloke/Llama-2-13B-GPTQ/blob/b7db471d1789802a3a8e3b93cdd66a9f046f17c3/README.md):
   main (4 bit, group 128, act order False) 7.26 GB; gptq-4bit-32g-actorder_True 8.00 GB;
   gptq-4bit-64g-actorder_True 7.51 GB (the Hub's file sizes, decimal GB, two decimals).
-* AWQ, TheBloke/Llama-2-13B-chat-AWQ, README "Provided files" table at commit 7d6f9050
+* AWQ, three checkpoints whose own README "Provided files, and AWQ parameters" table is read in
+  full (TheBloke's README_AWQ.md-provided-files section; public copies found by exact-substring
+  search, find_string ids given; each table has one row, branch main, 4 bit, group 128, GEMM):
+  TheBloke/Mistral-7B-v0.1-AWQ 4.15 GB (id 70911152566,
+  https://huggingface.co/TheBloke/Mistral-7B-v0.1-AWQ), TheBloke/LlamaGuard-7B-AWQ 3.89 GB
+  (id 71342332426, https://huggingface.co/TheBloke/LlamaGuard-7B-AWQ) and
+  TheBloke/TinyLlama-1.1B-Chat-v1.0-AWQ 0.77 GB (id 15938422433,
+  https://huggingface.co/TheBloke/TinyLlama-1.1B-Chat-v1.0-AWQ). Sizes are the Hub's, decimal GB
+  with two decimals. Their configs are typed from the base models' published config.json
+  (mistralai/Mistral-7B-v0.1, meta-llama/Llama-2-7b-hf's shape, TinyLlama/TinyLlama-1.1B-Chat-v1.0)
+  with TheBloke's AWQ block; the Mistral shape keys equal a transformers dump of
+  mistralai/Mistral-7B-v0.1's config vendored in github:zkkython/llmsim
+  (hf_config/mistralai__Mistral-7B-v0.1.json at commit 39d00255).
+* AWQ, TheBloke/Llama-2-13B-chat-AWQ, README at commit 7d6f9050
   (https://huggingface.co/TheBloke/Llama-2-13B-chat-AWQ/blob/7d6f9050f5627806dcfdb2f96b39aac1aa6bdf63/README.md):
-  main (4 bit, group 128) 7.25 GB. UNCONFIRMED: the README at that commit is stored (as a
-  mirror of .../raw/7d6f9050.../README.md), but every excerpt the research tools return stops
-  before the "Provided files" table, and an exact-substring search of public GitHub files found
-  no copy of the table (checked twice, the second time in the fixture-verification pass). The
-  figure is the one TheBloke's AWQ READMEs list for 13B; it agrees with the 7_255_009_280 B the
-  planner computes (7.26 GB) within the 1% the test allows, but it is not read from the page.
-  The GPTQ rows above were read in the excerpt. Third search: still no copy of this checkpoint's
-  table; the same README template (README_AWQ.md-provided-files), as stored for two other
-  Llama-2-13B-based AWQ checkpoints of TheBloke, LLaMA2-13B-Tiefighter-AWQ and Mythalion-13B-AWQ
-  (find_string ids 47308076393 and 48020247801), lists "main | 4 | 128 | wikitext | 4096 |
-  7.25 GB" for both: the size this checkpoint's shape gives, read for its siblings.
+  main (4 bit, group 128) 7.25 GB, read from two sibling Llama-2-13B AWQ checkpoints' tables
+  (LLaMA2-13B-Tiefighter-AWQ and Mythalion-13B-AWQ, find_string ids 47308076393 and
+  48020247801), not from this checkpoint's own page, whose table no copy found reaches. The
+  three checkpoints above are the ones read from their own pages.
 * FP8 block-wise, deepseek-ai/DeepSeek-V3 at commit afb92e1f
   (https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/afb92e1fa402c2be2a9eb085312bb02e0384d6c7/model.safetensors.index.json):
   ``metadata.total_size`` 688,586,727,753 B, which includes the multi-token-prediction module
@@ -82,6 +88,26 @@ def test_gptq_llama2_13b_matches_published_sizes(group: int, act_order: bool, ex
     # qweight 4 bit + fp16 scales and 4-bit qzeros per group + int32 g_idx per input row;
     # fp16 embeddings, LM head and norms.
     assert stored == exact
+    assert abs(float(stored) / (published_gb * GB) - 1) < 0.01
+
+
+AWQ_CASES = [
+    # (fixture, exact bytes counted, published GB from the checkpoint's own README)
+    ("mistral-7b-v0.1-awq.json", 4_150_796_288, 4.15),
+    ("llamaguard-7b-awq.json", 3_889_307_648, 3.89),
+    ("tinyllama-1.1b-chat-v1.0-awq.json", 765_693_952, 0.77),
+]
+
+
+@pytest.mark.parametrize(("fixture", "exact", "published_gb"), AWQ_CASES)
+def test_awq_checkpoints_match_their_published_sizes(fixture: str, exact: int,
+                                                     published_gb: float) -> None:
+    """AWQ GEMM packing: qweight int32 [in, out/8] (4 bits a weight), qzeros int32
+    [in/128, out/8] and fp16 scales [in/128, out] (20 bits per group of 128), no g_idx;
+    embeddings, LM head and norms stay fp16 (AutoAWQ quantizes only decoder linears)."""
+    stored = _bytes(_config(fixture))
+    assert stored == exact
+    assert round(float(stored) / GB, 2) == published_gb  # the README's own rounding
     assert abs(float(stored) / (published_gb * GB) - 1) < 0.01
 
 
