@@ -117,6 +117,47 @@ def test_import_at_a_revision_and_the_index_cross_check(hf_cache: Path) -> None:
     assert json.loads(out)["checkpoint"]["group_size"] == 32
 
 
+def test_benchmark_commands_take_the_hub_id_of_an_imported_model(hf_cache: Path,
+                                                                  tmp_path: Path) -> None:
+    """``bench import``, ``bench list`` and ``calibrate`` name a model by the Hub id it was
+    imported from, as ``estimate`` and ``scenario new`` do; the stored runs and the profile
+    carry the model's own name."""
+    from planner.report.benchfiles import CSV_HEADER
+
+    assert run("model", "import", "meta-llama/Meta-Llama-3-8B")[0] == 0
+    # the file names the Hub id (as vllm bench serve's results do)
+    first = tmp_path / "first.csv"
+    first.write_text(",".join(CSV_HEADER) + "\nmeta-llama/Meta-Llama-3-8B,h100-sxm,1,1,1,"
+                     "vllm,bf16,,concurrency,,16,1024,128,2500,80,,,12,\n")
+    code, out, err = run("bench", "import", str(first), "--json")
+    assert code == 0, err
+    assert json.loads(out) == {"added": [1], "duplicates": 0, "files": 1}
+    # the flag names it by Hub id (and wins over what the file says)
+    second = tmp_path / "second.csv"
+    second.write_text(",".join(CSV_HEADER) + "\nllama3-8b-local,h100-sxm,1,1,1,vllm,bf16,,"
+                      "concurrency,,32,1024,128,4100,95,,,14,\n")
+    code, out, err = run("bench", "import", str(second), "--model",
+                         "meta-llama/Meta-Llama-3-8B", "--json")
+    assert code == 0, err
+    assert json.loads(out) == {"added": [2], "duplicates": 0, "files": 1}
+    code, out, err = run("bench", "list", "--model", "meta-llama/Meta-Llama-3-8B", "--json")
+    assert code == 0, err
+    assert [(r["id"], r["model"]) for r in json.loads(out)] == [(1, "Meta-Llama-3-8B"),
+                                                                (2, "Meta-Llama-3-8B")]
+    code, out, err = run("calibrate", "--model", "meta-llama/Meta-Llama-3-8B@" + LLAMA3[:12],
+                         "--holdout", "0", "--json")
+    assert code == 0, err
+    assert json.loads(out)["profile"] == "h100-sxm-vllm-Meta-Llama-3-8B"
+    code, out, err = run("bench", "profiles", "--json")
+    assert code == 0, err
+    assert [(p["name"], p["model_filter"], p["n_fit"]) for p in json.loads(out)] == [
+        ("h100-sxm-vllm-Meta-Llama-3-8B", "Meta-Llama-3-8B", 2)]
+    # a Hub id nothing was imported from: the command that imports it, no traceback
+    code, _, err = run("bench", "list", "--model", "Qwen/Qwen3-8B")
+    assert code == 2 and "planner model import Qwen/Qwen3-8B" in err
+    assert "Traceback" not in err
+
+
 def test_no_cache_and_no_network_is_one_clear_error(hf_cache: Path) -> None:
     code, out, err = run("model", "import", "Qwen/Qwen3-8B-FP8")
     assert code == 2 and out == ""

@@ -31,8 +31,9 @@ def _row(m: Any) -> dict[str, Any]:
 
 @bench.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--model", help="Model name in the database, or a config.json path, for runs "
-                              "whose file does not name one (wins over a Hub id in the file).")
+@click.option("--model", help="Model name in the database, the Hub id org/name[@commit] it was "
+                              "imported from, or a config.json path, for runs whose file does "
+                              "not name one (wins over a Hub id in the file).")
 @click.option("--gpu", help="GPU name in the database (wins over a device name in the file).")
 @click.option("--engine", type=click.Choice(["vllm", "sglang", "trtllm"]),
               help="Serving engine of the runs.")
@@ -67,7 +68,8 @@ def bench_import(ctx: click.Context, files: tuple[Path, ...], model: str | None,
 
 
 @bench.command("list")
-@click.option("--model", help="Only this model's runs.")
+@click.option("--model", help="Only this model's runs (its name, or the Hub id it was imported "
+                              "from).")
 @click.option("--gpu", help="Only this GPU's runs.")
 @click.option("--engine", help="Only this engine's runs.")
 @json_option
@@ -132,8 +134,9 @@ def _pct(value: Any) -> str:
 @click.option("--gpu", help="GPU of the runs to fit (needed when runs of several GPUs match).")
 @click.option("--engine", type=click.Choice(["vllm", "sglang", "trtllm"]),
               help="Engine of the runs to fit (needed when runs of several engines match).")
-@click.option("--model", help="Fit only this model's runs (default: every model; the figures "
-                              "are shared across models).")
+@click.option("--model", help="Fit only this model's runs (its name, or the Hub id it was "
+                              "imported from; default: every model, the figures are shared "
+                              "across models).")
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=0.2,
               show_default=True, help="Share of the runs (per mode) kept out of the fit and "
                                       "scored afterwards.")

@@ -42,7 +42,9 @@ def _resolve_gpu(ctx: click.Context, kwargs: dict[str, Any]) -> Any:
 
 @click.command()
 @click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME",
-              help="Model name in the database, or a config.json path.")
+              help="Model name in the database, a config.json path, or a Hub id "
+                   "org/name[@revision] (an imported model, else its config.json read from "
+                   "the Hugging Face cache or the Hub; nothing is saved).")
 @_gpu_options
 @column_options(INFERENCE_INPUTS)
 @json_option
@@ -69,7 +71,9 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
 
 @click.command()
 @click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME",
-              help="Model name in the database, or a config.json path.")
+              help="Model name in the database, a config.json path, or a Hub id "
+                   "org/name[@revision] (an imported model, else its config.json read from "
+                   "the Hugging Face cache or the Hub; nothing is saved).")
 @_gpu_options
 @column_options(TRAINING_INPUTS, skip=("reserve_gib", "reserve_fraction"),
                 overrides=TRAINING_DEFAULT_OVERRIDES)

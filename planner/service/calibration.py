@@ -126,6 +126,8 @@ class Calibration:
                                          (("--gpu", gpu), ("--engine", engine),
                                           ("--model", model)) if v)
                                + " (planner bench import FILE...)")
+        if model:  # the stored model's name (``--model`` may be the Hub id it came from)
+            model = stored[0].model
         pairs = Counter((m.gpu, m.values.get("engine")) for m in stored)
         if len(pairs) > 1:
             listed = ", ".join(f"{g}/{e or 'unknown engine'} ({n} runs)"

@@ -23,6 +23,29 @@ from planner.store.engine import read_session, write_transaction
 from planner.store.schema import GpuRow, ModelRow, ScenarioRow
 
 
+def model_row_by_ref(s: Session, ref: str) -> ModelRow:
+    """The model a command's ``--model`` names: by name (case-insensitive), else by the Hub
+    id it was imported from (``org/name``, ``org/name@<commit>``; the oldest import when
+    several match). A Hub id nothing was imported from is refused with the command that
+    imports it."""
+    try:
+        return queries.model_row(s, ref)
+    except NotFoundError:
+        parsed = parse_hub_id(ref)
+        if parsed is None:
+            raise
+    repo_id, revision = parsed
+    rows = [r for r in queries.model_rows_from_hub(s, repo_id)
+            if revision is None or r.hub_revision.startswith(revision)]
+    if not rows:
+        at = f"@{revision}" if revision else ""
+        error = NotFoundError("model", ref)
+        error.args = (f"{error}: no model was imported from it; import it first: "
+                      f"planner model import {repo_id}{at}",)
+        raise error
+    return rows[0]
+
+
 class Catalog:
     """Models and GPUs of the database behind ``engine``."""
 
@@ -42,24 +65,9 @@ class Catalog:
 
     def model(self, name: str) -> ModelInfo:
         """One model by name (case-insensitive), or by the Hub id it was imported from
-        (``org/name``, ``org/name@<commit>``; the oldest import when several match)."""
+        (:func:`model_row_by_ref`)."""
         with read_session(self.engine) as s:
-            try:
-                return self._model_info(queries.model_row(s, name))
-            except NotFoundError:
-                parsed = parse_hub_id(name)
-                if parsed is None:
-                    raise
-            repo_id, revision = parsed
-            rows = [r for r in queries.model_rows_from_hub(s, repo_id)
-                    if revision is None or r.hub_revision.startswith(revision)]
-            if not rows:
-                at = f"@{revision}" if revision else ""
-                error = NotFoundError("model", name)
-                error.args = (f"{error}: no model was imported from it; import it first: "
-                              f"planner model import {repo_id}{at}",)
-                raise error
-            return self._model_info(rows[0])
+            return self._model_info(model_row_by_ref(s, name))
 
     def import_models(self, items: Iterable[tuple[Any, ...]], *,
                       notes: str = "", progress: Callable[[int], None] | None = None

@@ -34,6 +34,7 @@ from planner.report.benchfiles import (
     RunRecord,
     parse_file,
 )
+from planner.service.catalog import model_row_by_ref
 from planner.service.specs import SpecCache
 from planner.sheet.inputs import INFERENCE_INPUTS
 from planner.store import convert, queries
@@ -200,8 +201,8 @@ class Measurements:
 
     @staticmethod
     def _model(s: Session, cache: dict[str, ModelRow], ref: str, where: str) -> ModelRow:
-        """A model row by name, or by config.json path (added under its file name when no
-        model has that name)."""
+        """A model row by name, by the Hub id it was imported from, or by config.json path
+        (added under its file name when no model has that name)."""
         if ref in cache:
             return cache[ref]
         path = Path(ref).expanduser()
@@ -221,7 +222,7 @@ class Measurements:
                     s.add(row)
                     s.flush()
             else:
-                row = queries.model_row(s, ref)
+                row = model_row_by_ref(s, ref)
         except NotFoundError as exc:
             raise BenchFileError(f"{where}: {exc}") from None
         except PlannerError as exc:
@@ -250,7 +251,7 @@ class Measurements:
                     .join(GpuRow, GpuRow.id == MeasurementRow.gpu_id)
                     .order_by(MeasurementRow.id))
             if model:
-                stmt = stmt.where(MeasurementRow.model_id == queries.model_row(s, model).id)
+                stmt = stmt.where(MeasurementRow.model_id == model_row_by_ref(s, model).id)
             if gpu:
                 stmt = stmt.where(MeasurementRow.gpu_id == queries.gpu_row(s, gpu).id)
             if engine:
