@@ -97,6 +97,14 @@ def test_import_offline_from_the_cache_records_repo_and_commit(hf_cache: Path) -
     assert code == 0, err
     code, out, _ = run("scenario", "show", "q/gptq", "--json")
     assert json.loads(out)["model"] == "Llama-2-13B-GPTQ"
+    # and as a field: the scenario (and its change log) keeps the model's own name
+    assert run("scenario", "set", "q/gptq", "model=llama-2-7b")[0] == 0
+    code, _, err = run("scenario", "set", "q/gptq", "model=TheBloke/Llama-2-13B-GPTQ")
+    assert code == 0, err
+    code, out, _ = run("scenario", "show", "q/gptq", "--json")
+    assert json.loads(out)["model"] == "Llama-2-13B-GPTQ"
+    code, out, _ = run("scenario", "history", "q/gptq")
+    assert "model: 'llama-2-7b' → 'Llama-2-13B-GPTQ'" in out
 
 
 def test_import_at_a_revision_and_the_index_cross_check(hf_cache: Path) -> None:

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from planner.domain import DuplicateError, Scenario
 from planner.errors import ValidationError
 from planner.service.calibration import calibration_figures
+from planner.service.catalog import model_row_by_ref
 from planner.service.edits import CheckedEdit
 from planner.service.fields import clean_name, clean_text
 from planner.service.options import (
@@ -108,7 +109,7 @@ class Scenarios:
         fields = dict(fields)
         name = clean_name(str(fields.pop("name", "")), "name")
         kind = str(fields.pop("kind", "inference")).strip().lower()
-        model_row = queries.model_row(s, str(fields.pop("model", "")))
+        model_row = model_row_by_ref(s, str(fields.pop("model", "")))
         gpu_row = queries.gpu_row(s, str(fields.pop("gpu", "")))
         notes = clean_text(fields.pop("notes", ""), "notes")
         lora_targets = clean_text(fields.pop("lora_targets", "q,v"), "lora_targets")
