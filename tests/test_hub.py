@@ -105,6 +105,16 @@ def test_import_offline_from_the_cache_records_repo_and_commit(hf_cache: Path) -
     assert json.loads(out)["model"] == "Llama-2-13B-GPTQ"
     code, out, _ = run("scenario", "history", "q/gptq")
     assert "model: 'llama-2-7b' → 'Llama-2-13B-GPTQ'" in out
+    # and in a bulk import's model column (a repo not imported is an unknown model)
+    rows = hf_cache.parent / "rows.csv"
+    rows.write_text("name,model,gpu\nbulk,TheBloke/Llama-2-13B-GPTQ@" + MAIN[:7] + ",h100-sxm\n")
+    code, _, err = run("scenario", "import", "q", str(rows))
+    assert code == 0, err
+    code, out, _ = run("scenario", "show", "q/bulk", "--json")
+    assert json.loads(out)["model"] == "Llama-2-13B-GPTQ"
+    rows.write_text("name,model,gpu\nbulk2,Qwen/Qwen3-8B,h100-sxm\n")
+    code, _, err = run("scenario", "import", "q", str(rows))
+    assert code == 2 and "unknown model 'Qwen/Qwen3-8B'" in err
 
 
 def test_import_at_a_revision_and_the_index_cross_check(hf_cache: Path) -> None:

@@ -30,6 +30,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from planner.errors import PlannerError
+from planner.service.catalog import hub_alias
 from planner.service.evaluation import Evaluation
 from planner.service.specs import SpecCache
 from planner.store import bulk, queries
@@ -120,6 +121,7 @@ class BulkImport:
         with read_session(self.engine) as s:
             fleet_row = queries.fleet_row(s, fleet)
             taken = bulk.existing(s, fleet_row.id)
+            alias = hub_alias(s)
         models, gpus = self.evaluation.catalog_specs()
         if len(frame.columns) == 0:
             raise PlannerError(f"{label}: empty; the first line must be a header "
@@ -135,7 +137,7 @@ class BulkImport:
                    if on_clash == "refuse" else "")
         table = check_table({str(k): frame[k] for k in frame.columns}, models=models,
                             gpus=gpus, profiles=self.evaluation.profiles(), taken=set(taken),
-                            taken_message=message, problems=problems)
+                            taken_message=message, problems=problems, model_alias=alias)
         if problems:
             raise BulkImportError(label, problems.first(), problems.total, where)
         if started:

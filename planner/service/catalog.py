@@ -46,6 +46,25 @@ def model_row_by_ref(s: Session, ref: str) -> ModelRow:
     return rows[0]
 
 
+def hub_alias(s: Session) -> Callable[[str], str | None]:
+    """The name of the model a Hub id stands for, as :func:`model_row_by_ref` resolves it
+    (the oldest import of the repo, at the revision when one is given), for checks that look
+    up many values at once (a bulk import's model column); None for anything else."""
+    imported = [(repo.lower(), revision, name) for repo, revision, name in s.execute(
+        select(ModelRow.hub_repo, ModelRow.hub_revision, ModelRow.name)
+        .where(ModelRow.hub_repo != "").order_by(ModelRow.id))]
+
+    def alias(ref: str) -> str | None:
+        parsed = parse_hub_id(ref)
+        if parsed is None:
+            return None
+        repo_id, revision = parsed
+        return next((name for repo, rev, name in imported if repo == repo_id.lower()
+                     and (revision is None or rev.startswith(revision))), None)
+
+    return alias
+
+
 class Catalog:
     """Models and GPUs of the database behind ``engine``."""
 
