@@ -466,3 +466,32 @@ async def test_a_poll_answer_ahead_of_a_queued_row_action_reloads_nothing() -> N
         grid = app.query_one("#grid", SheetTable)
         assert grid.shown_ids[0] == new.id and grid.drawn_cell(str(new.id), "name") == \
             "aaa-raced"
+
+
+async def test_a_drawn_row_formats_only_the_cells_in_view() -> None:
+    """Drawing the grid formats the cells of the columns in view only (the rest of a row is
+    cropped away unseen); a cell read afterwards is formatted then, as DataTable formats it,
+    and a row read whole gives every column's cell."""
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        grid.show_rows(grid.shown_ids[::-1].copy(), app.sheet._row)
+        await pilot.pause()
+        columns = len(grid.ordered_columns)
+        assert 0 < len(grid._in_view) < columns
+        cache = grid._row_renderable_cache
+        drawn = [cache[key].cells for key in list(cache.keys()) if key[1] >= 0]
+        shown = min(grid.row_count, grid.size.height - grid.header_height)
+        assert len(drawn) >= shown
+        for cells_ in drawn:  # formatted: some of the columns in view, nothing else
+            assert cells_.done and set(cells_.done) <= grid._in_view
+        # an off-screen cell, read: formatted then, as DataTable formats a one-line cell
+        off = next(i for i in range(columns) if i not in grid._in_view)
+        lazy = grid._get_row_renderables(0).cells
+        row = app.sheet._row(int(grid.shown_ids[0]))
+        keys = [c.key.value for c in grid.ordered_columns]
+        assert off not in lazy.done
+        assert str(lazy[off]) == str(row[keys[off]])
+        assert len(lazy) == columns and [str(c) for c in lazy] == [str(row[k]) for k in keys]
+        assert [str(c) for c in lazy[:3]] == [str(row[k]) for k in keys[:3]]
