@@ -23,6 +23,12 @@ from planner.store.engine import read_session, write_transaction
 from planner.store.schema import GpuRow, ModelRow, ScenarioRow
 
 
+def _at_revision(stored: str, revision: str | None) -> bool:
+    """Whether a model imported at commit ``stored`` answers ``@revision`` (any commit when
+    none is given; a commit prefix otherwise)."""
+    return revision is None or stored.startswith(revision)
+
+
 def model_row_by_ref(s: Session, ref: str) -> ModelRow:
     """The model a command's ``--model`` names: by name (case-insensitive), else by the Hub
     id it was imported from (``org/name``, ``org/name@<commit>``; the oldest import when
@@ -36,7 +42,7 @@ def model_row_by_ref(s: Session, ref: str) -> ModelRow:
             raise
     repo_id, revision = parsed
     rows = [r for r in queries.model_rows_from_hub(s, repo_id)
-            if revision is None or r.hub_revision.startswith(revision)]
+            if _at_revision(r.hub_revision, revision)]
     if not rows:
         at = f"@{revision}" if revision else ""
         error = NotFoundError("model", ref)
@@ -59,8 +65,8 @@ def hub_alias(s: Session) -> Callable[[str], str | None]:
         if parsed is None:
             return None
         repo_id, revision = parsed
-        return next((name for repo, rev, name in imported if repo == repo_id.lower()
-                     and (revision is None or rev.startswith(revision))), None)
+        return next((name for repo, rev, name in imported
+                     if repo == repo_id.lower() and _at_revision(rev, revision)), None)
 
     return alias
 
