@@ -20,6 +20,7 @@ log, as creating one scenario does not.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +30,10 @@ import numpy as np
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from planner.errors import PlannerError
-from planner.service.catalog import hub_alias
+from planner.errors import NotFoundError, PlannerError
+from planner.service.catalog import model_row_by_ref
 from planner.service.evaluation import Evaluation
+from planner.service.hub import parse_hub_id
 from planner.service.specs import SpecCache
 from planner.store import bulk, queries
 from planner.store.engine import read_session, write_transaction
@@ -121,7 +123,8 @@ class BulkImport:
         with read_session(self.engine) as s:
             fleet_row = queries.fleet_row(s, fleet)
             taken = bulk.existing(s, fleet_row.id)
-            alias = hub_alias(s)
+            if "model" in frame.columns:
+                frame = frame.assign(model=_named_by_hub_id(s, frame["model"]))
         models, gpus = self.evaluation.catalog_specs()
         if len(frame.columns) == 0:
             raise PlannerError(f"{label}: empty; the first line must be a header "
@@ -137,7 +140,7 @@ class BulkImport:
                    if on_clash == "refuse" else "")
         table = check_table({str(k): frame[k] for k in frame.columns}, models=models,
                             gpus=gpus, profiles=self.evaluation.profiles(), taken=set(taken),
-                            taken_message=message, problems=problems, model_alias=alias)
+                            taken_message=message, problems=problems)
         if problems:
             raise BulkImportError(label, problems.first(), problems.total, where)
         if started:
@@ -195,6 +198,20 @@ def _row_columns(s: Session, table: CheckedTable) -> tuple[np.ndarray, np.ndarra
     columns = {"name": table.names, "kind": table.kinds, "notes": table.notes,
                "lora_targets": table.lora_targets, **table.inputs}
     return _ids(table.models, model_id), _ids(table.gpus, gpu_id), columns
+
+
+def _named_by_hub_id(s: Session, column: Any) -> Any:
+    """A model column with each Hub id of an imported model replaced by the model's name
+    (:func:`~planner.service.catalog.model_row_by_ref`, once per distinct value), as every
+    ``--model`` flag reads one; anything else stays as it is, for the column check to accept
+    or name."""
+    names: dict[Any, str] = {}
+    for value in column.dropna().unique():
+        if isinstance(value, str) and parse_hub_id(value.strip()) is not None:
+            # not imported: left as is, an unknown model the column check names
+            with contextlib.suppress(NotFoundError):
+                names[value] = model_row_by_ref(s, value.strip()).name
+    return column.map(lambda v: names.get(v, v)) if names else column
 
 
 def insert_checked(s: Session, fleet_id: int, table: CheckedTable) -> int:

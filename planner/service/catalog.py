@@ -23,12 +23,6 @@ from planner.store.engine import read_session, write_transaction
 from planner.store.schema import GpuRow, ModelRow, ScenarioRow
 
 
-def _at_revision(stored: str, revision: str | None) -> bool:
-    """Whether a model imported at commit ``stored`` answers ``@revision`` (any commit when
-    none is given; a commit prefix otherwise)."""
-    return revision is None or stored.startswith(revision)
-
-
 def model_row_by_ref(s: Session, ref: str) -> ModelRow:
     """The model a command's ``--model`` names: by name (case-insensitive), else by the Hub
     id it was imported from (``org/name``, ``org/name@<commit>``; the oldest import when
@@ -42,7 +36,7 @@ def model_row_by_ref(s: Session, ref: str) -> ModelRow:
             raise
     repo_id, revision = parsed
     rows = [r for r in queries.model_rows_from_hub(s, repo_id)
-            if _at_revision(r.hub_revision, revision)]
+            if revision is None or r.hub_revision.startswith(revision)]
     if not rows:
         at = f"@{revision}" if revision else ""
         error = NotFoundError("model", ref)
@@ -50,25 +44,6 @@ def model_row_by_ref(s: Session, ref: str) -> ModelRow:
                       f"planner model import {repo_id}{at}",)
         raise error
     return rows[0]
-
-
-def hub_alias(s: Session) -> Callable[[str], str | None]:
-    """The name of the model a Hub id stands for, as :func:`model_row_by_ref` resolves it
-    (the oldest import of the repo, at the revision when one is given), for checks that look
-    up many values at once (a bulk import's model column); None for anything else."""
-    imported = [(repo.lower(), revision, name) for repo, revision, name in s.execute(
-        select(ModelRow.hub_repo, ModelRow.hub_revision, ModelRow.name)
-        .where(ModelRow.hub_repo != "").order_by(ModelRow.id))]
-
-    def alias(ref: str) -> str | None:
-        parsed = parse_hub_id(ref)
-        if parsed is None:
-            return None
-        repo_id, revision = parsed
-        return next((name for repo, rev, name in imported
-                     if repo == repo_id.lower() and _at_revision(rev, revision)), None)
-
-    return alias
 
 
 class Catalog:

@@ -276,17 +276,12 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_val
 
 
 def _lookup(s: pd.Series, known: Collection[str], column: str, noun: str,
-            problems: Problems, alias: Callable[[str], str | None] | None = None
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """(catalog names, bad mask): names matched case-insensitively, once per distinct value;
-    a value that is no name goes through ``alias`` (a model's Hub id) when given."""
+            problems: Problems) -> tuple[np.ndarray, np.ndarray]:
+    """(catalog names, bad mask): names matched case-insensitively, once per distinct value."""
     text = _text(s)
     codes, uniques = pd.factorize(text, use_na_sentinel=False)
     lower = {k.lower(): k for k in known}
     resolved = [lower.get(str(u).lower()) for u in uniques]
-    if alias is not None:
-        resolved = [r if r is not None or not str(u) else alias(str(u))
-                    for r, u in zip(resolved, uniques, strict=True)]
     bad = np.array([r is None for r in resolved], dtype=bool)[codes]
     listing = ", ".join(sorted(known)[:12]) + (", …" if len(known) > 12 else "")
     problems.add_rows(bad, column, lambda r: (
@@ -320,14 +315,11 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
                 gpus: Mapping[str, GpuSpec],
                 profiles: Sequence[CalibrationFigures] | None = None,
                 taken: Collection[str] = (), taken_message: str = "is already taken",
-                problems: Problems | None = None,
-                model_alias: Callable[[str], str | None] | None = None) -> CheckedTable:
+                problems: Problems | None = None) -> CheckedTable:
     """Validate every cell of ``table`` (column name → values, all of one length) as new
     scenarios; see the module docstring. ``taken``: names already used (the fleet's), each
     reported with ``taken_message`` unless the caller clears :attr:`CheckedTable.clashes`
-    before looking at the problems (pass ``taken_message=""`` to only mark them).
-    ``model_alias``: the model name another spelling stands for (the Hub id a model was
-    imported from), or None."""
+    before looking at the problems (pass ``taken_message=""`` to only mark them)."""
     problems = problems if problems is not None else Problems()
     lengths = {len(v) for v in table.values() if np.ndim(v) == 1}
     if len(lengths) > 1:
@@ -391,7 +383,7 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
 
     # model and GPU
     model_names, bad_model = _lookup(column.get("model", pd.Series([""] * n, dtype=object)),
-                                     models, "model", "model", problems, model_alias)
+                                     models, "model", "model", problems)
     gpu_names, bad_gpu = _lookup(column.get("gpu", pd.Series([""] * n, dtype=object)),
                                  gpus, "gpu", "GPU", problems)
 
