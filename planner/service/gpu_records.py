@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.catalog import gpu_from_record, gpu_record
-from planner.errors import ValidationError
+from planner.errors import ValidationError, not_one_of
 from planner.estimator.gpu import GpuSpec
 from planner.service.fields import clean_name, clean_text, parse_bool
 from planner.units import parse_number
@@ -64,8 +64,9 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
     means the GPU lacks that dtype."""
     unknown = sorted(set(record) - set(GPU_FIELDS))
     if unknown:
-        raise ValidationError(unknown[0], "is not a GPU field; fields are "
-                              + ", ".join(GPU_FIELDS))
+        raise ValidationError(unknown[0], not_one_of(unknown[0], GPU_FIELDS, "is not a GPU field",
+                                                     "`planner gpu show NAME --json` lists "
+                                                     "them"))
     clean: dict[str, Any] = {}
     for key, value in record.items():
         if key in ("vendor", "label", "source", "serving_source"):

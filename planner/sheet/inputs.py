@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from planner.errors import ValidationError
+from planner.errors import ValidationError, not_one_of
 from planner.estimator.derived import QUANT_MODES
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
@@ -101,12 +101,28 @@ class InputColumn:
         return number
 
 
+NAME_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories no name may hold: control (C0, DEL, C1), format (the invisible ones:
+zero-width space and joiners, bidi overrides, soft hyphen, BOM), surrogate, private use,
+unassigned, line and paragraph separators. None shows as itself in a terminal or a sheet, so
+two names that look alike could differ by one."""
+
+
+def forbidden_in_name(ch: str) -> bool:
+    """Whether a name may not hold ``ch``: a character of :data:`NAME_FORBIDDEN_CATEGORIES`,
+    a non-character (U+FFFE, U+FFFF) or a space other than U+0020 (no-break, ideographic,
+    thin: they look like a space and are not)."""
+    category = unicodedata.category(ch)
+    return (category in NAME_FORBIDDEN_CATEGORIES or ch in ("\ufffe", "\uffff")
+            or (category == "Zs" and ch != " "))
+
+
 def has_control(text: str) -> bool:
-    """Whether ``text`` holds a character no name may hold (a control character, a line or
-    paragraph separator, a lone surrogate, U+FFFE/U+FFFF: what planner.service.fields
-    refuses in names)."""
-    return any(unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")
-               or ch in ("\ufffe", "\uffff") for ch in text)
+    """Whether ``text`` holds a character no name may hold (:func:`forbidden_in_name`: what
+    planner.service.fields refuses in names)."""
+    if text.isascii():  # the usual name: one C-level check, then the controls only
+        return any(ch < " " or ch == "\x7f" for ch in text)
+    return any(map(forbidden_in_name, text))
 
 
 def _fmt(x: float | None) -> str | None:
@@ -433,7 +449,8 @@ def check_known(columns: tuple[InputColumn, ...], raw: Mapping[str, Any]) -> Non
     names = known[1]
     for name in raw:
         if name not in names:
-            raise ValidationError(name, "is not an input; inputs are " + ", ".join(sorted(names)))
+            raise ValidationError(name, not_one_of(name, sorted(names), "is not an input",
+                                                   "`planner estimate --help` lists them"))
 
 
 def input_columns() -> dict[str, InputColumn]:
