@@ -12,6 +12,7 @@ import sys
 import click
 
 from planner.cli.common import PlannerGroup, workspace
+from planner.errors import PlannerError
 
 
 @click.group(cls=PlannerGroup, invoke_without_command=True,
@@ -31,6 +32,14 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
     """
     ctx.ensure_object(dict)["db"] = db_url
     if ctx.invoked_subcommand is None:
+        not_terminals = [n for n, s in (("input", sys.stdin), ("output", sys.stdout))
+                         if s is None or not s.isatty()]
+        if not_terminals:
+            which = " and ".join(not_terminals)
+            verb = "are not terminals" if len(not_terminals) == 2 else "is not a terminal"
+            raise PlannerError(f"the terminal UI needs a terminal, and standard {which} "
+                               f"{verb}; run it in a terminal, or give a command for "
+                               "scripts (planner --help lists them)")
         ws = workspace(ctx)  # creates, migrates and seeds on first run; errors exit 2
         # lazy: loads rich, textual (~194 ms), only when this runs
         from planner.tui.app import create_app

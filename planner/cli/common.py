@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+import os
 import sys
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
@@ -40,7 +41,21 @@ ALIASES = {
 
 
 class PlannerGroup(click.Group):
-    """Turns :class:`PlannerError` into ``Error: …`` and exit status 2, without a traceback."""
+    """Turns :class:`PlannerError` into ``Error: …`` and exit status 2, without a traceback;
+    so are a failure of the database itself and of the file system (:func:`os_error`: a name
+    too long, a folder not writable, a full disk). Before any command runs, the standard
+    streams are made safe to write to (:func:`planner.cli.terminal.prepare`)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # lazy: the stream checks, only in the entry point (not in `import planner.cli`)
+        from planner.cli import terminal
+
+        problem = terminal.prepare()
+        if problem is not None:
+            sys.stderr.write(f"Error: {problem}\n")
+            sys.stderr.flush()
+            sys.exit(2)
+        return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -50,10 +65,56 @@ class PlannerGroup(click.Group):
             ctx.exit(2)
         except Exception as exc:
             known = _database_error(exc, ctx)
+            if known is None and isinstance(exc, OSError) and not isinstance(
+                    exc, BrokenPipeError):
+                known = PlannerError(os_error(exc))
             if known is None:
                 raise
             click.echo(f"Error: {known}", err=True)
             ctx.exit(2)
+
+
+PATH_SHOWN_CHARS = 80
+"""Most characters of a path an error shows (its start and its end)."""
+
+
+def shown_path(path: object) -> str:
+    """``path`` as text, its middle cut out when long (``/tmp/aaaa…aaaa.csv (300
+    characters)``)."""
+    text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
+    if len(text) <= PATH_SHOWN_CHARS:
+        return text
+    half = PATH_SHOWN_CHARS // 2
+    return f"{text[:half]}…{text[-half:]} ({len(text):,} characters)"
+
+
+_OS_ADVICE = {
+    "ENAMETOOLONG": "a file or folder name is longer than the system allows (255 bytes a "
+                    "name); choose a shorter one",
+    "EACCES": "permission denied; choose a place you can write to, or change its permissions",
+    "EPERM": "not permitted; choose a place you can write to, or change its permissions",
+    "EROFS": "the file system is read-only; choose a writable place",
+    "ENOSPC": "the disk is full; free some space and try again",
+    "EDQUOT": "the disk quota is used up; free some space and try again",
+    "EEXIST": "a file is in the way where a folder should be; move it, or choose another "
+              "place",
+    "ENOTDIR": "part of the path is a file, not a folder; check the path",
+    "EISDIR": "it is a folder, not a file; give a file name",
+    "ENOENT": "no such file or folder; check the path",
+    "ELOOP": "the path has a loop of symbolic links; check the path",
+}
+"""What to do about each file-system failure a user can meet (by ``errno`` name)."""
+
+
+def os_error(exc: OSError) -> str:
+    """One line for a file-system failure: which file, what went wrong, what to do. Nothing
+    was written (every database write is one transaction; files are written whole)."""
+    import errno
+
+    code = errno.errorcode.get(exc.errno or 0, "")
+    advice = _OS_ADVICE.get(code) or (exc.strerror or type(exc).__name__)
+    where = f" {shown_path(exc.filename)}" if exc.filename is not None else ""
+    return f"cannot use{where}: {advice}"
 
 
 def _database_error(exc: Exception, ctx: click.Context) -> PlannerError | None:
