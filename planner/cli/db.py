@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from planner.cli.common import PlannerGroup, emit_json, json_option, workspace
-from planner.settings import database_url
+from planner.settings import database_url, is_default
 
 
 def _engine(ctx: click.Context):  # type: ignore[no-untyped-def]
@@ -13,7 +13,7 @@ def _engine(ctx: click.Context):  # type: ignore[no-untyped-def]
     from planner.store.engine import make_engine
 
     url = database_url(ctx.find_root().ensure_object(dict).get("db"))
-    engine = make_engine(url)
+    engine = make_engine(url, create_folder=is_default(url))
     ctx.call_on_close(engine.dispose)
     return engine
 
