@@ -148,13 +148,23 @@ def _check_migratable(conn: Connection, revision: str | None) -> None:
         if revision not in revisions():
             raise _newer_error(revision)
         return
-    foreign = sorted(set(inspect(conn).get_table_names()) - {"alembic_version"})  # base
+    foreign = foreign_tables(conn)
     if foreign:
         shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
         raise SchemaError(f"the database is not a planner database: it already holds tables "
                           f"({shown}) and no planner schema revision; refusing to add the "
                           "planner's tables to it. Point --db at a new file or an empty "
                           "database")
+
+
+def foreign_tables(conn: Connection) -> list[str]:
+    """Tables other than Alembic's own (what a database never migrated should not hold)."""
+    return sorted(set(inspect(conn).get_table_names()) - {"alembic_version"})
+
+
+def current_in(conn: Connection) -> str | None:
+    """The revision of the database behind ``conn`` (``None``: never migrated)."""
+    return _revision_in(conn)
 
 
 def _revision_in(conn: Connection) -> str | None:
