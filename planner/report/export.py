@@ -1041,13 +1041,19 @@ def _summary_column(gather: Gather, key: str, template: str, lo: int, hi: int) -
     return values
 
 
+CHART_MAX_ROW = 1_000_000
+"""The last sheet row a chart's data reference may reach (openpyxl's ``Reference`` limit)."""
+
+
 def write_sweep_chart(ws: Any, sweep: Sweep) -> None:
-    """Throughput against the first varied column of a sweep sheet."""
+    """Throughput against the first varied column of a sweep sheet (its first 999,999 rows
+    when it has more: a chart's reference ends at row :data:`CHART_MAX_ROW`)."""
     col = letters("inference")
     x = sweep.varied[0] if sweep.varied else "batch"
-    n = len(sweep.rows)
+    n = min(len(sweep.rows), CHART_MAX_ROW - 1)
     chart = LineChart()
-    chart.title = f"{sweep.title}: output throughput against {x}"
+    chart.title = f"{sweep.title}: output throughput against {x}" + (
+        f" (first {n:,} rows)" if n < len(sweep.rows) else "")
     chart.y_axis.title, chart.x_axis.title = "tokens/s", x
     tput = _col_index(col["throughput_tokens_per_s"])
     chart.add_data(Reference(ws, min_col=tput, min_row=1, max_row=n + 1), titles_from_data=True)
