@@ -89,16 +89,32 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     total = 1
     for v in variations:
         total *= len(v.values)
+    # lazy: the verdict's states, only when this runs
+    from planner.sheet import verdict
+
+    states = sc.kind == "inference" and any(c in verdict.MASKED_COLUMNS for c in columns)
+    wanted = list(dict.fromkeys([*columns, *(verdict.STATE_INPUTS if states else ()),
+                                 *(("gpus_needed",) if states else ())]))
     bar = _progress_bar(total)
     if bar is not None:
         with bar:
             grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
-                              outputs=columns, progress=lambda done, _n: bar.update(
+                              outputs=wanted, progress=lambda done, _n: bar.update(
                                   done - bar.pos), profiles=ws.calibration_figures())
     else:
         grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
-                          outputs=columns, profiles=ws.calibration_figures())
-    frame = _grid_frame(grid, columns)
+                          outputs=wanted, profiles=ws.calibration_figures())
+    sized = False
+    if states:
+        # lazy: the capacity module (sizing and its re-evaluation), only when this runs
+        from planner.sheet.capacity import one_deployment
+
+        sized = one_deployment(base, grid, columns, ws.model_specs(), ws.gpu_specs(),
+                               profiles=ws.calibration_figures())
+    frame = _grid_frame(grid, [*(["gpus"] if sized and "gpus" not in grid.varied else []),
+                               *columns])
+    if states:
+        _states(frame, grid, base, columns, as_json)
     if out_path is not None:
         _write(frame, out_path)
         click.echo(f"wrote {len(frame):,} rows to {out_path}", err=True)
@@ -116,6 +132,33 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     from planner.cli import render
 
     render.sweep(sc, grid, frame, columns)
+
+
+def _states(frame: Any, grid: Any, base: dict[str, Any], columns: list[str],
+            as_json: bool) -> None:
+    """Figures that are states (:func:`planner.sheet.verdict.masked_column`): ``None`` in
+    JSON, the state's words ("saturated", "does not fit") in text, in place in ``frame``."""
+    import numpy as np
+
+    from planner.sheet import verdict
+
+    n = len(frame)
+    target = grid.varied.get("target_requests_per_s",
+                             np.full(n, float(base.get("target_requests_per_s") or 0)))
+    for column in columns:
+        if column not in verdict.MASKED_COLUMNS:
+            continue
+        state = verdict.masked_column(column, grid.values["engine_fits"],
+                                      grid.values["saturated"], grid.values["replicas_needed"],
+                                      target)
+        if as_json and column in verdict.SIZING:  # no target: the 0 the JSON always gave
+            state[state == verdict.NO_TARGET] = None
+        hit = np.flatnonzero(state != None)  # noqa: E711 (elementwise over an object array)
+        if not len(hit):
+            continue
+        values = np.array(frame[column].tolist(), dtype=object)
+        values[hit] = None if as_json else state[hit]
+        frame[column] = values
 
 
 def _grid_frame(grid: Any, columns: list[str]) -> Any:
