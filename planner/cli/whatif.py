@@ -140,6 +140,7 @@ def _states(frame: Any, grid: Any, base: dict[str, Any], columns: list[str],
     JSON, the state's words ("saturated", "does not fit") in text, in place in ``frame``."""
     import numpy as np
 
+    # lazy: the verdict's states, only when a sweep shows them
     from planner.sheet import verdict
 
     n = len(frame)
