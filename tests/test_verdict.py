@@ -248,3 +248,58 @@ def test_every_verdict_column_is_an_output_column() -> None:
     formulas = graph("inference").formulas
     for name in (*verdict.VERDICT, *verdict.SATURATED_NULL, "saturated"):
         assert name in formulas, name
+
+
+# ---------------------------------------------------------------------- how sure
+def test_gpu_list_flags_gpus_whose_serving_efficiencies_are_defaults() -> None:
+    """Issue 24, "Why" 7: ``gpu list`` says which GPUs run on the planner's default serving
+    efficiencies (JSON flag and a ``defaults *`` column), exactly those without measured
+    matmul and bandwidth shares in the catalog."""
+    listed = json.loads(run("gpu", "list", "--json").stdout)
+    with Workspace.open() as ws:
+        specs = ws.gpu_specs()
+    flags = {g["name"]: g["serving_efficiencies_measured"] for g in listed}
+    want = {n: s.matmul_efficiency > 0 and s.bandwidth_efficiency > 0 for n, s in specs.items()}
+    assert flags == want and not all(want.values()) and any(want.values())
+    text = run("gpu", "list").stdout
+    for name, measured in want.items():
+        line = next(ln for ln in text.splitlines() if f"│ {name} " in ln)
+        assert ("defaults *" in line) == (not measured), line
+
+
+def test_gpu_star_rankings_and_solve_answers_mark_unmeasured_gpus() -> None:
+    """Issue 24, "Why" 7: a ``gpu=*`` sweep marks each unmeasured GPU with ``*`` (JSON: a
+    per-row flag); a solve answer on such a GPU says so, in text and JSON."""
+    run("fleet", "new", "cap")
+    run("scenario", "new", "cap/task", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+        *(f"{k}={v}" for k, v in TASK_INPUTS.items()))
+    with Workspace.open() as ws:
+        specs = ws.gpu_specs()
+    rows = json.loads(run("sweep", "cap/task", "--vary", "gpu=*", "--show", "meets_slo",
+                          "--json").stdout)
+    assert {r["gpu"]: r["gpu_efficiencies_measured"] for r in rows} == {
+        n: verdict.gpu_measured(s) for n, s in specs.items()}
+    text = run("sweep", "cap/task", "--vary", "gpu=*", "--show", "meets_slo").stdout
+    for name, spec in specs.items():
+        assert (f"│ {name} *" in text) == (not verdict.gpu_measured(spec)), name
+    unmeasured = next(n for n, s in specs.items() if not verdict.gpu_measured(s)
+                      and s.memory_bytes > 100e9)
+    args = ["solve", "cap/task", "--minimize", "cost_usd_per_month", "--subject-to",
+            "fits", "--vary", f"gpu={unmeasured}"]
+    assert json.loads(run(*args, "--json").stdout)["gpu_efficiencies_measured"] is False
+    assert f"* {unmeasured}: serving efficiencies not measured" in plain(run(*args).stdout)
+
+
+def test_calibration_parameters_at_their_bound_are_reported() -> None:
+    """Issue 24, "Why" 7: a fitted parameter on its physical range's bound is reported (the
+    CLI warns), one inside its range or not fitted is not."""
+    from planner.sheet.calibration import PARAMETERS, at_bound
+
+    matmul = next(p for p in PARAMETERS if p.name == "matmul_efficiency")
+    overhead = next(p for p in PARAMETERS if p.name == "engine_step_overhead_s")
+    parameters = {"matmul_efficiency": matmul.high, "engine_step_overhead_s": overhead.low,
+                  "bandwidth_efficiency": 0.7, "collective_efficiency": 1.0}
+    fitted = ["matmul_efficiency", "engine_step_overhead_s", "bandwidth_efficiency"]
+    assert at_bound(parameters, fitted) == [
+        ("matmul_efficiency", matmul.high, "upper", matmul.high),
+        ("engine_step_overhead_s", overhead.low, "lower", overhead.low)]

@@ -242,3 +242,21 @@ def test_capacity_preset_names_its_cli_command() -> None:
     assert query.command("demo/x").startswith(
         'planner solve demo/x --minimize cost_usd_per_month --subject-to "meets_slo" '
         "--vary gpu=* --vary tp=1,2,4,8")
+
+
+async def test_grid_marks_gpus_whose_efficiencies_are_defaults() -> None:
+    """Issue 24, "Why" 7: the grid's GPU cell of a scenario on an unmeasured part reads
+    ``NAME *``; a measured part's is its name."""
+    with Workspace.open() as ws:
+        specs = ws.gpu_specs()
+    unmeasured = next(n for n, s in sorted(specs.items()) if not verdict.gpu_measured(s))
+    with Workspace.open() as ws:
+        ws.new_scenario("demo", "on-unmeasured", model="llama-3-8b", gpu=unmeasured)
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", DataTable)
+        sid = select(app, "on-unmeasured")
+        assert str(grid.get_cell(str(sid), "gpu")) == f"{unmeasured} *"
+        other = select(app, "llama3-8b-request-1024+128")
+        assert str(grid.get_cell(str(other), "gpu")) == "h100-sxm"

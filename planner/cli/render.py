@@ -101,9 +101,12 @@ def model_inspect(info: dict[str, Any]) -> None:
 def gpu_list(gpus: list[GpuSpec]) -> None:
     """The GPU catalog."""
     table = Table(title="Catalog GPUs (dense tensor peaks)")
+    table.caption = f"* {verdict.UNMEASURED_NOTE} (estimates on these parts are less sure)"
+    table.caption_justify = "left"
     for column in ("name", "memory GiB", "bf16 TFLOP/s", "fp8 TFLOP/s", "int8 TOP/s",
-                   "bandwidth GB/s", "power W", "USD/GPU-h"):
-        table.add_column(column, justify="left" if column == "name" else "right")
+                   "bandwidth GB/s", "power W", "USD/GPU-h", "serving efficiencies"):
+        table.add_column(column, justify="left" if column in ("name", "serving efficiencies")
+                         else "right")
     for g in gpus:
         def peak(dtype: str, g: GpuSpec = g) -> str:
             value = g.flops_per_s.get(dtype)
@@ -112,7 +115,8 @@ def gpu_list(gpus: list[GpuSpec]) -> None:
         table.add_row(esc(g.name), f"{g.memory_bytes / GiB:,.0f}", peak("bf16") if
                       g.flops_per_s.get("bf16") else peak("fp16") + " (fp16)",
                       peak("fp8"), peak("int8"), f"{g.bandwidth_bytes_per_s / GB:,.0f}",
-                      f"{g.power_w:,.0f}", price)
+                      f"{g.power_w:,.0f}", price,
+                      "measured" if verdict.gpu_measured(g) else "[yellow]defaults *[/]")
     console.print(table)
 
 
@@ -414,6 +418,17 @@ def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) ->
     console.print(_table("Answer", rows, note=f"{result.feasible:,} of {result.candidates:,} "
                          f"candidates feasible ({result.method})"
                          + (f"; warning: {esc(result.note)}" if result.note else "")))
+
+
+def answer_verdict(r: dict[str, Any], measured: bool) -> None:
+    """The solved deployment's verdict (an estimate of the answer), and whether its GPU's
+    serving efficiencies are measured."""
+    i = r["inputs"]
+    if verdict.applies(i):
+        console.print(_table(verdict_title(i), verdict_rows(r, i)))
+    if not measured:
+        console.print(f"[yellow]* {esc(r['gpu'])}: {verdict.UNMEASURED_NOTE}; this answer is "
+                      "less sure than one on a measured part[/]")
 
 
 def comparison(scenarios: list[Any], rows: list[Any]) -> None:

@@ -115,6 +115,17 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
                                *columns])
     if states:
         _states(frame, grid, base, columns, as_json)
+    unmeasured: set[str] = set()
+    if "gpu" in grid.varied:
+        # lazy: the verdict's confidence rule, only when this runs
+        from planner.sheet.verdict import gpu_measured
+
+        unmeasured = {n for n, spec in ws.gpu_specs().items() if not gpu_measured(spec)}
+        names = frame["gpu"].tolist()
+        if as_json:
+            frame["gpu_efficiencies_measured"] = [n not in unmeasured for n in names]
+        else:
+            frame["gpu"] = [f"{n} *" if n in unmeasured else n for n in names]
     if out_path is not None:
         _write(frame, out_path)
         click.echo(f"wrote {len(frame):,} rows to {out_path}", err=True)
@@ -132,6 +143,9 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     from planner.cli import render
 
     render.sweep(sc, grid, frame, columns)
+    if unmeasured & set(grid.varied["gpu"].tolist() if "gpu" in grid.varied else ()):
+        click.echo("* GPU whose serving efficiencies are not measured: planner defaults "
+                   "(estimates on it are less sure)")
 
 
 def _states(frame: Any, grid: Any, base: dict[str, Any], columns: list[str],
@@ -296,17 +310,48 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
         made = ws.add_options(sc.fleet, sc.name, changes, choose_first=choose_best)
         written = [f"{o.fleet}/{o.name}" for o in made]
     if as_json:
-        emit_json({**asdict(result), **({"options": written} if as_options else {})})
+        measured = {}
+        if result.found and "gpu" in result.values:
+            # lazy: the verdict's confidence rule, only when this runs
+            from planner.sheet.verdict import gpu_measured
+
+            spec = ws.gpu_specs().get(str(result.values["gpu"]))
+            measured = {"gpu_efficiencies_measured": spec is not None and gpu_measured(spec)}
+        emit_json({**asdict(result), **measured,
+                   **({"options": written} if as_options else {})})
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
     render.solution(sc, result, constraint, [v.split("=")[0] for v in vary])
+    if result.found and sc.kind == "inference":
+        _answer_verdict(ws, sc, base, {v.column: result.values[v.column] for v in variations
+                                       if v.column in result.values})
     if written:
         click.echo(f"wrote {len(written)} option(s): " + ", ".join(written)
                    + (" (the first is chosen)" if choose_best else " (none chosen)"))
     if not result.found:
         ctx.exit(1)
+
+
+def _answer_verdict(ws: Any, sc: Any, base: dict[str, Any], values: dict[str, Any]) -> None:
+    """Print the verdict of the solved deployment: the scenario with the answer's varied
+    values, estimated once (the figures at the target rate, not the idle bounds)."""
+    # lazy: ~26 ms of imports, only when this runs
+    from planner import service
+
+    # lazy: loads rich (~37 ms), only when this runs
+    from planner.cli import render
+
+    # lazy: the verdict's confidence rule, only when this runs
+    from planner.sheet.verdict import gpu_measured
+
+    answer = {**base, **values}
+    model, gpu = ws.model(str(answer.pop("model"))), ws.gpu(str(answer.pop("gpu")))
+    answer.pop("lora_targets", None)
+    result = service.estimate(model.spec, gpu.spec, answer,
+                              profiles=ws.calibration_figures())
+    render.answer_verdict(result, gpu_measured(gpu.spec))
 
 
 @click.command()
@@ -349,3 +394,11 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
     from planner.cli import render
 
     render.comparison(scenarios, rows)
+    # lazy: the verdict's confidence rule, only when this runs
+    from planner.sheet.verdict import UNMEASURED_NOTE, gpu_measured
+
+    specs = ws.gpu_specs()
+    unsure = sorted({s.gpu for s in scenarios if s.gpu in specs
+                     and not gpu_measured(specs[s.gpu])})
+    if unsure:
+        click.echo(f"* {', '.join(unsure)}: {UNMEASURED_NOTE} (estimates less sure)")

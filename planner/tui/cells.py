@@ -184,6 +184,16 @@ NEEDS_TARGET = frozenset({"gpus_for_target_rate", "replicas_needed", "gpus_neede
 """Outputs sized for the target request rate: without one they are 0, drawn as "no target"."""
 
 
+_UNMEASURED_GPUS: frozenset[str] = frozenset()
+"""GPUs whose serving efficiencies are the planner's defaults, marked ``*`` in the grid."""
+
+
+def set_unmeasured_gpus(names: frozenset[str]) -> None:
+    """Say which GPUs the grid marks as unmeasured (the sheet, when the catalog loads)."""
+    global _UNMEASURED_GPUS
+    _UNMEASURED_GPUS = frozenset(names)
+
+
 def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
     """One grid cell: meta and inputs as plain text, outputs styled and with units."""
     if key == "name":
@@ -200,6 +210,8 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
         return Text("…", style="dim")
     if key == "lora_targets" and not sc.inputs.get("lora_rank"):
         return Text("– (rank 0)", style="dim")  # full training: no LoRA targets apply
+    if key == "gpu" and sc.gpu in _UNMEASURED_GPUS:  # efficiencies are planner defaults
+        return Text(f"{sc.gpu} *", style="yellow")
     if role == "meta":
         return str(getattr(sc, key))
     if role == "input":

@@ -43,6 +43,7 @@ from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.present import comparison_table
 from planner.service.edits import CheckedEdit, check_edit
+from planner.sheet import verdict
 from planner.sheet.explain import render_text
 from planner.sheet.table import KINDS
 from planner.tui import cells, gc_policy, rows
@@ -169,6 +170,8 @@ class ScenarioSheet(Vertical):
         self.models, self.gpus = models, gpus
         self._model_specs = {m.name: m.spec for m in models}
         self._gpu_specs = {g.name: g.spec for g in gpus}
+        cells.set_unmeasured_gpus(frozenset(g.name for g in gpus
+                                            if not verdict.gpu_measured(g.spec)))
 
     @work(thread=True, exclusive=True, group="load")
     def load_fleet(self, fleet: str | None, focus_id: int | None = None) -> None:
