@@ -186,7 +186,11 @@ def _gpu_dict(info: Any) -> dict[str, Any]:
     # lazy: ~13 ms of imports, only when this runs
     from planner.catalog import gpu_record
 
+    # lazy: the verdict's confidence rule, only when this runs
+    from planner.sheet.verdict import gpu_measured
+
     return {"name": info.name, **gpu_record(info.spec), "memory_bytes": info.spec.memory_bytes,
+            "serving_efficiencies_measured": gpu_measured(info.spec),
             "version": info.version, "spec": asdict(info.spec)}
 
 
