@@ -164,7 +164,9 @@ def _write_csv(frame: Any, path: Path) -> None:
     texts = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
                                               or pd.api.types.is_bool_dtype(frame[c]))]
     safe = frame.assign(**{str(c): frame[c].map(csv_text) for c in texts})
-    safe.to_csv(path, index=False, quoting=CSV_QUOTING)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(",".join(map(str, frame.columns)) + "\n")  # the planner's column names
+        safe.to_csv(fh, index=False, header=False, quoting=CSV_QUOTING)
 
 
 def _write_xlsx(frame: Any, path: Path) -> None:
