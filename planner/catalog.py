@@ -19,6 +19,7 @@ from planner.errors import ConfigError, NotFoundError, PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.hf_config import spec_from_config
+from planner.files import FileRefused, read_regular
 from planner.units import GB, GiB
 
 
@@ -38,17 +39,15 @@ MAX_CONFIG_DEPTH = 64
 
 def read_config_text(path: str | Path) -> str:
     """The text of a config.json file, read as UTF-8 (a leading byte-order mark is dropped);
-    :class:`ConfigError` when it cannot be read, is larger than :data:`MAX_CONFIG_BYTES` or is
-    not UTF-8. At most ``MAX_CONFIG_BYTES + 1`` bytes are ever read."""
+    :class:`ConfigError` when it is not a regular file (a FIFO, a device, a folder: refused
+    before reading, so nothing blocks), cannot be read, is larger than
+    :data:`MAX_CONFIG_BYTES` or is not UTF-8 (:func:`planner.files.read_regular`). At most
+    ``MAX_CONFIG_BYTES + 1`` bytes are ever read."""
     p = Path(path)
     try:
-        with p.open("rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(str(p), "<file>", f"cannot be read: {exc.strerror or exc}") from exc
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(str(p), "<file>", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB; a "
-                                            "config.json is a few KiB of JSON")
+        data = read_regular(p, MAX_CONFIG_BYTES, "config.json")
+    except FileRefused as exc:
+        raise ConfigError(str(p), "<file>", exc.reason) from None
     return decode_config(data, str(p))
 
 

@@ -200,15 +200,31 @@ XLSX_MAX_ROWS = 1_048_575
 
 
 def _write(frame: Any, path: Path) -> None:
-    """The sweep to ``path``: CSV by pandas, .xlsx row by row through openpyxl's write-only
-    workbook (constant memory; names that start like a formula are written as text)."""
+    """The sweep to ``path``: CSV by pandas (every text cell quoted, one that a spreadsheet
+    would run as a formula prefixed with ``'``: :mod:`planner.report.textcells`), .xlsx row by
+    row through openpyxl's write-only workbook (constant memory; names that start like a
+    formula are written as text)."""
     try:
         if path.suffix.lower() == ".csv":
-            frame.to_csv(path, index=False)
+            _write_csv(frame, path)
         else:
             _write_xlsx(frame, path)
     except OSError as exc:
         raise PlannerError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_csv(frame: Any, path: Path) -> None:
+    import pandas as pd
+
+    # lazy: the text-cell rules of the report layer, only when a CSV is written
+    from planner.report.textcells import CSV_QUOTING, csv_text
+
+    texts = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
+                                              or pd.api.types.is_bool_dtype(frame[c]))]
+    safe = frame.assign(**{str(c): frame[c].map(csv_text) for c in texts})
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(",".join(map(str, frame.columns)) + "\n")  # the planner's column names
+        safe.to_csv(fh, index=False, header=False, quoting=CSV_QUOTING)
 
 
 def _write_xlsx(frame: Any, path: Path) -> None:
@@ -219,8 +235,9 @@ def _write_xlsx(frame: Any, path: Path) -> None:
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 
-    # lazy: the workbook layer's text rule, only when an .xlsx is written
+    # lazy: the workbook layer's text rules, only when an .xlsx is written
     from planner.report.fastsheet import TEXT_TRIGGERS
+    from planner.report.textcells import ooxml_text
 
     wb = Workbook(write_only=True)
     sheet = wb.create_sheet("Sweep")
@@ -229,6 +246,8 @@ def _write_xlsx(frame: Any, path: Path) -> None:
     def value(v: Any) -> Any:
         if isinstance(v, float) and v != v:
             return None
+        if isinstance(v, str):
+            v = ooxml_text(v)
         if isinstance(v, str) and v.startswith(TEXT_TRIGGERS):
             cell = WriteOnlyCell(sheet, value=v)
             cell.data_type = "s"  # text, never a formula

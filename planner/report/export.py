@@ -63,6 +63,7 @@ from planner.report.layout import (
     scenario_columns,
 )
 from planner.report.plan_sheet import write_plan_sheets
+from planner.report.textcells import ooxml_text
 from planner.sheet.calibration import (
     FINITE_MODES,
     PARAMETERS,
@@ -107,10 +108,11 @@ class ExportReport:
 
 
 def write_text(cell: Any, value: Any) -> None:
-    """Write ``value``; strings that a spreadsheet would read as a formula stay text, and
-    characters a workbook cannot hold become U+FFFD."""
+    """Write ``value``; strings that a spreadsheet would read as a formula stay text,
+    characters a workbook cannot hold become U+FFFD, and text that looks like an OOXML escape
+    is escaped (:func:`planner.report.textcells.ooxml_text`), so it reads back as written."""
     if isinstance(value, str):
-        value = xml_safe(value)
+        value = ooxml_text(xml_safe(value))
     cell.value = value
     if isinstance(value, str) and value.startswith(TEXT_TRIGGERS):
         cell.data_type = "s"

@@ -27,9 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner.catalog import read_config_text
 from planner.errors import ConfigError, PlannerError, echo
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.hf_config import spec_from_config
+from planner.files import read_regular
 
 HUB_ID = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?:@(?P<rev>[\w./-]+))?$")
 """``org/name`` with an optional ``@revision`` (a branch, tag or commit)."""
@@ -48,6 +50,9 @@ INDEX_FILE = "model.safetensors.index.json"
 SIDE_QUANT_FILES = ("quantize_config.json", "hf_quant_config.json")
 """Where older AutoGPTQ checkpoints (``quantize_config.json``) and NVIDIA ModelOpt checkpoints
 (``hf_quant_config.json``) keep their quantization settings instead of config.json."""
+MAX_SIDE_FILE_BYTES = 16 << 20
+"""Largest side file read from a repo (a safetensors index of a 1T-parameter model is a
+few hundred KiB; quantization settings a few KiB)."""
 
 
 class HubError(PlannerError):
@@ -224,9 +229,9 @@ def _optional_json(repo_id: str, filename: str, revision: str) -> dict[str, Any]
         path = _download(repo_id, filename, revision)
     except (EntryNotFoundError, LocalEntryNotFoundError, HfHubHTTPError, OSError):
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    try:  # a regular file of bounded size only (a cache entry could be anything)
+        data = json.loads(read_regular(path, MAX_SIDE_FILE_BYTES, filename))
+    except (OSError, PlannerError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -284,7 +289,7 @@ def fetch_config(ref: str) -> HubConfig:
     except HfHubHTTPError as exc:
         raise HubError(f"{repo_id}{at}: the Hub answered {exc}") from exc
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(read_config_text(path))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{repo_id}{at}", "<file>", f"config.json is not valid JSON (line "
                           f"{exc.lineno}, column {exc.colno}: {exc.msg})") from exc
