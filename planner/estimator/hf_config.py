@@ -791,7 +791,15 @@ def _qwen2_5_vl(r: _Reader) -> ModelSpec:
 
 def _llama4(r: _Reader) -> ModelSpec:
     """Llama 4 (``Llama4ForConditionalGeneration``, the published Scout and Maverick configs):
-    the Llama 4 text model from ``text_config``, the vision tower, adapter and projector."""
+    the Llama 4 text model from ``text_config``, the vision tower, adapter and projector. A
+    config without ``vision_config`` (the abridged Maverick copy) is read as transformers'
+    ``AutoModelForCausalLM`` builds it: the text model alone, no vision tower counted."""
+    if r.cfg.get("vision_config") is None:
+        text = _in_section(r, "text_config", lambda: _llama4_text(
+            _Reader(r.name, {**_sub_config(r, "text_config"),
+                             **({"tie_word_embeddings": r.cfg["tie_word_embeddings"]}
+                                if "tie_word_embeddings" in r.cfg else {})})))
+        return text
     return _multimodal(r, model_type="llama4", text_default="llama4_text",
                        text_types=("llama4_text",), vision=_llama4_vision_params)
 
@@ -826,6 +834,10 @@ READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "qwen2_5_vl": _qwen2_5_vl,
     "llama4": _llama4,
 }
+# The architectures of 2025-2026 (issue 26); that module reaches this one only at call time.
+from planner.estimator.hf_readers_2026 import READERS_2026  # noqa: E402
+
+READERS.update(READERS_2026)
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
 
 

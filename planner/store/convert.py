@@ -31,7 +31,7 @@ def model_row_fields(name: str, config: dict[str, Any] | str, source: str) -> di
     else:
         check_config(config, name)
         try:
-            text = json.dumps(config, indent=2, allow_nan=False)
+            text = json.dumps(config, indent=2)  # Infinity/NaN as config.json writes them
         except (TypeError, ValueError) as exc:
             raise ConfigError(name, "<file>", f"is not a JSON document ({exc})") from None
     spec = spec_from_config(config, name)
