@@ -1,36 +1,74 @@
-"""Benchmark: accuracy of the serving-engine model against published measurements.
+"""Benchmark: accuracy of the serving-engine model against published measurements,
+cross-validated by source group.
 
-Scores every record of ``serving_perf_dev.json`` (throughput, TTFT, TPOT) and every start-up of
-``vllm_kv_dev.json`` (KV-cache tokens) with BOTH today's roofline columns
-(``throughput_tokens_per_s``, ``ttft_s``, ``tpot_s``, ``token_capacity`` of
-``scenario.INFERENCE``) and the engine model (``SERVING``), and prints the median and p90
-``|predicted/measured - 1|`` per benchmark mode, engine and GPU, side by side. It prints; it
-does not assert. Records that cannot be scored are listed with the reason.
+Scores, with the planner's defaults, every scorable aggregated run of the development files in
+``--measurements DIR`` (default ``../shared/measurements``, the public data kept beside the
+project; never copied into the repository):
 
-Measurements are read from ``tests/fixtures/measurements/`` (the published development set,
-with sources), or from the folder ``--measurements DIR`` names (files of the same format).
+* ``serving_perf_dev.json`` (GPUStack ``vllm bench serve`` runs, TRT-LLM 1.0 offline tables,
+  the Qwen3 speed table),
+* ``aic_silicon_dev.json`` (NVIDIA AIConfigurator silicon rows: mean TTFT/TPOT at fixed
+  concurrency),
+* ``inferencex_dsr1_dev.json`` (InferenceX DeepSeek-R1 runs: mean TTFT, TPOT, E2E and output
+  tokens/s per GPU),
+* ``vllm_kv_dev.json`` (vLLM start-up logs: KV-cache tokens),
 
-    python -m benchmarks.bench_serving_accuracy [--details] [--measurements DIR]
+and prints per mode, engine, GPU, concurrency band and metric the count, median and p90 of
+``|predicted/measured - 1|`` and the signed median of ``predicted/measured - 1``, then the same
+by metric, by band and by source group. It prints; it does not assert. Runs that cannot be
+scored are counted with the reason.
 
-Mapping choices (explicit, never silent):
+    python -m benchmarks.bench_serving_accuracy [--measurements DIR] [--details] [--cv-fit]
 
-* GPUs: "A100-SXM4 (memory size not stated)" is scored as ``a100-80gb`` (the GPUStack lab's
-  other A100 rows say 80GB); "H100 80GB" start-ups as ``h100-sxm``; every other name maps one
-  to one. H20 is in the shipped catalog; RTX 3090 comes from
-  ``tests/fixtures/serving_gpus.toml`` (not in the shipped catalog).
-* Models: quantized checkpoints use their base model's config (same architecture) with the
-  weight dtype of the record; "fp8" on A100 runs weight-only (bf16 compute, fp8 bytes), which
-  ``compute_dtype`` already resolves. AWQ int4: group 128 scales.
-* KV dtype: the engines' default (model dtype, bf16) wherever the record says "not stated".
-* Engine defaults by the engine version's documented rules (vLLM 0.11 ``max_num_seqs`` 1024 /
-  ``max_num_batched_tokens`` 8192 on H100/H200, 256 / 2048 on A100; SGLang
-  ``mem_fraction_static`` as printed, else 0.88; TRT-LLM ``free_gpu_memory_fraction`` 0.95 as
-  the offline table states "in many cases", 0.9 for trtllm-serve; ``max_batch_size`` 2048).
-* Modes: burst = closed loop with ``concurrency = num_requests``; fixed concurrency = closed
-  loop; offline = the saturation output rate; single request = closed loop at 1, scored on
-  ``(S + G) / e2e`` because the Qwen3 "speed" table counts prompt and generated tokens.
-  Roofline: ``batch = min(clients, max_concurrent_sequences)`` (today's columns need a batch).
-* In burst and offline modes TTFT is mostly queueing; only throughput is scored there.
+Cross-validation. A source group is one publication or one silicon set: GPUStack, TRT-LLM
+1.0, Qwen3 speed, AIC rows by GPU, InferenceX rows by GPU. The default figures scores every
+group with the planner's defaults; no default of the model is fitted to these runs (each input
+default and GPU figure cites a datasheet, engine code or a measurement outside them; where a
+default was read off one of these groups the input's help says so, and ``--cv-fit`` removes
+that dependence). ``--cv-fit`` is the calibrated check: for each group ``g``, the calibration
+parameters (:data:`planner.sheet.calibration.PARAMETERS`) are fitted per GPU and engine on the
+runs of every OTHER group and ``g`` is scored with them (its defaults where no other group has
+that GPU and engine), so no fitted value has seen the group it scores.
+
+Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX rows):
+
+* Aggregated rows only, without speculative decoding (disaggregated and MTP rows belong to the
+  deployment-shapes issue). Engine from ``engine`` (Dynamo-orchestrated rows by their
+  backend; AMD ATOM has no engine model: not scored). Fixed lengths ISL/OSL,
+  ``output_tokens_cv`` 0; ``concurrency = max_concurrency`` (closed loop).
+* GPUs: AIC ``tp * pp * attention_dp`` of the one worker (with attention DP > 1 the planner's
+  ``tp`` is that GPU count with ``attention_dp`` on, experts over ``moe_ep``); InferenceX
+  ``decode_tp`` GPUs (``decode_dp_attention``, ``decode_ep`` as given); measured throughput =
+  output tokens/s per GPU times those GPUs.
+* Weights from ``gemm_quant_mode``/``moe_quant_mode`` (``fp8``/``fp8_block`` fp8, ``nvfp4``
+  nvfp4, ``int4_wo`` int4, none bf16); InferenceX ``fp4`` is nvfp4 on NVIDIA parts and mxfp4 on
+  AMD (the MXFP4 checkpoint AMD publishes).
+* KV dtype: fp8 where the engine's launch default for that checkpoint is fp8, else the model
+  dtype. InferenceX: fp8 (its launch scripts set it on these parts, measurements README).
+  TRT-LLM with fp8/nvfp4 weights: fp8 (TRT-LLM serves ModelOpt checkpoints, whose
+  ``hf_quant_config.json`` sets ``kv_cache_quant_algo: FP8``; ``KvCacheConfig.dtype`` ``auto``
+  takes it), except Qwen's own FP8 checkpoints in the GPUStack runs (no KV quantization in
+  their config). vLLM and SGLang: ``kv_cache_dtype auto`` = the model dtype.
+* Models: quantized checkpoints use their base model's config (same architecture);
+  Llama-3.1-70B uses the Llama-3.3-70B config (same architecture), DeepSeek-R1 and
+  DeepSeek-V3.1 the DeepSeek-V3 seed, MiniMax-M2.5 ``configs-2026/MiniMax-M2.7.json`` (same
+  architecture, ``configs-2026/SOURCES.md``); a config whose ``model_type`` the planner does
+  not read yet, or a model without a published config here (gpt-oss-120b), is not scored.
+* serving_perf records as before: GPU names ("A100-SXM4 (memory size not stated)" as
+  ``a100-80gb``), engine defaults by the engine version's documented rules (vLLM 0.11
+  ``max_num_seqs`` 1024 / ``max_num_batched_tokens`` 8192 on H100/H200, 256 / 2048 on A100;
+  SGLang ``mem_fraction_static`` as printed, else 0.88; TRT-LLM ``free_gpu_memory_fraction``
+  0.95 as the offline table states "in many cases", 0.9 for trtllm-serve). Modes: burst =
+  closed loop with ``concurrency = num_requests``; fixed concurrency = closed loop (finite run
+  of ``num_requests``, :mod:`planner.sheet.harness`); offline = the saturation output rate;
+  single request = closed loop at 1, scored on output tokens/s (the table's prompt + output
+  "speed" times ``G / (S + G)``). Burst and offline TTFT are queueing for the whole run: only
+  throughput is scored there.
+* InferenceX runs publish output tokens/s per GPU always, the mean TTFT, TPOT and E2E on
+  some (the others give medians and tails only): means are scored where published (the
+  statistic the model predicts), never a median in their place.
+* Bands of concurrent clients: 1-4, 8-32, 64-256, >256; offline, burst and single are their
+  own band.
 """
 
 from __future__ import annotations
@@ -39,19 +77,23 @@ import argparse
 import json
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
+from planner.errors import PlannerError
 from planner.service import scenario_columns
-from planner.sheet.calibration import Predictor, Run, run_row, run_table
+from planner.sheet.calibration import Predictor, Run, run_table
 from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
 from planner.sheet.table import graph
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "fixtures" / "serving_configs"
+SHARED = ROOT.parent / "shared"
+"""The public data kept beside the project (``../shared``: measurements, configs-2026)."""
 GPU_CATALOG = {**load_gpus(), **gpus_from_toml(ROOT / "tests" / "fixtures" / "serving_gpus.toml")}
 """The shipped catalog plus the GPUs the measurements need that it does not list yet (H20,
 RTX 3090)."""
@@ -73,15 +115,27 @@ MODELS = {
     "Qwen/Qwen2.5-7B-Instruct": "qwen2.5-7b-instruct",
     "Qwen/Qwen2-7B-Instruct": "qwen2-7b-instruct",
     "mistralai/Mixtral-8x7B-Instruct-v0.1": str(ROOT / "seeds" / "models" / "mixtral-8x7b"),
+    # AIC and InferenceX rows (same architecture as the config named; module docstring)
+    "meta-llama/Llama-3.1-70B": "llama-3.3-70b-instruct",
+    "nvidia/Qwen3-32B-NVFP4": "qwen3-32b",
+    "deepseek-ai/DeepSeek-V3": str(ROOT / "seeds" / "models" / "deepseek-v3"),
+    "deepseek-ai/DeepSeek-R1": str(ROOT / "seeds" / "models" / "deepseek-v3"),
+    "nvidia/DeepSeek-V3.1-NVFP4": str(ROOT / "seeds" / "models" / "deepseek-v3"),
+    "moonshotai/Kimi-K2.5": str(SHARED / "configs-2026" / "Kimi-K2.5"),
+    "MiniMaxAI/MiniMax-M2.5": str(SHARED / "configs-2026" / "MiniMax-M2.7"),
+    "Qwen/Qwen3.5-397B-A17B": str(SHARED / "configs-2026" / "Qwen3.5-397B-A17B"),
+    "zhipuai/GLM-5": str(SHARED / "configs-2026" / "GLM-5"),
 }
 GPUS = {
     "H100-SXM5-80GB": "h100-sxm", "H200-SXM-141GB": "h200", "A100-SXM4-80GB": "a100-80gb",
     "A100-SXM4 (memory size not stated)": "a100-80gb", "H20-96GB": "h20",
     "NVIDIA GeForce RTX 3090 (24 GB)": "rtx-3090", "NVIDIA A100 80GB": "a100-80gb",
+    "B200-SXM-180GB": "b200", "GB200 (B200 in NVL72, 186GB)": "gb200",
+    "MI355X-288GB": "mi355x",
 }
 
 
-MEASUREMENTS = ROOT / "tests" / "fixtures" / "measurements"
+MEASUREMENTS = SHARED / "measurements"
 
 
 def config_path(model: str) -> Path:
@@ -189,48 +243,6 @@ def record_run(r: dict[str, Any], kv_dtype: str | None = None) -> Run:
     return Run(0, str(config_path(r["model"])), flags["gpu"], values, settings)
 
 
-def perf_record(r: dict[str, Any], kv_dtype: str | None = None) -> dict[str, Any]:
-    """Predictions (old and new) and measured figures for one serving_perf record
-    (``kv_dtype`` overrides the engine-default KV dtype, for a sensitivity check). The engine
-    model's figures come from the calibration's own mapping of a run to a scenario
-    (:func:`planner.sheet.calibration.run_row`), so this benchmark scores what a fit starts
-    from."""
-    run = record_run(r, kv_dtype)
-    row, _pairs, _why = run_row(run)
-    assert row is not None, r["id"]
-    spec = spec_from_file(Path(run.model))
-    predictor = Predictor(run_table([run]), {run.model: spec}, GPU_CATALOG)
-    predicted = dict(zip(predictor.metrics, predictor.predict(None), strict=True))
-    measured = dict(zip(predictor.metrics, predictor.measured, strict=True))
-    # today's roofline columns need a batch: min(clients, what fits)
-    engine, clients = row["engine"], int(row["concurrency"])
-    base = {"tp": row["tp"], "pp": row["pp"], "gpus": row["gpus"],
-            "weight_dtype": row["weight_dtype"], "prompt_tokens": row["prompt_tokens"],
-            "output_tokens": row["output_tokens"]}
-    if kv_dtype:
-        base["kv_dtype"] = kv_dtype
-    inputs = {**run.settings, "concurrency": float(clients)}
-    first = evaluate(r["model"], run.gpu, engine, base, inputs)
-    fit = max(1, int(first["max_concurrent_sequences"]))
-    base["batch"] = fit if clients == 0 else max(1, min(clients, fit))
-    old = evaluate(r["model"], run.gpu, "roofline", base, inputs)
-    s, g = float(r["input_tokens"]["value"]), float(r["output_tokens"]["value"])
-    res: dict[str, Any] = {"mode": r["benchmark_mode"], "engine": engine, "gpu": run.gpu,
-                           "id": r["id"], "pairs": {}}
-    if "prompt_plus_output_tok_s_single_request" in r["metrics"]:
-        res["pairs"]["throughput"] = (
-            r["metrics"]["prompt_plus_output_tok_s_single_request"],
-            (s + g) / float(old["e2e_latency_s"]),
-            predicted["throughput"] * (s + g) / g)
-        return res
-    res["pairs"]["throughput"] = (measured["throughput"], float(old["throughput_tokens_per_s"]),
-                                  predicted["throughput"])
-    if "ttft" in predicted:
-        res["pairs"]["ttft"] = (measured["ttft"], float(old["ttft_s"]), predicted["ttft"])
-        res["pairs"]["tpot"] = (measured["tpot"], float(old["tpot_s"]), predicted["tpot"])
-    return res
-
-
 def kv_record(r: dict[str, Any]) -> dict[str, Any]:
     """KV-cache tokens (old ``token_capacity`` and new ``engine_token_capacity``) for one vLLM
     start-up."""
@@ -254,82 +266,358 @@ def kv_record(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stats(errors: list[float]) -> str:
+    """``median |e|  p90 |e|  signed median`` of relative errors, in percent."""
     if not errors:
-        return "      -       -"
-    a = np.abs(np.array(errors)) * 100
-    return f"{np.median(a):6.1f}% {np.percentile(a, 90):6.1f}%"
+        return f"{'-':>7} {'-':>7} {'-':>8}"
+    e = np.array(errors) * 100
+    a = np.abs(e)
+    return f"{np.median(a):6.1f}% {np.percentile(a, 90):6.1f}% {np.median(e):+7.1f}%"
+
+
+# ------------------------------------------------------------------ records -> cases
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One scorable run: its source group, table labels, the run the predictor scores, and the
+    measured mean E2E (seconds) where the source gives one."""
+
+    id: str
+    group: str
+    mode: str
+    engine: str
+    gpu: str
+    band: str
+    run: Run
+    e2e_s: float | None = None
+
+
+def band(mode: str, clients: float | None) -> str:
+    """Concurrency band of a run: ``1-4``, ``8-32``, ``64-256``, ``>256`` clients; offline,
+    burst and single-request runs are their own band."""
+    if mode in ("offline", "burst", "single"):
+        return mode
+    c = float(clients or 0)
+    return "1-4" if c <= 4 else "8-32" if c <= 32 else "64-256" if c <= 256 else ">256"
+
+
+def _trtllm_kv(engine: str, weights: str, model: str) -> str | None:
+    """KV dtype of a TRT-LLM run by its launch default (module docstring): fp8 for fp8/nvfp4
+    weights except Qwen's own FP8 checkpoints; ``None`` (the model dtype) otherwise."""
+    if engine != "trtllm" or weights not in ("fp8", "nvfp4"):
+        return None
+    return None if model.startswith("Qwen/") and model.endswith("-FP8") else "fp8"
+
+
+def perf_case(r: dict[str, Any]) -> Case:
+    """A serving_perf record as a case (KeyError when a name has no mapping)."""
+    flags, _settings = record_settings(r)
+    model = r["model"].split(" (")[0]
+    kv = _trtllm_kv(flags["engine"], flags["weight_dtype"], model)
+    if flags["engine"] == "trtllm" and "gpustack" in r["id"]:
+        kv = None  # trtllm-serve runs of Qwen's own FP8 checkpoints
+    run = record_run(r, kv)
+    group = r["source_group"].split(":")[0].split(" (")[0]
+    mode = str(run.values["mode"])
+    return Case(r["id"], group, mode, flags["engine"], flags["gpu"],
+                band(mode, run.values.get("concurrency")), run)
+
+
+_AIC_WEIGHTS = {"fp8": "fp8", "fp8_block": "fp8", "nvfp4": "nvfp4", "int4_wo": "int4",
+                "None": "bf16", "": "bf16"}
+
+
+def aic_case(r: dict[str, Any]) -> Case:
+    """An aggregated AIC silicon row as a case (KeyError when unmapped)."""
+    engine = engine_for(r["engine"])
+    gemm, moe = str(r.get("gemm_quant_mode")), str(r.get("moe_quant_mode"))
+    weights = _AIC_WEIGHTS[gemm if gemm not in ("None", "") else moe]
+    p = r["parallelism"]
+    tp, pp = int(p.get("tp_size") or 1), int(p.get("pp_size") or 1)
+    dp = int(p.get("attention_dp_size") or 1)
+    gpus = tp * pp * dp
+    model = r["model"]
+    config_path(model)
+    if r.get("max_concurrency") is None:
+        raise KeyError("max_concurrency")
+    settings: dict[str, Any] = {}
+    if int(p.get("moe_ep_size") or 1) > 1:
+        settings["ep"] = int(p["moe_ep_size"])
+    if dp > 1:
+        settings["attention_dp"] = 1
+    gpu = gpu_for(r["gpu"])
+    clients = int(r["max_concurrency"])
+    met = r["metrics"]
+    values = {"engine": engine, "tp": tp * dp, "pp": pp, "gpus": gpus, "mode": "concurrency",
+              "weight_dtype": weights, "kv_dtype": _trtllm_kv(engine, weights, model),
+              "input_tokens": r["input_tokens"]["value"],
+              "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
+              "num_requests": None, "ttft_mean_ms": met.get("ttft_mean_ms"),
+              "tpot_mean_ms": met.get("tpot_mean_ms"),
+              "output_tokens_per_s": None}  # AIC publishes no throughput
+    run = Run(0, str(config_path(model)), gpu, values, settings)
+    return Case(r["id"], f"AIC {gpu}", "concurrency", engine, gpu, band("concurrency", clients),
+                run)
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1e3
+
+
+def ix_case(r: dict[str, Any]) -> Case:
+    """An aggregated InferenceX run without speculative decoding as a case."""
+    engine = engine_for(r["engine"])
+    p = r["parallelism"]
+    tp = int(p["decode_tp"])
+    gpu = gpu_for(r["gpu"])
+    amd = gpu.startswith("mi")
+    weights = {"fp8": "fp8", "fp4": "mxfp4" if amd else "nvfp4"}[r["weights_precision"]]
+    settings: dict[str, Any] = {}
+    if int(p.get("decode_ep") or 1) > 1:
+        settings["ep"] = int(p["decode_ep"])
+    if p.get("decode_dp_attention"):
+        settings["attention_dp"] = 1
+    met = r["metrics"]
+    clients = int(r["max_concurrency"])
+    values = {"engine": engine, "tp": tp, "pp": 1, "gpus": tp, "mode": "concurrency",
+              "weight_dtype": weights, "kv_dtype": "fp8",
+              "input_tokens": r["input_tokens"]["value"],
+              "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
+              "num_requests": None, "ttft_mean_ms": _ms(met.get("mean_ttft_s")),
+              "tpot_mean_ms": _ms(met.get("mean_tpot_s")),
+              "output_tokens_per_s": met["output_tput_per_gpu_tok_s"] * tp}
+    run = Run(0, str(config_path(r["model"])), gpu, values, settings)
+    return Case(r["id"], f"InferenceX {gpu}", "concurrency", engine, gpu,
+                band("concurrency", clients), run, met.get("mean_e2el_s"))
+
+
+def load_cases(folder: Path) -> tuple[list[Case], dict[str, int]]:
+    """Every scorable case of the development files in ``folder`` and the count of records
+    left out, by reason."""
+    cases: list[Case] = []
+    left: dict[str, int] = defaultdict(int)
+
+    def add(make: Any, r: dict[str, Any], source: str) -> None:
+        try:
+            cases.append(make(r))
+        except KeyError as exc:
+            left[f"{source}: no mapping for {exc.args[0]!r}"] += 1
+
+    for r in json.loads((folder / "serving_perf_dev.json").read_text())["records"]:
+        add(perf_case, r, "serving_perf")
+    for r in json.loads((folder / "aic_silicon_dev.json").read_text())["records"]:
+        if r["serving_mode"] != "aggregated":
+            left["aic: disaggregated (deployment-shapes issue)"] += 1
+            continue
+        add(aic_case, r, "aic")
+    for r in json.loads((folder / "inferencex_dsr1_dev.json").read_text())["records"]:
+        if r["serving_mode"] != "aggregated" or r.get("spec_decoding") != "none":
+            left["inferencex: disaggregated or speculative (deployment-shapes issue)"] += 1
+            continue
+        add(ix_case, r, "inferencex")
+    return [Case(c.id, c.group, c.mode, c.engine, c.gpu, c.band,
+                 Run(i, c.run.model, c.run.gpu, c.run.values, c.run.settings), c.e2e_s)
+            for i, c in enumerate(cases)], dict(left)
+
+
+# ------------------------------------------------------------------ scoring
+
+
+def _specs(cases: list[Case], left: dict[str, int]) -> tuple[list[Case], dict[str, Any]]:
+    """The cases whose model config the planner reads, and the specs by path."""
+    specs: dict[str, Any] = {}
+    bad: dict[str, str] = {}
+    for path in sorted({c.run.model for c in cases}):
+        try:
+            specs[path] = spec_from_file(Path(path))
+        except PlannerError as exc:
+            bad[path] = str(exc).split(":")[0][:60]
+    kept = []
+    for c in cases:
+        if c.run.model in bad:
+            left[f"config not readable yet ({Path(c.run.model).name}: {bad[c.run.model]})"] = \
+                left.get(f"config not readable yet ({Path(c.run.model).name}: "
+                         f"{bad[c.run.model]})", 0) + 1
+        else:
+            kept.append(c)
+    return kept, specs
+
+
+Scores = dict[int, dict[str, tuple[float, float]]]
+"""Case index -> metric -> (measured, predicted)."""
+
+
+def _predictor(cases: list[Case], specs: dict[str, Any], left: dict[str, int]
+               ) -> Predictor | None:
+    """One predictor over ``cases``; a case the sheet refuses (validation) is tried alone and
+    counted as left out with its reason."""
+    try:
+        return Predictor(run_table([c.run for c in cases]), specs, GPU_CATALOG)
+    except PlannerError:
+        if len(cases) == 1:
+            raise
+    good = []
+    for c in cases:
+        try:
+            Predictor(run_table([c.run]), specs, GPU_CATALOG)
+            good.append(c)
+        except PlannerError as exc:
+            left[f"refused by the sheet: {str(exc)[:70]}"] = left.get(
+                f"refused by the sheet: {str(exc)[:70]}", 0) + 1
+    return Predictor(run_table([c.run for c in good]), specs, GPU_CATALOG) if good else None
+
+
+def score(cases: list[Case], specs: dict[str, Any], left: dict[str, int],
+          params_for: Any = None) -> Scores:
+    """Measured and predicted figures of every case, grouped by (GPU, engine) predictors;
+    ``params_for(gpu, engine, predictor)`` gives the parameter vector (None: defaults)."""
+    out: Scores = {}
+    by: dict[tuple[str, str], list[Case]] = defaultdict(list)
+    for c in cases:
+        by[(c.gpu, c.engine)].append(c)
+    for (gpu, engine), group in sorted(by.items()):
+        pred = _predictor(group, specs, left)
+        if pred is None:
+            continue
+        for _rid, why in pred.runs.skipped:
+            left[why[:90]] = left.get(why[:90], 0) + 1
+        params = params_for(gpu, engine, pred) if params_for else None
+        predicted = pred.predict(params)
+        e2e = np.broadcast_to(np.asarray(pred.graph.compute(pred.columns(params), ["e2e_mean_s"])[
+            "e2e_mean_s"], dtype=np.float64), (len(pred.runs.runs),))
+        ids = [r.id for r in pred.runs.runs]
+        for i, row in enumerate(pred.rows):
+            rid = ids[int(row)]
+            out.setdefault(rid, {})[str(pred.metrics[i])] = (float(pred.measured[i]),
+                                                             float(predicted[i]))
+        for k, rid in enumerate(ids):
+            c = CASES[rid]
+            if c.e2e_s:
+                out.setdefault(rid, {})["e2e"] = (c.e2e_s, float(e2e[k]))
+    return out
+
+
+CASES: dict[int, Case] = {}
+"""Every loaded case by its run id (filled by :func:`main`)."""
+
+
+def cv_fit_scores(cases: list[Case], specs: dict[str, Any], left: dict[str, int]) -> Scores:
+    """Leave-one-group-out calibrated scores (module docstring): each group scored with the
+    parameters fitted per GPU and engine on every other group's runs."""
+    from planner.sheet.calibration import fit
+
+    out: Scores = {}
+    groups = sorted({c.group for c in cases})
+    for g in groups:
+        held = [c for c in cases if c.group == g]
+        train = [c for c in cases if c.group != g]
+        fitted: dict[tuple[str, str], dict[str, float]] = {}
+        for key in sorted({(c.gpu, c.engine) for c in held}):
+            mine = [c for c in train if (c.gpu, c.engine) == key]
+            if not mine:
+                continue
+            try:
+                pred = _predictor(mine, specs, {})
+                if pred is not None:
+                    fitted[key] = fit(pred).parameters
+            except PlannerError:  # too few figures for the parameters: defaults
+                continue
+
+        def params_for(gpu: str, engine: str, pred: Predictor,
+                       fitted: dict[tuple[str, str], dict[str, float]] = fitted) -> Any:
+            p = fitted.get((gpu, engine))
+            if p is None:
+                return None
+            return [p.get(q.name, float(x)) for q, x in zip(pred.parameters, pred.start(),
+                                                               strict=True)]
+
+        out.update(score(held, specs, left if g == groups[0] else {}, params_for))
+    return out
+
+
+# ------------------------------------------------------------------ tables
+
+METRIC_ORDER = ("throughput", "ttft", "tpot", "e2e")
+BAND_ORDER = ("single", "1-4", "8-32", "64-256", ">256", "burst", "offline")
+
+
+def _errors(scores: Scores, key: Any) -> dict[Any, list[float]]:
+    out: dict[Any, list[float]] = defaultdict(list)
+    for rid, metrics in scores.items():
+        c = CASES[rid]
+        for metric, (measured, predicted) in metrics.items():
+            if measured > 0:
+                out[key(c, metric)].append(predicted / measured - 1)
+    return out
+
+
+def print_tables(title: str, scores: Scores) -> None:
+    """The four tables of one scoring (module docstring)."""
+    head = f"{'n':>4}  {'median':>7} {'p90':>7} {'signed':>8}"
+    print(f"\n== {title}: |pred/meas - 1| median, p90, signed median ==")
+    print(f"{'mode':12} {'engine':7} {'gpu':10} {'band':7} {'metric':10} {head}")
+    rows = _errors(scores, lambda c, m: (c.mode, c.engine, c.gpu, c.band, m))
+    order = {b: i for i, b in enumerate(BAND_ORDER)}
+    for k in sorted(rows, key=lambda k: (k[0], k[1], k[2], order[k[3]],
+                                         METRIC_ORDER.index(k[4]))):
+        print(f"{k[0]:12} {k[1]:7} {k[2]:10} {k[3]:7} {k[4]:10} {len(rows[k]):4d}  "
+              f"{_stats(rows[k])}")
+    print(f"\n-- {title}: by metric (all runs) --")
+    for k, e in sorted(_errors(scores, lambda c, m: m).items(),
+                       key=lambda kv: METRIC_ORDER.index(kv[0])):
+        print(f"{k:10} {len(e):4d}  {_stats(e)}")
+    print(f"\n-- {title}: by concurrency band and metric --")
+    for k, e in sorted(_errors(scores, lambda c, m: (c.band, m)).items(),
+                       key=lambda kv: (order[kv[0][0]], METRIC_ORDER.index(kv[0][1]))):
+        print(f"{k[0]:8} {k[1]:10} {len(e):4d}  {_stats(e)}")
+    print(f"\n-- {title}: by source group and metric --")
+    for k, e in sorted(_errors(scores, lambda c, m: (c.group, m)).items(),
+                       key=lambda kv: (kv[0][0], METRIC_ORDER.index(kv[0][1]))):
+        print(f"{k[0][:34]:34} {k[1]:10} {len(e):4d}  {_stats(e)}")
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Score every record and print the tables."""
+    """Score every case and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--details", action="store_true", help="print every record")
+    parser.add_argument("--details", action="store_true", help="print every scored figure")
     parser.add_argument("--measurements", type=Path, default=MEASUREMENTS,
-                        help="folder holding serving_perf_dev.json and vllm_kv_dev.json")
+                        help="folder holding the development files (default ../shared/"
+                             "measurements)")
+    parser.add_argument("--cv-fit", action="store_true",
+                        help="also score each source group with calibration parameters "
+                             "fitted on the other groups (slow)")
     args = parser.parse_args(argv)
     folder = args.measurements
     print(f"measurements: {folder}")
 
     print("\n== vLLM start-ups: KV-cache tokens (GPU KV cache size) ==")
-    print(f"{'record':64} {'logged':>9} {'old':>9} {'err':>7} {'new':>9} {'err':>7}")
+    print(f"{'record':64} {'logged':>9} {'roofline':>9} {'err':>7} {'engine':>9} {'err':>7}")
     for r in json.loads((folder / "vllm_kv_dev.json").read_text()):
         k = kv_record(r)
         old_err, new_err = k["old"] / k["logged"] - 1, k["new"] / k["logged"] - 1
         print(f"{k['id'][:64]:64} {k['logged']:9d} {k['old']:9.0f} "
               f"{old_err:+7.1%} {k['new']:9.0f} {new_err:+7.1%}")
 
-    data = json.loads((folder / "serving_perf_dev.json").read_text())
-    groups: dict[tuple[str, str, str, str], dict[str, list[float]]] = defaultdict(
-        lambda: {"old": [], "new": []})
-    unscored: list[tuple[str, str]] = []
-    for r in data["records"]:
-        try:
-            res = perf_record(r)
-        except KeyError as exc:
-            unscored.append((r["id"], f"no mapping for {exc.args[0]!r}"))
-            continue
-        for metric, (measured, old, new) in res["pairs"].items():
-            key = (res["mode"], res["engine"], res["gpu"], metric)
-            groups[key]["old"].append(old / measured - 1)
-            groups[key]["new"].append(new / measured - 1)
-            if args.details:
-                print(f"{res['id'][:70]:70} {metric:10} meas {measured:10.4g} "
-                      f"old {old:10.4g} new {new:10.4g}")
-
-    print("\n== Serving records: |predicted/measured - 1|, median and p90 ==")
-    print(f"{'mode':26} {'engine':7} {'gpu':10} {'metric':10} {'n':>3}   "
-          f"{'old median':>10} {'old p90':>7}   {'new median':>10} {'new p90':>7}")
-    overall: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(
-        lambda: {"old": [], "new": []})
-    for key in sorted(groups):
-        mode, engine, gpu, metric = key
-        e = groups[key]
-        overall[(mode, metric)]["old"] += e["old"]
-        overall[(mode, metric)]["new"] += e["new"]
-        print(f"{mode:26} {engine:7} {gpu:10} {metric:10} {len(e['new']):3d}   "
-              f"{_stats(e['old'])}     {_stats(e['new'])}")
-    print("\n== By mode and metric (all engines and GPUs) ==")
-    for (mode, metric), e in sorted(overall.items()):
-        print(f"{mode:26} {metric:10} {len(e['new']):3d}   old {_stats(e['old'])}   "
-              f"new {_stats(e['new'])}")
-    print("\n== Sensitivity: TRT-LLM offline records with an fp8 KV cache ==")
-    print("(the records say 'not stated (ModelOpt FP8 checkpoint; FP8 KV likely but unverified)';"
-          " the tables above use the engine default, bf16)")
-    for gpu in ("h100-sxm", "h200"):
-        errs = {"old": [], "new": []}
-        for r in data["records"]:
-            if r["benchmark_mode"] != "offline_max_throughput" or gpu_for(r["gpu"]) != gpu:
-                continue
-            measured, old, new = perf_record(r, kv_dtype="fp8")["pairs"]["throughput"]
-            errs["old"].append(old / measured - 1)
-            errs["new"].append(new / measured - 1)
-        print(f"offline_max_throughput     trtllm  {gpu:10} throughput {len(errs['new']):3d}   "
-              f"{_stats(errs['old'])}     {_stats(errs['new'])}")
-    print(f"\nunscored records: {len(unscored)}")
-    for rid, why in unscored:
-        print(f"  {rid}: {why}")
-    print("not scored by design: TTFT/TPOT of burst records (queueing of the whole burst), "
-          "latency of offline records (none published)")
+    cases, left = load_cases(folder)
+    cases, specs = _specs(cases, left)
+    CASES.clear()
+    CASES.update({c.run.id: c for c in cases})
+    scores = score(cases, specs, left)
+    if args.details:
+        for rid, metrics in sorted(scores.items()):
+            for metric, (measured, predicted) in metrics.items():
+                print(f"{CASES[rid].id[:72]:72} {metric:10} meas {measured:10.4g} "
+                      f"pred {predicted:10.4g} {predicted / measured - 1:+7.1%}")
+    print(f"\nscored runs: {len(scores)} of {len(cases)} mapped; figures: "
+          f"{sum(len(m) for m in scores.values())}")
+    print_tables("defaults (no value fitted to these runs)", scores)
+    if args.cv_fit:
+        print_tables("leave-one-group-out calibration", cv_fit_scores(cases, specs, {}))
+    print("\nnot scored:")
+    for why, n in sorted(left.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:5d}  {why}")
+    print("not scored by design: TTFT/TPOT of burst and offline runs (queueing of the whole "
+          "run), E2E where the source publishes none")
 
 
 if __name__ == "__main__":

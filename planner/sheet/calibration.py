@@ -159,7 +159,9 @@ def run_row(run: Run) -> tuple[dict[str, Any] | None, list[tuple[str, float]], s
     prompt, output = _round_tokens(v.get("input_tokens")), _round_tokens(v.get("output_tokens"))
     if prompt is None or output is None:
         return None, [], "input or output tokens unknown"
-    if v.get("output_tokens_per_s") is None:
+    mode = v.get("mode")
+    latency_only = mode in STEADY_MODES and (v.get("ttft_mean_ms") or v.get("tpot_mean_ms"))
+    if v.get("output_tokens_per_s") is None and not latency_only:
         return None, [], "no measured throughput"
     tp, pp = int(v.get("tp") or 1), int(v.get("pp") or 1)
     row: dict[str, Any] = {
@@ -169,7 +171,6 @@ def run_row(run: Run) -> tuple[dict[str, Any] | None, list[tuple[str, float]], s
     for name in ("weight_dtype", "kv_dtype"):
         if v.get(name) is not None:
             row[name] = v[name]
-    mode = v.get("mode")
     if mode == "burst":
         if not v.get("num_requests"):
             return None, [], "burst with an unknown number of requests"
@@ -183,7 +184,9 @@ def run_row(run: Run) -> tuple[dict[str, Any] | None, list[tuple[str, float]], s
     elif mode != "offline":
         return None, [], f"mode {mode!r} unknown"
     row.update(run.settings)
-    pairs = [("throughput", float(v["output_tokens_per_s"]))]
+    # a steady-state run may publish latencies only (AIC silicon rows: mean TTFT and TPOT)
+    pairs = ([] if v.get("output_tokens_per_s") is None
+             else [("throughput", float(v["output_tokens_per_s"]))])
     if mode in STEADY_MODES:
         if v.get("ttft_mean_ms"):
             pairs.append(("ttft", float(v["ttft_mean_ms"]) / 1e3))
