@@ -155,7 +155,7 @@ def help_text(bindings: list[Binding]) -> Table:
         if b.action in ("edit",):
             continue
         keys = " / ".join(k.replace("question_mark", "?").replace("slash", "/")
-                          for k in b.key.split(","))
+                          .replace("colon", ":") for k in b.key.split(","))
         table.add_row(keys, _HELP.get(b.action, b.description))
     table.add_row("ctrl+p", "command palette: every action by name")
     return table
