@@ -881,7 +881,7 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
         assert drawn(app, sid, "gpus_needed") == "– no target"
         grid = app.query_one("#grid", SheetTable)
         head = "\n".join(grid.render_line(y).text for y in range(grid.header_height))
-        assert "TTFT" in head and "[USD/month]" in head  # drawn at once
+        assert "Meets SLO" in head and "[USD/month]" in head  # drawn at once
         labels = {c.key.value: " ".join(str(c.label).split()) for c in grid.columns.values()}
         assert labels["ttft_s"] == "TTFT [s]"
         assert labels["cost_usd_per_month"] == "Cost per month [USD/month]"
@@ -891,7 +891,7 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
         goto(app, "llama3-8b-24gib-6x8k", "tpot_s")
         await pilot.press("p")  # pinned: now right after the pinned verdicts
         keys = [c.key.value for c in grid.ordered_columns]
-        pins = len(cells.PINNED["inference"])
+        pins = 1 + len(cells.PINNED["inference"])  # after the name and the pinned verdicts
         assert keys.index("tpot_s") == pins and grid.cursor_column == pins
         assert drawn(app, sid, "tpot_s")
         grid.move_cursor(column=keys.index("batch"))

@@ -303,3 +303,44 @@ def test_calibration_parameters_at_their_bound_are_reported() -> None:
     assert at_bound(parameters, fitted) == [
         ("matmul_efficiency", matmul.high, "upper", matmul.high),
         ("engine_step_overhead_s", overhead.low, "lower", overhead.low)]
+
+
+# ---------------------------------------------------------------------- the demo fleet
+def test_demo_flagship_runs_the_engine_model_and_its_notes_match_its_figures() -> None:
+    """Issue 24, "Why" 5: the option group of the demo fleet runs on vLLM with its target and
+    SLO set, every member meets the SLO at the GPU count it is typed with (the count the
+    closed form sizes), and each note names that engine and count."""
+    with Workspace.open() as ws:
+        group = [s for s in ws.scenarios("demo") if s.name.startswith("llama3-70b-chat-")]
+        outputs = ws.evaluate_many(group)
+    assert len(group) == 3
+    for sc, out in zip(group, outputs, strict=True):
+        i = sc.inputs
+        assert i["engine"] == "vllm" and i["target_requests_per_s"] > 0 and i["slo_ttft_s"] > 0
+        assert out["meets_slo"] and not out["saturated"], sc.name
+        assert out["gpus_needed"] == i["gpus"], sc.name
+        assert "vLLM" in sc.notes and f"({i['gpus']} GPUs)" in sc.notes, sc.notes
+        replicas = i["gpus"] // i["tp"]
+        assert f"{replicas} replicas of TP {i['tp']}" in sc.notes, sc.notes
+        assert verdict.state(out) == verdict.MEETS
+
+
+def test_compare_leads_with_the_verdict_and_shows_states() -> None:
+    """Issue 24, "Why" 8 (compare): the comparison (CLI and the UI's ``c``, one function,
+    :func:`planner.compare.compare`) starts with the verdict row and the verdict's figures,
+    "saturated" in place of a capped TTFT, a dash for a scenario without a verdict."""
+    run("fleet", "new", "cap")
+    run("scenario", "new", "cap/task", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+        *(f"{k}={v}" for k, v in TASK_INPUTS.items()))
+    run("scenario", "new", "cap/plain", "--model", "llama-3-8b", "--gpu", "h100-sxm")
+    data = json.loads(run("compare", "cap/task", "cap/plain", "--json").stdout)
+    rows = {r["column"]: r["values"] for r in data["rows"]}
+    assert [r["column"] for r in data["rows"]][:1 + len(verdict.VERDICT)] == [
+        "verdict", *verdict.VERDICT]
+    task_out = json.loads(run("scenario", "show", "cap/task", "--json").stdout)
+    with Workspace.open() as ws:
+        sc = ws.scenario("cap", "task")
+        out = ws.evaluate(sc)
+    assert rows["verdict"] == [verdict.headline(out, sc.inputs), "–"]
+    assert rows["ttft_p50_s"] == [verdict.SATURATED, "–"]
+    assert rows["gpus_needed"] == [task_out["outputs"]["gpus_needed"], "–"]

@@ -260,3 +260,34 @@ async def test_grid_marks_gpus_whose_efficiencies_are_defaults() -> None:
         assert str(grid.get_cell(str(sid), "gpu")) == f"{unmeasured} *"
         other = select(app, "llama3-8b-request-1024+128")
         assert str(grid.get_cell(str(other), "gpu")) == "h100-sxm"
+
+
+async def test_ui_sweep_of_a_scenario_with_a_verdict_shows_the_verdict_and_states() -> None:
+    """Issue 24, "Why" 3 (the UI's sweep): a scenario with an engine, a target and an SLO is
+    swept on the verdict's figures; 4 GPUs read "saturated", 16 GPUs the TTFT an estimate
+    at 16 GPUs gives."""
+    from planner import service
+    from planner.tui.views import SweepScreen
+
+    add_task()
+    with Workspace.open() as ws:
+        sc = ws.scenario("demo", "task70b")
+        sized = service.estimate(ws.model(sc.model).spec, ws.gpu(sc.gpu).spec,
+                                 {**TASK, "gpus": 16})
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        select(app, "task70b")
+        grid = app.query_one("#grid", DataTable)
+        keys = [c.key.value for c in grid.ordered_columns]
+        grid.move_cursor(column=keys.index("gpus"))
+        await pilot.press("w")
+        assert isinstance(app.screen, SweepScreen)
+        await pilot.press("ctrl+u", *"4,16", "enter")
+        await settle(pilot)
+        table = text(app.screen.query_one("#table", Static))
+        four = next(line for line in table.splitlines() if "│ 4 " in line or " 4 │" in line)
+        sixteen = next(line for line in table.splitlines() if " 16 " in line)
+        assert "saturated" in four and "no" in four
+        assert verdict.figure("ttft_p50_s", sized, sized["inputs"]) in sixteen
+        assert "saturated" not in sixteen and "yes" in sixteen

@@ -204,6 +204,8 @@ def headline(outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> str:
     """One line: the state of the deployment as configured and what the target needs, e.g.
     ``saturated on 4 GPUs: needs 16 GPUs (4 replicas), $29,200.00/month``."""
     now = f"{state(outputs)} on {inputs.get('gpus', 1):,} GPUs"
+    if state(outputs) == DOES_NOT_FIT:
+        return f"{now} (TP {inputs.get('tp', 1)}): no replica count of this shape fits"
     if not inputs.get("target_requests_per_s"):
         return now
     sizing = figure("gpus_needed", outputs, inputs)

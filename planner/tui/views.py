@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -16,6 +17,7 @@ from textual.widgets import Input, Label, Static
 
 from planner.domain import Scenario
 from planner.errors import PlannerError
+from planner.sheet import verdict
 from planner.sheet.outputs import format_value
 from planner.sheet.table import inputs_of
 from planner.tui.solve_view import SolveScreen
@@ -29,6 +31,16 @@ if TYPE_CHECKING:
 
 SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
                  "fits", "cost_usd_per_million_output_tokens")
+VERDICT_SWEEP_OUTPUTS = ("meets_slo", "ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "utilization",
+                         "cost_usd_per_month", "throughput_tokens_per_s")
+"""What the sweep shows for a scenario with a verdict (an engine, a target rate or an SLO):
+the verdict at the load for each value, states where figures are states; the chart stays the
+idle throughput."""
+
+
+def sweep_outputs(sc: Scenario) -> tuple[str, ...]:
+    """The sweep's columns for ``sc``."""
+    return VERDICT_SWEEP_OUTPUTS if verdict.applies(sc.inputs) else SWEEP_OUTPUTS
 
 
 def bar_chart(labels: list[str], values: list[float], shown: Callable[[float], str],
@@ -100,15 +112,16 @@ class SweepScreen(ModalScreen[None]):
             variation = parse_variation(f"{column}={values}", gpus=list(self.gpus),
                                         models=list(self.models),
                                         columns={c.name: c for c in inputs_of("inference")})
+            shown = sweep_outputs(self.sc)
             grid = build_grid(base, [variation], self.models, self.gpus,
-                              outputs=list(SWEEP_OUTPUTS), profiles=self.profiles)
+                              outputs=[*shown, *verdict.STATE_INPUTS], profiles=self.profiles)
         except PlannerError as exc:
             self.query_one("#table", Static).update(Text(str(exc), style="bold red"))
             self.query_one("#chart", Static).update("")
             return
         table = Table()
         table.add_column(column, justify="right")
-        for name in SWEEP_OUTPUTS:
+        for name in shown:
             table.add_column(name, justify="right")
         labels = []
         for i, value in enumerate(variation.values):
@@ -116,8 +129,12 @@ class SweepScreen(ModalScreen[None]):
             if grid.reasons[i]:
                 table.add_row(str(value), Text(grid.reasons[i], style="dim"))
                 continue
-            table.add_row(str(value), *[format_value(n, _plain(grid.values[n][i], n))
-                                        for n in SWEEP_OUTPUTS])
+            row = {n: _plain(np.broadcast_to(np.asarray(grid.values[n]), (len(grid),))[i], n)
+                   for n in (*shown, *verdict.STATE_INPUTS)}
+            inputs = {**self.sc.inputs, **({column: value} if column in self.sc.inputs else {})}
+            table.add_row(str(value), *[verdict.figure(n, row, inputs)
+                                        if n in verdict.MASKED_COLUMNS or n == "utilization"
+                                        else format_value(n, row[n]) for n in shown])
         self.query_one("#table", Static).update(table)
         chart = bar_chart(labels, [float(v) for v in grid.values["throughput_tokens_per_s"]],
                           lambda v: format_value("throughput_tokens_per_s", v))
@@ -129,7 +146,7 @@ class SweepScreen(ModalScreen[None]):
 
 
 def _plain(value: Any, name: str) -> Any:
-    if name == "fits":
+    if name in ("fits", "engine_fits", "saturated", "meets_slo"):
         return bool(value)
     return value.item() if hasattr(value, "item") else value
 
@@ -155,7 +172,7 @@ def help_text(bindings: list[Binding]) -> Table:
         if b.action in ("edit",):
             continue
         keys = " / ".join(k.replace("question_mark", "?").replace("slash", "/")
-                          for k in b.key.split(","))
+                          .replace("colon", ":") for k in b.key.split(","))
         table.add_row(keys, _HELP.get(b.action, b.description))
     table.add_row("ctrl+p", "command palette: every action by name")
     return table
