@@ -14,7 +14,8 @@ by ``test_case_counts``):
 * ``not_a_file``: a FIFO (which blocked for ever), a device, a folder or an oversized file
   given to every reader is refused by name at once.
 * ``xlsx_bounds``: a far cell, a row past the limit, a zip bomb, a part bomb in any .xlsx
-  reader is refused by name in bounded memory (no abort inside a native reader).
+  reader is refused by name in bounded memory (no abort inside a native reader), and a
+  workbook of more new rows than one import creates is refused by its count.
 * ``meaning``: a date, an error value or a NaN in a number cell, a binary, nested or date
   Parquet column, a benchmark with a negative duration, zero completed requests, 1e308
   tokens/s, a concurrency beyond 64 bits or deeply nested JSON: each refused by cell or field
@@ -74,7 +75,7 @@ COUNTS = {
     "csv_injection": len(CSV_CASES) + len(SAFE_TEXTS) + 2,
     "round_trip": len(ESCAPES) * 2 + 4,
     "not_a_file": len(NOT_FILES) * len(READERS),
-    "xlsx_bounds": 7,
+    "xlsx_bounds": 8,
     "meaning": len(MEANING_XLSX) * 3 + 5 + 8 + 1,
 }
 """Cases per group: each parametrized case, and each refusal inside a test that loops over
@@ -83,8 +84,8 @@ cases (Parquet: 5, benchmark files: 8 and the check that none was stored)."""
 
 def test_case_counts() -> None:
     assert COUNTS == {"csv_injection": 120, "round_trip": 28, "not_a_file": 32,
-                      "xlsx_bounds": 7, "meaning": 26}
-    assert sum(COUNTS.values()) == 213
+                      "xlsx_bounds": 8, "meaning": 26}
+    assert sum(COUNTS.values()) == 214
 
 
 # ------------------------------------------------------------------ helpers
@@ -738,3 +739,37 @@ def test_impossible_benchmark_runs_are_refused_before_a_fit_sees_them(
             "concurrency 1180591620717411303424 must be a whole number from 1")
     code, out, err = run("bench", "list", "--json")
     assert code == 0 and json.loads(out) == [], (out, err)  # nothing stored, nothing to fit
+
+
+def test_more_new_rows_than_one_workbook_import_creates_is_refused_by_count(
+        ws: Workspace, isolated_data_dir: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The new-row bound (:data:`planner.report.importer.MAX_NEW_ROWS`, 250,000: about 2 GB)
+    counted exactly, in the first pass over the id and name columns; here set to 3."""
+    from planner.report import importer
+    from planner.report.layout import letters
+
+    ws.new_fleet("f")
+    for i in range(4):
+        ws.new_scenario("f", f"s{i}", model="llama-3-8b", gpu="h100-sxm")
+    path = tmp_path / "r.xlsx"
+    ws.export(path, ["f"])
+    col = letters("inference")["id"]
+    edited = tmp_path / "new.xlsx"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as dst:
+        member = sheet_parts(src)["Scenarios"]
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == member:  # every row's id cell emptied: four new rows
+                data, n = re.subn(rf'<c r="{col}([2-9])"[^>]*?(?:/>|>.*?</c>)'.encode(), b"",
+                                  data)
+                assert n == 4
+            dst.writestr(item, data)
+    monkeypatch.setattr(importer, "MAX_NEW_ROWS", 3)
+    monkeypatch.setattr(importer, "PRE_COUNT_BYTES", 0)
+    with pytest.raises(importer.ImportError_, match=r"Scenarios: 4 new rows \(no id\); one "
+                       r"workbook import creates at most 3 .*planner scenario import"):
+        ws.import_workbook(edited, dry_run=True)
+    monkeypatch.setattr(importer, "MAX_NEW_ROWS", 4)  # four fit: the names are what clash
+    with pytest.raises(importer.ImportError_, match="already has a scenario named 's0'"):
+        ws.import_workbook(edited, dry_run=True)

@@ -117,6 +117,18 @@ MAX_STRINGS_BYTES = 256 << 20
 """Largest uncompressed shared-string table read."""
 MAX_WORKBOOK_BYTES = 4 << 30
 """Largest .xlsx file opened (compressed; 100,000 exported scenarios take about 150 MB)."""
+MAX_NEW_ROWS = 250_000
+"""Most new rows (a name, no id) one workbook import creates: each holds about
+:data:`NEW_ROW_BYTES` while the workbook is checked and written (a row plan with its every
+input; ``python benchmarks/bench_bulk.py --memory``), so this many need about 2 GB. The sheet
+may hold up to :data:`MAX_ROWS` rows of existing scenarios; ``planner scenario import`` creates
+more new ones at about 3.4 kB a row."""
+NEW_ROW_BYTES = 7_400
+"""Peak memory per new row of a workbook import, measured (10,000 rows, dry run)."""
+PRE_COUNT_BYTES = 64 << 20
+"""A scenario sheet whose XML is larger than this (about 18,000 rows) has its new rows
+counted in a first pass over its id and name columns only, so a sheet of too many new rows is
+refused before its input columns are kept."""
 MAX_GPU_ROWS = 10_000
 """Most GPU rows the GPUs sheet may hold (the catalog ships about 40)."""
 
@@ -150,6 +162,30 @@ def _read_sheet(z: zipfile.ZipFile, path: Path, sheet: str, keep: list[int], wid
     except (zipfile.BadZipFile, KeyError, OSError, EOFError, UnicodeError,
             zipfile.LargeZipFile, NotImplementedError) as exc:
         raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
+
+
+def _part_size(z: zipfile.ZipFile, member: str | None) -> int:
+    """The uncompressed size the zip states for ``member`` (0 if it has none)."""
+    try:
+        return z.getinfo(member).file_size if member else 0
+    except KeyError:
+        return 0
+
+
+def _refuse_many_new(path: Path, sheet: str, cols: SheetColumns, id_at: int,
+                     name_at: int) -> None:
+    """:class:`ImportError_` when ``sheet`` holds more than :data:`MAX_NEW_ROWS` new rows
+    (a name and no id): ``id_at`` and ``name_at`` are the (0-based) sheet columns of the id
+    and name, both kept in ``cols``."""
+    ids, id_codes, _f = cols.column(id_at)
+    _n, names, _g = cols.column(name_at)
+    new = int(np.count_nonzero(np.isnan(ids) & (id_codes < 0) & (names >= 0)))
+    if new > MAX_NEW_ROWS:
+        raise ImportError_(path, problem=(
+            f"{sheet}: {new:,} new rows (no id); one workbook import creates at most "
+            f"{MAX_NEW_ROWS:,} (about {NEW_ROW_BYTES // 1000} kB of memory each while checked); "
+            "create them with `planner scenario import FLEET FILE` (a CSV of the same columns) "
+            "or import the sheet in parts"))
 
 
 def open_workbook(path: Path) -> tuple[Any, zipfile.ZipFile]:
@@ -237,7 +273,13 @@ def _read_plan(z: zipfile.ZipFile, sheet_names: dict[str, str], path: Path, *,
         all_columns = scenario_columns(kind)
         columns = [c for c in all_columns if c.role in ("meta", "input")]
         keep = [i for i, c in enumerate(all_columns, 1) if c.role in ("meta", "input")]
+        at = {c.key: i for i, c in enumerate(all_columns, 1)}
+        if _part_size(z, sheet_names.get(sheet)) > PRE_COUNT_BYTES:  # count before keeping
+            _refuse_many_new(path, sheet, _read_sheet(
+                z, path, sheet, [at["id"], at["name"]], len(all_columns), strings, dates),
+                at["id"] - 1, at["name"] - 1)
         sheet_columns = _read_sheet(z, path, sheet, keep, len(all_columns), strings, dates)
+        _refuse_many_new(path, sheet, sheet_columns, at["id"] - 1, at["name"] - 1)
         header = sheet_columns.header
         expected = [c.header for c in all_columns]
         got = [str(h) if h not in (None, "") else "" for h in header]
