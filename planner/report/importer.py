@@ -520,7 +520,8 @@ def _gpu_table(z: zipfile.ZipFile, path: Path, strings: list[str], dates: frozen
     for j in range(width):
         series, formula = cols.values(j, numeric=False, strip=False)
         for r, v, f in zip(rows, series.tolist(), formula.tolist(), strict=True):
-            table[r - 1][j] = v
+            # numbers as floats, as the sheet stores them (a typed 80 is 80.0)
+            table[r - 1][j] = float(v) if type(v) is int else v
             if f:
                 formulas.add((r, j + 1))
         marks.update({(rows[i], j + 1): m for i, m in cols.marked(j).items()})
