@@ -76,16 +76,17 @@ COUNTS = {
     "round_trip": len(ESCAPES) * 2 + 4,
     "not_a_file": len(NOT_FILES) * len(READERS),
     "xlsx_bounds": 8,
-    "meaning": len(MEANING_XLSX) * 3 + 5 + 8 + 1,
+    "meaning": len(MEANING_XLSX) * 3 + 5 + 8 + 1 + 1,
 }
 """Cases per group: each parametrized case, and each refusal inside a test that loops over
-cases (Parquet: 5, benchmark files: 8 and the check that none was stored)."""
+cases (Parquet: 5, benchmark files: 8 and the check that none was stored; a stored
+impossible run that calibrate refuses)."""
 
 
 def test_case_counts() -> None:
     assert COUNTS == {"csv_injection": 120, "round_trip": 28, "not_a_file": 32,
-                      "xlsx_bounds": 8, "meaning": 26}
-    assert sum(COUNTS.values()) == 214
+                      "xlsx_bounds": 8, "meaning": 27}
+    assert sum(COUNTS.values()) == 215
 
 
 # ------------------------------------------------------------------ helpers
@@ -773,3 +774,21 @@ def test_more_new_rows_than_one_workbook_import_creates_is_refused_by_count(
     monkeypatch.setattr(importer, "MAX_NEW_ROWS", 4)  # four fit: the names are what clash
     with pytest.raises(importer.ImportError_, match="already has a scenario named 's0'"):
         ws.import_workbook(edited, dry_run=True)
+
+
+def test_calibrate_refuses_an_impossible_run_stored_before_the_bounds(
+        isolated_data_dir: Path, tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(BENCH_HEAD))
+    code, _o, err = run("bench", "import", str(path), "--model", "llama-3-8b", "--gpu",
+                        "h100-sxm", "--engine", "vllm")
+    assert code == 0, err
+    with sqlite3.connect(isolated_data_dir / "planner.db") as db:  # as an old import stored it
+        (run_id,) = db.execute("SELECT id FROM measurements").fetchone()
+        db.execute("UPDATE measurements SET output_tokens_per_s = 1e308")
+    db.close()
+    refused(isolated_data_dir, ("calibrate", "--gpu", "h100-sxm", "--engine", "vllm"),
+            f"run {run_id} (", "output_tokens_per_s 1e+308 must be above 0",
+            f"planner bench delete {run_id}")
