@@ -188,8 +188,8 @@ print(json.dumps([seconds, before, peak]))
 
 def memory(sizes: list[int]) -> None:
     """Peak RSS of the workbook and the table (.csv, .xlsx) imports at each size."""
-    print(f"{'rows':>10} {'import':>16} {'file MB':>8} {'s':>8} {'RSS before MB':>14} "
-          f"{'peak RSS MB':>12} {'B/row':>8}")
+    print(f"{'rows':>10} {'import':>16} {'file MB':>8} {'s':>8} {'RSS before MiB':>14} "
+          f"{'peak RSS MiB':>12} {'B/row':>8}")
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
@@ -206,7 +206,8 @@ def memory(sizes: list[int]) -> None:
                 print(f"{size:>10,} {label:>16} {path.stat().st_size / 1e6:>8.1f} "
                       f"{seconds:>8.1f} {before / 2**20:>14.0f} {peak / 2**20:>12.0f} "
                       f"{per_row:>8,.0f}", flush=True)
-    print("dry runs, each in a fresh process; MB = 2^20 bytes; B/row = (peak - before) / rows")
+    print("dry runs, each in a fresh process; file MB = 10^6 B, RSS MiB = 2^20 B; "
+          "B/row = (peak - before) / rows")
 
 
 def timed(run: Callable[[], Any]) -> float:
