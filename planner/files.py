@@ -59,7 +59,7 @@ def open_regular(path: Path | str, max_bytes: int, what: str = "file") -> Binary
     try:
         fd = os.open(p, flags)
     except FileNotFoundError:
-        raise FileRefused(p, "no such file") from None
+        raise FileRefused(p, "cannot be read: no such file") from None
     except PermissionError:
         raise FileRefused(p, "cannot be read (permission denied)") from None
     except OSError as exc:  # a socket (ENXIO), a name too long, a loop of links, …

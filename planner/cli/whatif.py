@@ -237,6 +237,8 @@ def _write_xlsx(frame: Any, path: Path) -> None:
 
     # lazy: the workbook layer's text rules, only when an .xlsx is written
     from planner.report.fastsheet import TEXT_TRIGGERS
+
+    # lazy: as above
     from planner.report.textcells import ooxml_text
 
     wb = Workbook(write_only=True)
