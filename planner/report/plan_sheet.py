@@ -317,7 +317,7 @@ def _decorate(ws: Any, plan: PlanResult, n_rows: int, n_cols: int) -> None:
     ws.column_dimensions["E"].width = DEMAND_WIDTH  # the demand, wrapped
     ws.row_dimensions[SUB_ROW].height = 26
     for w, demand in enumerate(plan.demand):
-        lines = -(-len(demand or "") // (DEMAND_WIDTH - 2))
+        lines = -(-len(demand or "") // int(DEMAND_WIDTH * 0.75))  # wraps at word breaks
         if lines > 1:
             for head in (lay.gpus_head, lay.rates_head):
                 ws.row_dimensions[head + 1 + w].height = 12.75 * lines
