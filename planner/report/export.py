@@ -61,14 +61,8 @@ from planner.report.layout import (
 )
 from planner.report.plan_sheet import CatalogPrice, write_plan_sheets
 from planner.report.sheetkit import FILLS, HEADER_FONT, RED, header_note, note, print_setup
-from planner.report.summary_sheet import (
-    CONSTANTS,
-    SUMMARY_WIDTH,
-    YES_NO,
-    Gather,
-    SummaryInfo,
-    write_summary,
-)
+from planner.report.summary_columns import CONSTANTS, SUMMARY_WIDTH, YES_NO, Gather
+from planner.report.summary_sheet import SummaryInfo, write_summary
 from planner.report.sweep_sheet import key_block, sweep_print
 from planner.sheet.calibration import (
     FINITE_MODES,
