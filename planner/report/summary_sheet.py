@@ -510,7 +510,8 @@ class _Summary:
         memory.set_categories(names)
         cost = BarChart()
         cost.type = "bar"
-        cost.title = "Cost per scenario [USD/month]" + suffix
+        cost.title = "Cost per scenario [USD/month]" + suffix + (
+            ", options not chosen included" if not all(self.inference.chosen) else "")
         cost.y_axis.title = "USD/month"
         cost.series.append(Series(Reference(ws, min_col=column_index("cost", "USD/month"),
                                             min_row=top, max_row=top + shown - 1),
