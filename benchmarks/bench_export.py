@@ -34,7 +34,8 @@ XML in the writer thread, and reading 100,000 scenarios through SQLAlchemy row m
 
 Summary and Plan for finance (branch verdict-workbook, issue 24: counted marks, totals,
 SUMPRODUCT/EXACT criteria, escaped MATCH lookups, the at-load columns), before/after in one
-run on the same database, CPU seconds of the export process (load average ~10 on 2 cores):
+run on the same database, CPU seconds of the export process (load average ~10 on 2 cores;
+``python -m benchmarks.bench_export_compare --base TREE --scenarios N --runs R``):
 
     10k  6.85 s 302 MiB -> 6.90 s 303 MiB   (medians of 3)
     100k 44.5 s 709 MiB -> 45.5 s 712 MiB   (one run each: within the noise of this box)
