@@ -127,8 +127,9 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     # outputs are formulas; inputs are values; lookups go through INDEX/MATCH
     assert sc[f"{col['fits']}2"].value.startswith("=")
     assert isinstance(sc[f"{col['batch']}2"].value, int)
-    assert sc[f"{col['gpu_memory_bytes']}2"].value == \
-        f"=INDEX(GPU_memory_bytes,MATCH({col['gpu']}2,GpuNames,0))"
+    assert sc[f"{col['gpu_memory_bytes']}2"].value == (  # a name's wildcards escaped
+        f"=INDEX(GPU_memory_bytes,MATCH(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({col['gpu']}2,"
+        '"~","~~"),"*","~*"),"?","~?"),GpuNames,0))')
     assert wb.defined_names["GPU_memory_bytes"].attr_text == "GPUs!$M$2:$M$25"
     formulas_text = " ".join(str(c.value) for row in sc.iter_rows() for c in row)
     for banned in ("XLOOKUP", "LET(", "FILTER(", "IFS(", "SWITCH(", "FLOOR.MATH"):

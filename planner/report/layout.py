@@ -177,7 +177,7 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
     cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
     # last, so adding them moved no other column: the base an option belongs to, and whether
-    # the row is counted (the Summary's SUMIFS match chosen = TRUE)
+    # the row is counted (the Summary's SUMPRODUCTs match chosen = TRUE)
     cols += [Column(key, "meta") for key in OPTION_COLUMNS]
     return tuple(cols)
 
