@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from planner.errors import PlannerError, ValidationError
+from planner.errors import PlannerError, ValidationError, echo
 from planner.settings import database_url
 from planner.sheet.inputs import InputColumn
 
@@ -140,7 +140,8 @@ class ColumnType(click.ParamType):
         try:
             return self.column.parse(value)
         except ValidationError as exc:
-            self.fail(f"{self.column.name} must be {exc.allowed} (got {value!r})", param, ctx)
+            self.fail(f"{self.column.name} must be {exc.allowed} (got {echo(value)})", param,
+                      ctx)
 
 
 def _flag_names(column: InputColumn) -> list[str]:
@@ -310,7 +311,7 @@ class VersionType(click.ParamType):
         except ValueError:
             number = 0
         if not 1 <= number <= 2**62:
-            self.fail(f"must be an integer from 1 to {2**62:,} (got {value!r})", param, ctx)
+            self.fail(f"must be an integer from 1 to {2**62:,} (got {echo(value)})", param, ctx)
         return number
 
 

@@ -31,14 +31,14 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
 """Characters that reorder how the text around them is shown (the "Trojan Source" trick):
 refused in free text too, which otherwise may hold any printable character."""
 
-LORA_TARGETS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]{0,63})*")
+LORA_TARGETS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?: *, *[A-Za-z_][A-Za-z0-9_]{0,63})*")
 """``lora_targets``: module names (letters, digits, ``_``; up to 64 each) separated by commas,
 such as ``q,v`` or ``q, k, v, o`` or ``all``. Which names a model has is checked against its
 modules where the scenario is evaluated (:func:`planner.estimator.params.lora_dims`)."""
 
 LORA_TARGETS_MAX_CHARS = 200
 
-FIELDS_LISTING = "`planner scenario show SCENARIO --json` lists them"
+FIELDS_LISTING = "`planner estimate --help` and `planner train --help` list them"
 """Where a user finds the scenario fields, for an unknown field's message."""
 
 
