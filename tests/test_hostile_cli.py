@@ -444,6 +444,31 @@ def test_invisible_characters_in_names_are_refused(isolated_data_dir: Path, what
     refused(isolated_data_dir, args, "control character or an invisible one", "U+")
 
 
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("name", "zw\u200bx", "(name): must be 1 to 200 characters"),
+    ("name", "rtl\u202ex", "(name): must be 1 to 200 characters"),
+    ("name", "nb\u00a0sp", "(name): must be 1 to 200 characters"),
+    ("lora_targets", "q v", "(lora_targets): must be module names separated by commas"),
+    ("lora_targets", "q;rm -rf /", "(lora_targets): must be module names separated by commas"),
+    ("lora_targets", "q" * 300, "(lora_targets): must be module names separated by commas")])
+def test_bulk_import_applies_the_same_grammar(isolated_data_dir: Path, tmp_path: Path,
+                                             column: str, value: str, message: str) -> None:
+    import csv
+
+    path = tmp_path / "rows.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        row = {"name": "ok-name", "model": "llama-3-8b", "gpu": "h100-sxm", "batch": "2",
+               "lora_targets": "q,v", column: value}
+        writer = csv.DictWriter(f, fieldnames=list(row))
+        writer.writeheader()
+        writer.writerow(row)
+    before = state(isolated_data_dir)
+    code, _, err = run("scenario", "import", "demo", str(path))
+    assert code == 2 and message in err and "Traceback" not in err
+    assert max(map(len, err.splitlines())) <= MAX_MESSAGE
+    assert state(isolated_data_dir) == before
+
+
 def test_a_bidi_override_in_notes_is_refused_and_emoji_kept(isolated_data_dir: Path) -> None:
     refused(isolated_data_dir, ("scenario", "set", DEMO, "notes=ok\u202eevil"), "notes",
             "U+202E")
@@ -667,6 +692,7 @@ CATEGORIES = {
                       "test_lora_targets_has_a_grammar",
                       "test_lora_targets_that_are_module_lists",
                       "test_invisible_characters_in_names_are_refused",
+                      "test_bulk_import_applies_the_same_grammar",
                       "test_a_bidi_override_in_notes_is_refused_and_emoji_kept",
                       "test_every_text_field_has_a_length_bound",
                       "test_echoed_values_are_cut_to_a_readable_line",
