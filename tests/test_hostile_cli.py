@@ -522,6 +522,16 @@ def test_echoed_values_are_cut_to_a_readable_line(isolated_data_dir: Path, case:
     assert state(isolated_data_dir) == before
 
 
+def test_the_net_under_every_message_cuts_a_long_line() -> None:
+    from planner.cli.common import MESSAGE_LINE_MAX_CHARS, readable
+
+    cut = readable("head " + "x" * 100_000 + " tail\nsecond line")
+    first, second = cut.split("\n")
+    assert len(first) <= MESSAGE_LINE_MAX_CHARS and first.startswith("head xxx")
+    assert first.endswith("x tail (a line of 100,010 characters, cut)")
+    assert second == "second line" and readable("short") == "short"
+
+
 def test_a_long_constraint_is_shown_around_its_mistake(isolated_data_dir: Path) -> None:
     constraint = "fits" + " " * 50_000 + "and nope > 1"
     refused(isolated_data_dir, (*SOLVE, constraint), "unknown column 'nope'", lines=3)
@@ -696,7 +706,8 @@ CATEGORIES = {
                       "test_a_bidi_override_in_notes_is_refused_and_emoji_kept",
                       "test_every_text_field_has_a_length_bound",
                       "test_echoed_values_are_cut_to_a_readable_line",
-                      "test_a_long_constraint_is_shown_around_its_mistake"),
+                      "test_a_long_constraint_is_shown_around_its_mistake",
+                      "test_the_net_under_every_message_cuts_a_long_line"),
     "suggestions": ("test_a_close_match_instead_of_the_whole_list",
                     "test_a_constraint_column_suggests_its_match", "test_close_matches_rules"),
     "terminal habits": ("test_the_ui_without_a_terminal_says_so",
