@@ -41,11 +41,12 @@ def close_matches(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     picked = [k for low, k in lowered.items() if low.startswith(typed)]
     if not picked:
         picked = [k for low, k in lowered.items() if typed in low]
-    if not picked and len(lowered) <= DIFFLIB_MAX_NAMES:
-        for low in difflib.get_close_matches(typed, list(lowered), n=n, cutoff=0.6):
-            if lowered[low] not in picked:
-                picked.append(lowered[low])
-    return sorted(picked[:n], key=lambda k: (not k.lower().startswith(typed), len(k), k))
+    if picked:  # the shortest first: the likeliest completion
+        return sorted(picked, key=lambda k: (len(k), k))[:n]
+    if len(lowered) > DIFFLIB_MAX_NAMES:
+        return []
+    return [lowered[low] for low in difflib.get_close_matches(typed, list(lowered), n=n,
+                                                              cutoff=0.6)]  # closest first
 
 
 def or_list(names: Iterable[str]) -> str:
@@ -99,14 +100,16 @@ def not_one_of(name: str, known: Iterable[str], what: str, listing: str = "") ->
     close = close_matches(name, names)
     if close:
         return f"{what}; did you mean {or_list(close)}?"
-    if len(names) <= SHORT_LIST:
+    if len(names) <= SHORT_LIST and len(", ".join(names)) <= SHORT_LIST_CHARS:
         return f"{what}; known: {', '.join(names)}"
     return f"{what} ({len(names)} are known{f': {listing}' if listing else ''})"
 
 
 SHORT_LIST = 10
-"""A not-found error lists every known name when there are at most this many; beyond, it
-suggests the close matches and says where the list is."""
+SHORT_LIST_CHARS = 120
+"""A not-found error lists every known name when there are at most ``SHORT_LIST`` of at most
+``SHORT_LIST_CHARS`` characters together; beyond, it suggests the close matches and says
+where the list is."""
 
 LISTINGS = {"model": "planner model list", "GPU": "planner gpu list",
             "fleet": "planner fleet list", "scenario": "planner scenario list"}
@@ -124,7 +127,7 @@ class NotFoundError(PlannerError, LookupError):
         self.suggestions = close_matches(name, known) if known else []
         if self.suggestions:
             hint = f"; did you mean {or_list(self.suggestions)}?"
-        elif len(known) <= SHORT_LIST:
+        elif len(known) <= SHORT_LIST and len(", ".join(known)) <= SHORT_LIST_CHARS:
             hint = f"; known: {', '.join(sorted(known))}" if known else ""
         else:
             listing = LISTINGS.get(kind.split(" ", 1)[0])

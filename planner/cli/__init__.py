@@ -18,8 +18,10 @@ from planner.errors import PlannerError
 @click.group(cls=PlannerGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--db", "db_url", envvar="PLANNER_DATABASE_URL", metavar="URL",
-              help="Database URL (sqlite:///path.db or postgresql://user@host/db). "
-                   "Default: planner.db in the user data folder (or $PLANNER_DATA_DIR).")
+              help="Database URL (sqlite:///path.db or postgresql://user@host/db); the folder "
+                   "of a SQLite file must exist. Default: planner.db in the user data folder "
+                   "(or $PLANNER_DATA_DIR), created on first run. `planner db check` says "
+                   "whether a database is healthy.")
 @click.version_option(package_name="planner")
 @click.pass_context
 def cli(ctx: click.Context, db_url: str | None) -> None:

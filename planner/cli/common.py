@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from planner.errors import PlannerError, ValidationError
+from planner.errors import PlannerError, ValidationError, echo
 from planner.settings import database_url
 from planner.sheet.inputs import InputColumn
 
@@ -61,7 +61,7 @@ class PlannerGroup(click.Group):
         try:
             return super().invoke(ctx)
         except PlannerError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {readable(str(exc))}", err=True)
             ctx.exit(2)
         except Exception as exc:
             known = _database_error(exc, ctx)
@@ -70,8 +70,21 @@ class PlannerGroup(click.Group):
                 known = PlannerError(os_error(exc))
             if known is None:
                 raise
-            click.echo(f"Error: {known}", err=True)
+            click.echo(f"Error: {readable(str(known))}", err=True)
             ctx.exit(2)
+
+
+MESSAGE_LINE_MAX_CHARS = 1_000
+"""Longest line of an error message printed whole. Messages cut what they echo of a user's
+value (:func:`planner.errors.echo`); this is the net under any that does not."""
+
+
+def readable(message: str) -> str:
+    """``message`` with each line over :data:`MESSAGE_LINE_MAX_CHARS` cut in the middle."""
+    limit = MESSAGE_LINE_MAX_CHARS
+    return "\n".join(line if len(line) <= limit else
+                     f"{line[:limit - 200]} … {line[-150:]} (a line of {len(line):,} "
+                     "characters, cut)" for line in message.split("\n"))
 
 
 PATH_SHOWN_CHARS = 80
@@ -140,7 +153,8 @@ class ColumnType(click.ParamType):
         try:
             return self.column.parse(value)
         except ValidationError as exc:
-            self.fail(f"{self.column.name} must be {exc.allowed} (got {value!r})", param, ctx)
+            self.fail(f"{self.column.name} must be {exc.allowed} (got {echo(value)})", param,
+                      ctx)
 
 
 def _flag_names(column: InputColumn) -> list[str]:
@@ -310,7 +324,7 @@ class VersionType(click.ParamType):
         except ValueError:
             number = 0
         if not 1 <= number <= 2**62:
-            self.fail(f"must be an integer from 1 to {2**62:,} (got {value!r})", param, ctx)
+            self.fail(f"must be an integer from 1 to {2**62:,} (got {echo(value)})", param, ctx)
         return number
 
 

@@ -57,9 +57,9 @@ def db_check(ctx: click.Context, as_json: bool) -> None:
     """Read the whole database once and say whether it is a healthy planner database: its
     revision, its tables, SQLite's page check, and every reference between rows (a scenario's
     GPU, model, fleet). Exit status 2 when it is damaged, foreign or newer than this planner."""
-    # lazy: loads sqlalchemy (~207 ms), only when this runs
     from dataclasses import asdict
 
+    # lazy: loads sqlalchemy (~207 ms), only when this runs
     from planner.store import health
 
     engine = _engine(ctx)

@@ -7,12 +7,17 @@ everywhere.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import Any
 
 from planner.errors import ValidationError
-from planner.sheet.inputs import InputColumn, forbidden_in_name
+from planner.sheet.inputs import (
+    LORA_TARGETS,
+    LORA_TARGETS_ALLOWED,
+    LORA_TARGETS_MAX_CHARS,
+    InputColumn,
+    forbidden_in_name,
+)
 
 TEXT_WHITESPACE = frozenset("\t\n\r")
 """Control characters free text (notes) may hold: tab and line breaks."""
@@ -31,14 +36,7 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
 """Characters that reorder how the text around them is shown (the "Trojan Source" trick):
 refused in free text too, which otherwise may hold any printable character."""
 
-LORA_TARGETS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]{0,63})*")
-"""``lora_targets``: module names (letters, digits, ``_``; up to 64 each) separated by commas,
-such as ``q,v`` or ``q, k, v, o`` or ``all``. Which names a model has is checked against its
-modules where the scenario is evaluated (:func:`planner.estimator.params.lora_dims`)."""
-
-LORA_TARGETS_MAX_CHARS = 200
-
-FIELDS_LISTING = "`planner scenario show SCENARIO --json` lists them"
+FIELDS_LISTING = "`planner estimate --help` and `planner train --help` list them"
 """Where a user finds the scenario fields, for an unknown field's message."""
 
 
@@ -98,13 +96,12 @@ def clean_text(value: Any, field: str) -> str:
 
 
 def clean_lora_targets(value: Any, field: str = "lora_targets") -> str:
-    """``value`` stripped, when it is a list of module names (:data:`LORA_TARGETS`) of at most
-    200 characters; else :class:`ValidationError` saying the grammar."""
+    """``value`` stripped, when it is a list of module names
+    (:data:`planner.sheet.inputs.LORA_TARGETS`) of at most 200 characters; else
+    :class:`ValidationError` saying the grammar."""
     text = str(value).strip()
     if len(text) > LORA_TARGETS_MAX_CHARS or not LORA_TARGETS.fullmatch(text):
-        raise ValidationError(field, "must be module names separated by commas, such as q,v "
-                              "or q,k,v,o or all (letters, digits and _; at most "
-                              f"{LORA_TARGETS_MAX_CHARS} characters)", value=value)
+        raise ValidationError(field, f"must be {LORA_TARGETS_ALLOWED}", value=value)
     return text
 
 

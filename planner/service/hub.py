@@ -135,9 +135,8 @@ def offline() -> bool:
 
 
 def _fill_hint(repo_id: str) -> str:
-    return (f"fill it on a machine with network: `hf download {repo_id} config.json` (or "
-            f"`huggingface-cli download {repo_id} config.json`), with HF_HUB_CACHE or HF_HOME "
-            "pointing at the cache")
+    return (f"fill it on a machine with network: `hf download {repo_id} config.json`, with "
+            "HF_HUB_CACHE or HF_HOME pointing at the cache")
 
 
 _unreachable: dict[str, bool] = {}
@@ -279,9 +278,7 @@ def fetch_config(ref: str) -> HubConfig:
     except RepositoryNotFoundError as exc:
         raise HubError(f"{repo_id} is not on the Hub (or is private: set HF_TOKEN)") from exc
     except LocalEntryNotFoundError as exc:  # before EntryNotFoundError, its base class
-        why = ("HF_HUB_OFFLINE is set" if offline()
-               else "the Hub cannot be reached (no network)" if hub_unreachable()
-               else "the Hub cannot be reached")
+        why = "HF_HUB_OFFLINE is set" if offline() else "the Hub cannot be reached"
         raise HubError(f"{repo_id}{at}: config.json is not in the Hugging Face cache "
                        f"({cache_dir()}) and {why}; {_fill_hint(repo_id)}") from exc
     except EntryNotFoundError as exc:

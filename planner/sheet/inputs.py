@@ -8,9 +8,11 @@ formulas read (bits, codes, bytes) are derived from these by formulas like any o
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from planner.errors import ValidationError, not_one_of
@@ -115,6 +117,40 @@ def forbidden_in_name(ch: str) -> bool:
     category = unicodedata.category(ch)
     return (category in NAME_FORBIDDEN_CATEGORIES or ch in ("\ufffe", "\uffff")
             or (category == "Zs" and ch != " "))
+
+
+@cache
+def name_forbidden_pattern() -> str:
+    """A regular expression matching one character :func:`forbidden_in_name` refuses, for a
+    vectorized check of a column of names (a bulk import): a class of the Basic Multilingual
+    Plane's such characters as ranges, then the supplementary planes' tag and private-use
+    blocks. Written with the characters themselves (no ``\\u`` escapes), so that Python's
+    ``re`` and RE2 (pandas' Arrow strings) read it alike. Built once, on first use."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x10000):
+        if 0xD800 <= code <= 0xDFFF or not forbidden_in_name(chr(code)):
+            continue
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    ranges += [(0xE0000, 0xE007F), (0xF0000, 0x10FFFF)]
+
+    def char(code: int) -> str:
+        return "\\" + chr(code) if chr(code) in "\\]^-[" else chr(code)
+
+    return "[" + "".join(char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in ranges) + "]"
+
+
+LORA_TARGETS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?: *, *[A-Za-z_][A-Za-z0-9_]{0,63})*")
+"""``lora_targets``: module names (letters, digits, ``_``; up to 64 each) separated by commas,
+such as ``q,v`` or ``q, k, v, o`` or ``all``. Which names a model has is checked against its
+modules where the scenario is evaluated (:func:`planner.estimator.params.lora_dims`)."""
+
+LORA_TARGETS_MAX_CHARS = 200
+LORA_TARGETS_ALLOWED = ("module names separated by commas, such as q,v or q,k,v,o or all "
+                        f"(letters, digits and _; at most {LORA_TARGETS_MAX_CHARS} characters)")
+"""``lora_targets``' rule in words, for messages."""
 
 
 def has_control(text: str) -> bool:

@@ -103,8 +103,9 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
         for item in (v.strip() for v in spec.split(",")):
             if item.lower() not in lower:
                 close = close_matches(item, catalog)
+                noun = "GPUs" if column == "gpu" else "models"
                 raise ValidationError(column, (f"one of the catalog's {len(catalog)} "
-                                               f"{column}s (or *)") + (
+                                               f"{noun} (or *)") + (
                     f"; did you mean {or_list(close)}?" if close else ""), value=item)
             values.append(lower[item.lower()])
         return Variation(column, tuple(values))

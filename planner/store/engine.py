@@ -173,7 +173,9 @@ def _tune_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if engine.url.database not in (None, "", ":memory:"):
-            cursor.execute("PRAGMA journal_mode=WAL")
+            mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal" and _new_or_planner(cursor):
+                cursor.execute("PRAGMA journal_mode=WAL")  # kept in the file from then on
             cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
@@ -181,6 +183,17 @@ def _tune_sqlite(engine: Engine) -> None:
     def _on_begin(conn: Any) -> None:
         immediate = conn.get_execution_options().get("planner_write", False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _new_or_planner(cursor: Any) -> bool:
+    """Whether a SQLite file is new (no tables) or the planner's (``alembic_version``): only
+    those are switched to WAL. The journal mode is written into the file, so another
+    application's database, which the planner then refuses, is left byte for byte as it
+    was."""
+    names = {row[0] for row in cursor.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' LIMIT 2").fetchall()}
+    return not names or "alembic_version" in {row[0] for row in cursor.execute(
+        "SELECT name FROM sqlite_master WHERE name = 'alembic_version'").fetchall()}
 
 
 def is_sqlite(bind: Any) -> bool:

@@ -205,7 +205,9 @@ def downgrade(engine: Engine, revision: str) -> None:
         raise SchemaError(f"unknown revision {revision!r}; known: {', '.join(sorted(known))}")
     with _migrating(engine) as conn:
         lock_schema(conn)
-        _check_migratable(conn, _revision_in(conn))
+        found = _revision_in(conn)
+        _check_migratable(conn, found)
+        check_complete(conn, found)
         command.downgrade(_config(conn), revision)
 
 
