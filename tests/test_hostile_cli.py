@@ -225,15 +225,13 @@ def test_ascii_fallback_spells_symbols() -> None:
 
 
 def test_sweep_chart_of_a_million_rows_references_what_a_chart_can() -> None:
-    from types import SimpleNamespace
 
     from openpyxl import Workbook
 
-    from planner.report.export import CHART_MAX_ROW, write_sweep_chart
+    from planner.report.sweep_sheet import CHART_MAX_ROW, write_sweep_chart
 
     ws = Workbook().active
-    sweep = SimpleNamespace(varied=["batch"], rows=range(1_500_000), title="s")
-    write_sweep_chart(ws, sweep)  # type: ignore[arg-type]
+    write_sweep_chart(ws, "s", ["batch"], 1_500_000, "A1")
     chart = ws._charts[0]
     refs = [s.val.numRef.f for s in chart.series]
     assert refs == [f"'Sheet'!$AJ$1:$AJ${CHART_MAX_ROW}"] or refs[0].endswith(

@@ -35,6 +35,8 @@ def key_block(varied: Sequence[str]) -> list[tuple[str, str]]:
     return [(get_column_letter(start + i), key) for i, key in enumerate(keys)]
 
 
+SHEET_MAX_ROW = 1_048_576
+"""A worksheet's last row (Excel and LibreOffice)."""
 CHART_MAX_ROW = 1_000_000
 """The last sheet row a chart's data reference may reach (openpyxl's ``Reference`` limit)."""
 
@@ -65,5 +67,6 @@ def sweep_print(ws: Any, title: str, varied: Sequence[str], n: int) -> None:
     first, last = block[0][0], block[-1][0]
     for letter, key in block:
         ws.column_dimensions[letter].width = 40 if key == "name" else 13
-    write_sweep_chart(ws, title, varied, n, f"{first}{n + 3}")
-    print_setup(ws, f"{first}1:{last}{n + 3 + CHART_ROWS}", "$1:$1")
+    top = min(n + 3, SHEET_MAX_ROW - CHART_ROWS)  # the chart stays on the sheet
+    write_sweep_chart(ws, title, varied, n, f"{first}{top}")
+    print_setup(ws, f"{first}1:{last}{top + CHART_ROWS}", "$1:$1")
