@@ -106,7 +106,8 @@ def test_summary_prints_on_two_pages_with_its_assumptions(ws: Workspace,
 
     for text in ("LLM capacity and cost report", "Fleet: demo", f"planner {_version()}",
                  "EXAMPLE PRICES", "a100-80gb, h100-sxm, h200, mi300x, rtx-4090", "Assumptions",
-                 "Serving engines", "roofline (8 scenarios)", "730 hours (every scenario)",
+                 "Serving engines", "roofline (5 scenarios), vllm (3 scenarios)",
+                 "730 hours (every scenario)",
                  "Fleet roll-up", "$49,421", "Inference scenarios", "no target",
                  "demo/mixtral-8x7b-2xh100-tp2", "Training runs",
                  "demo/llama2-7b-lora-r8-qv", "USD/month", "GiB/GPU"):
