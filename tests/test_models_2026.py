@@ -192,6 +192,16 @@ def test_quantized_checkpoints_read_their_quantization_config() -> None:
     assert kimi.quantization.compute_path == "16bit"
 
 
+def test_kimi_k2_at_the_top_level_reads_as_its_k25_text_model() -> None:
+    """A Kimi-K2 config (``model_type`` kimi_k2) is Kimi-K2.5's text model: the same counts."""
+    cfg = json.loads((SMALL / "tiny-kimi-k2.5.json").read_text())
+    spec = spec_from_config({**cfg["text_config"], "tie_word_embeddings": False}, "k2")
+    counts = count_params(spec)
+    assert spec.model_type == "kimi_k2"
+    assert (counts.total, counts.active) == (MODELS["tiny-kimi-k2.5"]["total"],
+                                             MODELS["tiny-kimi-k2.5"]["active"])
+
+
 def test_bad_2026_keys_name_the_key() -> None:
     cfg = json.loads((SMALL / "tiny-deepseek-v4.json").read_text())
     with pytest.raises(Exception, match="compress_ratios"):
