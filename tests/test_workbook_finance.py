@@ -126,8 +126,9 @@ def test_print_setup_notes_and_names(ws: Workspace, tmp_path: Path) -> None:
         assert sheet.print_area, sheet.title
     for title in ("Scenarios", "Training", "Models", "GPUs"):
         assert wb[title].print_title_rows == "$1:$1"
-    # one column per input and output (output_tokens_cv took the print area from JU to JV)
-    assert wb["Scenarios"].print_area == "'Scenarios'!$A$1:$JV$9"
+    # one column per input and output (output_tokens_cv took the print area from JU to JV;
+    # issue 26's five model figures and two FP4 GPU peaks, looked up per row, to KC)
+    assert wb["Scenarios"].print_area == "'Scenarios'!$A$1:$KC$9"
     summary = wb["Summary"]
     assert [b.id for b in summary.row_breaks.brk] == [summary.max_row + 1]
     col = letters("inference")
