@@ -192,6 +192,16 @@ def test_quantized_checkpoints_read_their_quantization_config() -> None:
     assert kimi.quantization.compute_path == "16bit"
 
 
+def test_kimi_k2_at_the_top_level_reads_as_its_k25_text_model() -> None:
+    """A Kimi-K2 config (``model_type`` kimi_k2) is Kimi-K2.5's text model: the same counts."""
+    cfg = json.loads((SMALL / "tiny-kimi-k2.5.json").read_text())
+    spec = spec_from_config({**cfg["text_config"], "tie_word_embeddings": False}, "k2")
+    counts = count_params(spec)
+    assert spec.model_type == "kimi_k2"
+    assert (counts.total, counts.active) == (MODELS["tiny-kimi-k2.5"]["total"],
+                                             MODELS["tiny-kimi-k2.5"]["active"])
+
+
 def test_bad_2026_keys_name_the_key() -> None:
     cfg = json.loads((SMALL / "tiny-deepseek-v4.json").read_text())
     with pytest.raises(Exception, match="compress_ratios"):
@@ -201,3 +211,72 @@ def test_bad_2026_keys_name_the_key() -> None:
         spec_from_config({**nemo, "hybrid_override_pattern": "MEX"})
     with pytest.raises(Exception, match=r"num_experts_per_tok.*at most n_routed_experts"):
         spec_from_config({**nemo, "num_experts_per_tok": 9})
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"max_position_embeddings": 0},
+     "config key 'max_position_embeddings' must be at least 1 (an integer from 1 to "
+     "2,147,483,647), got 0"),
+    ({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 10**20}},
+     "config key 'quantization_config.group_size' must be an integer from -1 to 16,777,216, "
+     "got a number of 21 digits"),
+    ({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 0}},
+     "config key 'quantization_config.group_size' must be -1 (one group per column) or from 1 "
+     "to 16,777,216, got 0"),
+    ({"num_experts_per_tok": 9},
+     "config key 'num_experts_per_tok' must be from 1 to the 8 experts per layer, got 9"),
+])
+def test_config_keys_out_of_range_are_refused_naming_the_key(change: dict, message: str) -> None:
+    """Issue 28's wrong accepts and unclear errors on config.json: each refused in one line
+    naming the key and its allowed range (a top-k above the experts used to reach the
+    database and come back as a CHECK-constraint message)."""
+    cfg = json.loads((ROOT / "seeds" / "models" / "mixtral-8x7b.json").read_text())
+    with pytest.raises(Exception) as err:
+        spec_from_config({**cfg, **change}, "mixtral")
+    assert str(err.value) == f"mixtral: {message}"
+    assert "\n" not in str(err.value)
+
+
+def test_sparse_attention_flops_count_the_top_k_tokens_only() -> None:
+    """DeepSeek-V3.2 prefill of S = 4,096 tokens: the attention core reads at most the 2,048
+    indexer-selected tokens per query, 2048*2049/2 + (4096-2048)*2048 = 6,292,480 pairs (a full
+    causal mask would keep 8,390,656); the indexer scores all 8,390,656. Decode at T = 10,000:
+    min(T, 2048) pairs per step for the core, T for the indexer."""
+    from planner.estimator.flops import decode_step_flops, prefill_flops
+
+    f = model_figures(spec_from_file(PUBLISHED / "DeepSeek-V3.2.json", "DeepSeek-V3.2"))
+    core, index = 61 * 2 * 128 * (192 + 128), 61 * 2 * 64 * 128
+    args = dict(matmul_params_per_token=0, model_lm_head_matmul_params=0,
+                model_attn_flops_per_pair_full=f.model_attn_flops_per_pair_full,
+                model_attn_flops_per_pair_window=0, model_sliding_window_tokens=0,
+                attention_convention_code=0, logits_convention_code=0,
+                model_attn_flops_per_pair_sparse=f.model_attn_flops_per_pair_sparse,
+                model_sparse_topk_tokens=f.model_sparse_topk_tokens)
+    assert prefill_flops(4096, **args) == core * 6_292_480 + index * 8_390_656
+    step = decode_step_flops(10_000, 1, 0, 0, f.model_attn_flops_per_pair_full, 0, 0,
+                             f.model_attn_flops_per_pair_sparse, f.model_sparse_topk_tokens)
+    assert step == core * 2048 + index * 10_000
+
+
+def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
+    """vLLM and SGLang cache a DSA indexer key as 128 fp8 values and one float32 scale (132 B
+    per token and layer) whatever kv_dtype: DeepSeek-V3.2 in bf16 takes 61 x (576 x 2 + 132) =
+    78,324 B per token in their pools, 85,888 B in transformers' cache; at fp8 KV 61 x (576 +
+    132) = 43,188 B. The roofline view and TRT-LLM keep kv_dtype; GLM-5.2 only on 21 layers."""
+    from planner.estimator.engine_memory import SGLANG, TRTLLM, VLLM, kv_bytes_per_token_per_gpu
+    from planner.estimator.memory import kv_bytes_per_token
+
+    f = model_figures(spec_from_file(PUBLISHED / "DeepSeek-V3.2.json", "DeepSeek-V3.2"))
+    assert f.model_indexer_elems_per_token == 61 * 128
+
+    def pool(engine: int, bits: int) -> float:
+        per_token = kv_bytes_per_token(f.model_kv_elems_per_token_full,
+                                       f.model_kv_elems_per_token_window, bits)
+        return kv_bytes_per_token_per_gpu(per_token, 1, 1, engine,
+                                          f.model_indexer_elems_per_token, bits)
+
+    assert pool(VLLM, 16) == pool(SGLANG, 16) == pytest.approx(78_324)
+    assert pool(VLLM, 8) == pytest.approx(43_188)
+    assert pool(TRTLLM, 16) == pool(0, 16) == 85_888
+    g = model_figures(spec_from_file(PUBLISHED / "GLM-5.2.json", "GLM-5.2"))
+    assert g.model_indexer_elems_per_token == 21 * 128

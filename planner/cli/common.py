@@ -364,7 +364,8 @@ def workspace(ctx: click.Context) -> Workspace:
 def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
     """A config.json path (file or folder), the name of a model in the database, or a Hub id
     ``org/name[@revision]``: a model imported from it, else its config.json read from the
-    Hugging Face cache or the Hub (nothing is saved)."""
+    Hugging Face cache or the Hub (nothing is saved). A name the database lacks that
+    :mod:`planner.service.hub_names` knows (``qwen3-8b``, ``deepseek-v3.2``) is its Hub id."""
     path = Path(ref).expanduser()
     if path.suffix == ".json" or path.exists():
         # lazy: ~13 ms of imports, only when this runs
@@ -384,7 +385,22 @@ def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
             return workspace(ctx).model(ref).spec
         except LookupError:  # not imported: read its config (nothing is saved)
             return hub.fetch_spec(ref)
-    return _stored(ctx, "model", ref) or workspace(ctx).model(ref).spec
+    stored = _stored(ctx, "model", ref)
+    if stored is not None:
+        return stored
+    try:
+        return workspace(ctx).model(ref).spec
+    except LookupError:
+        # lazy: the name table and the Hub reader (~26 ms), only for a name not stored
+        from planner.service import hub, hub_names
+
+        repo = hub_names.hub_id_for(ref)
+        if repo is None:
+            raise
+        try:  # a model imported from that Hub id, else its config.json from the cache
+            return workspace(ctx).model(repo).spec
+        except LookupError:
+            return hub.fetch_spec(repo)
 
 
 def gpu_spec(ctx: click.Context, name: str) -> GpuSpec:

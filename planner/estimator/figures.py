@@ -127,6 +127,9 @@ class ModelFigures:
     model_sparse_topk_tokens: int = 0
     """Tokens each query of a sparse-attention layer attends to (its indexer's top-k; for
     DeepSeek-V4's CSA the tokens its top-k compressed entries cover, ``4*k``)."""
+    model_indexer_elems_per_token: int = 0
+    """Elements per token of sparse-attention indexer keys among the KV elements, summed over
+    the layers that cache them (engines keep these at fp8, not ``kv_dtype``)."""
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict of column name to value."""
@@ -150,7 +153,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
     state = 0
     state_heads = 1
     attn_other = 0
-    recurrent = 0
+    recurrent = indexer_elems = 0
     sparse_flops = topk = 0
     for layer in spec.layers:
         de, ex, ea = layer_matmul_weights(layer, d)
@@ -182,6 +185,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
             if attn.output_gate:
                 attn_other += d * attn.num_heads * attn.head_dim
             flops_full += attn.indexer_flops_per_pair
+            indexer_elems += attn.indexer.head_dim if attn.indexer else 0
             if attn.sparse_topk:
                 kv_full += attn.kv_elems_per_token
                 sparse_flops += attn.core_flops_per_pair
@@ -223,6 +227,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_state_recurrent_bits=spec.state_recurrent_bits,
         model_attn_flops_per_pair_sparse=_whole(sparse_flops),
         model_sparse_topk_tokens=topk,
+        model_indexer_elems_per_token=indexer_elems,
         model_vision_params=spec.vision_params,
         **_checkpoint_figures(spec),
     )

@@ -77,7 +77,8 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(self.name, key, f"must be an integer, got {_short(value)}")
         if value < minimum:
-            raise ConfigError(self.name, key, f"must be at least {minimum}, got {value}")
+            raise ConfigError(self.name, key, f"must be at least {minimum} (an integer from "
+                              f"{minimum} to {maximum_of(key):,}), got {value}")
         if value > maximum_of(key):
             raise ConfigError(self.name, key, f"must be at most {maximum_of(key):,}, got "
                               f"{_short(value)}")
@@ -181,7 +182,7 @@ def _model(r: _Reader, model_type: str, d: int, layers: tuple[Layer, ...], *, ti
         layers=layers, norm_kind=norm_kind,  # type: ignore[arg-type]
         tie_word_embeddings=r.bool("tie_word_embeddings", tie_default),
         position_table_size=position_table,
-        max_position_embeddings=r.int("max_position_embeddings", 0, minimum=0),
+        max_position_embeddings=r.int("max_position_embeddings", 0),
     )
 
 
@@ -841,6 +842,21 @@ READERS.update(READERS_2026)
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
 
 
+def _check_top_k(spec: ModelSpec, cfg: Config, label: str) -> None:
+    """:class:`ConfigError` naming the config key when a MoE layer routes each token to more
+    experts than it has (else the active count would exceed the total)."""
+    for layer in spec.layers:
+        ffn = layer.ffn
+        if isinstance(ffn, Moe) and not 1 <= ffn.top_k <= ffn.num_experts:
+            text = cfg.get("text_config") if isinstance(cfg.get("text_config"), Mapping) else {}
+            key = next((k for k in ("top_k_experts", "num_experts_per_tok", "moe_top_k")
+                        if k in cfg or k in text), "num_experts_per_tok")
+            if key in text:
+                key = f"text_config.{key}"
+            raise ConfigError(label, key, f"must be from 1 to the {ffn.num_experts} experts per "
+                              f"layer, got {ffn.top_k}")
+
+
 def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
     """Build a :class:`ModelSpec` from a parsed config.json dict.
 
@@ -859,6 +875,7 @@ def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
         raise ConfigError(label, "model_type", f"{_short(model_type)} is not supported; "
                           "supported: " + ", ".join(SUPPORTED_MODEL_TYPES))
     spec = reader(_Reader(label, cfg))
+    _check_top_k(spec, cfg, label)
     total = count_params(spec).total
     if total > MAX_PARAMS:
         raise ConfigError(label, "<architecture>", f"describes {total:.3g} parameters; at "

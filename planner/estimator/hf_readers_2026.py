@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 def _base() -> Any:
     """:mod:`planner.estimator.hf_config` (imported here: it imports this module at its end)."""
+    # lazy: hf_config imports this module at its end (a cycle), so it is reached at call time
     from planner.estimator import hf_config
     return hf_config
 
@@ -531,10 +532,18 @@ def _kimi_k25(r: _Reader) -> ModelSpec:
                                vision=lambda v, d: _kimi_vision(v, d, projection))
     spec = replace(spec, model_type="kimi_k25")
     if spec.quantization is None and isinstance(text.get("quantization_config"), Mapping):
+        # lazy: only for a Kimi config whose text_config holds the quantization_config
         from planner.estimator.quant_config import quant_from_config
         scheme = quant_from_config(text, r.name)
         spec = replace(spec, quantization=scheme) if scheme else spec
     return spec
+
+
+def _kimi_k2(r: _Reader) -> ModelSpec:
+    """Kimi-K2 (``model_type`` ``kimi_k2`` at the top level, moonshotai/Kimi-K2-Instruct):
+    transformers 5.23 has no class for it outside Kimi-K2.5's wrapper, where it maps the same
+    config to ``DeepseekV3Config``; it is read the same way here (DeepSeek-V3's reader)."""
+    return replace(_base()._deepseek_v3(r), model_type="kimi_k2")
 
 
 READERS_2026: dict[str, Callable[[_Reader], ModelSpec]] = {
@@ -551,5 +560,6 @@ READERS_2026: dict[str, Callable[[_Reader], ModelSpec]] = {
     "gemma4_text": _gemma4_text,
     "gemma4": _gemma4,
     "kimi_k25": _kimi_k25,
+    "kimi_k2": _kimi_k2,
 }
 """The readers of this module by ``model_type``."""

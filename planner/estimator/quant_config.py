@@ -165,10 +165,20 @@ def _matches(pattern: str, module: str) -> bool:
 
 
 # --------------------------------------------------------------------------- parsing
+MAX_QUANT_INT = 2**24
+"""Largest magnitude of an integer in a ``quantization_config`` (a group size, a bit count):
+16,777,216, as the widths it groups (:data:`planner.estimator.hf_config.MAX_SIZE`)."""
+
+
 def _qc_int(name: str, qc: Mapping[str, Any], key: str, default: Any = None) -> int:
     value = qc.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(name, f"quantization_config.{key}", f"must be an integer, got {value!r}")
+    if abs(value) > MAX_QUANT_INT:
+        raise ConfigError(name, f"quantization_config.{key}",
+                          f"must be an integer from -1 to {MAX_QUANT_INT:,}, got "
+                          + (f"{value:,}" if abs(value) < 10**18
+                             else f"a number of {len(str(abs(value)))} digits"))
     return value
 
 
@@ -199,7 +209,8 @@ def _gptq(name: str, qc: Mapping[str, Any]) -> QuantScheme:
     group = _qc_int(name, qc, "group_size", 128)
     if group == 0 or group < -1:
         raise ConfigError(name, "quantization_config.group_size",
-                          f"must be -1 (one group per column) or positive, got {group}")
+                          f"must be -1 (one group per column) or from 1 to "
+                          f"{MAX_QUANT_INT:,}, got {group}")
     return QuantScheme(
         method="gptq", dtype="int8" if bits == 8 else "int4", weight_bits=bits,
         group_size=group if group > 0 else 0, scale_bits=16, zero_bits=bits, row_index_bits=32,
