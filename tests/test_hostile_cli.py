@@ -183,6 +183,11 @@ def test_scenario_whose_gpu_was_deleted_outside_the_planner(isolated_data_dir: P
         conn.execute("DELETE FROM gpus WHERE name = 'rtx-4090'")
     refused(isolated_data_dir, ("scenario", "show", DEMO), "the database is damaged",
             "does not exist", "planner db check")
+    # a list or an export names the damage instead of silently leaving the row out
+    for args in (("scenario", "list"), ("scenario", "list", "--json"),
+                 ("export", "--out", str(isolated_data_dir / "r.xlsx"))):
+        refused(isolated_data_dir, args, "the database is damaged", "names GPU id",
+                "planner db check")
     code, out, _ = run("db", "check")
     assert code == 2 and "1 row(s) of scenarios name a gpus row" in out
 
