@@ -292,3 +292,26 @@ def test_data_sheets_print_their_key_columns_and_the_sweep_its_chart(
     assert len(printed.pages) == 1
     text = printed.pages[0].extract_text()
     assert "throughput against batch" in text and "batch=64" in text
+
+
+def test_summary_flags_gpus_whose_serving_efficiencies_are_defaults(ws: Workspace,
+                                                                    tmp_path: Path) -> None:
+    """Issue 24 (estimates say how sure they are): the Summary names the GPUs in use whose
+    serving efficiencies are the planner's defaults (MI355X in the catalog), and only those."""
+    from planner.sheet.verdict import gpu_measured
+
+    gpus = {g.name: g.spec for g in ws.gpus()}
+    assert not gpu_measured(gpus["mi355x"]) and gpu_measured(gpus["h100-sxm"])
+    ws.new_fleet("sure", "")
+    for name, gpu in (("on-mi355x", "mi355x"), ("on-h100", "h100-sxm")):
+        ws.new_scenario("sure", name, model="llama-3-8b", gpu=gpu, engine="vllm",
+                        target_requests_per_s=2.0)
+    path = tmp_path / "sure.xlsx"
+    ws.export(path, ["sure"])
+    texts = [str(v) for (sheet, _cell), v in workbook_values(path).items()
+             if sheet == "Summary" and isinstance(v, str) and v.startswith("LESS SURE")]
+    assert len(texts) == 1 and "mi355x" in texts[0] and "h100-sxm" not in texts[0]
+    demo = tmp_path / "demo.xlsx"
+    ws.export(demo, ["demo"])  # every demo GPU has measured efficiencies: no such line
+    assert not any(isinstance(v, str) and v.startswith("LESS SURE")
+                   for (sheet, _c), v in workbook_values(demo).items() if sheet == "Summary")

@@ -61,6 +61,7 @@ from planner.report.summary_columns import (
     column_index,
     column_values,
 )
+from planner.sheet.verdict import UNMEASURED_NOTE, gpu_measured
 
 
 @dataclass(slots=True)
@@ -238,6 +239,13 @@ class _Summary:
                 "EXAMPLE PRICES: the prices of " + ", ".join(examples) + " are the catalog's "
                 "examples, not quotes; replace them in the GPUs sheet (or planner gpu set) "
                 "before using these costs.", lk.warn, st))])
+        unmeasured = [g.name for g in info.gpus if not gpu_measured(g.spec)]
+        if unmeasured:
+            self.rows.add([(1, _text_cell(
+                "LESS SURE: the serving efficiencies of " + ", ".join(unmeasured) + " are the "
+                "planner's defaults, not measured on the part (" + UNMEASURED_NOTE + "); "
+                "their latencies and GPU counts are less sure than the others'.", lk.warn,
+                st))])
         self.headers([("GPU", ""), ("price", "USD/GPU-h"), ("price is", ""),
                       ("matmul efficiency", "fraction"), ("bandwidth efficiency", "fraction"),
                       ("usable memory", "GiB"), ("GPUs in use", "count"),
