@@ -178,7 +178,8 @@ def test_sweep_csv_carries_no_formula(ws: Workspace, tmp_path: Path) -> None:
                         "--out", str(out))
     assert code == 0, err
     rows = _cells_of_csv(out)
-    assert rows[0] == ["gpu", "cost_usd_per_hour", "fits", "note"]
+    # names stay as typed; whether a GPU's efficiencies are measured is a column of its own
+    assert rows[0] == ["gpu", "cost_usd_per_hour", "fits", "note", "gpu_efficiencies_measured"]
     assert [r[0] for r in rows[1:]] == ["'" + n for n in names]  # every one prefixed
     raw = out.read_text(encoding="utf-8").splitlines()
     for line, name in zip(raw[1:], names, strict=True):

@@ -122,7 +122,7 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
 
         unmeasured = {n for n, spec in ws.gpu_specs().items() if not gpu_measured(spec)}
         names = frame["gpu"].tolist()
-        if as_json:
+        if as_json or out_path is not None:  # data keeps the names as they are: a flag column
             frame["gpu_efficiencies_measured"] = [n not in unmeasured for n in names]
         else:
             frame["gpu"] = [f"{n} *" if n in unmeasured else n for n in names]

@@ -135,8 +135,8 @@ def offline() -> bool:
 
 
 def _fill_hint(repo_id: str) -> str:
-    return (f"fill it on a machine with network: `hf download {repo_id} config.json`, with "
-            "HF_HUB_CACHE or HF_HOME pointing at the cache")
+    return (f"fill it on a machine with network: `hf download {repo_id} config.json`, then "
+            "set HF_HUB_CACHE to it")
 
 
 _unreachable: dict[str, bool] = {}
