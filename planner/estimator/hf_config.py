@@ -588,21 +588,18 @@ def _llama4_text(r: _Reader) -> ModelSpec:
     return _model(r, "llama4_text", d, layers, tie_default=False)
 
 
-def _qwen3_next(r: _Reader) -> ModelSpec:
-    """Qwen3-Next (``modeling_qwen3_next.py``): a hybrid of Gated DeltaNet linear-attention
-    layers (fixed state per sequence, :class:`LinearAttention`) and gated full-attention layers
-    (per-head q/k norms, a query projection that also emits an output gate, ``head_dim``
-    default 256): by ``layer_types``, else every ``full_attention_interval``-th layer (default
-    4) is full attention. FFNs follow Qwen's MoE rule (``decoder_sparse_step``,
-    ``mlp_only_layers``) with a shared expert and its sigmoid gate (the gate exists even when
-    ``shared_expert_intermediate_size`` is 0)."""
-    d = r.int("hidden_size")
+def _gated_deltanet_hybrid(r: _Reader, *, output_gate: bool
+                           ) -> tuple[Attention, LinearAttention, list[str]]:
+    """The mixers of Qwen's Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5) and which layer has
+    which: gated full attention (per-head q/k norms, ``head_dim`` default 256), Gated DeltaNet
+    linear attention (value heads a multiple of key heads), and the layer types by
+    ``layer_types``, else every ``full_attention_interval``-th layer (default 4) full."""
     heads = r.int("num_attention_heads")
     head_dim = r.int("head_dim", 256)
     bias = r.bool("attention_bias", False)
     full = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
-                     output_gate=True)
+                     output_gate=output_gate)
     n_k, n_v = r.int("linear_num_key_heads", 16), r.int("linear_num_value_heads", 32)
     if n_v % n_k:
         raise ConfigError(r.name, "linear_num_value_heads",
@@ -615,6 +612,19 @@ def _qwen3_next(r: _Reader) -> ModelSpec:
     interval = r.int("full_attention_interval", 4)
     types = _layer_types(r, n_layers, ("linear_attention", "full_attention"),
                          lambda i: "linear_attention" if (i + 1) % interval else "full_attention")
+    return full, linear, list(types)
+
+
+def _qwen3_next(r: _Reader) -> ModelSpec:
+    """Qwen3-Next (``modeling_qwen3_next.py``): a hybrid of Gated DeltaNet linear-attention
+    layers (fixed state per sequence, :class:`LinearAttention`) and gated full-attention layers
+    (per-head q/k norms, a query projection that also emits an output gate, ``head_dim``
+    default 256): by ``layer_types``, else every ``full_attention_interval``-th layer (default
+    4) is full attention. FFNs follow Qwen's MoE rule (``decoder_sparse_step``,
+    ``mlp_only_layers``) with a shared expert and its sigmoid gate (the gate exists even when
+    ``shared_expert_intermediate_size`` is 0)."""
+    d = r.int("hidden_size")
+    full, linear, types = _gated_deltanet_hybrid(r, output_gate=True)
     shared_size = r.int("shared_expert_intermediate_size", 512, minimum=0)
     moe = Moe(num_experts=r.int("num_experts", 512), top_k=r.int("num_experts_per_tok", 10),
               expert=Mlp(r.int("moe_intermediate_size", 512)), shared=Mlp(shared_size),

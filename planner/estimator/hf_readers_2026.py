@@ -24,7 +24,6 @@ from planner.estimator.architecture import (
     CompressedAttention,
     Indexer,
     Layer,
-    LinearAttention,
     Mamba2,
     Mlp,
     ModelSpec,
@@ -210,25 +209,9 @@ def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
     ``num_experts`` experts plus a gated shared expert in every layer (``qwen3_5_moe_text``).
     The DeltaNet recurrent state is kept in ``mamba_ssm_dtype`` (float32 in the published
     configs), the convolution window in the model dtype."""
-    d, heads = r.int("hidden_size"), r.int("num_attention_heads")
-    head_dim = r.int("head_dim", 256)
-    bias = r.bool("attention_bias", False)
-    full = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
-                     v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
-                     output_gate=r.bool("attn_output_gate", True))
-    n_k, n_v = r.int("linear_num_key_heads", 16), r.int("linear_num_value_heads", 32)
-    if n_v % n_k:
-        raise ConfigError(r.name, "linear_num_value_heads",
-                          f"({n_v}) must be a multiple of linear_num_key_heads ({n_k})")
-    linear = LinearAttention(num_k_heads=n_k, num_v_heads=n_v,
-                             head_k_dim=r.int("linear_key_head_dim", 128),
-                             head_v_dim=r.int("linear_value_head_dim", 128),
-                             conv_kernel=r.int("linear_conv_kernel_dim", 4))
-    n = r.int("num_hidden_layers")
-    interval = r.int("full_attention_interval", 4)
-    types = _base()._layer_types(r, n, ("linear_attention", "full_attention"),
-                                 lambda i: "linear_attention" if (i + 1) % interval
-                                 else "full_attention")
+    d = r.int("hidden_size")
+    full, linear, types = _base()._gated_deltanet_hybrid(
+        r, output_gate=r.bool("attn_output_gate", True))
     if moe:
         shared = r.int("shared_expert_intermediate_size", 512, minimum=0)
         ffn: Mlp | Moe = Moe(
