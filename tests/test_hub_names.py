@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.service import hub_names
+from tests.test_hub import _snapshot, run
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "fixtures" / "hf_configs_2026" / "tiny-deepseek-v32.json"
@@ -24,20 +23,12 @@ COMMIT = "d" * 40
 @pytest.fixture
 def hf_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "hf-cache"
-    folder = cache / "models--deepseek-ai--DeepSeek-V3.2"
-    (folder / "snapshots" / COMMIT).mkdir(parents=True)
-    (folder / "snapshots" / COMMIT / "config.json").write_text(TINY.read_text(), "utf-8")
-    (folder / "refs").mkdir()
-    (folder / "refs" / "main").write_text(COMMIT, encoding="utf-8")
+    _snapshot(cache, "deepseek-ai/DeepSeek-V3.2", COMMIT,
+              {"config.json": json.loads(TINY.read_text(encoding="utf-8"))}, ref="main")
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("HF_TOKEN", raising=False)
     return cache
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_names_of_the_current_families() -> None:
