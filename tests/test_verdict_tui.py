@@ -24,6 +24,7 @@ from planner.tui import cells
 from planner.tui.app import create_app
 from planner.tui.column_jump import ColumnJump, matches
 from planner.tui.solve_view import SolveScreen
+from tests.test_tui import ready, settle
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 SIZE = (160, 48)
@@ -36,21 +37,6 @@ def add_task(name: str = "task70b", **changes: Any) -> None:
     with Workspace.open() as ws:
         ws.new_scenario("demo", name, model="llama-3-70b", gpu="h100-sxm",
                         **{**TASK, **changes})
-
-
-async def ready(pilot: Any) -> None:
-    app = pilot.app
-    while not app.loaded:
-        await pilot.pause(0.02)
-    await app.workers.wait_for_complete()
-    await pilot.pause(0.05)
-
-
-async def settle(pilot: Any) -> None:
-    for _ in range(2):
-        await pilot.pause(0.05)
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause(0.05)
 
 
 def text(widget: Any) -> str:
