@@ -38,7 +38,7 @@ import signal
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -549,14 +549,8 @@ def test_workbook_gpus_sheet_far_cell_is_refused(ws: Workspace, isolated_data_di
     path = tmp_path / "r.xlsx"
     ws.export(path, ["f"])
     far = tmp_path / "far.xlsx"
-    with zipfile.ZipFile(path) as src, zipfile.ZipFile(far, "w", zipfile.ZIP_DEFLATED) as dst:
-        gpus = sheet_parts(src)["GPUs"]
-        for item in src.infolist():
-            data = src.read(item.filename)
-            if item.filename == gpus:
-                data = data.replace(b"</sheetData>", b'<row r="1048576"><c r="XFD1048576">'
-                                    b"<v>1</v></c></row></sheetData>")
-            dst.writestr(item, data)
+    _rewrite(path, far, {"GPUs": lambda data: data.replace(
+        b"</sheetData>", b'<row r="1048576"><c r="XFD1048576"><v>1</v></c></row></sheetData>')})
     ws.close()  # its last writes checkpointed into the file: the bytes compared are settled
     _refused_limited(isolated_data_dir, ("import", str(far)), "GPUs!XFD1048576",
                      "10,000 GPU rows")
@@ -569,12 +563,8 @@ def test_workbook_part_bomb_is_refused(ws: Workspace, isolated_data_dir: Path,
     path = tmp_path / "r.xlsx"
     ws.export(path, ["f"])
     bomb = tmp_path / "bomb.xlsx"
-    with zipfile.ZipFile(path) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as dst:
-        for item in src.infolist():
-            data = src.read(item.filename)
-            if item.filename == "xl/workbook.xml":
-                data = data.replace(b"<sheets>", b"<sheets>" + b" " * (20 << 20))
-            dst.writestr(item, data)
+    _rewrite(path, bomb, {"xl/workbook.xml": lambda data: data.replace(
+        b"<sheets>", b"<sheets>" + b" " * (20 << 20))})
     ws.close()
     _refused_limited(isolated_data_dir, ("import", str(bomb)), "xl/workbook.xml larger than "
                      "16 MiB")
@@ -615,20 +605,29 @@ def _with_date_style(styles: bytes) -> tuple[bytes, int]:
     return re.sub(rb'(<cellXfs[^>]*count=")\d+', rb"\g<1>%d" % (index + 1), styles), index
 
 
-def _edit_cell(path: Path, out: Path, sheet: str, ref: str, kind: str) -> None:
-    """``path`` with cell ``ref`` of ``sheet`` replaced by a :data:`BAD_CELL` of ``kind``."""
+def _rewrite(path: Path, out: Path, edits: dict[str, Callable[[bytes], bytes]]) -> None:
+    """``path`` copied to ``out`` with each named part rewritten by its function: a key is a
+    part's name (``xl/workbook.xml``) or a sheet's title (``GPUs``)."""
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        member = sheet_parts(src)[sheet]
-        styles, index = _with_date_style(src.read("xl/styles.xml"))
+        sheets = sheet_parts(src)
+        parts = {sheets.get(key, key): edit for key, edit in edits.items()}
         for item in src.infolist():
             data = src.read(item.filename)
-            if item.filename == member:
-                data, n = re.subn(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)'.encode(),
-                                  _bad_cell(ref, kind, index), data, count=1)
-                assert n == 1, ref
-            elif item.filename == "xl/styles.xml":
-                data = styles
-            dst.writestr(item, data)
+            dst.writestr(item, parts[item.filename](data) if item.filename in parts else data)
+
+
+def _edit_cell(path: Path, out: Path, sheet: str, ref: str, kind: str) -> None:
+    """``path`` with cell ``ref`` of ``sheet`` replaced by a :data:`BAD_CELL` of ``kind``."""
+    with zipfile.ZipFile(path) as src:
+        styles, index = _with_date_style(src.read("xl/styles.xml"))
+
+    def cell(data: bytes) -> bytes:
+        data, n = re.subn(rf'<c r="{ref}"[^>]*?(?:/>|>.*?</c>)'.encode(),
+                          _bad_cell(ref, kind, index), data, count=1)
+        assert n == 1, ref
+        return data
+
+    _rewrite(path, out, {sheet: cell, "xl/styles.xml": lambda _data: styles})
 
 
 @pytest.mark.parametrize("kind", MEANING_XLSX)
@@ -758,15 +757,12 @@ def test_more_new_rows_than_one_workbook_import_creates_is_refused_by_count(
     ws.export(path, ["f"])
     col = letters("inference")["id"]
     edited = tmp_path / "new.xlsx"
-    with zipfile.ZipFile(path) as src, zipfile.ZipFile(edited, "w", zipfile.ZIP_DEFLATED) as dst:
-        member = sheet_parts(src)["Scenarios"]
-        for item in src.infolist():
-            data = src.read(item.filename)
-            if item.filename == member:  # every row's id cell emptied: four new rows
-                data, n = re.subn(rf'<c r="{col}([2-9])"[^>]*?(?:/>|>.*?</c>)'.encode(), b"",
-                                  data)
-                assert n == 4
-            dst.writestr(item, data)
+    def no_ids(data: bytes) -> bytes:  # every row's id cell emptied: four new rows
+        data, n = re.subn(rf'<c r="{col}([2-9])"[^>]*?(?:/>|>.*?</c>)'.encode(), b"", data)
+        assert n == 4
+        return data
+
+    _rewrite(path, edited, {"Scenarios": no_ids})
     monkeypatch.setattr(importer, "MAX_NEW_ROWS", 3)
     monkeypatch.setattr(importer, "PRE_COUNT_BYTES", 0)
     with pytest.raises(importer.ImportError_, match=r"Scenarios: 4 new rows \(no id\); one "
