@@ -8,7 +8,7 @@ PostgreSQL database there), in-process, and timed:
 
 * ``workbook``: ``planner import`` of the workbook (``Workspace.import_workbook``), the way to
   create a fleet from a file before the bulk path (issue 14's table: 4.4 s, 41.9 s, 281 s). It
-  reads sheets of up to Excel's 1,048,575 rows, streamed (``planner.report.sheetstream``); it is
+  reads sheets of up to Excel's 1,048,575 rows, streamed (``planner.io.xlsx.stream``); it is
   timed up to ``--workbook-max`` rows (default 100,000);
 * ``workbook dry``: its ``--dry-run``;
 * ``csv``, ``xlsx``, ``parquet``: ``planner scenario import`` (``Workspace.import_scenarios``),
@@ -91,7 +91,7 @@ def write_workbook(path: Path, data: list[tuple[Any, ...]], fleet: str) -> None:
     every other input at its default and the output columns empty."""
     import openpyxl
 
-    from planner.report.layout import scenario_columns
+    from planner.io.xlsx.layout import scenario_columns
     from planner.sheet.inputs import INFERENCE_INPUTS
 
     columns = scenario_columns("inference")
@@ -114,8 +114,8 @@ def write_workbook_fast(path: Path, count: int, fleet: str) -> None:
     import re
     import zipfile
 
-    from planner.report.layout import scenario_columns
-    from planner.report.sheetstream import column_letters, sheet_parts
+    from planner.io.xlsx.layout import scenario_columns
+    from planner.io.xlsx.stream import column_letters, sheet_parts
     from planner.service import Workspace
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -410,8 +410,8 @@ def test_workbook_new_rows_go_in_as_one_batch_equal_to_their_originals(
     """``planner import``: every demo scenario (inference and training sheets) copied as a
     new row is stored with the same inputs as its original; a new row whose name breaks the
     name rule is refused with its cell, nothing written."""
-    from planner.report.importer import ImportError_
-    from planner.report.layout import SCENARIO_SHEETS, letters, scenario_columns
+    from planner.io.xlsx.layout import SCENARIO_SHEETS, letters, scenario_columns
+    from planner.io.xlsx.read_scenarios import ImportError_
 
     path = tmp_path / "r.xlsx"
     ws.export(path, ["demo"])

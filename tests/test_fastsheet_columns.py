@@ -1,4 +1,4 @@
-"""The column-wise row writer of large sheets (:func:`planner.report.fastsheet.rows_xml` over
+"""The column-wise row writer of large sheets (:func:`planner.io.xlsx.sheetxml.rows_xml` over
 :func:`formula_column` and :func:`value_column`) writes exactly the XML of the cell-by-cell
 functions it replaced (:func:`formula_cells`, :func:`value_cells`), for every kind of column:
 numbers, flags, text that needs escaping or the quote prefix, mixed and missing values."""
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from openpyxl import Workbook
 
-from planner.report.fastsheet import (
+from planner.io.xlsx.sheetxml import (
     Styles,
     formula_cells,
     formula_column,

@@ -233,7 +233,7 @@ def test_sweep_chart_of_a_million_rows_references_what_a_chart_can() -> None:
 
     from openpyxl import Workbook
 
-    from planner.report.sweep_sheet import CHART_MAX_ROW, write_sweep_chart
+    from planner.io.xlsx.sweep import CHART_MAX_ROW, write_sweep_chart
 
     ws = Workbook().active
     write_sweep_chart(ws, "s", ["batch"], 1_500_000, "A1")

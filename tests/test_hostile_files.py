@@ -47,8 +47,8 @@ import pytest
 from click.testing import CliRunner
 
 from planner.cli import cli
-from planner.report.sheetstream import read_columns, shared_strings, sheet_parts
-from planner.report.textcells import csv_text, formula_like, ooxml_text
+from planner.io.textcells import csv_text, formula_like, ooxml_text
+from planner.io.xlsx.stream import read_columns, shared_strings, sheet_parts
 from planner.service import Workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -374,7 +374,7 @@ def test_a_formula_that_is_not_a_constant_flag_is_still_refused(ws: Workspace,
     ws.new_scenario("f", "a", model="llama-3-8b", gpu="h100-sxm")
     path = tmp_path / "r.xlsx"
     ws.export(path, ["f"])
-    from planner.report.layout import letters
+    from planner.io.xlsx.layout import letters
 
     col = letters("inference")["batch"]
     edited = tmp_path / "e.xlsx"
@@ -634,7 +634,7 @@ def _edit_cell(path: Path, out: Path, sheet: str, ref: str, kind: str) -> None:
 def test_workbook_number_cell_that_is_no_number_is_refused(kind: str, ws: Workspace,
                                                            isolated_data_dir: Path,
                                                            tmp_path: Path) -> None:
-    from planner.report.layout import letters
+    from planner.io.xlsx.layout import letters
 
     ws.new_fleet("f")
     ws.new_scenario("f", "a", model="llama-3-8b", gpu="h100-sxm", batch=4)
@@ -655,7 +655,7 @@ def test_gpus_sheet_number_cell_that_is_no_number_is_refused(kind: str, ws: Work
                                                              tmp_path: Path) -> None:
     from openpyxl.utils import get_column_letter
 
-    from planner.report.layout import GPU_SHEET
+    from planner.io.xlsx.layout import GPU_SHEET
 
     ws.new_fleet("f")
     ws.new_scenario("f", "a", model="llama-3-8b", gpu="h100-sxm")
@@ -732,7 +732,7 @@ def test_impossible_benchmark_runs_are_refused_before_a_fit_sees_them(
     refused(isolated_data_dir, ("bench", "import", str(digits), *flags), "digits.json:1",
             "not JSON a benchmark result holds")
     rows = tmp_path / "rows.csv"
-    from planner.report.benchfiles import CSV_HEADER
+    from planner.io.bench.records import CSV_HEADER
 
     rows.write_text(",".join(CSV_HEADER) + "\nllama-3-8b,h100-sxm,1,1,1,vllm,bf16,,concurrency,,"
                     f"{2**70},100,100,50,20,,,10,\n")
@@ -745,10 +745,10 @@ def test_impossible_benchmark_runs_are_refused_before_a_fit_sees_them(
 def test_more_new_rows_than_one_workbook_import_creates_is_refused_by_count(
         ws: Workspace, isolated_data_dir: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The new-row bound (:data:`planner.report.importer.MAX_NEW_ROWS`, 250,000: about 2 GB)
+    """The new-row bound (:data:`planner.io.xlsx.read_scenarios.MAX_NEW_ROWS`, 250,000: about 2 GB)
     counted exactly, in the first pass over the id and name columns; here set to 3."""
-    from planner.report import importer
-    from planner.report.layout import letters
+    from planner.io.xlsx import read_scenarios as importer
+    from planner.io.xlsx.layout import letters
 
     ws.new_fleet("f")
     for i in range(4):

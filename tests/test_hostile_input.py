@@ -29,9 +29,9 @@ from openpyxl.utils import column_index_from_string
 
 from planner.cli import cli
 from planner.errors import ConfigError, PlannerError, ValidationError
-from planner.report.fastsheet import xml_safe
-from planner.report.importer import ImportError_
-from planner.report.layout import letters
+from planner.io.xlsx.layout import letters
+from planner.io.xlsx.read_scenarios import ImportError_
+from planner.io.xlsx.sheetxml import xml_safe
 from planner.service import Workspace
 from planner.sheet.inputs import INFERENCE_INPUTS
 from tests.store_fixtures import dump

@@ -140,7 +140,7 @@ def test_benchmark_commands_take_the_hub_id_of_an_imported_model(hf_cache: Path,
     """``bench import``, ``bench list`` and ``calibrate`` name a model by the Hub id it was
     imported from, as ``estimate`` and ``scenario new`` do; the stored runs and the profile
     carry the model's own name."""
-    from planner.report.benchfiles import CSV_HEADER
+    from planner.io.bench.records import CSV_HEADER
 
     assert run("model", "import", "meta-llama/Meta-Llama-3-8B")[0] == 0
     # the file names the Hub id (as vllm bench serve's results do)

@@ -38,7 +38,7 @@ def test_store_does_not_reach_up_into_the_service_or_report_layers() -> None:
             "planner.store.changelog, planner.store.convert, planner.store.seed, "
             "planner.store.migrate; "
             "print(','.join(m for m in sys.modules "
-            "if m.startswith(('planner.service', 'planner.report', 'planner.tui', "
+            "if m.startswith(('planner.service', 'planner.io', 'planner.tui', "
             "'planner.cli'))))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == ""

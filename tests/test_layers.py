@@ -16,7 +16,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("planner.tui",),
     ("planner.present",),
     ("planner.service", "planner.compare"),
-    ("planner.report",),
+    ("planner.io",),
     ("planner.store", "planner.settings"),
     ("planner.sheet",),
     ("planner.catalog", "planner.domain"),

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from planner.cli import cli
-from planner.report.benchfiles import CSV_HEADER, BenchFileError
+from planner.io.bench.records import CSV_HEADER, BenchFileError
 from planner.service import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent

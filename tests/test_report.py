@@ -17,8 +17,8 @@ from openpyxl.utils import get_column_letter
 from planner.cli import cli
 from planner.compare import counted
 from planner.estimator.gpu import GpuSpec
-from planner.report.importer import ImportError_
-from planner.report.layout import GPU_SHEET, letters, scenario_columns
+from planner.io.xlsx.layout import GPU_SHEET, letters, scenario_columns
+from planner.io.xlsx.read_scenarios import ImportError_
 from planner.service import Workspace
 from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.table import graph

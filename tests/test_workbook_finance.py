@@ -14,8 +14,8 @@ import pytest
 from openpyxl.utils import get_column_letter
 
 from planner.compare import counted
-from planner.report.importer import ImportError_
-from planner.report.layout import GPU_SHEET, letters
+from planner.io.xlsx.layout import GPU_SHEET, letters
+from planner.io.xlsx.read_scenarios import ImportError_
 from planner.service import Workspace
 from planner.sheet.table import graph
 from tests.libreoffice import recalculate, sheet_pdf, soffice
@@ -102,7 +102,7 @@ def test_summary_prints_on_two_pages_with_its_assumptions(ws: Workspace,
     pdf = pypdf.PdfReader(sheet_pdf(path, tmp_path / "print"))
     assert len(pdf.pages) == 2
     first, second = (p.extract_text() for p in pdf.pages)
-    from planner.report.export import _version
+    from planner.io.xlsx.workbook import _version
 
     for text in ("LLM capacity and cost report", "Fleet: demo", f"planner {_version()}",
                  "EXAMPLE PRICES", "a100-80gb, h100-sxm, h200, mi300x, rtx-4090", "Assumptions",

@@ -258,8 +258,8 @@ def test_data_sheets_print_their_key_columns_and_the_sweep_its_chart(
     import pypdf
     from openpyxl.utils import column_index_from_string, range_boundaries
 
-    from planner.report.layout import letters
-    from planner.report.sweep_sheet import key_block
+    from planner.io.xlsx.layout import letters
+    from planner.io.xlsx.sweep import key_block
     from tests.libreoffice import sheet_pdf
     from tests.test_report import run
 

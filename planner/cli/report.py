@@ -18,7 +18,7 @@ from planner.errors import ValidationError
 def _sweep(ctx: click.Context, text: str) -> Any:
     """``FLEET/NAME:column=values[;column=values]`` → an export Sweep of full scenario rows."""
     # lazy: loads openpyxl (~119 ms), only when this runs
-    from planner.report.export import Sweep
+    from planner.io.xlsx.workbook import Sweep
 
     ref, sep, spec = text.partition(":")
     if not sep or not spec:

@@ -201,7 +201,7 @@ XLSX_MAX_ROWS = 1_048_575
 
 def _write(frame: Any, path: Path) -> None:
     """The sweep to ``path``: CSV by pandas (every text cell quoted, one that a spreadsheet
-    would run as a formula prefixed with ``'``: :mod:`planner.report.textcells`), .xlsx row by
+    would run as a formula prefixed with ``'``: :mod:`planner.io.textcells`), .xlsx row by
     row through openpyxl's write-only workbook (constant memory; names that start like a
     formula are written as text)."""
     try:
@@ -217,7 +217,7 @@ def _write_csv(frame: Any, path: Path) -> None:
     import pandas as pd
 
     # lazy: the text-cell rules of the report layer, only when a CSV is written
-    from planner.report.textcells import CSV_QUOTING, csv_text
+    from planner.io.textcells import CSV_QUOTING, csv_text
 
     texts = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
                                               or pd.api.types.is_bool_dtype(frame[c]))]
@@ -235,11 +235,11 @@ def _write_xlsx(frame: Any, path: Path) -> None:
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 
-    # lazy: the workbook layer's text rules, only when an .xlsx is written
-    from planner.report.fastsheet import TEXT_TRIGGERS
-
     # lazy: as above
-    from planner.report.textcells import ooxml_text
+    from planner.io.textcells import ooxml_text
+
+    # lazy: the workbook layer's text rules, only when an .xlsx is written
+    from planner.io.xlsx.sheetxml import TEXT_TRIGGERS
 
     wb = Workbook(write_only=True)
     sheet = wb.create_sheet("Sweep")

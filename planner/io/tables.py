@@ -14,7 +14,7 @@ Nothing in the file is trusted. The file is opened as a regular file of at most
 and handed to the reader as that open file. A table is at most :data:`MAX_TABLE_ROWS` rows
 and :data:`MAX_TABLE_COLUMNS` columns (checked before the rows are read: from the Parquet
 metadata, the sheet's cell references, the CSV's first line). An .xlsx is streamed by the
-bounded reader of the scenario sheets (:mod:`planner.report.sheetstream`, never a library
+bounded reader of the scenario sheets (:mod:`planner.io.xlsx.stream`, never a library
 that builds the sheet's whole grid), so a far cell, a row past the limit or a zip bomb is
 refused by name; a date, an error value (``#DIV/0!``) or a NaN in any cell, and a Parquet
 column of nested (struct, list, map), binary or date/time values or holding a NaN, are refused
@@ -33,7 +33,7 @@ import pandas as pd
 
 from planner.errors import PlannerError
 from planner.files import FileRefused, open_regular
-from planner.report.sheetstream import (
+from planner.io.xlsx.stream import (
     SheetRefused,
     date_styles,
     read_columns,
@@ -123,7 +123,7 @@ def _csv(fh: BinaryIO, path: Path) -> pd.DataFrame:
 
 
 def _xlsx(fh: BinaryIO, path: Path) -> pd.DataFrame:
-    """The first sheet, streamed (:func:`planner.report.sheetstream.read_columns`): typed
+    """The first sheet, streamed (:func:`planner.io.xlsx.stream.read_columns`): typed
     cells, formulas as their cached values, a constant flag formula as its flag; a date, an
     error value or a NaN refused naming its cell."""
     with zipfile.ZipFile(fh) as z:

@@ -1,7 +1,7 @@
 """Bulk import: a whole table of new scenarios (a CSV, .xlsx or Parquet file, or a pandas
 DataFrame) validated in one column-wise pass and written in one transaction, or not at all.
 
-1. The file is read whole (:func:`planner.report.tables.read_table`).
+1. The file is read whole (:func:`planner.io.tables.read_table`).
 2. :func:`planner.sheet.checks.check_table` checks every cell column by column (types,
    ranges, allowed values, unknown models and GPUs, names repeated in the file or already in
    the fleet) and the rules across columns once per distinct combination. Every problem is
@@ -112,7 +112,7 @@ class BulkImport:
                 return f"{label}:header" if row < 0 else f"{label}:row {index[row]!r}"
         else:
             # lazy: the file readers (pandas, pyarrow, streamed xlsx), only for a file
-            from planner.report.tables import read_table
+            from planner.io.tables import read_table
 
             label = str(source)
             frame = read_table(Path(source))

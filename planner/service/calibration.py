@@ -21,7 +21,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from planner.errors import NotFoundError, PlannerError, ValidationError
-from planner.report.benchfiles import BenchFileError, RunRecord, check_record
+from planner.io.bench.records import BenchFileError, RunRecord, check_record
 from planner.service.fields import clean_name
 from planner.service.measurements import Measurements
 from planner.service.specs import SpecCache

@@ -43,7 +43,7 @@ class Reports:
                ) -> Any:
         """Write an Excel report of ``fleets`` (default: all) that still computes."""
         # lazy: openpyxl, which only an export needs (the UI starts without it)
-        from planner.report.export import ExportReport, build_workbook, save_workbook
+        from planner.io.xlsx.workbook import ExportReport, build_workbook, save_workbook
 
         names = fleets or [f.name for f in self.fleets.fleets()]
         scenarios = [s for name in names for s in self.scenarios.scenarios(name)]
@@ -71,11 +71,11 @@ class Reports:
         An error while applying a row names its ``Sheet!Cell (column)``."""
         from openpyxl.utils import get_column_letter
 
-        # lazy: openpyxl and pandas, which only an import needs
-        from planner.report.importer import CellError, ImportError_, read_plan
-
         # lazy: as above
-        from planner.report.layout import GPU_SHEET, letters
+        from planner.io.xlsx.layout import GPU_SHEET, letters
+
+        # lazy: openpyxl and pandas, which only an import needs
+        from planner.io.xlsx.read_scenarios import CellError, ImportError_, read_plan
 
         gpu_letters = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
 
@@ -140,10 +140,9 @@ class Reports:
         written with one batched INSERT (:func:`planner.service.bulk.insert_checked`), not a
         scenario at a time. Every problem names its ``Sheet!Cell (column)``."""
         # lazy: openpyxl and pandas, which only an import needs
-        from planner.report.importer import CellError, ImportError_
-
         # lazy: as above
-        from planner.report.layout import letters
+        from planner.io.xlsx.layout import letters
+        from planner.io.xlsx.read_scenarios import CellError, ImportError_
 
         # lazy: as above
         from planner.sheet.checks import SCENARIO_INPUT_COLUMNS, Problems, check_table

@@ -20,7 +20,7 @@ Layout (one sheet per fleet with a horizon, ``Plan`` or ``Plan FLEET``):
   the GPUs it needs in each month, and in a second table its requests/s in each month (values
   from the serving model).
 
-The rows are rendered as SpreadsheetML (:mod:`planner.report.fastsheet`), so 10,000 workloads ×
+The rows are rendered as SpreadsheetML (:mod:`planner.io.xlsx.sheetxml`), so 10,000 workloads ×
 24 months cost about a microsecond per cell.
 """
 
@@ -35,8 +35,8 @@ from xml.sax.saxutils import escape
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
-from planner.report.fastsheet import Styles, cell_xml, row_xml
-from planner.report.sheetkit import FILLS, print_setup
+from planner.io.xlsx.sheetxml import Styles, cell_xml, row_xml
+from planner.io.xlsx.style import FILLS, print_setup
 from planner.sheet.plan import PlanResult
 
 HEAD_ROW, SUB_ROW, FIRST_MONTH_ROW = 3, 4, 5
@@ -330,7 +330,7 @@ def write_plan_sheets(wb: Any, plans: Sequence[PlanResult], styles: Styles,
                       catalog: Mapping[str, CatalogPrice] | None = None
                       ) -> tuple[dict[str, tuple[list[str], int, int]], list[PlanLine]]:
     """One Plan sheet per plan (created empty here, its rows returned for
-    :func:`planner.report.fastsheet.inject`), by sheet title, and each plan's Summary line.
+    :func:`planner.io.xlsx.sheetxml.inject`), by sheet title, and each plan's Summary line.
     ``catalog``: each GPU's catalog price and its cell on the GPUs sheet."""
     bodies, lines = {}, []
     for plan in plans:

@@ -10,7 +10,7 @@ cell is reported with its sheet, cell address, column and reason, all at once; t
 applied by the workspace in one transaction, or not at all.
 
 Nothing in the file is trusted. The scenario sheets are streamed
-(:mod:`planner.report.sheetstream`): only their meta and input columns are kept, as compact
+(:mod:`planner.io.xlsx.stream`): only their meta and input columns are kept, as compact
 arrays, so memory does not grow with the grid a used range spans; a cell beyond the layout
 (:data:`MAX_ROWS` rows, the sheet's columns) or an oversized part is refused naming it, so a
 single cell at ``XFD1048576`` or a million-row XML bomb costs one pass and no grid. The small
@@ -39,8 +39,7 @@ from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.files import FileRefused, open_regular
-from planner.report.fastsheet import xml_safe
-from planner.report.layout import (
+from planner.io.xlsx.layout import (
     GPU_EDITABLE,
     GPU_SHEET,
     GPU_TEXT,
@@ -51,7 +50,8 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
-from planner.report.sheetstream import (
+from planner.io.xlsx.sheetxml import xml_safe
+from planner.io.xlsx.stream import (
     Marked,
     SheetColumns,
     SheetRefused,
@@ -108,7 +108,7 @@ class RowPlan:
 
 MAX_ROWS = 1_048_575
 """Most scenario rows a sheet may hold: Excel's 1,048,576 rows less the header. The scenario
-sheets are streamed (:mod:`planner.report.sheetstream`), so memory grows by about 13 bytes per
+sheets are streamed (:mod:`planner.io.xlsx.stream`), so memory grows by about 13 bytes per
 kept cell, never with the grid the used range spans."""
 MAX_SHEET_BYTES = 1 << 34
 """Largest uncompressed sheet XML read (16 GiB: 100,000 exported scenarios take about 1.5 GB,
@@ -142,7 +142,7 @@ def _read_sheet(z: zipfile.ZipFile, path: Path, sheet: str, keep: list[int], wid
                 strings: list[str], dates: frozenset[int], max_rows: int = MAX_ROWS,
                 rows_are: str = "scenario rows") -> SheetColumns:
     """The columns ``keep`` (1 is A) of sheet ``sheet``, streamed
-    (:func:`planner.report.sheetstream.read_columns`); a sheet beyond the layout
+    (:func:`planner.io.xlsx.stream.read_columns`); a sheet beyond the layout
     (``max_rows`` rows, ``width`` columns), larger than :data:`MAX_SHEET_BYTES` or not
     readable is refused naming the first cell outside or what is wrong."""
     limit = f"{get_column_letter(width)}{max_rows + 1}"
@@ -508,7 +508,7 @@ def _gpu_table(z: zipfile.ZipFile, path: Path, strings: list[str], dates: frozen
                ) -> tuple[list[list[Any]], set[tuple[int, int]], dict[tuple[int, int], Marked]]:
     """The GPUs sheet streamed (at most :data:`MAX_GPU_ROWS` rows, the layout's columns):
     its rows from row 1 as lists of values, the (row, column) of each formula cell and each
-    :class:`~planner.report.sheetstream.Marked` cell (a date, an error value, a NaN)."""
+    :class:`~planner.io.xlsx.stream.Marked` cell (a date, an error value, a NaN)."""
     width = len(GPU_SHEET)
     cols = _read_sheet(z, path, "GPUs", list(range(1, width + 1)), width, strings, dates,
                        max_rows=MAX_GPU_ROWS, rows_are="GPU rows")

@@ -36,7 +36,7 @@ import numpy as np
 from openpyxl.cell import Cell
 from openpyxl.utils import get_column_letter
 
-from planner.report.textcells import ooxml_text
+from planner.io.textcells import ooxml_text
 from planner.units import float_reprs
 
 ROW = "\x00"

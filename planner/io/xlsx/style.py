@@ -1,7 +1,7 @@
 """What every sheet of the workbook shares: the header colours, cell notes, the explain text of
 a computed column, and the print setup. Its own module so that each sheet's writer
-(:mod:`planner.report.export`, :mod:`planner.report.summary_sheet`,
-:mod:`planner.report.plan_sheet`) reads them without importing the others.
+(:mod:`planner.io.xlsx.workbook`, :mod:`planner.io.xlsx.summary`,
+:mod:`planner.io.xlsx.plan`) reads them without importing the others.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from openpyxl.comments import Comment
 from openpyxl.styles import Font, PatternFill
 
-from planner.report.fastsheet import xml_safe
+from planner.io.xlsx.sheetxml import xml_safe
 from planner.sheet.outputs import column_label
 from planner.sheet.symbolic import infix, symbolic
 from planner.sheet.table import graph

@@ -1,6 +1,6 @@
 """The Summary sheet: the page a finance reader signs.
 
-It exists apart from :mod:`planner.report.export` because it is a report of its own, not a
+It exists apart from :mod:`planner.io.xlsx.workbook` because it is a report of its own, not a
 table of columns: a title with the fleets, export date and planner version; Assumptions (the
 GPUs used with their price, whether the catalog marks it as an example, efficiencies, GPUs
 counted and their monthly cost; engines; hours per month; conventions); a roll-up per fleet
@@ -33,7 +33,9 @@ from openpyxl.worksheet.pagebreak import Break
 
 from planner.domain import GpuInfo
 from planner.estimator.gpu import serving_figures
-from planner.report.fastsheet import (
+from planner.io.xlsx.layout import GPU_SHEET, letters
+from planner.io.xlsx.plan import PlanLine
+from planner.io.xlsx.sheetxml import (
     Styles,
     cached,
     cell_xml,
@@ -42,10 +44,8 @@ from planner.report.fastsheet import (
     value_column,
     xml_safe,
 )
-from planner.report.layout import GPU_SHEET, letters
-from planner.report.plan_sheet import PlanLine
-from planner.report.sheetkit import FILLS, RED, header_note, note, print_setup
-from planner.report.summary_columns import (
+from planner.io.xlsx.style import FILLS, RED, header_note, note, print_setup
+from planner.io.xlsx.summary_columns import (
     CHART_ROWS,
     CHUNK_ROWS,
     CONSTANTS,

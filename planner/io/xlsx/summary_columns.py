@@ -1,7 +1,7 @@
 """The Summary's columns: each a formula over a scenario's row of the Scenarios sheet and the
 same figure in Python, so the Summary's cells carry the planner's values; and the figures the
 Summary gathers from the scenario sheets as they stream (:class:`Gather`). Its own module so
-that the Summary's layout (:mod:`planner.report.summary_sheet`) reads as a page, and the
+that the Summary's layout (:mod:`planner.io.xlsx.summary`) reads as a page, and the
 definitions of its figures read as a list.
 
 Units: USD, USD/h, USD/month, USD per million output tokens, tokens/s, ms, GiB = 2^30 B per

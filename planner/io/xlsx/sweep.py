@@ -15,8 +15,8 @@ from typing import Any
 from openpyxl.chart import LineChart, Reference
 from openpyxl.utils import column_index_from_string, get_column_letter
 
-from planner.report.layout import letters, scenario_columns
-from planner.report.sheetkit import print_setup
+from planner.io.xlsx.layout import letters, scenario_columns
+from planner.io.xlsx.style import print_setup
 
 SWEEP_KEYS = ("fits", "meets_slo", "gpus", "gpus_needed", "throughput_tokens_per_s",
               "output_tokens_per_s", "ttft_slo_percentile_s", "tpot_mean_s",

@@ -35,7 +35,20 @@ from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
 from planner.estimator.figures import model_figures
 from planner.estimator.params import lora_dims
-from planner.report.fastsheet import (
+from planner.io.textcells import ooxml_text
+from planner.io.xlsx.layout import (
+    GPU_FIGURE_SOURCE,
+    GPU_SHEET,
+    MODEL_FIGURES,
+    MODEL_META,
+    SCENARIO_SHEETS,
+    gpu_sheet_record,
+    input_column,
+    letters,
+    scenario_columns,
+)
+from planner.io.xlsx.plan import CatalogPrice, write_plan_sheets
+from planner.io.xlsx.sheetxml import (
     ROW,
     TEXT_TRIGGERS,
     Segment,
@@ -48,23 +61,10 @@ from planner.report.fastsheet import (
     value_column,
     xml_safe,
 )
-from planner.report.layout import (
-    GPU_FIGURE_SOURCE,
-    GPU_SHEET,
-    MODEL_FIGURES,
-    MODEL_META,
-    SCENARIO_SHEETS,
-    gpu_sheet_record,
-    input_column,
-    letters,
-    scenario_columns,
-)
-from planner.report.plan_sheet import CatalogPrice, write_plan_sheets
-from planner.report.sheetkit import FILLS, HEADER_FONT, RED, header_note, note, print_setup
-from planner.report.summary_columns import CONSTANTS, SUMMARY_WIDTH, YES_NO, Gather
-from planner.report.summary_sheet import SummaryInfo, write_summary
-from planner.report.sweep_sheet import key_block, sweep_print
-from planner.report.textcells import ooxml_text
+from planner.io.xlsx.style import FILLS, HEADER_FONT, RED, header_note, note, print_setup
+from planner.io.xlsx.summary import SummaryInfo, write_summary
+from planner.io.xlsx.summary_columns import CONSTANTS, SUMMARY_WIDTH, YES_NO, Gather
+from planner.io.xlsx.sweep import key_block, sweep_print
 from planner.sheet.calibration import (
     FINITE_MODES,
     PARAMETERS,
@@ -106,7 +106,7 @@ class ExportReport:
 def write_text(cell: Any, value: Any) -> None:
     """Write ``value``; strings that a spreadsheet would read as a formula stay text,
     characters a workbook cannot hold become U+FFFD, and text that looks like an OOXML escape
-    is escaped (:func:`planner.report.textcells.ooxml_text`), so it reads back as written."""
+    is escaped (:func:`planner.io.textcells.ooxml_text`), so it reads back as written."""
     if isinstance(value, str):
         value = ooxml_text(xml_safe(value))
     cell.value = value
@@ -244,7 +244,7 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     which evaluates and writes them one chunk at a time. ``gather`` collects the figures the
     Summary needs as the chunks stream. ``block``: (column letter, column key) of extra
     columns right of the sheet's own, each a reference to the row's cell of that column (a
-    sweep's key figures, :mod:`planner.report.sweep_sheet`).
+    sweep's key figures, :mod:`planner.io.xlsx.sweep`).
 
     With ``calibration``, the rows whose ``calibration`` input picks a profile get per-row
     formulas in the columns that profile changes (see :class:`CalibrationCells`)."""
