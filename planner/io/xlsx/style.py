@@ -1,4 +1,5 @@
-"""What every sheet of the workbook shares: the header colours, cell notes, the explain text of
+"""What every sheet of the workbook shares: the header colours and header cells, text cells
+written as text (never a formula), cell notes, the explain text of
 a computed column, and the print setup. Its own module so that each sheet's writer
 (:mod:`planner.io.xlsx.workbook`, :mod:`planner.io.xlsx.summary`,
 :mod:`planner.io.xlsx.plan`) reads them without importing the others.
@@ -9,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from openpyxl.comments import Comment
-from openpyxl.styles import Font, PatternFill
+from openpyxl.styles import Alignment, Font, PatternFill
 
-from planner.io.xlsx.sheetxml import xml_safe
+from planner.io.textcells import ooxml_text
+from planner.io.xlsx.sheetxml import TEXT_TRIGGERS, xml_safe
 from planner.sheet.outputs import column_label
 from planner.sheet.symbolic import infix, symbolic
 from planner.sheet.table import graph
@@ -58,3 +60,33 @@ def print_setup(ws: Any, area: str, titles: str | None = None) -> None:
     ws.print_area = area
     if titles:
         ws.print_title_rows = titles
+
+
+def write_text(cell: Any, value: Any) -> None:
+    """Write ``value``; strings that a spreadsheet would read as a formula stay text,
+    characters a workbook cannot hold become U+FFFD, and text that looks like an OOXML escape
+    is escaped (:func:`planner.io.textcells.ooxml_text`), so it reads back as written."""
+    if isinstance(value, str):
+        value = ooxml_text(xml_safe(value))
+    cell.value = value
+    if isinstance(value, str) and value.startswith(TEXT_TRIGGERS):
+        cell.data_type = "s"
+        cell.quotePrefix = True
+
+
+def header_cell(ws: Any, row: int, col: int, text: str, role: str) -> None:
+    """Write a header cell: white bold text on the fill of its column role (meta, input,
+    output, lookup), wrapped, top-aligned."""
+    cell = ws.cell(row=row, column=col)
+    write_text(cell, text)
+    cell.font = HEADER_FONT
+    cell.fill = PatternFill("solid", start_color=FILLS.get(role, "305496"),
+                            end_color=FILLS.get(role, "305496"))
+    cell.alignment = Alignment(wrap_text=True, vertical="top")
+
+
+def col_index(letter: str) -> int:
+    """The 1-based column number of a column letter (``A`` → 1)."""
+    from openpyxl.utils import column_index_from_string
+
+    return column_index_from_string(letter)
