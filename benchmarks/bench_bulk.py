@@ -115,7 +115,7 @@ def write_workbook_fast(path: Path, count: int, fleet: str) -> None:
     import zipfile
 
     from planner.io.xlsx.layout import scenario_columns
-    from planner.io.xlsx.stream import column_letters, sheet_parts
+    from planner.io.xlsx.parts import column_letters, sheet_parts
     from planner.service import Workspace
 
     with tempfile.TemporaryDirectory() as tmp:

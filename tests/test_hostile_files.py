@@ -48,7 +48,8 @@ from click.testing import CliRunner
 
 from planner.cli import cli
 from planner.io.textcells import csv_text, formula_like, ooxml_text
-from planner.io.xlsx.stream import read_columns, shared_strings, sheet_parts
+from planner.io.xlsx.parts import shared_strings, sheet_parts
+from planner.io.xlsx.stream import read_columns
 from planner.service import Workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.io.xlsx.stream import SheetRefused, read_columns, shared_strings
+from planner.io.xlsx.parts import SheetRefused, shared_strings
+from planner.io.xlsx.stream import read_columns
 
 SST = ('<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="3" '
        'uniqueCount="3"><si><t>shared name</t></si><si><r><t>rich </t></r><r><t>text</t></r>'

@@ -33,13 +33,8 @@ import pandas as pd
 
 from planner.errors import PlannerError
 from planner.files import FileRefused, open_regular
-from planner.io.xlsx.stream import (
-    SheetRefused,
-    date_styles,
-    read_columns,
-    shared_strings,
-    sheet_parts,
-)
+from planner.io.xlsx.parts import SheetRefused, date_styles, shared_strings, sheet_parts
+from planner.io.xlsx.stream import read_columns
 
 FORMATS = {".csv": "CSV", ".xlsx": "Excel", ".parquet": "Parquet"}
 """The file types a table of scenarios may come in, by suffix."""

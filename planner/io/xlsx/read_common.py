@@ -17,8 +17,9 @@ from openpyxl.utils import get_column_letter
 
 from planner.errors import PlannerError
 from planner.files import FileRefused, open_regular
+from planner.io.xlsx.parts import SheetRefused, sheet_parts
 from planner.io.xlsx.sheetxml import xml_safe
-from planner.io.xlsx.stream import SheetColumns, SheetRefused, read_columns, sheet_parts
+from planner.io.xlsx.stream import SheetColumns, read_columns
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from planner.io.xlsx.layout import (
     GPU_THROUGHPUT,
     gpu_sheet_record,
 )
+from planner.io.xlsx.parts import Marked
 from planner.io.xlsx.read_common import (
     CellError,
     RowPlan,
@@ -28,7 +29,6 @@ from planner.io.xlsx.read_common import (
     read_sheet,
     same_number,
 )
-from planner.io.xlsx.stream import Marked
 
 MAX_GPU_ROWS = 10_000
 """Most GPU rows the GPUs sheet may hold (the catalog ships about 40)."""
@@ -48,7 +48,7 @@ def gpu_table(z: zipfile.ZipFile, path: Path, strings: list[str], dates: frozens
                ) -> tuple[list[list[Any]], set[tuple[int, int]], dict[tuple[int, int], Marked]]:
     """The GPUs sheet streamed (at most :data:`MAX_GPU_ROWS` rows, the layout's columns):
     its rows from row 1 as lists of values, the (row, column) of each formula cell and each
-    :class:`~planner.io.xlsx.stream.Marked` cell (a date, an error value, a NaN)."""
+    :class:`~planner.io.xlsx.parts.Marked` cell (a date, an error value, a NaN)."""
     width = len(GPU_SHEET)
     cols = read_sheet(z, path, "GPUs", list(range(1, width + 1)), width, strings, dates,
                        max_rows=MAX_GPU_ROWS, rows_are="GPU rows")

@@ -42,6 +42,7 @@ from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.io.xlsx.layout import KNOWN_SHEETS, SCENARIO_SHEETS, letters, scenario_columns
+from planner.io.xlsx.parts import SheetRefused, date_styles, shared_strings, sheet_parts
 from planner.io.xlsx.read_common import (
     MAX_STRINGS_BYTES,
     CellError,
@@ -55,13 +56,7 @@ from planner.io.xlsx.read_common import (
     too_big,
 )
 from planner.io.xlsx.read_gpus import gpu_table, read_gpu_sheet
-from planner.io.xlsx.stream import (
-    SheetColumns,
-    SheetRefused,
-    date_styles,
-    shared_strings,
-    sheet_parts,
-)
+from planner.io.xlsx.stream import SheetColumns
 from planner.sheet.checks import Problems, check_column, check_rules
 from planner.sheet.table import inputs_of
 

@@ -29,15 +29,23 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-CHUNK_BYTES = 1 << 20
-"""Bytes of compressed-then-inflated XML read at a time."""
+from planner.io.xlsx.parts import (
+    CHUNK_BYTES,
+    Marked,
+    SheetRefused,
+    column_letters,
+    column_number,
+    rich_text,
+    unescape,
+)
+
 MAX_ROW_BYTES = 16 << 20
 """Largest XML of one row (a planner row of 281 columns is about 15 KB)."""
 MAX_COLUMN = 16_384
@@ -49,196 +57,11 @@ _SHEETDATA = re.compile(r"<(\w+:)?sheetData\b")
 _ROW_NUMBER = re.compile(r'\br="([0-9]{1,7})"')
 _TYPE = re.compile(r'\bt="(\w+)"')
 _VALUE = re.compile(r"<(?:\w+:)?v>([^<]*)</(?:\w+:)?v>")
-_TEXT = re.compile(r"<(?:\w+:)?t(?:\s[^>]*)?>([^<]*)</(?:\w+:)?t>")
-_PHONETIC = re.compile(r"<(?:\w+:)?rPh\b.*?</(?:\w+:)?rPh>", re.S)
-_SI = re.compile(r"<(?:\w+:)?si>(.*?)</(?:\w+:)?si>|<(?:\w+:)?si/>", re.S)
-_ENTITY = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);")
-_OOXML_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
-_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
 
-class SheetRefused(Exception):
-    """The sheet is outside the bounds the reader accepts; ``cell`` names where (``A1``
-    style) when one cell is the reason, ``what`` says what is wrong."""
-
-    def __init__(self, what: str, cell: str = "") -> None:
-        super().__init__(what)
-        self.what = what
-        self.cell = cell
-
-
-@dataclass(frozen=True, slots=True)
-class Marked:
-    """A cell that is neither text, a number nor a flag the planner reads: ``kind`` is
-    ``"date"`` (a number styled as a date or time), ``"error"`` (an error value such as
-    ``#DIV/0!``) or ``"nan"`` (a number that is not finite); ``text`` is what it holds."""
-
-    kind: str
-    text: str
-
-    def reason(self) -> str:
-        """Why the cell is refused, for a message naming the cell."""
-        if self.kind == "date":
-            return (f"is a date or time cell (serial {self.text}); type the number as a plain "
-                    "number, not formatted as a date")
-        if self.kind == "error":
-            return f"is the error value {self.text}; type a value"
-        return f"is {self.text}, not a finite number"
-
-    def __str__(self) -> str:
-        return self.text
-
-
-BUILTIN_DATE_FORMATS = frozenset({*range(14, 23), *range(27, 37), *range(45, 48),
-                                  *range(50, 59)})
-"""Built-in number format ids that show a date or time (ECMA-376 Part 1, 18.8.30, with the
-East Asian ids 27-36 and 50-58)."""
-_NUMFMT = re.compile(r'<(?:\w+:)?numFmt\b[^>]*?numFmtId="(\d+)"[^>]*?formatCode="([^"]*)"')
-_CELLXFS = re.compile(r"<(?:\w+:)?cellXfs\b[^>]*>(.*?)</(?:\w+:)?cellXfs>", re.S)
-_XF = re.compile(r"<(?:\w+:)?xf\b([^>]*)")
-_NUMFMT_ID = re.compile(r'\bnumFmtId="(\d+)"')
 _STYLE = re.compile(r'\bs="(\d+)"')
 _CONSTANT_FLAG = re.compile(r"<(?:\w+:)?f(?:\s[^>]*)?>\s*=?\s*(TRUE|FALSE)\s*(?:\(\s*\))?\s*"
                             r"</(?:\w+:)?f>", re.I)
-MAX_STYLES_BYTES = 64 << 20
-"""Largest uncompressed styles part read."""
-
-
-def is_date_format(code: str) -> bool:
-    """Whether number format ``code`` shows a date or time: a ``d``, ``m``, ``y``, ``h`` or
-    ``s`` outside quoted text, escapes and ``[...]`` sections (colours, conditions)."""
-    code = re.sub(r'"[^"]*"|\\.|_.|\*.', "", unescape(code))
-    code = re.sub(r"\[(?![hms]+\])[^\]]*\]", "", code, flags=re.I)
-    return re.search(r"[dmyhs]", code, re.I) is not None and code.lower() != "general"
-
-
-def date_styles(z: zipfile.ZipFile, max_bytes: int = MAX_STYLES_BYTES) -> frozenset[int]:
-    """Indexes of the cell styles (``s=``) whose number format shows a date or time, from
-    ``xl/styles.xml`` (none if it is missing or larger than ``max_bytes``)."""
-    names = set(z.namelist())
-    if "xl/styles.xml" not in names or z.getinfo("xl/styles.xml").file_size > max_bytes:
-        return frozenset()
-    with z.open("xl/styles.xml") as fh:
-        xml = fh.read(max_bytes + 1).decode("utf-8", "replace")
-    if len(xml) > max_bytes:
-        return frozenset()
-    custom = {int(i) for i, code in _NUMFMT.findall(xml) if is_date_format(code)}
-    xfs = _CELLXFS.search(xml)
-    if xfs is None:
-        return frozenset()
-    out = set()
-    for index, attrs in enumerate(_XF.findall(xfs.group(1))):
-        m = _NUMFMT_ID.search(attrs)
-        fmt = int(m.group(1)) if m else 0
-        if fmt in BUILTIN_DATE_FORMATS or fmt in custom:
-            out.add(index)
-    return frozenset(out)
-
-
-def column_number(letters: str) -> int:
-    """``"A"`` → 1, ``"JU"`` → 281."""
-    n = 0
-    for ch in letters:
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
-def column_letters(number: int) -> str:
-    """1 → ``"A"``, 281 → ``"JU"``."""
-    out = ""
-    while number:
-        number, rest = divmod(number - 1, 26)
-        out = chr(65 + rest) + out
-    return out
-
-
-def unescape(text: str) -> str:
-    """XML character and entity references replaced by their characters."""
-    if "&" not in text:
-        return text
-
-    def one(m: re.Match[str]) -> str:
-        ref = m.group(1)
-        if ref.startswith("#x"):
-            return chr(int(ref[2:], 16))
-        if ref.startswith("#"):
-            return chr(int(ref[1:]))
-        return _NAMED[ref]
-    return _ENTITY.sub(one, text)
-
-
-def _rich_text(xml: str) -> str:
-    """The text of an ``<is>`` or ``<si>`` element: its ``<t>`` runs, phonetic runs left out,
-    and ``_xHHHH_`` escapes (how Excel writes a control character such as CR) decoded."""
-    if "<rPh" in xml or ":rPh" in xml:
-        xml = _PHONETIC.sub("", xml)
-    text = unescape("".join(_TEXT.findall(xml)))
-    if "_x" in text:
-        text = _OOXML_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
-    return text
-
-
-MAX_PART_BYTES = 16 << 20
-"""Largest workbook.xml or its relationships part read (a workbook of 1,000 sheets needs
-about 100 KiB)."""
-_SHEET = re.compile(r"<(?:\w+:)?sheet\b([^>]*?)/?>")
-_RELATIONSHIP = re.compile(r"<(?:\w+:)?Relationship\b([^>]*?)/?>")
-_ATTR = re.compile(r'([\w:]+)="([^"]*)"')
-
-
-def small_part(z: zipfile.ZipFile, name: str, max_bytes: int = MAX_PART_BYTES) -> str:
-    """The text of part ``name`` of ``z``; :class:`SheetRefused` if it is missing or larger
-    than ``max_bytes`` uncompressed (checked as it is read, whatever the zip header says)."""
-    try:
-        with z.open(name) as fh:
-            data = fh.read(max_bytes + 1)
-    except KeyError:
-        raise SheetRefused(f"has no {name} part (not an .xlsx workbook)") from None
-    if len(data) > max_bytes:
-        raise SheetRefused(f"has a {name} larger than {max_bytes >> 20} MiB uncompressed")
-    return data.decode("utf-8", "replace")
-
-
-def sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
-    """The worksheet part of each sheet, by sheet name, in the workbook's order (from
-    ``xl/workbook.xml`` and its relationships, each read bounded by :func:`small_part`)."""
-    workbook = small_part(z, "xl/workbook.xml")
-    rels = small_part(z, "xl/_rels/workbook.xml.rels")
-    targets = {}
-    for attrs in _RELATIONSHIP.findall(rels):
-        a = dict(_ATTR.findall(attrs))
-        if "Id" in a and "Target" in a:
-            targets[a["Id"]] = unescape(a["Target"])
-    out: dict[str, str] = {}
-    for attrs in _SHEET.findall(workbook):
-        a = dict(_ATTR.findall(attrs))
-        rid = a.get("r:id") or next((v for k, v in a.items() if k.endswith(":id")), None)
-        if "name" not in a or rid not in targets:
-            continue
-        target = targets[rid]
-        target = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
-        out[unescape(a["name"])] = target
-    return out
-
-
-def shared_strings(z: zipfile.ZipFile, max_bytes: int, too_big: Callable[[], Exception]
-                   ) -> list[str]:
-    """The workbook's shared string table (empty if it has none), refusing (``too_big()``)
-    a table larger than ``max_bytes`` uncompressed before reading it whole."""
-    if "xl/sharedStrings.xml" not in set(z.namelist()):
-        return []
-    parts = []
-    total = 0
-    with z.open("xl/sharedStrings.xml") as fh:
-        while chunk := fh.read(CHUNK_BYTES):
-            total += len(chunk)
-            if total > max_bytes:
-                raise too_big()
-            parts.append(chunk)
-    xml = b"".join(parts).decode("utf-8", "replace")
-    return [_rich_text(m.group(1)) if m.group(1) is not None else "" for m in _SI.finditer(xml)]
-
-
 @dataclass(slots=True)
 class SheetColumns:
     """The columns ``keep`` of a sheet: ``header`` (row 1, every column), ``rows`` (the
@@ -350,7 +173,7 @@ class _Decoder:
         m = _VALUE.search(content)
         raw = m.group(1) if m else None
         if kind == "inlineStr":
-            text = _rich_text(content)
+            text = rich_text(content)
             return np.nan, self.text(text), formula, formula or bool(text.strip())
         if raw is None:
             return np.nan, -1, formula, formula
@@ -390,19 +213,9 @@ def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width:
     ``max_rows``: data rows (below the header) a cell may be in; ``dates``: the style
     indexes that show a date (:func:`date_styles`), whose numbers are kept as
     :class:`Marked`. Raises :class:`SheetRefused`."""
-    decoder = _Decoder(strings)
-    last_row = max_rows + 1
-    col_of = {column_letters(i): i - 1 for i in keep}
-    pieces: dict[int, list[tuple[np.ndarray, ...]]] = {i - 1: [] for i in keep}
-    blocks = _blocks(sorted(set(keep)))
-    data_rows: list[np.ndarray] = []
-    header: list[Any] = []
-    prefix: str | None = None
-    cell_re: re.Pattern[str] | None = None
-    pair_cache: dict[tuple[str, ...], tuple[float, int, bool, bool]] = {}
+    reader = _Reader(keep, width, max_rows + 1, _Decoder(strings), dates)
     total = 0
     rest = ""
-    started = False
     with z.open(member) as fh:
         while True:
             chunk = fh.read(CHUNK_BYTES)
@@ -410,9 +223,9 @@ def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width:
             if total > max_bytes:
                 raise SheetRefused(f"is larger than {max_bytes >> 20:,} MiB uncompressed")
             text = rest + chunk.decode("utf-8", "replace") if chunk else rest
-            if not started:
-                m = _SHEETDATA.search(text)
-                if m is None:
+            if reader.prefix is None:
+                body = reader.start(text)
+                if body is None:
                     if not chunk:
                         break
                     if len(text) > MAX_ROW_BYTES:
@@ -420,76 +233,116 @@ def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width:
                                            f"{MAX_ROW_BYTES >> 20} MiB")
                     rest = text
                     continue
-                dim = _DIM.search(text, 0, m.start())
-                if dim and (int(dim.group(2)) > last_row
-                            or column_number(dim.group(1)) > width):
-                    raise SheetRefused("outside", f"{dim.group(1)}{dim.group(2)}")
-                prefix = m.group(1) or ""
-                cell_re = _cell_pattern(prefix)
-                text = text[m.end():]
-                started = True
-            assert cell_re is not None and prefix is not None
-            open_row, close_row = f"<{prefix}row", f"</{prefix}row>"
-            open_cell = f"<{prefix}c "
-            pos = 0
-            kept: list[str] = []
-            while True:
-                start = text.find(open_row, pos)
-                if start < 0:
-                    pos = len(text) if text.rfind("<", pos) < 0 else text.rfind("<", pos)
-                    break
-                head_end = text.find(">", start)
-                if head_end < 0:
-                    pos = start
-                    break
-                attrs = text[start + len(open_row):head_end]
-                if attrs and not attrs[0].isspace() and attrs[0] not in "/":
-                    pos = head_end + 1  # another tag starting with "row" (rowBreaks …)
-                    continue
-                number = _ROW_NUMBER.search(attrs)
-                if number is None:
-                    raise SheetRefused("has a row without its r= number; save it again with "
-                                       "Excel or LibreOffice")
-                r = int(number.group(1))
-                if attrs.endswith("/"):
-                    body, pos = "", head_end + 1
-                else:
-                    end = text.find(close_row, head_end)
-                    if end < 0:
-                        pos = start
-                        break
-                    body, pos = text[head_end + 1:end], end + len(close_row)
-                if not body:
-                    continue
-                last = body.rfind(open_cell)
-                ref = _LAST_REF.match(body, last + len(open_cell) - 1) if last >= 0 else None
-                if ref and column_number(ref.group(1)) > width:
-                    raise SheetRefused("outside", f"{ref.group(1)}{r}")
-                if r > last_row:
-                    raise SheetRefused("outside", f"{ref.group(1) if ref else 'A'}{r}")
-                if r == 1:
-                    header = _header(body, cell_re, decoder)
-                    continue
-                kept.append(_segments(body, blocks, open_cell, str(r), width))
-            rest = text[pos:]
-            if len(rest) > MAX_ROW_BYTES:
-                raise SheetRefused(f"has a row larger than {MAX_ROW_BYTES >> 20} MiB")
-            if kept:
-                _take("".join(kept), prefix, cell_re, col_of, decoder, pair_cache, pieces,
-                      data_rows, dates)
-            if len(pair_cache) > 1_000_000:
-                pair_cache.clear()
+                text = body
+            rest = reader.feed(text)
             if not chunk:
                 break
-    rows = np.unique(np.concatenate(data_rows)) if data_rows else np.zeros(0, dtype=np.int64)
-    cells = {}
-    for index, column in pieces.items():
-        if column:
-            cells[index] = tuple(np.concatenate([p[i] for p in column]) for i in range(4))
+    return reader.columns()
+
+
+class _Reader:
+    """The state of one streamed sheet: the kept columns' cells so far (``pieces``, per
+    0-based column), the rows that hold one, the header row, and the sheet's XML namespace
+    prefix once its ``<sheetData>`` is found."""
+
+    def __init__(self, keep: Sequence[int], width: int, last_row: int, decoder: _Decoder,
+                 dates: frozenset[int]) -> None:
+        self.width, self.last_row, self.decoder, self.dates = width, last_row, decoder, dates
+        self.col_of = {column_letters(i): i - 1 for i in keep}
+        self.pieces: dict[int, list[tuple[np.ndarray, ...]]] = {i - 1: [] for i in keep}
+        self.blocks = _blocks(sorted(set(keep)))
+        self.data_rows: list[np.ndarray] = []
+        self.header: list[Any] = []
+        self.prefix: str | None = None
+        self.cell_re: re.Pattern[str] = _cell_pattern("")
+        self.pair_cache: dict[tuple[str, ...], tuple[float, int, bool, bool]] = {}
+
+    def start(self, text: str) -> str | None:
+        """The XML after ``<sheetData>`` (None while not yet read); a ``<dimension>`` beyond
+        the bounds is refused."""
+        m = _SHEETDATA.search(text)
+        if m is None:
+            return None
+        dim = _DIM.search(text, 0, m.start())
+        if dim and (int(dim.group(2)) > self.last_row
+                    or column_number(dim.group(1)) > self.width):
+            raise SheetRefused("outside", f"{dim.group(1)}{dim.group(2)}")
+        self.prefix = m.group(1) or ""
+        self.cell_re = _cell_pattern(self.prefix)
+        return text[m.end():]
+
+    def feed(self, text: str) -> str:
+        """Keep the cells of the whole rows in ``text``; returns the partial row left over."""
+        kept, pos = self._rows(text)
+        rest = text[pos:]
+        if len(rest) > MAX_ROW_BYTES:
+            raise SheetRefused(f"has a row larger than {MAX_ROW_BYTES >> 20} MiB")
+        if kept:
+            _take("".join(kept), self.prefix or "", self.cell_re, self.col_of, self.decoder,
+                  self.pair_cache, self.pieces, self.data_rows, self.dates)
+        if len(self.pair_cache) > 1_000_000:
+            self.pair_cache.clear()
+        return rest
+
+    def _rows(self, text: str) -> tuple[list[str], int]:
+        """(the kept segments of each whole row in ``text``, where the first partial row
+        starts); row 1 is read as the header, a row or cell beyond the bounds refused."""
+        prefix = self.prefix or ""
+        open_row, close_row, open_cell = f"<{prefix}row", f"</{prefix}row>", f"<{prefix}c "
+        pos = 0
+        kept: list[str] = []
+        while True:
+            start = text.find(open_row, pos)
+            if start < 0:
+                return kept, (len(text) if text.rfind("<", pos) < 0 else text.rfind("<", pos))
+            head_end = text.find(">", start)
+            if head_end < 0:
+                return kept, start
+            attrs = text[start + len(open_row):head_end]
+            if attrs and not attrs[0].isspace() and attrs[0] not in "/":
+                pos = head_end + 1  # another tag starting with "row" (rowBreaks …)
+                continue
+            number = _ROW_NUMBER.search(attrs)
+            if number is None:
+                raise SheetRefused("has a row without its r= number; save it again with "
+                                   "Excel or LibreOffice")
+            r = int(number.group(1))
+            if attrs.endswith("/"):
+                body, pos = "", head_end + 1
+            else:
+                end = text.find(close_row, head_end)
+                if end < 0:
+                    return kept, start
+                body, pos = text[head_end + 1:end], end + len(close_row)
+            if body:
+                self._row(body, r, open_cell, kept)
+
+    def _row(self, body: str, r: int, open_cell: str, kept: list[str]) -> None:
+        """Row ``r``'s XML ``body``: its last cell and row number checked against the
+        bounds, then read as the header (row 1) or its kept segments added to ``kept``."""
+        last = body.rfind(open_cell)
+        ref = _LAST_REF.match(body, last + len(open_cell) - 1) if last >= 0 else None
+        if ref and column_number(ref.group(1)) > self.width:
+            raise SheetRefused("outside", f"{ref.group(1)}{r}")
+        if r > self.last_row:
+            raise SheetRefused("outside", f"{ref.group(1) if ref else 'A'}{r}")
+        if r == 1:
+            self.header = _header(body, self.cell_re, self.decoder)
         else:
-            cells[index] = (np.zeros(0, dtype=np.int64), np.zeros(0),
-                            np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool))
-    return SheetColumns(header, rows, decoder.texts, cells)  # type: ignore[arg-type]
+            kept.append(_segments(body, self.blocks, open_cell, str(r), self.width))
+
+    def columns(self) -> SheetColumns:
+        """The kept cells, per column, and the rows that hold them."""
+        rows = (np.unique(np.concatenate(self.data_rows)) if self.data_rows
+                else np.zeros(0, dtype=np.int64))
+        cells = {}
+        for index, column in self.pieces.items():
+            if column:
+                cells[index] = tuple(np.concatenate([p[i] for p in column]) for i in range(4))
+            else:
+                cells[index] = (np.zeros(0, dtype=np.int64), np.zeros(0),
+                                np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool))
+        return SheetColumns(self.header, rows, self.decoder.texts, cells)  # type: ignore[arg-type]
 
 
 def _blocks(columns: list[int]) -> list[tuple[str, ...]]:
@@ -616,18 +469,8 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
         num[at[done]] = values[done]
         present[at[done]] = True
         slow[at[~done]] = True
-    rest = np.flatnonzero(slow)
-    if len(rest):  # everything else: each distinct (type, content) decoded once
-        k_codes = a_codes[rest]
-        for j, (k, v, t, c) in enumerate(zip(k_codes.tolist(), plain_v[rest].tolist(),
-                                             plain_t[rest].tolist(), contents[rest].tolist(),
-                                             strict=True)):
-            key = (kinds[k], v, t, c)
-            d = cache.get(key)
-            if d is None:
-                d = cache[key] = decoder.decode(kinds[k], _content(v, t, c))
-            i = rest[j]
-            num[i], code[i], formula[i], present[i] = d
+    _decode_rest(np.flatnonzero(slow), a_codes, kinds, plain_v, plain_t, contents, cache,
+                 decoder, (num, code, formula, present))
     present &= columns >= 0
     if not present.any():
         return
@@ -639,3 +482,24 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
     for group in np.split(at, bounds):
         pieces[int(columns[group[0]])].append(
             (row_numbers[group], num[group], code[group], formula[group]))
+
+
+def _decode_rest(rest: np.ndarray, a_codes: np.ndarray, kinds: list[str], plain_v: np.ndarray,
+                 plain_t: np.ndarray, contents: np.ndarray,
+                 cache: dict[tuple[str, ...], tuple[float, int, bool, bool]],
+                 decoder: _Decoder, out: tuple[np.ndarray, ...]) -> None:
+    """The cells at ``rest`` that are not plain numbers: each distinct (type, content)
+    decoded once, into ``out`` (numbers, text codes, formula flags, non-empty flags)."""
+    if not len(rest):
+        return
+    num, code, formula, present = out
+    k_codes = a_codes[rest]
+    for j, (k, v, t, c) in enumerate(zip(k_codes.tolist(), plain_v[rest].tolist(),
+                                         plain_t[rest].tolist(), contents[rest].tolist(),
+                                         strict=True)):
+        key = (kinds[k], v, t, c)
+        d = cache.get(key)
+        if d is None:
+            d = cache[key] = decoder.decode(kinds[k], _content(v, t, c))
+        i = rest[j]
+        num[i], code[i], formula[i], present[i] = d

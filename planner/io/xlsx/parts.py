@@ -1,0 +1,203 @@
+"""The small parts of an .xlsx workbook, each read bounded: which worksheet part holds
+each sheet (``xl/workbook.xml`` and its relationships), the shared string table, the cell
+styles that show a date; with the cell-level helpers the streaming reader
+(:mod:`planner.io.xlsx.stream`) shares (column letters, XML unescaping, rich text) and what
+it refuses (:class:`SheetRefused`) or keeps aside (:class:`Marked`). Its own module so the
+row streaming reads as one loop.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+CHUNK_BYTES = 1 << 20
+"""Bytes of compressed-then-inflated XML read at a time."""
+
+_TEXT = re.compile(r"<(?:\w+:)?t(?:\s[^>]*)?>([^<]*)</(?:\w+:)?t>")
+_PHONETIC = re.compile(r"<(?:\w+:)?rPh\b.*?</(?:\w+:)?rPh>", re.S)
+_SI = re.compile(r"<(?:\w+:)?si>(.*?)</(?:\w+:)?si>|<(?:\w+:)?si/>", re.S)
+_ENTITY = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);")
+_OOXML_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+
+
+class SheetRefused(Exception):
+    """The sheet is outside the bounds the reader accepts; ``cell`` names where (``A1``
+    style) when one cell is the reason, ``what`` says what is wrong."""
+
+    def __init__(self, what: str, cell: str = "") -> None:
+        super().__init__(what)
+        self.what = what
+        self.cell = cell
+
+
+@dataclass(frozen=True, slots=True)
+class Marked:
+    """A cell that is neither text, a number nor a flag the planner reads: ``kind`` is
+    ``"date"`` (a number styled as a date or time), ``"error"`` (an error value such as
+    ``#DIV/0!``) or ``"nan"`` (a number that is not finite); ``text`` is what it holds."""
+
+    kind: str
+    text: str
+
+    def reason(self) -> str:
+        """Why the cell is refused, for a message naming the cell."""
+        if self.kind == "date":
+            return (f"is a date or time cell (serial {self.text}); type the number as a plain "
+                    "number, not formatted as a date")
+        if self.kind == "error":
+            return f"is the error value {self.text}; type a value"
+        return f"is {self.text}, not a finite number"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+BUILTIN_DATE_FORMATS = frozenset({*range(14, 23), *range(27, 37), *range(45, 48),
+                                  *range(50, 59)})
+"""Built-in number format ids that show a date or time (ECMA-376 Part 1, 18.8.30, with the
+East Asian ids 27-36 and 50-58)."""
+_NUMFMT = re.compile(r'<(?:\w+:)?numFmt\b[^>]*?numFmtId="(\d+)"[^>]*?formatCode="([^"]*)"')
+_CELLXFS = re.compile(r"<(?:\w+:)?cellXfs\b[^>]*>(.*?)</(?:\w+:)?cellXfs>", re.S)
+_XF = re.compile(r"<(?:\w+:)?xf\b([^>]*)")
+_NUMFMT_ID = re.compile(r'\bnumFmtId="(\d+)"')
+MAX_STYLES_BYTES = 64 << 20
+"""Largest uncompressed styles part read."""
+
+
+def is_date_format(code: str) -> bool:
+    """Whether number format ``code`` shows a date or time: a ``d``, ``m``, ``y``, ``h`` or
+    ``s`` outside quoted text, escapes and ``[...]`` sections (colours, conditions)."""
+    code = re.sub(r'"[^"]*"|\\.|_.|\*.', "", unescape(code))
+    code = re.sub(r"\[(?![hms]+\])[^\]]*\]", "", code, flags=re.I)
+    return re.search(r"[dmyhs]", code, re.I) is not None and code.lower() != "general"
+
+
+def date_styles(z: zipfile.ZipFile, max_bytes: int = MAX_STYLES_BYTES) -> frozenset[int]:
+    """Indexes of the cell styles (``s=``) whose number format shows a date or time, from
+    ``xl/styles.xml`` (none if it is missing or larger than ``max_bytes``)."""
+    names = set(z.namelist())
+    if "xl/styles.xml" not in names or z.getinfo("xl/styles.xml").file_size > max_bytes:
+        return frozenset()
+    with z.open("xl/styles.xml") as fh:
+        xml = fh.read(max_bytes + 1).decode("utf-8", "replace")
+    if len(xml) > max_bytes:
+        return frozenset()
+    custom = {int(i) for i, code in _NUMFMT.findall(xml) if is_date_format(code)}
+    xfs = _CELLXFS.search(xml)
+    if xfs is None:
+        return frozenset()
+    out = set()
+    for index, attrs in enumerate(_XF.findall(xfs.group(1))):
+        m = _NUMFMT_ID.search(attrs)
+        fmt = int(m.group(1)) if m else 0
+        if fmt in BUILTIN_DATE_FORMATS or fmt in custom:
+            out.add(index)
+    return frozenset(out)
+
+
+def column_number(letters: str) -> int:
+    """``"A"`` → 1, ``"JU"`` → 281."""
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def column_letters(number: int) -> str:
+    """1 → ``"A"``, 281 → ``"JU"``."""
+    out = ""
+    while number:
+        number, rest = divmod(number - 1, 26)
+        out = chr(65 + rest) + out
+    return out
+
+
+def unescape(text: str) -> str:
+    """XML character and entity references replaced by their characters."""
+    if "&" not in text:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        ref = m.group(1)
+        if ref.startswith("#x"):
+            return chr(int(ref[2:], 16))
+        if ref.startswith("#"):
+            return chr(int(ref[1:]))
+        return _NAMED[ref]
+    return _ENTITY.sub(one, text)
+
+
+def rich_text(xml: str) -> str:
+    """The text of an ``<is>`` or ``<si>`` element: its ``<t>`` runs, phonetic runs left out,
+    and ``_xHHHH_`` escapes (how Excel writes a control character such as CR) decoded."""
+    if "<rPh" in xml or ":rPh" in xml:
+        xml = _PHONETIC.sub("", xml)
+    text = unescape("".join(_TEXT.findall(xml)))
+    if "_x" in text:
+        text = _OOXML_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    return text
+
+
+MAX_PART_BYTES = 16 << 20
+"""Largest workbook.xml or its relationships part read (a workbook of 1,000 sheets needs
+about 100 KiB)."""
+_SHEET = re.compile(r"<(?:\w+:)?sheet\b([^>]*?)/?>")
+_RELATIONSHIP = re.compile(r"<(?:\w+:)?Relationship\b([^>]*?)/?>")
+_ATTR = re.compile(r'([\w:]+)="([^"]*)"')
+
+
+def small_part(z: zipfile.ZipFile, name: str, max_bytes: int = MAX_PART_BYTES) -> str:
+    """The text of part ``name`` of ``z``; :class:`SheetRefused` if it is missing or larger
+    than ``max_bytes`` uncompressed (checked as it is read, whatever the zip header says)."""
+    try:
+        with z.open(name) as fh:
+            data = fh.read(max_bytes + 1)
+    except KeyError:
+        raise SheetRefused(f"has no {name} part (not an .xlsx workbook)") from None
+    if len(data) > max_bytes:
+        raise SheetRefused(f"has a {name} larger than {max_bytes >> 20} MiB uncompressed")
+    return data.decode("utf-8", "replace")
+
+
+def sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
+    """The worksheet part of each sheet, by sheet name, in the workbook's order (from
+    ``xl/workbook.xml`` and its relationships, each read bounded by :func:`small_part`)."""
+    workbook = small_part(z, "xl/workbook.xml")
+    rels = small_part(z, "xl/_rels/workbook.xml.rels")
+    targets = {}
+    for attrs in _RELATIONSHIP.findall(rels):
+        a = dict(_ATTR.findall(attrs))
+        if "Id" in a and "Target" in a:
+            targets[a["Id"]] = unescape(a["Target"])
+    out: dict[str, str] = {}
+    for attrs in _SHEET.findall(workbook):
+        a = dict(_ATTR.findall(attrs))
+        rid = a.get("r:id") or next((v for k, v in a.items() if k.endswith(":id")), None)
+        if "name" not in a or rid not in targets:
+            continue
+        target = targets[rid]
+        target = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+        out[unescape(a["name"])] = target
+    return out
+
+
+def shared_strings(z: zipfile.ZipFile, max_bytes: int, too_big: Callable[[], Exception]
+                   ) -> list[str]:
+    """The workbook's shared string table (empty if it has none), refusing (``too_big()``)
+    a table larger than ``max_bytes`` uncompressed before reading it whole."""
+    if "xl/sharedStrings.xml" not in set(z.namelist()):
+        return []
+    parts = []
+    total = 0
+    with z.open("xl/sharedStrings.xml") as fh:
+        while chunk := fh.read(CHUNK_BYTES):
+            total += len(chunk)
+            if total > max_bytes:
+                raise too_big()
+            parts.append(chunk)
+    xml = b"".join(parts).decode("utf-8", "replace")
+    return [rich_text(m.group(1)) if m.group(1) is not None else "" for m in _SI.finditer(xml)]
