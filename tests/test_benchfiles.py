@@ -6,13 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.io.bench.records import (
-    CSV_HEADER,
-    BenchFileError,
-    parse_csv,
-    parse_vllm_summary,
-    read_text,
-)
+from planner.io.bench.generic_csv import parse_csv
+from planner.io.bench.records import CSV_HEADER, BenchFileError, read_text
+from planner.io.bench.vllm import parse_vllm_summary
 
 HEADER = ",".join(CSV_HEADER)
 
@@ -79,7 +75,7 @@ def test_vllm_summary_wrong_format() -> None:
 
 
 def test_vllm_result_json() -> None:
-    from planner.io.bench.records import parse_vllm_json
+    from planner.io.bench.vllm import parse_vllm_json
 
     text = ('{"request_rate": "inf", "max_concurrency": 16, "completed": 100,'
             ' "total_input_tokens": 102400, "total_output_tokens": 12800,'
@@ -114,7 +110,7 @@ Total Output Throughput (tokens/sec):             6,378.5000
 def test_trtllm_report() -> None:
     """A trtllm-bench throughput report: offline, settings become scenario inputs (the TRT-LLM
     perf-overview H100 TP2 128/128 cell is 6,378 output tokens/s)."""
-    from planner.io.bench.records import parse_text
+    from planner.io.bench.dispatch import parse_text
 
     (record,) = parse_text(TRTLLM, "trt.txt")
     assert (record.source, record.source_format) == ("trt.txt:15", "trtllm-text")
@@ -158,7 +154,7 @@ Mean ITL (ms):                           11.00
 
 def test_sglang_bench_serving() -> None:
     """SGLang prints the vLLM block title with its own lines: a finite rate is an open loop."""
-    from planner.io.bench.records import parse_text
+    from planner.io.bench.dispatch import parse_text
 
     (record,) = parse_text(SGLANG, "sgl.txt")
     v = record.values
@@ -197,7 +193,7 @@ def guidellm_report(strategy: dict[str, object], tps: object = 480.0) -> str:
 ])
 def test_guidellm_report(strategy: dict[str, object], mode: str, rate: float | None,
                          clients: int | None) -> None:
-    from planner.io.bench.records import parse_text
+    from planner.io.bench.dispatch import parse_text
 
     (record,) = parse_text(guidellm_report(strategy), "g.json")
     v = record.values
@@ -209,7 +205,7 @@ def test_guidellm_report(strategy: dict[str, object], mode: str, rate: float | N
 
 
 def test_guidellm_and_json_errors() -> None:
-    from planner.io.bench.records import parse_text
+    from planner.io.bench.dispatch import parse_text
 
     with pytest.raises(BenchFileError, match=r"^g\.json:1: benchmarks\[0\]: "
                                              r"output_tokens_per_second\.mean '-1\.0'"):
@@ -227,7 +223,7 @@ def test_guidellm_and_json_errors() -> None:
 def test_sglang_output_file_json_lines() -> None:
     """sglang.bench_serving --output-file appends one JSON object per run (vLLM's keys);
     a bad line is named by its number."""
-    from planner.io.bench.records import parse_text
+    from planner.io.bench.dispatch import parse_text
 
     line = ('{"backend": "sglang", "request_rate": Infinity, "max_concurrency": %d, '
             '"completed": 100, "total_input_tokens": 102400, "total_output_tokens": 25600, '

@@ -1,6 +1,6 @@
 """Use cases over imported benchmark runs (issue 12): import, list, show, delete.
 
-An import reads every file through :mod:`planner.io.bench.records`, fills the settings the
+An import reads every file through :mod:`planner.io.bench.dispatch`, fills the settings the
 files do not hold from the caller's flags (``model``, ``gpu``, ``engine``, ``tp``, ``pp``,
 ``gpus``, ``weight_dtype``, ``kv_dtype`` and engine settings by scenario input name), resolves
 the model and GPU to their rows and stores every run in one transaction: all of them, or on any
@@ -28,13 +28,8 @@ from sqlalchemy.orm import Session
 
 from planner.catalog import read_config_text
 from planner.errors import ConfigError, NotFoundError, PlannerError, ValidationError
-from planner.io.bench.records import (
-    CSV_HEADER,
-    ENGINES,
-    BenchFileError,
-    RunRecord,
-    parse_file,
-)
+from planner.io.bench.dispatch import parse_file
+from planner.io.bench.records import CSV_HEADER, ENGINES, BenchFileError, RunRecord
 from planner.service.catalog import model_row_by_ref
 from planner.service.specs import SpecCache
 from planner.sheet.inputs import INFERENCE_INPUTS
