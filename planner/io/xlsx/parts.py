@@ -12,6 +12,9 @@ import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 CHUNK_BYTES = 1 << 20
 """Bytes of compressed-then-inflated XML read at a time."""
@@ -201,3 +204,70 @@ def shared_strings(z: zipfile.ZipFile, max_bytes: int, too_big: Callable[[], Exc
             parts.append(chunk)
     xml = b"".join(parts).decode("utf-8", "replace")
     return [rich_text(m.group(1)) if m.group(1) is not None else "" for m in _SI.finditer(xml)]
+
+
+_VALUE = re.compile(r"<(?:\w+:)?v>([^<]*)</(?:\w+:)?v>")
+_CONSTANT_FLAG = re.compile(r"<(?:\w+:)?f(?:\s[^>]*)?>\s*=?\s*(TRUE|FALSE)\s*(?:\(\s*\))?\s*"
+                            r"</(?:\w+:)?f>", re.I)
+
+
+class Decoder:
+    """Decodes (type attribute, cell content) pairs into number, text code, formula and
+    non-empty flags, each distinct pair once."""
+
+    def __init__(self, strings: list[str]) -> None:
+        self.texts: list[Any] = [False, True]
+        self.strings = strings
+        self.shared_at: dict[int, int] = {}
+        self.text_at: dict[str, int] = {}
+
+    def text(self, value: str) -> int:
+        code = self.text_at.get(value)
+        if code is None:
+            code = self.text_at[value] = len(self.texts)
+            self.texts.append(value)
+        return code
+
+    def mark(self, kind: str, text: str) -> int:
+        """The text code of a :class:`Marked` cell."""
+        return self.text(Marked(kind, text))  # type: ignore[arg-type]
+
+    def decode(self, kind: str, content: str) -> tuple[float, int, bool, bool]:
+        """(number or NaN, text code or -1, formula, non-empty) of one cell. ``kind`` is the
+        cell's ``t=`` type, or ``"date"`` for a number whose style shows a date."""
+        formula = "<f" in content or (":f" in content
+                                      and re.search(r"<\w+:f\b", content) is not None)
+        if formula and (flag := _CONSTANT_FLAG.search(content)) is not None:
+            return np.nan, int(flag.group(1).upper() == "TRUE"), False, True  # =TRUE()
+        m = _VALUE.search(content)
+        raw = m.group(1) if m else None
+        if kind == "inlineStr":
+            text = rich_text(content)
+            return np.nan, self.text(text), formula, formula or bool(text.strip())
+        if raw is None:
+            return np.nan, -1, formula, formula
+        if kind == "s":
+            try:
+                text = self.strings[int(raw)]
+            except (ValueError, IndexError):
+                text = f"#REF (shared string {raw})"
+            return np.nan, self.text(text), formula, formula or bool(text.strip())
+        if kind == "b":
+            return np.nan, 1 if raw.strip() in ("1", "true") else 0, formula, True
+        if kind == "e":
+            return np.nan, self.mark("error", unescape(raw).strip()), formula, True
+        if kind == "d":  # an ISO 8601 date cell
+            return np.nan, self.mark("date", unescape(raw).strip()), formula, True
+        if kind == "str":
+            text = unescape(raw)
+            return np.nan, self.text(text), formula, formula or bool(text.strip())
+        try:
+            number = float(raw)
+        except ValueError:
+            text = unescape(raw)
+            return np.nan, self.text(text), formula, formula or bool(text.strip())
+        if not np.isfinite(number):
+            return np.nan, self.mark("nan", raw.strip()), formula, True
+        if kind == "date":
+            return np.nan, self.mark("date", raw.strip()), formula, True
+        return number, -1, formula, True

@@ -38,12 +38,11 @@ import pandas as pd
 
 from planner.io.xlsx.parts import (
     CHUNK_BYTES,
+    Decoder,
     Marked,
     SheetRefused,
     column_letters,
     column_number,
-    rich_text,
-    unescape,
 )
 
 MAX_ROW_BYTES = 16 << 20
@@ -56,12 +55,9 @@ _LAST_REF = re.compile(r'\s*r="([A-Z]{1,3})([0-9]{1,7})"')
 _SHEETDATA = re.compile(r"<(\w+:)?sheetData\b")
 _ROW_NUMBER = re.compile(r'\br="([0-9]{1,7})"')
 _TYPE = re.compile(r'\bt="(\w+)"')
-_VALUE = re.compile(r"<(?:\w+:)?v>([^<]*)</(?:\w+:)?v>")
 
 
 _STYLE = re.compile(r'\bs="(\d+)"')
-_CONSTANT_FLAG = re.compile(r"<(?:\w+:)?f(?:\s[^>]*)?>\s*=?\s*(TRUE|FALSE)\s*(?:\(\s*\))?\s*"
-                            r"</(?:\w+:)?f>", re.I)
 @dataclass(slots=True)
 class SheetColumns:
     """The columns ``keep`` of a sheet: ``header`` (row 1, every column), ``rows`` (the
@@ -142,68 +138,6 @@ class SheetColumns:
         return pd.Series(out, dtype=object), formula
 
 
-class _Decoder:
-    """Decodes (type attribute, cell content) pairs into number, text code, formula and
-    non-empty flags, each distinct pair once."""
-
-    def __init__(self, strings: list[str]) -> None:
-        self.texts: list[Any] = [False, True]
-        self.strings = strings
-        self.shared_at: dict[int, int] = {}
-        self.text_at: dict[str, int] = {}
-
-    def text(self, value: str) -> int:
-        code = self.text_at.get(value)
-        if code is None:
-            code = self.text_at[value] = len(self.texts)
-            self.texts.append(value)
-        return code
-
-    def mark(self, kind: str, text: str) -> int:
-        """The text code of a :class:`Marked` cell."""
-        return self.text(Marked(kind, text))  # type: ignore[arg-type]
-
-    def decode(self, kind: str, content: str) -> tuple[float, int, bool, bool]:
-        """(number or NaN, text code or -1, formula, non-empty) of one cell. ``kind`` is the
-        cell's ``t=`` type, or ``"date"`` for a number whose style shows a date."""
-        formula = "<f" in content or (":f" in content
-                                      and re.search(r"<\w+:f\b", content) is not None)
-        if formula and (flag := _CONSTANT_FLAG.search(content)) is not None:
-            return np.nan, int(flag.group(1).upper() == "TRUE"), False, True  # =TRUE()
-        m = _VALUE.search(content)
-        raw = m.group(1) if m else None
-        if kind == "inlineStr":
-            text = rich_text(content)
-            return np.nan, self.text(text), formula, formula or bool(text.strip())
-        if raw is None:
-            return np.nan, -1, formula, formula
-        if kind == "s":
-            try:
-                text = self.strings[int(raw)]
-            except (ValueError, IndexError):
-                text = f"#REF (shared string {raw})"
-            return np.nan, self.text(text), formula, formula or bool(text.strip())
-        if kind == "b":
-            return np.nan, 1 if raw.strip() in ("1", "true") else 0, formula, True
-        if kind == "e":
-            return np.nan, self.mark("error", unescape(raw).strip()), formula, True
-        if kind == "d":  # an ISO 8601 date cell
-            return np.nan, self.mark("date", unescape(raw).strip()), formula, True
-        if kind == "str":
-            text = unescape(raw)
-            return np.nan, self.text(text), formula, formula or bool(text.strip())
-        try:
-            number = float(raw)
-        except ValueError:
-            text = unescape(raw)
-            return np.nan, self.text(text), formula, formula or bool(text.strip())
-        if not np.isfinite(number):
-            return np.nan, self.mark("nan", raw.strip()), formula, True
-        if kind == "date":
-            return np.nan, self.mark("date", raw.strip()), formula, True
-        return number, -1, formula, True
-
-
 def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width: int,
                  max_rows: int,
                  max_bytes: int, strings: list[str],
@@ -213,7 +147,7 @@ def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width:
     ``max_rows``: data rows (below the header) a cell may be in; ``dates``: the style
     indexes that show a date (:func:`date_styles`), whose numbers are kept as
     :class:`Marked`. Raises :class:`SheetRefused`."""
-    reader = _Reader(keep, width, max_rows + 1, _Decoder(strings), dates)
+    reader = _Reader(keep, width, max_rows + 1, Decoder(strings), dates)
     total = 0
     rest = ""
     with z.open(member) as fh:
@@ -245,7 +179,7 @@ class _Reader:
     0-based column), the rows that hold one, the header row, and the sheet's XML namespace
     prefix once its ``<sheetData>`` is found."""
 
-    def __init__(self, keep: Sequence[int], width: int, last_row: int, decoder: _Decoder,
+    def __init__(self, keep: Sequence[int], width: int, last_row: int, decoder: Decoder,
                  dates: frozenset[int]) -> None:
         self.width, self.last_row, self.decoder, self.dates = width, last_row, decoder, dates
         self.col_of = {column_letters(i): i - 1 for i in keep}
@@ -402,7 +336,7 @@ def _content(v: str, t: str, content: str) -> str:
     return f"<is><t>{t}</t></is>" if t else ""
 
 
-def _header(body: str, cell_re: re.Pattern[str], decoder: _Decoder) -> list[Any]:
+def _header(body: str, cell_re: re.Pattern[str], decoder: Decoder) -> list[Any]:
     """Row 1's values by column (None where no cell)."""
     out: list[Any] = []
     for letters, _r, attrs, v, t, content in cell_re.findall(body):
@@ -431,7 +365,7 @@ def _any_order(xml: str, prefix: str) -> list[tuple[str, str, str, str, str, str
 
 
 def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int],
-          decoder: _Decoder,
+          decoder: Decoder,
           cache: dict[tuple[str, ...], tuple[float, int, bool, bool]],
           pieces: dict[int, list[tuple[np.ndarray, ...]]], data_rows: list[np.ndarray],
           dates: frozenset[int] = frozenset()) -> None:
@@ -487,7 +421,7 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
 def _decode_rest(rest: np.ndarray, a_codes: np.ndarray, kinds: list[str], plain_v: np.ndarray,
                  plain_t: np.ndarray, contents: np.ndarray,
                  cache: dict[tuple[str, ...], tuple[float, int, bool, bool]],
-                 decoder: _Decoder, out: tuple[np.ndarray, ...]) -> None:
+                 decoder: Decoder, out: tuple[np.ndarray, ...]) -> None:
     """The cells at ``rest`` that are not plain numbers: each distinct (type, content)
     decoded once, into ``out`` (numbers, text codes, formula flags, non-empty flags)."""
     if not len(rest):

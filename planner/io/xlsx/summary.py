@@ -27,7 +27,7 @@ from xml.sax.saxutils import escape
 
 from openpyxl.chart import BarChart, Reference, Series
 from openpyxl.formatting.rule import FormulaRule
-from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.pagebreak import Break
 
@@ -37,14 +37,20 @@ from planner.io.xlsx.layout import GPU_SHEET, letters
 from planner.io.xlsx.plan import PlanLine
 from planner.io.xlsx.sheetxml import (
     Styles,
-    cached,
     cell_xml,
     formula_column,
     rows_xml,
     value_column,
-    xml_safe,
 )
-from planner.io.xlsx.style import FILLS, RED, header_note, note, print_setup
+from planner.io.xlsx.style import RED, header_note, note, print_setup
+from planner.io.xlsx.summary_cells import (
+    CONVENTIONS,
+    Looks,
+    Rows,
+    exact_criterion,
+    formula_cell,
+    text_cell,
+)
 from planner.io.xlsx.summary_columns import (
     CHART_ROWS,
     CHUNK_ROWS,
@@ -78,110 +84,18 @@ class SummaryInfo:
     plans: list[PlanLine] = field(default_factory=list)
 
 
-class _Rows:
-    """Row XML of a sheet written top to bottom (cells given by column number)."""
-
-    def __init__(self, styles: Styles, *, dry: bool = False, ws: Any = None) -> None:
-        self.styles = styles
-        self.rows: list[str | Callable[[], Iterator[str]]] = []
-        self.row = 0
-        self.dry = dry
-        """Only count rows (the layout pass: where each part goes)."""
-        self.ws = ws
-        """The sheet the layout pass sets row heights on (openpyxl writes its own element
-        for a row holding a merge or a note, which a spreadsheet reads first)."""
-
-    def add(self, cells: list[tuple[int, str]], height: float | None = None) -> int:
-        """Append a row of ``(column, cell XML without its reference)``; returns its number."""
-        self.row += 1
-        r = self.row
-        if self.dry:
-            if height and self.ws is not None:
-                self.ws.row_dimensions[r].height = height
-            return r
-        ht = f' ht="{height}" customHeight="1"' if height else ""
-        body = "".join(xml.replace("\x00REF", f"{get_column_letter(j)}{r}")
-                       for j, xml in cells)
-        self.rows.append(f'<row r="{r}"{ht}>{body}</row>')
-        return r
-
-    def skip(self, n: int = 1) -> None:
-        """Leave ``n`` empty rows."""
-        self.row += n
-
-    def __len__(self) -> int:
-        return self.row
-
-
-def _text_cell(text: str, style: str, styles: Styles) -> str:
-    return cell_xml("\x00REF", text, style, styles)
-
-
-def _formula_cell(formula: str, value: Any, style: str) -> str:
-    t, v = cached(value)
-    return f'<c r="\x00REF"{style}{t}><f>{escape(formula)}</f>{v}</c>'
-
-
-def _exact_criterion(name: str, gpu_rows: dict[str, int]) -> str:
-    """What a GPU ``name`` is compared with: a reference to its name cell on the GPUs sheet,
-    so no user text is ever spliced into a formula (a quoted literal, its quotes doubled,
-    only for a name missing from that sheet). Compared with ``EXACT``, so it is a name,
-    never a pattern."""
-    if name in gpu_rows:
-        return f"GPUs!$A${gpu_rows[name]}"
-    return '"' + xml_safe(name).replace('"', '""') + '"'
-
-
-class _Looks:
-    """The Summary's cell styles (registered once)."""
-
-    def __init__(self, st: Styles) -> None:
-        face = "Calibri"
-        self.st = st
-        self.bold = st.attr(look="bold", font=Font(name=face, bold=True))
-        self.title = st.attr(look="title", font=Font(name=face, bold=True, size=16))
-        self.section = st.attr(look="section", font=Font(name=face, bold=True, size=12,
-                                                          color="305496"))
-        self.head = st.attr(look="head", font=Font(name=face, bold=True, color="FFFFFF"),
-                            fill=PatternFill("solid", start_color=FILLS["meta"],
-                                             end_color=FILLS["meta"]),
-                            alignment=Alignment(horizontal="center", vertical="center",
-                                                wrap_text=True))
-        self.unit = st.attr(look="unit", font=Font(name=face, italic=True, color="FFFFFF",
-                                                   size=9),
-                            fill=PatternFill("solid", start_color="8EA9DB",
-                                             end_color="8EA9DB"),
-                            alignment=Alignment(horizontal="center", wrap_text=True))
-        self.warn = st.attr(look="warn", font=Font(name=face, bold=True, color="C00000"))
-        self.wrap = st.attr(look="wrap", alignment=Alignment(wrap_text=True, vertical="top"))
-        self.label = st.attr(look="label", font=Font(name=face, bold=True),
-                             alignment=Alignment(vertical="top"))
-        self.total_label = st.attr(look="total", font=Font(name=face, bold=True))
-        self.centre = st.attr(look="centre", alignment=Alignment(horizontal="center"))
-        self.total_centre = st.attr(look="total centre", font=Font(name=face, bold=True),
-                                    alignment=Alignment(horizontal="center"))
-
-    def fmt(self, number_format: str | None) -> str:
-        return self.st.attr(number_format)
-
-    def total(self, number_format: str | None) -> str:
-        """A total's number format in bold."""
-        return self.st.attr(number_format, look=f"total {number_format}",
-                            font=Font(name="Calibri", bold=True))
-
-
 class _Summary:
     """One rendering pass of the Summary: ``decorate`` (the layout pass, on the openpyxl
     sheet: merges, notes, charts, print setup) or the row XML pass."""
 
     def __init__(self, ws: Any, info: SummaryInfo, inference: Gather, training: Gather,
-                 looks: _Looks, gpu_rows: dict[str, int], training_rows: int,
+                 looks: Looks, gpu_rows: dict[str, int], training_rows: int,
                  decorate: bool) -> None:
         self.ws, self.info, self.inference, self.training = ws, info, inference, training
         self.lk, self.st = looks, looks.st
         self.gpu_rows = gpu_rows
         self.decorate = decorate
-        self.rows = _Rows(looks.st, dry=decorate, ws=ws)
+        self.rows = Rows(looks.st, dry=decorate, ws=ws)
         self.notes: dict[str, str] = {}
         self.col, self.tcol = letters("inference"), letters("training")
         self.n, self.m = len(inference.meta), len(training.meta)
@@ -210,22 +124,22 @@ class _Summary:
     def headers(self, items: Sequence[tuple[str, str]],
                 explain: Sequence[str | None] = ()) -> None:
         lk, st = self.lk, self.st
-        r = self.rows.add([(j, _text_cell(h, lk.head, st)) for j, (h, _u) in enumerate(items, 1)],
+        r = self.rows.add([(j, text_cell(h, lk.head, st)) for j, (h, _u) in enumerate(items, 1)],
                           height=30)
         for j, text in enumerate(explain, 1):
             if text:
                 self.notes[f"{get_column_letter(j)}{r}"] = text
-        self.rows.add([(j, _text_cell(u, lk.unit, st)) for j, (_h, u) in enumerate(items, 1)],
+        self.rows.add([(j, text_cell(u, lk.unit, st)) for j, (_h, u) in enumerate(items, 1)],
                       height=24 if any(len(u) > 14 for _h, u in items) else None)
 
     def section(self, text: str) -> None:
-        self.rows.add([(1, _text_cell(text, self.lk.section, self.st))])
+        self.rows.add([(1, text_cell(text, self.lk.section, self.st))])
 
     def heading(self) -> None:
         lk, st, info = self.lk, self.st, self.info
-        self.rows.add([(1, _text_cell("LLM capacity and cost report", lk.title, st))],
+        self.rows.add([(1, text_cell("LLM capacity and cost report", lk.title, st))],
                       height=24)
-        self.rows.add([(1, _text_cell(
+        self.rows.add([(1, text_cell(
             f"Fleet{'s' if len(info.fleets) != 1 else ''}: {', '.join(info.fleets) or '(none)'}"
             f"   ·   exported {info.exported}   ·   planner {info.version}", lk.bold, st))])
         self.rows.skip()
@@ -235,13 +149,13 @@ class _Summary:
         self.section("Assumptions")
         examples = [g.name for g in info.gpus if g.spec.price_is_example]
         if examples:
-            self.rows.add([(1, _text_cell(
+            self.rows.add([(1, text_cell(
                 "EXAMPLE PRICES: the prices of " + ", ".join(examples) + " are the catalog's "
                 "examples, not quotes; replace them in the GPUs sheet (or planner gpu set) "
                 "before using these costs.", lk.warn, st))])
         unmeasured = [g.name for g in info.gpus if not gpu_measured(g.spec)]
         if unmeasured:
-            self.rows.add([(1, _text_cell(
+            self.rows.add([(1, text_cell(
                 "LESS SURE: the serving efficiencies of " + ", ".join(unmeasured) + " are the "
                 "planner's defaults, not measured on the part (" + UNMEASURED_NOTE + "); "
                 "their latencies and GPU counts are less sure than the others'.", lk.warn,
@@ -259,25 +173,25 @@ class _Summary:
         gl = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
         gr = self.gpu_rows.get(g.name)
         serving = serving_figures(g.spec)
-        cells = [(1, _text_cell(g.name, "", st))]
+        cells = [(1, text_cell(g.name, "", st))]
         if gr is not None:
             cells += [
-                (2, _formula_cell(f"GPUs!{gl['price_usd_per_hour']}{gr}",
+                (2, formula_cell(f"GPUs!{gl['price_usd_per_hour']}{gr}",
                                   g.spec.price_usd_per_hour, lk.fmt(USD_CENTS))),
-                (3, _formula_cell(f'IF(GPUs!{gl["price_is_example"]}{gr},"example","set")',
+                (3, formula_cell(f'IF(GPUs!{gl["price_is_example"]}{gr},"example","set")',
                                   "example" if g.spec.price_is_example else "set",
                                   lk.warn if g.spec.price_is_example else "")),
-                (4, _formula_cell(f"GPUs!{gl['matmul_efficiency']}{gr}",
+                (4, formula_cell(f"GPUs!{gl['matmul_efficiency']}{gr}",
                                   serving["gpu_matmul_efficiency_16bit"], lk.fmt("0.00"))),
-                (5, _formula_cell(f"GPUs!{gl['bandwidth_efficiency']}{gr}",
+                (5, formula_cell(f"GPUs!{gl['bandwidth_efficiency']}{gr}",
                                   serving["gpu_bandwidth_efficiency"], lk.fmt("0.00"))),
-                (6, _formula_cell(f"GPUs!{gl['usable_memory_gib']}{gr}",
+                (6, formula_cell(f"GPUs!{gl['usable_memory_gib']}{gr}",
                                   serving["gpu_usable_memory_bytes"] / 2**30, lk.fmt("0.0")))]
-        match = f"EXACT({self.rng('gpu')},{_exact_criterion(g.name, self.gpu_rows)})"
+        match = f"EXACT({self.rng('gpu')},{exact_criterion(g.name, self.gpu_rows)})"
         mine = [i for i in self.inference.counted() if self.inference.meta[i][2] == g.name]
-        cells += [(7, _formula_cell(self.counted_sum(match, self.rng("gpus")),
+        cells += [(7, formula_cell(self.counted_sum(match, self.rng("gpus")),
                                     self.inference.total("gpus", mine), lk.fmt("#,##0"))),
-                  (8, _formula_cell(self.counted_sum(match, self.rng("cost_usd_per_month")),
+                  (8, formula_cell(self.counted_sum(match, self.rng("cost_usd_per_month")),
                                     self.inference.total("cost_usd_per_month", mine),
                                     lk.fmt(USD)))]
         return cells
@@ -293,8 +207,8 @@ class _Summary:
                 ("Serving engines", engines),
                 ("A month", month),
                 ("Conventions", CONVENTIONS)):
-            self.rows.add([(1, _text_cell(label, lk.label, st)),
-                           (2, _text_cell(text, lk.wrap if label == "Conventions" else "", st))],
+            self.rows.add([(1, text_cell(label, lk.label, st)),
+                           (2, text_cell(text, lk.wrap if label == "Conventions" else "", st))],
                           height=50 if label == "Conventions" else None)
             if self.decorate:
                 self.ws.merge_cells(start_row=self.rows.row, start_column=2,
@@ -334,24 +248,24 @@ class _Summary:
         not_fitting = sum(1 for i in mine if inf.value("fits", i) is False)
         per_day = CONSTANTS["SecondsPerDay"]
         return [
-            (1, _text_cell(fleet, "", st)),
-            (2, _formula_cell(self.counted_sum(match, None), len(mine), lk.fmt("#,##0"))),
-            (3, _formula_cell(self.counted_sum(match, None, extra=f"({self.rng('fits')}=FALSE)"),
+            (1, text_cell(fleet, "", st)),
+            (2, formula_cell(self.counted_sum(match, None), len(mine), lk.fmt("#,##0"))),
+            (3, formula_cell(self.counted_sum(match, None, extra=f"({self.rng('fits')}=FALSE)"),
                               not_fitting, lk.fmt("#,##0"))),
-            (4, _formula_cell(self.counted_sum(match, self.rng("gpus")),
+            (4, formula_cell(self.counted_sum(match, self.rng("gpus")),
                               inf.total("gpus", mine), lk.fmt("#,##0"))),
-            (5, _formula_cell(self.counted_sum(match, self.rng("cost_usd_per_hour")),
+            (5, formula_cell(self.counted_sum(match, self.rng("cost_usd_per_hour")),
                               inf.total("cost_usd_per_hour", mine), lk.fmt(USD_CENTS))),
-            (6, _formula_cell(self.counted_sum(match, self.rng("cost_usd_per_month")),
+            (6, formula_cell(self.counted_sum(match, self.rng("cost_usd_per_month")),
                               inf.total("cost_usd_per_month", mine), lk.fmt(USD))),
-            (7, _formula_cell(self.counted_sum(tmatch, self.trng("train_cost_usd"),
+            (7, formula_cell(self.counted_sum(tmatch, self.trng("train_cost_usd"),
                                                training=True),
                               tr.total("train_cost_usd", tr.counted(fleet)), lk.fmt(USD))),
-            (8, _formula_cell(self.counted_sum(match, self.rng("output_tokens_per_s"))
+            (8, formula_cell(self.counted_sum(match, self.rng("output_tokens_per_s"))
                               + "*SecondsPerDay/TokensPerMillion",
                               inf.total("output_tokens_per_s", mine) * per_day
                               / CONSTANTS["TokensPerMillion"], lk.fmt("#,##0.0"))),
-            (9, _formula_cell(f"SUMPRODUCT({match}*({self.rng('chosen')}=FALSE))", options,
+            (9, formula_cell(f"SUMPRODUCT({match}*({self.rng('chosen')}=FALSE))", options,
                               lk.fmt("#,##0")))]
 
     def total_row(self, first: int, last: int) -> list[tuple[int, str]]:
@@ -366,10 +280,10 @@ class _Summary:
                   / CONSTANTS["TokensPerMillion"],
                   len(inf.chosen) - sum(inf.chosen)]
         formats = ("#,##0", "#,##0", "#,##0", USD_CENTS, USD, USD, "#,##0.0", "#,##0")
-        cells = [(1, _text_cell("total, all fleets", lk.total_label, st))]
+        cells = [(1, text_cell("total, all fleets", lk.total_label, st))]
         for j, (value, number_format) in enumerate(zip(values, formats, strict=True), 2):
             c = get_column_letter(j)
-            cells.append((j, _formula_cell(f"SUM({c}{first}:{c}{last})", value,
+            cells.append((j, formula_cell(f"SUM({c}{first}:{c}{last})", value,
                                            lk.total(number_format))))
         return cells
 
@@ -384,16 +298,16 @@ class _Summary:
                       ("cost", "USD, first month"), ("cost", "USD, last month"),
                       ("total cost", "USD, all months")])
         for p in self.info.plans:
-            cells = [(1, _text_cell(p.fleet, "", st)),
-                     (2, _formula_cell(*p.first_month, lk.centre)),
-                     (3, _formula_cell(*p.last_month, lk.centre)),
+            cells = [(1, text_cell(p.fleet, "", st)),
+                     (2, formula_cell(*p.first_month, lk.centre)),
+                     (3, formula_cell(*p.last_month, lk.centre)),
                      (4, cell_xml("\x00REF", p.months, lk.fmt("#,##0"), st)),
-                     (5, _text_cell(p.pricing, lk.centre, st)),
-                     (6, _formula_cell(*p.first_gpus, lk.fmt("#,##0"))),
-                     (7, _formula_cell(*p.peak_gpus, lk.fmt("#,##0"))),
-                     (8, _formula_cell(*p.first_cost, lk.fmt(USD))),
-                     (9, _formula_cell(*p.last_cost, lk.fmt(USD))),
-                     (10, _formula_cell(*p.total_cost, lk.total(USD)))]
+                     (5, text_cell(p.pricing, lk.centre, st)),
+                     (6, formula_cell(*p.first_gpus, lk.fmt("#,##0"))),
+                     (7, formula_cell(*p.peak_gpus, lk.fmt("#,##0"))),
+                     (8, formula_cell(*p.first_cost, lk.fmt(USD))),
+                     (9, formula_cell(*p.last_cost, lk.fmt(USD))),
+                     (10, formula_cell(*p.total_cost, lk.total(USD)))]
             self.rows.add(cells)
         self.rows.skip()
 
@@ -451,7 +365,7 @@ class _Summary:
         mine = inf.counted()
         counted = get_column_letter(column_index("counted"))
         flag = f'(${counted}${top}:${counted}${end}="{COUNTED}")'
-        cells = [(1, _text_cell("total of counted scenarios", lk.total_label, st))]
+        cells = [(1, text_cell("total of counted scenarios", lk.total_label, st))]
         sums = {}
         for header, unit, key in (("GPUs", "count", "gpus"), ("cost", "USD/h", "cost_usd_per_hour"),
                                   ("cost", "USD/month", "cost_usd_per_month"),
@@ -460,16 +374,16 @@ class _Summary:
             c = get_column_letter(j)
             sums[key] = f"{c}{end + 1}"
             number_format = SCENARIO_COLUMNS[j - 2].number_format
-            cells.append((j, _formula_cell(f"SUMPRODUCT({flag}*{c}{top}:{c}{end})",
+            cells.append((j, formula_cell(f"SUMPRODUCT({flag}*{c}{top}:{c}{end})",
                                            inf.total(key, mine), lk.total(number_format))))
         hour, out = inf.total("cost_usd_per_hour", mine), inf.total("output_tokens_per_s", mine)
         j = column_index("cost at load")
-        cells.append((j, _formula_cell(
+        cells.append((j, formula_cell(
             f'IF({sums["output_tokens_per_s"]}>0,{sums["cost_usd_per_hour"]}*TokensPerMillion/'
             f'(SecondsPerHour*{sums["output_tokens_per_s"]}),"n/a")',
             hour * CONSTANTS["TokensPerMillion"] / (CONSTANTS["SecondsPerHour"] * out)
             if out > 0 else "n/a", lk.total(SCENARIO_COLUMNS[j - 2].number_format))))
-        cells.append((j + 1, _text_cell("blended", lk.total_centre, st)))
+        cells.append((j + 1, text_cell("blended", lk.total_centre, st)))
         return sorted(cells)
 
     def training_table(self) -> None:
@@ -481,19 +395,19 @@ class _Summary:
         self.headers([("run", ""), *((h, u) for h, u, *_r in TRAINING_KEYS)],
                      [None, *(header_note("training", k) for _h, _u, k, _f, _t in TRAINING_KEYS)])
         for i, (fleet, name, gpu) in enumerate(tr.meta):
-            cells = [(1, _text_cell(f"{fleet}/{name}", "", st))]
+            cells = [(1, text_cell(f"{fleet}/{name}", "", st))]
             for j, (_h, _u, key, number_format, template) in enumerate(TRAINING_KEYS, 2):
                 value = gpu if key == "gpu" else tr.value(key, i)
                 if value is not None and "SecondsPerDay" in template:
                     value = value / CONSTANTS["SecondsPerDay"]
                 text = template.format(c=f"Training!{tcol[key]}{i + 2}")
-                cells.append((j, _formula_cell(text, value, lk.fmt(number_format))))
+                cells.append((j, formula_cell(text, value, lk.fmt(number_format))))
             self.rows.add(cells)
         mine = tr.counted()
-        cells = [(1, _text_cell("total of counted runs", lk.total_label, st))]
+        cells = [(1, text_cell("total of counted runs", lk.total_label, st))]
         for j, (_h, _u, key, number_format, _t) in enumerate(TRAINING_KEYS, 2):
             if key in ("gpu_hours", "train_cost_usd"):
-                cells.append((j, _formula_cell(
+                cells.append((j, formula_cell(
                     self.counted_sum(None, self.trng(key), training=True),
                     tr.total(key, mine), lk.total(number_format))))
         self.rows.add(cells)
@@ -547,7 +461,7 @@ class _Summary:
         ws.print_options.horizontalCentered = True
         ws.oddFooter.center.text = "&P / &N"
 
-    def render(self) -> _Rows:
+    def render(self) -> Rows:
         self.heading()
         self.assumptions()
         self.rollup()
@@ -561,27 +475,15 @@ class _Summary:
         return self.rows
 
 
-CONVENTIONS = (
-    "GiB = 2^30 bytes; cost per month = GPUs × price per GPU-hour × hours per month; totals add "
-    "the counted scenarios only (an option that is not its group's chosen one is listed, greyed, "
-    "and never added); 'meets target': the serving model's SLO verdict at the target rate "
-    "(TTFT at the SLO percentile and mean TPOT within the objectives, not saturated); figures "
-    "'at load' (cost per million output tokens, output, TTFT, TPOT) are the serving model's at "
-    "the load named in 'basis'; efficiencies: the catalog's serving figures (or a calibration "
-    "profile); every figure is a live formula over the Scenarios, Training, GPUs and Plan "
-    "sheets (hover a header for its formula; the value shown before recalculation is the "
-    "planner's).")
-
-
 def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gather,
                   styles: Styles, gpu_rows: dict[str, int], training_rows: int
                   ) -> tuple[Iterator[str], int]:
     """The Summary (see the module's docstring) as a generator of row XML run after the
     scenario sheets have streamed (their figures are in ``inference`` and ``training``), and
     its last row. Printed landscape, one page wide."""
-    looks = _Looks(styles)
+    looks = Looks(styles)
 
-    def render(decorate: bool) -> _Rows:
+    def render(decorate: bool) -> Rows:
         return _Summary(ws, info, inference, training, looks, gpu_rows, training_rows,
                         decorate).render()
 
