@@ -330,7 +330,7 @@ def write_plan_sheets(wb: Any, plans: Sequence[PlanResult], styles: Styles,
                       catalog: Mapping[str, CatalogPrice] | None = None
                       ) -> tuple[dict[str, tuple[list[str], int, int]], list[PlanLine]]:
     """One Plan sheet per plan (created empty here, its rows returned for
-    :func:`planner.io.xlsx.sheetxml.inject`), by sheet title, and each plan's Summary line.
+    :func:`planner.io.xlsx.sheetxml.save`), by sheet title, and each plan's Summary line.
     ``catalog``: each GPU's catalog price and its cell on the GPUs sheet."""
     bodies, lines = {}, []
     for plan in plans:

@@ -127,7 +127,7 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
                          block: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
     """Header, formats, validation, print setup and conditional formatting through openpyxl;
     returns the body (inputs as values, outputs as formulas with their cached values) as a
-    generator of row-XML chunks of :data:`CHUNK_ROWS` rows for :func:`sheetxml.inject`,
+    generator of row-XML chunks of :data:`CHUNK_ROWS` rows for :func:`sheetxml.save`,
     which evaluates and writes them one chunk at a time. ``gather`` collects the figures the
     Summary needs as the chunks stream. ``block``: (column letter, column key) of extra
     columns right of the sheet's own, each a reference to the row's cell of that column (a

@@ -1,11 +1,18 @@
-"""Fast bodies for large sheets: cell XML generated directly, injected into openpyxl's file.
+"""Cell XML for the large sheet bodies, and the one save that writes the whole workbook.
 
-openpyxl builds the workbook (headers, styles, validation, conditional formats, charts, defined
-names) but spends about 7 µs per cell, so 10,000 scenarios of 125 columns would take 10 s or
-more. The bodies of the big sheets are instead rendered here as SpreadsheetML row XML, about
-1 µs per cell: a formula is rendered once per column with a row placeholder, XML-escaped once,
-and stamped with each row number. After openpyxl saves, :func:`inject` splices the rows into
-each sheet's ``<sheetData>`` and fixes its ``<dimension>``.
+One writer path: :func:`save` writes the workbook once, into one archive. openpyxl's writer
+puts every part in it (headers, styles, validation, conditional formats, charts, defined
+names, the small sheets); the bodies of the big sheets (Scenarios, Training, sweeps,
+Calibration runs, Summary, Plan) are SpreadsheetML row XML rendered here and streamed into
+their ``<sheetData>`` in the same archive, a chunk at a time, compressed in a second thread.
+
+Why the bodies are not openpyxl cells (``python -m benchmarks.bench_writer_paths``, CPU
+seconds, 2-core box, 2026-12-01, 1,000 rows x 282 columns): openpyxl's write-only mode
+19.4 µs a cell (547 s for a 100,000-scenario Scenarios sheet, compression included), the
+column-wise XML here 0.80 µs (23 s, compression overlapped in a second thread); and openpyxl
+writes no cached value for a formula cell, which every formula cell here carries. So the
+faster renderer is the one path for the bodies that need it: a formula is rendered once per
+column with a row placeholder, XML-escaped once, and stamped with each row number.
 
 The scenario and Summary bodies are written column-wise (:func:`formula_column`,
 :func:`value_column`, :func:`rows_xml`): a cell's text is literal text around its row number and
@@ -22,12 +29,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import queue
 import re
 import threading
 import zipfile
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -318,24 +325,6 @@ def row_xml(row: int, cells: Iterable[str]) -> str:
     return f'<row r="{row}">{"".join(cells)}</row>'
 
 
-def _sheet_paths(z: zipfile.ZipFile) -> dict[str, str]:
-    workbook = z.read("xl/workbook.xml").decode()
-    rels = z.read("xl/_rels/workbook.xml.rels").decode()
-    targets = dict(re.findall(r'<Relationship[^>]*Id="([^"]+)"[^>]*Target="([^"]+)"', rels))
-    targets.update({k: v for v, k in re.findall(
-        r'<Relationship[^>]*Target="([^"]+)"[^>]*Id="([^"]+)"', rels)})
-    out = {}
-    for name, rid in re.findall(r'<sheet [^>]*name="([^"]+)"[^>]*r:id="([^"]+)"', workbook):
-        target = targets[rid].lstrip("/")
-        out[_unescape(name)] = target if target.startswith("xl/") else f"xl/{target}"
-    return out
-
-
-def _unescape(text: str) -> str:
-    return (text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-            .replace("&apos;", "'").replace("&amp;", "&"))
-
-
 _FORMULA_CELL = re.compile(
     r'<c r="([A-Z]+[0-9]+)"([^>]*)><f>([^<]*)</f>(?:<v\s*/>|<v>[^<]*</v>)?</c>')
 
@@ -388,51 +377,82 @@ def _write_behind(out: Any, head: str, chunks: Iterable[str], tail: str) -> None
         raise failed[0]
 
 
-def inject(path: Path, bodies: dict[str, tuple[Iterable[str], int, int]],
-           values: dict[str, dict[str, Any]] | None = None) -> None:
-    """Append generated rows to sheets of the saved workbook at ``path``, streaming.
+Body = tuple[Iterable[str], int, int]
+"""A sheet's generated rows: (row XML chunks, last row, last column)."""
 
-    ``bodies`` maps a sheet title to (row XML chunks, last row, last column). Each chunk is
-    written to the compressed part as it is produced, so memory holds one chunk, not the
-    sheet. The bodies are written after every other part, in the order of ``bodies``: a body
-    may use figures that an earlier one gathered while it streamed (the Summary totals those
-    of the scenario sheets). Readers find parts by name, not by position. ``values`` gives
-    the cached values of formula cells openpyxl wrote, by sheet and cell."""
-    values = values or {}
-    tmp = path.with_name(path.name + ".inject")
-    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED,
-                                                       compresslevel=1) as dst:
-        paths = _sheet_paths(src)
-        wanted = {paths[title]: title for title in bodies}
-        patched = {paths[title]: title for title in values if title in paths}
-        later: dict[str, zipfile.ZipInfo] = {}
-        for item in src.infolist():
-            if item.filename in wanted:
-                later[wanted[item.filename]] = item
-                continue
-            data = src.read(item.filename)
-            if item.filename in patched:
-                data = patch_cached(data.decode("utf-8"),
-                                    values[patched[item.filename]]).encode("utf-8")
-            dst.writestr(item, data)
-        for title, (chunks, last_row, last_col) in bodies.items():
-            item = later[title]
-            xml = src.read(item.filename).decode("utf-8")
-            ref = f"A1:{get_column_letter(max(last_col, 1))}{max(last_row, 1)}"
-            xml = re.sub(r'<dimension ref="[^"]*"\s*/>', f'<dimension ref="{ref}"/>', xml,
-                         count=1)
-            if "<sheetData/>" in xml:
-                head, tail = xml.split("<sheetData/>", 1)
-                head += "<sheetData>"
-                tail = "</sheetData>" + tail
+
+class _Archive(zipfile.ZipFile):
+    """The one archive a workbook is saved into. openpyxl's writer puts every part in it; a
+    worksheet with a generated body is held back (openpyxl wrote it with an empty
+    ``<sheetData>``: a few kB) until :meth:`bodies` streams its rows into it, and a worksheet
+    whose formula cells openpyxl wrote without a cached value is patched as it goes in
+    (:func:`patch_cached`). So the file is written once, with no second pass over it."""
+
+    def __init__(self, path: Path, held: dict[str, str], cached: dict[str, dict[str, Any]]
+                 ) -> None:
+        super().__init__(path, "w", zipfile.ZIP_DEFLATED, allowZip64=True, compresslevel=1)
+        self.held = held
+        """Part name → sheet title, for the sheets whose body is generated."""
+        self.cached = cached
+        """Part name → cell → cached value, for the sheets to patch."""
+        self.kept: dict[str, str] = {}
+
+    def write(self, filename: Any, arcname: Any = None, *args: Any, **kwargs: Any) -> None:
+        """A worksheet openpyxl wrote to a temporary file: held, patched or stored."""
+        if arcname in self.held or arcname in self.cached:
+            with open(filename, encoding="utf-8") as fh:
+                xml = fh.read()
+            if arcname in self.held:
+                self.kept[arcname] = xml
             else:
-                head, tail = xml.split("</sheetData>", 1)
-                tail = "</sheetData>" + tail
-            info = zipfile.ZipInfo(item.filename, date_time=item.date_time)
+                self.writestr(arcname, patch_cached(xml, self.cached[arcname]))
+            return
+        super().write(filename, arcname, *args, **kwargs)
+
+    def bodies(self, bodies: dict[str, Body]) -> None:
+        """Stream each held sheet's rows into its ``<sheetData>``, in the order of
+        ``bodies`` (a body may use figures an earlier one gathered while it streamed: the
+        Summary totals those of the scenario sheets), with its ``<dimension>`` fixed."""
+        by_title = {title: name for name, title in self.held.items()}
+        for title, (chunks, last_row, last_col) in bodies.items():
+            name = by_title[title]
+            head, tail = _around_rows(self.kept.pop(name), last_row, last_col)
+            info = zipfile.ZipInfo(name, date_time=datetime.now().timetuple()[:6])
             info.compress_type = zipfile.ZIP_DEFLATED
-            for name in ("_compresslevel", "compress_level"):  # 3.11 / 3.13 spelling
-                if name in zipfile.ZipInfo.__slots__:
-                    setattr(info, name, 1)
-            with dst.open(info, "w", force_zip64=True) as out:
+            for attr in ("_compresslevel", "compress_level"):  # 3.11 / 3.13 spelling
+                if attr in zipfile.ZipInfo.__slots__:
+                    setattr(info, attr, 1)
+            with self.open(info, "w", force_zip64=True) as out:
                 _write_behind(out, head, chunks, tail)
-    os.replace(tmp, path)
+
+
+def _around_rows(xml: str, last_row: int, last_col: int) -> tuple[str, str]:
+    """The sheet XML before and after where its rows go, its ``<dimension>`` set to
+    ``A1:{last_col}{last_row}``."""
+    ref = f"A1:{get_column_letter(max(last_col, 1))}{max(last_row, 1)}"
+    xml = re.sub(r'<dimension ref="[^"]*"\s*/>', f'<dimension ref="{ref}"/>', xml, count=1)
+    if "<sheetData/>" in xml:
+        head, tail = xml.split("<sheetData/>", 1)
+        return head + "<sheetData>", "</sheetData>" + tail
+    head, tail = xml.split("</sheetData>", 1)
+    return head, "</sheetData>" + tail
+
+
+def save(workbook: Any, path: Path, bodies: dict[str, Body],
+         cached: dict[str, dict[str, Any]] | None = None) -> None:
+    """Save ``workbook`` to ``path`` in one pass: openpyxl writes every part (headers,
+    styles, validation, conditional formats, charts, defined names), and the generated rows
+    of the sheets in ``bodies`` (by title) stream into the same archive, each chunk
+    compressed as it is produced, so memory holds a few chunks, not a sheet. ``cached``
+    gives the cached values of formula cells openpyxl wrote, by sheet title and cell."""
+    from openpyxl.writer.excel import ExcelWriter
+
+    for index, ws in enumerate(workbook.worksheets, 1):  # the ids openpyxl's writer gives
+        ws._id = index
+    parts = {ws.title: ws.path.lstrip("/") for ws in workbook.worksheets}
+    held = {parts[title]: title for title in bodies}
+    patch = {parts[title]: v for title, v in (cached or {}).items() if title in parts}
+    workbook.properties.modified = datetime.now(UTC).replace(tzinfo=None)
+    with _Archive(path, held, patch) as archive:
+        ExcelWriter(workbook, archive).write_data()
+        archive.bodies(bodies)

@@ -46,7 +46,7 @@ from planner.io.xlsx.plan import CatalogPrice, write_plan_sheets
 from planner.io.xlsx.scenarios import evaluator, write_scenario_sheet
 from planner.io.xlsx.sheetxml import (
     Styles,
-    inject,
+    save,
 )
 from planner.io.xlsx.summary import SummaryInfo, write_summary
 from planner.io.xlsx.summary_columns import CONSTANTS, SUMMARY_WIDTH, Gather
@@ -83,16 +83,17 @@ class ExportReport:
 
 @dataclass(slots=True)
 class Built:
-    """A workbook and the fast-written sheet bodies to splice in when it is saved."""
+    """A workbook and the generated sheet bodies its one save streams into it
+    (:func:`planner.io.xlsx.sheetxml.save`)."""
 
     workbook: Workbook
     bodies: Bodies
     cached: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Sheet → cell → the value of a formula openpyxl wrote (spliced in as its cache)."""
+    """Sheet → cell → the value of a formula openpyxl wrote (written as its cache)."""
 
 
 Bodies = dict[str, tuple[Iterator[str], int, int]]
-"""Sheet title → (its row-XML chunks, last row, last column), spliced in at save."""
+"""Sheet title → (its row-XML chunks, last row, last column), streamed in at save."""
 
 
 @dataclass(slots=True)
@@ -257,8 +258,7 @@ def save_workbook(built: Built, path: Path, *, force: bool = False) -> None:
         raise PlannerError(f"cannot write {path}: folder {path.parent} does not exist")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        built.workbook.save(tmp)
-        inject(tmp, built.bodies, built.cached)
+        save(built.workbook, tmp, built.bodies, built.cached)
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
