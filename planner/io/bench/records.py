@@ -189,17 +189,17 @@ def check_record(record: RunRecord) -> None:
     count outside 1 to :data:`COUNT_LIMITS`, a figure not above 0 or beyond
     :data:`FIGURE_LIMITS` (a negative or zero duration, no completed request, 10^308
     tokens/s)."""
-    for key, top in COUNT_LIMITS.items():
+    for key, most in COUNT_LIMITS.items():
         value = record.values.get(key)
         if key == "num_requests" and value == 0:
             raise BenchFileError(f"{record.source}: no request completed (num_requests 0): "
                                  "the run measured nothing")
-        if value is not None and not 1 <= value <= top:
+        if value is not None and not (isinstance(value, (int, float)) and 1 <= value <= most):
             raise BenchFileError(f"{record.source}: {key} {_shown(value)} must be a whole "
-                                 f"number from 1 to {top:,}")
+                                 f"number from 1 to {most:,}")
     for key, (top, unit) in FIGURE_LIMITS.items():
         value = record.values.get(key)
-        if value is not None and not 0 < value <= top:
+        if value is not None and not (isinstance(value, (int, float)) and 0 < value <= top):
             raise BenchFileError(f"{record.source}: {key} {_shown(value)} must be above 0 and "
                                  f"at most {top:,.0f} {unit}")
 

@@ -109,7 +109,11 @@ class CalibrationCells:
             for c in scenario_columns(kind):
                 if g.computes(c.key):
                     names: set[str] = set()
-                    excel(symbolic(g.formula(c.key)), lambda n, seen=names: seen.add(n) or n)
+
+                    def seen(name: str, names: set[str] = names) -> str:
+                        names.add(name)
+                        return name
+                    excel(symbolic(g.formula(c.key)), seen)
                     hit = names & set(INPUT_REPLACED)
                     if hit:
                         found[c.key] = frozenset(hit)

@@ -83,11 +83,11 @@ def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
     rows = iter(table)
     got = [str(h) if h not in (None, "") else "" for h in (next(rows, None) or ())]
     if got[:len(headers)] != headers or any(got[len(headers):]):
-        bad = next((i for i, (g, e) in enumerate(zip(got, headers, strict=False)) if g != e),
-                   min(len(got), len(headers)))
-        found = got[bad] if bad < len(got) else "(missing)"
-        wanted = headers[bad] if bad < len(headers) else "(nothing)"
-        return [], [CellError("GPUs", f"{get_column_letter(bad + 1)}1", "header",
+        at = next((i for i, (g, e) in enumerate(zip(got, headers, strict=False)) if g != e),
+                  min(len(got), len(headers)))
+        found = got[at] if at < len(got) else "(missing)"
+        wanted = headers[at] if at < len(headers) else "(nothing)"
+        return [], [CellError("GPUs", f"{get_column_letter(at + 1)}1", "header",
                               f"unexpected header {found!r}; expected {wanted!r}")]
     errors: list[CellError] = []
     plans: list[RowPlan] = []

@@ -136,8 +136,9 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     With ``calibration``, the rows whose ``calibration`` input picks a profile get per-row
     formulas in the columns that profile changes (see :class:`CalibrationCells`)."""
     columns = scenario_columns(kind)
-    picked = ([calibration.pick(sc) for sc in scenarios] if calibration is not None
-              and kind == "inference" else [None] * len(scenarios))
+    picked: list[CalibrationFigures | None] = (
+        [calibration.pick(sc) for sc in scenarios]
+        if calibration is not None and kind == "inference" else [None] * len(scenarios))
     overridden = (calibration.columns(kind) if calibration is not None and any(picked)
                   else frozenset())
     for j, c in enumerate(columns, 1):

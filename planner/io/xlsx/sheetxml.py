@@ -91,7 +91,8 @@ class Styles:
                     cell.quotePrefix = True
                 for name, value in looks.items():
                     setattr(cell, name, value)
-                self.cache[key] = f' s="{self.wb._cell_styles.add(cell._style)}"'
+                style = cell._style  # type: ignore[attr-defined]  # openpyxl's stubs omit it
+                self.cache[key] = f' s="{self.wb._cell_styles.add(style)}"'
         return self.cache[key]
 
     def close(self) -> None:

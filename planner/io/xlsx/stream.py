@@ -397,8 +397,8 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
     slow = ~numeric | other
     at = np.flatnonzero(numeric & ~other & (plain_v != ""))
     if len(at):  # plain numbers (<v>…</v>, no formula) converted at C speed
-        values = pd.to_numeric(pd.Series(plain_v[at], dtype=object), errors="coerce")
-        values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = pd.to_numeric(pd.Series(plain_v[at], dtype=object), errors="coerce"
+                               ).to_numpy(dtype=np.float64, na_value=np.nan)
         done = np.isfinite(values)
         num[at[done]] = values[done]
         present[at[done]] = True

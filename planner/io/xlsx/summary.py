@@ -399,7 +399,7 @@ class _Summary:
             for j, (_h, _u, key, number_format, template) in enumerate(TRAINING_KEYS, 2):
                 value = gpu if key == "gpu" else tr.value(key, i)
                 if value is not None and "SecondsPerDay" in template:
-                    value = value / CONSTANTS["SecondsPerDay"]
+                    value = float(value) / CONSTANTS["SecondsPerDay"]
                 text = template.format(c=f"Training!{tcol[key]}{i + 2}")
                 cells.append((j, formula_cell(text, value, lk.fmt(number_format))))
             self.rows.add(cells)

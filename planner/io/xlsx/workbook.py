@@ -16,7 +16,7 @@ formula.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -92,7 +92,7 @@ class Built:
     """Sheet → cell → the value of a formula openpyxl wrote (written as its cache)."""
 
 
-Bodies = dict[str, tuple[Iterator[str], int, int]]
+Bodies = dict[str, tuple[Iterable[str], int, int]]
 """Sheet title → (its row-XML chunks, last row, last column), streamed in at save."""
 
 
@@ -122,7 +122,7 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     are listed on the Calibration sheet."""
     wb = Workbook()
     styles = Styles(wb)
-    summary = wb.active
+    summary = wb.worksheets[0]
     summary.title = "Summary"
     ranges = Ranges(len(models), len(gpus))
     inference = [s for s in scenarios if s.kind == "inference"]
