@@ -1,6 +1,6 @@
 """Modal dialogs of the terminal UI: prompts (names, paths, catalog values), confirmation,
 help and other text, fleets. Grid cells are edited in the formula bar instead
-(:mod:`planner.tui.cell_edit`).
+(:mod:`planner.tui.state.cell_edit`).
 
 Every dialog returns its result through ``dismiss`` (None when cancelled with Escape), so the
 caller decides what to do; none of them touches the database.

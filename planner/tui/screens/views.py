@@ -20,7 +20,7 @@ from planner.errors import PlannerError
 from planner.sheet import verdict
 from planner.sheet.outputs import format_value
 from planner.sheet.table import inputs_of
-from planner.tui.solve_view import SolveScreen
+from planner.tui.screens.solve_view import SolveScreen
 
 __all__ = ["SolveScreen", "SweepScreen", "help_text"]
 

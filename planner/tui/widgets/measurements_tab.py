@@ -25,9 +25,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from planner.tui.dialogs import TextScreen
 from planner.tui.messages import FitDone, MeasurementsLoaded, WorkFailed
-from planner.tui.types import WorkspaceRef
+from planner.tui.screens.dialogs import TextScreen
+from planner.tui.state.types import WorkspaceRef
 
 METRICS = (("throughput", "output [tok/s]", "T"), ("ttft", "TTFT [ms]", "F"),
            ("tpot", "TPOT [ms]", "P"))

@@ -17,13 +17,13 @@ from textual import on, work
 from textual.widgets import DataTable
 
 from planner.errors import ValidationError
-from planner.tui.dialogs import EditDialog
 from planner.tui.messages import CatalogLoaded, WorkFailed
-from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
+from planner.tui.screens.dialogs import EditDialog
+from planner.tui.state.types import GpuInfo, ModelInfo, WorkspaceRef
 from planner.units import GB, GiB, fmt_count
 
 if TYPE_CHECKING:
-    from planner.tui.types import Workspace
+    from planner.tui.state.types import Workspace
 
 GPU_COLUMNS = (("name", "GPU"), ("memory_gib", "memory [GiB]"),
                ("bf16_tflops", "bf16 [TFLOP/s]"), ("fp8_tflops", "fp8 [TFLOP/s]"),

@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from planner.tui.messages import PlanLoaded
-from planner.tui.types import WorkspaceRef
+from planner.tui.state.types import WorkspaceRef
 
 
 class PlanTable(DataTable[str]):

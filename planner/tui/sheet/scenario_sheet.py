@@ -5,14 +5,15 @@ grids (one row per scenario, outputs recomputed live), the details pane and the 
 and the state behind them: the fleet's scenarios and outputs, marks, sort and filter, the cell
 being edited and the queue of saves. The Models and GPUs tabs sit in its tab strip, because
 the formula bar describes whichever tab is active, but they are widgets of their own
-(:mod:`planner.tui.catalog_tabs`).
+(:mod:`planner.tui.widgets.catalog_tabs`).
 
-An edit is typed in the formula bar while the grid keeps the focus (:mod:`planner.tui.cell_edit`);
-the row recomputes at once in the UI thread and a thread worker saves it, in edit order and
-guarded by the row's version (:mod:`planner.tui.saves`), so another client's edit is never
-overwritten: the conflict is shown with the fields that changed and the row reloads. Database
-work runs in workers that post typed messages (:mod:`planner.tui.messages`) to the sheet; they
-bubble on to the app, which shows the fleet's name and reports failures.
+An edit is typed in the formula bar while the grid keeps the focus
+(:mod:`planner.tui.state.cell_edit`); the row recomputes at once in the UI thread and a thread
+worker saves it, in edit order and guarded by the row's version
+(:mod:`planner.tui.state.saves`), so another client's edit is never overwritten: the conflict is
+shown with the fields that changed and the row reloads. Database work runs in workers that post
+typed messages (:mod:`planner.tui.messages`) to the sheet; they bubble on to the app, which
+shows the fleet's name and reports failures.
 
 The app wires keys to the sheet: its bindings call the public methods here, and it hands over
 the keys and pastes that reach it from a grid (:meth:`ScenarioSheet.grid_key`).
@@ -46,21 +47,6 @@ from planner.service.edits import CheckedEdit, check_edit
 from planner.sheet import verdict
 from planner.sheet.explain import render_text
 from planner.sheet.table import KINDS
-from planner.tui import cells, gc_policy, rows
-from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
-from planner.tui.cell_edit import CellEdit
-from planner.tui.column_jump import ColumnJump
-from planner.tui.dialogs import (
-    ConfirmDialog,
-    EditDialog,
-    FleetDialog,
-    NewScenarioDialog,
-    TextScreen,
-)
-from planner.tui.editline import LineBuffer
-from planner.tui.formula_bar import FormulaBar
-from planner.tui.grid import SheetTable
-from planner.tui.measurements_tab import MeasurementsPane
 from planner.tui.messages import (
     ExportDone,
     FleetLoaded,
@@ -70,18 +56,33 @@ from planner.tui.messages import (
     ScenarioSaved,
     WorkFailed,
 )
-from planner.tui.options_view import OptionsScreen
-from planner.tui.outputs import OutputBlock, OutputStore, evaluate_store
-from planner.tui.plan_tab import PlanPane
-from planner.tui.saves import SaveQueue
-from planner.tui.solve_view import SolveChoice
-from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
-from planner.tui.views import SolveScreen, SweepScreen
+from planner.tui.screens.column_jump import ColumnJump
+from planner.tui.screens.dialogs import (
+    ConfirmDialog,
+    EditDialog,
+    FleetDialog,
+    NewScenarioDialog,
+    TextScreen,
+)
+from planner.tui.screens.options_view import OptionsScreen
+from planner.tui.screens.solve_view import SolveChoice
+from planner.tui.screens.views import SolveScreen, SweepScreen
+from planner.tui.state import cells, gc_policy, rows
+from planner.tui.state.cell_edit import CellEdit
+from planner.tui.state.editline import LineBuffer
+from planner.tui.state.outputs import OutputBlock, OutputStore, evaluate_store
+from planner.tui.state.saves import SaveQueue
+from planner.tui.state.types import GpuInfo, ModelInfo, WorkspaceRef
+from planner.tui.widgets.catalog_tabs import CatalogTab, GpusTab, ModelsTab
+from planner.tui.widgets.formula_bar import FormulaBar
+from planner.tui.widgets.grid import SheetTable
+from planner.tui.widgets.measurements_tab import MeasurementsPane
+from planner.tui.widgets.plan_tab import PlanPane
 
 if TYPE_CHECKING:
     from planner.sheet.explain import ExplainNode
     from planner.sheet.profiles import CalibrationFigures
-    from planner.tui.types import Workspace
+    from planner.tui.state.types import Workspace
 
 Job = Callable[["Workspace"], object]
 """A database action run by :meth:`ScenarioSheet.run`."""
@@ -104,7 +105,7 @@ class ScenarioSheet(Vertical):
         self.scenarios: dict[int, Scenario] = {}
         self.outputs: OutputStore = OutputStore()
         """The scenarios' outputs: the fleet's as loaded kept as columns, rows recomputed since
-        as dicts (:mod:`planner.tui.outputs`)."""
+        as dicts (:mod:`planner.tui.state.outputs`)."""
         self.marked: set[int] = set()
         self.sort_key: tuple[str, bool] | None = None
         """(column, descending), or None for by name."""
@@ -1258,7 +1259,7 @@ class ScenarioSheet(Vertical):
 
     def options(self) -> None:
         """The option group of the current scenario side by side; Enter chooses one (one
-        undo step). See :mod:`planner.tui.options_view`."""
+        undo step). See :mod:`planner.tui.screens.options_view`."""
         sc, _, _ = self._current()
         if sc is None:
             return
