@@ -30,6 +30,7 @@ from planner.tui.screens.views import help_text
 from planner.tui.sheet import ScenarioSheet
 from planner.tui.state import gc_policy
 from planner.tui.state.cell_edit import CellEdit
+from planner.tui.state.failures import work_failures
 from planner.tui.state.outputs import OutputStore
 from planner.tui.state.types import WorkspaceRef
 from planner.tui.widgets.catalog_tabs import GpusTab, ModelsTab
@@ -141,7 +142,7 @@ class PlannerApp(App[None]):
     def load_catalog(self) -> None:
         try:
             self.post_message(CatalogLoaded(self.ws.models(), self.ws.gpus()))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Could not load models and GPUs", str(exc), False))
 
     @on(CatalogLoaded)

@@ -27,6 +27,7 @@ from textual.widgets import DataTable, Static
 
 from planner.tui.messages import FitDone, MeasurementsLoaded, WorkFailed
 from planner.tui.screens.dialogs import TextScreen
+from planner.tui.state.failures import work_failures
 from planner.tui.state.types import WorkspaceRef
 
 METRICS = (("throughput", "output [tok/s]", "T"), ("ttft", "TTFT [ms]", "F"),
@@ -150,7 +151,7 @@ class MeasurementsPane(Vertical):
         try:
             rows = self.workspace.get().measurement_predictions()
             self.post_message(MeasurementsLoaded(rows))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Could not load measurements", str(exc), False))
 
     @on(MeasurementsLoaded)
@@ -220,7 +221,7 @@ class MeasurementsPane(Vertical):
             ws = self.workspace.get()
             profile = ws.calibrate(gpu=gpu, engine=engine)
             self.post_message(FitDone(profile, ws.measurement_predictions()))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Fit failed", str(exc), reload=False))
 
     @on(FitDone)

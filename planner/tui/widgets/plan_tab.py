@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from planner.tui.messages import PlanLoaded
+from planner.tui.state.failures import work_failures
 from planner.tui.state.types import WorkspaceRef
 
 
@@ -54,7 +55,7 @@ class PlanPane(Vertical):
             return
         try:
             self.post_message(PlanLoaded(fleet, self.workspace.get().plan(fleet), ""))
-        except Exception as exc:  # shown in the tab: no horizon, a price not set, ...
+        except work_failures() as exc:  # shown in the tab: no horizon, a price not set, ...
             self.post_message(PlanLoaded(fleet, None, str(exc)))
 
     @on(PlanLoaded)
