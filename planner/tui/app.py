@@ -77,7 +77,11 @@ class PlannerApp(App[None]):
     """The planner's terminal UI over one database."""
 
     TITLE = "planner"
-    CSS_PATH = "app.tcss"
+    CSS_PATH: ClassVar[list[str]] = ["app.tcss", "widgets/widgets.tcss", "screens/dialogs.tcss",
+                                      "screens/views.tcss"]
+    """The layout (app.tcss), then the widgets' and the dialogs' styles, all parsed once at
+    start-up (a screen's own CSS_PATH is parsed when it is first opened, in the middle of a
+    row action)."""
     BINDINGS: ClassVar[list[BindingType]] = list(KEYS)
 
     def __init__(self, url: str | None = None, *, fleet: str | None = None,

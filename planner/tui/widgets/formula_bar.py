@@ -22,10 +22,6 @@ from planner.tui.state.rows import Outputs, input_column
 class FormulaBar(Static):
     """Two lines: the cell (or the editor), then a hint or an error."""
 
-    DEFAULT_CSS = """
-    FormulaBar { height: 2; padding: 0 1; background: $boost; }
-    """
-
     def __init__(self, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.can_focus = False

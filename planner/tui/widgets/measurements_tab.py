@@ -130,11 +130,6 @@ class MeasurementsPane(Vertical):
     """The Measurements tab: the runs table and the scatter; ``F`` fits (see the module
     docstring)."""
 
-    DEFAULT_CSS = """
-    MeasurementsPane > MeasurementsTable { height: 1fr; }
-    MeasurementsPane > #measurements-chart { height: auto; max-height: 20; padding: 0 1; }
-    """
-
     def __init__(self, workspace: WorkspaceRef, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace

@@ -30,12 +30,6 @@ class PlanTable(DataTable[str]):
 class PlanPane(Vertical):
     """The Plan tab: the month table and the chart of GPUs and cost by month."""
 
-    DEFAULT_CSS = """
-    PlanPane > PlanTable { height: auto; max-height: 50%; }
-    PlanPane > #plan-title { height: auto; padding: 0 1; }
-    PlanPane > #plan-chart { height: 1fr; padding: 0 1; overflow-y: auto; }
-    """
-
     def __init__(self, workspace: WorkspaceRef, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
