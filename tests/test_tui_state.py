@@ -102,3 +102,19 @@ def test_workers_catch_planner_database_and_os_errors_and_nothing_else() -> None
             raise KeyError("a bug")
         except work_failures():
             pytest.fail("a KeyError was caught as a work failure")
+
+
+def test_the_grid_finds_every_datatable_internal_it_relies_on() -> None:
+    """The installed Textual (pinned in pyproject) has every DataTable internal the grid's
+    documented subclass contract names; one that an upgrade removes is named here (and the
+    grid falls back to DataTable's public API)."""
+    from planner.tui.widgets.grid import INTERNALS, missing_internals
+
+    assert len(INTERNALS) == 24 and len(set(INTERNALS)) == 24
+    assert missing_internals() == []
+
+    class Older:  # a DataTable without the row store's internals
+        _data = None
+
+    older = missing_internals(Older())  # type: ignore[arg-type]
+    assert older == [n for n in INTERNALS if n != "_data"]

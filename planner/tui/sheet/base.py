@@ -8,7 +8,6 @@ again after a change, and the formula bar and details pane for the cell under th
 concerns built on it are the classes above it in :mod:`planner.tui.sheet`.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
     from planner.tui.state.types import Workspace
 
 Job = Callable[["Workspace"], object]
-"""A database action run by :meth:`ScenarioSheet.run`."""
+"""A database action run by :meth:`planner.tui.sheet.row_actions.RowActions.run`."""
 
 Cell = tuple[Scenario | None, str | None, str | None]
 """(scenario, column key, column role) of a grid cell."""

@@ -6,7 +6,6 @@ conflict is shown with the fields that changed, and the user's value is applied 
 in the formula bar.
 """
 
-
 from __future__ import annotations
 
 from typing import Any

@@ -2,7 +2,6 @@
 mode, and the tabs (the formula bar follows the active one).
 """
 
-
 from __future__ import annotations
 
 from textual import events, on

@@ -7,7 +7,6 @@ and sorts on and measures the column widths, and posts :class:`FleetLoaded`. Eve
 rows changed elsewhere are read back one by one, rows that came or went reload the fleet.
 """
 
-
 from __future__ import annotations
 
 import threading

@@ -8,7 +8,6 @@ filter it no longer fits) re-shows the id arrays. Whether a row keeps its place 
 :mod:`planner.tui.state.placement`, which needs no terminal.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping

@@ -15,7 +15,6 @@ The app wires keys to the sheet: its bindings call the public methods here, and 
 the keys and pastes that reach it from a grid (:meth:`ScenarioSheet.grid_key`).
 """
 
-
 from __future__ import annotations
 
 from pathlib import Path
