@@ -96,8 +96,8 @@ async def measure(url: str, count: int) -> dict[str, Any]:
     from textual import events
     from textual.widgets import Input
 
-    from planner.tui import cells
     from planner.tui.app import create_app
+    from planner.tui.state import cells
 
     app = create_app(url, fleet="bench")
     out: dict[str, Any] = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from planner.tui.editline import LineBuffer
+from planner.tui.state.editline import LineBuffer
 
 
 def typed(buffer: LineBuffer, *keys: str) -> LineBuffer:
@@ -51,7 +51,7 @@ def test_cursor_stays_inside_the_text_and_unknown_keys_are_not_consumed() -> Non
 
 def test_choice_edit_filters_moves_and_names_the_column_when_nothing_matches() -> None:
     from planner.errors import ValidationError
-    from planner.tui.cell_edit import CellEdit
+    from planner.tui.state.cell_edit import CellEdit
 
     edit = CellEdit.of_choices(1, "gpu", "s · gpu", "", str,
                                ["a100-80gb", "h100-pcie", "h100-sxm", "h200"], "h200")
@@ -77,7 +77,7 @@ def test_choice_edit_filters_moves_and_names_the_column_when_nothing_matches() -
 
 
 def test_choice_row_keeps_the_highlight_in_view() -> None:
-    from planner.tui.formula_bar import choice_row
+    from planner.tui.widgets.formula_bar import choice_row
 
     names = [f"model-{i:02d}" for i in range(40)]
     row = choice_row(names, 30, 60)
@@ -90,7 +90,7 @@ def test_choice_row_keeps_the_highlight_in_view() -> None:
 
 
 def test_paste_inserts_the_first_line_as_typed() -> None:
-    from planner.tui.cell_edit import CellEdit
+    from planner.tui.state.cell_edit import CellEdit
 
     edit = CellEdit(1, "batch", "s · batch", "", int, LineBuffer.of("6"))
     assert edit.paste("128\nignored") == "changed" and edit.value() == 128  # replaced

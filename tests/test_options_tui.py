@@ -7,9 +7,9 @@ from typing import Any
 
 from textual.widgets import DataTable
 
-from planner.tui import cells
 from planner.tui.app import create_app
-from planner.tui.options_view import OptionsScreen
+from planner.tui.screens.options_view import OptionsScreen
+from planner.tui.state import cells
 from tests.test_tui import SIZE, db, goto, ready, settle
 
 BASE = "llama3-70b-chat-h100-tp4"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from planner.tui.saves import SaveQueue
+from planner.tui.state.saves import SaveQueue
 
 
 def test_saves_run_in_edit_order_and_carry_the_version_the_last_one_wrote() -> None:

@@ -16,11 +16,11 @@ from textual.widgets import DataTable, Static
 from planner.cli import cli
 from planner.service import Workspace
 from planner.sheet import verdict
-from planner.tui import cells
 from planner.tui.app import PlannerApp, create_app
-from planner.tui.dialogs import EditDialog, TextScreen
-from planner.tui.grid import SheetTable
-from planner.tui.views import SolveScreen, SweepScreen
+from planner.tui.screens.dialogs import EditDialog, TextScreen
+from planner.tui.screens.views import SolveScreen, SweepScreen
+from planner.tui.state import cells
+from planner.tui.widgets.grid import SheetTable
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"  # deterministic snapshots: no tab underline slide
 SIZE = (160, 48)
@@ -347,7 +347,7 @@ async def test_fleet_objects_are_frozen_and_cyclic_garbage_is_still_freed() -> N
     class Node:
         pass
 
-    from planner.tui import gc_policy
+    from planner.tui.state import gc_policy
 
     normal = gc.get_threshold()
     app = create_app()
@@ -931,7 +931,7 @@ def import_bench_runs() -> list[Any]:
 
 
 def test_scatter_text_places_points_on_log_axes() -> None:
-    from planner.tui.measurements_tab import scatter_text
+    from planner.tui.widgets.measurements_tab import scatter_text
 
     # measured 10 → predicted 10 (on the diagonal), measured 100 → predicted 1000: the axes
     # span 1e1..1e3; with width 21 and height 11 a decade is 10 columns and 5 rows

@@ -16,9 +16,9 @@ import pytest
 from planner.domain import Scenario
 from planner.errors import ValidationError
 from planner.service import Workspace
-from planner.tui import rows
-from planner.tui.outputs import OutputRow, OutputStore
 from planner.tui.sheet import ScenarioSheet
+from planner.tui.state import rows
+from planner.tui.state.outputs import OutputRow, OutputStore
 
 
 def same(a: Any, b: Any) -> bool:

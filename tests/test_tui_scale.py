@@ -14,9 +14,9 @@ import pytest
 
 from planner.domain import Scenario
 from planner.service import Workspace
-from planner.tui import rows
 from planner.tui.app import PlannerApp, create_app
-from planner.tui.grid import SheetTable
+from planner.tui.state import rows
+from planner.tui.widgets.grid import SheetTable
 from tests.test_tui import SIZE, goto, ready, settle
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"

@@ -20,10 +20,10 @@ from textual.widgets import DataTable, Static
 from planner.cli import cli
 from planner.service import Workspace
 from planner.sheet import capacity, verdict
-from planner.tui import cells
 from planner.tui.app import create_app
-from planner.tui.column_jump import ColumnJump, matches
-from planner.tui.solve_view import SolveScreen
+from planner.tui.screens.column_jump import ColumnJump, matches
+from planner.tui.screens.solve_view import SolveScreen
+from planner.tui.state import cells
 from tests.test_tui import ready, settle
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
@@ -253,7 +253,7 @@ async def test_ui_sweep_of_a_scenario_with_a_verdict_shows_the_verdict_and_state
     swept on the verdict's figures; 4 GPUs read "saturated", 16 GPUs the TTFT an estimate
     at 16 GPUs gives."""
     from planner import service
-    from planner.tui.views import SweepScreen
+    from planner.tui.screens.views import SweepScreen
 
     add_task()
     with Workspace.open() as ws:

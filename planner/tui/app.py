@@ -2,12 +2,12 @@
 
 Keyboard first. The work is done by widgets that own their state: the scenario sheet (grids,
 formula bar, details pane; :mod:`planner.tui.sheet`), the Models and GPUs tabs
-(:mod:`planner.tui.catalog_tabs`) and the dialogs (:mod:`planner.tui.dialogs`,
-:mod:`planner.tui.views`). The app holds the bindings, so the footer, the help and the command
-palette list every key in one order, and sends each action to the widget that owns it. It
-loads the catalog and hands it to the widgets that use it, and reacts to the typed messages
-(:mod:`planner.tui.messages`) that bubble up from the widgets' workers: a fleet was loaded,
-the catalog changed, some work failed. The layout's CSS is in ``app.tcss``.
+(:mod:`planner.tui.widgets.catalog_tabs`) and the dialogs (:mod:`planner.tui.screens.dialogs`,
+:mod:`planner.tui.screens.views`). The app holds the bindings, so the footer, the help and the
+command palette list every key in one order, and sends each action to the widget that owns it.
+It loads the catalog and hands it to the widgets that use it, and reacts to the typed messages
+(:mod:`planner.tui.messages`) that bubble up from the widgets' workers: a fleet was loaded, the
+catalog changed, some work failed. The layout's CSS is in ``app.tcss``.
 
 :func:`create_app` is the factory the CLI, the tests and the snapshots share.
 """
@@ -24,20 +24,21 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, TabbedContent
 
 from planner.domain import Scenario
-from planner.tui import gc_policy
-from planner.tui.catalog_tabs import GpusTab, ModelsTab
-from planner.tui.cell_edit import CellEdit
-from planner.tui.dialogs import TextScreen
-from planner.tui.grid import SheetTable
-from planner.tui.measurements_tab import MeasurementsPane
 from planner.tui.messages import CatalogLoaded, FitDone, FleetLoaded, WorkFailed
-from planner.tui.outputs import OutputStore
+from planner.tui.screens.dialogs import TextScreen
+from planner.tui.screens.views import help_text
 from planner.tui.sheet import ScenarioSheet
-from planner.tui.types import WorkspaceRef
-from planner.tui.views import help_text
+from planner.tui.state import gc_policy
+from planner.tui.state.cell_edit import CellEdit
+from planner.tui.state.failures import work_failures
+from planner.tui.state.outputs import OutputStore
+from planner.tui.state.types import WorkspaceRef
+from planner.tui.widgets.catalog_tabs import GpusTab, ModelsTab
+from planner.tui.widgets.grid import SheetTable
+from planner.tui.widgets.measurements_tab import MeasurementsPane
 
 if TYPE_CHECKING:
-    from planner.tui.types import Workspace
+    from planner.tui.state.types import Workspace
 
 
 KEYS = [
@@ -76,7 +77,11 @@ class PlannerApp(App[None]):
     """The planner's terminal UI over one database."""
 
     TITLE = "planner"
-    CSS_PATH = "app.tcss"
+    CSS_PATH: ClassVar[list[str]] = ["app.tcss", "widgets/widgets.tcss", "screens/dialogs.tcss",
+                                      "screens/views.tcss"]
+    """The layout (app.tcss), then the widgets' and the dialogs' styles, all parsed once at
+    start-up (a screen's own CSS_PATH is parsed when it is first opened, in the middle of a
+    row action)."""
     BINDINGS: ClassVar[list[BindingType]] = list(KEYS)
 
     def __init__(self, url: str | None = None, *, fleet: str | None = None,
@@ -141,7 +146,7 @@ class PlannerApp(App[None]):
     def load_catalog(self) -> None:
         try:
             self.post_message(CatalogLoaded(self.ws.models(), self.ws.gpus()))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Could not load models and GPUs", str(exc), False))
 
     @on(CatalogLoaded)

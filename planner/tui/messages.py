@@ -22,11 +22,13 @@ class FleetLoaded(Message):
     fleet: str
     scenarios: list[Scenario]
     outputs: Any
-    """Their outputs by scenario id (an :class:`~planner.tui.outputs.OutputStore`: columns)."""
+    """Their outputs by scenario id (an :class:`~planner.tui.state.outputs.OutputStore`:
+    columns)."""
     fleets: list[Fleet]
     focus_id: int | None = None
     index: dict[str, Any] | None = None
-    """Per kind, the fleet's :class:`~planner.tui.rows.KindIndex` (built off the UI thread)."""
+    """Per kind, the fleet's :class:`~planner.tui.state.rows.KindIndex` (built off the UI
+    thread)."""
     widths: dict[str, dict[str, int]] | None = None
     """Per kind, the grid's column widths over every row (measured off the UI thread), for
     the layout in ``layouts``."""

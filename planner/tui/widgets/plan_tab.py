@@ -19,7 +19,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from planner.tui.messages import PlanLoaded
-from planner.tui.types import WorkspaceRef
+from planner.tui.state.failures import work_failures
+from planner.tui.state.types import WorkspaceRef
 
 
 class PlanTable(DataTable[str]):
@@ -28,12 +29,6 @@ class PlanTable(DataTable[str]):
 
 class PlanPane(Vertical):
     """The Plan tab: the month table and the chart of GPUs and cost by month."""
-
-    DEFAULT_CSS = """
-    PlanPane > PlanTable { height: auto; max-height: 50%; }
-    PlanPane > #plan-title { height: auto; padding: 0 1; }
-    PlanPane > #plan-chart { height: 1fr; padding: 0 1; overflow-y: auto; }
-    """
 
     def __init__(self, workspace: WorkspaceRef, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -54,7 +49,7 @@ class PlanPane(Vertical):
             return
         try:
             self.post_message(PlanLoaded(fleet, self.workspace.get().plan(fleet), ""))
-        except Exception as exc:  # shown in the tab: no horizon, a price not set, ...
+        except work_failures() as exc:  # shown in the tab: no horizon, a price not set, ...
             self.post_message(PlanLoaded(fleet, None, str(exc)))
 
     @on(PlanLoaded)

@@ -3,8 +3,8 @@ and what each key does. State only, no widgets: the scenario sheet (:mod:`planne
 checks values and draws the bar.
 
 Every input cell is edited the same way, with the grid keeping the focus (see
-:mod:`planner.tui.editline` for why): a number or text is typed into a
-:class:`~planner.tui.editline.LineBuffer`; for a cell with choices (model, GPU, a dtype or
+:mod:`planner.tui.state.editline` for why): a number or text is typed into a
+:class:`~planner.tui.state.editline.LineBuffer`; for a cell with choices (model, GPU, a dtype or
 convention, yes/no) what is typed filters the choices, ←/→ (or ↑/↓, Tab) move between them,
 and Enter takes the highlighted one.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from planner.errors import ValidationError
-from planner.tui.editline import LineBuffer
+from planner.tui.state.editline import LineBuffer
 
 Outcome = Literal["accept", "cancel", "changed", "ignored"]
 

@@ -1,6 +1,6 @@
 """Modal dialogs of the terminal UI: prompts (names, paths, catalog values), confirmation,
 help and other text, fleets. Grid cells are edited in the formula bar instead
-(:mod:`planner.tui.cell_edit`).
+(:mod:`planner.tui.state.cell_edit`).
 
 Every dialog returns its result through ``dismiss`` (None when cancelled with Escape), so the
 caller decides what to do; none of them touches the database.
@@ -43,13 +43,6 @@ class EditDialog(ModalScreen[Any]):
     invalid value keeps the dialog open and shows the reason."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    EditDialog { align: center middle; }
-    EditDialog > Vertical { width: 72; height: auto; max-height: 90%; border: thick $accent;
-                            background: $surface; padding: 1 2; }
-    EditDialog #help { color: $text-muted; margin-bottom: 1; }
-    EditDialog #error { color: $error; height: auto; }
-    """
 
     def __init__(self, title: str, value: Any, *, help_text: str = "",
                  parse: Callable[[str], Any] | None = None) -> None:
@@ -99,12 +92,6 @@ class ConfirmDialog(ModalScreen[bool]):
 
     BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes"),
                 Binding("n", "no", "No")]
-    DEFAULT_CSS = """
-    ConfirmDialog { align: center middle; }
-    ConfirmDialog > Vertical { width: 60; height: auto; border: thick $warning;
-                               background: $surface; padding: 1 2; }
-    ConfirmDialog Horizontal { height: auto; margin-top: 1; }
-    """
 
     def __init__(self, question: str) -> None:
         super().__init__()
@@ -132,12 +119,6 @@ class FleetDialog(ModalScreen[str | None]):
     """Pick a fleet, or type a new name to create one."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    FleetDialog { align: center middle; }
-    FleetDialog > Vertical { width: 64; height: auto; max-height: 90%; border: thick $accent;
-                             background: $surface; padding: 1 2; }
-    FleetDialog OptionList { height: auto; max-height: 14; }
-    """
 
     def __init__(self, fleets: Sequence[tuple[str, int]], current: str) -> None:
         super().__init__()
@@ -175,11 +156,6 @@ class TextScreen(ModalScreen[None]):
     """A scrollable page of text (help, comparison, sweep results)."""
 
     BINDINGS = [Binding("escape,q", "close", "Close")]
-    DEFAULT_CSS = """
-    TextScreen { align: center middle; }
-    TextScreen > VerticalScroll { width: 90%; height: 90%; border: thick $accent;
-                                  background: $surface; padding: 1 2; }
-    """
 
     def __init__(self, title: str, body: Any) -> None:
         super().__init__()
@@ -203,13 +179,6 @@ class NewScenarioDialog(ModalScreen[tuple[str, str, str] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel"),
                 Binding("up", "move(-1)", "Previous", show=False),
                 Binding("down", "move(1)", "Next", show=False)]
-    DEFAULT_CSS = """
-    NewScenarioDialog { align: center middle; }
-    NewScenarioDialog > Vertical { width: 72; height: auto; max-height: 95%;
-                                   border: thick $accent; background: $surface; padding: 1 2; }
-    NewScenarioDialog OptionList { height: 5; margin-bottom: 1; }
-    NewScenarioDialog #error { color: $error; height: auto; }
-    """
 
     def __init__(self, title: str, models: Sequence[str], gpus: Sequence[str],
                  model: str, gpu: str, help_text: str = "") -> None:

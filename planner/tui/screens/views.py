@@ -20,7 +20,7 @@ from planner.errors import PlannerError
 from planner.sheet import verdict
 from planner.sheet.outputs import format_value
 from planner.sheet.table import inputs_of
-from planner.tui.solve_view import SolveScreen
+from planner.tui.screens.solve_view import SolveScreen
 
 __all__ = ["SolveScreen", "SweepScreen", "help_text"]
 
@@ -63,14 +63,6 @@ class SweepScreen(ModalScreen[None]):
     """Vary one input of a scenario: a table of key outputs and a chart of one of them."""
 
     BINDINGS = [Binding("escape", "close", "Close")]
-    DEFAULT_CSS = """
-    SweepScreen { align: center middle; }
-    SweepScreen > Vertical { width: 92%; height: 92%; border: thick $accent;
-                             background: $surface; padding: 1 2; }
-    SweepScreen Horizontal { height: auto; }
-    SweepScreen Input { width: 1fr; }
-    SweepScreen #result { height: 1fr; }
-    """
 
     def __init__(self, sc: Scenario, column: str, models: dict[str, ModelSpec],
                  gpus: dict[str, GpuSpec],

@@ -2,9 +2,9 @@
 
 Like a spreadsheet's formula bar, it shows what is under the cursor: an input's value with its
 unit and allowed range, or an output's formula. While a number or text cell is being edited
-the bar draws the :class:`~planner.tui.editline.LineBuffer` with its cursor, and under it the
+the bar draws the :class:`~planner.tui.state.editline.LineBuffer` with its cursor, and under it the
 reason the value is refused (checked as you type) or the column's help. It never takes the
-focus (see :mod:`planner.tui.editline` for why), and its height never changes, so redrawing it
+focus (see :mod:`planner.tui.state.editline` for why), and its height never changes, so redrawing it
 costs two lines and no layout.
 """
 
@@ -14,17 +14,13 @@ from rich.text import Text
 from textual.widgets import Static
 
 from planner.domain import Scenario
-from planner.tui import cells
-from planner.tui.editline import LineBuffer
-from planner.tui.rows import Outputs, input_column
+from planner.tui.state import cells
+from planner.tui.state.editline import LineBuffer
+from planner.tui.state.rows import Outputs, input_column
 
 
 class FormulaBar(Static):
     """Two lines: the cell (or the editor), then a hint or an error."""
-
-    DEFAULT_CSS = """
-    FormulaBar { height: 2; padding: 0 1; background: $boost; }
-    """
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]

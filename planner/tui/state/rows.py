@@ -19,10 +19,10 @@ from planner.errors import PlannerError
 from planner.sheet import verdict
 from planner.sheet.explain import render_text
 from planner.sheet.table import inputs_of
-from planner.tui import cells
-from planner.tui.cell_edit import CellEdit
-from planner.tui.editline import LineBuffer
-from planner.tui.types import GpuInfo, ModelInfo
+from planner.tui.state import cells
+from planner.tui.state.cell_edit import CellEdit
+from planner.tui.state.editline import LineBuffer
+from planner.tui.state.types import GpuInfo, ModelInfo
 
 if TYPE_CHECKING:
     from planner.sheet.explain import ExplainNode

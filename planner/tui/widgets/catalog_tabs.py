@@ -17,13 +17,14 @@ from textual import on, work
 from textual.widgets import DataTable
 
 from planner.errors import ValidationError
-from planner.tui.dialogs import EditDialog
 from planner.tui.messages import CatalogLoaded, WorkFailed
-from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
+from planner.tui.screens.dialogs import EditDialog
+from planner.tui.state.failures import work_failures
+from planner.tui.state.types import GpuInfo, ModelInfo, WorkspaceRef
 from planner.units import GB, GiB, fmt_count
 
 if TYPE_CHECKING:
-    from planner.tui.types import Workspace
+    from planner.tui.state.types import Workspace
 
 GPU_COLUMNS = (("name", "GPU"), ("memory_gib", "memory [GiB]"),
                ("bf16_tflops", "bf16 [TFLOP/s]"), ("fp8_tflops", "fp8 [TFLOP/s]"),
@@ -59,7 +60,7 @@ class CatalogTab(DataTable[str]):
             ws = self.workspace.get()
             job(ws)
             self.post_message(CatalogLoaded(ws.models(), ws.gpus(), changed=True))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Not saved", str(exc), reload=False))
 
 
@@ -122,7 +123,7 @@ class ModelsTab(CatalogTab):
             self.app.call_from_thread(self.notify, f"Imported {info.name} "
                                       f"({info.params_total:,} params)", title="Model imported")
             self.post_message(CatalogLoaded(ws.models(), ws.gpus()))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Import failed", str(exc), reload=False))
 
 

@@ -25,9 +25,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from planner.tui.dialogs import TextScreen
 from planner.tui.messages import FitDone, MeasurementsLoaded, WorkFailed
-from planner.tui.types import WorkspaceRef
+from planner.tui.screens.dialogs import TextScreen
+from planner.tui.state.failures import work_failures
+from planner.tui.state.types import WorkspaceRef
 
 METRICS = (("throughput", "output [tok/s]", "T"), ("ttft", "TTFT [ms]", "F"),
            ("tpot", "TPOT [ms]", "P"))
@@ -129,11 +130,6 @@ class MeasurementsPane(Vertical):
     """The Measurements tab: the runs table and the scatter; ``F`` fits (see the module
     docstring)."""
 
-    DEFAULT_CSS = """
-    MeasurementsPane > MeasurementsTable { height: 1fr; }
-    MeasurementsPane > #measurements-chart { height: auto; max-height: 20; padding: 0 1; }
-    """
-
     def __init__(self, workspace: WorkspaceRef, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace
@@ -150,7 +146,7 @@ class MeasurementsPane(Vertical):
         try:
             rows = self.workspace.get().measurement_predictions()
             self.post_message(MeasurementsLoaded(rows))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Could not load measurements", str(exc), False))
 
     @on(MeasurementsLoaded)
@@ -220,7 +216,7 @@ class MeasurementsPane(Vertical):
             ws = self.workspace.get()
             profile = ws.calibrate(gpu=gpu, engine=engine)
             self.post_message(FitDone(profile, ws.measurement_predictions()))
-        except Exception as exc:
+        except work_failures() as exc:
             self.post_message(WorkFailed("Fit failed", str(exc), reload=False))
 
     @on(FitDone)

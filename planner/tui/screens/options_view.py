@@ -48,12 +48,6 @@ class OptionsScreen(ModalScreen[str | None]):
         Binding("escape,q", "close", "Close"),
         Binding("enter", "choose", "Choose", priority=True),
     ]
-    DEFAULT_CSS = """
-    OptionsScreen { align: center middle; }
-    OptionsScreen > Vertical { width: 95%; height: auto; max-height: 90%;
-                               border: thick $accent; background: $surface; padding: 1 2; }
-    OptionsScreen DataTable { height: auto; max-height: 20; }
-    """
 
     def __init__(self, fleet: str, rows: list[OptionRow], current: str) -> None:
         super().__init__()

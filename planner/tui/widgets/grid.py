@@ -4,11 +4,9 @@
   array of scenario ids in display order, and a row's cells are asked of a callback when the
   row is drawn. DataTable keeps three per-row structures (row locations, data, row metadata)
   and rebuilds per-row lists (ordered rows, y offsets) after every change; here they are
-  views over the id array (:class:`RowOrder`), so showing 100,000 rows, filtering them or
-  sorting them costs one numpy array, and inserting or deleting one row one array copy.
-- :meth:`SheetTable.set_rows` adds many rows at once. Each row is one mapping of column key to
-  cell (the grid's are formatted only when drawn), instead of DataTable's per-row ``add_row``,
-  which re-validates the cursor and bumps counters each time.
+  views over the id array (:mod:`planner.tui.widgets.grid_rows`), so showing 100,000 rows,
+  filtering them or sorting them costs one numpy array, and inserting or deleting one row one
+  array copy.
 - :meth:`SheetTable.update_row` replaces one row. Textual's ``update_cell`` bumps a table-wide
   counter that is part of every render-cache key, so one edited row would re-render every
   visible cell (~0.5 s here). This drops only that row's cached cells and lines and refreshes
@@ -20,17 +18,40 @@
   (never cached), and the assembled rows are dropped whenever the window moves.
 - Only the cells in view are formatted: DataTable formats a whole row to draw it
   (``_compute_row_renderables``); here a drawn row's cells are formatted when read
-  (:class:`_LazyCells`), so a frame of fresh rows (a sort, a filter, a new or deleted row)
-  formats about 10 cells a row instead of 70-odd.
+  (:class:`~planner.tui.widgets.grid_rows.LazyCells`), so a frame of fresh rows (a sort, a
+  filter, a new or deleted row) formats about 10 cells a row instead of 70-odd.
 
-These rely on DataTable's private structures of textual 8 (pinned in pyproject); each falls
-back to the public API if they change.
+The subclass contract. DataTable has no public API for rows it does not hold, so this is a
+documented subclass of textual 8.2's DataTable (pinned below 8.3 in pyproject). It relies on
+the internals named in :data:`INTERNALS`, and on nothing else private:
+
+- state it replaces with views over the id array: ``_row_locations`` and ``_data`` (the row
+  store), ``rows`` (public, replaced), ``_new_rows``; ``ordered_rows`` (public) and
+  ``_y_offsets`` are overridden;
+- caches it drops selectively (:meth:`SheetTable.update_row`, :meth:`SheetTable.show_rows`):
+  ``_row_renderable_cache``, ``_cell_render_cache``, ``_row_render_cache``, ``_line_cache``,
+  ``_clear_caches`` and the change counter ``_update_count`` that keys them;
+- the layout flags it sets as ``add_row`` does: ``_require_update_dimensions``,
+  ``_highlight_cursor``; the row-label width ``_row_label_column_width`` and
+  ``_should_render_row_labels`` it reads;
+- the rendering hooks it overrides, each calling DataTable's for what it does not handle:
+  ``_get_cell_region``, ``_get_row_region``, ``_update_dimensions``,
+  ``_compute_row_renderables``, ``_render_line_in_row``, ``_render_cell``, and those it calls:
+  ``_get_row_renderables``, ``_get_styles_to_render_cell``, ``_show_hover_cursor``,
+  ``_pseudo_class_state``; from the private module, ``RowRenderables`` and
+  ``default_cell_formatter``.
+
+:func:`missing_internals` lists those the installed Textual lacks; when any is missing the grid
+falls back to DataTable's public API (``add_row``, ``update_cell``: correct, slower at scale),
+and ``tests/test_tui_state.py`` fails on the pinned version, naming them, so an upgrade of
+Textual is a matter of that list. Everything else goes through the public API (``columns``,
+``ordered_columns``, ``rows``, ``cursor_coordinate``, ``move_cursor``, ``refresh_row``...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 from rich.padding import Padding
@@ -41,167 +62,33 @@ from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.renderables.styled import Styled
 from textual.widgets import DataTable
-from textual.widgets._data_table import _EMPTY_TEXT, RowRenderables, default_cell_formatter
-from textual.widgets.data_table import ColumnKey, DuplicateKey, Row, RowKey
+from textual.widgets._data_table import RowRenderables
+from textual.widgets.data_table import ColumnKey
 
-RowSource = Callable[[int], Mapping[Any, Any]]
-"""A row's cells (column key to cell) from its id, asked for when the row is drawn."""
+from planner.tui.widgets.grid_rows import (
+    DataView,
+    LazyCells,
+    OrderedRows,
+    RowOrder,
+    RowSource,
+    RowsView,
+)
 
+INTERNALS = ("_row_locations", "_data", "_new_rows", "_y_offsets", "_row_renderable_cache",
+             "_cell_render_cache", "_row_render_cache", "_line_cache", "_clear_caches",
+             "_update_count", "_require_update_dimensions", "_highlight_cursor",
+             "_row_label_column_width", "_should_render_row_labels", "_get_cell_region",
+             "_get_row_region", "_update_dimensions", "_compute_row_renderables",
+             "_render_line_in_row", "_render_cell", "_get_row_renderables",
+             "_get_styles_to_render_cell", "_show_hover_cursor", "_pseudo_class_state")
+"""The private names of DataTable that :class:`SheetTable` reads, sets or overrides (the
+module docstring says what each is for)."""
 
-def _sid(key: Any) -> int | None:
-    """The id in a row key (a RowKey or its text), or None."""
-    value = getattr(key, "value", key)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-class RowOrder:
-    """The rows shown, in display order, as an id array with its inverse (id to position):
-    it stands in for DataTable's row locations (a two-way dict of row key and index)."""
-
-    def __init__(self, ids: np.ndarray) -> None:
-        self.ids = np.asarray(ids, dtype=np.int64)
-        size = int(self.ids.max()) + 1 if len(self.ids) else 0
-        self._position = np.full(size, -1, dtype=np.int64)
-        self._position[self.ids] = np.arange(len(self.ids), dtype=np.int64)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __contains__(self, key: object) -> bool:
-        return self.get(key) is not None
-
-    def __iter__(self) -> Iterator[RowKey]:
-        return (RowKey(str(i)) for i in self.ids.tolist())
-
-    def get(self, key: object, default: int | None = None) -> int | None:
-        """The position of the row with this key."""
-        sid = _sid(key)
-        if sid is None or not 0 <= sid < len(self._position):
-            return default
-        position = int(self._position[sid])
-        return default if position < 0 else position
-
-    def get_key(self, index: int) -> RowKey | None:
-        """The key of the row at this position."""
-        if not 0 <= index < len(self.ids):
-            return None
-        return RowKey(str(int(self.ids[index])))
-
-
-class _Rows(Mapping[RowKey, Row]):
-    """DataTable's row metadata (``rows``) for a :class:`RowOrder`: every row one line."""
-
-    def __init__(self, order: RowOrder) -> None:
-        self.order = order
-
-    def __getitem__(self, key: object) -> Row:
-        if key not in self.order:
-            raise KeyError(key)
-        return Row(key if isinstance(key, RowKey) else RowKey(str(key)), 1)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.order
-
-    def __iter__(self) -> Iterator[RowKey]:
-        return iter(self.order)
-
-    def __len__(self) -> int:
-        return len(self.order)
-
-
-class _Data(Mapping[RowKey, Mapping[Any, Any]]):
-    """DataTable's cell data (``_data``) for a :class:`RowOrder`, read from a callback."""
-
-    def __init__(self, order: RowOrder, source: RowSource) -> None:
-        self.order, self.source = order, source
-
-    def __getitem__(self, key: object) -> Mapping[Any, Any]:
-        sid = _sid(key)
-        if sid is None or key not in self.order:
-            raise KeyError(key)
-        return self.source(sid)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.order
-
-    def __iter__(self) -> Iterator[RowKey]:
-        return iter(self.order)
-
-    def __len__(self) -> int:
-        return len(self.order)
-
-
-class _OrderedRows(Sequence[Row]):
-    """DataTable's ``ordered_rows`` (or, with ``offsets``, its ``_y_offsets``: one
-    (row key, line) per line) for a :class:`RowOrder`, over a range of positions."""
-
-    def __init__(self, order: RowOrder, span: range | None = None,
-                 offsets: bool = False) -> None:
-        self.order, self.offsets = order, offsets
-        self.span = range(len(order)) if span is None else span
-
-    def __len__(self) -> int:
-        return len(self.span)
-
-    @overload
-    def __getitem__(self, index: int) -> Any: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> _OrderedRows: ...
-
-    def __getitem__(self, index: int | slice) -> Any:
-        if isinstance(index, slice):
-            return _OrderedRows(self.order, self.span[index], self.offsets)
-        key = self.order.get_key(self.span[index])
-        assert key is not None
-        return (key, 0) if self.offsets else Row(key, 1)
-
-    def clear(self) -> None:
-        """Nothing is held (DataTable's ``clear`` empties its offsets list)."""
-
-
-class _LazyCells(Sequence[Any]):
-    """A drawn row's cells (DataTable's ``RowRenderables.cells``), each formatted the first
-    time it is read. DataTable formats every cell of a row it draws; the grid renders only
-    the columns in view (:meth:`SheetTable._render_cell`), so about 10 of a row's 70-odd
-    cells are ever read, and a frame of fresh rows (after a sort, a filter, a new or deleted
-    row) formats those only. Reading every cell (DataTable measuring auto-width columns)
-    formats them all, as DataTable does."""
-
-    __slots__ = ("data", "done", "keys")
-
-    def __init__(self, data: Mapping[Any, Any], keys: Sequence[ColumnKey]) -> None:
-        self.data, self.keys = data, keys
-        self.done: dict[int, Any] = {}
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    @overload
-    def __getitem__(self, index: int) -> Any: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Any]: ...
-
-    def __getitem__(self, index: int | slice) -> Any:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self.keys)))]
-        if index < 0:
-            index += len(self.keys)
-        cell = self.done.get(index)
-        if cell is None:
-            key = self.keys[index]  # IndexError past the end, as a list's
-            try:
-                datum = self.data[key]
-            except KeyError:
-                datum = None
-            cell = self.done[index] = (_EMPTY_TEXT if datum is None else
-                                       default_cell_formatter(datum, wrap=False, height=1)
-                                       or _EMPTY_TEXT)
-        return cell
+def missing_internals(table: DataTable[Any] | None = None) -> list[str]:
+    """The names of :data:`INTERNALS` that the installed Textual's DataTable lacks (checked
+    on ``table``, or on a new DataTable): [] on the version pinned in pyproject."""
+    probe = DataTable() if table is None else table
+    return [name for name in INTERNALS if not hasattr(probe, name)]
 
 
 class SheetTable(DataTable):
@@ -210,6 +97,8 @@ class SheetTable(DataTable):
     _window: tuple[int, int, int] = (-1, -1, -1)
     """(scroll x, width, DataTable's change counter) that ``_in_view`` was computed for."""
     _in_view: frozenset[int] = frozenset()
+    _column_keys: list[ColumnKey] = []
+    """The columns' keys in display order, for the window of ``_in_view``."""
     _order: RowOrder | None = None
     """The rows shown by :meth:`show_rows` (None: DataTable's own row store)."""
     _source: RowSource | None = None
@@ -219,17 +108,27 @@ class SheetTable(DataTable):
         """Show the rows of ``ids`` (scenario ids, in display order) in place of those shown,
         each row's cells read from ``source`` when it is drawn. The columns stay; the cursor
         goes to ``cursor_row`` (default: it stays at its index, clamped)."""
-        if not hasattr(self, "_row_locations") or not hasattr(self, "_offset_cache"):
-            self.clear()  # a future DataTable without these internals
+        if self._public_only():
+            self.clear()
             self.set_rows((str(i), source(int(i))) for i in ids)
             return
         order = RowOrder(ids)
         self._order, self._source = order, source
         self._row_locations = order  # type: ignore[assignment]
-        self.rows = _Rows(order)  # type: ignore[assignment]
-        self._data = _Data(order, source)  # type: ignore[assignment]
+        self.rows = RowsView(order)  # type: ignore[assignment]
+        self._data = DataView(order, source)  # type: ignore[assignment]
         self._new_rows.clear()
         self._changed(cursor_row)
+
+    _missing: list[str] | None = None
+    """:func:`missing_internals` for this grid, found on its first :meth:`show_rows`."""
+
+    def _public_only(self) -> bool:
+        """Whether this Textual lacks an internal the grid relies on: then it shows its rows
+        through DataTable's public API (every row added, every cell formatted)."""
+        if self._missing is None:
+            self._missing = missing_internals(self)
+        return bool(self._missing)
 
     def _changed(self, cursor_row: int | None = None) -> None:
         """After the rows shown changed: drop what was rendered for the old ones, lay out
@@ -262,13 +161,13 @@ class SheetTable(DataTable):
     @property
     def ordered_rows(self) -> Any:
         if self._order is not None:
-            return _OrderedRows(self._order)
+            return OrderedRows(self._order)
         return super().ordered_rows
 
     @property
     def _y_offsets(self) -> Any:
         if self._order is not None:
-            return _OrderedRows(self._order, offsets=True)
+            return OrderedRows(self._order, offsets=True)
         return super()._y_offsets
 
     # DataTable finds a row's y by adding up the heights of every row above it; with
@@ -299,59 +198,31 @@ class SheetTable(DataTable):
         return self.header_height if self.show_header else 0
 
     def set_rows(self, rows: Iterable[tuple[str, Mapping[Any, Any]]]) -> None:
-        """Append rows: (row key, mapping of column key to cell), each of height 1."""
+        """Append rows: (row key, mapping of column key to cell), through ``add_row``."""
         if self._order is not None:  # rows of show_rows: DataTable's own store again
             self.clear()
-        try:
-            locations, data, metadata, new = (self._row_locations, self._data, self.rows,
-                                              self._new_rows)
-        except AttributeError:  # a future DataTable without these internals
-            keys = list(self.columns)
-            for key, cells in rows:
-                self.add_row(*(cells[k.value] for k in keys), key=key)
-            return
+        keys = list(self.columns)
         for key, cells in rows:
-            row_key = RowKey(key)
-            if row_key in locations:
-                raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            locations[row_key] = len(metadata)
-            data[row_key] = cells  # type: ignore[assignment]
-            metadata[row_key] = Row(row_key, 1)
-            new.add(row_key)
-        # what add_row does after each row, once
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if self.row_count and self.columns and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()
-        self._update_count += 1
-        self.check_idle()
+            self.add_row(*(cells[k.value] for k in keys), key=key)
 
     def update_row(self, row_key: str, cells: Mapping[Any, Any]) -> None:
-        """Replace one row's cells and re-render only that row."""
-        try:
-            data = self._data
-            caches = (self._cell_render_cache, self._row_render_cache)
-            renderables, line_cache = self._row_renderable_cache, self._line_cache
-        except AttributeError:  # a future DataTable without these internals
+        """Replace one row's cells and re-render only that row (rows of :meth:`show_rows`;
+        DataTable's own rows go through ``update_cell``)."""
+        if self._order is None:
             for column in self.columns:
                 self.update_cell(row_key, column, cells[column.value])
             return
-        if self._order is None:  # rows shown by show_rows read their cells when drawn
-            data[RowKey(row_key)] = cells  # type: ignore[assignment]
         index = self.get_row_index(row_key)
         # the row's formatted cells (keyed by row index), its rendered cells and rows (keyed
-        # by row key), then its lines (keyed by y, the header included)
+        # by row key), then its line (keyed by y, the header included)
+        renderables, line_cache = self._row_renderable_cache, self._line_cache
         for key in [k for k in renderables.keys() if k[1] == index]:  # noqa: SIM118
             renderables.discard(key)
-        for cache in caches:
+        for cache in (self._cell_render_cache, self._row_render_cache):
             for key in [k for k in cache.keys() if k[0] == row_key]:  # noqa: SIM118
                 cache.discard(key)
-        header = self._header_lines()
-        if self._order is not None or self._total_row_height == self.row_count:  # one line
-            lines = {header + index}
-        else:
-            lines = {header + y for y, (key, _) in enumerate(self._y_offsets) if key == row_key}
-        for key in [k for k in line_cache.keys() if k[0] in lines]:  # noqa: SIM118
+        line = self._header_lines() + index
+        for key in [k for k in line_cache.keys() if k[0] == line]:  # noqa: SIM118
             line_cache.discard(key)
         self.refresh_row(index)
 
@@ -379,32 +250,29 @@ class SheetTable(DataTable):
         """Skip measuring every new cell when every column has a fixed width: DataTable would
         otherwise format and measure all 170,000 cells of a 5,000-row grid before its first
         paint (about 6 s here) only to learn widths that are already set."""
-        if not (self.columns and all(not c.auto_width for c in self.columns.values())):
+        if self._order is None or not (
+                self.columns and all(not c.auto_width for c in self.columns.values())):
             super()._update_dimensions(new_rows)
             return
-        # the rest of DataTable._update_dimensions: the scrollable size from the set widths
+        # the rest of DataTable._update_dimensions: the scrollable size from the set widths,
+        # every row of show_rows one line
         width = sum(c.get_render_width(self) for c in self.columns.values())
-        header = self.header_height if self.show_header else 0
         self.virtual_size = Size(width + self._row_label_column_width,
-                                 self._total_row_height + header)
+                                 len(self._order) + self._header_lines())
 
     # ---- render only the columns in view
     def _compute_row_renderables(self, row_index: int) -> Any:
-        """A shown row's cells as :class:`_LazyCells`: formatted when drawn, not all at
+        """A shown row's cells as :class:`LazyCells`: formatted when drawn, not all at
         once (header rows, row labels and DataTable's own row store keep DataTable's way).
         Every row of :meth:`show_rows` is one line, so cells are formatted as DataTable
         formats a one-line row (no wrap, height 1)."""
         if row_index < 0 or self._order is None or self._should_render_row_labels:
             return super()._compute_row_renderables(row_index)
-        row_key = self._row_locations.get_key(row_index)
-        try:
-            data = self._data[row_key] if row_key is not None else None
-        except KeyError:
-            data = None
-        if data is None:
+        if row_index >= len(self._order) or self._source is None:
             return RowRenderables(None, [])
+        data = self._source(int(self._order.ids[row_index]))
         keys = [column.key for column in self.ordered_columns]
-        return RowRenderables(None, _LazyCells(data, keys))  # type: ignore[arg-type]
+        return RowRenderables(None, LazyCells(data, keys))  # type: ignore[arg-type]
 
     def _render_line_in_row(self, row_key: Any, line_no: int, base_style: Style,
                             cursor_location: Any, hover_location: Any) -> Any:
@@ -413,6 +281,7 @@ class SheetTable(DataTable):
         if window != self._window:  # rows assembled for another window have blanks in view
             self._row_render_cache.clear()
             self._window, self._in_view = window, self._columns_in_view()
+            self._column_keys = [column.key for column in self.ordered_columns]
         return super()._render_line_in_row(row_key, line_no, base_style, cursor_location,
                                            hover_location)
 
@@ -433,9 +302,10 @@ class SheetTable(DataTable):
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> Any:
         if row_index >= 0 and column_index >= 0 and column_index not in self._in_view:
-            row = self.rows.get(self._row_locations.get_key(row_index))
             blank = [Segment(" " * width, base_style)]  # cropped away: never seen
-            return [blank] * (row.height if row is not None and row.height else 1)
+            height = 1 if self._order is not None or row_index >= self.row_count else (
+                self.ordered_rows[row_index].height or 1)
+            return [blank] * height
         if row_index < 0 or column_index < 0 or self._order is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
                                         hover)
@@ -455,8 +325,10 @@ class SheetTable(DataTable):
         rows that moved (a model, a GPU, a dtype, a yes/no) look like cells rendered before.
         The position (DataTable's row and column metadata, read by mouse clicks) is added to
         the reused lines' styles, which is what DataTable's rendering gives them too."""
-        row_key = self._row_locations.get_key(row_index)
-        column_key = self._column_locations.get_key(column_index)
+        row_key = self._order.get_key(row_index) if self._order is not None else None
+        keys = self._column_keys
+        column_key = keys[column_index] if column_index < len(keys) else \
+            self.ordered_columns[column_index].key
         cache_key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor,
                      self._update_count, self._pseudo_class_state)
         lines = self._cell_render_cache.get(cache_key)
