@@ -239,5 +239,5 @@ def float_reprs(values: Any) -> list[str]:
             if len(distinct) * 2 <= len(array):
                 texts = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
                                  dtype=object)
-                return texts[inverse].tolist()  # type: ignore[no-any-return]
+                return texts[inverse].tolist()
     return list(map(float.__repr__, array.tolist()))

@@ -13,7 +13,7 @@ import operator
 import os
 import sys
 from collections.abc import Callable, Mapping
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

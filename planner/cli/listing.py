@@ -24,7 +24,7 @@ import sys
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import fields
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii
 from operator import attrgetter, itemgetter
 from typing import Any, TextIO
 

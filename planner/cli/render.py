@@ -9,7 +9,7 @@ named ``[/x]`` prints as ``[/x]`` instead of raising ``MarkupError``.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rich.console import Console
@@ -329,11 +329,16 @@ RICH_MAX_ROWS = 1_000
 plain aligned text (:mod:`planner.cli.stream`), in time linear in the rows."""
 
 
-def _text_or_cell(name: str) -> Any:
+def _text_or_cell(name: str) -> Callable[[Any], str]:
     """The formatter of a varied input's values: names as they are, numbers with units."""
     if name in ("gpu", "model"):
         return str
     return lambda v: str(v) if isinstance(v, str) else _cell(name, v)
+
+
+def _figure(name: str) -> Callable[[Any], str]:
+    """The formatter of an output's values: numbers with units, text (a note) as it is."""
+    return lambda v: v if isinstance(v, str) else _cell(name, v)
 
 
 def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
@@ -350,8 +355,7 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
         row_key, col_key = varied
         column = columns[0]
         row_values, col_cells = frame[row_key].tolist(), frame[col_key].tolist()
-        figures = stream.format_column(frame[column].tolist(),
-                                       lambda v: v if isinstance(v, str) else _cell(column, v))
+        figures = stream.format_column(frame[column].tolist(), _figure(column))
         col_values = list(dict.fromkeys(col_cells))
         at: dict[Any, dict[Any, int]] = {}  # one pass: row value → column value → first row
         for i, (r, v) in enumerate(zip(row_values, col_cells, strict=True)):
@@ -360,7 +364,7 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
         if len(at) > RICH_MAX_ROWS or len(col_values) > 40:
             body = [stream.format_column(list(at), _text_or_cell(row_key))]
             for v in col_values:
-                body.append([(notes[i] or figures[i]) if (i := by_col.get(v)) is not None
+                body.append([(notes[j] or figures[j]) if (j := by_col.get(v)) is not None
                              else "" for by_col in at.values()])
             stream.write_table(f"{plain_title} → {column}", [f"{row_key} \\ {col_key}",
                                                               *col_labels], body,
@@ -373,17 +377,17 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
         for r, by_col in at.items():
             cells = []
             for v in col_values:
-                i = by_col.get(v)
-                note = notes[i] if i is not None else ""
+                j = by_col.get(v)
+                note = notes[j] if j is not None else ""
                 cells.append(f"[dim]{esc(note)}[/]" if note else
-                             esc(figures[i]) if i is not None else "")
+                             esc(figures[j]) if j is not None else "")
             table.add_row(esc(_text_or_cell(row_key)(r)), *cells)
         console.print(table)
         return
     names = list(dict.fromkeys((*varied, *(c for c in frame.columns if c == "gpus"),
                                 *columns)))
-    body = [stream.format_column(frame[c].tolist(), _text_or_cell(c) if c in varied
-                                 else (lambda v, c=c: v if isinstance(v, str) else _cell(c, v)))
+    body = [stream.format_column(frame[c].tolist(),
+                                 _text_or_cell(c) if c in varied else _figure(c))
             for c in names]
     headers, left = names, [c in ("gpu", "model") for c in names]
     if any(notes):  # once, not once per row
@@ -395,8 +399,8 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     table = Table(title=title)
     for h, is_left in zip(headers, left, strict=True):
         table.add_column(h, justify="left" if is_left else "right")
-    for cells in zip(*body, strict=True):
-        table.add_row(*map(esc, cells))
+    for row_cells in zip(*body, strict=True):
+        table.add_row(*map(esc, row_cells))
     console.print(table)
 
 

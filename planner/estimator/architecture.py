@@ -420,7 +420,7 @@ class ModelSpec:
         return len(self.layers)
 
     @property
-    def attention(self) -> Attention:
+    def attention(self) -> Attention | CompressedAttention:
         """The first softmax-attention block: the model's representative query heads, KV heads
         and head_dim (Qwen3-Next's first layers are linear attention)."""
         return next((layer.attention for layer in self.layers

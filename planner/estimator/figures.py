@@ -31,6 +31,7 @@ from functools import lru_cache
 
 from planner.errors import ConfigError
 from planner.estimator.architecture import (
+    Attention,
     CompressedAttention,
     LinearAttention,
     Mamba2,
@@ -74,13 +75,13 @@ class ModelFigures:
     """Query heads per layer (of the first layer)."""
     model_kv_heads: int
     """Heads the KV cache splits by under tensor parallelism (1 for MLA)."""
-    model_kv_elems_per_token_full: int
+    model_kv_elems_per_token_full: float
     """KV-cache elements per token per sequence, summed over full-attention layers."""
     model_kv_elems_per_token_window: int
     """KV-cache elements per token per sequence, summed over sliding-window layers."""
     model_sliding_window_tokens: int
     """The sliding window of the windowed layers (0 when there are none)."""
-    model_attn_flops_per_pair_full: int
+    model_attn_flops_per_pair_full: float
     """Attention-core FLOPs per position pair, summed over full-attention layers."""
     model_attn_flops_per_pair_window: int
     """Attention-core FLOPs per position pair, summed over sliding-window layers."""
@@ -121,7 +122,7 @@ class ModelFigures:
     the convolution window), kept at ``model_state_recurrent_bits``."""
     model_state_recurrent_bits: int = 16
     """Bits of the recurrent state as the config keeps it (32 for float32)."""
-    model_attn_flops_per_pair_sparse: int = 0
+    model_attn_flops_per_pair_sparse: float = 0
     """Attention-core FLOPs per (query, selected token) pair of sparse-attention layers, summed
     over layers (0 without sparse attention)."""
     model_sparse_topk_tokens: int = 0
@@ -131,7 +132,7 @@ class ModelFigures:
     """Elements per token of sparse-attention indexer keys among the KV elements, summed over
     the layers that cache them (engines keep these at fp8, not ``kv_dtype``)."""
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, float]:
         """Plain dict of column name to value."""
         return asdict(self)
 
@@ -143,8 +144,10 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
     counts = count_params(spec)
     d = spec.hidden_size
     dense = experts = experts_active = 0
-    kv_full = kv_window = flops_full = flops_window = 0
-    windows = {layer.sliding_window for layer in spec.layers} - {None}
+    kv_window = flops_window = 0
+    kv_full: float = 0  # compressed attention's per-token shares may be fractions
+    flops_full: float = 0
+    windows = {layer.sliding_window for layer in spec.layers if layer.sliding_window is not None}
     if len(windows) > 1:
         raise ConfigError(spec.name, "sliding_window",
                           f"layers use several window sizes {sorted(windows)}; one is supported")
@@ -154,7 +157,8 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
     state_heads = 1
     attn_other = 0
     recurrent = indexer_elems = 0
-    sparse_flops = topk = 0
+    sparse_flops: float = 0
+    topk = 0
     for layer in spec.layers:
         de, ex, ea = layer_matmul_weights(layer, d)
         dense, experts, experts_active = dense + de, experts + ex, experts_active + ea
@@ -180,7 +184,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
                     flops_full += attn.indexer_flops_per_pair / attn.compress_ratio
                 else:
                     flops_full += per_entry / attn.compress_ratio
-        elif keeps_kv(attn):
+        elif isinstance(attn, Attention):
             kv_heads = max(kv_heads, attn.kv_cache_heads)
             if attn.output_gate:
                 attn_other += d * attn.num_heads * attn.head_dim

@@ -16,6 +16,7 @@ The estimator knows nothing about Excel; the symbolic backend lives in ``planner
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 
@@ -53,8 +54,9 @@ def _symbolic(args: tuple[Value, ...]) -> Value | None:
     return None
 
 
-def _plain(result: np.ndarray, args: tuple[Value, ...]) -> Value:
-    """Unwrap a 0-d numpy result to a Python scalar when every argument was a scalar."""
+def _plain(result: np.ndarray | np.generic, args: tuple[Value, ...]) -> Value:
+    """Unwrap a 0-d numpy result (a numpy scalar, or a 0-d array) to a Python scalar when every
+    argument was a scalar."""
     if all(np.ndim(a) == 0 and not isinstance(a, np.ndarray) for a in args):
         return result.item()
     return result
@@ -88,7 +90,9 @@ def where(cond: Value, if_true: Value, if_false: Value) -> Value:
     sym = _symbolic(args)
     if sym is not None:
         return sym.__planner_op__("where", *args)
-    return _plain(np.where(cond, if_true, if_false), args)
+    # With Any arguments mypy takes numpy's first overload, one-argument where (a tuple of
+    # index arrays); three arguments always give the array.
+    return _plain(np.where(cond, if_true, if_false), args)  # type: ignore[arg-type]
 
 
 def minimum(a: Value, b: Value) -> Value:
@@ -223,13 +227,13 @@ class Coded:
     def __getitem__(self, index: Any) -> Coded:
         return Coded(self.codes[index], self.levels)
 
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+    def __eq__(self, other: object) -> Any:
         matches = [i for i, level in enumerate(self.levels) if level == other]
         if len(matches) == 1:  # levels are distinct texts: the usual case
             return self.codes == matches[0]
         return np.isin(self.codes, matches)
 
-    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+    def __ne__(self, other: object) -> Any:
         return ~(self == other)
 
     def texts(self) -> np.ndarray:
@@ -237,7 +241,7 @@ class Coded:
         return np.asarray(self.levels, dtype=object)[self.codes]
 
 
-def lookup(key: Value, table: dict[str, float]) -> Value:
+def lookup(key: Value, table: Mapping[str, float]) -> Value:
     """``table[key]`` for a text key or a :class:`Coded` column (Excel: nested ``IF`` over the
     table's entries). Keys are validated before evaluation, so every key is in ``table``."""
     if type(key) is str:  # one row: a plain lookup, no numpy

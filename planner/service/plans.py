@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select
+from sqlalchemy import CursorResult, Engine, delete, insert, select
 from sqlalchemy.orm import Session
 
 from planner.compare import counted
@@ -116,8 +116,10 @@ class Plans:
         """Remove a scenario's demand (it plans at its target rate again); False if none."""
         with write_transaction(self.engine) as s:
             row = queries.scenario_row(s, fleet, name, lock=True)
-            return bool(s.execute(delete(ScenarioDemandRow).where(
-                ScenarioDemandRow.scenario_id == row.id)).rowcount)
+            result = s.execute(delete(ScenarioDemandRow).where(
+                ScenarioDemandRow.scenario_id == row.id))
+            assert isinstance(result, CursorResult)  # a DELETE's result counts its rows
+            return bool(result.rowcount)
 
     def demands(self, fleet: str) -> dict[str, Demand]:
         """The demands of a fleet's scenarios, by scenario name."""

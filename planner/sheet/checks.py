@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -159,6 +160,11 @@ def _text(s: pd.Series) -> pd.Series:
 def _shown(value: Any) -> Any:
     """A cell as the user wrote it (a numpy scalar as its Python value)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _same(message: str, _row: int) -> str:
+    """``message`` whatever the row (a problem shared by every row of a combination)."""
+    return message
 
 
 def _phrase(exc: ValidationError) -> str:
@@ -444,15 +450,19 @@ def check_rules(ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
     done = ~ok
     for col in ("tp", "pp", "gpus"):
         mask = np.asarray(broken[col]) & ~done
-        problems.add_rows(mask, col, lambda r, col=col: {
-            "tp": f"must divide the {heads[r]} attention heads of {model_names[r]} "
-                  f"(got {tp[r]})",
-            "pp": f"must be at most the {layers[r]} layers of {model_names[r]} (got {pp[r]})",
-            "gpus": f"must be a multiple of tp*pp = {tp[r] * pp[r]} (got {count[r]})"}[col])
+        def reason(r: int, col: str = col) -> str:
+            return {
+                "tp": f"must divide the {heads[r]} attention heads of {model_names[r]} "
+                      f"(got {tp[r]})",
+                "pp": f"must be at most the {layers[r]} layers of {model_names[r]} "
+                      f"(got {pp[r]})",
+                "gpus": f"must be a multiple of tp*pp = {tp[r] * pp[r]} (got {count[r]})"}[col]
+
+        problems.add_rows(mask, col, reason)
         done = done | mask
 
     def per_combo(mask: np.ndarray, keys: Sequence[np.ndarray], column: str,
-                  check: Callable[..., None]) -> None:
+                  check: Callable[..., object]) -> None:
         if not mask.any():
             return
         frame = pd.DataFrame({str(i): k for i, k in enumerate(keys)})[mask]
@@ -464,7 +474,7 @@ def check_rules(ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
                 check(*combo)
             except ValidationError as exc:
                 message = _phrase(exc) + ("" if exc.value is None else f" (got {exc.value!r})")
-                problems.add_rows(codes == code, column, lambda _r, m=message: m)
+                problems.add_rows(codes == code, column, partial(_same, message))
 
     def tensor_path(model: str, gpu: str, dtype: str, mode: str) -> None:
         compute_dtype(gpus[gpu], dtype, mode, models[model].quantization)

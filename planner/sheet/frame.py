@@ -10,7 +10,7 @@ given (``Workspace.evaluate_frame`` passes the database's).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -68,7 +68,8 @@ def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
             if len(present) == 1:
                 added[name] = values[name]
                 continue
-            dtype = "boolean" if values[name].dtype == np.bool_ else "float64"
+            dtype: Literal["boolean", "float64"] = (
+                "boolean" if values[name].dtype == np.bool_ else "float64")
             column = added.setdefault(name, pd.array([None] * len(frame), dtype=dtype))
             column[mask] = values[name]
     computed = _frame_of(added, frame.index)

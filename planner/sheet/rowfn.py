@@ -80,7 +80,7 @@ class _Trace(OperatorNode):
     def __int__(self) -> int:
         raise TraceError("int() of a traced value")
 
-    __float__ = __int__  # type: ignore[assignment]
+    __float__ = __int__
     __index__ = __int__
 
 
@@ -196,7 +196,7 @@ class _Writer:
             return self.names[node.args[0]]
         if node.op == "const":
             value = node.args[0]
-            kind = _TYPES[type(value)]
+            kind: str | None = _TYPES[type(value)]
             if kind == FLOAT and not math.isfinite(value):
                 return self.constant(value), kind
             return f"({value!r})", kind
@@ -331,10 +331,10 @@ def _power(base: Any, exponent: Any) -> float:
     try:
         plain = base ** exponent
     except (OverflowError, ZeroDivisionError):
-        return ops.power(base, exponent)  # type: ignore[no-any-return]
+        return ops.power(base, exponent)
     if type(plain) is not float or plain - plain != 0 or plain == 0:
-        return ops.power(base, exponent)  # type: ignore[no-any-return]
-    return (_asarray(base, dtype=float) ** exponent).item()  # type: ignore[no-any-return]
+        return ops.power(base, exponent)
+    return (_asarray(base, dtype=float) ** exponent).item()
 
 
 def _asarray(value: Any, dtype: Any) -> Any:
@@ -354,7 +354,7 @@ def compile_row(graph: FormulaGraph, text_inputs: frozenset[str]) -> RowFunction
     source, namespace = row_source(graph, text_inputs)
     code = compile(source, f"<planner row function: {len(graph.order)} formulas>", "exec")
     exec(code, namespace)  # our own generated source, from the formula list
-    return namespace["row"]  # type: ignore[no-any-return]
+    return namespace["row"]
 
 
 def row_source(graph: FormulaGraph, text_inputs: frozenset[str]

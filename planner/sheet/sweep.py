@@ -99,7 +99,7 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
         if spec.strip() == "*":
             return Variation(column, tuple(catalog))
         lower = {c.lower(): c for c in catalog}
-        values = []
+        picked = []
         for item in (v.strip() for v in spec.split(",")):
             if item.lower() not in lower:
                 close = close_matches(item, catalog)
@@ -107,8 +107,8 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
                 raise ValidationError(column, (f"one of the catalog's {len(catalog)} "
                                                f"{noun} (or *)") + (
                     f"; did you mean {or_list(close)}?" if close else ""), value=item)
-            values.append(lower[item.lower()])
-        return Variation(column, tuple(values))
+            picked.append(lower[item.lower()])
+        return Variation(column, tuple(picked))
     col = known[column]
     if col.kind in ("choice", "bool"):
         if spec.strip() == "*":
@@ -183,8 +183,8 @@ def _validity(table: Mapping[str, Any], models: Mapping[str, ModelSpec], n: int
     specs = [lower.get(str(name).strip().lower()) for name in names]
     heads = np.array([s.attention.num_heads if s else 1 for s in specs], float)[codes]
     layers = np.array([s.num_layers if s else 1 for s in specs], float)[codes]
-    reasons = parallelism_reasons(*(np.asarray(table.get(k, 1), dtype=float)
-                                    for k in ("tp", "pp", "gpus")), heads, layers, n)
+    tp, pp, gpus = (np.asarray(table.get(k, 1), dtype=float) for k in ("tp", "pp", "gpus"))
+    reasons = parallelism_reasons(tp, pp, gpus, heads, layers, n)
     return reasons == "", reasons
 
 
@@ -383,9 +383,8 @@ def _bisect(base: Mapping[str, Any], variable: str, sense: str,
         answer = lo
     else:
         j = int(np.flatnonzero(ok).min())
-        hi, lo = int(probes[j]), (int(probes[j - 1]) if j > 0 else None)
-        if lo is None:
-            lo = hi
+        hi = int(probes[j])
+        lo = int(probes[j - 1]) if j > 0 else hi
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if feasible(np.array([mid]))[0][0]:

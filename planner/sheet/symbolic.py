@@ -68,8 +68,8 @@ class OperatorNode:
     def __le__(self, o: Any) -> Any: return self._bin("<=", o)
     def __gt__(self, o: Any) -> Any: return self._bin(">", o)
     def __ge__(self, o: Any) -> Any: return self._bin(">=", o)
-    def __eq__(self, o: Any) -> Any: return self._bin("==", o)  # type: ignore[override]
-    def __ne__(self, o: Any) -> Any: return self._bin("!=", o)  # type: ignore[override]
+    def __eq__(self, o: Any) -> Any: return self._bin("==", o)
+    def __ne__(self, o: Any) -> Any: return self._bin("!=", o)
     def __neg__(self) -> Any: return type(self)("neg", (self,))
     def __pos__(self) -> Any: return self
 
@@ -105,7 +105,7 @@ class Expr(OperatorNode):
     def __int__(self) -> int:
         raise TypeError("a formula converted a value with int(); use ops.floor instead")
 
-    __float__ = __int__  # type: ignore[assignment]
+    __float__ = __int__
 
     def __repr__(self) -> str:
         return f"Expr({infix(self)})"

@@ -34,7 +34,13 @@ from planner.sheet.rowfn import RowFunction, compile_row
 from planner.units import parse_number
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import numpy as np
+    import pandas as pd
+
+    RowLabels: TypeAlias = Sequence[Any] | pd.Index
+    """What errors name a table's rows by: a DataFrame's index, or a list of labels."""
 else:
     np = NumpyOnFirstUse(globals())  # numpy at its first use: one-row paths need none
 
@@ -107,14 +113,14 @@ def _take(per_value: Sequence[float], codes: np.ndarray) -> Any:
     return np.asarray(per_value, dtype=np.float64)[codes]
 
 
-def _row_label(labels: Sequence[Any] | None, index: int) -> Any:
+def _row_label(labels: RowLabels | None, index: int) -> Any:
     return labels[index] if labels is not None else index
 
 
-def _check_choice(column: InputColumn, values: Any, n: int, labels: Sequence[Any] | None
+def _check_choice(column: InputColumn, values: Any, n: int, labels: RowLabels | None
                   ) -> np.ndarray:
     if np.ndim(values) == 0 or isinstance(values, str):
-        return column.parse(values)  # type: ignore[no-any-return]  # one value for every row
+        return column.parse(values)  # one value for every row
     codes, uniques = factorize(values, n)
     cleaned = []
     for value in uniques:
@@ -126,7 +132,7 @@ def _check_choice(column: InputColumn, values: Any, n: int, labels: Sequence[Any
     return Coded(codes, tuple(cleaned))  # type: ignore[return-value]
 
 
-def _check_text(column: InputColumn, values: Any, n: int, labels: Sequence[Any] | None
+def _check_text(column: InputColumn, values: Any, n: int, labels: RowLabels | None
                 ) -> Any:
     """A free-text column (a profile name): each distinct value parsed once; a per-row array of
     the cleaned texts, or the one text for every row."""
@@ -143,7 +149,7 @@ def _check_text(column: InputColumn, values: Any, n: int, labels: Sequence[Any] 
     return np.asarray(cleaned, dtype=object)[codes]
 
 
-def _check_number(column: InputColumn, values: Any, n: int, labels: Sequence[Any] | None
+def _check_number(column: InputColumn, values: Any, n: int, labels: RowLabels | None
                   ) -> np.ndarray:
     if np.ndim(values) == 0 or isinstance(values, str):
         return float(column.parse(values))  # type: ignore[return-value]  # broadcast later
@@ -170,7 +176,7 @@ def _check_number(column: InputColumn, values: Any, n: int, labels: Sequence[Any
     return arr
 
 
-def _check_bool(column: InputColumn, values: Any, n: int, labels: Sequence[Any] | None
+def _check_bool(column: InputColumn, values: Any, n: int, labels: RowLabels | None
                 ) -> np.ndarray:
     if np.ndim(values) == 0 or isinstance(values, str):
         return 1.0 if column.parse(values) else 0.0  # type: ignore[return-value]
@@ -188,7 +194,7 @@ def _check_bool(column: InputColumn, values: Any, n: int, labels: Sequence[Any] 
     return np.asarray(parsed)[codes]
 
 
-def validate(table: Mapping[str, Any], kind: str, *, labels: Sequence[Any] | None = None
+def validate(table: Mapping[str, Any], kind: str, *, labels: RowLabels | None = None
              ) -> dict[str, Any]:
     """Validated input columns (choices as lower-case texts, or :class:`Coded` columns of
     them; numbers as float64 arrays), defaults filled in. Raises :class:`RowError` for the
@@ -212,7 +218,7 @@ def validate(table: Mapping[str, Any], kind: str, *, labels: Sequence[Any] | Non
 
 
 def _lookup(kind: str, names: Any, known: Mapping[str, Any], n: int,
-            labels: Sequence[Any] | None) -> tuple[np.ndarray, list[str]]:
+            labels: RowLabels | None) -> tuple[np.ndarray, list[str]]:
     codes, uniques = factorize(names, n)
     lower = {k.lower(): k for k in known}
     resolved = []
@@ -252,7 +258,7 @@ def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kin
 
 def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                   gpus: Mapping[str, GpuSpec], kind: str = "inference", *,
-                  labels: Sequence[Any] | None = None,
+                  labels: RowLabels | None = None,
                   profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
     """Formula columns for every row of ``table`` (see the module docstring): validated
     inputs, and each model's and GPU's figures taken by code (one lookup per distinct name),
@@ -341,7 +347,7 @@ def parallelism_reasons(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any, n:
 
 
 def check_parallelism(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any,
-                      model_name: Callable[[int], str], labels: Sequence[Any] | None) -> None:
+                      model_name: Callable[[int], str], labels: RowLabels | None) -> None:
     """Raise :class:`RowError` naming the column, the rule and the model, for the first row
     that breaks a rule."""
     broken = parallelism_violations(tp, pp, gpus, heads, layers)
@@ -362,7 +368,7 @@ def check_parallelism(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any,
 
 def _lora_dims(table: Mapping[str, Any], values: Mapping[str, Any],
                specs: list[ModelSpec], m_codes: np.ndarray, n: int,
-               labels: Sequence[Any] | None) -> np.ndarray:
+               labels: RowLabels | None) -> np.ndarray:
     t_codes, t_names = factorize(table.get("lora_targets", "q,v"), n)
     out = np.zeros(n)
     active = np.broadcast_to(values["lora_rank"] > 0, (n,))
@@ -383,7 +389,7 @@ def _lora_dims(table: Mapping[str, Any], values: Mapping[str, Any],
 def evaluate_table(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                    gpus: Mapping[str, GpuSpec], kind: str = "inference",
                    outputs: Sequence[str] | None = None, *,
-                   labels: Sequence[Any] | None = None,
+                   labels: RowLabels | None = None,
                    progress: Callable[[int, int], None] | None = None,
                    profiles: Sequence[CalibrationFigures] | None = None
                    ) -> dict[str, np.ndarray]:
@@ -522,7 +528,8 @@ def _gpu_entry(gpu: GpuSpec) -> tuple[dict[str, float], set[str]]:
         return hit[1], hit[2]
     if len(_gpu_cache) >= _SPEC_CACHE_SIZE:
         _gpu_cache.clear()
-    entry = (gpu, {k: float(v) for k, v in gpu_figures(gpu).items()}, set())
+    entry: tuple[GpuSpec, dict[str, float], set[str]] = (
+        gpu, {k: float(v) for k, v in gpu_figures(gpu).items()}, set())
     _gpu_cache[id(gpu)] = entry
     return entry[1], entry[2]
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from planner.domain import ConflictError
@@ -32,6 +32,7 @@ from planner.store.changelog import author
 from planner.store.engine import is_sqlite, locks_rows
 from planner.store.schema import (
     SCENARIO_INPUTS,
+    Base,
     GpuRow,
     ModelRow,
     ScenarioChangeRow,
@@ -48,7 +49,7 @@ META = ("name", "kind", "notes", "lora_targets")
 def existing(s: Session, fleet_id: int, *, lock: bool = False) -> dict[str, tuple[int, int]]:
     """The fleet's scenarios: name → (id, version); locked for update with ``lock`` where
     the database locks rows (SQLite's write transaction holds the whole file already)."""
-    table = ScenarioRow.__table__
+    table = _table(ScenarioRow)
     stmt = select(table.c.name, table.c.id, table.c.version).where(
         table.c.fleet_id == fleet_id)
     if lock and locks_rows(s):
@@ -91,16 +92,17 @@ def insert_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
     if not n:
         return 0
     s.flush()
-    table = ScenarioRow.__table__
+    table = _table(ScenarioRow)
     if is_sqlite(s):
         # the driver's own executemany over tuples: SQLAlchemy's per-row parameter
         # processing costs more than SQLite's insert (10 s of 15 s at 100,000 rows)
         dialect = s.get_bind().dialect
-        stamp = table.c.created_at.type.dialect_impl(dialect).bind_processor(dialect)(now)
+        process = table.c.created_at.type.dialect_impl(dialect).bind_processor(dialect)
+        stamp = process(now) if process else now
         values += [[1] * n, [stamp] * n, [stamp] * n]
         quoted = ", ".join(f'"{k}"' for k in keys)
         sql = (f"INSERT INTO scenarios ({quoted}) VALUES ({', '.join('?' * len(keys))})")
-        cursor = s.connection().connection.driver_connection.cursor()
+        cursor = _driver_connection(s).cursor()
         try:
             for start in range(0, n, CHUNK_ROWS):
                 stop = min(start + CHUNK_ROWS, n)
@@ -118,6 +120,23 @@ def insert_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
     return n
 
 
+def _table(row: type[Base]) -> Table:
+    """The table a row class maps (a declarative class's ``__table__`` is typed as any
+    ``FromClause``; the planner's map :class:`~sqlalchemy.Table` objects)."""
+    table = row.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+def _driver_connection(s: Session) -> Any:
+    """The DBAPI driver's own connection under ``s`` (sqlite3 or psycopg: untyped, the
+    boundary where the bulk paths leave SQLAlchemy)."""
+    raw = s.connection().connection.driver_connection
+    if raw is None:
+        raise PlannerError("the database connection was closed during a bulk write")
+    return raw
+
+
 @contextmanager
 def _refusals(s: Session) -> Iterator[None]:
     """A constraint the driver reports (the raw cursor bypasses SQLAlchemy's wrapping) as the
@@ -133,7 +152,7 @@ def _refusals(s: Session) -> Iterator[None]:
 def _copy(s: Session, keys: list[str], values: list[list[Any]], n: int,
           progress: Callable[[int], None] | None) -> None:
     """PostgreSQL: the rows through one ``COPY scenarios (…) FROM STDIN`` (psycopg 3)."""
-    raw = s.connection().connection.driver_connection
+    raw = _driver_connection(s)
     quoted = ", ".join(f'"{k}"' for k in keys)
     with raw.cursor() as cursor, cursor.copy(f"COPY scenarios ({quoted}) FROM STDIN") as copy:
         for start in range(0, n, CHUNK_ROWS):
@@ -147,7 +166,7 @@ def _copy(s: Session, keys: list[str], values: list[list[Any]], n: int,
 def field_rows(s: Session, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     """Every user-settable field of the scenarios ``ids`` (model and GPU by name), as the
     change log records them (:func:`planner.store.scenarios.field_values`)."""
-    table = ScenarioRow.__table__
+    table = _table(ScenarioRow)
     out: dict[int, dict[str, Any]] = {}
     for start in range(0, len(ids), CHUNK_ROWS):
         chunk = list(ids[start:start + CHUNK_ROWS])
@@ -179,7 +198,7 @@ def replace_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
     names = [*META, *(c.name for c in SCENARIO_INPUTS)]
     keys, values = _columns(fleet_id, rows, names, columns, model_ids, gpu_ids)
     before = field_rows(s, [sid for sid, _v in targets])
-    table = ScenarioRow.__table__
+    table = _table(ScenarioRow)
     now = datetime.now(UTC)
     who = author()
     updates: list[dict[str, Any]] = []
@@ -217,7 +236,7 @@ def replace_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
         done += len(batch)
         if progress:
             progress(len(batch))
-    conn.execute(ScenarioChangeRow.__table__.insert(), changes)
+    conn.execute(_table(ScenarioChangeRow).insert(), changes)
     if progress and n > len(updates):
         progress(n - len(updates))
     return done

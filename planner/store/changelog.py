@@ -96,10 +96,11 @@ def next_step(s: Session, fleet_id: int, *, undo: bool) -> list[ScenarioChangeRo
         ScenarioChangeRow.change_set == target.change_set).order_by(ScenarioChangeRow.id)))
 
 
-def logged_version(s: Session, scenario_id: int) -> int | None:
-    """The version the scenario's latest logged edit, undo or redo left it at."""
+def logged_version(s: Session, scenario_id: int) -> int:
+    """The version the scenario's latest logged edit, undo or redo left it at; 0 when none is
+    logged (versions start at 1, so no scenario is at it)."""
     return s.scalar(select(func.max(ScenarioChangeRow.version_after)).where(
-        ScenarioChangeRow.scenario_id == scenario_id))
+        ScenarioChangeRow.scenario_id == scenario_id)) or 0
 
 
 def values(rows: list[ScenarioChangeRow], *, undo: bool) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, text
 
@@ -17,6 +18,10 @@ from planner.errors import PlannerError
 from planner.resources import migrations_dir
 from planner.store.engine import is_sqlite
 from planner.store.schema import Base
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 MIGRATIONS_DIR = migrations_dir()
 
@@ -39,13 +44,13 @@ find it done), instead of colliding in ``CREATE TABLE`` (``duplicate key … pg_
 
 
 @cache
-def _script():  # type: ignore[no-untyped-def]
+def _script() -> ScriptDirectory:
     from alembic.script import ScriptDirectory
 
     return ScriptDirectory(str(MIGRATIONS_DIR))
 
 
-def _config(connection: Connection):  # type: ignore[no-untyped-def]
+def _config(connection: Connection) -> Config:
     from alembic.config import Config
 
     cfg = Config()

@@ -89,9 +89,14 @@ def seed_models(session: Session, report: SeedReport) -> None:
             for key, value in fields.items():
                 setattr(row, key, value)
 
+        def find(name: str = name) -> ModelRow | None:
+            return session.scalar(select(ModelRow).where(ModelRow.name == name))
+
+        def create(fields: dict[str, Any] = fields) -> ModelRow:
+            return ModelRow(**fields, notes="")
+
         _seed_item(session, report, "model", name, {"config": config, "source": source},
-                   lambda name=name: session.scalar(select(ModelRow).where(ModelRow.name == name)),
-                   lambda fields=fields: ModelRow(**fields, notes=""), refresh)
+                   find, create, refresh)
 
 
 def seed_gpus(session: Session, report: SeedReport) -> None:
@@ -105,9 +110,13 @@ def seed_gpus(session: Session, report: SeedReport) -> None:
             for key, value in fields.items():
                 setattr(row, key, value)
 
-        _seed_item(session, report, "gpu", name, record,
-                   lambda name=name: session.scalar(select(GpuRow).where(GpuRow.name == name)),
-                   lambda fields=fields: GpuRow(**fields), refresh)
+        def find(name: str = name) -> GpuRow | None:
+            return session.scalar(select(GpuRow).where(GpuRow.name == name))
+
+        def create(fields: dict[str, Any] = fields) -> GpuRow:
+            return GpuRow(**fields)
+
+        _seed_item(session, report, "gpu", name, record, find, create, refresh)
 
 
 def seed_fleets(session: Session, report: SeedReport,
@@ -126,12 +135,15 @@ def seed_fleets(session: Session, report: SeedReport,
         def refresh_fleet(row: FleetRow, spec: dict[str, Any] = spec) -> None:
             row.description = spec.get("description", "")
 
+        def find_fleet(name: str = fleet_name) -> FleetRow | None:
+            return session.scalar(select(FleetRow).where(FleetRow.name == name))
+
+        def create_fleet(spec: dict[str, Any] = spec) -> FleetRow:
+            return FleetRow(name=spec["name"], description=spec.get("description", ""))
+
         _seed_item(session, report, "fleet", fleet_name,
                    {"description": spec.get("description", "")},
-                   lambda n=fleet_name: session.scalar(select(FleetRow).where(FleetRow.name == n)),
-                   lambda spec=spec: FleetRow(name=spec["name"],
-                                              description=spec.get("description", "")),
-                   refresh_fleet)
+                   find_fleet, create_fleet, refresh_fleet)
         fleet_row = session.scalar(select(FleetRow).where(FleetRow.name == fleet_name))
         if fleet_row is None:  # the user deleted the demo fleet: leave its scenarios out too
             continue
@@ -149,10 +161,11 @@ def seed_fleets(session: Session, report: SeedReport,
                     if column.name not in ("id", "fleet_id", "version", "created_at"):
                         setattr(row, column.key, getattr(fresh, column.key))
 
-            _seed_item(session, report, "scenario", key, item, find,
-                       lambda item=item, fleet_row=fleet_row: build_scenario(session, fleet_row,
-                                                                             item),
-                       refresh)
+            def create(item: dict[str, Any] = item, fleet_row: FleetRow = fleet_row
+                       ) -> ScenarioRow:
+                return build_scenario(session, fleet_row, item)
+
+            _seed_item(session, report, "scenario", key, item, find, create, refresh)
 
 
 def _seed_once(session: Session, report: SeedReport, kind: str, name: str, content: Any,
@@ -197,9 +210,10 @@ def seed_plans(session: Session, report: SeedReport) -> None:
                 months=check_horizon_months(h["months"]),
                 pricing=check_pricing(h.get("pricing", "on-demand")))]
 
-        _seed_once(session, report, "horizon", h["fleet"], h,
-                   lambda fid=fid: fid is not None
-                   and session.get(FleetHorizonRow, fid) is not None, horizon)
+        def has_horizon(fid: int | None = fid) -> bool:
+            return fid is not None and session.get(FleetHorizonRow, fid) is not None
+
+        _seed_once(session, report, "horizon", h["fleet"], h, has_horizon, horizon)
     for d in data.get("demands", []):
         fid = fleet_id(d["fleet"])
         sid = None if fid is None else session.scalar(select(ScenarioRow.id).where(
@@ -218,9 +232,11 @@ def seed_plans(session: Session, report: SeedReport) -> None:
                 *(DemandPointRow(scenario_id=sid, month=m, requests_per_s=r)
                   for m, r in fields.get("points", {}).items())]
 
-        _seed_once(session, report, "demand", f"{d['fleet']}/{d['scenario']}", d,
-                   lambda sid=sid: sid is not None
-                   and session.get(ScenarioDemandRow, sid) is not None, demand)
+        def has_demand(sid: int | None = sid) -> bool:
+            return sid is not None and session.get(ScenarioDemandRow, sid) is not None
+
+        _seed_once(session, report, "demand", f"{d['fleet']}/{d['scenario']}", d, has_demand,
+                   demand)
     for p in data.get("prices", []):
         gid = session.scalar(select(GpuRow.id).where(GpuRow.name == p["gpu"]))
         month = month_text(month_index(p["month"])) if p.get("month") else None
