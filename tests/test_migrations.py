@@ -159,3 +159,32 @@ def test_unknown_newer_revision_is_refused(db_url: str) -> None:
         raise AssertionError("a newer schema must be refused")
     finally:
         engine.dispose()
+
+
+def test_0012_gives_the_shipped_gpus_their_wiring_and_others_none(db_url: str) -> None:
+    """Migration 0012 adds the topology columns; the shipped catalog's GPUs get its figures
+    (what a database seeded at 0012 has), a user's GPU stays unknown (NULL: the listed
+    interconnect for any group, the former rule); a downgrade drops them, an upgrade restores."""
+    with Workspace.open(db_url) as ws:
+        ws.add_gpu("my-card", {"memory_gib": 24, "bf16_tflops": 100,
+                               "memory_bandwidth_gb_per_s": 900})
+        assert ws.gpu("a100-80gb-pcie").spec.nvlink_domain_gpus == 2
+    engine = make_engine(db_url)
+    migrate.downgrade(engine, "0011")
+    with engine.connect() as conn:
+        columns = {c["name"] for c in inspect(conn).get_columns("gpus")}
+    assert not columns & {"nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen",
+                          "nic_gbit_per_s", "topology_source"}
+    migrate.upgrade(engine)
+    with engine.connect() as conn:
+        rows = {r[0]: tuple(r[1:]) for r in conn.execute(text(
+            "SELECT name, nvlink_domain_gpus, mesh_links_per_gpu, pcie_gen, nic_gbit_per_s "
+            "FROM gpus"))}
+        sources = conn.execute(text("SELECT count(*) FROM gpus WHERE topology_source <> ''"))
+        assert sources.scalar() == 26
+    engine.dispose()
+    assert rows["a100-80gb-pcie"] == (2, None, 4, None)
+    assert rows["h100-sxm"] == (8, None, 5, 400.0)
+    assert rows["mi300x"] == (8, 7, 5, 400.0)
+    assert rows["gb200"] == (72, None, 5, 400.0)
+    assert rows["my-card"] == (None, None, None, None)
