@@ -48,17 +48,17 @@ def test_pcie_rates_are_the_pci_sig_figures() -> None:
     ("a100-80gb-pcie", 2, tp_.LINK_DOMAIN, 300e9),  # the 600 GB/s bridge, one direction
     ("a100-80gb-pcie", 4, tp_.LINK_PCIE, GEN4),  # bridge pairs: the ring crosses PCIe
     ("a100-80gb-pcie", 8, tp_.LINK_PCIE, GEN4),
-    ("a100-80gb-pcie", 16, tp_.LINK_NIC, GEN4),  # no NIC assumed: the PCIe rate stands in
+    ("a100-80gb-pcie", 16, tp_.LINK_NIC, GEN4),  # no NIC assumed: the PCIe path stands in
     ("h100-nvl", 4, tp_.LINK_PCIE, 2 * GEN4),  # PCIe Gen5
     ("l40s", 2, tp_.LINK_PCIE, GEN4),
     ("h100-sxm", 8, tp_.LINK_DOMAIN, 450e9),
-    ("h100-sxm", 16, tp_.LINK_NIC, 50e9),  # ConnectX-7 400 Gb/s per GPU
-    ("b300", 16, tp_.LINK_NIC, 100e9),  # ConnectX-8 800 Gb/s per GPU
+    ("h100-sxm", 16, tp_.LINK_NIC, 400e9),  # 8 rings x one ConnectX-7 400 Gb/s each
+    ("b300", 16, tp_.LINK_NIC, 800e9),  # 8 x ConnectX-8 800 Gb/s, below NVLink 900
     ("mi300x", 2, tp_.LINK_DOMAIN, 64e9),  # one of 7 Infinity Fabric links
     ("mi300x", 4, tp_.LINK_DOMAIN, 192e9),
     ("mi300x", 8, tp_.LINK_DOMAIN, 448e9),
     ("gb200", 72, tp_.LINK_DOMAIN, 900e9),  # NVL72: one NVLink domain
-    ("gb200", 144, tp_.LINK_NIC, 50e9),
+    ("gb200", 144, tp_.LINK_NIC, 900e9),  # 72 NICs per rack: NVLink stays the limit
 ])
 def test_a_group_gets_the_link_it_crosses(gpu: str, tp: int, kind: int, rate: float) -> None:
     got_kind, got_rate = link(gpu, tp)
@@ -90,6 +90,19 @@ def test_the_link_columns_are_vectorized_like_the_scalars() -> None:
     rates = tp_.tp_link_bytes_per_s(tps, 2.0, 600e9, 0.0, 4.0, 0.0)
     assert rates.tolist() == pytest.approx([300e9, GEN4, GEN4, GEN4])
     assert tp_.tp_hop_latency_s(tps, 8.0).tolist() == [2e-6, 2e-6, 2e-6, 8e-6]
+
+
+def test_expert_all_to_all_across_hosts_mixes_nic_and_nvlink() -> None:
+    f = topology_figures(GPUS["h100-sxm"])
+    args = (f["gpu_nvlink_domain_gpus"], 900e9, f["gpu_mesh_links_per_gpu"], f["gpu_pcie_gen"],
+            f["gpu_nic_gbit_per_s"])
+    assert tp_.ep_link_bytes_per_s(8, *args) == 450e9
+    remote = 8 / 15  # EP 16 over two boards: 8 of the 15 peers are on the other board
+    assert tp_.ep_link_bytes_per_s(16, *args) == pytest.approx(
+        1 / (remote / 50e9 + (1 - remote) / 450e9))
+    g = topology_figures(GPUS["gb200"])
+    assert tp_.ep_link_bytes_per_s(72, g["gpu_nvlink_domain_gpus"], 1800e9, 0,
+                                   g["gpu_pcie_gen"], g["gpu_nic_gbit_per_s"]) == 900e9
 
 
 @pytest.mark.parametrize(("size", "n", "mesh", "algorithm"), [

@@ -40,7 +40,7 @@ values alike; those whose name is a scenario column are formula columns of the s
 
 from __future__ import annotations
 
-from planner.estimator.ops import Value, maximum, minimum, power, safe_div, where
+from planner.estimator.ops import Value, clip, maximum, minimum, power, safe_div, where
 
 PCIE_X16_BYTES_PER_S: dict[int, float] = {
     3: 16 * 8e9 * 128 / 130 / 8, 4: 16 * 16e9 * 128 / 130 / 8,
@@ -118,33 +118,73 @@ def domain_link_bytes_per_s(tp: Value, gpu_interconnect_bytes_per_s: Value,
     return gpu_interconnect_bytes_per_s / 2 * share
 
 
-def tp_link_bytes_per_s(tp: Value, gpu_nvlink_domain_gpus: Value,
-                        gpu_interconnect_bytes_per_s: Value, gpu_mesh_links_per_gpu: Value,
-                        gpu_pcie_gen: Value, gpu_nic_gbit_per_s: Value) -> Value:
-    """Per-direction bus bandwidth (B/s) of the slowest link a ``tp`` group's ring crosses,
-    by :func:`tp_link_kind`: the domain's (:func:`domain_link_bytes_per_s`), the PCIe x16 link
-    (:func:`pcie_bytes_per_s`), or the NIC per GPU (:func:`nic_bytes_per_s`). A missing figure
-    falls back to the next faster path that is known (NIC unknown: PCIe; PCIe unknown: the
-    domain). A100 PCIe TP2 300e9 (bridge), TP4 31.5e9 (PCIe Gen4); H100 SXM TP8 450e9, TP16
-    50e9 (ConnectX-7 400 Gb/s)."""
-    kind = tp_link_kind(tp, gpu_nvlink_domain_gpus)
+def _host_gpus(gpu_nvlink_domain_gpus: Value) -> Value:
+    """GPUs behind one set of NICs a ring crosses between hosts: the scale-up domain (an HGX
+    board's 8, an NVL72 rack's 72), or a PCIe host's :data:`PCIE_HOST_GPUS` for smaller
+    domains."""
+    return maximum(gpu_nvlink_domain_gpus, PCIE_HOST_GPUS)
+
+
+def _inner_bytes_per_s(tp: Value, gpu_nvlink_domain_gpus: Value,
+                       gpu_interconnect_bytes_per_s: Value, gpu_mesh_links_per_gpu: Value,
+                       gpu_pcie_gen: Value) -> Value:
+    """Per-direction bandwidth of a group's path inside one host: the domain's when the domain
+    fills a host, else PCIe (the domain's where the PCIe generation is unknown)."""
     domain = domain_link_bytes_per_s(tp, gpu_interconnect_bytes_per_s, gpu_mesh_links_per_gpu)
     pcie = pcie_bytes_per_s(gpu_pcie_gen)
     pcie_or_domain = where(pcie > 0, pcie, domain)
+    return where(gpu_nvlink_domain_gpus >= PCIE_HOST_GPUS, domain, pcie_or_domain)
+
+
+def tp_link_bytes_per_s(tp: Value, gpu_nvlink_domain_gpus: Value,
+                        gpu_interconnect_bytes_per_s: Value, gpu_mesh_links_per_gpu: Value,
+                        gpu_pcie_gen: Value, gpu_nic_gbit_per_s: Value) -> Value:
+    """Per-direction bus bandwidth (B/s) a ``tp`` group's ring all-reduce reaches, by the path
+    it crosses (:func:`tp_link_kind`):
+
+    * domain: :func:`domain_link_bytes_per_s`;
+    * PCIe (PCIe cards in one host): the x16 link each card's traffic shares
+      (:func:`pcie_bytes_per_s`; the domain's where the generation is unknown);
+    * network: NCCL runs one ring channel per NIC and crosses hosts at a different GPU/NIC pair
+      in each, so the channels of a host move ``host_gpus * nic`` between hosts at once and the
+      ring's bus bandwidth is ``min(inside-host path, host_gpus * nic)`` (nccl-tests
+      ``doc/PERFORMANCE.md``: bus bandwidth reaches the slowest of NVLink, PCIe or the
+      aggregate network; DGX H100: 8 x 400 Gb/s per 8 GPUs). No NIC known: the inside-host
+      path stands in.
+
+    A100 PCIe TP2 300e9 (bridge), TP4 31.5e9 (PCIe Gen4); H100 SXM TP8 450e9, TP16 400e9
+    (8 x ConnectX-7 400 Gb/s); GB200 up to TP72 900e9 (NVL72)."""
+    kind = tp_link_kind(tp, gpu_nvlink_domain_gpus)
+    domain = domain_link_bytes_per_s(tp, gpu_interconnect_bytes_per_s, gpu_mesh_links_per_gpu)
+    pcie = pcie_bytes_per_s(gpu_pcie_gen)
+    inner = _inner_bytes_per_s(tp, gpu_nvlink_domain_gpus, gpu_interconnect_bytes_per_s,
+                               gpu_mesh_links_per_gpu, gpu_pcie_gen)
     nic = nic_bytes_per_s(gpu_nic_gbit_per_s)
+    network = where(nic > 0, minimum(inner, nic * _host_gpus(gpu_nvlink_domain_gpus)), inner)
     return where(kind == LINK_DOMAIN, domain,
-                 where(kind == LINK_PCIE, pcie_or_domain,
-                       where(nic > 0, nic, pcie_or_domain)))
+                 where(kind == LINK_PCIE, where(pcie > 0, pcie, domain), network))
 
 
 def ep_link_bytes_per_s(ep: Value, gpu_nvlink_domain_gpus: Value,
                         gpu_interconnect_bytes_per_s: Value, gpu_mesh_links_per_gpu: Value,
                         gpu_pcie_gen: Value, gpu_nic_gbit_per_s: Value) -> Value:
-    """Per-direction bandwidth (B/s) of the path an expert-parallel group of ``ep`` GPUs'
-    all-to-all crosses: :func:`tp_link_bytes_per_s` for a group of ``ep`` (an NVL72 domain is
-    one all-to-all island up to EP 72; an HGX board's EP 16 crosses the NICs)."""
-    return tp_link_bytes_per_s(ep, gpu_nvlink_domain_gpus, gpu_interconnect_bytes_per_s,
-                               gpu_mesh_links_per_gpu, gpu_pcie_gen, gpu_nic_gbit_per_s)
+    """Per-direction bandwidth (B/s) of an expert-parallel group's all-to-all on one GPU.
+    Inside the domain (an NVL72 rack is one all-to-all island up to EP 72) or a PCIe host:
+    :func:`tp_link_bytes_per_s` of a group of ``ep``. Across hosts each GPU sends the remote
+    share ``r = (ep - host_gpus) / (ep - 1)`` of its tokens through its own NIC (DeepEP and
+    NCCL all-to-all send RDMA from every GPU's NIC) and the rest inside the host, so the
+    effective bandwidth is ``1 / (r / nic + (1 - r) / inside)``: HGX H100 EP16, 8/15 remote,
+    ~89 GB/s. No NIC known: the inside-host path."""
+    kind = tp_link_kind(ep, gpu_nvlink_domain_gpus)
+    inner = _inner_bytes_per_s(ep, gpu_nvlink_domain_gpus, gpu_interconnect_bytes_per_s,
+                               gpu_mesh_links_per_gpu, gpu_pcie_gen)
+    nic = nic_bytes_per_s(gpu_nic_gbit_per_s)
+    remote = clip((ep - _host_gpus(gpu_nvlink_domain_gpus)) / maximum(ep - 1, 1), 0, 1)
+    mixed = 1 / (remote / maximum(nic, 1) + (1 - remote) / maximum(inner, 1))
+    network = where(nic > 0, mixed, inner)
+    return where(kind == LINK_NIC, network,
+                 tp_link_bytes_per_s(ep, gpu_nvlink_domain_gpus, gpu_interconnect_bytes_per_s,
+                                     gpu_mesh_links_per_gpu, gpu_pcie_gen, gpu_nic_gbit_per_s))
 
 
 def tp_hop_latency_s(tp: Value, gpu_nvlink_domain_gpus: Value) -> Value:
