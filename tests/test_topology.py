@@ -173,3 +173,17 @@ def test_bad_wiring_is_refused_with_the_field_named() -> None:
     with pytest.raises(ValidationError, match="nic_gbit_per_s"):
         changed_spec(spec, {"nic_gbit_per_s": -1})
     assert changed_spec(spec, {"nvlink_domain_gpus": 16}).nvlink_domain_gpus == 16
+
+
+def test_wiring_round_trips_through_the_catalog_record_and_the_store_row() -> None:
+    from planner.catalog import gpu_from_record, gpu_record
+    from planner.store.convert import gpu_row_fields
+    from planner.store.rowspec import gpu_spec
+
+    class Row:
+        def __init__(self, fields: dict) -> None:
+            self.__dict__.update(fields)
+
+    for name, spec in GPUS.items():
+        assert gpu_from_record(name, gpu_record(spec)) == spec, name
+        assert gpu_spec(Row(gpu_row_fields(spec))) == spec, name
