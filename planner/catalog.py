@@ -167,6 +167,14 @@ _FLOPS_KEYS = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops"
                "mxfp4": "mxfp4_tflops"}
 
 
+def _whole(value: Any) -> int:
+    """A whole-number catalog figure (``8``, ``8.0``); a fraction is refused."""
+    number = float(value)
+    if number != int(number):
+        raise ValueError(f"{value!r} is not a whole number")
+    return int(number)
+
+
 def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
     """A :class:`GpuSpec` from one unit-suffixed catalog record (see ``seeds/gpus.toml``)."""
     try:
@@ -190,6 +198,11 @@ def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
             matmul_efficiency_8bit=float(rec.get("matmul_efficiency_8bit", 0.0)),
             runtime_context_bytes=round(float(rec.get("runtime_context_gib", 0.0)) * GiB),
             serving_source=str(rec.get("serving_source", "")),
+            nvlink_domain_gpus=_whole(rec.get("nvlink_domain_gpus", 0)),
+            mesh_links_per_gpu=_whole(rec.get("mesh_links_per_gpu", 0)),
+            pcie_gen=_whole(rec.get("pcie_gen", 0)),
+            nic_gbit_per_s=float(rec.get("nic_gbit_per_s", 0.0)),
+            topology_source=str(rec.get("topology_source", "")),
         )
     except KeyError as exc:
         raise PlannerError(f"GPU {name!r}: catalog record lacks {exc.args[0]!r}") from exc
@@ -216,6 +229,12 @@ def gpu_record(spec: GpuSpec) -> dict[str, Any]:
     record.update({k: v for k, v in serving.items() if v})
     if spec.serving_source:
         record["serving_source"] = spec.serving_source
+    topology = {"nvlink_domain_gpus": spec.nvlink_domain_gpus,
+                "mesh_links_per_gpu": spec.mesh_links_per_gpu, "pcie_gen": spec.pcie_gen,
+                "nic_gbit_per_s": spec.nic_gbit_per_s}
+    record.update({k: v for k, v in topology.items() if v})
+    if spec.topology_source:
+        record["topology_source"] = spec.topology_source
     return record
 
 

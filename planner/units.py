@@ -206,6 +206,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "USD/Mtok": lambda v: f"{fmt_usd(v)}/M tokens",
     "GPU-h": _fmt_number("GPU-h", 1),
     "B/s": lambda v: f"{v / 1e9:,.0f} GB/s",
+    "Gb/s": lambda v: f"{v:,.0f} Gb/s",
     "FLOP/s": lambda v: f"{v / 1e12:,.1f} TFLOP/s",
     "USD/GPU-h": lambda v: f"{fmt_usd(v)}/GPU-h",
     "elements": lambda v: f"{fmt_count(v)} elements",

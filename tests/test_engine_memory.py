@@ -41,11 +41,11 @@ GRAPH = graph("inference")
 # record id -> (logged "GPU KV cache size" tokens, this model's prediction, pinned)
 EXPECTED = {
     "vllm-issue10517-llama31-8b-rtx3090-20k": (31_232, 31_312),
-    "llmd-meta-llama-llama-3-1-8b---h100-80gb--tp1pp1dp1--8192": (476_016, 479_424),
-    "llmd-meta-llama-llama-3-1-8b---h100-80gb--tp2pp1dp1--8192": (1_044_688, 1_051_568),
-    "llmd-qwen-qwen2-5-7b-instruct--h100-80gb--tp1pp1dp1--8192": (1_096_000, 1_105_632),
-    "llmd-mistralai-mixtral-8x7b-i--h100-80gb--tp2pp1dp1--8192": (465_936, 470_032),
-    "dennislee22-qwen2-7b-a100-80gb-tp1-gmu0.5": (464_848, 463_648),
+    "llmd-meta-llama-llama-3-1-8b---h100-80gb--tp1pp1dp1--8192": (476_016, 478_912),
+    "llmd-meta-llama-llama-3-1-8b---h100-80gb--tp2pp1dp1--8192": (1_044_688, 1_050_544),
+    "llmd-qwen-qwen2-5-7b-instruct--h100-80gb--tp1pp1dp1--8192": (1_096_000, 1_104_608),
+    "llmd-mistralai-mixtral-8x7b-i--h100-80gb--tp2pp1dp1--8192": (465_936, 468_128),
+    "dennislee22-qwen2-7b-a100-80gb-tp1-gmu0.5": (464_848, 463_392),
 }
 
 

@@ -17,16 +17,16 @@ from tests.store_fixtures import dump
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0011",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0012",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
-                                   "0008", "0009", "0010", "0011"]
+                                   "0008", "0009", "0010", "0011", "0012"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0011"
+    assert migrate.current(engine) == "0012"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -134,7 +134,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0011")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0012")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for
@@ -159,3 +159,32 @@ def test_unknown_newer_revision_is_refused(db_url: str) -> None:
         raise AssertionError("a newer schema must be refused")
     finally:
         engine.dispose()
+
+
+def test_0012_gives_the_shipped_gpus_their_wiring_and_others_none(db_url: str) -> None:
+    """Migration 0012 adds the topology columns; the shipped catalog's GPUs get its figures
+    (what a database seeded at 0012 has), a user's GPU stays unknown (NULL: the listed
+    interconnect for any group, the former rule); a downgrade drops them, an upgrade restores."""
+    with Workspace.open(db_url) as ws:
+        ws.add_gpu("my-card", {"memory_gib": 24, "bf16_tflops": 100,
+                               "memory_bandwidth_gb_per_s": 900})
+        assert ws.gpu("a100-80gb-pcie").spec.nvlink_domain_gpus == 2
+    engine = make_engine(db_url)
+    migrate.downgrade(engine, "0011")
+    with engine.connect() as conn:
+        columns = {c["name"] for c in inspect(conn).get_columns("gpus")}
+    assert not columns & {"nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen",
+                          "nic_gbit_per_s", "topology_source"}
+    migrate.upgrade(engine)
+    with engine.connect() as conn:
+        rows = {r[0]: tuple(r[1:]) for r in conn.execute(text(
+            "SELECT name, nvlink_domain_gpus, mesh_links_per_gpu, pcie_gen, nic_gbit_per_s "
+            "FROM gpus"))}
+        sources = conn.execute(text("SELECT count(*) FROM gpus WHERE topology_source <> ''"))
+        assert sources.scalar() == 26
+    engine.dispose()
+    assert rows["a100-80gb-pcie"] == (2, None, 4, None)
+    assert rows["h100-sxm"] == (8, None, 5, 400.0)
+    assert rows["mi300x"] == (8, 7, 5, 400.0)
+    assert rows["gb200"] == (72, None, 5, 400.0)
+    assert rows["my-card"] == (None, None, None, None)

@@ -41,7 +41,10 @@ Activation peak (bytes per GPU), a model of the profile run, ``max`` of its two 
   once (vLLM ``LlamaMLP.forward``) beside the residual stream and the normed input (3d); a
   fused MoE keeps its three per-routed-copy caches (2I, I, d per expert copy,
   ``fused_moe.py`` ``intermediate_cache1..3``), hence the extra ``k*d``.
-* sampler over ``N = min(max_num_seqs, T)`` sequences: ``N * vocab * sampler_bytes_per_logit``.
+* sampler over ``N = min(max_num_seqs, T)`` sequences: ``N * vocab * sampler_bytes_per_logit``,
+  plus, in vLLM V1, what the forward leaves allocated while it runs: the fused-MoE workspace of
+  the persistent workspace manager and the forward's hidden states
+  (:func:`moe_workspace_bytes`, :func:`profile_hidden_bytes`).
 
 Checked against six logged vLLM start-ups (``tests/test_engine_memory.py``).
 """
@@ -123,11 +126,52 @@ def sampler_activation_bytes(profile_sequences: Value, model_lm_head_matmul_para
     return profile_sequences * vocab * sampler_bytes_per_logit
 
 
-def activation_peak_bytes(forward_activation_bytes: Value,
-                          sampler_activation_bytes: Value) -> Value:
-    """Activation peak of the profile run: the larger phase (the forward's temporaries are
-    freed before the sampler runs)."""
-    return maximum(forward_activation_bytes, sampler_activation_bytes)
+FUSED_MOE_CHUNK_TOKENS = 16 * 1024
+"""Tokens one fused-MoE call processes at a time: vLLM ``VLLM_FUSED_MOE_CHUNK_SIZE`` (default
+16,384, ``vllm/envs.py``); the modular kernel sizes its workspaces for ``min(tokens, chunk)``."""
+
+
+def moe_workspace_bytes(engine_code: Value, vllm_v0_accounting_number: Value,
+                        profile_tokens: Value, model_experts: Value,
+                        model_experts_per_token: Value, model_matmul_experts_active_params: Value,
+                        model_hidden_size: Value, model_layers: Value, tp: Value,
+                        activation_bytes: Value) -> Value:
+    """Fused-MoE workspace vLLM V1 keeps after the profiling forward (bytes per GPU): the
+    modular kernel takes ``workspace13`` (shared with the output) and ``workspace2`` from the
+    worker's persistent ``WorkspaceManager`` (``vllm/model_executor/layers/fused_moe/
+    modular_kernel.py`` ``_allocate_buffers``: ``current_workspace_manager().get_simultaneous``;
+    ``vllm/v1/worker/workspace.py`` keeps the buffer for reuse, so it is still allocated while
+    the sampler runs). Triton experts' shapes (``TritonExperts.workspace_shapes``):
+    ``workspace13 = M*k*max(I/tp, d)``, ``workspace2 = M*k*2I/tp`` elements, ``M =
+    min(tokens, FUSED_MOE_CHUNK_TOKENS)``, ``k*I = experts_active_params / (3*d*L)``. Qwen3-30B-A3B
+    (d 2,048, k 8, I 768) at 8,192 tokens, bf16: 0.25 + 0.19 = 0.44 GiB. 0 for dense models and
+    for vLLM V0 (its fused_moe frees the intermediate caches after each call)."""
+    m = minimum(profile_tokens, FUSED_MOE_CHUNK_TOKENS)
+    routed = model_matmul_experts_active_params / (3 * model_hidden_size * model_layers) / tp
+    per_token = maximum(routed, model_experts_per_token * model_hidden_size) + 2 * routed
+    v1 = (engine_code == VLLM) * (vllm_v0_accounting_number <= 0) * (model_experts > 1)
+    return where(v1 > 0, m * per_token * activation_bytes, 0)
+
+
+def profile_hidden_bytes(engine_code: Value, vllm_v0_accounting_number: Value,
+                         profile_tokens: Value, model_hidden_size: Value,
+                         activation_bytes: Value) -> Value:
+    """The profiling forward's output hidden states, still held while the sampler runs (bytes
+    per GPU): vLLM V1 ``GPUModelRunner.profile_run`` keeps ``hidden_states`` from
+    ``_dummy_run(max_num_tokens)`` until after ``_dummy_sampler_run`` (``T * d * b``;
+    Llama-3.1-8B at 8,192 tokens: 64 MiB). 0 for V0 and the other engines."""
+    v1 = (engine_code == VLLM) * (vllm_v0_accounting_number <= 0)
+    return where(v1 > 0, profile_tokens * model_hidden_size * activation_bytes, 0)
+
+
+def activation_peak_bytes(forward_activation_bytes: Value, sampler_activation_bytes: Value,
+                          moe_workspace_bytes: Value, profile_hidden_bytes: Value) -> Value:
+    """Activation peak of the profile run: the larger phase. The forward's temporaries are
+    freed before the sampler runs, but not what vLLM V1 keeps across it: the fused-MoE
+    workspace (:func:`moe_workspace_bytes`) and the forward's output hidden states
+    (:func:`profile_hidden_bytes`), so the sampler phase is ``sampler + workspace + hidden``."""
+    return maximum(forward_activation_bytes,
+                   sampler_activation_bytes + moe_workspace_bytes + profile_hidden_bytes)
 
 
 def rope_cache_bytes(model_max_context_tokens: Value, model_kv_elems_per_token_full: Value,

@@ -49,6 +49,19 @@ class GpuSpec:
     (0 = unknown: ``DEFAULT_RUNTIME_CONTEXT_BYTES``)."""
     serving_source: str = ""
     """Where the four serving figures above come from."""
+    nvlink_domain_gpus: int = 0
+    """GPUs one scale-up fabric joins at ``interconnect_bytes_per_s`` (1 = PCIe only, 2 = an
+    NVLink bridge pair, 8 = an NVSwitch or Infinity Fabric board, 72 = NVL72; 0 = unknown: the
+    interconnect is taken for any group). See :mod:`planner.estimator.topology`."""
+    mesh_links_per_gpu: int = 0
+    """0 for a switched fabric; else the point-to-point links the interconnect is split over
+    (AMD Instinct: 7, one to each peer)."""
+    pcie_gen: int = 0
+    """PCIe generation of the x16 host link (3-6; 0 = unknown)."""
+    nic_gbit_per_s: float = 0.0
+    """Scale-out NIC bandwidth per GPU, one direction, Gb/s (0 = none assumed)."""
+    topology_source: str = ""
+    """Where the four topology figures above come from."""
 
 
 COMPUTE_DTYPES: dict[str, tuple[str, ...]] = {
@@ -111,7 +124,8 @@ def gpu_figures(gpu: GpuSpec) -> dict[str, float]:
 def serving_figures(gpu: GpuSpec) -> dict[str, float]:
     """The figures the serving model reads, the catalog's or, where it gives none, the
     documented default: memory the runtime sees, achievable GEMM shares at 16 and 8 bit,
-    achievable bandwidth share, interconnect bandwidth and the runtime's context memory."""
+    achievable bandwidth share, interconnect bandwidth, the runtime's context memory and the
+    wiring (:func:`topology_figures`)."""
     sixteen = gpu.matmul_efficiency or DEFAULT_MATMUL_EFFICIENCY
     return {
         "gpu_usable_memory_bytes": float(gpu.usable_memory_bytes
@@ -123,6 +137,18 @@ def serving_figures(gpu: GpuSpec) -> dict[str, float]:
         "gpu_interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
         "gpu_runtime_context_bytes": float(gpu.runtime_context_bytes
                                            or DEFAULT_RUNTIME_CONTEXT_BYTES),
+        **topology_figures(gpu),
+    }
+
+
+def topology_figures(gpu: GpuSpec) -> dict[str, float]:
+    """The wiring figures :mod:`planner.estimator.topology` reads: scale-up domain size, mesh
+    links per GPU, PCIe generation and scale-out NIC Gb/s per GPU (0 where unknown)."""
+    return {
+        "gpu_nvlink_domain_gpus": float(gpu.nvlink_domain_gpus),
+        "gpu_mesh_links_per_gpu": float(gpu.mesh_links_per_gpu),
+        "gpu_pcie_gen": float(gpu.pcie_gen),
+        "gpu_nic_gbit_per_s": float(gpu.nic_gbit_per_s),
     }
 
 

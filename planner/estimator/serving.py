@@ -226,24 +226,27 @@ def serving_expert_weights_s(model_matmul_experts_params: Value, weight_bits_eff
 def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp_number: Value, model_layers: Value,
                              model_hidden_size: Value, model_experts: Value,
                              model_experts_per_token: Value, activation_bytes: Value,
-                             gpu_interconnect_bytes_per_s: Value,
+                             tp_link_bytes_per_s: Value, ep_link_bytes_per_s: Value,
                              collective_efficiency: Value) -> Value:
     """Interconnect seconds per token on one GPU: two ring all-reduces per layer under TP,
-    ``2*(tp-1)/tp*d*b`` bytes each, and, under EP for MoE, a dispatch and a combine all-to-all
-    per layer, ``d*b`` bytes to each remote GPU holding one of its experts, over
-    ``interconnect/2 * efficiency`` (the listed NVLink figure counts both directions).
+    ``2*(tp-1)/tp*d*b`` bytes each over the per-direction bandwidth of the link the TP group
+    really crosses (:func:`planner.estimator.topology.tp_link_bytes_per_s`: NVLink inside the
+    scale-up domain, PCIe for a larger group of PCIe cards, the NIC between hosts) times
+    ``efficiency``, and, under EP for MoE, a dispatch and a combine all-to-all per layer,
+    ``d*b`` bytes to each remote GPU holding one of its experts, over the EP group's link
+    (:func:`planner.estimator.topology.ep_link_bytes_per_s`) times ``efficiency``.
 
     The all-to-all sends a token once to every other GPU holding one of its ``k`` experts
     (dispatch de-duplicated per destination, as DeepEP and TRT-LLM's alltoall do): expected
     ``(ep-1) * (1 - (1 - 1/ep)^k)`` remote GPUs under uniform routing. Data-parallel attention
     (``attention_dp_number``) has no TP all-reduce: each GPU attends for its own requests."""
-    link = gpu_interconnect_bytes_per_s / 2 * collective_efficiency
     allreduce = where(attention_dp_number > 0, 0,
                       2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes)
     remote_gpus = (ep - 1) * (1 - power(1 - 1 / ep, model_experts_per_token))
     alltoall = where(model_experts > 1,
                      2 * model_layers * remote_gpus * model_hidden_size * activation_bytes, 0)
-    return safe_div(allreduce + alltoall, link, 0.0)
+    return (safe_div(allreduce, tp_link_bytes_per_s * collective_efficiency, 0.0)
+            + safe_div(alltoall, ep_link_bytes_per_s * collective_efficiency, 0.0))
 
 
 def serving_activation_s_per_token(model_layers: Value, model_hidden_size: Value,

@@ -13,8 +13,9 @@ Wiring notes for the sheet:
   inputs (:mod:`planner.estimator.derived`);
 * GPU columns: :func:`planner.estimator.gpu.serving_figures` (``gpu_usable_memory_bytes``,
   ``gpu_matmul_efficiency_16bit``/``_8bit``, ``gpu_bandwidth_efficiency``,
-  ``gpu_interconnect_bytes_per_s``, ``gpu_runtime_context_bytes``) and the derived
-  ``gpu_matmul_efficiency`` at the row's compute dtype;
+  ``gpu_interconnect_bytes_per_s``, ``gpu_runtime_context_bytes``), the wiring
+  (:func:`planner.estimator.gpu.topology_figures`) and the derived ``gpu_matmul_efficiency`` at
+  the row's compute dtype;
 * whole-number outputs: ``engine_kv_tokens``, ``engine_token_capacity``, ``max_running_batch``,
   ``profile_tokens``, ``profile_sequences``; flags: ``engine_fits``, ``overloaded``;
 * the step-time split for a details pane: ``step_compute_s``, ``step_memory_s``,
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.estimator import engine_memory as em
-from planner.estimator import memory, serving
+from planner.estimator import memory, serving, topology
 from planner.estimator.latency import requests_per_s as roofline_requests_per_s
 from planner.estimator.ops import Value, where
 
@@ -42,6 +43,8 @@ ENGINE_MEMORY: tuple[Formula, ...] = (
     em.ffn_width_per_token,
     em.forward_activation_bytes,
     em.sampler_activation_bytes,
+    em.moe_workspace_bytes,
+    em.profile_hidden_bytes,
     em.activation_peak_bytes,
     em.non_torch_bytes,
     em.engine_kv_bytes_per_gpu,
@@ -68,6 +71,10 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.serving_kv_memory_s_per_request,
     serving.serving_dense_weights_s,
     serving.serving_expert_weights_s,
+    topology.tp_link_kind,
+    topology.tp_link_bytes_per_s,
+    topology.ep_link_bytes_per_s,
+    topology.tp_hop_latency_s,
     serving.serving_comm_s_per_token,
     serving.serving_activation_s_per_token,
     serving.serving_token_s,

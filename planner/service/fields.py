@@ -26,7 +26,7 @@ NAME_MAX_CHARS = 200
 """Longest name (scenario, fleet, model, GPU, profile) in characters."""
 
 TEXT_MAX_CHARS = {"notes": 10_000, "description": 10_000, "source": 2_000,
-                  "serving_source": 2_000}
+                  "serving_source": 2_000, "topology_source": 2_000}
 """Longest free text per field, in characters (others, such as a GPU's vendor or label: 200).
 Far above what the catalog holds (its longest source is 538 characters) and below what one
 spreadsheet cell holds (32,767)."""

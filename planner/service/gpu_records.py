@@ -17,12 +17,16 @@ GPU_FIELDS = ("vendor", "label", "memory_gib", "bf16_tflops", "fp16_tflops", "fp
               "memory_bandwidth_gb_per_s", "interconnect_gb_per_s",
               "power_w", "price_usd_per_hour", "price_is_example", "source",
               "usable_memory_gib", "matmul_efficiency", "matmul_efficiency_8bit",
-              "bandwidth_efficiency", "runtime_context_gib", "serving_source")
+              "bandwidth_efficiency", "runtime_context_gib", "serving_source",
+              "nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen", "nic_gbit_per_s",
+              "topology_source")
 """GPU fields a user sets, in the unit-suffixed form of ``seeds/gpus.toml``."""
 _POSITIVE = ("memory_gib", "memory_bandwidth_gb_per_s")
 _THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops",
                "nvfp4_tflops", "mxfp4_tflops")
 _SHARES = ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")
+_WHOLE = ("nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen")
+"""Topology counts: whole numbers (``pcie_gen`` 0 = unknown, else 3 to 6)."""
 
 
 GPU_LIMITS: dict[str, tuple[float, float]] = {
@@ -38,6 +42,10 @@ GPU_LIMITS: dict[str, tuple[float, float]] = {
     "interconnect_gb_per_s": (0.0, 1e9),
     "power_w": (0.0, 1e7),
     "price_usd_per_hour": (0.0, 1e6),
+    "nvlink_domain_gpus": (0.0, 1e6),
+    "mesh_links_per_gpu": (0.0, 1024.0),
+    "pcie_gen": (0.0, 6.0),
+    "nic_gbit_per_s": (0.0, 1e7),
 }
 """Inclusive bounds of each GPU figure: wide enough for any real GPU, narrow enough that every
 product of them stays finite (a 1e308 price would make costs infinite)."""
@@ -73,7 +81,7 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
                                                      "them"))
     clean: dict[str, Any] = {}
     for key, value in record.items():
-        if key in ("vendor", "label", "source", "serving_source"):
+        if key in ("vendor", "label", "source", "serving_source", "topology_source"):
             clean[key] = clean_text(value, key)
         elif key == "price_is_example":
             clean[key] = parse_bool(key, value)
@@ -85,6 +93,13 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
     if not any(clean.get(k) for k in _THROUGHPUT):
         raise ValidationError("bf16_tflops", "at least one of " + ", ".join(_THROUGHPUT)
                               + " must be a number above 0")
+    for key in _WHOLE:
+        if key in clean and clean[key] != int(clean[key]):
+            raise ValidationError(key, f"must be a whole number from {GPU_LIMITS[key][0]:g} to "
+                                  f"{GPU_LIMITS[key][1]:g}", value=record[key])
+    if clean.get("pcie_gen", 0) not in (0, 3, 4, 5, 6):
+        raise ValidationError("pcie_gen", "must be 0 (unknown) or a PCIe generation 3 to 6",
+                              value=record["pcie_gen"])
     for key in _SHARES:
         if clean.get(key, 0) > 1:
             raise ValidationError(key, "must be a share from 0 to 1 (0: the default)",

@@ -136,6 +136,8 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "ffn_width_per_token": ("FFN width per token", "elements", False),
     "forward_activation_bytes": ("Profile forward activations", "B", False),
     "sampler_activation_bytes": ("Profile sampler activations", "B", False),
+    "moe_workspace_bytes": ("Fused-MoE workspace kept (profile)", "B", False),
+    "profile_hidden_bytes": ("Profile hidden states kept", "B", False),
     "activation_peak_bytes": ("Activation peak (profile)", "B", False),
     "non_torch_bytes": ("Non-torch memory", "B", False),
     "engine_kv_bytes_per_gpu": ("Engine KV pool per GPU", "B", True),
@@ -159,6 +161,10 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "serving_kv_memory_s_per_request": ("KV traffic per request", "s", False),
     "serving_dense_weights_s": ("Dense weight read", "s", False),
     "serving_expert_weights_s": ("Expert weight read", "s", False),
+    "tp_link_kind": ("TP link (0 domain, 1 PCIe, 2 network)", "code", False),
+    "tp_link_bytes_per_s": ("TP link bandwidth per direction", "B/s", False),
+    "ep_link_bytes_per_s": ("EP link bandwidth per direction", "B/s", False),
+    "tp_hop_latency_s": ("Collective step latency", "s", False),
     "serving_comm_s_per_token": ("Communication per token", "s", False),
     "serving_activation_s_per_token": ("Element-wise per token", "s", False),
     "serving_token_s": ("Per-token extra time", "s", False),
@@ -236,6 +242,16 @@ GPU_COLUMNS: dict[str, tuple[str, str, str]] = {
                                      "GPU-to-GPU bandwidth of one GPU (both directions)."),
     "gpu_runtime_context_bytes": ("GPU runtime context", "B",
                                   "Memory the CUDA/ROCm context takes before any tensor."),
+    "gpu_nvlink_domain_gpus": ("GPU scale-up domain", "GPUs",
+                               "GPUs one NVLink/Infinity Fabric domain joins at the listed "
+                               "interconnect (1: PCIe only; 0: unknown)."),
+    "gpu_mesh_links_per_gpu": ("GPU mesh links", "count",
+                               "Point-to-point scale-up links the interconnect is split over "
+                               "(0: a switched fabric)."),
+    "gpu_pcie_gen": ("GPU PCIe generation", "code", "PCIe generation of the x16 host link "
+                     "(0: unknown)."),
+    "gpu_nic_gbit_per_s": ("GPU scale-out NIC", "Gb/s", "Scale-out network per GPU, one "
+                           "direction (0: none assumed)."),
 }
 """Columns that come from the scenario's GPU (``gpu_flops_per_s`` is derived from the peaks
 and the weight dtype, :func:`planner.estimator.derived.gpu_flops_per_s`)."""

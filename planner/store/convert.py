@@ -79,6 +79,10 @@ def gpu_row_fields(spec: GpuSpec) -> dict[str, Any]:
         "bandwidth_efficiency": spec.bandwidth_efficiency or None,
         "runtime_context_bytes": spec.runtime_context_bytes or None,
         "serving_source": spec.serving_source,
+        "nvlink_domain_gpus": spec.nvlink_domain_gpus or None,
+        "mesh_links_per_gpu": spec.mesh_links_per_gpu or None,
+        "pcie_gen": spec.pcie_gen or None, "nic_gbit_per_s": spec.nic_gbit_per_s or None,
+        "topology_source": spec.topology_source,
     }
 
 

@@ -15,7 +15,9 @@ GPU_COLUMNS = ("name", "memory_bytes", *GPU_FLOPS_COLUMNS.values(),
                "memory_bandwidth_bytes_per_s", "price_usd_per_gpu_hour", "vendor", "label",
                "interconnect_bytes_per_s", "power_w", "price_is_example", "source",
                "usable_memory_bytes", "matmul_efficiency", "matmul_efficiency_8bit",
-               "bandwidth_efficiency", "runtime_context_bytes", "serving_source")
+               "bandwidth_efficiency", "runtime_context_bytes", "serving_source",
+               "nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen", "nic_gbit_per_s",
+               "topology_source")
 """The columns of the gpus table :func:`gpu_spec` reads."""
 
 
@@ -33,4 +35,8 @@ def gpu_spec(row: Any) -> GpuSpec:
                    matmul_efficiency_8bit=row.matmul_efficiency_8bit or 0.0,
                    bandwidth_efficiency=row.bandwidth_efficiency or 0.0,
                    runtime_context_bytes=row.runtime_context_bytes or 0,
-                   serving_source=row.serving_source or "")
+                   serving_source=row.serving_source or "",
+                   nvlink_domain_gpus=row.nvlink_domain_gpus or 0,
+                   mesh_links_per_gpu=row.mesh_links_per_gpu or 0,
+                   pcie_gen=row.pcie_gen or 0, nic_gbit_per_s=row.nic_gbit_per_s or 0.0,
+                   topology_source=row.topology_source or "")

@@ -120,6 +120,8 @@ class GpuRow(Versioned, Base):
             "nvfp4_flops_per_s", "mxfp4_flops_per_s")),
         *(CheckConstraint(f"{c} IS NULL OR ({c} > 0 AND {c} <= 1)", name=f"{c}_share")
           for c in ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")),
+        *(CheckConstraint(f"{c} IS NULL OR {c} > 0", name=f"{c}_positive") for c in (
+            "nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen", "nic_gbit_per_s")),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -149,6 +151,16 @@ class GpuRow(Versioned, Base):
     bandwidth_efficiency: Mapped[float | None] = mapped_column(Float)
     runtime_context_bytes: Mapped[int | None] = mapped_column(BigInteger)
     serving_source: Mapped[str] = mapped_column(Text, default="")
+    nvlink_domain_gpus: Mapped[int | None] = mapped_column(Integer)
+    """GPUs one scale-up fabric joins (NULL: unknown; revision 0012, planner.estimator.topology)."""
+    mesh_links_per_gpu: Mapped[int | None] = mapped_column(Integer)
+    """Point-to-point scale-up links per GPU (NULL: a switched fabric; revision 0012)."""
+    pcie_gen: Mapped[int | None] = mapped_column(Integer)
+    """PCIe generation of the x16 host link (NULL: unknown; revision 0012)."""
+    nic_gbit_per_s: Mapped[float | None] = mapped_column(Float)
+    """Scale-out NIC per GPU, one direction, Gb/s (NULL: none; revision 0012)."""
+    topology_source: Mapped[str] = mapped_column(Text, default="")
+    """Where the topology figures come from (revision 0012)."""
 
 
 

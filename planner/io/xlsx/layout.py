@@ -46,7 +46,8 @@ NUMBER_FORMATS = {
     "bits": "0.###", "fraction": "0.0000", "tokens/s": "#,##0.0", "requests/s": "#,##0.000",
     "tokens/day": "#,##0", "FLOPs/token": "0.000E+00", "USD": '"$"#,##0.00',
     "USD/h": '"$"#,##0.00', "USD/month": '"$"#,##0.00', "USD/Mtok": '"$"#,##0.0000',
-    "GPU-h": "#,##0.0", "B/s": "0.000E+00", "FLOP/s": "0.000E+00", "USD/GPU-h": '"$"#,##0.00',
+    "GPU-h": "#,##0.0", "B/s": "0.000E+00", "Gb/s": "#,##0", "FLOP/s": "0.000E+00",
+    "USD/GPU-h": '"$"#,##0.00',
     "elements": "#,##0", "FLOPs/pair": "#,##0", "code": "0", "GiB": "#,##0.00",
     "fraction of memory": "0.00", "h": "#,##0", "stage": "0", "rank": "0",
 }
@@ -91,6 +92,12 @@ GPU_SHEET = (
      "={interconnect_gb_per_s}*1E+9", "0.000E+00"),
     ("runtime_context_bytes", "runtime_context_bytes [B]",
      "={runtime_context_gib}*1073741824", "#,##0"),
+    # wiring (planner.estimator.topology)
+    ("nvlink_domain_gpus", "nvlink_domain_gpus [GPUs]", "value", "#,##0"),
+    ("mesh_links_per_gpu", "mesh_links_per_gpu [count]", "value", "#,##0"),
+    ("pcie_gen", "pcie_gen [code]", "value", "0"),
+    ("nic_gbit_per_s", "nic_gbit_per_s [Gb/s]", "value", "#,##0"),
+    ("topology_source", "topology_source", "value", None),
     ("version", "version", "value", None),
 )
 """Columns of the GPUs sheet. The value columns (but name and version) are the GPU's figures a
@@ -98,7 +105,7 @@ reader may edit: import applies them to the catalog (validated, in the import's 
 ``version`` guards against overwriting someone else's change since the export."""
 GPU_EDITABLE = tuple(key for key, _h, kind, _f in GPU_SHEET
                      if kind == "value" and key not in ("name", "version"))
-GPU_TEXT = ("vendor", "label", "source")
+GPU_TEXT = ("vendor", "label", "source", "topology_source")
 """Text columns of the GPUs sheet (the others but ``price_is_example`` are numbers)."""
 GPU_THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops",
                   "nvfp4_tflops", "mxfp4_tflops")
@@ -115,6 +122,9 @@ def gpu_sheet_record(spec: GpuSpec, version: int) -> dict[str, Any]:
             "bandwidth_efficiency": serving["gpu_bandwidth_efficiency"],
             "interconnect_gb_per_s": serving["gpu_interconnect_bytes_per_s"] / 1e9,
             "runtime_context_gib": serving["gpu_runtime_context_bytes"] / 2**30,
+            "nvlink_domain_gpus": spec.nvlink_domain_gpus,
+            "mesh_links_per_gpu": spec.mesh_links_per_gpu, "pcie_gen": spec.pcie_gen,
+            "nic_gbit_per_s": spec.nic_gbit_per_s, "topology_source": spec.topology_source,
             "version": version}
 
 
@@ -163,6 +173,8 @@ GPU_FIGURE_SOURCE: dict[str, str] = {
     "gpu_bandwidth_efficiency": "bandwidth_efficiency",
     "gpu_interconnect_bytes_per_s": "interconnect_bytes_per_s",
     "gpu_runtime_context_bytes": "runtime_context_bytes",
+    **{f"gpu_{k}": k for k in ("nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen",
+                               "nic_gbit_per_s")},
 }
 """GPU figure column of a scenario sheet → the GPUs sheet column it is fetched from."""
 
