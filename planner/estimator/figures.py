@@ -130,6 +130,9 @@ class ModelFigures:
     model_indexer_elems_per_token: int = 0
     """Elements per token of sparse-attention indexer keys among the KV elements, summed over
     the layers that cache them (engines keep these at fp8, not ``kv_dtype``)."""
+    model_state_layers: int = 0
+    """Layers that hold a fixed per-sequence state (Gated DeltaNet, Mamba-2): vLLM pages each
+    one's state separately, padded to the attention page (0 without a state)."""
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict of column name to value."""
@@ -228,6 +231,8 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_attn_flops_per_pair_sparse=_whole(sparse_flops),
         model_sparse_topk_tokens=topk,
         model_indexer_elems_per_token=indexer_elems,
+        model_state_layers=sum(1 for layer in spec.layers
+                               if isinstance(layer.attention, (LinearAttention, Mamba2))),
         model_vision_params=spec.vision_params,
         **_checkpoint_figures(spec),
     )

@@ -210,15 +210,47 @@ def max_concurrent_sequences(kv_budget_bytes: Value,
     return maximum(0, floor(safe_div(kv_budget_bytes, memory_bytes_per_sequence_per_gpu, 0.0)))
 
 
-def token_capacity(kv_budget_bytes: Value, kv_bytes_per_token: Value, tp_kv_fraction: Value,
-                   pp: Value, batch: Value, state_bytes_per_sequence_per_gpu: Value) -> Value:
-    """KV tokens one replica holds across all its sequences once the fixed state of ``batch``
-    running sequences is set aside:
-    ``floor((kv_budget - batch*state_per_sequence) / (kv_bytes_per_token * tp_kv_fraction/pp))``,
-    at least 0. Sliding windows are ignored here (they make it a per-sequence, not a pooled,
-    limit)."""
-    per_token = kv_bytes_per_token * tp_kv_fraction / pp
-    pool = kv_budget_bytes - batch * state_bytes_per_sequence_per_gpu
+def growing_kv_elems_per_token(full: Value, window: Value) -> Value:
+    """KV elements per token that keep growing with the context: the full-attention layers'
+    (with compressed attention's entries and sparse-attention indexer keys, ``full``). A model
+    whose every KV layer is windowed (Mistral-7B-v0.1) has no growing part: its windowed
+    elements count per token instead (``window``), as before. Not a scenario column: the
+    capacity formulas inline it."""
+    return where(full > 0, full, window)
+
+
+def window_kv_elems_per_sequence(full: Value, window: Value, window_tokens: Value,
+                                 tokens: Value) -> Value:
+    """KV elements one sequence of ``tokens`` tokens holds in its sliding-window layers,
+    ``window * min(T, w)``, a per-sequence amount once ``T`` passes the window (0 for a model
+    without a growing part, whose windows count per token, :func:`growing_kv_elems_per_token`).
+    Not a scenario column."""
+    return where(full > 0, window * minimum(tokens, window_tokens), 0)
+
+
+def token_capacity(kv_budget_bytes: Value, model_kv_elems_per_token_full: Value,
+                   model_kv_elems_per_token_window: Value, model_sliding_window_tokens: Value,
+                   context_tokens: Value, kv_bits: Value, tp_kv_fraction: Value, pp: Value,
+                   batch: Value, state_bytes_per_sequence_per_gpu: Value) -> Value:
+    """Context tokens one replica holds across all its sequences, with the KV bytes a function
+    of the context: full-attention layers (and compressed entries, indexer keys) per token,
+    sliding-window layers ``min(T, w)`` per sequence, linear-attention / Mamba state per
+    sequence. Once the fixed state and the window of ``batch`` sequences at ``context_tokens``
+    are set aside:
+    ``floor((kv_budget - batch*(state + window*min(T, w)*b*f/pp)) / (full*b*f/pp))``, at least 0
+    (``b = kv_bits/8``, ``f = tp_kv_fraction``).
+
+    Gemma-4-31B bf16 on one GPU: 10 global layers of ``2*4*512`` elements per token grow
+    (81,920 B/token), its 50 local layers hold ``min(T, 1024)`` tokens of ``2*16*256`` each per
+    sequence (838,860,800 B at T >= 1024), where charging every layer per token would give
+    901,120 B/token, 11 times fewer tokens."""
+    bits = kv_bits / 8 * tp_kv_fraction / pp
+    per_token = growing_kv_elems_per_token(model_kv_elems_per_token_full,
+                                           model_kv_elems_per_token_window) * bits
+    window = window_kv_elems_per_sequence(model_kv_elems_per_token_full,
+                                          model_kv_elems_per_token_window,
+                                          model_sliding_window_tokens, context_tokens) * bits
+    pool = kv_budget_bytes - batch * (state_bytes_per_sequence_per_gpu + window)
     return maximum(0, floor(safe_div(pool, per_token, 0.0)))
 
 
