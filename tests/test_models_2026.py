@@ -270,7 +270,7 @@ def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
 
     def pool(engine: int, bits: int) -> float:
         return kv_bytes_per_token_per_gpu(f.model_kv_elems_per_token_full,
-                                          f.model_kv_elems_per_token_window, bits, 1, 1,
+                                          f.model_kv_elems_per_token_window, bits, 1, 1, 0, 1,
                                           engine, f.model_indexer_elems_per_token)
 
     assert pool(VLLM, 16) == pool(SGLANG, 16) == pytest.approx(78_324)

@@ -77,7 +77,12 @@ class Attention:
     """Tokens each query attends to under DeepSeek sparse attention (0: every cached token)."""
     kv_shared: bool = False
     """Keys double as values (Gemma 4's ``attention_k_eq_v`` global layers): no ``v_proj``.
-    transformers still caches K and V as two tensors, so the KV elements stay ``2*n_kv*d_h``."""
+    The cache still holds K and V as two tensors, so the KV elements stay ``2*n_kv*d_h``, in
+    transformers and in the engines alike: the cached K is ``k_norm`` + RoPE of the shared
+    projection, the cached V ``v_norm`` of it without RoPE, two different tensors. vLLM
+    (``models/gemma4.py``: "k_eq_v layers load K weights into both K and V slots of qkv_proj")
+    and SGLang (``models/gemma4_causal.py``, ``RadixAttention`` over k and v) both cache them
+    apart; no engine stores one tensor for both, so one accounting (stored twice) serves all."""
     v_norm: bool = False
 
     @property

@@ -48,7 +48,7 @@ Checked against six logged vLLM start-ups (``tests/test_engine_memory.py``).
 
 from __future__ import annotations
 
-from planner.estimator.memory import growing_kv_elems_per_token
+from planner.estimator.memory import growing_kv_elems_per_token, kv_class_fraction
 from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
 
 GIB = 2**30
@@ -231,9 +231,17 @@ with one float32 scale per 128 (vLLM ``DeepseekV32IndexerCache``: ``index_head_d
 index_head_dim // 128 * 4`` = 132 B per token and layer for 128 dims), whatever ``kv_dtype``."""
 
 
+def _class_fraction_per_gpu(heads: Value, tp: Value, attention_dp_number: Value) -> Value:
+    """One layer class's share per GPU: :func:`planner.estimator.memory.kv_class_fraction`
+    under tensor-parallel attention, ``1/tp`` under data-parallel attention
+    (:func:`kv_fraction_per_gpu`). Not a scenario column."""
+    return where(attention_dp_number > 0, 1 / tp, kv_class_fraction(heads, tp))
+
+
 def kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
                                model_kv_elems_per_token_window: Value, kv_bits: Value,
-                               kv_fraction_per_gpu: Value, pp: Value, engine_code: Value,
+                               model_kv_heads_growing: Value, tp: Value,
+                               attention_dp_number: Value, pp: Value, engine_code: Value,
                                model_indexer_elems_per_token: Value) -> Value:
     """KV bytes one context token of the replica's pool takes on one GPU: the layers whose
     cache grows with the context (full attention, compressed entries, indexer keys;
@@ -242,12 +250,14 @@ def kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
     hold a window per sequence instead (:func:`engine_state_tokens`). vLLM and SGLang keep a
     sparse-attention indexer's keys at fp8 with per-128 scales
     (:data:`INDEXER_KEY_BYTES_PER_ELEM`), not at ``kv_dtype``: DeepSeek-V3.2 bf16 is 78,324 B
-    per token there (61 x (1,152 + 132)) against transformers' 85,888."""
+    per token there (61 x (1,152 + 132)) against transformers' 85,888. The share per GPU is
+    the growing layers' own (their KV heads, :func:`_class_fraction_per_gpu`)."""
     growing = growing_kv_elems_per_token(model_kv_elems_per_token_full,
                                          model_kv_elems_per_token_window) * kv_bits / 8
     indexer = model_indexer_elems_per_token * (INDEXER_KEY_BYTES_PER_ELEM - kv_bits / 8)
     engine = where(engine_code == VLLM, indexer, where(engine_code == SGLANG, indexer, 0))
-    return (growing + engine) * kv_fraction_per_gpu / pp
+    fraction = _class_fraction_per_gpu(model_kv_heads_growing, tp, attention_dp_number)
+    return (growing + engine) * fraction / pp
 
 
 VLLM_HYBRID_BLOCK_ALIGNMENT = 16
@@ -303,7 +313,8 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                         model_kv_layers: Value, model_kv_elems_per_token_full: Value,
                         model_kv_elems_per_token_window: Value,
                         model_sliding_window_tokens: Value, context_tokens: Value,
-                        kv_bits: Value, kv_fraction_per_gpu: Value, pp: Value) -> Value:
+                        kv_bits: Value, model_kv_heads_window: Value, tp: Value,
+                        attention_dp_number: Value, pp: Value) -> Value:
     """Pool tokens one sequence takes beyond its context: its fixed state and its
     sliding-window layers' cache, ``(state + window) / per_token``, all per GPU, at
     ``context_tokens`` (0 for a model whose every layer grows). A running sequence costs
@@ -318,7 +329,7 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
       (``remove_skipped_blocks``), so a sliding layer holds ``min(ceil(T/block),
       ceil(w/block) + 1)`` blocks (+1: the window need not start at a block boundary,
       ``SlidingWindowSpec.max_memory_usage_bytes``); other engines ``min(T, w)`` tokens.
-      Bytes per token ``window_elems * bits/8 * kv_fraction / pp``.
+      Bytes per token ``window_elems * bits/8 * f_w / pp`` (``f_w`` the window layers' share).
 
     Qwen3.5-27B on 8 GPUs at TP 8 under vLLM: 48 state pages of 208 x 1,024 B against 16,384 B
     per context token (16 layers of 1,024 B) = 624 pool tokens per sequence."""
@@ -336,7 +347,7 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                  minimum(context_tokens, w))
     per_window_token = where(model_kv_elems_per_token_full > 0,
                              model_kv_elems_per_token_window, 0) * kv_bits / 8 \
-        * kv_fraction_per_gpu / pp
+        * _class_fraction_per_gpu(model_kv_heads_window, tp, attention_dp_number) / pp
     window = per_window_token * where(w > 0, held, 0)
     return safe_div(state + window, kv_bytes_per_token_per_gpu, 0.0)
 

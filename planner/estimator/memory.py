@@ -228,28 +228,38 @@ def window_kv_elems_per_sequence(full: Value, window: Value, window_tokens: Valu
     return where(full > 0, window * minimum(tokens, window_tokens), 0)
 
 
+def kv_class_fraction(heads: Value, tp: Value) -> Value:
+    """Share of one layer class's KV cache a tensor-parallel rank holds, ``ceil(h/tp)/h`` over
+    that class's KV heads (Gemma-4-31B at TP 8: its 4-head global layers 1/4, replicated past
+    4 ranks, its 16-head local layers 1/8). Not a scenario column."""
+    return ceil(heads / tp) / heads
+
+
 def token_capacity(kv_budget_bytes: Value, model_kv_elems_per_token_full: Value,
                    model_kv_elems_per_token_window: Value, model_sliding_window_tokens: Value,
-                   context_tokens: Value, kv_bits: Value, tp_kv_fraction: Value, pp: Value,
-                   batch: Value, state_bytes_per_sequence_per_gpu: Value) -> Value:
+                   context_tokens: Value, kv_bits: Value, model_kv_heads_growing: Value,
+                   model_kv_heads_window: Value, tp: Value, pp: Value, batch: Value,
+                   state_bytes_per_sequence_per_gpu: Value) -> Value:
     """Context tokens one replica holds across all its sequences, with the KV bytes a function
     of the context: full-attention layers (and compressed entries, indexer keys) per token,
     sliding-window layers ``min(T, w)`` per sequence, linear-attention / Mamba state per
     sequence. Once the fixed state and the window of ``batch`` sequences at ``context_tokens``
     are set aside:
-    ``floor((kv_budget - batch*(state + window*min(T, w)*b*f/pp)) / (full*b*f/pp))``, at least 0
-    (``b = kv_bits/8``, ``f = tp_kv_fraction``).
+    ``floor((kv_budget - batch*(state + window*min(T, w)*b*f_w/pp)) / (full*b*f_g/pp))``, at
+    least 0 (``b = kv_bits/8``; ``f_g``, ``f_w`` each class's share per tensor-parallel rank,
+    :func:`kv_class_fraction`).
 
-    Gemma-4-31B bf16 on one GPU: 10 global layers of ``2*4*512`` elements per token grow
-    (81,920 B/token), its 50 local layers hold ``min(T, 1024)`` tokens of ``2*16*256`` each per
-    sequence (838,860,800 B at T >= 1024), where charging every layer per token would give
-    901,120 B/token, 11 times fewer tokens."""
-    bits = kv_bits / 8 * tp_kv_fraction / pp
-    per_token = growing_kv_elems_per_token(model_kv_elems_per_token_full,
-                                           model_kv_elems_per_token_window) * bits
-    window = window_kv_elems_per_sequence(model_kv_elems_per_token_full,
-                                          model_kv_elems_per_token_window,
-                                          model_sliding_window_tokens, context_tokens) * bits
+    Gemma-4-31B bf16, one GPU: its 10 global layers grow by ``2*4*512`` elements a token
+    (81,920 B), its 50 local layers hold ``min(T, 1024)`` tokens of ``2*16*256`` elements per
+    sequence (838,860,800 B once ``T >= 1024``); charging every layer per token would count
+    901,120 B a token."""
+    growing = growing_kv_elems_per_token(model_kv_elems_per_token_full,
+                                         model_kv_elems_per_token_window)
+    per_token = growing * kv_bits / 8 * kv_class_fraction(model_kv_heads_growing, tp) / pp
+    window = window_kv_elems_per_sequence(
+        model_kv_elems_per_token_full, model_kv_elems_per_token_window,
+        model_sliding_window_tokens, context_tokens) * kv_bits / 8 \
+        * kv_class_fraction(model_kv_heads_window, tp) / pp
     pool = kv_budget_bytes - batch * (state_bytes_per_sequence_per_gpu + window)
     return maximum(0, floor(safe_div(pool, per_token, 0.0)))
 
