@@ -418,6 +418,13 @@ class ModelSpec:
     state_recurrent_bits: int = 16
     """Bits of the recurrent (SSM / DeltaNet) state as the config keeps it
     (``mamba_ssm_cache_dtype`` / ``mamba_ssm_dtype``: 32 for float32; 16 otherwise)."""
+    state_recurrent_bits_vllm: int = 16
+    """Bits vLLM keeps the recurrent state at by default (``--mamba-ssm-cache-dtype auto``):
+    for Nemotron-H the config's ``mamba_ssm_cache_dtype``, else float16
+    (``NemotronHForCausalLMConfig.verify_and_update_config``,
+    ``vllm/model_executor/models/config.py``); for Gated DeltaNet the model dtype
+    (``MambaStateDtypeCalculator.gated_delta_net_state_dtype``: "auto" is the conv state's
+    dtype; the config's ``mamba_ssm_dtype`` is not read): 16."""
 
     @property
     def num_layers(self) -> int:

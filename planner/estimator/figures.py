@@ -121,6 +121,10 @@ class ModelFigures:
     the convolution window), kept at ``model_state_recurrent_bits``."""
     model_state_recurrent_bits: int = 16
     """Bits of the recurrent state as the config keeps it (32 for float32)."""
+    model_state_recurrent_bits_vllm: int = 16
+    """Bits of the recurrent state under vLLM's default ``mamba_ssm_cache_dtype`` "auto": the
+    config's ``mamba_ssm_cache_dtype`` for Nemotron-H (else 16), the model dtype (16) for
+    Gated DeltaNet."""
     model_attn_flops_per_pair_sparse: int = 0
     """Attention-core FLOPs per (query, selected token) pair of sparse-attention layers, summed
     over layers (0 without sparse attention)."""
@@ -239,6 +243,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_kv_layers=sum(1 for layer in spec.layers if keeps_kv(layer.attention)),
         model_state_recurrent_elems_per_sequence=recurrent,
         model_state_recurrent_bits=spec.state_recurrent_bits,
+        model_state_recurrent_bits_vllm=spec.state_recurrent_bits_vllm,
         model_attn_flops_per_pair_sparse=_whole(sparse_flops),
         model_sparse_topk_tokens=topk,
         model_indexer_elems_per_token=indexer_elems,

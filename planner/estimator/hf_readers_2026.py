@@ -315,7 +315,8 @@ def _nemotron_h(r: _Reader) -> ModelSpec:
         layers=layers, tie_word_embeddings=r.bool("tie_word_embeddings", False),
         max_position_embeddings=r.int("max_position_embeddings", 4096),
         state_recurrent_bits=_state_bits(r, "mamba_ssm_cache_dtype") if "mamba_ssm_cache_dtype"
-        in r.cfg else 32)
+        in r.cfg else 32,
+        state_recurrent_bits_vllm=_state_bits(r, "mamba_ssm_cache_dtype"))
     return spec
 
 
