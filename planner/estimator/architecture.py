@@ -432,9 +432,10 @@ class ModelSpec:
         return len(self.layers)
 
     @property
-    def attention(self) -> Attention:
+    def attention(self) -> Attention | CompressedAttention:
         """The first softmax-attention block: the model's representative query heads, KV heads
-        and head_dim (Qwen3-Next's first layers are linear attention)."""
+        and head_dim (Qwen3-Next's first layers are linear attention; DeepSeek-V4's is
+        compressed attention)."""
         return next((layer.attention for layer in self.layers
                      if isinstance(layer.attention, (Attention, CompressedAttention))),
                     _NO_ATTENTION)

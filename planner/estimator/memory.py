@@ -158,7 +158,8 @@ def state_bytes_per_sequence(model_state_elems_per_sequence: Value,
     (bf16 state): 36 Gated
     DeltaNet layers of ``32*128*128 + 8192*3`` elements = 36 * 548,864 * 2 B = 39,518,208 B =
     37.69 MiB. Qwen3.5-27B (its config's float32 recurrent state): 48 layers of ``48*128*128``
-    at 4 B plus ``10240*3`` at 2 B = 153,944,064 B (0 for models whose every layer keeps a KV cache)."""
+    at 4 B plus ``10240*3`` at 2 B = 153,944,064 B (0 for models whose every layer keeps a KV
+    cache)."""
     conv = model_state_elems_per_sequence - model_state_recurrent_elems_per_sequence
     return (conv * STATE_BITS + model_state_recurrent_elems_per_sequence
             * state_recurrent_bits) / 8
