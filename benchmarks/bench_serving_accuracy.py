@@ -144,6 +144,14 @@ def config_path(model: str) -> Path:
     return Path(name + ".json") if name.startswith("/") else CONFIGS / f"{name}.json"
 
 
+def model_config_name(case: Case) -> str:
+    """The config a case is scored with, by its file name: a ``configs-2026`` model
+    (``MiniMax-M2.7``, ``Qwen3.5-397B-A17B``, ``Kimi-K2.5``, ``GLM-5``, read from
+    ``../shared/configs-2026``) or a fixture / seed config (:data:`MODELS`)."""
+    path = Path(case.run.model)
+    return path.parent.name if path.name == "config.json" else path.stem
+
+
 def gpu_for(name: str) -> str:
     """Catalog GPU of a measurement's GPU name (H100 80GB variants map to h100-sxm)."""
     if name in GPUS:
@@ -570,6 +578,10 @@ def print_tables(title: str, scores: Scores) -> None:
     for k, e in sorted(_errors(scores, lambda c, m: (c.band, m)).items(),
                        key=lambda kv: (order[kv[0][0]], METRIC_ORDER.index(kv[0][1]))):
         print(f"{k[0]:8} {k[1]:10} {len(e):4d}  {_stats(e)}")
+    print(f"\n-- {title}: by model config and metric --")
+    for k, e in sorted(_errors(scores, lambda c, m: (model_config_name(c), m)).items(),
+                       key=lambda kv: (kv[0][0], METRIC_ORDER.index(kv[0][1]))):
+        print(f"{k[0][:34]:34} {k[1]:10} {len(e):4d}  {_stats(e)}")
     print(f"\n-- {title}: by source group and metric --")
     for k, e in sorted(_errors(scores, lambda c, m: (c.group, m)).items(),
                        key=lambda kv: (kv[0][0], METRIC_ORDER.index(kv[0][1]))):

@@ -264,16 +264,14 @@ def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
     78,324 B per token in their pools, 85,888 B in transformers' cache; at fp8 KV 61 x (576 +
     132) = 43,188 B. The roofline view and TRT-LLM keep kv_dtype; GLM-5.2 only on 21 layers."""
     from planner.estimator.engine_memory import SGLANG, TRTLLM, VLLM, kv_bytes_per_token_per_gpu
-    from planner.estimator.memory import kv_bytes_per_token
 
     f = model_figures(spec_from_file(PUBLISHED / "DeepSeek-V3.2.json", "DeepSeek-V3.2"))
     assert f.model_indexer_elems_per_token == 61 * 128
 
     def pool(engine: int, bits: int) -> float:
-        per_token = kv_bytes_per_token(f.model_kv_elems_per_token_full,
-                                       f.model_kv_elems_per_token_window, bits)
-        return kv_bytes_per_token_per_gpu(per_token, 1, 1, engine,
-                                          f.model_indexer_elems_per_token, bits)
+        return kv_bytes_per_token_per_gpu(f.model_kv_elems_per_token_full,
+                                          f.model_kv_elems_per_token_window, bits, 1, 1, 0, 1,
+                                          engine, f.model_indexer_elems_per_token)
 
     assert pool(VLLM, 16) == pool(SGLANG, 16) == pytest.approx(78_324)
     assert pool(VLLM, 8) == pytest.approx(43_188)

@@ -100,13 +100,22 @@ def test_decode_moves_the_state_each_step() -> None:
 
 
 def test_engine_pool_counts_the_state_per_running_sequence() -> None:
-    """vLLM on one 192 GiB GPU: the state is worth 39,518,208 / 24,576 = 1608 pool tokens, so
-    each running request costs its mean context plus 1608 tokens."""
+    """vLLM on one 192 GiB GPU pages each Gated DeltaNet layer's state (548,864 elements x
+    2 B = 1,097,728 B) in one page padded to an attention page: the attention block grows to
+    16 * ceil(1,097,728 / (16 * 2,048)) = 544 tokens (2,048 B per token and layer), the page to
+    544 * 2,048 = 1,114,112 B (``HybridAttentionMambaModelConfig``). 36 such pages are
+    40,108,032 / 24,576 = 1632 pool tokens (1608 unpadded), so each running request costs its
+    mean context plus 1632 tokens."""
     r = estimate(QWEN3_NEXT, gpu(memory_gib=192), engine="vllm", prompt_tokens=2000,
                  output_tokens=200, max_num_seqs=100_000)
-    assert r["engine_state_tokens"] == STATE_BYTES / KV_BYTES_PER_TOKEN == 1608
+    assert STATE_BYTES / KV_BYTES_PER_TOKEN == 1608
+    assert r["engine_state_tokens"] == 36 * 544 * 2048 / KV_BYTES_PER_TOKEN == 1632
+    assert r["engine_token_capacity"] % 544 == 0  # whole 544-token blocks
     mean = r["mean_decode_context_tokens"]
-    assert r["max_running_batch"] == r["engine_token_capacity"] // (mean + 1608)
+    assert r["max_running_batch"] == r["engine_token_capacity"] // (mean + 1632)
+    sglang = estimate(QWEN3_NEXT, gpu(memory_gib=192), engine="sglang", prompt_tokens=2000,
+                      output_tokens=200)
+    assert sglang["engine_state_tokens"] == 1608  # SGLang keeps the state unpadded
 
 
 def test_engine_widths_see_through_linear_attention() -> None:

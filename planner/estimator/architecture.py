@@ -77,7 +77,12 @@ class Attention:
     """Tokens each query attends to under DeepSeek sparse attention (0: every cached token)."""
     kv_shared: bool = False
     """Keys double as values (Gemma 4's ``attention_k_eq_v`` global layers): no ``v_proj``.
-    transformers still caches K and V as two tensors, so the KV elements stay ``2*n_kv*d_h``."""
+    The cache still holds K and V as two tensors, so the KV elements stay ``2*n_kv*d_h``, in
+    transformers and in the engines alike: the cached K is ``k_norm`` + RoPE of the shared
+    projection, the cached V ``v_norm`` of it without RoPE, two different tensors. vLLM
+    (``models/gemma4.py``: "k_eq_v layers load K weights into both K and V slots of qkv_proj")
+    and SGLang (``models/gemma4_causal.py``, ``RadixAttention`` over k and v) both cache them
+    apart; no engine stores one tensor for both, so one accounting (stored twice) serves all."""
     v_norm: bool = False
 
     @property
@@ -413,6 +418,13 @@ class ModelSpec:
     state_recurrent_bits: int = 16
     """Bits of the recurrent (SSM / DeltaNet) state as the config keeps it
     (``mamba_ssm_cache_dtype`` / ``mamba_ssm_dtype``: 32 for float32; 16 otherwise)."""
+    state_recurrent_bits_vllm: int = 16
+    """Bits vLLM keeps the recurrent state at by default (``--mamba-ssm-cache-dtype auto``):
+    for Nemotron-H the config's ``mamba_ssm_cache_dtype``, else float16
+    (``NemotronHForCausalLMConfig.verify_and_update_config``,
+    ``vllm/model_executor/models/config.py``); for Gated DeltaNet the model dtype
+    (``MambaStateDtypeCalculator.gated_delta_net_state_dtype``: "auto" is the conv state's
+    dtype; the config's ``mamba_ssm_dtype`` is not read): 16."""
 
     @property
     def num_layers(self) -> int:
@@ -422,7 +434,8 @@ class ModelSpec:
     @property
     def attention(self) -> Attention | CompressedAttention:
         """The first softmax-attention block: the model's representative query heads, KV heads
-        and head_dim (Qwen3-Next's first layers are linear attention)."""
+        and head_dim (Qwen3-Next's first layers are linear attention; DeepSeek-V4's is
+        compressed attention)."""
         return next((layer.attention for layer in self.layers
                      if isinstance(layer.attention, (Attention, CompressedAttention))),
                     _NO_ATTENTION)

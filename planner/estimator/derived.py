@@ -83,6 +83,27 @@ def kv_bits(kv_dtype: Value) -> Value:
     return lookup(kv_dtype, DTYPE_BITS)
 
 
+STATE_DTYPE_BITS: dict[str, int] = {"auto": 0, "bf16": 16, "fp16": 16, "fp32": 32}
+"""``state_dtype`` choices and their bits (``auto``: the engine's own rule,
+:func:`state_recurrent_bits`)."""
+
+
+def state_recurrent_bits(state_dtype: Value, engine_code: Value,
+                         model_state_recurrent_bits: Value,
+                         model_state_recurrent_bits_vllm: Value) -> Value:
+    """Bits per element of the recurrent (Mamba-2 SSM / Gated DeltaNet) state: the chosen
+    ``state_dtype``, or for ``auto`` the engine's default: vLLM's ``mamba_ssm_cache_dtype``
+    "auto" (``model_state_recurrent_bits_vllm``: the config's ``mamba_ssm_cache_dtype`` for
+    Nemotron-H, the model dtype for Gated DeltaNet: Qwen3.5 at 16 bit where its config says
+    float32), otherwise the config's dtype as transformers keeps it (SGLang's
+    ``--mamba-ssm-dtype`` and TRT-LLM's ``mamba_ssm_cache_dtype`` set explicitly: pick them
+    here). The convolution window stays at 16 bit (the model dtype) in every case."""
+    chosen = lookup(state_dtype, STATE_DTYPE_BITS)
+    auto = where(engine_code == ENGINES["vllm"], model_state_recurrent_bits_vllm,
+                 model_state_recurrent_bits)
+    return where(chosen > 0, chosen, auto)
+
+
 def reserve_bytes(reserve_gib: Value) -> Value:
     """``reserve_gib`` in bytes (1 GiB = 2^30 B)."""
     return reserve_gib * GiB

@@ -51,7 +51,8 @@ Checked against six logged vLLM start-ups (``tests/test_engine_memory.py``).
 
 from __future__ import annotations
 
-from planner.estimator.ops import Value, floor, maximum, minimum, safe_div, where
+from planner.estimator.memory import growing_kv_elems_per_token, kv_class_fraction
+from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
 
 GIB = 2**30
 
@@ -274,35 +275,125 @@ with one float32 scale per 128 (vLLM ``DeepseekV32IndexerCache``: ``index_head_d
 index_head_dim // 128 * 4`` = 132 B per token and layer for 128 dims), whatever ``kv_dtype``."""
 
 
-def kv_bytes_per_token_per_gpu(kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
-                               pp: Value, engine_code: Value,
-                               model_indexer_elems_per_token: Value, kv_bits: Value) -> Value:
-    """KV bytes one token of the replica's pool takes on one GPU: ``kv_bytes_per_token *
-    kv_fraction_per_gpu / pp`` (Llama-3.1-8B bf16 at TP 2: 65,536 B). vLLM and SGLang keep a
+def _class_fraction_per_gpu(heads: Value, tp: Value, attention_dp_number: Value) -> Value:
+    """One layer class's share per GPU: :func:`planner.estimator.memory.kv_class_fraction`
+    under tensor-parallel attention, ``1/tp`` under data-parallel attention
+    (:func:`kv_fraction_per_gpu`). Not a scenario column."""
+    return where(attention_dp_number > 0, 1 / tp, kv_class_fraction(heads, tp))
+
+
+def kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
+                               model_kv_elems_per_token_window: Value, kv_bits: Value,
+                               model_kv_heads_growing: Value, tp: Value,
+                               attention_dp_number: Value, pp: Value, engine_code: Value,
+                               model_indexer_elems_per_token: Value) -> Value:
+    """KV bytes one context token of the replica's pool takes on one GPU: the layers whose
+    cache grows with the context (full attention, compressed entries, indexer keys;
+    :func:`planner.estimator.memory.growing_kv_elems_per_token`), ``growing * bits/8 *
+    kv_fraction_per_gpu / pp`` (Llama-3.1-8B bf16 at TP 2: 65,536 B). Sliding-window layers
+    hold a window per sequence instead (:func:`engine_state_tokens`). vLLM and SGLang keep a
     sparse-attention indexer's keys at fp8 with per-128 scales
     (:data:`INDEXER_KEY_BYTES_PER_ELEM`), not at ``kv_dtype``: DeepSeek-V3.2 bf16 is 78,324 B
-    per token there (61 x (1,152 + 132)) against transformers' 85,888."""
+    per token there (61 x (1,152 + 132)) against transformers' 85,888. The share per GPU is
+    the growing layers' own (their KV heads, :func:`_class_fraction_per_gpu`)."""
+    growing = growing_kv_elems_per_token(model_kv_elems_per_token_full,
+                                         model_kv_elems_per_token_window) * kv_bits / 8
     indexer = model_indexer_elems_per_token * (INDEXER_KEY_BYTES_PER_ELEM - kv_bits / 8)
     engine = where(engine_code == VLLM, indexer, where(engine_code == SGLANG, indexer, 0))
-    return (kv_bytes_per_token + engine) * kv_fraction_per_gpu / pp
+    fraction = _class_fraction_per_gpu(model_kv_heads_growing, tp, attention_dp_number)
+    return (growing + engine) * fraction / pp
+
+
+VLLM_HYBRID_BLOCK_ALIGNMENT = 16
+"""Tokens an attention block of a vLLM hybrid (attention + Mamba / Gated DeltaNet) model is a
+multiple of when vLLM enlarges it to hold a state page: ``kernel_block_alignment_size`` of
+``HybridAttentionMambaModelConfig.verify_and_update_config``
+(``vllm/model_executor/models/config.py``) for non-MLA attention (FlashInfer on Blackwell with
+head size 256 asks 32 there; not modelled)."""
+
+
+def _engine_block_tokens(engine_code: Value, block_size_effective: Value,
+                         state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
+                         kv_bytes_per_token_per_gpu: Value, model_kv_layers: Value) -> Value:
+    """Tokens per KV block the engine uses. vLLM with state layers (Mamba-2, Gated DeltaNet)
+    makes one attention page at least one layer's state page
+    (``HybridAttentionMambaModelConfig.verify_and_update_config``, ``mamba_cache_mode``
+    "none"): ``max(block_size, 16 * ceil(state_page / (16 * attn_page_1_token)))`` with
+    ``state_page`` one state layer's bytes per sequence and ``attn_page_1_token`` one
+    attention layer's bytes per token, both per GPU. Qwen3.5-27B at TP 8, bf16 state: state
+    page 204,288 B, attention 1,024 B/token → 208 tokens. Otherwise ``block_size``. Not a
+    scenario column: :func:`engine_kv_tokens` and :func:`engine_state_tokens` inline it."""
+    state_page = safe_div(state_bytes_per_sequence_per_gpu, model_state_layers, 0.0)
+    attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
+    align = VLLM_HYBRID_BLOCK_ALIGNMENT
+    aligned = align * ceil(safe_div(state_page, align * attn_token, 0.0))
+    hybrid = (engine_code == VLLM) * (model_state_layers > 0) * (attn_token > 0)
+    return where(hybrid > 0, maximum(block_size_effective, aligned), block_size_effective)
 
 
 def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu: Value,
-                     block_size_effective: Value) -> Value:
-    """KV tokens the engine allocates per replica, whole blocks:
-    ``floor(kv_bytes / (block_size * per_token)) * block_size``, at least 0 (vLLM "GPU KV
-    cache size"; every GPU of a replica holds its share of the same tokens)."""
-    blocks = floor(engine_kv_bytes_per_gpu / (block_size_effective * kv_bytes_per_token_per_gpu))
-    return maximum(0, blocks) * block_size_effective
+                     block_size_effective: Value, engine_code: Value,
+                     state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
+                     model_kv_layers: Value) -> Value:
+    """Context tokens the engine's pool holds per replica, whole blocks:
+    ``floor(kv_bytes / (block * per_token)) * block``, at least 0, with ``per_token`` the
+    growing layers' bytes (:func:`kv_bytes_per_token_per_gpu`) and ``block`` the engine's
+    block (vLLM enlarges it for state layers, :func:`_engine_block_tokens`). For a model
+    whose every layer grows this is vLLM's "GPU KV cache size" (every GPU of a replica holds
+    its share of the same tokens). For hybrids the pool also pages each sequence's windows
+    and state, counted per sequence in :func:`engine_state_tokens`: vLLM 0.1x logs
+    ``num_blocks // groups * block`` instead (``_report_kv_cache_config``, every group as if
+    it grew), which undercounts the context such a pool holds."""
+    block = _engine_block_tokens(engine_code, block_size_effective,
+                                 state_bytes_per_sequence_per_gpu, model_state_layers,
+                                 kv_bytes_per_token_per_gpu, model_kv_layers)
+    blocks = floor(safe_div(engine_kv_bytes_per_gpu, block * kv_bytes_per_token_per_gpu, 0.0))
+    return maximum(0, blocks) * block
 
 
 def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
-                        kv_bytes_per_token_per_gpu: Value) -> Value:
-    """KV tokens of the pool one sequence's fixed state takes (linear-attention layers):
-    ``state_per_sequence / kv_per_token``, both per GPU (0 without a state). The state lives in
-    the same pool as the KV blocks (vLLM's hybrid allocator pages both from one budget), so a
-    running sequence costs ``context + engine_state_tokens`` pool tokens."""
-    return safe_div(state_bytes_per_sequence_per_gpu, kv_bytes_per_token_per_gpu, 0.0)
+                        kv_bytes_per_token_per_gpu: Value, engine_code: Value,
+                        block_size_effective: Value, model_state_layers: Value,
+                        model_kv_layers: Value, model_kv_elems_per_token_full: Value,
+                        model_kv_elems_per_token_window: Value,
+                        model_sliding_window_tokens: Value, context_tokens: Value,
+                        kv_bits: Value, model_kv_heads_window: Value, tp: Value,
+                        attention_dp_number: Value, pp: Value) -> Value:
+    """Pool tokens one sequence takes beyond its context: its fixed state and its
+    sliding-window layers' cache, ``(state + window) / per_token``, all per GPU, at
+    ``context_tokens`` (0 for a model whose every layer grows). A running sequence costs
+    ``context + engine_state_tokens`` pool tokens (the engines page both from one budget).
+
+    * state: vLLM pages each state layer's state in one page padded to the attention page
+      (``mamba_page_size_padded`` = ``block * attn_page_1_token``,
+      ``HybridAttentionMambaModelConfig``; one page per sequence with ``mamba_cache_mode``
+      "none", ``MambaSpec.max_memory_usage_bytes``): ``state_layers * block * attn_token``.
+      SGLang and TRT-LLM: the state itself.
+    * window: vLLM's ``SlidingWindowManager`` frees the blocks that fall out of the window
+      (``remove_skipped_blocks``), so a sliding layer holds ``min(ceil(T/block),
+      ceil(w/block) + 1)`` blocks (+1: the window need not start at a block boundary,
+      ``SlidingWindowSpec.max_memory_usage_bytes``); other engines ``min(T, w)`` tokens.
+      Bytes per token ``window_elems * bits/8 * f_w / pp`` (``f_w`` the window layers' share).
+
+    Qwen3.5-27B on 8 GPUs at TP 8 under vLLM: 48 state pages of 208 x 1,024 B against 16,384 B
+    per context token (16 layers of 1,024 B) = 624 pool tokens per sequence."""
+    block = _engine_block_tokens(engine_code, block_size_effective,
+                                 state_bytes_per_sequence_per_gpu, model_state_layers,
+                                 kv_bytes_per_token_per_gpu, model_kv_layers)
+    attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
+    vllm = engine_code == VLLM
+    state = where(vllm * (model_state_layers > 0) > 0,
+                  maximum(model_state_layers * block * attn_token,
+                          state_bytes_per_sequence_per_gpu),
+                  state_bytes_per_sequence_per_gpu)
+    w = model_sliding_window_tokens
+    held = where(vllm, minimum(ceil(context_tokens / block), ceil(w / block) + 1) * block,
+                 minimum(context_tokens, w))
+    per_window_token = where(model_kv_elems_per_token_full > 0,
+                             model_kv_elems_per_token_window, 0) * kv_bits / 8 \
+        * _class_fraction_per_gpu(model_kv_heads_window, tp, attention_dp_number) / pp
+    window = per_window_token * where(w > 0, held, 0)
+    return safe_div(state + window, kv_bytes_per_token_per_gpu, 0.0)
 
 
 def engine_token_capacity(engine_code: Value, token_capacity: Value,

@@ -122,6 +122,10 @@ class ModelFigures:
     the convolution window), kept at ``model_state_recurrent_bits``."""
     model_state_recurrent_bits: int = 16
     """Bits of the recurrent state as the config keeps it (32 for float32)."""
+    model_state_recurrent_bits_vllm: int = 16
+    """Bits of the recurrent state under vLLM's default ``mamba_ssm_cache_dtype`` "auto": the
+    config's ``mamba_ssm_cache_dtype`` for Nemotron-H (else 16), the model dtype (16) for
+    Gated DeltaNet."""
     model_attn_flops_per_pair_sparse: float = 0
     """Attention-core FLOPs per (query, selected token) pair of sparse-attention layers, summed
     over layers (0 without sparse attention)."""
@@ -131,6 +135,15 @@ class ModelFigures:
     model_indexer_elems_per_token: int = 0
     """Elements per token of sparse-attention indexer keys among the KV elements, summed over
     the layers that cache them (engines keep these at fp8, not ``kv_dtype``)."""
+    model_kv_heads_growing: int = 1
+    """Heads the growing KV cache (full-attention layers, compressed entries) splits by under
+    tensor parallelism: the most KV heads of those layers (1 for MLA and shared-KV layers)."""
+    model_kv_heads_window: int = 1
+    """Heads the sliding-window layers' cache splits by (Gemma 4: 16 local KV heads beside 4
+    global ones; MiMo-V2: 8 beside 4)."""
+    model_state_layers: int = 0
+    """Layers that hold a fixed per-sequence state (Gated DeltaNet, Mamba-2): vLLM pages each
+    one's state separately, padded to the attention page (0 without a state)."""
 
     def as_dict(self) -> dict[str, float]:
         """Plain dict of column name to value."""
@@ -152,7 +165,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         raise ConfigError(spec.name, "sliding_window",
                           f"layers use several window sizes {sorted(windows)}; one is supported")
     n_experts = top_k = 1
-    kv_heads = 1
+    kv_heads = heads_growing = heads_window = 1
     state = 0
     state_heads = 1
     attn_other = 0
@@ -171,6 +184,8 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
             attn_other += sum(i * o for i, o, _ in attention_projections(attn, d).values())
         elif isinstance(attn, CompressedAttention):
             kv_heads = max(kv_heads, attn.kv_cache_heads)
+            heads_growing = max(heads_growing, attn.kv_cache_heads)
+            heads_window = max(heads_window, attn.kv_cache_heads)
             kv_window += attn.window_elems_per_token
             kv_full += attn.kv_elems_per_token
             state += attn.state_elems_per_sequence
@@ -194,12 +209,15 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
                 kv_full += attn.kv_elems_per_token
                 sparse_flops += attn.core_flops_per_pair
                 topk = attn.sparse_topk
+                heads_growing = max(heads_growing, attn.kv_cache_heads)
             elif layer.sliding_window is None:
                 kv_full += attn.kv_elems_per_token
                 flops_full += attn.core_flops_per_pair
+                heads_growing = max(heads_growing, attn.kv_cache_heads)
             else:
                 kv_window += attn.kv_elems_per_token
                 flops_window += attn.core_flops_per_pair
+                heads_window = max(heads_window, attn.kv_cache_heads)
         if not isinstance(layer.ffn, Mlp):
             n_experts, top_k = layer.ffn.num_experts, layer.ffn.top_k
     return ModelFigures(
@@ -229,9 +247,14 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_kv_layers=sum(1 for layer in spec.layers if keeps_kv(layer.attention)),
         model_state_recurrent_elems_per_sequence=recurrent,
         model_state_recurrent_bits=spec.state_recurrent_bits,
+        model_state_recurrent_bits_vllm=spec.state_recurrent_bits_vllm,
         model_attn_flops_per_pair_sparse=_whole(sparse_flops),
         model_sparse_topk_tokens=topk,
         model_indexer_elems_per_token=indexer_elems,
+        model_kv_heads_growing=heads_growing,
+        model_kv_heads_window=heads_window,
+        model_state_layers=sum(1 for layer in spec.layers
+                               if isinstance(layer.attention, (LinearAttention, Mamba2))),
         model_vision_params=spec.vision_params,
         **_checkpoint_figures(spec),
     )

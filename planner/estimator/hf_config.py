@@ -68,7 +68,7 @@ class _Reader:
         self.name = name
         self.cfg = cfg
 
-    def int(self, key: str, default: Any = _MISSING, *, minimum: int = 1) -> int:
+    def integer(self, key: str, default: Any = _MISSING, *, minimum: int = 1) -> int:
         value = self.cfg.get(key, None)
         if value is None:
             if default is _MISSING:
@@ -88,9 +88,9 @@ class _Reader:
         """An integer key that may be absent or null (meaning 'off')."""
         if self.cfg.get(key) is None:
             return None
-        return self.int(key, minimum=minimum)
+        return self.integer(key, minimum=minimum)
 
-    def bool(self, key: str, default: bool) -> bool:
+    def flag(self, key: str, default: bool) -> bool:
         value = self.cfg.get(key, default)
         if value is None:
             return default
@@ -162,14 +162,14 @@ def _llama_family(r: _Reader, *, qkv_bias: bool, o_bias: bool, qk_norm: bool = F
                   window: int | None = None, sliding: Callable[[int], bool] = lambda i: True,
                   norms: int = 2, tie_default: bool = False, mlp_bias: bool = False,
                   model_type: str) -> ModelSpec:
-    d = r.int("hidden_size")
-    n_layers = r.int("num_hidden_layers")
-    heads = r.int("num_attention_heads")
+    d = r.integer("hidden_size")
+    n_layers = r.integer("num_hidden_layers")
+    heads = r.integer("num_attention_heads")
     attn = Attention(
         num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=r.head_dim(d, heads),
         v_head_dim=r.head_dim(d, heads), qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
     )
-    mlp = Mlp(r.int("intermediate_size"), gated=True, bias=mlp_bias)
+    mlp = Mlp(r.integer("intermediate_size"), gated=True, bias=mlp_bias)
     windows = r.layer_windows(n_layers, window, sliding)
     layers = tuple(Layer(attn, mlp, norms=norms, sliding_window=w) for w in windows)
     return _model(r, model_type, d, layers, tie_default=tie_default)
@@ -178,17 +178,17 @@ def _llama_family(r: _Reader, *, qkv_bias: bool, o_bias: bool, qk_norm: bool = F
 def _model(r: _Reader, model_type: str, d: int, layers: tuple[Layer, ...], *, tie_default: bool,
            norm_kind: str = "rms", position_table: int = 0) -> ModelSpec:
     return ModelSpec(
-        name=r.name, model_type=model_type, hidden_size=d, vocab_size=r.int("vocab_size"),
+        name=r.name, model_type=model_type, hidden_size=d, vocab_size=r.integer("vocab_size"),
         layers=layers, norm_kind=norm_kind,  # type: ignore[arg-type]
-        tie_word_embeddings=r.bool("tie_word_embeddings", tie_default),
+        tie_word_embeddings=r.flag("tie_word_embeddings", tie_default),
         position_table_size=position_table,
-        max_position_embeddings=r.int("max_position_embeddings", 0),
+        max_position_embeddings=r.integer("max_position_embeddings", 0),
     )
 
 
 def _llama(r: _Reader) -> ModelSpec:
-    bias = r.bool("attention_bias", False)
-    return _llama_family(r, qkv_bias=bias, o_bias=bias, mlp_bias=r.bool("mlp_bias", False),
+    bias = r.flag("attention_bias", False)
+    return _llama_family(r, qkv_bias=bias, o_bias=bias, mlp_bias=r.flag("mlp_bias", False),
                          model_type="llama")
 
 
@@ -200,10 +200,10 @@ def _mistral(r: _Reader) -> ModelSpec:
 
 def _qwen_windows(r: _Reader) -> tuple[int | None, Callable[[int], bool]]:
     """Qwen2/Qwen3: windows only with ``use_sliding_window``, on layers >= ``max_window_layers``."""
-    if not r.bool("use_sliding_window", False):
+    if not r.flag("use_sliding_window", False):
         return None, lambda i: False
     window = r.opt_int("sliding_window")
-    first = r.int("max_window_layers", 28, minimum=0)
+    first = r.integer("max_window_layers", 28, minimum=0)
     return window, lambda i: i >= first
 
 
@@ -219,18 +219,18 @@ def _qwen3(r: _Reader) -> ModelSpec:
     window, sliding = _qwen_windows(r)
     if window is None:
         r = _Reader(r.name, {k: v for k, v in r.cfg.items() if k != "layer_types"})
-    bias = r.bool("attention_bias", False)
+    bias = r.flag("attention_bias", False)
     return _llama_family(r, qkv_bias=bias, o_bias=bias, qk_norm=True, window=window,
                          sliding=sliding, model_type="qwen3")
 
 
 def _gemma(r: _Reader) -> ModelSpec:
-    bias = r.bool("attention_bias", False)
+    bias = r.flag("attention_bias", False)
     return _llama_family(r, qkv_bias=bias, o_bias=bias, tie_default=True, model_type="gemma")
 
 
 def _gemma2(r: _Reader) -> ModelSpec:
-    bias = r.bool("attention_bias", False)
+    bias = r.flag("attention_bias", False)
     window = r.opt_int("sliding_window") if "sliding_window" in r.cfg else 4096
     # Gemma2Config: even layers (0, 2, ...) are local sliding-window layers.
     return _llama_family(r, qkv_bias=bias, o_bias=bias, window=window,
@@ -239,157 +239,158 @@ def _gemma2(r: _Reader) -> ModelSpec:
 
 
 def _phi3(r: _Reader) -> ModelSpec:
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
     head_dim = r.head_dim(d, heads)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, fused_qkv=True)
-    mlp = Mlp(r.int("intermediate_size"), gated=True, fused_gate_up=True)
+    mlp = Mlp(r.integer("intermediate_size"), gated=True, fused_gate_up=True)
     window = r.opt_int("sliding_window")
     layers = tuple(Layer(attn, mlp, sliding_window=window)
-                   for _ in range(r.int("num_hidden_layers")))
+                   for _ in range(r.integer("num_hidden_layers")))
     return _model(r, "phi3", d, layers, tie_default=False)
 
 
 def _moe_layers(r: _Reader, *, attn: Attention, dense: Mlp, moe: Moe,
                 is_sparse: Callable[[int], bool]) -> tuple[Layer, ...]:
-    n_layers = r.int("num_hidden_layers")
+    n_layers = r.integer("num_hidden_layers")
     return tuple(Layer(attn, moe if is_sparse(i) else dense) for i in range(n_layers))
 
 
 def _attention(r: _Reader, *, qkv_bias: bool, o_bias: bool, qk_norm: bool = False) -> Attention:
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
     head_dim = r.head_dim(d, heads)
     return Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm)
 
 
 def _mixtral(r: _Reader) -> ModelSpec:
-    d = r.int("hidden_size")
+    d = r.integer("hidden_size")
     attn = _attention(r, qkv_bias=False, o_bias=False)
-    expert = Mlp(r.int("intermediate_size"))
-    moe = Moe(num_experts=r.int("num_local_experts", 8), top_k=r.int("num_experts_per_tok", 2),
+    expert = Mlp(r.integer("intermediate_size"))
+    moe = Moe(num_experts=r.integer("num_local_experts", 8),
+              top_k=r.integer("num_experts_per_tok", 2),
               expert=expert)
     window = r.opt_int("sliding_window")
     layers = tuple(Layer(attn, moe, sliding_window=window)
-                   for _ in range(r.int("num_hidden_layers")))
+                   for _ in range(r.integer("num_hidden_layers")))
     return _model(r, "mixtral", d, layers, tie_default=False)
 
 
 def _qwen_sparse(r: _Reader) -> Callable[[int], bool]:
     """Qwen MoE rule: a layer is sparse unless listed in ``mlp_only_layers``, every
     ``decoder_sparse_step``-th layer counting from 1."""
-    step = r.int("decoder_sparse_step", 1)
+    step = r.integer("decoder_sparse_step", 1)
     dense_only = set(r.int_list("mlp_only_layers"))
-    experts = r.int("num_experts", 0, minimum=0)
+    experts = r.integer("num_experts", 0, minimum=0)
     return lambda i: i not in dense_only and experts > 0 and (i + 1) % step == 0
 
 
 def _qwen2_moe(r: _Reader) -> ModelSpec:
-    bias = r.bool("qkv_bias", True)
+    bias = r.flag("qkv_bias", True)
     attn = _attention(r, qkv_bias=bias, o_bias=False)
-    shared_size = r.int("shared_expert_intermediate_size", 0, minimum=0)
+    shared_size = r.integer("shared_expert_intermediate_size", 0, minimum=0)
     moe = Moe(
-        num_experts=r.int("num_experts"), top_k=r.int("num_experts_per_tok"),
-        expert=Mlp(r.int("moe_intermediate_size")),
+        num_experts=r.integer("num_experts"), top_k=r.integer("num_experts_per_tok"),
+        expert=Mlp(r.integer("moe_intermediate_size")),
         shared=Mlp(shared_size) if shared_size else None, shared_gate=True,
     )
     layers = _moe_layers(r, attn=attn,
-                         dense=Mlp(r.int("intermediate_size")), moe=moe,
+                         dense=Mlp(r.integer("intermediate_size")), moe=moe,
                          is_sparse=_qwen_sparse(r))
-    return _model(r, "qwen2_moe", r.int("hidden_size"), layers, tie_default=False)
+    return _model(r, "qwen2_moe", r.integer("hidden_size"), layers, tie_default=False)
 
 
 def _qwen3_moe(r: _Reader) -> ModelSpec:
-    bias = r.bool("attention_bias", False)
+    bias = r.flag("attention_bias", False)
     attn = _attention(r, qkv_bias=bias, o_bias=bias, qk_norm=True)
-    moe = Moe(num_experts=r.int("num_experts"), top_k=r.int("num_experts_per_tok"),
-              expert=Mlp(r.int("moe_intermediate_size")))
+    moe = Moe(num_experts=r.integer("num_experts"), top_k=r.integer("num_experts_per_tok"),
+              expert=Mlp(r.integer("moe_intermediate_size")))
     layers = _moe_layers(r, attn=attn,
-                         dense=Mlp(r.int("intermediate_size")), moe=moe,
+                         dense=Mlp(r.integer("intermediate_size")), moe=moe,
                          is_sparse=_qwen_sparse(r))
-    return _model(r, "qwen3_moe", r.int("hidden_size"), layers, tie_default=False)
+    return _model(r, "qwen3_moe", r.integer("hidden_size"), layers, tie_default=False)
 
 
 def _deepseek_v3(r: _Reader) -> ModelSpec:
-    heads = r.int("num_attention_heads")
-    nope = r.int("qk_nope_head_dim")
-    rope = r.int("qk_rope_head_dim")
-    bias = r.bool("attention_bias", False)
+    heads = r.integer("num_attention_heads")
+    nope = r.integer("qk_nope_head_dim")
+    rope = r.integer("qk_rope_head_dim")
+    bias = r.flag("attention_bias", False)
     attn = Attention(
         num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
-        v_head_dim=r.int("v_head_dim"), qkv_bias=bias, o_bias=bias,
-        q_lora_rank=r.opt_int("q_lora_rank") or 0, kv_lora_rank=r.int("kv_lora_rank"),
+        v_head_dim=r.integer("v_head_dim"), qkv_bias=bias, o_bias=bias,
+        q_lora_rank=r.opt_int("q_lora_rank") or 0, kv_lora_rank=r.integer("kv_lora_rank"),
         qk_rope_head_dim=rope, qk_nope_head_dim=nope,
     )
-    expert_size = r.int("moe_intermediate_size")
-    n_shared = r.int("n_shared_experts", 0, minimum=0)
+    expert_size = r.integer("moe_intermediate_size")
+    n_shared = r.integer("n_shared_experts", 0, minimum=0)
     moe = Moe(
-        num_experts=r.int("n_routed_experts"), top_k=r.int("num_experts_per_tok"),
+        num_experts=r.integer("n_routed_experts"), top_k=r.integer("num_experts_per_tok"),
         expert=Mlp(expert_size), shared=Mlp(expert_size * n_shared) if n_shared else None,
     )
-    first_dense = r.int("first_k_dense_replace", 0, minimum=0)
+    first_dense = r.integer("first_k_dense_replace", 0, minimum=0)
     layers = _moe_layers(r, attn=attn,
-                         dense=Mlp(r.int("intermediate_size")), moe=moe,
+                         dense=Mlp(r.integer("intermediate_size")), moe=moe,
                          is_sparse=lambda i: i >= first_dense)
-    return _model(r, "deepseek_v3", r.int("hidden_size"), layers, tie_default=False)
+    return _model(r, "deepseek_v3", r.integer("hidden_size"), layers, tie_default=False)
 
 
 def _gpt2(r: _Reader) -> ModelSpec:
-    d = r.int("n_embd")
-    heads = r.int("n_head")
+    d = r.integer("n_embd")
+    heads = r.integer("n_head")
     if d % heads:
         raise ConfigError(r.name, "n_head", f"({heads}) must divide n_embd ({d})")
     attn = Attention(num_heads=heads, num_kv_heads=heads, head_dim=d // heads,
                      v_head_dim=d // heads, qkv_bias=True, o_bias=True, fused_qkv=True)
-    mlp = Mlp(r.int("n_inner", 4 * d), gated=False, bias=True)
-    layers = tuple(Layer(attn, mlp) for _ in range(r.int("n_layer")))
-    positions = r.int("n_positions", 1024)
+    mlp = Mlp(r.integer("n_inner", 4 * d), gated=False, bias=True)
+    layers = tuple(Layer(attn, mlp) for _ in range(r.integer("n_layer")))
+    positions = r.integer("n_positions", 1024)
     return ModelSpec(
-        name=r.name, model_type="gpt2", hidden_size=d, vocab_size=r.int("vocab_size"),
+        name=r.name, model_type="gpt2", hidden_size=d, vocab_size=r.integer("vocab_size"),
         layers=layers, norm_kind="layer",
-        tie_word_embeddings=r.bool("tie_word_embeddings", True),
+        tie_word_embeddings=r.flag("tie_word_embeddings", True),
         position_table_size=positions, max_position_embeddings=positions,
     )
 
 
 def _gpt_neox(r: _Reader) -> ModelSpec:
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
     if d % heads:
         raise ConfigError(r.name, "num_attention_heads", f"({heads}) must divide hidden_size ({d})")
-    bias = r.bool("attention_bias", True)
+    bias = r.flag("attention_bias", True)
     attn = Attention(num_heads=heads, num_kv_heads=heads, head_dim=d // heads,
                      v_head_dim=d // heads, qkv_bias=bias, o_bias=bias, fused_qkv=True)
-    mlp = Mlp(r.int("intermediate_size"), gated=False, bias=True)
-    layers = tuple(Layer(attn, mlp) for _ in range(r.int("num_hidden_layers")))
+    mlp = Mlp(r.integer("intermediate_size"), gated=False, bias=True)
+    layers = tuple(Layer(attn, mlp) for _ in range(r.integer("num_hidden_layers")))
     return _model(r, "gpt_neox", d, layers, tie_default=False, norm_kind="layer")
 
 
 def _falcon(r: _Reader) -> ModelSpec:
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
     if d % heads:
         raise ConfigError(r.name, "num_attention_heads", f"({heads}) must divide hidden_size ({d})")
     head_dim = d // heads
-    new_arch = r.bool("new_decoder_architecture", False)
-    parallel = r.bool("parallel_attn", True)
+    new_arch = r.flag("new_decoder_architecture", False)
+    parallel = r.flag("parallel_attn", True)
     if new_arch:
         n_kv = r.kv_heads(heads, "num_kv_heads")
-    elif r.bool("multi_query", True):
+    elif r.flag("multi_query", True):
         n_kv = 1
     else:
         n_kv = heads
-    bias = r.bool("bias", False)
+    bias = r.flag("bias", False)
     attn = Attention(num_heads=heads, num_kv_heads=n_kv, head_dim=head_dim, v_head_dim=head_dim,
                      qkv_bias=bias, o_bias=bias, fused_qkv=True)
-    mlp = Mlp(r.int("ffn_hidden_size", 4 * d), gated=False, bias=bias)
+    mlp = Mlp(r.integer("ffn_hidden_size", 4 * d), gated=False, bias=bias)
     n_ln = r.opt_int("num_ln_in_parallel_attn")
     if n_ln is None and new_arch:
         n_ln = 2
     norms = 2 if (not parallel or n_ln == 2) else 1
-    layers = tuple(Layer(attn, mlp, norms=norms) for _ in range(r.int("num_hidden_layers")))
+    layers = tuple(Layer(attn, mlp, norms=norms) for _ in range(r.integer("num_hidden_layers")))
     return _model(r, "falcon", d, layers, tie_default=True, norm_kind="layer")
 
 
@@ -417,19 +418,19 @@ def _gemma3_text(r: _Reader) -> ModelSpec:
     ``sliding_window`` (default 4096) with their own rope base (``rope_local_base_freq``), global
     layers over the whole context: by ``layer_types``, else every ``sliding_window_pattern``-th
     layer (default 6: five local, one global) is global. Rope changes no shape."""
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
-    head_dim = r.int("head_dim", 256)
-    bias = r.bool("attention_bias", False)
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
+    head_dim = r.integer("head_dim", 256)
+    bias = r.flag("attention_bias", False)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True)
     window = r.opt_int("sliding_window") if "sliding_window" in r.cfg else 4096
-    if window is not None and r.bool("use_bidirectional_attention", False):
+    if window is not None and r.flag("use_bidirectional_attention", False):
         window = window // 2 + 1  # Gemma3TextConfig.__post_init__
-    pattern = r.int("sliding_window_pattern", 6)
-    n_layers = r.int("num_hidden_layers")
+    pattern = r.integer("sliding_window_pattern", 6)
+    n_layers = r.integer("num_hidden_layers")
     windows = r.layer_windows(n_layers, window, lambda i: bool((i + 1) % pattern))
-    mlp = Mlp(r.int("intermediate_size"))
+    mlp = Mlp(r.integer("intermediate_size"))
     layers = tuple(Layer(attn, mlp, norms=4, sliding_window=w) for w in windows)
     return _model(r, "gemma3_text", d, layers, tie_default=True)
 
@@ -438,15 +439,15 @@ def _olmo2(r: _Reader) -> ModelSpec:
     """OLMo 2 (``modeling_olmo2.py``): q/k RMSNorms across all heads (``h*d_h``, ``n_kv*d_h``),
     norms after attention and after the MLP only (2 per layer), biases on q/k/v/o with
     ``attention_bias``."""
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
     head_dim = r.head_dim(d, heads)
-    bias = r.bool("attention_bias", False)
+    bias = r.flag("attention_bias", False)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
                      qk_norm_across_heads=True)
-    mlp = Mlp(r.int("intermediate_size"))
-    layers = tuple(Layer(attn, mlp) for _ in range(r.int("num_hidden_layers")))
+    mlp = Mlp(r.integer("intermediate_size"))
+    layers = tuple(Layer(attn, mlp) for _ in range(r.integer("num_hidden_layers")))
     return _model(r, "olmo2", d, layers, tie_default=False)
 
 
@@ -457,19 +458,19 @@ def _glm4_moe(r: _Reader) -> ModelSpec:
     shared experts; the router's score-correction bias is a buffer. Partial rotary changes no
     shape. The multi-token-prediction layer (``num_nextn_predict_layers``) is not instantiated
     by transformers and not counted."""
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
     head_dim = r.head_dim(d, heads)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
-                     v_head_dim=head_dim, qkv_bias=r.bool("attention_bias", False),
-                     qk_norm=r.bool("use_qk_norm", False))
-    expert_size = r.int("moe_intermediate_size")
-    n_shared = r.int("n_shared_experts", 1, minimum=0)
-    moe = Moe(num_experts=r.int("n_routed_experts"), top_k=r.int("num_experts_per_tok"),
+                     v_head_dim=head_dim, qkv_bias=r.flag("attention_bias", False),
+                     qk_norm=r.flag("use_qk_norm", False))
+    expert_size = r.integer("moe_intermediate_size")
+    n_shared = r.integer("n_shared_experts", 1, minimum=0)
+    moe = Moe(num_experts=r.integer("n_routed_experts"), top_k=r.integer("num_experts_per_tok"),
               expert=Mlp(expert_size),
               shared=Mlp(expert_size * n_shared) if n_shared else None)
-    first_dense = r.int("first_k_dense_replace", 1, minimum=0)
-    layers = _moe_layers(r, attn=attn, dense=Mlp(r.int("intermediate_size")), moe=moe,
+    first_dense = r.integer("first_k_dense_replace", 1, minimum=0)
+    layers = _moe_layers(r, attn=attn, dense=Mlp(r.integer("intermediate_size")), moe=moe,
                          is_sparse=lambda i: i >= first_dense)
     return _model(r, "glm4_moe", d, layers, tie_default=False)
 
@@ -480,54 +481,56 @@ def _deepseek_v2(r: _Reader) -> ModelSpec:
     layer ``first_k_dense_replace`` on, a plain ``d x E`` router (no score-correction bias: V2
     routes greedily or by group-limited greedy top-k). ``q_lora_rank`` absent means the config
     class's 1536; dense MLPs carry biases with ``mlp_bias``."""
-    heads = r.int("num_attention_heads")
-    nope = r.int("qk_nope_head_dim")
-    rope = r.int("qk_rope_head_dim")
-    bias = r.bool("attention_bias", False)
+    heads = r.integer("num_attention_heads")
+    nope = r.integer("qk_nope_head_dim")
+    rope = r.integer("qk_rope_head_dim")
+    bias = r.flag("attention_bias", False)
     q_lora = r.opt_int("q_lora_rank") if "q_lora_rank" in r.cfg else 1536
     attn = Attention(
         num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
-        v_head_dim=r.int("v_head_dim"), qkv_bias=bias, o_bias=bias,
-        q_lora_rank=q_lora or 0, kv_lora_rank=r.int("kv_lora_rank"),
+        v_head_dim=r.integer("v_head_dim"), qkv_bias=bias, o_bias=bias,
+        q_lora_rank=q_lora or 0, kv_lora_rank=r.integer("kv_lora_rank"),
         qk_rope_head_dim=rope, qk_nope_head_dim=nope,
     )
-    expert_size = r.int("moe_intermediate_size")
-    n_shared = r.int("n_shared_experts", 2, minimum=0)
-    moe = Moe(num_experts=r.int("n_routed_experts"), top_k=r.int("num_experts_per_tok"),
+    expert_size = r.integer("moe_intermediate_size")
+    n_shared = r.integer("n_shared_experts", 2, minimum=0)
+    moe = Moe(num_experts=r.integer("n_routed_experts"), top_k=r.integer("num_experts_per_tok"),
               expert=Mlp(expert_size),
               shared=Mlp(expert_size * n_shared) if n_shared else None)
-    first_dense = r.int("first_k_dense_replace", 0, minimum=0)
-    dense = Mlp(r.int("intermediate_size"), bias=r.bool("mlp_bias", False))
+    first_dense = r.integer("first_k_dense_replace", 0, minimum=0)
+    dense = Mlp(r.integer("intermediate_size"), bias=r.flag("mlp_bias", False))
     layers = _moe_layers(r, attn=attn, dense=dense, moe=moe, is_sparse=lambda i: i >= first_dense)
-    return _model(r, "deepseek_v2", r.int("hidden_size"), layers, tie_default=False)
+    return _model(r, "deepseek_v2", r.integer("hidden_size"), layers, tie_default=False)
 
 
 def _phimoe(r: _Reader) -> ModelSpec:
     """Phi-3.5-MoE (``modeling_phimoe.py``): LayerNorms with bias, q/k/v/o biases with
     ``attention_bias``, every layer ``num_local_experts`` experts (default 16, top 2), an
     optional bias on the LM head (``lm_head_bias``), an optional ``sliding_window``."""
-    d = r.int("hidden_size")
-    bias = r.bool("attention_bias", False)
+    d = r.integer("hidden_size")
+    bias = r.flag("attention_bias", False)
     attn = _attention(r, qkv_bias=bias, o_bias=bias)
-    moe = Moe(num_experts=r.int("num_local_experts", 16), top_k=r.int("num_experts_per_tok", 2),
-              expert=Mlp(r.int("intermediate_size")))
+    moe = Moe(num_experts=r.integer("num_local_experts", 16),
+              top_k=r.integer("num_experts_per_tok", 2),
+              expert=Mlp(r.integer("intermediate_size")))
     window = r.opt_int("sliding_window")
     layers = tuple(Layer(attn, moe, sliding_window=window)
-                   for _ in range(r.int("num_hidden_layers")))
+                   for _ in range(r.integer("num_hidden_layers")))
     spec = _model(r, "phimoe", d, layers, tie_default=False, norm_kind="layer")
-    return replace(spec, lm_head_bias=r.bool("lm_head_bias", False))
+    return replace(spec, lm_head_bias=r.flag("lm_head_bias", False))
 
 
 def _granitemoe(r: _Reader) -> ModelSpec:
     """Granite 3.0 MoE (``modeling_granitemoe.py``): every layer ``num_local_experts`` experts
     (default 8, top 2) of width ``intermediate_size``, no shared expert, q/k/v/o biases with
     ``attention_bias``. The embedding/residual/logit multipliers change no shape."""
-    d = r.int("hidden_size")
-    bias = r.bool("attention_bias", False)
+    d = r.integer("hidden_size")
+    bias = r.flag("attention_bias", False)
     attn = _attention(r, qkv_bias=bias, o_bias=bias)
-    moe = Moe(num_experts=r.int("num_local_experts", 8), top_k=r.int("num_experts_per_tok", 2),
-              expert=Mlp(r.int("intermediate_size")))
-    layers = tuple(Layer(attn, moe) for _ in range(r.int("num_hidden_layers")))
+    moe = Moe(num_experts=r.integer("num_local_experts", 8),
+              top_k=r.integer("num_experts_per_tok", 2),
+              expert=Mlp(r.integer("intermediate_size")))
+    layers = tuple(Layer(attn, moe) for _ in range(r.integer("num_hidden_layers")))
     return _model(r, "granitemoe", d, layers, tie_default=False)
 
 
@@ -538,16 +541,16 @@ def _gpt_oss(r: _Reader) -> ModelSpec:
     ``d``) and a router with a bias. Sliding-window (default 128) and full layers alternate:
     by ``layer_types``, else even layers (0, 2, ...) slide. The MXFP4 storage of the experts is
     a weight format (``quantization_config``), not a shape: counts here are parameters."""
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
-    head_dim = r.int("head_dim", 64)
-    bias = r.bool("attention_bias", True)
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
+    head_dim = r.integer("head_dim", 64)
+    bias = r.flag("attention_bias", True)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, sinks=True)
-    moe = Moe(num_experts=r.int("num_local_experts"), top_k=r.int("num_experts_per_tok"),
-              expert=Mlp(r.int("intermediate_size"), bias=True), router_bias=True)
+    moe = Moe(num_experts=r.integer("num_local_experts"), top_k=r.integer("num_experts_per_tok"),
+              expert=Mlp(r.integer("intermediate_size"), bias=True), router_bias=True)
     window = r.opt_int("sliding_window") if "sliding_window" in r.cfg else 128
-    windows = r.layer_windows(r.int("num_hidden_layers"), window, lambda i: i % 2 == 0)
+    windows = r.layer_windows(r.integer("num_hidden_layers"), window, lambda i: i % 2 == 0)
     layers = tuple(Layer(attn, moe, sliding_window=w) for w in windows)
     return _model(r, "gpt_oss", d, layers, tie_default=False)
 
@@ -561,21 +564,22 @@ def _llama4_text(r: _Reader) -> ModelSpec:
     every layer but each ``no_rope_layer_interval``-th): a token attends within its
     ``attention_chunk_size`` chunk, so a sequence holds at most that many tokens of KV in those
     layers (modelled as a window of that size). The L2 q/k norm has no weights."""
-    d = r.int("hidden_size")
-    heads = r.int("num_attention_heads")
-    head_dim = r.int("head_dim", 128)
-    bias = r.bool("attention_bias", False)
+    d = r.integer("hidden_size")
+    heads = r.integer("num_attention_heads")
+    head_dim = r.integer("head_dim", 128)
+    bias = r.flag("attention_bias", False)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias)
-    n_layers = r.int("num_hidden_layers")
-    step = r.int("interleave_moe_layer_step", 1)
+    n_layers = r.integer("num_hidden_layers")
+    step = r.integer("interleave_moe_layer_step", 1)
     moe_layers = set(r.int_list("moe_layers")) if r.cfg.get("moe_layers") is not None \
         else set(range(step - 1, n_layers, step))
-    width = r.int("intermediate_size")
-    moe = Moe(num_experts=r.int("num_local_experts", 16), top_k=r.int("num_experts_per_tok", 1),
+    width = r.integer("intermediate_size")
+    moe = Moe(num_experts=r.integer("num_local_experts", 16),
+              top_k=r.integer("num_experts_per_tok", 1),
               expert=Mlp(width), shared=Mlp(width))
-    dense = Mlp(r.int("intermediate_size_mlp", 16384))
-    interval = r.int("no_rope_layer_interval", 4)
+    dense = Mlp(r.integer("intermediate_size_mlp", 16384))
+    interval = r.integer("no_rope_layer_interval", 4)
     no_rope = r.int_list("no_rope_layers") or [int((i + 1) % interval != 0)
                                                 for i in range(n_layers)]
     types = _layer_types(r, n_layers, ("chunked_attention", "full_attention"),
@@ -594,22 +598,22 @@ def _gated_deltanet_hybrid(r: _Reader, *, output_gate: bool
     which: gated full attention (per-head q/k norms, ``head_dim`` default 256), Gated DeltaNet
     linear attention (value heads a multiple of key heads), and the layer types by
     ``layer_types``, else every ``full_attention_interval``-th layer (default 4) full."""
-    heads = r.int("num_attention_heads")
-    head_dim = r.int("head_dim", 256)
-    bias = r.bool("attention_bias", False)
+    heads = r.integer("num_attention_heads")
+    head_dim = r.integer("head_dim", 256)
+    bias = r.flag("attention_bias", False)
     full = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
                      output_gate=output_gate)
-    n_k, n_v = r.int("linear_num_key_heads", 16), r.int("linear_num_value_heads", 32)
+    n_k, n_v = r.integer("linear_num_key_heads", 16), r.integer("linear_num_value_heads", 32)
     if n_v % n_k:
         raise ConfigError(r.name, "linear_num_value_heads",
                           f"({n_v}) must be a multiple of linear_num_key_heads ({n_k})")
     linear = LinearAttention(num_k_heads=n_k, num_v_heads=n_v,
-                             head_k_dim=r.int("linear_key_head_dim", 128),
-                             head_v_dim=r.int("linear_value_head_dim", 128),
-                             conv_kernel=r.int("linear_conv_kernel_dim", 4))
-    n_layers = r.int("num_hidden_layers")
-    interval = r.int("full_attention_interval", 4)
+                             head_k_dim=r.integer("linear_key_head_dim", 128),
+                             head_v_dim=r.integer("linear_value_head_dim", 128),
+                             conv_kernel=r.integer("linear_conv_kernel_dim", 4))
+    n_layers = r.integer("num_hidden_layers")
+    interval = r.integer("full_attention_interval", 4)
     types = _layer_types(r, n_layers, ("linear_attention", "full_attention"),
                          lambda i: "linear_attention" if (i + 1) % interval else "full_attention")
     return full, linear, list(types)
@@ -623,13 +627,13 @@ def _qwen3_next(r: _Reader) -> ModelSpec:
     4) is full attention. FFNs follow Qwen's MoE rule (``decoder_sparse_step``,
     ``mlp_only_layers``) with a shared expert and its sigmoid gate (the gate exists even when
     ``shared_expert_intermediate_size`` is 0)."""
-    d = r.int("hidden_size")
+    d = r.integer("hidden_size")
     full, linear, types = _gated_deltanet_hybrid(r, output_gate=True)
-    shared_size = r.int("shared_expert_intermediate_size", 512, minimum=0)
-    moe = Moe(num_experts=r.int("num_experts", 512), top_k=r.int("num_experts_per_tok", 10),
-              expert=Mlp(r.int("moe_intermediate_size", 512)), shared=Mlp(shared_size),
+    shared_size = r.integer("shared_expert_intermediate_size", 512, minimum=0)
+    moe = Moe(num_experts=r.integer("num_experts", 512), top_k=r.integer("num_experts_per_tok", 10),
+              expert=Mlp(r.integer("moe_intermediate_size", 512)), shared=Mlp(shared_size),
               shared_gate=True)
-    dense = Mlp(r.int("intermediate_size"))
+    dense = Mlp(r.integer("intermediate_size"))
     sparse = _qwen_sparse(r)
     layers = tuple(Layer(full if t == "full_attention" else linear, moe if sparse(i) else dense)
                    for i, t in enumerate(types))
@@ -646,7 +650,7 @@ def _vit_layers(d: int, f: int, n_layers: int) -> int:
 
 def _patches(r: _Reader) -> int:
     """Patches per image side squared: ``(image_size / patch_size)^2``."""
-    size, patch = r.int("image_size"), r.int("patch_size")
+    size, patch = r.integer("image_size"), r.integer("patch_size")
     if size % patch:
         raise ConfigError(r.name, "patch_size", f"({patch}) must divide image_size ({size})")
     return (size // patch) ** 2
@@ -657,11 +661,11 @@ def _siglip_params(v: _Reader) -> int:
     per patch, ViT layers, post LayerNorm, and with ``vision_use_head`` (default true) the
     attention-pooling head (probe ``d``, ``nn.MultiheadAttention`` ``4*d*d + 4*d``, LayerNorm
     ``2d``, MLP)."""
-    d, f = v.int("hidden_size"), v.int("intermediate_size")
-    p, c = v.int("patch_size"), v.int("num_channels", 3)
-    total = c * p * p * d + d + _patches(v) * d + _vit_layers(d, f, v.int("num_hidden_layers"))
+    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
+    p, c = v.integer("patch_size"), v.integer("num_channels", 3)
+    total = c * p * p * d + d + _patches(v) * d + _vit_layers(d, f, v.integer("num_hidden_layers"))
     total += 2 * d
-    if v.bool("vision_use_head", True):
+    if v.flag("vision_use_head", True):
         total += d + 4 * d * d + 4 * d + 2 * d + 2 * d * f + f + d
     return total
 
@@ -670,10 +674,10 @@ def _clip_params(v: _Reader) -> int:
     """CLIP vision tower (``modeling_clip.py``): class embedding, patch Conv2d without bias,
     ``patches + 1`` positions, pre and post LayerNorms, ViT layers (all of them are built even
     when a LLaVA model reads an earlier layer's features)."""
-    d, f = v.int("hidden_size"), v.int("intermediate_size")
-    p, c = v.int("patch_size"), v.int("num_channels", 3)
+    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
+    p, c = v.integer("patch_size"), v.integer("num_channels", 3)
     return (d + c * p * p * d + (_patches(v) + 1) * d + 4 * d
-            + _vit_layers(d, f, v.int("num_hidden_layers")))
+            + _vit_layers(d, f, v.integer("num_hidden_layers")))
 
 
 def _qwen2_5_vl_vision_params(v: _Reader) -> int:
@@ -681,13 +685,14 @@ def _qwen2_5_vl_vision_params(v: _Reader) -> int:
     bias (``C*t*p*p*d``), blocks of two RMSNorms, fused qkv and proj with biases and a gated MLP
     with biases, then the patch merger: RMSNorm ``d`` and a two-layer MLP from ``d*m^2`` to
     ``out_hidden_size`` (``m = spatial_merge_size``)."""
-    d, f = v.int("hidden_size"), v.int("intermediate_size")
-    c, t, p = v.int("in_channels", 3), v.int("temporal_patch_size", 2), v.int("patch_size")
+    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
+    c, t = v.integer("in_channels", 3), v.integer("temporal_patch_size", 2)
+    p = v.integer("patch_size")
     block = 2 * d + 3 * d * d + 3 * d + d * d + d + 2 * (d * f + f) + f * d + d
-    merged = d * v.int("spatial_merge_size", 2) ** 2
-    merger = d + merged * merged + merged + merged * v.int("out_hidden_size") + v.int(
+    merged = d * v.integer("spatial_merge_size", 2) ** 2
+    merger = d + merged * merged + merged + merged * v.integer("out_hidden_size") + v.integer(
         "out_hidden_size")
-    return c * t * p * p * d + v.int("depth") * block + merger
+    return c * t * p * p * d + v.integer("depth") * block + merger
 
 
 def _llama4_vision_params(v: _Reader, text_hidden: int) -> int:
@@ -695,12 +700,12 @@ def _llama4_vision_params(v: _Reader, text_hidden: int) -> int:
     ``patches + 1`` positions, an unfold + linear patch embedding without bias, pre and post
     LayerNorms, ViT layers, the pixel-shuffle adapter (``f x projector_input_dim`` and
     ``projector_output_dim^2``, no biases), and the projector ``vision_output_dim x d_text``."""
-    d, f = v.int("hidden_size"), v.int("intermediate_size")
-    p, c = v.int("patch_size"), v.int("num_channels", 3)
-    adapter = f * v.int("projector_input_dim") + v.int("projector_output_dim") ** 2
+    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
+    p, c = v.integer("patch_size"), v.integer("num_channels", 3)
+    adapter = f * v.integer("projector_input_dim") + v.integer("projector_output_dim") ** 2
     return (d + (_patches(v) + 1) * d + c * p * p * d + 4 * d
-            + _vit_layers(d, f, v.int("num_hidden_layers")) + adapter
-            + v.int("vision_output_dim") * text_hidden)
+            + _vit_layers(d, f, v.integer("num_hidden_layers")) + adapter
+            + v.integer("vision_output_dim") * text_hidden)
 
 
 def _sub_config(r: _Reader, key: str) -> Config:
@@ -759,7 +764,7 @@ def _gemma3(r: _Reader) -> ModelSpec:
     """Gemma 3 with vision (``Gemma3ForConditionalGeneration``): the Gemma 3 text model, a
     SigLIP tower and the projector (``d_vision x d_text`` and an RMSNorm of ``d_vision``)."""
     def vision(v: _Reader, text_hidden: int) -> int:
-        d = v.int("hidden_size")
+        d = v.integer("hidden_size")
         return _siglip_params(v) + d * text_hidden + d
     return _multimodal(r, model_type="gemma3", text_default="gemma3_text",
                        text_types=("gemma3_text",), vision=vision)
@@ -778,8 +783,8 @@ def _llava(r: _Reader) -> ModelSpec:
                               f"{kind!r} is not supported; supported: " + ", ".join(towers))
         layers = r.cfg.get("vision_feature_layer", -2)
         n_features = len(layers) if isinstance(layers, list) else 1
-        bias = r.bool("multimodal_projector_bias", True)
-        d_in = v.int("hidden_size") * n_features
+        bias = r.flag("multimodal_projector_bias", True)
+        d_in = v.integer("hidden_size") * n_features
         return (towers[kind](v) + d_in * text_hidden + text_hidden * text_hidden
                 + (2 * text_hidden if bias else 0))
     return _multimodal(r, model_type="llava", text_default="llama",
@@ -858,7 +863,8 @@ def _check_top_k(spec: ModelSpec, cfg: Config, label: str) -> None:
     for layer in spec.layers:
         ffn = layer.ffn
         if isinstance(ffn, Moe) and not 1 <= ffn.top_k <= ffn.num_experts:
-            text = cfg.get("text_config") if isinstance(cfg.get("text_config"), Mapping) else {}
+            sub = cfg.get("text_config")
+            text: Mapping[str, Any] = sub if isinstance(sub, Mapping) else {}
             key = next((k for k in ("top_k_experts", "num_experts_per_tok", "moe_top_k")
                         if k in cfg or k in text), "num_experts_per_tok")
             if key in text:

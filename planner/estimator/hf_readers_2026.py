@@ -75,13 +75,14 @@ def _str_list(r: _Reader, key: str, n: int, allowed: tuple[str, ...],
 
 # ------------------------------------------------------------- DeepSeek sparse attention (DSA)
 def _mla(r: _Reader, *, indexer: Indexer | None, topk: int) -> Attention:
-    heads = r.int("num_attention_heads")
-    nope, rope = r.int("qk_nope_head_dim"), r.int("qk_rope_head_dim")
-    bias = r.bool("attention_bias", False)
+    heads = r.integer("num_attention_heads")
+    nope, rope = r.integer("qk_nope_head_dim"), r.integer("qk_rope_head_dim")
+    bias = r.flag("attention_bias", False)
     return Attention(
-        num_heads=heads, num_kv_heads=heads, head_dim=nope + rope, v_head_dim=r.int("v_head_dim"),
+        num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
+        v_head_dim=r.integer("v_head_dim"),
         qkv_bias=bias, o_bias=bias, q_lora_rank=r.opt_int("q_lora_rank") or 0,
-        kv_lora_rank=r.int("kv_lora_rank"), qk_rope_head_dim=rope, qk_nope_head_dim=nope,
+        kv_lora_rank=r.integer("kv_lora_rank"), qk_rope_head_dim=rope, qk_nope_head_dim=nope,
         indexer=indexer, sparse_topk=topk)
 
 
@@ -90,22 +91,22 @@ def _indexer(r: _Reader) -> Indexer:
     if not q_lora:
         raise ConfigError(r.name, "q_lora_rank", "is required with a sparse-attention indexer "
                           "(its query reads the q_lora latent)")
-    return Indexer(num_heads=r.int("index_n_heads"), head_dim=r.int("index_head_dim"),
-                   topk=r.int("index_topk"), q_lora_rank=q_lora)
+    return Indexer(num_heads=r.integer("index_n_heads"), head_dim=r.integer("index_head_dim"),
+                   topk=r.integer("index_topk"), q_lora_rank=q_lora)
 
 
 def _deepseek_moe(r: _Reader) -> Moe:
-    size = r.int("moe_intermediate_size")
-    shared = r.int("n_shared_experts", 1, minimum=0)
-    return Moe(num_experts=r.int("n_routed_experts"), top_k=_top_k(r, "num_experts_per_tok",
+    size = r.integer("moe_intermediate_size")
+    shared = r.integer("n_shared_experts", 1, minimum=0)
+    return Moe(num_experts=r.integer("n_routed_experts"), top_k=_top_k(r, "num_experts_per_tok",
                                                                    "n_routed_experts"),
                expert=Mlp(size), shared=Mlp(size * shared) if shared else None)
 
 
 def _top_k(r: _Reader, key: str, experts_key: str, default: Any = None) -> int:
     """Experts per token, at most the experts per layer (named by their config keys)."""
-    k = r.int(key) if default is None else r.int(key, default)
-    experts = r.int(experts_key) if default is None else r.cfg.get(experts_key)
+    k = r.integer(key) if default is None else r.integer(key, default)
+    experts = r.integer(experts_key) if default is None else r.cfg.get(experts_key)
     if isinstance(experts, int) and k > experts:
         raise ConfigError(r.name, key, f"must be at most {experts_key} ({experts}), got {k}")
     return k
@@ -117,11 +118,11 @@ def _deepseek_v32(r: _Reader) -> ModelSpec:
     layer; attention reads the indexer's ``index_topk`` tokens. The cache holds the latent
     (``kv_lora_rank + qk_rope_head_dim``) and the indexer key (``index_head_dim``) per token:
     61 x 704 x 2 B = 85,888 B/token in bf16, 15,616 B (22%) over V3's latent."""
-    attn = _mla(r, indexer=_indexer(r), topk=r.int("index_topk"))
-    first_dense = r.int("first_k_dense_replace", 0, minimum=0)
-    layers = _base()._moe_layers(r, attn=attn, dense=Mlp(r.int("intermediate_size")),
+    attn = _mla(r, indexer=_indexer(r), topk=r.integer("index_topk"))
+    first_dense = r.integer("first_k_dense_replace", 0, minimum=0)
+    layers = _base()._moe_layers(r, attn=attn, dense=Mlp(r.integer("intermediate_size")),
                                  moe=_deepseek_moe(r), is_sparse=lambda i: i >= first_dense)
-    return _base()._model(r, "deepseek_v32", r.int("hidden_size"), layers, tie_default=False)
+    return _base()._model(r, "deepseek_v32", r.integer("hidden_size"), layers, tie_default=False)
 
 
 def _glm_moe_dsa(r: _Reader) -> ModelSpec:
@@ -130,18 +131,18 @@ def _glm_moe_dsa(r: _Reader) -> ModelSpec:
     indexer; ``shared`` layers reuse the previous top-k and hold neither indexer weights nor
     indexer keys. FFNs by ``mlp_layer_types`` (``dense``/``sparse``), else dense for the first
     ``first_k_dense_replace`` layers (default 3)."""
-    n = r.int("num_hidden_layers")
+    n = r.integer("num_hidden_layers")
     full = _indexer(r)
-    topk = r.int("index_topk")
+    topk = r.integer("index_topk")
     kinds = _str_list(r, "indexer_types", n, ("full", "shared"), lambda i: "full")
-    first_dense = r.int("first_k_dense_replace", 3, minimum=0)
+    first_dense = r.integer("first_k_dense_replace", 3, minimum=0)
     mlp_kinds = _str_list(r, "mlp_layer_types", n, ("dense", "sparse"),
                           lambda i: "dense" if i < first_dense else "sparse")
-    dense, moe = Mlp(r.int("intermediate_size")), _deepseek_moe(r)
+    dense, moe = Mlp(r.integer("intermediate_size")), _deepseek_moe(r)
     with_ix, shared = _mla(r, indexer=full, topk=topk), _mla(r, indexer=None, topk=topk)
     layers = tuple(Layer(with_ix if k == "full" else shared, moe if m == "sparse" else dense)
                    for k, m in zip(kinds, mlp_kinds, strict=True))
-    return _base()._model(r, "glm_moe_dsa", r.int("hidden_size"), layers, tie_default=False)
+    return _base()._model(r, "glm_moe_dsa", r.integer("hidden_size"), layers, tie_default=False)
 
 
 # --------------------------------------------------------------------------- DeepSeek-V4
@@ -158,9 +159,9 @@ def _deepseek_v4(r: _Reader) -> ModelSpec:
     experts. Hyper-connections (``hc_mult`` streams): per layer, for attention and FFN, a
     ``(2+m)*m x m*d`` mixing matrix, ``(2+m)*m`` base and 3 scales; a head ``m x m*d``, ``m``
     base and 1 scale. MTP layers are not built by transformers, not counted."""
-    d, n = r.int("hidden_size"), r.int("num_hidden_layers")
-    heads, head_dim = r.int("num_attention_heads"), r.int("head_dim", 512)
-    groups = r.int("o_groups", 8)
+    d, n = r.integer("hidden_size"), r.integer("num_hidden_layers")
+    heads, head_dim = r.integer("num_attention_heads"), r.integer("head_dim", 512)
+    groups = r.integer("o_groups", 8)
     if (heads * head_dim) % groups:
         raise ConfigError(r.name, "o_groups", f"({groups}) must divide num_attention_heads x "
                           f"head_dim ({heads * head_dim})")
@@ -182,19 +183,20 @@ def _deepseek_v4(r: _Reader) -> ModelSpec:
         raise ConfigError(r.name, "compress_rates", "compressed_sparse_attention must be 4 "
                           "(the overlapping CSA windows are built for 4)")
     ratio_of["heavily_compressed_attention"] = int(rates.get("heavily_compressed_attention", 128))
-    common = {"num_heads": heads, "head_dim": head_dim, "q_lora_rank": r.int("q_lora_rank"),
-              "o_groups": groups, "o_lora_rank": r.int("o_lora_rank"),
-              "index_heads": r.int("index_n_heads"), "index_head_dim": r.int("index_head_dim"),
-              "index_topk": r.int("index_topk")}
-    size = r.int("moe_intermediate_size")
-    shared = r.int("n_shared_experts", 1, minimum=0)
-    moe = Moe(num_experts=r.int("n_routed_experts"),
+    common = {"num_heads": heads, "head_dim": head_dim, "q_lora_rank": r.integer("q_lora_rank"),
+              "o_groups": groups, "o_lora_rank": r.integer("o_lora_rank"),
+              "index_heads": r.integer("index_n_heads"),
+              "index_head_dim": r.integer("index_head_dim"),
+              "index_topk": r.integer("index_topk")}
+    size = r.integer("moe_intermediate_size")
+    shared = r.integer("n_shared_experts", 1, minimum=0)
+    moe = Moe(num_experts=r.integer("n_routed_experts"),
               top_k=_top_k(r, "num_experts_per_tok", "n_routed_experts"),
               expert=Mlp(size), shared=Mlp(size * shared) if shared else None)
-    window = r.int("sliding_window", 128)
+    window = r.integer("sliding_window", 128)
     layers = tuple(Layer(CompressedAttention(compress_ratio=ratio_of[t], **common), moe,
                          sliding_window=window) for t in types)
-    m = r.int("hc_mult", 4)
+    m = r.integer("hc_mult", 4)
     mix = (2 + m) * m
     hc = n * 2 * (mix * m * d + mix + 3) + m * m * d + m + 1
     spec = _base()._model(r, "deepseek_v4", d, layers, tie_default=False)
@@ -209,18 +211,18 @@ def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
     ``num_experts`` experts plus a gated shared expert in every layer (``qwen3_5_moe_text``).
     The DeltaNet recurrent state is kept in ``mamba_ssm_dtype`` (float32 in the published
     configs), the convolution window in the model dtype."""
-    d = r.int("hidden_size")
+    d = r.integer("hidden_size")
     full, linear, types = _base()._gated_deltanet_hybrid(
-        r, output_gate=r.bool("attn_output_gate", True))
+        r, output_gate=r.flag("attn_output_gate", True))
     if moe:
-        shared = r.int("shared_expert_intermediate_size", 512, minimum=0)
+        shared = r.integer("shared_expert_intermediate_size", 512, minimum=0)
         ffn: Mlp | Moe = Moe(
-            num_experts=r.int("num_experts", 256),
+            num_experts=r.integer("num_experts", 256),
             top_k=_top_k(r, "num_experts_per_tok", "num_experts", 8),
-            expert=Mlp(r.int("moe_intermediate_size", 512)),
+            expert=Mlp(r.integer("moe_intermediate_size", 512)),
             shared=Mlp(shared) if shared else None, shared_gate=True)
     else:
-        ffn = Mlp(r.int("intermediate_size"))
+        ffn = Mlp(r.integer("intermediate_size"))
     layers = tuple(Layer(full if t == "full_attention" else linear, ffn) for t in types)
     kind = "qwen3_5_moe_text" if moe else "qwen3_5_text"
     spec = _base()._model(r, kind, d, layers, tie_default=False)
@@ -233,15 +235,17 @@ def _qwen3_5_vision(v: _Reader, text_hidden: int) -> int:
     blocks (two LayerNorms, fused qkv and proj with biases, a two-layer MLP with biases) and
     the merger (LayerNorm ``2d``, ``D x D`` and ``D x out_hidden_size`` with biases,
     ``D = d*m^2``). ``deepstack_visual_indexes`` add one merger each."""
-    d, f = v.int("hidden_size"), v.int("intermediate_size")
-    c, t, p = v.int("in_channels", 3), v.int("temporal_patch_size", 2), v.int("patch_size")
+    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
+    c, t = v.integer("in_channels", 3), v.integer("temporal_patch_size", 2)
+    p = v.integer("patch_size")
     block = 4 * d + 3 * d * d + 3 * d + d * d + d + d * f + f + f * d + d
-    merged = d * v.int("spatial_merge_size", 2) ** 2
-    out = v.int("out_hidden_size")
+    merged = d * v.integer("spatial_merge_size", 2) ** 2
+    out = v.integer("out_hidden_size")
     merger = 2 * d + merged * merged + merged + merged * out + out
     deepstack = len(v.cfg.get("deepstack_visual_indexes") or [])
     deep_merger = 2 * merged + merged * merged + merged + merged * out + out
-    return (c * t * p * p * d + d + v.int("num_position_embeddings") * d + v.int("depth") * block
+    return (c * t * p * p * d + d + v.integer("num_position_embeddings") * d
+            + v.integer("depth") * block
             + merger + deepstack * deep_merger)
 
 
@@ -270,7 +274,7 @@ def _nemotron_h(r: _Reader) -> ModelSpec:
     experts and shared experts as two-matrix relu² MLPs, a ``d x E`` router; with
     ``moe_latent_size`` the experts run in that latent width between ``d x latent`` and
     ``latent x d`` projections (Nemotron-3 Super). The MTP block is not built by transformers."""
-    d = r.int("hidden_size")
+    d = r.integer("hidden_size")
     pattern = r.cfg.get("hybrid_override_pattern")
     if pattern is not None:
         if not isinstance(pattern, str) or not pattern or set(pattern) - set(_NEMOTRON_BLOCKS):
@@ -288,34 +292,37 @@ def _nemotron_h(r: _Reader) -> ModelSpec:
     if len(kinds) > _base().MAX_LAYERS:
         raise ConfigError(r.name, "hybrid_override_pattern",
                           f"must have at most {_base().MAX_LAYERS:,} blocks")
-    heads = r.int("num_attention_heads", 32)
-    head_dim = r.int("head_dim", 128)
-    bias = r.bool("attention_bias", False)
+    heads = r.integer("num_attention_heads", 32)
+    head_dim = r.integer("head_dim", 128)
+    bias = r.flag("attention_bias", False)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias)
-    mamba = Mamba2(num_heads=r.int("mamba_num_heads", 128), head_dim=r.int("mamba_head_dim", 64),
-                   state_size=r.int("ssm_state_size", 128), n_groups=r.int("n_groups", 8),
-                   conv_kernel=r.int("conv_kernel", 4), conv_bias=r.bool("use_conv_bias", True),
-                   proj_bias=r.bool("mamba_proj_bias", False))
-    mlp_bias = r.bool("mlp_bias", False)
+    mamba = Mamba2(num_heads=r.integer("mamba_num_heads", 128),
+                   head_dim=r.integer("mamba_head_dim", 64),
+                   state_size=r.integer("ssm_state_size", 128), n_groups=r.integer("n_groups", 8),
+                   conv_kernel=r.integer("conv_kernel", 4), conv_bias=r.flag("use_conv_bias", True),
+                   proj_bias=r.flag("mamba_proj_bias", False))
+    mlp_bias = r.flag("mlp_bias", False)
     none = Mlp(0, gated=False)
-    shared_n = r.int("n_shared_experts", 1, minimum=0)
-    shared = Mlp(r.int("moe_shared_expert_intermediate_size", 7688) * shared_n, gated=False,
+    shared_n = r.integer("n_shared_experts", 1, minimum=0)
+    shared = Mlp(r.integer("moe_shared_expert_intermediate_size", 7688) * shared_n, gated=False,
                  bias=mlp_bias) if shared_n else None
-    moe = Moe(num_experts=r.int("n_routed_experts", 8),
+    moe = Moe(num_experts=r.integer("n_routed_experts", 8),
               top_k=_top_k(r, "num_experts_per_tok", "n_routed_experts", 2),
-              expert=Mlp(r.int("moe_intermediate_size", 7688), gated=False, bias=mlp_bias),
+              expert=Mlp(r.integer("moe_intermediate_size", 7688), gated=False, bias=mlp_bias),
               shared=shared, latent_size=r.opt_int("moe_latent_size") or 0)
-    dense = Mlp(r.int("intermediate_size", 21504), gated=False, bias=mlp_bias)
-    block = {"mamba": (mamba, none), "moe": (NoMixer(), moe), "attention": (attn, none),
-             "mlp": (NoMixer(), dense)}
+    dense = Mlp(r.integer("intermediate_size", 21504), gated=False, bias=mlp_bias)
+    block: dict[str, tuple[Attention | Mamba2 | NoMixer, Mlp | Moe]] = {
+        "mamba": (mamba, none), "moe": (NoMixer(), moe), "attention": (attn, none),
+        "mlp": (NoMixer(), dense)}
     layers = tuple(Layer(*block[k], norms=1) for k in kinds)
     spec = ModelSpec(
-        name=r.name, model_type="nemotron_h", hidden_size=d, vocab_size=r.int("vocab_size"),
-        layers=layers, tie_word_embeddings=r.bool("tie_word_embeddings", False),
-        max_position_embeddings=r.int("max_position_embeddings", 4096),
+        name=r.name, model_type="nemotron_h", hidden_size=d, vocab_size=r.integer("vocab_size"),
+        layers=layers, tie_word_embeddings=r.flag("tie_word_embeddings", False),
+        max_position_embeddings=r.integer("max_position_embeddings", 4096),
         state_recurrent_bits=_state_bits(r, "mamba_ssm_cache_dtype") if "mamba_ssm_cache_dtype"
-        in r.cfg else 32)
+        in r.cfg else 32,
+        state_recurrent_bits_vllm=_state_bits(r, "mamba_ssm_cache_dtype"))
     return spec
 
 
@@ -325,16 +332,16 @@ def _minimax_m2(r: _Reader) -> ModelSpec:
     whole projection (``qk_norm_type`` per_layer: ``h*d_h`` and ``n_kv*d_h``), every layer
     ``num_local_experts`` experts (no shared expert), a ``d x E`` router (the routing bias is a
     buffer). ``rotary_dim`` (partial rotary) changes no shape; MTP modules are not built."""
-    d, heads = r.int("hidden_size"), r.int("num_attention_heads")
+    d, heads = r.integer("hidden_size"), r.integer("num_attention_heads")
     head_dim = r.head_dim(d, heads)
-    qk_norm = r.bool("use_qk_norm", True)
+    qk_norm = r.flag("use_qk_norm", True)
     attn = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qk_norm=qk_norm,
                      qk_norm_across_heads=r.cfg.get("qk_norm_type", "per_layer") == "per_layer")
-    moe = Moe(num_experts=r.int("num_local_experts"),
+    moe = Moe(num_experts=r.integer("num_local_experts"),
               top_k=_top_k(r, "num_experts_per_tok", "num_local_experts"),
-              expert=Mlp(r.int("intermediate_size")))
-    n = r.int("num_hidden_layers")
+              expert=Mlp(r.integer("intermediate_size")))
+    n = r.integer("num_hidden_layers")
     window = r.opt_int("sliding_window")
     kinds = r.cfg.get("attn_type_list")
     if kinds is not None and (not isinstance(kinds, list) or len(kinds) != n
@@ -360,14 +367,14 @@ def _mimo_v2_flash(r: _Reader) -> ModelSpec:
     ``d x E`` router, no shared expert). The published file's own layout keys
     (``hybrid_layer_pattern``, ``moe_layer_freq``, ``swa_*``) are not read by transformers;
     where one disagrees with what it builds, the config is refused naming the key."""
-    d, n = r.int("hidden_size"), r.int("num_hidden_layers")
-    heads = r.int("num_attention_heads", 64)
+    d, n = r.integer("hidden_size"), r.integer("num_hidden_layers")
+    heads = r.integer("num_attention_heads", 64)
     kv = r.kv_heads(heads)
-    head_dim, v_dim = r.int("head_dim", 192), r.int("v_head_dim", 128)
+    head_dim, v_dim = r.integer("head_dim", 192), r.integer("v_head_dim", 128)
     if heads % (2 * kv):
         raise ConfigError(r.name, "num_key_value_heads", f"({kv}) doubled on sliding layers "
                           f"must divide num_attention_heads ({heads})")
-    bias = r.bool("attention_bias", False)
+    bias = r.flag("attention_bias", False)
     full = Attention(num_heads=heads, num_kv_heads=kv, head_dim=head_dim, v_head_dim=v_dim,
                      qkv_bias=bias)
     swa = replace(full, num_kv_heads=2 * kv, sinks=True)
@@ -390,11 +397,11 @@ def _mimo_v2_flash(r: _Reader) -> ModelSpec:
         raise ConfigError(r.name, "moe_layer_freq", "disagrees with the FFN types "
                           "transformers 5.23 builds (dense on layer 0, experts after)")
     size = r.opt_int("sliding_window_size")
-    window = size + 1 if size is not None else r.int("sliding_window", 129)
-    moe = Moe(num_experts=r.int("n_routed_experts", 256),
+    window = size + 1 if size is not None else r.integer("sliding_window", 129)
+    moe = Moe(num_experts=r.integer("n_routed_experts", 256),
               top_k=_top_k(r, "num_experts_per_tok", "n_routed_experts", 8),
-              expert=Mlp(r.int("moe_intermediate_size", 2048)))
-    dense = Mlp(r.int("intermediate_size", 16384))
+              expert=Mlp(r.integer("moe_intermediate_size", 2048)))
+    dense = Mlp(r.integer("intermediate_size", 16384))
     layers = tuple(Layer(swa if t == "sliding_attention" else full,
                          moe if m == "sparse" else dense,
                          sliding_window=window if t == "sliding_attention" else None)
@@ -413,36 +420,36 @@ def _gemma4_text(r: _Reader) -> ModelSpec:
     has ``scale`` (``d``) and ``per_expert_scale`` (``E``) beside its ``d x E`` projection.
     Per-layer input embeddings (``hidden_size_per_layer_input``) and shared-KV layers are not
     in the published 26B/31B configs and are refused."""
-    d, heads = r.int("hidden_size"), r.int("num_attention_heads")
-    if r.int("hidden_size_per_layer_input", 0, minimum=0):
+    d, heads = r.integer("hidden_size"), r.integer("num_attention_heads")
+    if r.integer("hidden_size_per_layer_input", 0, minimum=0):
         raise ConfigError(r.name, "hidden_size_per_layer_input", "must be 0: per-layer input "
                           "embeddings (Gemma 4 E2B/E4B) are not supported")
-    if r.int("num_kv_shared_layers", 0, minimum=0):
+    if r.integer("num_kv_shared_layers", 0, minimum=0):
         raise ConfigError(r.name, "num_kv_shared_layers", "must be 0: layers sharing another "
                           "layer's KV cache are not supported")
-    bias = r.bool("attention_bias", False)
+    bias = r.flag("attention_bias", False)
     local = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads),
-                      head_dim=r.int("head_dim", 256), v_head_dim=r.int("head_dim", 256),
+                      head_dim=r.integer("head_dim", 256), v_head_dim=r.integer("head_dim", 256),
                       qkv_bias=bias, o_bias=bias, qk_norm=True)
-    k_eq_v = r.bool("attention_k_eq_v", False)
+    k_eq_v = r.flag("attention_k_eq_v", False)
     global_kv = r.kv_heads(heads, "num_global_key_value_heads") if k_eq_v and r.cfg.get(
         "num_global_key_value_heads") is not None else local.num_kv_heads
-    global_dim = r.int("global_head_dim", local.head_dim)
+    global_dim = r.integer("global_head_dim", local.head_dim)
     glob = replace(local, num_kv_heads=global_kv, head_dim=global_dim, v_head_dim=global_dim,
                    kv_shared=k_eq_v)
-    window = r.int("sliding_window", 512)
+    window = r.integer("sliding_window", 512)
     if r.cfg.get("use_bidirectional_attention") == "all":
         window = window // 2 + 1  # Gemma4TextConfig.__post_init__
-    n = r.int("num_hidden_layers")
+    n = r.integer("num_hidden_layers")
     types = _base()._layer_types(r, n, ("full_attention", "sliding_attention"),
                                  lambda i: "sliding_attention" if (i + 1) % 6
                                  else "full_attention")
-    mlp = Mlp(r.int("intermediate_size"), fused_gate_up=False)
+    mlp = Mlp(r.integer("intermediate_size"), fused_gate_up=False)
     ffn: Mlp | Moe = mlp
     norms = 4
-    if r.bool("enable_moe_block", False):
-        experts = r.int("num_experts")
-        size = r.opt_int("moe_intermediate_size") or r.int("expert_intermediate_size")
+    if r.flag("enable_moe_block", False):
+        experts = r.integer("num_experts")
+        size = r.opt_int("moe_intermediate_size") or r.integer("expert_intermediate_size")
         ffn = Moe(num_experts=experts, top_k=_top_k(r, "top_k_experts", "num_experts"),
                   expert=Mlp(size), router_extra=d + experts, dense=mlp)
         norms = 7
@@ -458,15 +465,15 @@ def _gemma4_vision(v: _Reader, text_hidden: int) -> int:
     (``2 x position_embedding_size x d``), ``num_hidden_layers`` layers of four RMSNorms,
     per-head q/k norms, q/k/v/o and a gated MLP (no biases), and the projection into the
     text width ``d x d_text``."""
-    d, f = v.int("hidden_size"), v.int("intermediate_size")
-    heads = v.int("num_attention_heads")
-    head_dim = v.int("head_dim", d // heads)
-    n_kv = v.int("num_key_value_heads", heads)
-    p = v.int("patch_size")
+    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
+    heads = v.integer("num_attention_heads")
+    head_dim = v.integer("head_dim", d // heads)
+    n_kv = v.integer("num_key_value_heads", heads)
+    p = v.integer("patch_size")
     layer = (4 * d + 2 * head_dim + 2 * d * heads * head_dim + 2 * d * n_kv * head_dim
              + 3 * d * f)
-    return (3 * p * p * d + 2 * v.int("position_embedding_size") * d
-            + v.int("num_hidden_layers") * layer + d * text_hidden)
+    return (3 * p * p * d + 2 * v.integer("position_embedding_size") * d
+            + v.integer("num_hidden_layers") * layer + d * text_hidden)
 
 
 def _gemma4(r: _Reader) -> ModelSpec:
@@ -486,16 +493,16 @@ def _kimi_vision(v: _Reader, text_hidden: int, projection: int) -> int:
     biases and two LayerNorms, a final LayerNorm, and the projector (LayerNorm of
     ``projection_hidden_size``, ``D x D`` and ``D x d_text`` with biases,
     ``D = projection_hidden_size * merge_h * merge_w``)."""
-    d, f = v.int("hidden_size", 1152), v.int("intermediate_size", 4304)
-    p = v.int("patch_size", 14)
+    d, f = v.integer("hidden_size", 1152), v.integer("intermediate_size", 4304)
+    p = v.integer("patch_size", 14)
     layer = 4 * (d * d + d) + d * f + f + f * d + d + 4 * d
     merge = v.cfg.get("merge_kernel_size") or [2, 2]
     if not (isinstance(merge, list) and len(merge) == 2
             and all(isinstance(x, int) and 0 < x < 64 for x in merge)):
         raise ConfigError(v.name, "merge_kernel_size", "must be two integers from 1 to 63")
     big = projection * merge[0] * merge[1]
-    return (3 * p * p * d + d + v.int("pos_emb_height", 64) * v.int("pos_emb_width", 64) * d
-            + v.int("num_hidden_layers", 27) * layer + 2 * d
+    return (3 * p * p * d + d + v.integer("pos_emb_height", 64) * v.integer("pos_emb_width", 64) * d
+            + v.integer("num_hidden_layers", 27) * layer + 2 * d
             + 2 * projection + big * big + big + big * text_hidden + text_hidden)
 
 
@@ -508,8 +515,8 @@ def _kimi_k25(r: _Reader) -> ModelSpec:
     if text.get("model_type") in (None, "kimi_k2"):
         text["model_type"] = "deepseek_v3"
     cfg = {**r.cfg, "text_config": text,
-           "tie_word_embeddings": r.bool("tie_word_embeddings", True)}  # Kimi_K25Config's
-    projection = r.int("projection_hidden_size", 1152)
+           "tie_word_embeddings": r.flag("tie_word_embeddings", True)}  # Kimi_K25Config's
+    projection = r.integer("projection_hidden_size", 1152)
     spec = _base()._multimodal(type(r)(r.name, cfg), model_type="kimi_k25",
                                text_default="deepseek_v3", text_types=("deepseek_v3",),
                                vision=lambda v, d: _kimi_vision(v, d, projection))

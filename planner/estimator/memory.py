@@ -150,16 +150,19 @@ def kv_bytes_per_sequence_per_gpu(kv_bytes_per_sequence: Value, tp_kv_fraction: 
 
 def state_bytes_per_sequence(model_state_elems_per_sequence: Value,
                              model_state_recurrent_elems_per_sequence: Value,
-                             model_state_recurrent_bits: Value) -> Value:
+                             state_recurrent_bits: Value) -> Value:
     """Fixed state bytes one sequence holds, whole model, independent of its context:
     ``(state - recurrent) * STATE_BITS/8 + recurrent * recurrent_bits/8``, the recurrent
-    (DeltaNet/SSM) part at the config's state dtype. Qwen3-Next-80B-A3B (bf16 state): 36 Gated
+    (DeltaNet/SSM) part at ``state_recurrent_bits`` (the ``state_dtype`` input; ``auto``: the
+    engine's default, :func:`planner.estimator.derived.state_recurrent_bits`). Qwen3-Next-80B-A3B
+    (bf16 state): 36 Gated
     DeltaNet layers of ``32*128*128 + 8192*3`` elements = 36 * 548,864 * 2 B = 39,518,208 B =
-    37.69 MiB. Qwen3.5-27B (float32 recurrent state): 48 layers of ``48*128*128`` at 4 B plus
-    ``10240*3`` at 2 B = 153,944,064 B (0 for models whose every layer keeps a KV cache)."""
+    37.69 MiB. Qwen3.5-27B (its config's float32 recurrent state): 48 layers of ``48*128*128``
+    at 4 B plus ``10240*3`` at 2 B = 153,944,064 B (0 for models whose every layer keeps a KV
+    cache)."""
     conv = model_state_elems_per_sequence - model_state_recurrent_elems_per_sequence
     return (conv * STATE_BITS + model_state_recurrent_elems_per_sequence
-            * model_state_recurrent_bits) / 8
+            * state_recurrent_bits) / 8
 
 
 def tp_state_fraction(model_state_heads: Value, tp: Value) -> Value:
@@ -210,15 +213,57 @@ def max_concurrent_sequences(kv_budget_bytes: Value,
     return maximum(0, floor(safe_div(kv_budget_bytes, memory_bytes_per_sequence_per_gpu, 0.0)))
 
 
-def token_capacity(kv_budget_bytes: Value, kv_bytes_per_token: Value, tp_kv_fraction: Value,
-                   pp: Value, batch: Value, state_bytes_per_sequence_per_gpu: Value) -> Value:
-    """KV tokens one replica holds across all its sequences once the fixed state of ``batch``
-    running sequences is set aside:
-    ``floor((kv_budget - batch*state_per_sequence) / (kv_bytes_per_token * tp_kv_fraction/pp))``,
-    at least 0. Sliding windows are ignored here (they make it a per-sequence, not a pooled,
-    limit)."""
-    per_token = kv_bytes_per_token * tp_kv_fraction / pp
-    pool = kv_budget_bytes - batch * state_bytes_per_sequence_per_gpu
+def growing_kv_elems_per_token(full: Value, window: Value) -> Value:
+    """KV elements per token that keep growing with the context: the full-attention layers'
+    (with compressed attention's entries and sparse-attention indexer keys, ``full``). A model
+    whose every KV layer is windowed (Mistral-7B-v0.1) has no growing part: its windowed
+    elements count per token instead (``window``), as before. Not a scenario column: the
+    capacity formulas inline it."""
+    return where(full > 0, full, window)
+
+
+def window_kv_elems_per_sequence(full: Value, window: Value, window_tokens: Value,
+                                 tokens: Value) -> Value:
+    """KV elements one sequence of ``tokens`` tokens holds in its sliding-window layers,
+    ``window * min(T, w)``, a per-sequence amount once ``T`` passes the window (0 for a model
+    without a growing part, whose windows count per token, :func:`growing_kv_elems_per_token`).
+    Not a scenario column."""
+    return where(full > 0, window * minimum(tokens, window_tokens), 0)
+
+
+def kv_class_fraction(heads: Value, tp: Value) -> Value:
+    """Share of one layer class's KV cache a tensor-parallel rank holds, ``ceil(h/tp)/h`` over
+    that class's KV heads (Gemma-4-31B at TP 8: its 4-head global layers 1/4, replicated past
+    4 ranks, its 16-head local layers 1/8). Not a scenario column."""
+    return ceil(heads / tp) / heads
+
+
+def token_capacity(kv_budget_bytes: Value, model_kv_elems_per_token_full: Value,
+                   model_kv_elems_per_token_window: Value, model_sliding_window_tokens: Value,
+                   context_tokens: Value, kv_bits: Value, model_kv_heads_growing: Value,
+                   model_kv_heads_window: Value, tp: Value, pp: Value, batch: Value,
+                   state_bytes_per_sequence_per_gpu: Value) -> Value:
+    """Context tokens one replica holds across all its sequences, with the KV bytes a function
+    of the context: full-attention layers (and compressed entries, indexer keys) per token,
+    sliding-window layers ``min(T, w)`` per sequence, linear-attention / Mamba state per
+    sequence. Once the fixed state and the window of ``batch`` sequences at ``context_tokens``
+    are set aside:
+    ``floor((kv_budget - batch*(state + window*min(T, w)*b*f_w/pp)) / (full*b*f_g/pp))``, at
+    least 0 (``b = kv_bits/8``; ``f_g``, ``f_w`` each class's share per tensor-parallel rank,
+    :func:`kv_class_fraction`).
+
+    Gemma-4-31B bf16, one GPU: its 10 global layers grow by ``2*4*512`` elements a token
+    (81,920 B), its 50 local layers hold ``min(T, 1024)`` tokens of ``2*16*256`` elements per
+    sequence (838,860,800 B once ``T >= 1024``); charging every layer per token would count
+    901,120 B a token."""
+    growing = growing_kv_elems_per_token(model_kv_elems_per_token_full,
+                                         model_kv_elems_per_token_window)
+    per_token = growing * kv_bits / 8 * kv_class_fraction(model_kv_heads_growing, tp) / pp
+    window = window_kv_elems_per_sequence(
+        model_kv_elems_per_token_full, model_kv_elems_per_token_window,
+        model_sliding_window_tokens, context_tokens) * kv_bits / 8 \
+        * kv_class_fraction(model_kv_heads_window, tp) / pp
+    pool = kv_budget_bytes - batch * (state_bytes_per_sequence_per_gpu + window)
     return maximum(0, floor(safe_div(pool, per_token, 0.0)))
 
 

@@ -36,6 +36,7 @@ DERIVED_COMMON: tuple[Formula, ...] = (
 DERIVED_INFERENCE: tuple[Formula, ...] = (
     *DERIVED_COMMON,
     derived.kv_bits,
+    derived.state_recurrent_bits,
     derived.attention_convention_code,
     derived.logits_convention_code,
     derived.engine_code,

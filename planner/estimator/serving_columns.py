@@ -131,14 +131,20 @@ ITERATIONS: tuple[str, ...] = tuple(f"serving_step_{i}_s" for i in range(1, 7))
 """The fixed-point iteration columns, first to last."""
 
 
-def token_capacity(kv_budget_bytes: Value, kv_bytes_per_token: Value, tp_kv_fraction: Value,
-                   pp: Value, batch: Value, state_bytes_per_sequence_per_gpu: Value,
-                   engine_code: Value, engine_kv_tokens: Value) -> Value:
+def token_capacity(kv_budget_bytes: Value, model_kv_elems_per_token_full: Value,
+                   model_kv_elems_per_token_window: Value, model_sliding_window_tokens: Value,
+                   context_tokens: Value, kv_bits: Value, model_kv_heads_growing: Value,
+                   model_kv_heads_window: Value, tp: Value, pp: Value, batch: Value,
+                   state_bytes_per_sequence_per_gpu: Value, engine_code: Value,
+                   engine_kv_tokens: Value) -> Value:
     """KV tokens one replica holds, engine-aware (contract name): today's
     :func:`planner.estimator.memory.token_capacity` for ``roofline``, the engine's whole-block
     pool (:func:`planner.estimator.engine_memory.engine_kv_tokens`) otherwise."""
-    today = memory.token_capacity(kv_budget_bytes, kv_bytes_per_token, tp_kv_fraction, pp,
-                                  batch, state_bytes_per_sequence_per_gpu)
+    today = memory.token_capacity(kv_budget_bytes, model_kv_elems_per_token_full,
+                                  model_kv_elems_per_token_window, model_sliding_window_tokens,
+                                  context_tokens, kv_bits, model_kv_heads_growing,
+                                  model_kv_heads_window, tp, pp, batch,
+                                  state_bytes_per_sequence_per_gpu)
     return where(engine_code == em.ROOFLINE, today, engine_kv_tokens)
 
 

@@ -249,6 +249,11 @@ INFERENCE_INPUTS: tuple[InputColumn, ...] = (
          minimum=1, maximum=MAX_TOKENS),
     _col("kv_dtype", "KV", "dtype", "choice", "bf16", "KV-cache element dtype.",
          choices=KV_DTYPES),
+    _col("state_dtype", "State", "dtype", "choice", "auto",
+         "Dtype of the recurrent state of Mamba-2 / Gated DeltaNet layers (engines keep it at "
+         "16 or 32 bit): auto = the engine's default (vLLM: the config's mamba_ssm_cache_dtype"
+         " for Nemotron-H, the model dtype for Gated DeltaNet; otherwise the config's dtype).",
+         choices=("auto", "bf16", "fp16", "fp32")),
     _col("mbu", "MBU", "fraction", "float", 0.8,
          "Memory bandwidth utilization: achieved share of peak bandwidth.",
          minimum=0, maximum=1, above_minimum=True),

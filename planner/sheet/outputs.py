@@ -259,6 +259,7 @@ and the weight dtype, :func:`planner.estimator.derived.gpu_flops_per_s`)."""
 DERIVED_META: dict[str, tuple[str, str]] = {
     "weight_bits": ("Weight bits", "bits"),
     "kv_bits": ("KV bits", "bits"),
+    "state_recurrent_bits": ("State bits", "bits"),
     "reserve_bytes": ("Reserve", "B"),
     "quant_group_size_effective": ("Quant group (effective)", "count"),
     "quant_scale_bits_effective": ("Scale bits (effective)", "bits"),
