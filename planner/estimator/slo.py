@@ -192,79 +192,116 @@ SEARCH_STEPS = 10
 """Bisection steps of the replica search (:func:`replicas_needed`): exact where the bounds
 are at most 2^10 = 1,024 replicas apart, else the least count found so far (one that meets)."""
 
-_SEARCH_INPUTS = (
-    "target_requests_per_s", "pp", "tp", "ep", "attention_dp_number", "model_layers",
-    "request_tokens", "serving_compute_s_per_request", "serving_kv_memory_s_per_request",
-    "serving_token_s", "serving_comm_s_per_token", "serving_activation_s_per_token",
-    "serving_step_fixed_s", "serving_dense_weights_s", "serving_expert_weights_s",
-    "model_experts", "model_experts_per_token", "saturation_step_s",
-    "saturation_requests_per_step", "saturation_requests_per_s_replica",
-    "serving_capacity_requests_per_s_replica", "serving_step_0_s", "max_running_batch",
-    "service_scv", "collective_latency_s", "engine_step_overhead_s",
-    "kernel_overhead_s_per_layer", "host_weight_stream_s", "prefill_steps_per_request",
-    "prompt_tokens", "max_num_batched_tokens_effective", "prefill_flops", "gpu_flops_per_s",
-    "matmul_efficiency_effective", "request_latency_s", "slo_ttft_s", "slo_tpot_s",
-    "slo_percentile_number")
-"""The columns a search step reads besides the previous step's bounds."""
+def _search_rate(low: Value, high: Value, target_requests_per_s: Value) -> Value:
+    """Bisection: the rate per replica at the middle count ``floor((low + high) / 2)``."""
+    return safe_div(target_requests_per_s, floor((low + high) / 2), 0.0)
 
 
-def _meets_at(replicas: Value, target_requests_per_s: Value, pp: Value, tp: Value, ep: Value,
-              attention_dp_number: Value, model_layers: Value, request_tokens: Value,
-              serving_compute_s_per_request: Value, serving_kv_memory_s_per_request: Value,
-              serving_token_s: Value, serving_comm_s_per_token: Value,
-              serving_activation_s_per_token: Value, serving_step_fixed_s: Value,
-              serving_dense_weights_s: Value, serving_expert_weights_s: Value,
-              model_experts: Value, model_experts_per_token: Value, saturation_step_s: Value,
-              saturation_requests_per_step: Value, saturation_requests_per_s_replica: Value,
-              serving_capacity_requests_per_s_replica: Value, serving_step_0_s: Value,
-              max_running_batch: Value, service_scv: Value, collective_latency_s: Value,
-              engine_step_overhead_s: Value, kernel_overhead_s_per_layer: Value,
-              host_weight_stream_s: Value, prefill_steps_per_request: Value,
-              prompt_tokens: Value, max_num_batched_tokens_effective: Value,
-              prefill_flops: Value, gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
-              request_latency_s: Value, slo_ttft_s: Value, slo_tpot_s: Value,
-              slo_percentile_number: Value) -> Value:
-    """Whether ``replicas`` replicas carry the target within both objectives, by the serving
-    model's own columns (:mod:`planner.estimator.serving`) at the rate ``target / replicas``:
-    the operating step (one iteration of its fixed point from the idle step: exact for a
-    dense model, an upper bound for MoE, whose touched-expert share is concave), the TTFT at
-    the objective's percentile (slot wait, step alignment, prefill, front end) and the TPOT.
-    Open loop; the caller keeps ``replicas`` where the replica is below capacity."""
-    rate = safe_div(target_requests_per_s, replicas, 0.0)
-    util = safe_div(rate, serving_capacity_requests_per_s_replica, 1.0)
-    step = serving._fixed_point_step(
+def _search_step_s(rate: Value, pp: Value, request_tokens: Value,
+                   serving_compute_s_per_request: Value,
+                   serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+                   serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                   serving_expert_weights_s: Value, model_experts: Value,
+                   model_experts_per_token: Value, saturation_step_s: Value,
+                   saturation_requests_per_s_replica: Value, serving_step_0_s: Value) -> Value:
+    """Bisection: the operating step at ``rate`` per replica, one iteration of the serving
+    model's fixed point (:func:`planner.estimator.serving._fixed_point_step`) from the idle
+    step: exact for a dense model, an upper bound for MoE (the tangent of the concave
+    touched-expert share lies above it)."""
+    return serving._fixed_point_step(
         serving_step_0_s, rate / pp, request_tokens, serving_compute_s_per_request,
         serving_kv_memory_s_per_request, serving_token_s, serving_step_fixed_s,
         serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, saturation_step_s,
         safe_div(rate, saturation_requests_per_s_replica, 1.0))
-    y = minimum(rate * step, saturation_requests_per_step) / pp
-    compute = serving.step_compute_s(y, serving_compute_s_per_request)
-    memory_ = serving.step_memory_s(y, request_tokens, serving_kv_memory_s_per_request,
-                                    serving_dense_weights_s, serving_expert_weights_s,
-                                    model_experts, model_experts_per_token)
-    comm = serving.step_communication_s(y, request_tokens, serving_comm_s_per_token, tp, pp, ep,
-                                        attention_dp_number, model_layers, model_experts,
-                                        collective_latency_s)
-    elementwise = serving.step_elementwise_s(y, request_tokens, serving_activation_s_per_token)
-    overhead = serving.step_overhead_s(engine_step_overhead_s, model_layers,
-                                       kernel_overhead_s_per_layer)
-    tpot = serving.step_s(compute, memory_, elementwise, comm, overhead, host_weight_stream_s)
+
+
+def _search_work(rate: Value, step: Value, saturation_requests_per_step: Value,
+                 pp: Value) -> Value:
+    """Bisection: the work per micro-batch step at ``rate`` (the serving model's
+    ``micro_batch_requests_per_step``: ``min(rate * step, saturation) / pp``)."""
+    return minimum(rate * step, saturation_requests_per_step) / pp
+
+
+_PART_INPUTS = ("request_tokens", "serving_compute_s_per_request",
+                "serving_kv_memory_s_per_request", "serving_dense_weights_s",
+                "serving_expert_weights_s", "model_experts", "model_experts_per_token",
+                "serving_comm_s_per_token", "tp", "pp", "ep", "attention_dp_number",
+                "model_layers", "collective_latency_s", "serving_activation_s_per_token",
+                "engine_step_overhead_s", "kernel_overhead_s_per_layer")
+"""The columns the serving model's step parts read besides the work per step."""
+
+
+def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value,
+           serving_kv_memory_s_per_request: Value, serving_dense_weights_s: Value,
+           serving_expert_weights_s: Value, model_experts: Value,
+           model_experts_per_token: Value, serving_comm_s_per_token: Value, tp: Value, pp: Value,
+           ep: Value, attention_dp_number: Value, model_layers: Value,
+           collective_latency_s: Value, serving_activation_s_per_token: Value,
+           engine_step_overhead_s: Value, kernel_overhead_s_per_layer: Value
+           ) -> tuple[Value, Value, Value, Value, Value]:
+    """The serving model's step parts at work ``y`` (compute, memory, communication,
+    element-wise, overhead), by its own column functions."""
+    return (serving.step_compute_s(y, serving_compute_s_per_request),
+            serving.step_memory_s(y, request_tokens, serving_kv_memory_s_per_request,
+                                  serving_dense_weights_s, serving_expert_weights_s,
+                                  model_experts, model_experts_per_token),
+            serving.step_communication_s(y, request_tokens, serving_comm_s_per_token, tp, pp,
+                                         ep, attention_dp_number, model_layers, model_experts,
+                                         collective_latency_s),
+            serving.step_elementwise_s(y, request_tokens, serving_activation_s_per_token),
+            serving.step_overhead_s(engine_step_overhead_s, model_layers,
+                                    kernel_overhead_s_per_layer))
+
+
+def _search_tpot_s(y: Value, host_weight_stream_s: Value, *parts_inputs: Value) -> Value:
+    """Bisection: the TPOT at work ``y`` (the serving model's ``step_s``)."""
+    compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
+    return serving.step_s(compute, memory_, elementwise, comm, overhead, host_weight_stream_s)
+
+
+_TTFT_INPUTS = ("host_weight_stream_s", "prefill_steps_per_request", "prompt_tokens",
+                "max_num_batched_tokens_effective", "prefill_flops", "gpu_flops_per_s",
+                "matmul_efficiency_effective", "serving_token_s", "request_latency_s",
+                "max_running_batch", "service_scv", "serving_capacity_requests_per_s_replica",
+                "slo_percentile_number")
+"""The columns the TTFT of a search step reads besides its work, TPOT, rate and parts."""
+
+
+def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Value,
+                   prefill_steps_per_request: Value, prompt_tokens: Value,
+                   max_num_batched_tokens_effective: Value, prefill_flops: Value,
+                   gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
+                   serving_token_s: Value, request_latency_s: Value, max_running_batch: Value,
+                   service_scv: Value, serving_capacity_requests_per_s_replica: Value,
+                   slo_percentile_number: Value, *parts_inputs: Value) -> Value:
+    """Bisection: the TTFT at the objective's percentile at ``rate`` per replica (the serving
+    model's slot wait quantile, step alignment, prefill and front end)."""
+    compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
+    tp = parts_inputs[_PART_INPUTS.index("tp")]
     service = serving.ttft_service_s(prefill_steps_per_request, prompt_tokens,
                                      max_num_batched_tokens_effective, prefill_flops, tp,
                                      gpu_flops_per_s, matmul_efficiency_effective, compute,
                                      memory_, elementwise, comm, overhead, serving_token_s,
                                      host_weight_stream_s)
+    util = safe_div(rate, serving_capacity_requests_per_s_replica, 1.0)
     waits = [serving._queue_wait_quantile(p, serving.OPEN_LOOP, util, max_running_batch,
                                           service_scv, rate,
                                           serving_capacity_requests_per_s_replica, 0.0)
              for p in (0.5, 0.9, 0.99)]
     wait = where(slo_percentile_number == 50, waits[0],
                  where(slo_percentile_number == 90, waits[1], waits[2]))
-    ttft = wait + tpot / 2 + service + request_latency_s
+    return wait + tpot / 2 + service + request_latency_s
+
+
+def _search_meets(rate: Value, tpot: Value, ttft: Value, slo_ttft_s: Value, slo_tpot_s: Value,
+                  serving_capacity_requests_per_s_replica: Value) -> Value:
+    """Bisection: whether the middle count meets the SLO at its rate (the rule of
+    :func:`meets_slo`: both objectives, below capacity)."""
     ttft_ok = where(slo_ttft_s > 0, where(ttft <= slo_ttft_s, 1, 0), 1)
     tpot_ok = where(slo_tpot_s > 0, where(tpot <= slo_tpot_s, 1, 0), 1)
-    return ttft_ok * tpot_ok * where(util < 1, 1, 0) > 0
+    below = where(rate < serving_capacity_requests_per_s_replica, 1, 0)
+    return ttft_ok * tpot_ok * below > 0
 
 
 def _previous(k: int) -> tuple[str, str]:
@@ -290,11 +327,6 @@ def _column(name: str, doc: str, params: tuple[str, ...],
     return column
 
 
-def _search_meets(low: Value, high: Value, *columns: Value) -> Value:
-    """Bisection: whether the middle count ``floor((low + high) / 2)`` meets the SLO."""
-    return _meets_at(floor((low + high) / 2), *columns)
-
-
 def _search_low(low: Value, high: Value, meets: Value) -> Value:
     """Bisection: the lower bound after judging the middle count (``meets`` is monotone in
     the count: fewer replicas carry more each)."""
@@ -307,19 +339,40 @@ def _search_high(low: Value, high: Value, meets: Value) -> Value:
 
 
 def _search_step(k: int) -> tuple[Callable[..., Value], ...]:
-    """The columns of bisection step ``k`` of the least replica count that meets the SLO:
-    ``slo_search_<k>_meets`` (the middle count judged by :func:`_meets_at`),
-    ``slo_search_<k>_low`` and ``slo_search_<k>_high`` (the bounds after it)."""
+    """The columns of bisection step ``k`` of the least replica count that meets the SLO: at
+    the middle count between the previous bounds, its rate per replica, operating step, work
+    per step, TPOT and TTFT at the objective's percentile (the serving model's formulas, one
+    column each so that every Excel formula stays short), whether it meets the SLO, and the
+    bounds after it (``slo_search_<k>_low``, ``slo_search_<k>_high``)."""
     low, high = _previous(k)
-    meets = f"slo_search_{k}_meets"
+    name = f"slo_search_{k}_"
+    step_inputs = ("pp", "request_tokens", "serving_compute_s_per_request",
+                   "serving_kv_memory_s_per_request", "serving_token_s",
+                   "serving_step_fixed_s", "serving_dense_weights_s",
+                   "serving_expert_weights_s", "model_experts", "model_experts_per_token",
+                   "saturation_step_s", "saturation_requests_per_s_replica",
+                   "serving_step_0_s")
     return (
-        _column(meets, f"Replica search, step {k}: whether the middle count between the bounds "
-                "meets the SLO (see :func:`_meets_at`).", (low, high, *_SEARCH_INPUTS),
+        _column(name + "rate", f"Replica search, step {k}: the rate per replica at the middle "
+                "count.", (low, high, "target_requests_per_s"), _search_rate),
+        _column(name + "step_s", f"Replica search, step {k}: the operating step there.",
+                (name + "rate", *step_inputs), _search_step_s),
+        _column(name + "work", f"Replica search, step {k}: the work per micro-batch step.",
+                (name + "rate", name + "step_s", "saturation_requests_per_step", "pp"),
+                _search_work),
+        _column(name + "tpot_s", f"Replica search, step {k}: the TPOT there.",
+                (name + "work", "host_weight_stream_s", *_PART_INPUTS), _search_tpot_s),
+        _column(name + "ttft_s", f"Replica search, step {k}: the TTFT at the objective's "
+                "percentile there.", (name + "work", name + "tpot_s", name + "rate",
+                                      *_TTFT_INPUTS, *_PART_INPUTS), _search_ttft_s),
+        _column(name + "meets", f"Replica search, step {k}: whether the middle count meets "
+                "the SLO.", (name + "rate", name + "tpot_s", name + "ttft_s", "slo_ttft_s",
+                             "slo_tpot_s", "serving_capacity_requests_per_s_replica"),
                 _search_meets),
-        _column(f"slo_search_{k}_low", f"Replica search, step {k}: the lower bound.",
-                (low, high, meets), _search_low),
-        _column(f"slo_search_{k}_high", f"Replica search, step {k}: the upper bound (a count "
-                "that meets the SLO).", (low, high, meets), _search_high))
+        _column(name + "low", f"Replica search, step {k}: the lower bound.",
+                (low, high, name + "meets"), _search_low),
+        _column(name + "high", f"Replica search, step {k}: the upper bound (a count that "
+                "meets the SLO).", (low, high, name + "meets"), _search_high))
 
 
 SEARCH: tuple[Callable[..., Value], ...] = tuple(

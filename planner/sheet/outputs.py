@@ -219,6 +219,13 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "slo_replicas_low": ("Replicas needed, search from", "count", False, True),
     "slo_replicas_high": ("Replicas needed, search to", "count", False, True),
     **{name: entry for k in range(1, 11) for name, entry in (
+        (f"slo_search_{k}_rate", (f"Replica search {k}: rate per replica", "requests/s",
+                                  False)),
+        (f"slo_search_{k}_step_s", (f"Replica search {k}: step", "s", False)),
+        (f"slo_search_{k}_work", (f"Replica search {k}: work per step", "requests", False)),
+        (f"slo_search_{k}_tpot_s", (f"Replica search {k}: TPOT", "s", False)),
+        (f"slo_search_{k}_ttft_s", (f"Replica search {k}: TTFT at the percentile", "s",
+                                    False)),
         (f"slo_search_{k}_meets", (f"Replica search {k}: middle meets SLO", "bool", False)),
         (f"slo_search_{k}_low", (f"Replica search {k}: from", "count", False, True)),
         (f"slo_search_{k}_high", (f"Replica search {k}: to", "count", False, True)))},
