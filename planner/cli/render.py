@@ -444,7 +444,7 @@ def capacity(title: str, base: dict[str, Any], answers: list[Any], gpus: dict[st
     rows = [("GPU", esc(cells["GPU"])), ("tensor parallel (TP)", cells["TP"]),
             ("GPUs", f"{cells['GPUs']} ({cells['replicas']} replicas × TP {cells['TP']}"
                      + (f" × PP {shown['pp']}" if int(shown.get("pp", 1)) > 1 else "") + ")"),
-            ("weight dtype", esc(cells["dtype"])), ("cost", cells["$/month"]),
+            ("weight dtype", esc(cells["dtype"])), ("cost", f"{cells['$/month']}/month"),
             ("meets SLO", verdict.figure("meets_slo", o, shown)),
             *[(verdict.VERDICT_LABELS[n], verdict.figure(n, o, shown))
               for n in ("ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "utilization",

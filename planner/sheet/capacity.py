@@ -21,9 +21,10 @@ import numpy as np
 
 from planner.errors import ValidationError
 from planner.sheet import verdict
-from planner.sheet.outputs import format_value, output_columns
+from planner.sheet.outputs import output_columns
 from planner.sheet.sweep import parse_variation, solve_best
 from planner.sheet.table import evaluate_table, inputs_of
+from planner.units import fmt_usd
 
 if TYPE_CHECKING:
     from planner.estimator.architecture import ModelSpec
@@ -166,7 +167,7 @@ def answer_cells(n: int, answer: CapacityAnswer, gpus: Mapping[str, GpuSpec],
     flag = "" if spec is None or verdict.gpu_measured(spec) else " *"
     return (str(n), name + flag, str(shown.get("tp", 1)), f"{int(shown.get('gpus', 1)):,}",
             f"{int(o.get('replicas', 0)):,}", str(shown.get("weight_dtype", "")),
-            format_value(OBJECTIVE, o[OBJECTIVE]), verdict.figure("ttft_p50_s", o, shown),
+            fmt_usd(o[OBJECTIVE]), verdict.figure("ttft_p50_s", o, shown),
             verdict.figure("ttft_p99_s", o, shown),
             verdict.figure("tpot_mean_s", o, shown), verdict.figure("utilization", o, shown))
 
