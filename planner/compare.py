@@ -181,7 +181,8 @@ class OptionRow:
     gpus: int
     """GPUs of the deployment as configured (what the roll-up adds)."""
     gpus_needed: int | None
-    """GPUs that carry the target rate within the objectives (None: no target rate)."""
+    """GPUs that carry the target rate within the objectives (None: no target rate, or a
+    state: it does not fit, no count meets the SLO; :func:`planner.sheet.verdict.masked`)."""
     cost_usd_per_month: float | None
     """Monthly cost of the deployment as configured (None for training)."""
     cost_usd_per_million_output_tokens: float | None
@@ -204,7 +205,8 @@ def options_table(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any
         per_mtok = _number(o.get("cost_usd_per_million_output_tokens")) if inference else None
         rows.append(OptionRow(
             name=s.name, gpu=s.gpu, base=i == 0, chosen=s.chosen, gpus=int(s.inputs["gpus"]),
-            gpus_needed=int(o["gpus_needed"]) if inference and target > 0 else None,
+            gpus_needed=int(o["gpus_needed"]) if inference and target > 0
+            and verdict.masked("gpus_needed", o, s.inputs) is None else None,
             cost_usd_per_month=float(o["cost_usd_per_month"]) if inference else None,
             cost_usd_per_million_output_tokens=per_mtok,
             fits=bool(o["fits"] if inference else o["train_fits"]),

@@ -144,6 +144,31 @@ def test_scenario_list_shows_the_verdict_state_and_the_gpus_needed(
     assert "idle TTFT" in out and "SLO verdict" in out
 
 
+def test_scenario_list_json_gives_the_states_as_null_like_scenario_show() -> None:
+    """``scenario list --json`` masks as ``scenario show --json`` does (one rule,
+    :func:`planner.sheet.verdict.json_null_rows`): the saturated task's queue latencies are
+    null, not the 10^6 s cap; a plain scenario keeps its numbers; a scenario that does not
+    fit has null sizing."""
+    run("fleet", "new", "cap")
+    run("scenario", "new", "cap/task", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+        *(f"{k}={v}" for k, v in TASK_INPUTS.items()))
+    run("scenario", "new", "cap/plain", "--model", "llama-3-8b", "--gpu", "h100-sxm")
+    run("scenario", "new", "cap/big", "--model", "llama-3-70b", "--gpu", "l4",
+        *(f"{k}={v}" for k, v in TASK_INPUTS.items() if k not in ("gpus", "tp")))
+    listed = {r["name"]: r["outputs"] for r in json.loads(
+        run("scenario", "list", "--fleet", "cap", "--json").stdout)}
+    for name in ("task", "plain", "big"):
+        shown = json.loads(run("scenario", "show", f"cap/{name}", "--json").stdout)["outputs"]
+        for column in (*verdict.SATURATED_NULL, *verdict.SIZING):
+            assert listed[name][column] == shown[column], (name, column)
+    task = listed["task"]
+    assert task["saturated"] is True
+    assert all(task[c] is None for c in verdict.SATURATED_NULL)
+    assert QUEUE_WAIT_CAP_S not in task.values()
+    assert listed["plain"]["ttft_p50_s"] is not None  # no queue: a number
+    assert listed["big"]["engine_fits"] is False and listed["big"]["gpus_needed"] is None
+
+
 # ---------------------------------------------------------------------- states
 def test_masked_column_is_masked_row_by_row() -> None:
     """The vectorized states (sweeps) are the row rule (every other screen), for every mix of
@@ -342,5 +367,85 @@ def test_compare_leads_with_the_verdict_and_shows_states() -> None:
         sc = ws.scenario("cap", "task")
         out = ws.evaluate(sc)
     assert rows["verdict"] == [verdict.headline(out, sc.inputs), "–"]
-    assert rows["ttft_p50_s"] == [verdict.SATURATED, "–"]
+    assert rows["ttft_p50_s"] == [None, "–"]  # JSON: a state is null, as estimate --json
     assert rows["gpus_needed"] == [task_out["outputs"]["gpus_needed"], "–"]
+    text = plain(run("compare", "cap/task", "cap/plain").stdout)
+    assert "saturated" in text and "277.78 h" not in text
+
+
+# ---------------------------------------------------------------------- one-command solve
+CAPACITY_TASK = ["--model", "llama-3-70b", "--engine", "vllm", "--target-requests-per-s",
+                 "2000/min", "--prompt", "1000", "--output", "250", "--slo-ttft-s", "1",
+                 "--slo-percentile", "50", "--slo-tpot-s", "0.05"]
+"""The capacity task as one command: ``planner solve`` with estimate's options, no SCENARIO."""
+
+
+def test_solve_help_shows_the_capacity_task_as_one_command() -> None:
+    out = plain(run("solve", "--help").stdout)
+    assert "[SCENARIO]" in out and "capacity question" in out
+    assert ("planner solve --model llama-3-70b --engine vllm --target-requests-per-s 2000/min "
+            "\\ --prompt 1000 --output 250 --slo-ttft-s 1 --slo-percentile 50 --slo-tpot-s "
+            "0.05") in out
+    for flag in ("--model", "--gpu", "--target-requests-per-s", "--slo-ttft-s", "--tp",
+                 "--gpu-filter", "--utilization-cap"):
+        assert flag in out, flag
+
+
+def test_solve_without_a_scenario_answers_the_capacity_task_first() -> None:
+    """Issue 24, the capacity task in one command: the answer (GPU, TP, count, replicas,
+    dtype, $/month, meets SLO, TTFT p50/p99, TPOT, utilisation, ``*``) leads, the runners-up
+    follow. The answer is the cheapest row of the whole grid that meets the SLO (the sweep's
+    own solve over the same candidates), its figures the estimate of that deployment; nothing
+    is written to the database."""
+    from planner.catalog import load_gpus, resolve_model_spec
+    from planner.service import estimate
+    from planner.sheet.inputs import INFERENCE_INPUTS
+    from planner.sheet.sweep import parse_variation, solve
+
+    before = run("fleet", "list", "--json").stdout
+    out = run("solve", *CAPACITY_TASK).stdout
+    assert run("fleet", "list", "--json").stdout == before  # nothing saved
+    flat = plain(out)
+    gpus = load_gpus()
+    inputs = {"engine": "vllm", "target_requests_per_s": 2000 / 60, "prompt_tokens": 1000,
+              "output_tokens": 250, "slo_ttft_s": 1.0, "slo_percentile": "50",
+              "slo_tpot_s": 0.05}
+    spec = resolve_model_spec("llama-3-70b")
+    columns = {c.name: c for c in INFERENCE_INPUTS}
+    grid = [parse_variation(v, gpus=list(gpus), columns=columns) for v in
+            ("gpu=*", "tp=1,2,4,8", "gpus=1..64", "weight_dtype=bf16,fp8")]
+    best = solve({"model": "llama-3-70b", "gpu": "h100-sxm", **inputs}, "cost_usd_per_month",
+                 "min", "meets_slo", grid, {"llama-3-70b": spec}, gpus)
+    assert best.found
+    v = best.values
+    # the answer today: 3 x MI355X at TP 1 in fp8, 3 x $4.00/h (seeds/gpus.toml, an example
+    # price) x 730 h = $8,760.00/month; its efficiencies are the planner's defaults
+    assert (v["gpu"], v["tp"], v["gpus"], v["weight_dtype"]) == ("mi355x", 1, 3, "fp8")
+    assert v["cost_usd_per_month"] == pytest.approx(3 * 4.00 * 730)
+    at = estimate(spec, gpus["mi355x"], {**inputs, "tp": 1, "gpus": 3, "weight_dtype": "fp8"})
+    assert at["meets_slo"] is True
+    lead = flat[:flat.index("Runners-up")]
+    for text in ("GPU mi355x *", "tensor parallel (TP) 1", "GPUs 3 (3 replicas × TP 1)",
+                 "weight dtype fp8", "cost $8,760.00/month", "meets SLO yes",
+                 f"TTFT p50 at the load {verdict.figure('ttft_p50_s', at, inputs)}",
+                 f"TTFT p99 at the load {verdict.figure('ttft_p99_s', at, inputs)}",
+                 f"TPOT at the load {verdict.figure('tpot_mean_s', at, inputs)}",
+                 f"utilisation {at['utilization']:.0%}"):
+        assert text in lead, text
+    assert lead.index("GPU mi355x") < lead.index("meets SLO")
+    runners = out[out.index("Runners-up"):].splitlines()
+    assert sum(1 for line in runners if re.match(r"│ [2-5] │", line)) == 4
+    assert "serving efficiencies not measured" in out
+    data = json.loads(run("solve", *CAPACITY_TASK, "--json").stdout)
+    assert data["answer"]["gpu"] == "mi355x" and data["answer"]["gpus"] == 3
+    assert data["answer"]["replicas"] == 3 and data["answer"]["meets_slo"] is True
+    assert data["answer"]["gpu_efficiencies_measured"] is False
+    assert len(data["runners_up"]) == 4
+
+
+def test_solve_refuses_a_scenario_and_inline_inputs_together() -> None:
+    result = CliRunner().invoke(cli, ["solve", "cap/task", "--model", "llama-3-8b"])
+    assert result.exit_code == 2 and "not both" in result.output
+    assert "Traceback" not in result.output
+    result = CliRunner().invoke(cli, ["solve"])
+    assert result.exit_code == 2 and "--model" in result.output

@@ -40,13 +40,42 @@ def _resolve_gpu(ctx: click.Context, kwargs: dict[str, Any]) -> Any:
                              price_usd_per_hour=kwargs.get("price_usd_per_hour"))
 
 
+MODEL_HELP = ("Model name in the database, a config.json path, or a Hub id "
+              "org/name[@revision] (an imported model, else its config.json read from the "
+              "Hugging Face cache or the Hub; nothing is saved).")
+
+
+def inference_options(required: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options ``planner estimate`` takes (``--model``, the GPU, one per inference input
+    column), for any command that evaluates an unsaved scenario (``planner solve`` without a
+    SCENARIO): one definition, parsed once (:func:`inference_base`)."""
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        f = column_options(INFERENCE_INPUTS)(f)
+        f = _gpu_options(f)
+        return click.option("--model", "model_ref", required=required, metavar="CONFIG_OR_NAME",
+                            help=MODEL_HELP)(f)
+
+    return decorate
+
+
+GPU_FLAGS = ("gpu_name", "gpu_memory_gib", "gpu_tflops", "gpu_bandwidth_gbs",
+             "price_usd_per_hour")
+"""The keyword names :func:`_gpu_options` adds."""
+
+
+def inference_base(ctx: click.Context, model_ref: str, kwargs: dict[str, Any]
+                   ) -> tuple[Any, Any, dict[str, Any]]:
+    """The model spec, the GPU spec (``None`` when no GPU option was given) and the inputs the
+    user typed, from :func:`inference_options`' values."""
+    spec = model_spec(ctx, model_ref)
+    gpu = _resolve_gpu(ctx, kwargs) if any(kwargs.get(k) is not None for k in GPU_FLAGS) \
+        else None
+    return spec, gpu, given(kwargs, INFERENCE_INPUTS)
+
+
 @click.command()
-@click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME",
-              help="Model name in the database, a config.json path, or a Hub id "
-                   "org/name[@revision] (an imported model, else its config.json read from "
-                   "the Hugging Face cache or the Hub; nothing is saved).")
-@_gpu_options
-@column_options(INFERENCE_INPUTS)
+@inference_options()
 @json_option
 @click.pass_context
 def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -> None:
@@ -73,10 +102,7 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
 
 
 @click.command()
-@click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME",
-              help="Model name in the database, a config.json path, or a Hub id "
-                   "org/name[@revision] (an imported model, else its config.json read from "
-                   "the Hugging Face cache or the Hub; nothing is saved).")
+@click.option("--model", "model_ref", required=True, metavar="CONFIG_OR_NAME", help=MODEL_HELP)
 @_gpu_options
 @column_options(TRAINING_INPUTS, skip=("reserve_gib", "reserve_fraction"),
                 overrides=TRAINING_DEFAULT_OVERRIDES)

@@ -248,6 +248,21 @@ def _inputs_parts(inputs: list[dict[str, Any]]) -> list[_Encoded]:
     return [_encode_objects(inputs, "    ")]
 
 
+def _masked(rows: list[Scenario], cols: dict[str, Any]) -> dict[str, Any]:
+    """``cols`` with the figures that are states ``null``, as ``estimate --json`` and
+    ``scenario show --json`` give them (:func:`planner.sheet.verdict.json_null_rows`: queue
+    latencies of a saturated row, sizing of a row that does not fit or cannot meet its SLO)."""
+    target = np.array([float(r.inputs.get("target_requests_per_s") or 0) for r in rows])
+    out = dict(cols)
+    for name in cols:
+        hit = verdict.json_null_rows(name, cols, target)
+        if hit is None:
+            continue
+        values = column_values(name, cols[name])
+        out[name] = [None if h else v for v, h in zip(values, hit.tolist(), strict=True)]
+    return out
+
+
 def scenario_json(fv: FleetValues, *, out: TextIO | None = None,
                   progress: bool | None = None, chunk_rows: int = JSON_CHUNK_ROWS) -> None:
     """Print every scenario of ``fv`` with all its outputs as one JSON list, exactly the text
@@ -276,6 +291,8 @@ def scenario_json(fv: FleetValues, *, out: TextIO | None = None,
                 rows = [fv.scenarios[i] for i in index[lo:hi]]
                 cols = record_columns(fv.scenarios, fv.by_kind, kind, lo, hi, fv.models,
                                       fv.gpus, fv.profiles)
+                if kind == "inference":
+                    cols = _masked(rows, cols)
                 for i, text in zip(index[lo:hi], _records_json(rows, cols), strict=True):
                     texts[i - a] = text
             if None in texts:

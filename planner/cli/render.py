@@ -404,10 +404,11 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     console.print(table)
 
 
-def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) -> None:
-    """A solve result: the answer, the objective and the constraint's columns."""
+def solution(title: str, result: Any, constraint: str | None, varied: list[str]) -> None:
+    """A solve result: the answer, the objective and the constraint's columns (``title``:
+    the scenario solved, FLEET/NAME, or the model of an unsaved one)."""
     what = f"{'maximize' if result.sense == 'max' else 'minimize'} {result.objective}"
-    console.print(f"[bold]{esc(f'{sc.fleet}/{sc.name}')}[/]: {esc(what)}"
+    console.print(f"[bold]{esc(title)}[/]: {esc(what)}"
                   + (f" subject to {esc(constraint)}" if constraint else ""))
     if not result.found:
         console.print(f"[red]no feasible answer[/] among {result.candidates:,} candidates")
@@ -422,6 +423,54 @@ def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) ->
     console.print(_table("Answer", rows, note=f"{result.feasible:,} of {result.candidates:,} "
                          f"candidates feasible ({result.method})"
                          + (f"; warning: {esc(result.note)}" if result.note else "")))
+
+
+def capacity(title: str, base: dict[str, Any], answers: list[Any], gpus: dict[str, GpuSpec],
+             query: Any) -> None:
+    """The capacity question's answer: the cheapest deployment that meets the SLO (GPU, TP,
+    count, replicas, dtype, $/month and the verdict's figures at the target rate), then the
+    runners-up (:func:`planner.sheet.capacity.answer_cells`, the UI's table), the ``*`` note
+    and the search that was run."""
+    # lazy: the capacity module's cells (numpy), only when this runs
+    from planner.sheet.capacity import ANSWER_HEADERS, answer_cells
+
+    i = {**base}
+    console.print(f"[bold]{esc(title)}[/]: the cheapest GPU × TP × count × weight dtype that "
+                  "meets the SLO at the target rate")
+    if not answers:
+        console.print("[red]no deployment meets the SLO at the target rate[/] among the "
+                      f"candidates of: {esc(' '.join(f'--vary {v}' for v in query.vary))}")
+        return
+    best = answers[0]
+    shown = {**i, **best.changes}
+    cells = dict(zip(ANSWER_HEADERS, answer_cells(1, best, gpus, i), strict=True))
+    o = best.outputs
+    rows = [("GPU", esc(cells["GPU"])), ("tensor parallel (TP)", cells["TP"]),
+            ("GPUs", f"{cells['GPUs']} ({cells['replicas']} replicas × TP {cells['TP']}"
+                     + (f" × PP {shown['pp']}" if int(shown.get("pp", 1)) > 1 else "") + ")"),
+            ("weight dtype", esc(cells["dtype"])), ("cost", f"{cells['$/month']}/month"),
+            ("meets SLO", verdict.figure("meets_slo", o, shown)),
+            *[(verdict.VERDICT_LABELS[n], verdict.figure(n, o, shown))
+              for n in ("ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "utilization",
+                        "saturation_requests_per_s")]]
+    console.print(f"[bold]Answer[/] {verdict_title(shown).removeprefix('Verdict ')}")
+    console.print(_table("", rows))
+    if len(answers) > 1:
+        table = Table(title="Runners-up, cheapest first", title_justify="left",
+                      title_style="bold")
+        for header in ANSWER_HEADERS:
+            table.add_column(header, justify="left" if header in ("GPU", "dtype") else "right")
+        for n, a in enumerate(answers[1:], 2):
+            table.add_row(*map(esc, answer_cells(n, a, gpus, i)))
+        console.print(table)
+    unsure = sorted({str(a.changes.get("gpu", i.get("gpu"))) for a in answers
+                     if str(a.changes.get("gpu", i.get("gpu"))) in gpus
+                     and not verdict.gpu_measured(gpus[str(a.changes.get("gpu", i.get("gpu")))])})
+    if unsure:
+        console.print(f"[yellow]* {esc(', '.join(unsure))}: {verdict.UNMEASURED_NOTE} "
+                      "(estimates on them are less sure)[/]")
+    console.print(f"searched: minimize {query.objective} subject to {esc(query.constraint)}, "
+                  + esc(" ".join(f"--vary {v}" for v in query.vary)))
 
 
 def answer_verdict(r: dict[str, Any], measured: bool) -> None:

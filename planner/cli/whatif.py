@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from planner.cli.common import emit_json, json_option, workspace
+from planner.cli.estimate import inference_options
 from planner.cli.fleets import _ref, fleet_option
 from planner.errors import PlannerError, ValidationError
 
@@ -266,88 +267,160 @@ def _write_xlsx(frame: Any, path: Path) -> None:
     wb.save(path)
 
 
+CAPACITY_EXAMPLE = ("planner solve --model llama-3-70b --engine vllm --target-requests-per-s "
+                    "2000/min --prompt 1000 --output 250 --slo-ttft-s 1 --slo-percentile 50 "
+                    "--slo-tpot-s 0.05")
+"""The capacity task of issue 24 as one command (docs/capacity-task.md shows its output)."""
+
+
 @click.command()
-@click.argument("ref", metavar="SCENARIO")
+@click.argument("ref", metavar="[SCENARIO]", required=False)
 @fleet_option
 @click.option("--maximize", "maximize", metavar="COLUMN", help="Column to make as large as "
               "possible (e.g. prompt_tokens, batch).")
 @click.option("--minimize", "minimize", metavar="COLUMN", help="Column to make as small as "
-              "possible (e.g. gpus, cost_usd_per_hour).")
+              "possible (e.g. gpus, cost_usd_per_hour). Without --maximize or --minimize: the "
+              "capacity question (the cheapest deployment that meets the SLO).")
 @click.option("--subject-to", "constraint", metavar="EXPR",
               help='Constraint, e.g. "fits and ttft_s <= 0.5" (columns, numbers, comparisons, '
-                   "and/or/not, + - * /; strings in quotes).")
+                   "and/or/not, + - * /; strings in quotes). The capacity question adds it to "
+                   "meets_slo.")
 @click.option("--vary", "vary", multiple=True, metavar="COLUMN=VALUES",
-              help="What may change (default: the maximized/minimized input over its range).")
+              help="What may change (default: the maximized/minimized input over its range; "
+                   "for the capacity question gpu=* tp=1,2,4,8 gpus=1..64 "
+                   "weight_dtype=bf16,fp8, each replaced by a --vary of that column).")
+@click.option("--gpu-filter", metavar="TEXT", default="",
+              help="Capacity question: only GPUs whose name, label or vendor contains TEXT "
+                   "(h100, amd, nvidia), as the UI's solve filter.")
+@click.option("--utilization-cap", type=float, metavar="FRACTION",
+              help="Capacity question: only deployments at most this utilised (0 < cap <= 1).")
 @click.option("--as-options", "as_options", type=click.IntRange(1, 20), metavar="K",
               help="Also write the K best answers (other than SCENARIO as it is) as options of "
                    "SCENARIO's group, named SCENARIO+column=value; not chosen, so the fleet's "
-                   "totals stay. Needs --vary.")
+                   "totals stay. Needs SCENARIO; --vary unless the capacity question.")
 @click.option("--choose-best", is_flag=True,
               help="With --as-options: choose the best answer (it becomes the one counted).")
+@inference_options(required=False)
 @json_option
 @click.pass_context
-def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | None,
+def solve(ctx: click.Context, ref: str | None, fleet_name: str | None, maximize: str | None,
           minimize: str | None, constraint: str | None, vary: tuple[str, ...],
-          as_options: int | None, choose_best: bool, as_json: bool) -> None:
-    """Goal seek with exact integer answers.
+          gpu_filter: str, utilization_cap: float | None, as_options: int | None,
+          choose_best: bool, model_ref: str | None, as_json: bool, **kwargs: Any) -> None:
+    """Goal seek with exact integer answers, over a saved SCENARIO or, without one, over the
+    scenario the options of `planner estimate` describe (nothing is saved).
+
+    Without --maximize or --minimize it answers the capacity question: the cheapest GPU × TP ×
+    count × weight dtype that meets the SLO at the target rate (the UI's solve preset, the
+    same search), the answer first, then the runners-up.
 
     \b
     Examples:
+      planner solve --model llama-3-70b --engine vllm --target-requests-per-s 2000/min \\
+          --prompt 1000 --output 250 --slo-ttft-s 1 --slo-percentile 50 --slo-tpot-s 0.05
+      planner solve prod/chat --gpu-filter nvidia --as-options 3
       planner solve demo/llama3-8b-24gib-6x8k --maximize prompt_tokens --subject-to fits
       planner solve prod/chat --minimize gpus --vary gpus=1..64 --vary tp=1,2,4,8 \\
           --subject-to "meets_target_rate and fits"
-      planner solve prod/chat --minimize cost_usd_per_hour --vary gpu=* \\
-          --subject-to "fits and ttft_s <= 0.5"
       planner solve prod/chat --minimize cost_usd_per_month --vary gpu=h100-sxm,h200,mi300x \\
           --vary gpus=1..16 --subject-to "meets_slo" --as-options 3
     """
+    if maximize and minimize:
+        raise ValidationError("--maximize/--minimize", "give one of them (or neither, for the "
+                              "capacity question)")
+    capacity = not (maximize or minimize)
+    if not capacity and (gpu_filter or utilization_cap is not None):
+        raise ValidationError("--gpu-filter/--utilization-cap", "narrow the capacity question "
+                              "(solve without --maximize/--minimize)")
+    if choose_best and not as_options:
+        raise ValidationError("--choose-best", "works with --as-options K")
+    if as_options and not vary and not capacity:
+        raise ValidationError("--as-options", "say what may change with --vary column=values")
+    typed = [k for k, v in kwargs.items() if v is not None]
+    if ref is not None and (model_ref or typed):
+        raise ValidationError("SCENARIO", "give a saved SCENARIO or --model with the inputs "
+                              "`planner estimate` takes, not both", value=ref)
+    if ref is None and not model_ref:
+        raise ValidationError("SCENARIO", "give a saved SCENARIO, or --model with the inputs "
+                              f"`planner estimate` takes, e.g. {CAPACITY_EXAMPLE}")
+    if ref is None and as_options:
+        raise ValidationError("--as-options", "writes options of a saved SCENARIO; give one")
+    ws = workspace(ctx)
+    models, gpus = dict(ws.model_specs()), dict(ws.gpu_specs())
+    profiles = ws.calibration_figures()
+    if ref is not None:
+        sc, base = _base(ctx, ref, fleet_name)
+        kind, title = sc.kind, f"{sc.fleet}/{sc.name}"
+    else:
+        # lazy: the estimate command's option parsing, only when this runs
+        from planner.cli.estimate import inference_base
+
+        spec, gpu, inputs = inference_base(ctx, str(model_ref), kwargs)
+        models[spec.name] = spec
+        if gpu is not None:
+            gpus[gpu.name] = gpu
+        base = {"model": spec.name, "gpu": gpu.name if gpu is not None else next(iter(gpus)),
+                "lora_targets": "", **inputs}
+        sc, kind, title = None, "inference", spec.name
+        if gpu is not None and capacity:
+            gpus = {gpu.name: gpu}  # --gpu: the question is TP, count and dtype on that GPU
+    if capacity:
+        if kind != "inference":
+            raise ValidationError("--minimize", "the capacity question is for inference "
+                                  "scenarios; give --maximize or --minimize")
+        _capacity(ctx, ws, sc, title, base, models, gpus, profiles, vary, constraint,
+                  gpu_filter, utilization_cap, as_options, choose_best, as_json)
+        return
     # lazy: ~29 ms of imports, only when this runs
     from planner.sheet.sweep import solve as run
 
-    if bool(maximize) == bool(minimize):
-        raise ValidationError("--maximize/--minimize", "give exactly one of them")
-    if choose_best and not as_options:
-        raise ValidationError("--choose-best", "works with --as-options K")
-    if as_options and not vary:
-        raise ValidationError("--as-options", "say what may change with --vary column=values")
-    sc, base = _base(ctx, ref, fleet_name)
-    ws = workspace(ctx)
     objective = maximize or minimize or ""
     sense = "max" if maximize else "min"
-    variations = _variations(ctx, vary, sc.kind)
-    result = run(base, objective, sense, constraint, variations, ws.model_specs(),
-                 ws.gpu_specs(), kind=sc.kind, profiles=ws.calibration_figures())
+    variations = _variations(ctx, vary, kind)
+    result = run(base, objective, sense, constraint, variations, models, gpus, kind=kind,
+                 profiles=profiles)
     written: list[str] = []
-    if as_options and result.found:
+    if as_options and result.found and sc is not None:
         # lazy: ~29 ms of imports, only when this runs
         from planner.sheet.sweep import solve_best
 
-        answers = solve_best(base, objective, sense, constraint, variations, ws.model_specs(),
-                             ws.gpu_specs(), as_options + 1, kind=sc.kind,
-                             profiles=ws.calibration_figures())
+        answers = solve_best(base, objective, sense, constraint, variations, models, gpus,
+                             as_options + 1, kind=kind, profiles=profiles)
         varied = [v.column for v in variations]
         changes = [{k: a[k] for k in varied} for a in answers]  # SCENARIO as it is: no option
         changes = [c for c in changes if any(v != base[k] for k, v in c.items())][:as_options]
         made = ws.add_options(sc.fleet, sc.name, changes, choose_first=choose_best)
         written = [f"{o.fleet}/{o.name}" for o in made]
+    answer = None
+    if result.found and kind == "inference":
+        answer = _answer_estimate(models, gpus, base, profiles,
+                                  {v.column: result.values[v.column] for v in variations
+                                   if v.column in result.values})
     if as_json:
-        measured = {}
-        if result.found and "gpu" in result.values:
-            # lazy: the verdict's confidence rule, only when this runs
-            from planner.sheet.verdict import gpu_measured
+        # lazy: the verdict's states and confidence rule, only when this runs
+        from planner.sheet import verdict
 
-            spec = ws.gpu_specs().get(str(result.values["gpu"]))
-            measured = {"gpu_efficiencies_measured": spec is not None and gpu_measured(spec)}
-        emit_json({**asdict(result), **measured,
+        measured = {}
+        values = dict(result.values)
+        if answer is not None:
+            masked = verdict.json_outputs(answer, answer["inputs"])
+            values = {k: masked.get(k, v) for k, v in values.items()}
+        if result.found and "gpu" in result.values:
+            spec_ = gpus.get(str(result.values["gpu"]))
+            measured = {"gpu_efficiencies_measured": spec_ is not None
+                        and verdict.gpu_measured(spec_)}
+        emit_json({**asdict(result), "values": values, **measured,
                    **({"options": written} if as_options else {})})
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
-    render.solution(sc, result, constraint, [v.split("=")[0] for v in vary])
-    if result.found and sc.kind == "inference":
-        _answer_verdict(ws, sc, base, {v.column: result.values[v.column] for v in variations
-                                       if v.column in result.values})
+    render.solution(title, result, constraint, [v.split("=")[0] for v in vary])
+    if answer is not None:
+        # lazy: the verdict's confidence rule, only when this runs
+        from planner.sheet.verdict import gpu_measured
+
+        render.answer_verdict(answer, gpu_measured(gpus[str(answer["gpu"])]))
     if written:
         click.echo(f"wrote {len(written)} option(s): " + ", ".join(written)
                    + (" (the first is chosen)" if choose_best else " (none chosen)"))
@@ -355,24 +428,76 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
         ctx.exit(1)
 
 
-def _answer_verdict(ws: Any, sc: Any, base: dict[str, Any], values: dict[str, Any]) -> None:
-    """Print the verdict of the solved deployment: the scenario with the answer's varied
-    values, estimated once (the figures at the target rate, not the idle bounds)."""
+def _answer_estimate(models: dict[str, Any], gpus: dict[str, Any], base: dict[str, Any],
+                     profiles: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """The solved deployment estimated once: the scenario with the answer's varied values
+    (the figures at the target rate, not the idle bounds)."""
     # lazy: ~26 ms of imports, only when this runs
     from planner import service
 
+    answer = {**base, **values}
+    model, gpu = models[str(answer.pop("model"))], gpus[str(answer.pop("gpu"))]
+    answer.pop("lora_targets", None)
+    return service.estimate(model, gpu, answer, profiles=profiles)
+
+
+def _capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dict[str, Any],
+              models: dict[str, Any], gpus: dict[str, Any], profiles: Any,
+              vary: tuple[str, ...], constraint: str | None, gpu_filter: str,
+              utilization_cap: float | None, as_options: int | None, choose_best: bool,
+              as_json: bool) -> None:
+    """The capacity question (:mod:`planner.sheet.capacity`, the UI's solve preset): the
+    cheapest deployment that meets the SLO at the target rate, and the runners-up."""
+    # lazy: the capacity solve (numpy, the sweep), only when this runs
+    from planner.sheet.capacity import ANSWERS, capacity_query, solve_capacity
+
+    query = capacity_query(base, gpus, gpu_filter=gpu_filter, utilization_cap=utilization_cap,
+                           vary=vary, constraint=constraint)
+    answers = solve_capacity(base, query, models, gpus, max(ANSWERS, as_options or 0) + 1,
+                             profiles)
+    written: list[str] = []
+    if as_options and answers and sc is not None:
+        varied = {v.split("=")[0] for v in query.vary}
+        changes = [a.changes for a in answers
+                   if any(v != base.get(k) for k, v in a.changes.items() if k in varied)]
+        made = ws.add_options(sc.fleet, sc.name, changes[:as_options],
+                              choose_first=choose_best)
+        written = [f"{o.fleet}/{o.name}" for o in made]
+    answers = answers[:ANSWERS]
+    if as_json:
+        # lazy: the verdict's JSON rules, only when this runs
+        from planner.sheet import verdict
+
+        shown = ("cost_usd_per_month", *verdict.VERDICT, "saturated", "engine_fits")
+
+        def record(a: Any) -> dict[str, Any]:
+            inputs = {**base, **a.changes}
+            spec = gpus.get(str(inputs["gpu"]))
+            masked = verdict.json_outputs(a.outputs, inputs)
+            return {"gpu": str(inputs["gpu"]), "tp": int(inputs.get("tp", 1)),
+                    "pp": int(inputs.get("pp", 1)), "gpus": int(inputs.get("gpus", 1)),
+                    "replicas": int(a.outputs["replicas"]),
+                    "weight_dtype": str(inputs.get("weight_dtype", "auto")),
+                    **{k: masked[k] for k in shown if k in masked},
+                    "gpu_efficiencies_measured": spec is not None and verdict.gpu_measured(spec)}
+
+        emit_json({"found": bool(answers), "objective": query.objective,
+                   "constraint": query.constraint, "vary": list(query.vary),
+                   "answer": record(answers[0]) if answers else None,
+                   "runners_up": [record(a) for a in answers[1:]],
+                   **({"options": written} if as_options else {})})
+        if not answers:
+            ctx.exit(1)
+        return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
-    # lazy: the verdict's confidence rule, only when this runs
-    from planner.sheet.verdict import gpu_measured
-
-    answer = {**base, **values}
-    model, gpu = ws.model(str(answer.pop("model"))), ws.gpu(str(answer.pop("gpu")))
-    answer.pop("lora_targets", None)
-    result = service.estimate(model.spec, gpu.spec, answer,
-                              profiles=ws.calibration_figures())
-    render.answer_verdict(result, gpu_measured(gpu.spec))
+    render.capacity(title, base, answers, gpus, query)
+    if written:
+        click.echo(f"wrote {len(written)} option(s): " + ", ".join(written)
+                   + (" (the first is chosen)" if choose_best else " (none chosen)"))
+    if not answers:
+        ctx.exit(1)
 
 
 @click.command()
@@ -408,8 +533,17 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
     columns = [c.strip() for c in show.split(",")] if show else None
     rows = run(scenarios, outputs, columns)
     if as_json:
+        # lazy: the verdict's states, only when this runs
+        from planner.sheet import verdict
+
+        states = {*verdict.STATES, verdict.NO_TARGET, verdict.UNREACHABLE}
+        records = [asdict(r) for r in rows]
+        for record in records:  # a figure that is a state is null, as estimate --json gives
+            if record["column"] in verdict.MASKED_COLUMNS:
+                record["values"] = [None if isinstance(v, str) and v in states else v
+                                    for v in record["values"]]
         emit_json({"scenarios": [f"{s.fleet}/{s.name}" for s in scenarios],
-                   "rows": [asdict(r) for r in rows]})
+                   "rows": records})
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render

@@ -24,6 +24,7 @@ from planner.sheet import verdict
 from planner.sheet.outputs import output_columns
 from planner.sheet.sweep import parse_variation, solve_best
 from planner.sheet.table import evaluate_table, inputs_of
+from planner.units import fmt_usd
 
 if TYPE_CHECKING:
     from planner.estimator.architecture import ModelSpec
@@ -66,13 +67,20 @@ def gpu_matches(name: str, spec: GpuSpec, needle: str) -> bool:
     return not needle or any(needle in str(t).lower() for t in (name, spec.label, spec.vendor))
 
 
+ANSWERS = 5
+"""Answers the capacity question lists: the cheapest and four runners-up."""
+
+
 def capacity_query(base: Mapping[str, Any], gpus: Mapping[str, GpuSpec], *,
                    gpu_filter: str = "", utilization_cap: float | None = None,
-                   max_gpus: int = MAX_GPUS) -> CapacityQuery:
+                   max_gpus: int = MAX_GPUS, vary: Sequence[str] = (),
+                   constraint: str | None = None) -> CapacityQuery:
     """The capacity solve of ``base`` (a scenario's inputs with ``model`` and ``gpu``): its
     GPUs filtered by ``gpu_filter``, and ``utilization <= utilization_cap`` added to the
-    constraint when a cap (0 < cap <= 1) is given. A scenario without a target rate or an SLO
-    has no capacity question: refused, naming the inputs to set."""
+    constraint when a cap (0 < cap <= 1) is given; ``constraint`` (an expression) is added to
+    it too, and each of ``vary`` (``column=values``) replaces the default variation of its
+    column or adds one. A scenario without a target rate or an SLO has no capacity question:
+    refused, naming the inputs to set."""
     if not base.get("target_requests_per_s"):
         raise ValidationError("target_requests_per_s", "set a target request rate on the "
                               "scenario first (the capacity solve sizes for it)")
@@ -85,12 +93,17 @@ def capacity_query(base: Mapping[str, Any], gpus: Mapping[str, GpuSpec], *,
     names = tuple(n for n, spec in gpus.items() if gpu_matches(n, spec, gpu_filter))
     if not names:
         raise ValidationError("GPU filter", "matches no GPU of the catalog", value=gpu_filter)
-    constraint = CONSTRAINT if utilization_cap is None else (
+    full = CONSTRAINT if utilization_cap is None else (
         f"{CONSTRAINT} and utilization <= {utilization_cap:g}")
+    if constraint:
+        full = f"{full} and ({constraint})"
     gpu_values = "*" if len(names) == len(gpus) else ",".join(names)
-    vary = (f"gpu={gpu_values}", f"tp={','.join(map(str, TPS))}", f"gpus=1..{max_gpus}",
-            f"weight_dtype={','.join(WEIGHT_DTYPES)}")
-    return CapacityQuery(OBJECTIVE, constraint, vary, names)
+    defaults = {"gpu": f"gpu={gpu_values}", "tp": f"tp={','.join(map(str, TPS))}",
+                "gpus": f"gpus=1..{max_gpus}",
+                "weight_dtype": f"weight_dtype={','.join(WEIGHT_DTYPES)}"}
+    for text in vary:
+        defaults[text.split("=", 1)[0].strip()] = text.strip()
+    return CapacityQuery(OBJECTIVE, full, tuple(defaults.values()), names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +136,8 @@ def solve_capacity(base: Mapping[str, Any], query: CapacityQuery,
         values = [p[column] for p in picked]
         table[column] = np.asarray(values, dtype=object if isinstance(values[0], str)
                                    else None)
-    wanted = [*verdict.VERDICT, "saturated", "engine_fits", "fits", query.objective]
+    wanted = [*verdict.VERDICT, "saturated", "engine_fits", "fits", "replicas",
+              query.objective]
     evaluated = evaluate_table(table, models, gpus, "inference", list(dict.fromkeys(wanted)),
                                profiles=profiles)
     integer = {k for k, c in output_columns().items() if c.integer}
@@ -133,6 +147,29 @@ def solve_capacity(base: Mapping[str, Any], query: CapacityQuery,
         out.update({k: int(v) for k, v in out.items() if k in integer})
         answers.append(CapacityAnswer({k: p[k] for k in varied}, out))
     return answers
+
+
+ANSWER_HEADERS = ("#", "GPU", "TP", "GPUs", "replicas", "dtype", "$/month", "TTFT p50",
+                  "TTFT p99", "TPOT", "util.")
+"""The columns of a capacity answer list (the UI's solve and ``planner solve``)."""
+
+
+def answer_cells(n: int, answer: CapacityAnswer, gpus: Mapping[str, GpuSpec],
+                 inputs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Answer ``n``'s cells under :data:`ANSWER_HEADERS`: the deployment (GPU, with `` *``
+    where its serving efficiencies are unmeasured defaults, :func:`verdict.gpu_measured`),
+    its monthly cost and the verdict's figures at the target rate (:func:`verdict.figure`:
+    states in place of figures that are states). ``inputs``: the solved scenario's."""
+    c, o = answer.changes, answer.outputs
+    shown = {**inputs, **c}
+    name = str(c.get("gpu", inputs.get("gpu", "")))
+    spec = gpus.get(name)
+    flag = "" if spec is None or verdict.gpu_measured(spec) else " *"
+    return (str(n), name + flag, str(shown.get("tp", 1)), f"{int(shown.get('gpus', 1)):,}",
+            f"{int(o.get('replicas', 0)):,}", str(shown.get("weight_dtype", "")),
+            fmt_usd(o[OBJECTIVE]), verdict.figure("ttft_p50_s", o, shown),
+            verdict.figure("ttft_p99_s", o, shown),
+            verdict.figure("tpot_mean_s", o, shown), verdict.figure("utilization", o, shown))
 
 
 def _item(value: Any) -> Any:

@@ -482,7 +482,10 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
             count = np.array([int(sc.inputs["gpus"]) for sc in workloads])
             gpus_needed[configured] = count[configured, None]
             replicas[configured] = (count // size)[configured, None]
-        capacity = replicas * per_replica[inverse].reshape(n_w, n_m)
+        # within the SLO the replicas carry at least the rate they are sized for (the replica
+        # search's count meets it) and at least their wait-free rate each
+        capacity = np.maximum(replicas * per_replica[inverse].reshape(n_w, n_m),
+                              np.where(replicas > 0, rates, 0.0))
     types = sorted({sc.gpu for sc in workloads})
     type_of = np.array([types.index(sc.gpu) for sc in workloads], dtype=np.int64)
     needed_by_type = np.zeros((len(types), n_m), dtype=np.int64)

@@ -234,6 +234,23 @@ def json_outputs(outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict[
     return out
 
 
+def json_null_rows(name: str, columns: Mapping[str, Any],
+                   target_requests_per_s: Any) -> Any:
+    """:func:`json_outputs` over whole columns: a boolean array of the rows whose ``name``
+    JSON gives as ``null`` (its figure is a state other than "no target",
+    :func:`masked_column`), or ``None`` where no row is (or ``name`` is never masked, or
+    ``columns`` lack the state inputs). ``columns``: output arrays of one kind's rows;
+    ``target_requests_per_s``: each row's input."""
+    if name not in (*SATURATED_NULL, *SIZING) or name not in columns:
+        return None
+    if not all(n in columns for n in STATE_INPUTS):
+        return None
+    state = masked_column(name, columns["engine_fits"], columns["saturated"],
+                          columns["replicas_needed"], target_requests_per_s)
+    hit = (state != None) & (state != NO_TARGET)  # noqa: E711 (elementwise over objects)
+    return hit if hit.any() else None
+
+
 LIST_HEADERS: tuple[str, ...] = ("SLO verdict", "GPUs needed", "USD/month needed")
 """The verdict's columns in ``scenario list`` (beside fits; the idle-server TTFT and TPOT
 follow, headed as such)."""

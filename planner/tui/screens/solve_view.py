@@ -55,8 +55,6 @@ for a target rate need one on the scenario."""
 
 NEEDS_TARGET = frozenset({CAPACITY, "gpus", "gpu"})
 
-ANSWERS = 5
-"""Answers the capacity preset lists (and writes as options)."""
 
 
 @dataclass
@@ -68,23 +66,19 @@ class SolveChoice:
     options: list[dict[str, Any]] = field(default_factory=list)
 
 
-def answers_table(answers: list[CapacityAnswer], gpus: dict[str, GpuSpec]) -> Table:
-    """The capacity answers, cheapest first, with the verdict's figures; ``*`` marks a GPU
-    whose serving efficiencies are unmeasured defaults."""
+def answers_table(answers: list[CapacityAnswer], gpus: dict[str, GpuSpec],
+                  inputs: dict[str, Any] | None = None) -> Table:
+    """The capacity answers, cheapest first, with the verdict's figures
+    (:func:`planner.sheet.capacity.answer_cells`, the cells ``planner solve`` prints); ``*``
+    marks a GPU whose serving efficiencies are unmeasured defaults."""
+    # lazy: the solver module (numpy), only when answers are shown
+    from planner.sheet.capacity import ANSWER_HEADERS, answer_cells
+
     table = Table(box=None, padding=(0, 1))
-    for header in ("#", "GPU", "TP", "GPUs", "dtype", "$/month", "TTFT p50", "TTFT p99",
-                   "TPOT", "util."):
+    for header in ANSWER_HEADERS:
         table.add_column(header, justify="left" if header in ("GPU", "dtype") else "right")
     for n, a in enumerate(answers, 1):
-        c, o = a.changes, a.outputs
-        name = str(c.get("gpu", ""))
-        spec = gpus.get(name)
-        flag = "" if spec is None or verdict.gpu_measured(spec) else " *"
-        table.add_row(str(n), name + flag, str(c.get("tp", "")), f"{c.get('gpus', 0):,}",
-                      str(c.get("weight_dtype", "")),
-                      format_value("cost_usd_per_month", o["cost_usd_per_month"]),
-                      verdict.figure("ttft_p50_s", o, c), verdict.figure("ttft_p99_s", o, c),
-                      verdict.figure("tpot_mean_s", o, c), verdict.figure("utilization", o, c))
+        table.add_row(*answer_cells(n, a, gpus, inputs or {}))
     return table
 
 
@@ -157,7 +151,7 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
 
     def _capacity(self, base: dict[str, Any]) -> None:
         # lazy: the solver (~7 ms of imports), only when this runs
-        from planner.sheet.capacity import capacity_query, solve_capacity
+        from planner.sheet.capacity import ANSWERS, capacity_query, solve_capacity
 
         cap_text = self.query_one("#util-cap", Input).value.strip()
         try:
@@ -182,7 +176,7 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
                 if unmeasured else "")
         self._show(Group(
             Text("Cheapest that meet the SLO at the target rate:", style="bold"),
-            answers_table(self.answers, self.gpus), Text(note.lstrip("\n"), style="yellow"),
+            answers_table(self.answers, self.gpus, base), Text(note.lstrip("\n"), style="yellow"),
             Text(f"= {self.command}", style="dim")))
         self.query_one("#apply", Button).disabled = False
         self.query_one("#add-options", Button).disabled = False
