@@ -18,7 +18,7 @@ from planner.service.fields import clean_name, clean_text
 from planner.service.gpu_records import changed_spec, spec_from_user
 from planner.service.hub import parse_hub_id
 from planner.service.specs import SpecCache
-from planner.store import convert, queries
+from planner.store import convert, queries, rowspec
 from planner.store.engine import read_session, write_transaction
 from planner.store.schema import GpuRow, ModelRow, ScenarioRow
 
@@ -148,7 +148,7 @@ class Catalog:
         row = queries.gpu_row(s, name, lock=True)
         if expected_version is not None and row.version != expected_version:
             raise ConflictError(f"GPU {row.name!r}", expected_version, row.version, {})
-        spec = changed_spec(convert.gpu_spec(row), changes)
+        spec = changed_spec(rowspec.gpu_spec(row), changes)
         for key, value in convert.gpu_row_fields(spec).items():
             setattr(row, key, value)
         s.flush()

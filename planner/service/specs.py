@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.hf_config import spec_from_config
-from planner.store import convert, queries
+from planner.store import queries, rowspec
 from planner.store.schema import GpuRow, ModelRow
 
 
@@ -80,7 +80,7 @@ class SpecCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._models = _Table(ModelRow, _model_spec)
-        self._gpus = _Table(GpuRow, convert.gpu_spec)
+        self._gpus = _Table(GpuRow, rowspec.gpu_spec)
 
     def model_specs(self, s: Session) -> dict[str, ModelSpec]:
         """Every model's spec, by name."""
