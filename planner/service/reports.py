@@ -71,10 +71,10 @@ class Reports:
         An error while applying a row names its ``Sheet!Cell (column)``."""
         from openpyxl.utils import get_column_letter
 
-        # lazy: as above
+        # lazy: openpyxl and pandas, which only an import needs
         from planner.io.xlsx.layout import GPU_SHEET, letters
 
-        # lazy: openpyxl and pandas, which only an import needs
+        # lazy: as above
         from planner.io.xlsx.read_scenarios import CellError, ImportError_, read_plan
 
         gpu_letters = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
@@ -140,8 +140,9 @@ class Reports:
         written with one batched INSERT (:func:`planner.service.bulk.insert_checked`), not a
         scenario at a time. Every problem names its ``Sheet!Cell (column)``."""
         # lazy: openpyxl and pandas, which only an import needs
-        # lazy: as above
         from planner.io.xlsx.layout import letters
+
+        # lazy: as above
         from planner.io.xlsx.read_scenarios import CellError, ImportError_
 
         # lazy: as above

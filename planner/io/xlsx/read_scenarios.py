@@ -272,14 +272,7 @@ class _Rows:
     def _row(self, row: _Row, cell: dict[str, Any], formula_keys: set[str],
              parsed: dict[str, Any], rule: tuple[str, str] | None) -> None:
         """One row's meta cells checked; its plan, or its errors."""
-        model = self.lower_models.get(str(cell["model"] or "").lower())
-        gpu = self.lower_gpus.get(str(cell["gpu"] or "").lower())
-        if model is None and "model" not in formula_keys:
-            row.bad("model", f"unknown model {cell['model']!r}")
-        if gpu is None and "gpu" not in formula_keys:
-            row.bad("gpu", f"unknown GPU {cell['gpu']!r}")
-        if not cell["name"] and "name" not in formula_keys:
-            row.bad("name", "is empty")
+        model, gpu = self._names(row, cell, formula_keys)
         sid, current = self._id(row, cell["id"])
         version = integer(cell["version"])
         if current is not None and version is None and "version" not in formula_keys:
@@ -295,15 +288,22 @@ class _Rows:
         if row.errors:
             self.errors += row.errors
             return
-        fields: dict[str, Any] = {
-            "model": model, "gpu": gpu, "notes": str(cell["notes"] or ""),
-            "name": str(cell["name"]), **parsed,
-            "option_of": str(cell["option_of"]) if cell.get("option_of") else None}
-        if chosen is not None:
-            fields["chosen"] = chosen
-        if row.kind == "training":
-            fields["lora_targets"] = str(cell.get("lora_targets") or "q,v")
-        self._plan(row, fields, str(fleet), sid, version, current)
+        self._plan(row, _fields(row.kind, cell, model, gpu, parsed), str(fleet), sid, version,
+                   current)
+
+    def _names(self, row: _Row, cell: dict[str, Any], formula_keys: set[str]
+               ) -> tuple[str | None, str | None]:
+        """The row's model and GPU by their catalog names (any case); an unknown one, or an
+        empty scenario name, is refused."""
+        model = self.lower_models.get(str(cell["model"] or "").lower())
+        gpu = self.lower_gpus.get(str(cell["gpu"] or "").lower())
+        if model is None and "model" not in formula_keys:
+            row.bad("model", f"unknown model {cell['model']!r}")
+        if gpu is None and "gpu" not in formula_keys:
+            row.bad("gpu", f"unknown GPU {cell['gpu']!r}")
+        if not cell["name"] and "name" not in formula_keys:
+            row.bad("name", "is empty")
+        return model, gpu
 
     def _id(self, row: _Row, raw_id: Any) -> tuple[int | None, Any]:
         """The row's scenario id and the scenario it names: an id no scenario has, one of the
@@ -356,6 +356,21 @@ class _Rows:
             return
         self.plans.append(RowPlan(row.sheet, row.r, row.kind, current.fleet, current.name, sid,
                                   version, changed))
+
+
+def _fields(kind: str, cell: dict[str, Any], model: str | None, gpu: str | None,
+            parsed: dict[str, Any]) -> dict[str, Any]:
+    """Every field a checked row sets: its meta cells (model and GPU by their catalog names)
+    and its parsed inputs."""
+    fields: dict[str, Any] = {
+        "model": model, "gpu": gpu, "notes": str(cell["notes"] or ""),
+        "name": str(cell["name"]), **parsed,
+        "option_of": str(cell["option_of"]) if cell.get("option_of") else None}
+    if cell.get("chosen") is not None:
+        fields["chosen"] = cell["chosen"]
+    if kind == "training":
+        fields["lora_targets"] = str(cell.get("lora_targets") or "q,v")
+    return fields
 
 
 @dataclass(slots=True)
