@@ -64,6 +64,9 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   single request = closed loop at 1, scored on output tokens/s (the table's prompt + output
   "speed" times ``G / (S + G)``). Burst and offline TTFT are queueing for the whole run: only
   throughput is scored there.
+* Finite runs: InferenceX runs (and AIC rows of InferenceX origin) are ``10 c`` requests
+  (:data:`INFERENCEX_REQUESTS_PER_CLIENT`), scored as the finite run they are
+  (:mod:`planner.sheet.harness`: drain, and the first wave's mean TTFT).
 * InferenceX runs publish output tokens/s per GPU always, the mean TTFT, TPOT and E2E on
   some (the others give medians and tails only): means are scored where published (the
   statistic the model predicts), never a median in their place.
@@ -352,12 +355,22 @@ def aic_case(r: dict[str, Any]) -> Case:
               "weight_dtype": weights, "kv_dtype": _trtllm_kv(engine, weights, model),
               "input_tokens": r["input_tokens"]["value"],
               "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
-              "num_requests": None, "ttft_mean_ms": met.get("ttft_mean_ms"),
+              "num_requests": (INFERENCEX_REQUESTS_PER_CLIENT * clients
+                               if r["origin"].startswith("InferenceX") else None),
+              "ttft_mean_ms": met.get("ttft_mean_ms"),
               "tpot_mean_ms": met.get("tpot_mean_ms"),
               "output_tokens_per_s": None}  # AIC publishes no throughput
     run = Run(0, str(config_path(model)), gpu, values, settings)
     return Case(r["id"], f"AIC {gpu}", "concurrency", engine, gpu, band("concurrency", clients),
                 run)
+
+
+INFERENCEX_REQUESTS_PER_CLIENT = 10
+"""Requests per client of an InferenceX run: its client runs ``benchmark_serving.py
+--num-prompts $(( $CONC * 10 )) --max-concurrency $CONC --request-rate inf --ignore-eos``
+(InferenceMAX README, "Benchmark Client Configuration"), so a run is ``10 c`` requests whose
+first ``c`` start at once. AIC rows of InferenceX origin are the same runs; NVIDIA's own AIC
+rows state no request count (scored as the steady state)."""
 
 
 def _ms(seconds: float | None) -> float | None:
@@ -383,7 +396,8 @@ def ix_case(r: dict[str, Any]) -> Case:
               "weight_dtype": weights, "kv_dtype": "fp8",
               "input_tokens": r["input_tokens"]["value"],
               "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
-              "num_requests": None, "ttft_mean_ms": _ms(met.get("mean_ttft_s")),
+              "num_requests": INFERENCEX_REQUESTS_PER_CLIENT * clients,
+              "ttft_mean_ms": _ms(met.get("mean_ttft_s")),
               "tpot_mean_ms": _ms(met.get("mean_tpot_s")),
               "output_tokens_per_s": met["output_tput_per_gpu_tok_s"] * tp}
     run = Run(0, str(config_path(r["model"])), gpu, values, settings)
