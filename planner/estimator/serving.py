@@ -401,8 +401,8 @@ def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, p
                   prefill_compute: Value, decode_compute: Value, decode_kv: Value,
                   token_s: Value, fixed: Value, dense: Value, experts: Value,
                   model_experts: Value, model_experts_per_token: Value, gemm: Value,
-                  lm_head: Value, residence: Value, cv: Value) -> tuple[Value, Value, Value]:
-    """(mean step, prefill step, decode-only step) of a closed loop of ``batch`` running
+                  lm_head: Value, residence: Value, cv: Value, kind: str = "mean") -> Value:
+    """The ``kind`` (``mean``, ``prefill`` or ``decode``) step of a closed loop of ``batch`` running
     requests completing ``x`` requests per step: a share ``f = min(1, x S / n)`` of the steps
     carries a cohort's ``n`` prompt tokens (:func:`_cohort_tokens`) beside the decodes of the
     others; the rest are decode-only steps of the whole batch, each bound by its own limit
@@ -412,14 +412,25 @@ def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, p
     keeps busy, ``x * residence_steps``."""
     batch = minimum(batch, maximum(x * residence, 1))
     n, others = _prefill_step_tokens(batch, prompt_tokens, budget, cv)
-    prefill = _step_kind_s(n / pp, others / pp, prefill_compute, decode_compute, decode_kv,
-                           token_s, fixed, dense, experts, model_experts,
-                           model_experts_per_token, gemm, lm_head)
-    decode = _step_kind_s(0, batch / pp, prefill_compute, decode_compute, decode_kv, token_s,
-                          fixed, dense, experts, model_experts, model_experts_per_token, gemm,
-                          lm_head)
-    share = minimum(x * prompt_tokens / n, 1)
-    return share * prefill + (1 - share) * decode, prefill, decode
+    prefill = decode = 0.0
+    if kind != "decode":
+        prefill = _step_kind_s(n / pp, others / pp, prefill_compute, decode_compute, decode_kv,
+                               token_s, fixed, dense, experts, model_experts,
+                               model_experts_per_token, gemm, lm_head)
+    if kind != "prefill":
+        decode = _step_kind_s(0, batch / pp, prefill_compute, decode_compute, decode_kv,
+                              token_s, fixed, dense, experts, model_experts,
+                              model_experts_per_token, gemm, lm_head)
+    if kind == "prefill":
+        return prefill
+    if kind == "decode":
+        return decode
+    return _prefill_share(x, prompt_tokens, n) * (prefill - decode) + decode
+
+
+def _prefill_share(x: Value, prompt_tokens: Value, n: Value) -> Value:
+    """Share of a closed loop's steps that are prefill steps: ``min(x S / n, 1)``."""
+    return minimum(x * prompt_tokens / n, 1)
 
 
 def saturation_requests_per_step(max_running_batch: Value, residence_steps: Value,
@@ -444,14 +455,13 @@ def saturation_step_s(saturation_requests_per_step: Value, max_running_batch: Va
     """Mean step time at saturation (full running batch ``B_max`` or full token budget): the
     closed loop at ``B_max`` (:func:`_mixed_step_s`: prefill steps of a cohort, decode-only
     steps of the batch)."""
-    mean, _prefill, _decode = _mixed_step_s(
+    return _mixed_step_s(
         max_running_batch, saturation_requests_per_step, prompt_tokens,
         max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
         output_tokens_cv)
-    return mean
 
 
 def saturation_requests_per_s_replica(saturation_requests_per_step: Value,
@@ -656,26 +666,20 @@ def step_host_link_s(host_weight_stream_s: Value) -> Value:
     return host_weight_stream_s
 
 
-def closed_loop_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
-                       prompt_tokens: Value, max_num_batched_tokens_effective: Value, pp: Value,
-                       prefill_compute_s_per_token: Value, decode_compute_s_per_token: Value,
-                       decode_kv_s_per_token: Value, serving_token_s: Value,
-                       serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                       serving_expert_weights_s: Value, model_experts: Value,
-                       model_experts_per_token: Value,
-        gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value) -> Value:
-    """Mean step of a closed loop (and of the offline maximum) at its running batch: prefill
-    steps of a cohort and decode-only steps, each bound by its own limit
-    (:func:`_mixed_step_s`)."""
-    mean, _prefill, _decode = _mixed_step_s(
-        closed_loop_batch, operating_requests_per_step, prompt_tokens,
-        max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
-        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
-        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
-        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv)
-    return mean
+def closed_loop_step_s(closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
+                       closed_loop_batch: Value, operating_requests_per_step: Value,
+                       residence_steps: Value, prompt_tokens: Value,
+                       max_num_batched_tokens_effective: Value,
+                       output_tokens_cv: Value) -> Value:
+    """Mean step of a closed loop (and of the offline maximum) at its running batch: a share
+    ``min(x S / n, 1)`` of prefill steps, the rest decode-only steps, each bound by its own
+    limit (:func:`_mixed_step_s`)."""
+    batch = minimum(closed_loop_batch, maximum(operating_requests_per_step * residence_steps, 1))
+    n, _others = _prefill_step_tokens(batch, prompt_tokens, max_num_batched_tokens_effective,
+                                      output_tokens_cv)
+    share = _prefill_share(operating_requests_per_step, prompt_tokens, n)
+    return share * (closed_loop_prefill_step_s - closed_loop_decode_step_s) \
+        + closed_loop_decode_step_s
 
 
 def closed_loop_prefill_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
@@ -689,14 +693,13 @@ def closed_loop_prefill_step_s(closed_loop_batch: Value, operating_requests_per_
         output_tokens_cv: Value) -> Value:
     """A closed loop's prefill step: its cohort's prompt chunks beside the other requests'
     decodes (:func:`_mixed_step_s`); a request's TTFT is its prefill steps of this."""
-    _mean, prefill, _decode = _mixed_step_s(
+    return _mixed_step_s(
         closed_loop_batch, operating_requests_per_step, prompt_tokens,
         max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv)
-    return prefill
+        output_tokens_cv, "prefill")
 
 
 def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
@@ -710,14 +713,13 @@ def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_s
         output_tokens_cv: Value) -> Value:
     """A closed loop's decode-only step: one token for each running request
     (:func:`_mixed_step_s`)."""
-    _mean, _prefill, decode = _mixed_step_s(
+    return _mixed_step_s(
         closed_loop_batch, operating_requests_per_step, prompt_tokens,
         max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv)
-    return decode
+        output_tokens_cv, "decode")
 
 
 def step_s(serving_mode: Value, step_compute_s: Value, step_memory_s: Value,
