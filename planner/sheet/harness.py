@@ -99,6 +99,13 @@ def finite_run_ttft(steady_s: np.ndarray | float, wave_s: np.ndarray | float,
     return steady + np.minimum(c / n, 1.0) * (np.asarray(wave_s, dtype=np.float64) - steady)
 
 
+def finite_run_ttft_formula(steady: str, wave: str, requests: str, slots: str) -> str:
+    """:func:`finite_run_ttft` as a spreadsheet expression over the cell references (or
+    literals) ``steady``, ``wave``, ``requests`` and ``slots``."""
+    n, c = f"MAX({requests},1)", f"MAX({slots},1)"
+    return f"({steady})+MIN({c}/{n},1)*(({wave})-({steady}))"
+
+
 def finite_run_factor_formula(requests: str, slots: str, cv: str, idle_share: str) -> str:
     """:func:`finite_run_factor` as a spreadsheet expression over the cell references (or
     literals) ``requests``, ``slots``, ``cv`` and ``idle_share``."""
