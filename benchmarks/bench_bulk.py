@@ -19,6 +19,13 @@ bulk path prints only the workbook columns.
 
     python benchmarks/bench_bulk.py [--sizes 1000,10000,100000] [--workbook-max 50000]
                                     [--db URL]
+
+``--memory`` (issue 28 item 5) instead runs each import (dry run) in a fresh process and
+prints its peak RSS, the RSS of the same process before the import, and the bytes per row
+between them; the workbook of new rows is written straight as sheet XML (every input cell
+filled, as an export writes it), so a million-row file takes seconds to make:
+
+    python benchmarks/bench_bulk.py --memory --sizes 10000,50000,100000
 """
 
 from __future__ import annotations
@@ -100,6 +107,109 @@ def write_workbook(path: Path, data: list[tuple[Any, ...]], fleet: str) -> None:
     wb.save(path)
 
 
+def write_workbook_fast(path: Path, count: int, fleet: str) -> None:
+    """A planner report of ``count`` new inference rows (no id, no version) in fleet
+    ``fleet``, the cells of the meta and input columns only, written as sheet XML: the
+    export of one scenario, its data row repeated with a new name and row number."""
+    import re
+    import zipfile
+
+    from planner.report.layout import scenario_columns
+    from planner.report.sheetstream import column_letters, sheet_parts
+    from planner.service import Workspace
+
+    with tempfile.TemporaryDirectory() as tmp:
+        template = Path(tmp) / "one.xlsx"
+        with Workspace.open(f"sqlite:///{Path(tmp) / 't.db'}") as ws:
+            ws.new_fleet(fleet)
+            ws.new_scenario(fleet, "template", model="llama-3-8b", gpu="h100-sxm", notes="n")
+            ws.export(template, [fleet])
+        columns = scenario_columns("inference")
+        kept = {column_letters(i): c.key for i, c in enumerate(columns, 1)
+                if c.role in ("meta", "input") and c.key not in ("id", "version")}
+        with zipfile.ZipFile(template) as src, \
+                zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+            member = sheet_parts(src)["Scenarios"]
+            for item in src.infolist():
+                data = src.read(item.filename)
+                if item.filename != member:
+                    dst.writestr(item, data)
+                    continue
+                xml = data.decode()
+                head = xml[:xml.index("<sheetData>") + len("<sheetData>")]
+                header = re.search(r'<row r="1".*?</row>', xml, re.S).group(0)
+                tail = xml[xml.index("</sheetData>"):]
+                cells = [(m.group(1), m.group(0)) for m in re.finditer(
+                    r'<c r="([A-Z]+)2"[^>]*?(?:/>|>.*?</c>)', xml, re.S)
+                    if m.group(1) in kept and kept[m.group(1)] != "name"]
+                name_letter = next(k for k, v in kept.items() if v == "name")
+                head = re.sub(r'<dimension ref="[^"]*"/>', "", head)
+                with dst.open(item.filename, "w", force_zip64=True) as out:
+                    out.write((head + header).encode())
+                    template_row = re.sub(r'r="([A-Z]+)2"', 'r="\\1\x00"',
+                                          "".join(c for _l, c in cells))
+                    for r in range(2, count + 2):
+                        name = (f'<c r="{name_letter}{r}" t="inlineStr"><is><t>s{r:07d}</t>'
+                                "</is></c>")
+                        rest = template_row.replace("\x00", str(r))
+                        out.write(f'<row r="{r}">{name}{rest}</row>'.encode())
+                    out.write(tail.encode())
+
+
+def peak_rss(kind: str, path: Path, fleet: str) -> tuple[float, float, float]:
+    """(seconds, RSS before, peak RSS in bytes) of a dry-run import of ``path`` in a fresh
+    process: ``kind`` ``workbook`` (``planner import``) or ``table`` (``scenario import``)."""
+    import json
+    import subprocess
+    import sys
+
+    code = f"""
+import json, resource, sys, tempfile, time
+from pathlib import Path
+from planner.service import Workspace
+with tempfile.TemporaryDirectory() as tmp, Workspace.open(f"sqlite:///{{tmp}}/m.db") as ws:
+    ws.new_fleet({fleet!r})
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    start = time.perf_counter()
+    if {kind!r} == "workbook":
+        plans = ws.import_workbook(Path({str(path)!r}), dry_run=True)
+    else:
+        plans = ws.import_scenarios({fleet!r}, Path({str(path)!r}), dry_run=True)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps([seconds, before, peak]))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return float("nan"), float("nan"), float("nan")
+    seconds, before, peak = json.loads(proc.stdout.strip().splitlines()[-1])
+    return seconds, before, peak
+
+
+def memory(sizes: list[int]) -> None:
+    """Peak RSS of the workbook and the table (.csv, .xlsx) imports at each size."""
+    print(f"{'rows':>10} {'import':>16} {'file MB':>8} {'s':>8} {'RSS before MiB':>14} "
+          f"{'peak RSS MiB':>12} {'B/row':>8}")
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            book, table, csv = folder / "new.xlsx", folder / "t.xlsx", folder / "t.csv"
+            write_workbook_fast(book, size, "wb")
+            data = rows(size)
+            write_csv(csv, data)
+            write_table_xlsx(table, data)
+            for label, kind, path in (("workbook", "workbook", book),
+                                      ("scenario csv", "table", csv),
+                                      ("scenario xlsx", "table", table)):
+                seconds, before, peak = peak_rss(kind, path, "wb")
+                per_row = (peak - before) / size
+                print(f"{size:>10,} {label:>16} {path.stat().st_size / 1e6:>8.1f} "
+                      f"{seconds:>8.1f} {before / 2**20:>14.0f} {peak / 2**20:>12.0f} "
+                      f"{per_row:>8,.0f}", flush=True)
+    print("dry runs, each in a fresh process; file MB = 10^6 B, RSS MiB = 2^20 B; "
+          "B/row = (peak - before) / rows")
+
+
 def timed(run: Callable[[], Any]) -> float:
     start = time.perf_counter()
     run()
@@ -126,7 +236,12 @@ def main() -> None:
     parser.add_argument("--workbook-max", type=int, default=100_000,
                         help="largest size the workbook import is timed at (it is slow)")
     parser.add_argument("--db", help="database URL (default: new temporary SQLite files)")
+    parser.add_argument("--memory", action="store_true",
+                        help="peak RSS of each import in a fresh process instead of times")
     args = parser.parse_args()
+    if args.memory:
+        memory([int(s) for s in args.sizes.split(",")])
+        return
     from planner.service import Workspace
 
     bulk = hasattr(Workspace, "import_scenarios")

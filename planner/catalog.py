@@ -19,6 +19,7 @@ from planner.errors import ConfigError, NotFoundError, PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.hf_config import spec_from_config
+from planner.files import FileRefused, read_regular
 from planner.units import GB, GiB
 
 
@@ -38,17 +39,15 @@ MAX_CONFIG_DEPTH = 64
 
 def read_config_text(path: str | Path) -> str:
     """The text of a config.json file, read as UTF-8 (a leading byte-order mark is dropped);
-    :class:`ConfigError` when it cannot be read, is larger than :data:`MAX_CONFIG_BYTES` or is
-    not UTF-8. At most ``MAX_CONFIG_BYTES + 1`` bytes are ever read."""
+    :class:`ConfigError` when it is not a regular file (a FIFO, a device, a folder: refused
+    before reading, so nothing blocks), cannot be read, is larger than
+    :data:`MAX_CONFIG_BYTES` or is not UTF-8 (:func:`planner.files.read_regular`). At most
+    ``MAX_CONFIG_BYTES + 1`` bytes are ever read."""
     p = Path(path)
     try:
-        with p.open("rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(str(p), "<file>", f"cannot be read: {exc.strerror or exc}") from exc
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(str(p), "<file>", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB; a "
-                                            "config.json is a few KiB of JSON")
+        data = read_regular(p, MAX_CONFIG_BYTES, "config.json")
+    except FileRefused as exc:
+        raise ConfigError(str(p), "<file>", exc.reason) from None
     return decode_config(data, str(p))
 
 
@@ -64,27 +63,34 @@ def decode_config(data: bytes, label: str) -> str:
                                            f"0x{data[exc.start]:02x}); save it as UTF-8") from None
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+_CONSTANTS = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
+"""The non-standard literals Python's json module writes and transformers reads (its config
+loader is ``json.loads``): NVIDIA-Nemotron-3-Super's ``"time_step_limit": [0.0, Infinity]``."""
+
+
+def _read_constant(name: str) -> float:
+    return _CONSTANTS[name]
 
 
 def parse_config(text: str, label: str) -> dict[str, Any]:
     """Parse config.json ``text``; :class:`ConfigError` unless it is a JSON object of at most
     :data:`MAX_CONFIG_BYTES` (in UTF-8) nested at most :data:`MAX_CONFIG_DEPTH` deep, without
-    NaN, Infinity or integers longer than Python reads."""
+    integers longer than Python reads. ``Infinity``, ``-Infinity`` and ``NaN`` read as the
+    floats transformers reads them as (:data:`_CONSTANTS`); no shape key may take one (the
+    readers accept integers only)."""
     if len(text) > MAX_CONFIG_BYTES or len(text.encode("utf-8", "surrogatepass")) > \
             MAX_CONFIG_BYTES:
         raise ConfigError(label, "<file>", f"is larger than {MAX_CONFIG_BYTES >> 20} MiB; a "
                                            "config.json is a few KiB of JSON")
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_read_constant)
     except json.JSONDecodeError as exc:
         raise ConfigError(label, "<file>", f"is not valid JSON (line {exc.lineno}, column "
                                            f"{exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise ConfigError(label, "<file>", f"is nested more than {MAX_CONFIG_DEPTH} levels "
                                            "deep") from None
-    except ValueError as exc:  # NaN, Infinity, an integer of more than 4,300 digits
+    except ValueError as exc:  # an integer of more than 4,300 digits
         raise ConfigError(label, "<file>", f"is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigError(label, "<root>", "must be a JSON object")
@@ -157,7 +163,8 @@ def resolve_model_spec(ref: str) -> ModelSpec:
 
 
 _FLOPS_KEYS = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops",
-               "int8": "int8_tops", "int4": "int4_tops"}
+               "int8": "int8_tops", "int4": "int4_tops", "nvfp4": "nvfp4_tflops",
+               "mxfp4": "mxfp4_tflops"}
 
 
 def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
@@ -194,9 +201,7 @@ def gpu_record(spec: GpuSpec) -> dict[str, Any]:
     """A GPU in the unit-suffixed form of ``seeds/gpus.toml`` (what users read and edit)."""
     record: dict[str, Any] = {
         "vendor": spec.vendor, "label": spec.label, "memory_gib": spec.memory_bytes / GiB}
-    keys = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops",
-            "int8": "int8_tops", "int4": "int4_tops"}
-    for dtype, key in keys.items():
+    for dtype, key in _FLOPS_KEYS.items():
         if spec.flops_per_s.get(dtype):
             record[key] = spec.flops_per_s[dtype] / 1e12
     record.update(memory_bandwidth_gb_per_s=spec.bandwidth_bytes_per_s / GB,

@@ -11,6 +11,7 @@ from typing import Any
 
 from planner.domain import Scenario
 from planner.errors import ValidationError
+from planner.sheet import verdict
 
 COMPARE_OUTPUTS = (
     "weights_bytes_per_gpu", "kv_budget_bytes", "kv_headroom_bytes", "fits",
@@ -40,21 +41,46 @@ def _number(v: Any) -> float | None:
     return float(v) if math.isfinite(v) else None
 
 
+VERDICT_ROW = "verdict"
+"""The comparison's first row where a scenario has a verdict: its state and sizing
+(:func:`planner.sheet.verdict.headline`)."""
+
+
+def _shown(column: str, record: dict[str, Any], sc: Scenario, outputs: dict[str, Any],
+           judged: bool) -> Any:
+    """A compared value: the record's, or the verdict's state where the figure is one
+    ("saturated", "does not fit"), a dash for a verdict figure of a scenario without one."""
+    if column == VERDICT_ROW:
+        return verdict.headline(outputs, sc.inputs) if judged else "–"
+    if sc.kind == "inference" and column in verdict.VERDICT and not judged:
+        return "–"
+    if sc.kind == "inference" and column in verdict.MASKED_COLUMNS:
+        state = verdict.masked(column, outputs, sc.inputs)
+        if state is not None:
+            return state
+    return record.get(column)
+
+
 def compare(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]],
             columns: Sequence[str] | None = None) -> list[CompareRow]:
-    """Rows for the inputs that differ, then the key outputs (or ``columns``)."""
+    """Rows for the inputs that differ, then the key outputs (or ``columns``); where any
+    scenario has a verdict (an engine, a target rate or an SLO), the verdict's rows first
+    (:data:`planner.sheet.verdict.VERDICT`), states in place of figures that are states."""
     if len(scenarios) < 2:
         raise ValidationError("scenarios", "compare needs at least two scenarios")
     records = [{"model": s.model, "gpu": s.gpu, "kind": s.kind, **s.inputs, **o}
                for s, o in zip(scenarios, outputs, strict=True)]
+    judged = [s.kind == "inference" and verdict.applies(s.inputs) for s in scenarios]
     if columns is None:
         differing = [k for k in ("kind", "model", "gpu", *scenarios[0].inputs)
                      if len({repr(r.get(k)) for r in records}) > 1]
         shown = [c for c in COMPARE_OUTPUTS if any(c in r for r in records)]
-        columns = [*differing, *shown]
+        lead = [VERDICT_ROW, *verdict.VERDICT] if any(judged) else []
+        columns = [*lead, *differing, *shown]
     rows = []
     for column in columns:
-        values = [r.get(column) for r in records]
+        values = [_shown(column, r, s, o, judge) for r, s, o, judge
+                  in zip(records, scenarios, outputs, judged, strict=True)]
         first = _number(values[0])
         deltas, ratios = [], []
         for v in values:

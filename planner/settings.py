@@ -29,6 +29,13 @@ def default_database_url() -> str:
     return f"sqlite:///{data_dir() / 'planner.db'}"
 
 
+def is_default(url: str) -> bool:
+    """Whether ``url`` is the default database (a file in the data folder, whose folder the
+    planner creates on first run), not one a user named with ``--db`` or
+    ``PLANNER_DATABASE_URL``."""
+    return url == default_database_url()
+
+
 def database_url(explicit: str | None = None) -> str:
     """The database URL in force: ``explicit``, ``$PLANNER_DATABASE_URL`` or the default."""
     return explicit or os.environ.get("PLANNER_DATABASE_URL") or default_database_url()

@@ -74,7 +74,7 @@ DTYPES: Final[dict[str, Dtype]] = {
     "int4": Dtype(4, weight=True, group_size=128, compute=("bf16", "fp16"),
                   activation_path="int4"),
     "mxfp4": Dtype(4, weight=True, group_size=32, scale_bits=8, compute=("bf16", "fp16"),
-                   activation_path="fp4"),
+                   activation_path="mxfp4"),
     "nvfp4": Dtype(4, weight=True, group_size=16, scale_bits=8, compute=("bf16", "fp16"),
                    activation_path="fp4"),
 }

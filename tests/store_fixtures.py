@@ -11,22 +11,48 @@ import os
 import re
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import inspect, select, text
+from sqlalchemy import create_engine, inspect, make_url, select, text
 
 from planner.store.engine import make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@contextmanager
+def _worker_database(url: str) -> Iterator[str]:
+    """``url`` itself, or under pytest-xdist a database of this worker's own on the same server
+    (``<name>_gw0``, created empty, dropped at the end): the store tests drop and recreate the
+    schema of the database they are given, so two workers must never share one."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        yield url
+        return
+    base = make_url(url)
+    name = f"{base.database}_{re.sub(r'[^a-z0-9]', '', worker.lower())}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield base.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
+    """A PostgreSQL database for the store tests (one per pytest-xdist worker)."""
     url = os.environ.get("PLANNER_TEST_POSTGRES_URL")
     if url:
-        yield url
+        with _worker_database(url) as own:
+            yield own
         return
     script = str(ROOT / ".ci" / "postgres.sh")
     env = {k: v for k, v in os.environ.items() if k != "PLANNER_PG_PORT"}
@@ -35,7 +61,8 @@ def postgres_url() -> Iterator[str]:
         pytest.fail(f"could not start PostgreSQL for the store tests:\n{proc.stderr}")
     data = re.search(r"^PLANNER_PG_DATA=(.+)$", proc.stderr, re.MULTILINE)
     try:
-        yield proc.stdout.strip().splitlines()[-1]
+        with _worker_database(proc.stdout.strip().splitlines()[-1]) as own:
+            yield own
     finally:
         if data:
             subprocess.run(["bash", script, "stop", data.group(1)], capture_output=True)

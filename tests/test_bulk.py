@@ -179,7 +179,7 @@ def test_every_problem_is_reported_with_file_line_and_column(ws: Workspace,
         f"{p}:4 (model): unknown model 'llama-9'; known: deepseek-v3, llama-2-7b, "
         "llama-3-70b, llama-3-8b, mistral-7b, mixtral-8x7b, qwen2.5-32b-instruct",
         f"{p}:5 (gpu): unknown GPU 'quantum'; known: a10, a100-40gb, a100-80gb, "
-        "a100-80gb-pcie, b200, b300, gaudi3, gb200, h100-nvl, h100-pcie, h100-sxm, h20, …",
+        "a100-80gb-pcie, b200, b300, gaudi3, gb200, gb300, h100-nvl, h100-pcie, h100-sxm, …",
         f"{p}:5 (weight_dtype): must be one of auto, bf16, fp16, fp8, int8, int4, mxfp4, "
         "nvfp4 (got 'bf17')",
         f"{p}:5 (batch): must be an integer from 1 to 10,000,000 (got 'NaN')",

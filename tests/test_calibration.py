@@ -180,7 +180,8 @@ def test_calibrate_cli(tmp_path: Path) -> None:
                               "--engine", "trtllm", "--name", "h200-trt", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert list(data) == ["profile", "n_fit", "n_holdout", "before", "after", "holdout"]
+    assert list(data) == ["profile", "n_fit", "n_holdout", "before", "after", "holdout",
+                          "at_bound"]
     assert (data["profile"], data["n_fit"], data["n_holdout"]) == ("h200-trt", 24, 6)
     # offline runs only: no TTFT/TPOT figures, reported as null
     assert data["holdout"]["ttft_median_abs_error"] is None

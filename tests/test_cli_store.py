@@ -28,7 +28,7 @@ def test_first_run_creates_the_database(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "fresh"))
     code, out, err = run("fleet", "list")
     assert code == 0
-    assert "Created the planner database" in err and "seeded 51 catalog rows" in err
+    assert "Created the planner database" in err and "seeded 53 catalog rows" in err
     assert out.startswith("demo  (10 scenarios)")
     assert (tmp_path / "fresh" / "planner.db").exists()
     code, _, err = run("fleet", "list")
@@ -144,9 +144,9 @@ def test_db_commands_on_postgres(postgres_url: str) -> None:
     assert json.loads(out)["current"] is None
     assert run("--db", postgres_url, "db", "upgrade")[0] == 0
     assert run("--db", postgres_url, "db", "downgrade", "0001", "--yes")[1].startswith(
-        "downgraded from 0010 to 0001")
+        "downgraded from 0011 to 0001")
     code, _, err = run("--db", postgres_url, "fleet", "list")
-    assert code == 0 and "Upgraded the planner database from revision 0001 to 0010" in err
+    assert code == 0 and "Upgraded the planner database from revision 0001 to 0011" in err
     # `db upgrade` alone left an empty database: opening it seeded the catalog (issue 16)
     code, out, _ = run("--db", postgres_url, "db", "seed", "--json")
     assert sum(len(v) for v in json.loads(out)["added"].values()) == 0

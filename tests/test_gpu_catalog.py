@@ -88,3 +88,57 @@ def test_issue_13_parts_are_listed_with_their_datasheet_figures() -> None:
     # no FP4/FP6 key exists: the parts that list them say so in their source
     for name in ("b200", "b300", "gb200", "mi355x"):
         assert "FP4" in RECORDS[name]["source"]
+
+
+FP4_SPARSE_HEADLINES = {  # per GPU, from the 8- or 72-GPU totals the datasheets print
+    "b200": 144_000 / 8, "b300": 144_000 / 8, "gb200": 1_440_000 / 72,
+    "gb300": 1_440_000 / 72, "rtx-pro-6000": 4000}
+
+
+def test_fp4_peaks_are_dense_and_only_where_the_tensor_cores_run_fp4() -> None:
+    """Dense NVFP4/MXFP4 peaks (issue 26): Blackwell runs both at one FP4 rate, MI355X MXFP4
+    only; Hopper and older list none (an FP4 checkpoint runs W4A16 there). B300 and GB300
+    print 108 and 1,080 PF dense (13.5 and 15 PF per GPU), not half their sparse headline."""
+    fp4 = {n: (r.get("nvfp4_tflops"), r.get("mxfp4_tflops")) for n, r in RECORDS.items()
+           if "nvfp4_tflops" in r or "mxfp4_tflops" in r}
+    assert fp4 == {"b200": (9000, 9000), "b300": (13500, 13500), "gb200": (10000, 10000),
+                   "gb300": (15000, 15000), "rtx-pro-6000": (2000, 2000),
+                   "mi355x": (None, 10066.4)}
+    for name in ("b200", "gb200", "rtx-pro-6000"):
+        assert fp4[name][0] == FP4_SPARSE_HEADLINES[name] / 2
+    for name in ("b300", "gb300"):  # Blackwell Ultra: dense above half the sparse figure
+        assert fp4[name][0] > FP4_SPARSE_HEADLINES[name] / 2
+    assert GPUS["gb300"].flops_per_s["nvfp4"] == 15e15
+    assert "nvfp4" not in GPUS["mi355x"].flops_per_s
+
+
+def test_issue_26_parts_are_listed_with_their_datasheet_figures() -> None:
+    figures = {  # name: (memory_gib, bandwidth GB/s, bf16 dense TFLOP/s, power W)
+        "gb300": (288, 8000, 2500, 1400), "rtx-pro-6000": (96, 1597, 500, 600),
+        "b300": (288, 8000, 2250, 1100)}
+    for name, expected in figures.items():
+        rec = RECORDS[name]
+        assert (rec["memory_gib"], rec["memory_bandwidth_gb_per_s"], rec["bf16_tflops"],
+                rec["power_w"]) == expected, name
+    assert len(RECORDS) == 26
+
+
+def test_fp4_checkpoint_takes_the_fp4_peak_where_the_gpu_lists_one() -> None:
+    """``gpu_flops_per_s``, the matmul peak the latency and serving formulas read: path 4
+    (NVFP4 W4A4) reads the NVFP4 peak, path 5 (MXFP4) the MXFP4 peak, and a part without one
+    (H100, MI355X for NVFP4) the 16-bit peak (W4A16)."""
+    from planner.estimator.derived import gpu_compute_bits, gpu_flops_per_s
+    from planner.estimator.gpu import gpu_figures
+
+    def peak(gpu: str, path: int) -> float:
+        f = gpu_figures(GPUS[gpu])
+        args = [f[f"gpu_{d}_peak"] for d in ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4",
+                                             "mxfp4")]
+        return gpu_flops_per_s(path, *args)
+
+    assert peak("b200", 4) == 9000e12 and peak("b200", 5) == 9000e12
+    assert peak("h100-sxm", 4) == peak("h100-sxm", 0) == 989.4e12
+    assert peak("mi355x", 4) == 2516.6e12 and peak("mi355x", 5) == 10066.4e12
+    f = gpu_figures(GPUS["b200"])
+    assert gpu_compute_bits(4, f["gpu_fp8_peak"], f["gpu_int8_peak"], f["gpu_int4_peak"],
+                            f["gpu_nvfp4_peak"], f["gpu_mxfp4_peak"]) == 4

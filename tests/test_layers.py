@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("planner.sheet",),
     ("planner.catalog", "planner.domain"),
     ("planner.estimator",),
-    ("planner.units", "planner.errors", "planner.resources", "planner"),
+    ("planner.units", "planner.errors", "planner.resources", "planner.files", "planner"),
 )
 """Top to bottom. ``planner`` itself (the package ``__init__``) sits at the bottom; a new
 top-level module must be given a layer here."""

@@ -155,7 +155,8 @@ def _bad_files(tmp: Path) -> dict[str, tuple[Path, str]]:
             "llama-3-8b", "no-such-model") + "\n"), "model.csv:2: unknown model 'no-such-model'"),
         "unknown GPU": (write("gpu.csv", HEADER + "\n" + row.format(tps="9").replace(
             "h100-sxm", "tpu-v9") + "\n"), "gpu.csv:2: unknown GPU 'tpu-v9'"),
-        "100 MB file": (big, "huge.txt: 104857600 bytes is larger than the 10485760 byte limit"),
+        "100 MB file": (big, "huge.txt: is 104,857,600 bytes, larger than the 10 MiB a "
+                             "benchmark result file may be"),
         "binary garbage": (write("junk.bin", b"\x7fELF\x02\x01\x00\x00\xff\xfe"),
                            "junk.bin: binary data, not a benchmark result file"),
     }

@@ -17,16 +17,16 @@ from tests.store_fixtures import dump
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0010",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0011",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
-                                   "0008", "0009", "0010"]
+                                   "0008", "0009", "0010", "0011"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0010"
+    assert migrate.current(engine) == "0011"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -56,6 +56,15 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
             for sc in ws.scenarios(fleet.name):
                 if sc.inputs["weight_dtype"] == "auto":
                     ws.set_scenario(fleet.name, sc.name, {"weight_dtype": "bf16"})
+    # the FP4 peaks (0011) are what a downgrade below 0011 drops, by design: seeded, then
+    # cleared here so the round trip compares every other figure
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        seeded = conn.execute(text("SELECT count(*) FROM gpus WHERE nvfp4_flops_per_s > 0 "
+                                   "OR mxfp4_flops_per_s > 0")).scalar()
+        conn.execute(text("UPDATE gpus SET nvfp4_flops_per_s = NULL, mxfp4_flops_per_s = NULL"))
+    engine.dispose()
+    assert seeded == 6  # b200, b300, gb200, gb300, rtx-pro-6000 (both), mi355x (MXFP4)
     before = dump(db_url)
     # who made a change (0004) is what a downgrade below 0004 drops, by design
     assert {r[-1] for r in before["scenario_changes"]} == {getpass.getuser()}
@@ -125,11 +134,11 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0010")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0011")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for
-        assert ws.seed().total_added == 42 + 9
+        assert ws.seed().total_added == 44 + 9  # 26 GPUs since issue 26
         sc = ws.new_scenario("legacy", "s1", model="llama-3-8b", gpu="h100-sxm",
                              target_requests_per_s=5)
         assert sc.inputs["target_requests_per_s"] == 5

@@ -321,19 +321,20 @@ def test_workbook_plan_sheet_holds_the_plan_with_cached_values(ws: Workspace,
     plan = ws.plan("demo")
     wb = load_workbook(path, data_only=True)
     sheet = wb["Plan"]
-    assert sheet["A4"].value == "2027-01" and sheet["A15"].value == "2027-12"
+    assert sheet["A5"].value == "2027-01" and sheet["A16"].value == "2027-12"
     assert sheet["B2"].value == 730
     n = len(plan.gpu_types)
-    total_gpus = [sheet.cell(4 + m, 2 + 3 * n).value for m in range(12)]
-    total_cost = [sheet.cell(4 + m, 3 + 3 * n).value for m in range(12)]
+    total_gpus = [sheet.cell(5 + m, 2 + 3 * n).value for m in range(12)]
+    total_cost = [sheet.cell(5 + m, 3 + 3 * n).value for m in range(12)]
     assert total_gpus == plan.total_gpus.tolist()
     assert total_cost == pytest.approx(plan.total_cost_usd.tolist())
     formulas = load_workbook(path)["Plan"]
     h100 = plan.gpu_types.index("h100-sxm")
-    assert formulas.cell(4, 2 + 3 * h100).value.startswith("=SUMPRODUCT(($C$")
-    assert formulas.cell(4, 4 + 3 * h100).value == "=E4*F4*$B$2"
-    # the workload rows: each month's GPUs as the plan gives them
-    first = 15 + 4
+    assert formulas.cell(5, 2 + 3 * h100).value.startswith("=SUMPRODUCT(EXACT($C$")
+    assert formulas.cell(5, 4 + 3 * h100).value == "=E5*F5*$B$2"
+    # the workload rows (below the month rows, their total and a section title): each
+    # month's GPUs as the plan gives them
+    first = 16 + 5
     names = [sheet.cell(first + w, 1).value for w in range(len(plan.workloads))]
     assert names == plan.workloads
     assert [[sheet.cell(first + w, 6 + m).value for m in range(12)]
@@ -351,9 +352,9 @@ def test_workbook_formulas_recompute_to_the_plan(ws: Workspace, tmp_path: Path) 
     values = formulas_values(path)
     n = len(plan.gpu_types)
     gpus_col, cost_col = chr(ord("A") + 1 + 3 * n), chr(ord("A") + 2 + 3 * n)
-    assert [values[("Plan", f"{gpus_col}{4 + m}")] for m in range(12)] == \
+    assert [values[("Plan", f"{gpus_col}{5 + m}")] for m in range(12)] == \
         plan.total_gpus.tolist()
-    assert [values[("Plan", f"{cost_col}{4 + m}")] for m in range(12)] == pytest.approx(
+    assert [values[("Plan", f"{cost_col}{5 + m}")] for m in range(12)] == pytest.approx(
         plan.total_cost_usd.tolist())
     assert not any(p.fields for p in ws.import_workbook(path))
 

@@ -18,7 +18,7 @@ from planner.cli import cli
 from planner.compare import counted
 from planner.estimator.gpu import GpuSpec
 from planner.report.importer import ImportError_
-from planner.report.layout import letters, scenario_columns
+from planner.report.layout import GPU_SHEET, letters, scenario_columns
 from planner.service import Workspace
 from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.table import graph
@@ -127,9 +127,10 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     # outputs are formulas; inputs are values; lookups go through INDEX/MATCH
     assert sc[f"{col['fits']}2"].value.startswith("=")
     assert isinstance(sc[f"{col['batch']}2"].value, int)
-    assert sc[f"{col['gpu_memory_bytes']}2"].value == \
-        f"=INDEX(GPU_memory_bytes,MATCH({col['gpu']}2,GpuNames,0))"
-    assert wb.defined_names["GPU_memory_bytes"].attr_text == "GPUs!$M$2:$M$25"
+    assert sc[f"{col['gpu_memory_bytes']}2"].value == (  # a name's wildcards escaped
+        f"=INDEX(GPU_memory_bytes,MATCH(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({col['gpu']}2,"
+        '"~","~~"),"*","~*"),"?","~?"),GpuNames,0))')
+    assert wb.defined_names["GPU_memory_bytes"].attr_text == "GPUs!$O$2:$O$27"
     formulas_text = " ".join(str(c.value) for row in sc.iter_rows() for c in row)
     for banned in ("XLOOKUP", "LET(", "FILTER(", "IFS(", "SWITCH(", "FLOOR.MATH"):
         assert banned not in formulas_text
@@ -139,10 +140,10 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     for key in ("model", "gpu", "weight_dtype", "kv_dtype", "batch", "mfu"):
         assert f"{col[key]}2" in validated, key
     assert wb.defined_names["ModelNames"].attr_text == "Models!$A$2:$A$8"
-    assert wb.defined_names["GpuNames"].attr_text == "GPUs!$A$2:$A$25"
+    assert wb.defined_names["GpuNames"].attr_text == "GPUs!$A$2:$A$27"
     assert len(sc.conditional_formatting) == 2
     assert len(wb["Summary"]._charts) == 2
-    assert wb["GPUs"]["A1"].value == "name" and wb["GPUs"]["M2"].value == "=D2*1073741824"
+    assert wb["GPUs"]["A1"].value == "name" and wb["GPUs"]["O2"].value == "=D2*1073741824"
 
 
 def test_formulas_engine_recomputes_every_output(ws: Workspace, tmp_path: Path) -> None:
@@ -169,7 +170,8 @@ def _edit_and_expect(ws: Workspace, path: Path) -> tuple[list, list]:
         for key, value in edits.get(s.name, {}).items():
             sc[f"{col[key]}{r}"] = value
     g_row = {gpus[f"A{r}"].value: r for r in range(2, gpus.max_row + 1)}
-    gpus[f"K{g_row['h100-sxm']}"] = 3.25             # price_usd_per_hour
+    gl = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+    gpus[f"{gl['price_usd_per_hour']}{g_row['h100-sxm']}"] = 3.25
     gpus[f"D{g_row['rtx-4090']}"] = 32               # memory_gib
     wb.save(path)
     specs = ws.gpu_specs()
@@ -366,9 +368,10 @@ def test_custom_gpu_spec_compute_dtype_rule_matches() -> None:
     from planner.sheet.symbolic import excel, symbolic
 
     at = {"matmul_path_code": "P", **{f"gpu_{d}_peak": d.upper() for d in
-                                      ("bf16", "fp16", "fp8", "int8", "int4")}}
+                                      ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4",
+                                       "mxfp4")}}
     formula = excel(symbolic(gpu_flops_per_s), at.__getitem__)
-    for code in (1, 2, 3):  # fp8, int8, int4 paths; 0 and 4 (fp4) take the 16-bit peak
+    for code in (1, 2, 3, 4, 5):  # fp8, int8, int4, NVFP4, MXFP4 paths; 0 the 16-bit peak
         assert f"P={code}" in formula
     t4 = GpuSpec("t4", 16 * 2**30, {"fp16": 65e12, "int8": 130e12}, 320e9)
     assert compute_dtype(t4, "bf16") == "fp16" and compute_dtype(t4, "fp8") == "fp16"

@@ -3,15 +3,19 @@ what the screen shows. The database is the seeded demo copy every test gets."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from textual.widgets import DataTable, Static
 
+from planner.cli import cli
 from planner.service import Workspace
+from planner.sheet import verdict
 from planner.tui import cells
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.dialogs import EditDialog, TextScreen
@@ -171,8 +175,8 @@ async def test_grid_draws_the_cells_in_view_after_scrolling() -> None:
         assert "h100-sxm" not in line(sid)  # the GPU column is scrolled out of view
         grid.scroll_to(x=0, animate=False)  # scrolled back, the cursor where it was
         await pilot.pause(0.1)
-        ttft = cells.format_value("ttft_s", app.outputs[sid]["ttft_s"])  # pinned, in view
-        assert grid.scroll_x == 0 and ttft in line(sid) and cost not in line(sid)
+        # "fits" is pinned, in view; the GPU column is back
+        assert grid.scroll_x == 0 and "yes" in line(sid) and cost not in line(sid)
 
 
 async def test_invalid_value_shows_the_reason_and_changes_nothing() -> None:
@@ -210,7 +214,7 @@ async def test_choice_editor_and_read_only_outputs() -> None:
         sid = goto(app, "llama3-8b-24gib-6x8k", "gpu")
         await pilot.press("enter")  # the choices show in the formula bar, current highlighted
         edit = app.editing
-        assert edit is not None and edit.choices is not None and len(edit.choices) == 24
+        assert edit is not None and edit.choices is not None and len(edit.choices) == 26
         assert edit.shown[edit.index] == "rtx-4090"
         assert "h100-sxm" in bar(app) and "← → choose" in bar(app)
         await pilot.press("z", "z")  # a filter that matches nothing
@@ -422,7 +426,7 @@ async def test_compare_sweep_solve() -> None:
         await pilot.press("escape")
         await pilot.press("o")
         assert isinstance(app.screen, SolveScreen)
-        await pilot.press("down", "enter")   # largest batch that fits
+        await pilot.press("down", "down", "enter")   # largest batch that fits
         answer = text(app.screen.query_one("#answer", Static))
         assert "batch = 6 sequences" in answer
         app.screen.query_one("#apply").press()
@@ -624,33 +628,46 @@ async def test_a_target_rate_typed_per_minute() -> None:
 
 
 async def test_solve_apply_is_one_validated_change_and_one_undo() -> None:
-    """Issue 16 #21: the answer (gpus=15, tp=1) is applied as one change checked as a whole:
-    gpus=15 is not refused against the row's old tp=2, and one undo restores both fields."""
+    """Issue 16 #21: the answer (gpus, tp) is applied as one change checked as a whole: a GPU
+    count is not refused against the row's old tp=8, and one undo restores both fields.
+    Issue 24: the preset judges the SLO at the target rate (``meets_slo``), so its answer is
+    what ``planner solve --minimize gpus --subject-to meets_slo`` gives, read here from the
+    CLI's JSON, not a roofline count at batch 1."""
     with db() as ws:
         ws.set_scenario("demo", "llama3-8b-request-1024+128",
-                        {"gpus": 2, "tp": 2, "target_requests_per_s": 20})
+                        {"gpus": 8, "tp": 8, "target_requests_per_s": 20, "engine": "vllm",
+                         "slo_ttft_s": 0.5})
+    result = CliRunner().invoke(cli, ["solve", "demo/llama3-8b-request-1024+128",
+                                      "--minimize", "gpus", "--subject-to", "meets_slo",
+                                      "--vary", "gpus=1..256", "--vary", "tp=1,2,4,8",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    cli_answer = json.loads(result.stdout)["values"]
+    expected = {"gpus": cli_answer["gpus"], "tp": cli_answer["tp"]}
+    assert cli_answer["meets_slo"] and expected["gpus"] != 8 and expected["tp"] != 8
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         sid = goto(app, "llama3-8b-request-1024+128", "batch")
         await pilot.press("o")
         assert isinstance(app.screen, SolveScreen)
-        await pilot.press("down", "down", "enter")  # fewest GPUs that meet the target
+        await pilot.press("down", "down", "down", "enter")  # fewest GPUs meeting the SLO
         answer = app.screen.changes
-        assert answer == {"gpus": 15, "tp": 1}
+        assert answer == expected
         app.screen.query_one("#apply").press()
         await settle(pilot)
-        assert (app.scenarios[sid].inputs["gpus"], app.scenarios[sid].inputs["tp"]) == (15, 1)
+        assert {k: app.scenarios[sid].inputs[k] for k in ("gpus", "tp")} == expected
         assert not [n for n in app._notifications if n.severity == "error"]
+        assert str(app.outputs[sid]["meets_slo"]) == "True"  # the applied row meets it
     with db() as ws:
         sc = ws.scenario("demo", "llama3-8b-request-1024+128")
-        assert (sc.inputs["gpus"], sc.inputs["tp"]) == (15, 1)
+        assert {k: sc.inputs[k] for k in ("gpus", "tp")} == expected
         last = ws.history("demo", sc.name)[-2:]
         assert {c.field for c in last} == {"gpus", "tp"}
         assert len({c.change_set for c in last}) == 1  # one change set: one undo step
         ws.undo("demo")
         sc = ws.scenario("demo", "llama3-8b-request-1024+128")
-        assert (sc.inputs["gpus"], sc.inputs["tp"]) == (2, 2)
+        assert (sc.inputs["gpus"], sc.inputs["tp"]) == (8, 8)
 
 
 async def test_focus_returns_to_the_grid_after_a_dialog_and_catalog_edits_are_explicit(
@@ -842,7 +859,8 @@ async def test_other_clients_changes_show_without_restart_and_an_edit_is_kept() 
 
 
 async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds() -> None:
-    """Issue 16 #27: the verdicts (fits, max sequences, TTFT, GPUs needed, $/month) come
+    """Issue 16 #27: the verdicts (issue 24: fits, then meets SLO, GPUs and replicas needed,
+    their cost, TTFT p50/p99 and TPOT at the load, utilisation, saturation rate) come
     right after the scenario name and are drawn when the grid opens; headers are labels with
     units, not cut column names; `p` pins another output, `g` folds a column group."""
     app = create_app()
@@ -850,16 +868,20 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
         await ready(pilot)
         sid = goto(app, "llama3-8b-24gib-6x8k", "name")
         await pilot.pause()
-        for column in ("fits", "max_concurrent_sequences", "ttft_s", "gpus_needed",
-                       "cost_usd_per_month"):
+        # issue 24: the capacity verdict leads (planner.sheet.verdict.VERDICT), after fits
+        assert cells.PINNED["inference"] == ("fits", *verdict.VERDICT)
+        for column in ("fits", "meets_slo", "gpus_needed", "replicas_needed",
+                       "cost_usd_per_month_needed"):
             assert drawn(app, sid, column), column  # in view without scrolling
+        # a roofline row with no target rate and no SLO has no verdict: a dash, not "no"
+        assert drawn(app, sid, "meets_slo") == "–"
         # no target rate: the GPUs it needs read "no target", not "0 GPUs"
         assert app.scenarios[sid].inputs["target_requests_per_s"] == 0
         assert app.outputs[sid]["gpus_needed"] == 0
         assert drawn(app, sid, "gpus_needed") == "– no target"
         grid = app.query_one("#grid", SheetTable)
         head = "\n".join(grid.render_line(y).text for y in range(grid.header_height))
-        assert "TTFT" in head and "[USD/month]" in head  # drawn at once
+        assert "Meets SLO" in head and "[USD/month]" in head  # drawn at once
         labels = {c.key.value: " ".join(str(c.label).split()) for c in grid.columns.values()}
         assert labels["ttft_s"] == "TTFT [s]"
         assert labels["cost_usd_per_month"] == "Cost per month [USD/month]"
@@ -869,7 +891,8 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
         goto(app, "llama3-8b-24gib-6x8k", "tpot_s")
         await pilot.press("p")  # pinned: now right after the pinned verdicts
         keys = [c.key.value for c in grid.ordered_columns]
-        assert keys.index("tpot_s") == 6 and grid.cursor_column == 6
+        pins = 1 + len(cells.PINNED["inference"])  # after the name and the pinned verdicts
+        assert keys.index("tpot_s") == pins and grid.cursor_column == pins
         assert drawn(app, sid, "tpot_s")
         grid.move_cursor(column=keys.index("batch"))
         await pilot.press("g")  # fold the inputs

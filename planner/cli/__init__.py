@@ -12,13 +12,16 @@ import sys
 import click
 
 from planner.cli.common import PlannerGroup, workspace
+from planner.errors import PlannerError
 
 
 @click.group(cls=PlannerGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--db", "db_url", envvar="PLANNER_DATABASE_URL", metavar="URL",
-              help="Database URL (sqlite:///path.db or postgresql://user@host/db). "
-                   "Default: planner.db in the user data folder (or $PLANNER_DATA_DIR).")
+              help="Database URL (sqlite:///path.db or postgresql://user@host/db); the folder "
+                   "of a SQLite file must exist. Default: planner.db in the user data folder "
+                   "(or $PLANNER_DATA_DIR), created on first run. `planner db check` says "
+                   "whether a database is healthy.")
 @click.version_option(package_name="planner")
 @click.pass_context
 def cli(ctx: click.Context, db_url: str | None) -> None:
@@ -31,6 +34,14 @@ def cli(ctx: click.Context, db_url: str | None) -> None:
     """
     ctx.ensure_object(dict)["db"] = db_url
     if ctx.invoked_subcommand is None:
+        not_terminals = [n for n, s in (("input", sys.stdin), ("output", sys.stdout))
+                         if s is None or not s.isatty()]
+        if not_terminals:
+            which = " and ".join(not_terminals)
+            verb = "are not terminals" if len(not_terminals) == 2 else "is not a terminal"
+            raise PlannerError(f"the terminal UI needs a terminal, and standard {which} "
+                               f"{verb}; run it in a terminal, or give a command for "
+                               "scripts (planner --help lists them)")
         ws = workspace(ctx)  # creates, migrates and seeds on first run; errors exit 2
         # lazy: loads rich, textual (~194 ms), only when this runs
         from planner.tui.app import create_app

@@ -155,8 +155,14 @@ def calibrate(ctx: click.Context, gpu: str | None, engine: str | None, model: st
     """
     profile = workspace(ctx).calibrate(gpu=gpu, engine=engine, model=model, holdout=holdout,
                                        seed=seed, name=name)
+    # lazy: the fit's parameter ranges, only when this runs
+    from planner.sheet.calibration import at_bound
+
+    bounded = at_bound(profile.parameters, profile.fitted)
     if as_json:
-        emit_json(profile.summary())
+        emit_json({**profile.summary(),
+                   "at_bound": [{"parameter": n, "value": v, "bound": side, "limit": b}
+                                for n, v, side, b in bounded]})
         return
     errors = profile.errors
     click.echo(f"profile {profile.name} version {profile.version}: {profile.gpu} / "
@@ -166,6 +172,10 @@ def calibrate(ctx: click.Context, gpu: str | None, engine: str | None, model: st
     for key, value in profile.parameters.items():
         note = "" if key in profile.fitted else "  (not constrained by these runs: kept)"
         click.echo(f"{key:26} {profile.start[key]:10.4g} {value:10.4g}{note}")
+    for key, value, side, bound in bounded:
+        click.echo(f"warning: {key} = {value:.4g} sits at its {side} bound ({bound:g}): the "
+                   "runs push it past its physical range, so it is not measured by them; "
+                   "check the runs' settings or import runs that constrain it", err=True)
     click.echo("\n|predicted/measured - 1|      throughput            TTFT                TPOT")
     click.echo(f"{'':22}" + "  median    p90   n" * 3)
     for label, key in (("before (fitted runs)", "before"), ("after (fitted runs)", "after"),

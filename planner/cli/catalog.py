@@ -124,7 +124,7 @@ def model_import(ctx: click.Context, configs: tuple[str, ...], name: str | None,
     from planner import catalog
 
     # lazy: the service layer (~26 ms), only when this runs
-    from planner.service import estimates, hub
+    from planner.service import estimates, hub, hub_names
 
     if name and len(configs) > 1:
         raise ValidationError("--name", "can only be given with a single config")
@@ -132,6 +132,9 @@ def model_import(ctx: click.Context, configs: tuple[str, ...], name: str | None,
     fetched: dict[str, Any] = {}
     items: list[tuple[Any, ...]] = []
     for ref in configs:
+        path = Path(ref).expanduser()
+        if not ref.endswith(".json") and not path.exists() and hub_names.hub_id_for(ref):
+            ref = hub_names.hub_id_for(ref) or ref  # a short name (qwen3-8b) is its Hub id
         if hub.is_hub_id(ref):
             read = hub.fetch_config(ref)
             fetched[name or read.name] = read
@@ -186,7 +189,11 @@ def _gpu_dict(info: Any) -> dict[str, Any]:
     # lazy: ~13 ms of imports, only when this runs
     from planner.catalog import gpu_record
 
+    # lazy: the verdict's confidence rule, only when this runs
+    from planner.sheet.verdict import gpu_measured
+
     return {"name": info.name, **gpu_record(info.spec), "memory_bytes": info.spec.memory_bytes,
+            "serving_efficiencies_measured": gpu_measured(info.spec),
             "version": info.version, "spec": asdict(info.spec)}
 
 
@@ -222,8 +229,9 @@ def gpu_show(ctx: click.Context, name: str, as_json: bool) -> None:
 
 
 GPU_HELP = ("FIELDS are field=value: memory_gib, bf16_tflops, fp16_tflops, fp8_tflops, "
-            "int8_tops, int4_tops (dense), memory_bandwidth_gb_per_s, interconnect_gb_per_s, "
-            "power_w, price_usd_per_hour, price_is_example, vendor, label, source.")
+            "int8_tops, int4_tops, nvfp4_tflops, mxfp4_tflops (dense), "
+            "memory_bandwidth_gb_per_s, interconnect_gb_per_s, power_w, price_usd_per_hour, "
+            "price_is_example, vendor, label, source.")
 
 
 @gpu.command("add", help="Add a GPU. " + GPU_HELP)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+import os
 import sys
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from planner.errors import PlannerError, ValidationError
+from planner.errors import PlannerError, ValidationError, echo
 from planner.settings import database_url
 from planner.sheet.inputs import InputColumn
 
@@ -40,20 +41,93 @@ ALIASES = {
 
 
 class PlannerGroup(click.Group):
-    """Turns :class:`PlannerError` into ``Error: …`` and exit status 2, without a traceback."""
+    """Turns :class:`PlannerError` into ``Error: …`` and exit status 2, without a traceback;
+    so are a failure of the database itself and of the file system (:func:`os_error`: a name
+    too long, a folder not writable, a full disk). Before any command runs, the standard
+    streams are made safe to write to (:func:`planner.cli.terminal.prepare`)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # lazy: the stream checks, only in the entry point (not in `import planner.cli`)
+        from planner.cli import terminal
+
+        problem = terminal.prepare()
+        if problem is not None:
+            sys.stderr.write(f"Error: {problem}\n")
+            sys.stderr.flush()
+            sys.exit(2)
+        return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except PlannerError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {readable(str(exc))}", err=True)
             ctx.exit(2)
         except Exception as exc:
             known = _database_error(exc, ctx)
+            if known is None and isinstance(exc, OSError) and not isinstance(
+                    exc, BrokenPipeError):
+                known = PlannerError(os_error(exc))
             if known is None:
                 raise
-            click.echo(f"Error: {known}", err=True)
+            click.echo(f"Error: {readable(str(known))}", err=True)
             ctx.exit(2)
+
+
+MESSAGE_LINE_MAX_CHARS = 1_000
+"""Longest line of an error message printed whole. Messages cut what they echo of a user's
+value (:func:`planner.errors.echo`); this is the net under any that does not."""
+
+
+def readable(message: str) -> str:
+    """``message`` with each line over :data:`MESSAGE_LINE_MAX_CHARS` cut in the middle."""
+    limit = MESSAGE_LINE_MAX_CHARS
+    return "\n".join(line if len(line) <= limit else
+                     f"{line[:limit - 200]} … {line[-150:]} (a line of {len(line):,} "
+                     "characters, cut)" for line in message.split("\n"))
+
+
+PATH_SHOWN_CHARS = 80
+"""Most characters of a path an error shows (its start and its end)."""
+
+
+def shown_path(path: object) -> str:
+    """``path`` as text, its middle cut out when long (``/tmp/aaaa…aaaa.csv (300
+    characters)``)."""
+    text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
+    if len(text) <= PATH_SHOWN_CHARS:
+        return text
+    half = PATH_SHOWN_CHARS // 2
+    return f"{text[:half]}…{text[-half:]} ({len(text):,} characters)"
+
+
+_OS_ADVICE = {
+    "ENAMETOOLONG": "a file or folder name is longer than the system allows (255 bytes a "
+                    "name); choose a shorter one",
+    "EACCES": "permission denied; choose a place you can write to, or change its permissions",
+    "EPERM": "not permitted; choose a place you can write to, or change its permissions",
+    "EROFS": "the file system is read-only; choose a writable place",
+    "ENOSPC": "the disk is full; free some space and try again",
+    "EDQUOT": "the disk quota is used up; free some space and try again",
+    "EEXIST": "a file is in the way where a folder should be; move it, or choose another "
+              "place",
+    "ENOTDIR": "part of the path is a file, not a folder; check the path",
+    "EISDIR": "it is a folder, not a file; give a file name",
+    "ENOENT": "no such file or folder; check the path",
+    "ELOOP": "the path has a loop of symbolic links; check the path",
+}
+"""What to do about each file-system failure a user can meet (by ``errno`` name)."""
+
+
+def os_error(exc: OSError) -> str:
+    """One line for a file-system failure: which file, what went wrong, what to do. Nothing
+    was written (every database write is one transaction; files are written whole)."""
+    import errno
+
+    code = errno.errorcode.get(exc.errno or 0, "")
+    advice = _OS_ADVICE.get(code) or (exc.strerror or type(exc).__name__)
+    where = f" {shown_path(exc.filename)}" if exc.filename is not None else ""
+    return f"cannot use{where}: {advice}"
 
 
 def _database_error(exc: Exception, ctx: click.Context) -> PlannerError | None:
@@ -79,7 +153,8 @@ class ColumnType(click.ParamType):
         try:
             return self.column.parse(value)
         except ValidationError as exc:
-            self.fail(f"{self.column.name} must be {exc.allowed} (got {value!r})", param, ctx)
+            self.fail(f"{self.column.name} must be {exc.allowed} (got {echo(value)})", param,
+                      ctx)
 
 
 def _flag_names(column: InputColumn) -> list[str]:
@@ -249,7 +324,7 @@ class VersionType(click.ParamType):
         except ValueError:
             number = 0
         if not 1 <= number <= 2**62:
-            self.fail(f"must be an integer from 1 to {2**62:,} (got {value!r})", param, ctx)
+            self.fail(f"must be an integer from 1 to {2**62:,} (got {echo(value)})", param, ctx)
         return number
 
 
@@ -289,7 +364,8 @@ def workspace(ctx: click.Context) -> Workspace:
 def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
     """A config.json path (file or folder), the name of a model in the database, or a Hub id
     ``org/name[@revision]``: a model imported from it, else its config.json read from the
-    Hugging Face cache or the Hub (nothing is saved)."""
+    Hugging Face cache or the Hub (nothing is saved). A name the database lacks that
+    :mod:`planner.service.hub_names` knows (``qwen3-8b``, ``deepseek-v3.2``) is its Hub id."""
     path = Path(ref).expanduser()
     if path.suffix == ".json" or path.exists():
         # lazy: ~13 ms of imports, only when this runs
@@ -309,7 +385,22 @@ def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
             return workspace(ctx).model(ref).spec
         except LookupError:  # not imported: read its config (nothing is saved)
             return hub.fetch_spec(ref)
-    return _stored(ctx, "model", ref) or workspace(ctx).model(ref).spec
+    stored = _stored(ctx, "model", ref)
+    if stored is not None:
+        return stored
+    try:
+        return workspace(ctx).model(ref).spec
+    except LookupError:
+        # lazy: the name table and the Hub reader (~26 ms), only for a name not stored
+        from planner.service import hub, hub_names
+
+        repo = hub_names.hub_id_for(ref)
+        if repo is None:
+            raise
+        try:  # a model imported from that Hub id, else its config.json from the cache
+            return workspace(ctx).model(repo).spec
+        except LookupError:
+            return hub.fetch_spec(repo)
 
 
 def gpu_spec(ctx: click.Context, name: str) -> GpuSpec:

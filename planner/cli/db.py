@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from planner.cli.common import PlannerGroup, emit_json, json_option, workspace
-from planner.settings import database_url
+from planner.settings import database_url, is_default
 
 
 def _engine(ctx: click.Context):  # type: ignore[no-untyped-def]
@@ -13,7 +13,7 @@ def _engine(ctx: click.Context):  # type: ignore[no-untyped-def]
     from planner.store.engine import make_engine
 
     url = database_url(ctx.find_root().ensure_object(dict).get("db"))
-    engine = make_engine(url)
+    engine = make_engine(url, create_folder=is_default(url))
     ctx.call_on_close(engine.dispose)
     return engine
 
@@ -29,21 +29,53 @@ def db() -> None:
 def db_current(ctx: click.Context, as_json: bool) -> None:
     """The database's schema revision and this planner's head."""
     # lazy: loads sqlalchemy (~207 ms), only when this runs
-    from planner.store import migrate
+    from planner.store import health, migrate
 
     engine = _engine(ctx)
-    revision = migrate.current(engine)
+    revision, state = health.state_of(engine)
     data = {"url": engine.url.render_as_string(hide_password=True),
-            "current": revision, "head": migrate.head(), "state": migrate.state(revision)}
+            "current": revision, "head": migrate.head(), "state": state}
     if as_json:
         emit_json(data)
         return
     words = {"empty": "empty: the planner creates it on first use",
+             "damaged": "damaged: tables are missing; `planner db check` lists what is wrong",
+             "not a planner database": "not a planner database: it holds another "
+                                       "application's tables, which the planner will not "
+                                       "touch",
              "up to date": "up to date", "behind": "behind head: `planner db upgrade`",
              "newer": "newer than this planner: written by a newer planner, which this one "
                       "will not touch; upgrade the planner"}[data["state"]]
     click.echo(f"{data['url']}: revision {data['current'] or '(empty)'}, head {data['head']} "
                f"({words})")
+
+
+@db.command("check")
+@json_option
+@click.pass_context
+def db_check(ctx: click.Context, as_json: bool) -> None:
+    """Read the whole database once and say whether it is a healthy planner database: its
+    revision, its tables, SQLite's page check, and every reference between rows (a scenario's
+    GPU, model, fleet). Exit status 2 when it is damaged, foreign or newer than this planner."""
+    from dataclasses import asdict
+
+    # lazy: loads sqlalchemy (~207 ms), only when this runs
+    from planner.store import health
+
+    engine = _engine(ctx)
+    found = health.check(engine)
+    url = engine.url.render_as_string(hide_password=True)
+    if as_json:
+        emit_json({"url": url, **asdict(found), "healthy": found.healthy})
+    else:
+        verdict = "healthy" if found.healthy else "NOT healthy"
+        click.echo(f"{url}: revision {found.revision or '(empty)'}, {found.state}: {verdict}")
+        for line in found.problems:
+            click.echo(f"  problem: {line}")
+        for line in found.notes:
+            click.echo(f"  note: {line}")
+    if not found.healthy:
+        ctx.exit(2)
 
 
 @db.command("upgrade")

@@ -61,7 +61,10 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
     gpu = _resolve_gpu(ctx, kwargs)
     result = service.estimate(spec, gpu, given(kwargs, INFERENCE_INPUTS))
     if as_json:
-        emit_json(result)
+        # lazy: the verdict's states (~1 ms), only when this runs
+        from planner.sheet import verdict
+
+        emit_json(verdict.json_outputs(result, result["inputs"]))
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render

@@ -167,6 +167,11 @@ def scenario_show(ctx: click.Context, ref: str, fleet_name: str | None, as_json:
         result = service.train(spec, gpu, _inputs_of(sc, "training"),
                                lora_targets=sc.lora_targets)
     if as_json:
+        if sc.kind == "inference":
+            # lazy: the verdict's states, only when this runs
+            from planner.sheet import verdict
+
+            result = verdict.json_outputs(result, result["inputs"])
         emit_json(_record(sc, result))
         return
     # lazy: loads rich (~39 ms), only when this runs

@@ -34,6 +34,7 @@ import numpy as np
 from planner.cli import stream
 from planner.cli.common import _NON_FINITE, _encode, _encode_column
 from planner.domain import Scenario
+from planner.sheet import verdict
 from planner.sheet.fleet import FleetValues, column_values, output_list, record_columns
 from planner.sheet.outputs import output_columns
 from planner.units import float_reprs, fmt_bytes_gib, fmt_count, fmt_seconds, fmt_usd
@@ -43,8 +44,7 @@ RICH_CONSOLE_WIDTH = 200
 a wider table is left to rich, which wraps it the way it always did."""
 
 INFERENCE_HEADERS = ("scenario", "model", "GPU", "GPUs", "batch", "prompt+output tokens",
-                     "fits", "max seqs", "TTFT", "TPOT", "output tokens/s", "USD/h",
-                     "USD/M out")
+                     "fits", *verdict.LIST_HEADERS, "idle TTFT", "idle TPOT", "USD/h")
 TRAINING_HEADERS = ("scenario", "model", "GPU", "GPUs", "tokens", "trainable params",
                     "FLOPs", "time", "GPU-h", "USD", "memory/GPU", "fits")
 RICH_MAX_ROWS = 1_000
@@ -71,15 +71,19 @@ def _inference_columns(fv: FleetValues, index: list[int], values: Any) -> list[l
     out.append(_fmt(str)([s.inputs["batch"] for s in rows]))
     out.append(_fmt(lambda pair: f"{pair[0]:,}+{pair[1]:,}")(
         [(s.inputs["prompt_tokens"], s.inputs["output_tokens"]) for s in rows]))
-    fits = output_list(values, "fits")
-    short = _fmt(fmt_bytes_gib)(output_list(values, "shortfall_bytes"))
-    out.append(["yes" if f else f"no (−{s})" for f, s in zip(fits, short, strict=True)])
-    out.append(_fmt(fmt_count)(output_list(values, "max_concurrent_sequences")))
+    fits = output_list(values, "engine_fits")  # one accounting per engine: roofline's fits
+    shortfall = output_list(values, "shortfall_bytes")
+    short = _fmt(fmt_bytes_gib)(shortfall)
+    out.append(["yes" if f else f"no (−{s})" if b > 0 else "no"
+                for f, s, b in zip(fits, short, shortfall, strict=True)])
+    names = [n for n in (*verdict.VERDICT, "engine_fits", "fits", "saturated") if n in values]
+    columns = {n: output_list(values, n) for n in names}
+    cells = [verdict.list_cells({n: columns[n][at] for n in names}, s.inputs)
+             for at, s in enumerate(rows)]
+    out += [list(c) for c in zip(*cells, strict=True)] if cells else [[], [], []]
     out.append(_fmt(fmt_seconds)(output_list(values, "ttft_s")))
     out.append(_fmt(fmt_seconds)(output_list(values, "tpot_s")))
-    out.append(_fmt(lambda v: f"{v:,.0f}")(output_list(values, "throughput_tokens_per_s")))
     out.append(_fmt(fmt_usd)(output_list(values, "cost_usd_per_hour")))
-    out.append(_fmt(fmt_usd)(output_list(values, "cost_usd_per_million_output_tokens")))
     return out
 
 

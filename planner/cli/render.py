@@ -19,6 +19,7 @@ from rich.table import Table
 from planner.estimator.gpu import GpuSpec
 from planner.present import cell as _cell
 from planner.present import comparison_table
+from planner.sheet import verdict
 from planner.units import (
     GB,
     GiB,
@@ -100,9 +101,12 @@ def model_inspect(info: dict[str, Any]) -> None:
 def gpu_list(gpus: list[GpuSpec]) -> None:
     """The GPU catalog."""
     table = Table(title="Catalog GPUs (dense tensor peaks)")
+    table.caption = f"* {verdict.UNMEASURED_NOTE} (estimates on these parts are less sure)"
+    table.caption_justify = "left"
     for column in ("name", "memory GiB", "bf16 TFLOP/s", "fp8 TFLOP/s", "int8 TOP/s",
-                   "bandwidth GB/s", "power W", "USD/GPU-h"):
-        table.add_column(column, justify="left" if column == "name" else "right")
+                   "bandwidth GB/s", "power W", "USD/GPU-h", "serving efficiencies"):
+        table.add_column(column, justify="left" if column in ("name", "serving efficiencies")
+                         else "right")
     for g in gpus:
         def peak(dtype: str, g: GpuSpec = g) -> str:
             value = g.flops_per_s.get(dtype)
@@ -111,7 +115,8 @@ def gpu_list(gpus: list[GpuSpec]) -> None:
         table.add_row(esc(g.name), f"{g.memory_bytes / GiB:,.0f}", peak("bf16") if
                       g.flops_per_s.get("bf16") else peak("fp16") + " (fp16)",
                       peak("fp8"), peak("int8"), f"{g.bandwidth_bytes_per_s / GB:,.0f}",
-                      f"{g.power_w:,.0f}", price)
+                      f"{g.power_w:,.0f}", price,
+                      "measured" if verdict.gpu_measured(g) else "[yellow]defaults *[/]")
     console.print(table)
 
 
@@ -148,23 +153,32 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
                    (f"prompt swap-in over {i['host_link_gb_per_s']:g} GB/s",
                     fmt_seconds(r["kv_swap_in_s"]))]
     link = (f" + {fmt_seconds(r['host_weight_stream_s'])} host link" if offloaded else "")
-    console.print(_table("Memory per GPU", [
-        ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
-        *weights,
-        ("reserve", fmt_bytes_gib(r["reserve_bytes_per_gpu"], 4)),
-        ("KV budget", fmt_bytes_gib(r["kv_budget_bytes"], 4)),
-        ("KV per token (per sequence, whole model)",
-         f"{fmt_count(r['kv_bytes_per_token'])} B ({fmt_bytes(r['kv_bytes_per_token'])})"),
-        (f"KV per sequence at {r['context_tokens']:,} tokens",
-         fmt_bytes(r["kv_bytes_per_sequence_per_gpu"])),
-        (f"KV in use (batch {i['batch']})", fmt_bytes_gib(r["kv_in_use_bytes_per_gpu"], 4)),
-        ("KV headroom", fmt_bytes_gib(r["kv_headroom_bytes"], 4)),
-        ("fits", fits),
-        ("max concurrent sequences (per replica)", fmt_count(r["max_concurrent_sequences"])),
-        ("token capacity (per replica)", f"{fmt_count(r['token_capacity'])} tokens"),
-        (f"max context at batch {i['batch']}", f"{fmt_count(r['max_context_tokens'])} tokens"),
-        *host_kv,
-    ]))
+    engine = str(i.get("engine", "roofline"))
+    if verdict.applies(i):
+        console.print(_table(verdict_title(i), verdict_rows(r, i)))
+    if engine != "roofline":
+        memory_rows = _engine_memory_rows(r, i, fits, weights)
+        memory_title = f"Memory per GPU ({esc(engine)}'s accounting)"
+    else:
+        memory_rows = [
+            ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
+            *weights,
+            ("reserve", fmt_bytes_gib(r["reserve_bytes_per_gpu"], 4)),
+            ("KV budget", fmt_bytes_gib(r["kv_budget_bytes"], 4)),
+            ("KV per token (per sequence, whole model)",
+             f"{fmt_count(r['kv_bytes_per_token'])} B ({fmt_bytes(r['kv_bytes_per_token'])})"),
+            (f"KV per sequence at {r['context_tokens']:,} tokens",
+             fmt_bytes(r["kv_bytes_per_sequence_per_gpu"])),
+            (f"KV in use (batch {i['batch']})", fmt_bytes_gib(r["kv_in_use_bytes_per_gpu"], 4)),
+            ("KV headroom", fmt_bytes_gib(r["kv_headroom_bytes"], 4)),
+            ("fits", fits),
+            ("max concurrent sequences (per replica)", fmt_count(r["max_concurrent_sequences"])),
+            ("token capacity (per replica)", f"{fmt_count(r['token_capacity'])} tokens"),
+            (f"max context at batch {i['batch']}",
+             f"{fmt_count(r['max_context_tokens'])} tokens"),
+        ]
+        memory_title = "Memory per GPU"
+    console.print(_table(memory_title, [*memory_rows, *host_kv]))
     console.print(_table("Compute per request", [
         ("prefill", fmt_flops(r["prefill_flops"])),
         ("decode (G−1 steps)", fmt_flops(r["decode_flops"])),
@@ -172,7 +186,9 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
         (f"one decode step (batch {i['batch']})", fmt_flops(r["decode_step_flops"])),
         ("bytes read per decode step", f"{r['decode_bytes_per_step'] / GB:,.2f} GB"),
     ]))
-    console.print(_table("Latency and throughput (lower bounds)", [
+    bounds = ("Idle-server bounds (one request at a time, no queue; lower bounds, not the "
+              "verdict)" if verdict.applies(i) else "Latency and throughput (lower bounds)")
+    console.print(_table(bounds, [
         ("time to first token", f"{fmt_seconds(r['ttft_s'])} ({r['ttft_bound']} bound{link})"),
         ("time per output token",
          f"{fmt_seconds(r['tpot_s'])} ({r['tpot_bound']} bound{link})"),
@@ -186,7 +202,56 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
         ("per month", fmt_usd(r["cost_usd_per_month"])),
         ("per million input tokens", fmt_usd(r["cost_usd_per_million_input_tokens"])),
         ("per million output tokens", fmt_usd(r["cost_usd_per_million_output_tokens"])),
-    ], note="GPU time split: prefill share billed to input tokens, decode share to output."))
+    ], note="GPU time split: prefill share billed to input tokens, decode share to output"
+            + ("; per-token costs at the idle-server throughput above." if verdict.applies(i)
+               else ".")))
+
+
+def verdict_title(i: dict[str, Any]) -> str:
+    """The verdict table's title: the offered load, the objectives and the engine it is for."""
+    rate = i.get("target_requests_per_s") or 0
+    load = (f"{rate:,.4g} requests/s offered" if rate else
+            f"{i['concurrency']:,} clients" if i.get("concurrency") else "no target rate")
+    slo = []
+    if i.get("slo_ttft_s"):
+        slo.append(f"TTFT p{i.get('slo_percentile', '99')} ≤ {fmt_seconds(i['slo_ttft_s'])}")
+    if i.get("slo_tpot_s"):
+        slo.append(f"TPOT ≤ {fmt_seconds(i['slo_tpot_s'])}")
+    objectives = ", ".join(slo) if slo else "no SLO set"
+    return f"Verdict ({esc(load)}; {esc(objectives)}; engine {esc(i.get('engine', 'roofline'))})"
+
+
+def verdict_rows(r: dict[str, Any], i: dict[str, Any]) -> list[tuple[str, str]]:
+    """:func:`planner.sheet.verdict.rows`, the state coloured."""
+    out = []
+    for label, text in verdict.rows(r, i):
+        if label == "verdict":
+            colour = "green" if text.startswith(verdict.MEETS) else "red"
+            text = f"[bold {colour}]{esc(text)}[/]"
+        else:
+            text = esc(text)
+        out.append((label, text))
+    return out
+
+
+def _engine_memory_rows(r: dict[str, Any], i: dict[str, Any], fits: str,
+                        weights: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The engine's memory accounting (docs/serving.md), in place of the roofline's reserve and
+    KV budget: one accounting per engine."""
+    engine_fits = "[green]yes[/]" if r["engine_fits"] else "[red]no[/]"
+    del fits
+    return [
+        ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
+        *weights,
+        ("activation peak (profiling run)", fmt_bytes_gib(r["activation_peak_bytes"], 4)),
+        ("non-torch memory", fmt_bytes_gib(r["non_torch_bytes"], 4)),
+        ("KV pool", fmt_bytes_gib(r["engine_kv_bytes_per_gpu"], 4)),
+        ("KV per token (per GPU)", fmt_bytes(r["kv_bytes_per_token_per_gpu"])),
+        ("KV token capacity (per replica)", f"{fmt_count(r['engine_token_capacity'])} tokens"),
+        ("max running batch", f"{fmt_count(r['max_running_batch'])} sequences"),
+        ("engine memory in use", fmt_bytes_gib(r["engine_memory_used_bytes"], 4)),
+        ("engine fits", engine_fits),
+    ]
 
 
 def train(r: dict[str, Any], gpu: GpuSpec) -> None:
@@ -226,20 +291,19 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
     if inference:
         table = Table(title="Inference scenarios")
         for column in ("scenario", "model", "GPU", "GPUs", "batch", "prompt+output tokens",
-                       "fits", "max seqs", "TTFT", "TPOT", "output tokens/s", "USD/h",
-                       "USD/M out"):
+                       "fits", *verdict.LIST_HEADERS, "idle TTFT", "idle TPOT", "USD/h"):
             table.add_column(column, justify="left" if column in ("scenario", "model", "GPU")
                              else "right")
         for s, o in inference:
             i = s.inputs
-            fits = "yes" if o["fits"] else f"[red]no (−{fmt_bytes_gib(o['shortfall_bytes'])})[/]"
+            fits = ("yes" if o["engine_fits"] else  # one accounting per engine
+                    f"[red]no (−{fmt_bytes_gib(o['shortfall_bytes'])})[/]"
+                    if o["shortfall_bytes"] > 0 else "[red]no[/]")
             table.add_row(esc(f"{s.fleet}/{s.name}"), esc(s.model), esc(s.gpu), str(i["gpus"]),
                           str(i["batch"]),
                           f"{i['prompt_tokens']:,}+{i['output_tokens']:,}", fits,
-                          fmt_count(o["max_concurrent_sequences"]), fmt_seconds(o["ttft_s"]),
-                          fmt_seconds(o["tpot_s"]), f"{o['throughput_tokens_per_s']:,.0f}",
-                          fmt_usd(o["cost_usd_per_hour"]),
-                          fmt_usd(o["cost_usd_per_million_output_tokens"]))
+                          *map(esc, verdict.list_cells(o, i)), fmt_seconds(o["ttft_s"]),
+                          fmt_seconds(o["tpot_s"]), fmt_usd(o["cost_usd_per_hour"]))
         console.print(table)
     if training:
         table = Table(title="Training scenarios")
@@ -286,7 +350,8 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
         row_key, col_key = varied
         column = columns[0]
         row_values, col_cells = frame[row_key].tolist(), frame[col_key].tolist()
-        figures = stream.format_column(frame[column].tolist(), lambda v: _cell(column, v))
+        figures = stream.format_column(frame[column].tolist(),
+                                       lambda v: v if isinstance(v, str) else _cell(column, v))
         col_values = list(dict.fromkeys(col_cells))
         at: dict[Any, dict[Any, int]] = {}  # one pass: row value → column value → first row
         for i, (r, v) in enumerate(zip(row_values, col_cells, strict=True)):
@@ -315,9 +380,11 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
             table.add_row(esc(_text_or_cell(row_key)(r)), *cells)
         console.print(table)
         return
-    names = list(dict.fromkeys((*varied, *columns)))
+    names = list(dict.fromkeys((*varied, *(c for c in frame.columns if c == "gpus"),
+                                *columns)))
     body = [stream.format_column(frame[c].tolist(), _text_or_cell(c) if c in varied
-                                 else (lambda v, c=c: _cell(c, v))) for c in names]
+                                 else (lambda v, c=c: v if isinstance(v, str) else _cell(c, v)))
+            for c in names]
     headers, left = names, [c in ("gpu", "model") for c in names]
     if any(notes):  # once, not once per row
         body.append(notes)
@@ -351,6 +418,17 @@ def solution(sc: Any, result: Any, constraint: str | None, varied: list[str]) ->
     console.print(_table("Answer", rows, note=f"{result.feasible:,} of {result.candidates:,} "
                          f"candidates feasible ({result.method})"
                          + (f"; warning: {esc(result.note)}" if result.note else "")))
+
+
+def answer_verdict(r: dict[str, Any], measured: bool) -> None:
+    """The solved deployment's verdict (an estimate of the answer), and whether its GPU's
+    serving efficiencies are measured."""
+    i = r["inputs"]
+    if verdict.applies(i):
+        console.print(_table(verdict_title(i), verdict_rows(r, i)))
+    if not measured:
+        console.print(f"[yellow]* {esc(r['gpu'])}: {verdict.UNMEASURED_NOTE}; this answer is "
+                      "less sure than one on a measured part[/]")
 
 
 def comparison(scenarios: list[Any], rows: list[Any]) -> None:

@@ -89,16 +89,43 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     total = 1
     for v in variations:
         total *= len(v.values)
+    # lazy: the verdict's states, only when this runs
+    from planner.sheet import verdict
+
+    states = sc.kind == "inference" and any(c in verdict.MASKED_COLUMNS for c in columns)
+    wanted = list(dict.fromkeys([*columns, *(verdict.STATE_INPUTS if states else ()),
+                                 *(("gpus_needed",) if states else ())]))
     bar = _progress_bar(total)
     if bar is not None:
         with bar:
             grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
-                              outputs=columns, progress=lambda done, _n: bar.update(
+                              outputs=wanted, progress=lambda done, _n: bar.update(
                                   done - bar.pos), profiles=ws.calibration_figures())
     else:
         grid = build_grid(base, variations, ws.model_specs(), ws.gpu_specs(), kind=sc.kind,
-                          outputs=columns, profiles=ws.calibration_figures())
-    frame = _grid_frame(grid, columns)
+                          outputs=wanted, profiles=ws.calibration_figures())
+    sized = False
+    if states:
+        # lazy: the capacity module (sizing and its re-evaluation), only when this runs
+        from planner.sheet.capacity import one_deployment
+
+        sized = one_deployment(base, grid, columns, ws.model_specs(), ws.gpu_specs(),
+                               profiles=ws.calibration_figures())
+    frame = _grid_frame(grid, [*(["gpus"] if sized and "gpus" not in grid.varied else []),
+                               *columns])
+    if states:
+        _states(frame, grid, base, columns, as_json)
+    unmeasured: set[str] = set()
+    if "gpu" in grid.varied:
+        # lazy: the verdict's confidence rule, only when this runs
+        from planner.sheet.verdict import gpu_measured
+
+        unmeasured = {n for n, spec in ws.gpu_specs().items() if not gpu_measured(spec)}
+        names = frame["gpu"].tolist()
+        if as_json or out_path is not None:  # data keeps the names as they are: a flag column
+            frame["gpu_efficiencies_measured"] = [n not in unmeasured for n in names]
+        else:
+            frame["gpu"] = [f"{n} *" if n in unmeasured else n for n in names]
     if out_path is not None:
         _write(frame, out_path)
         click.echo(f"wrote {len(frame):,} rows to {out_path}", err=True)
@@ -116,6 +143,37 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     from planner.cli import render
 
     render.sweep(sc, grid, frame, columns)
+    if unmeasured & set(grid.varied["gpu"].tolist() if "gpu" in grid.varied else ()):
+        click.echo("* GPU whose serving efficiencies are not measured: planner defaults "
+                   "(estimates on it are less sure)")
+
+
+def _states(frame: Any, grid: Any, base: dict[str, Any], columns: list[str],
+            as_json: bool) -> None:
+    """Figures that are states (:func:`planner.sheet.verdict.masked_column`): ``None`` in
+    JSON, the state's words ("saturated", "does not fit") in text, in place in ``frame``."""
+    import numpy as np
+
+    # lazy: the verdict's states, only when a sweep shows them
+    from planner.sheet import verdict
+
+    n = len(frame)
+    target = grid.varied.get("target_requests_per_s",
+                             np.full(n, float(base.get("target_requests_per_s") or 0)))
+    for column in columns:
+        if column not in verdict.MASKED_COLUMNS:
+            continue
+        state = verdict.masked_column(column, grid.values["engine_fits"],
+                                      grid.values["saturated"], grid.values["replicas_needed"],
+                                      target)
+        if as_json and column in verdict.SIZING:  # no target: the 0 the JSON always gave
+            state[state == verdict.NO_TARGET] = None
+        hit = np.flatnonzero(state != None)  # noqa: E711 (elementwise over an object array)
+        if not len(hit):
+            continue
+        values = np.array(frame[column].tolist(), dtype=object)
+        values[hit] = None if as_json else state[hit]
+        frame[column] = values
 
 
 def _grid_frame(grid: Any, columns: list[str]) -> Any:
@@ -142,15 +200,31 @@ XLSX_MAX_ROWS = 1_048_575
 
 
 def _write(frame: Any, path: Path) -> None:
-    """The sweep to ``path``: CSV by pandas, .xlsx row by row through openpyxl's write-only
-    workbook (constant memory; names that start like a formula are written as text)."""
+    """The sweep to ``path``: CSV by pandas (every text cell quoted, one that a spreadsheet
+    would run as a formula prefixed with ``'``: :mod:`planner.report.textcells`), .xlsx row by
+    row through openpyxl's write-only workbook (constant memory; names that start like a
+    formula are written as text)."""
     try:
         if path.suffix.lower() == ".csv":
-            frame.to_csv(path, index=False)
+            _write_csv(frame, path)
         else:
             _write_xlsx(frame, path)
     except OSError as exc:
         raise PlannerError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_csv(frame: Any, path: Path) -> None:
+    import pandas as pd
+
+    # lazy: the text-cell rules of the report layer, only when a CSV is written
+    from planner.report.textcells import CSV_QUOTING, csv_text
+
+    texts = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
+                                              or pd.api.types.is_bool_dtype(frame[c]))]
+    safe = frame.assign(**{str(c): frame[c].map(csv_text) for c in texts})
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(",".join(map(str, frame.columns)) + "\n")  # the planner's column names
+        safe.to_csv(fh, index=False, header=False, quoting=CSV_QUOTING)
 
 
 def _write_xlsx(frame: Any, path: Path) -> None:
@@ -161,8 +235,11 @@ def _write_xlsx(frame: Any, path: Path) -> None:
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 
-    # lazy: the workbook layer's text rule, only when an .xlsx is written
+    # lazy: the workbook layer's text rules, only when an .xlsx is written
     from planner.report.fastsheet import TEXT_TRIGGERS
+
+    # lazy: as above
+    from planner.report.textcells import ooxml_text
 
     wb = Workbook(write_only=True)
     sheet = wb.create_sheet("Sweep")
@@ -171,6 +248,8 @@ def _write_xlsx(frame: Any, path: Path) -> None:
     def value(v: Any) -> Any:
         if isinstance(v, float) and v != v:
             return None
+        if isinstance(v, str):
+            v = ooxml_text(v)
         if isinstance(v, str) and v.startswith(TEXT_TRIGGERS):
             cell = WriteOnlyCell(sheet, value=v)
             cell.data_type = "s"  # text, never a formula
@@ -252,17 +331,48 @@ def solve(ctx: click.Context, ref: str, fleet_name: str | None, maximize: str | 
         made = ws.add_options(sc.fleet, sc.name, changes, choose_first=choose_best)
         written = [f"{o.fleet}/{o.name}" for o in made]
     if as_json:
-        emit_json({**asdict(result), **({"options": written} if as_options else {})})
+        measured = {}
+        if result.found and "gpu" in result.values:
+            # lazy: the verdict's confidence rule, only when this runs
+            from planner.sheet.verdict import gpu_measured
+
+            spec = ws.gpu_specs().get(str(result.values["gpu"]))
+            measured = {"gpu_efficiencies_measured": spec is not None and gpu_measured(spec)}
+        emit_json({**asdict(result), **measured,
+                   **({"options": written} if as_options else {})})
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
     render.solution(sc, result, constraint, [v.split("=")[0] for v in vary])
+    if result.found and sc.kind == "inference":
+        _answer_verdict(ws, sc, base, {v.column: result.values[v.column] for v in variations
+                                       if v.column in result.values})
     if written:
         click.echo(f"wrote {len(written)} option(s): " + ", ".join(written)
                    + (" (the first is chosen)" if choose_best else " (none chosen)"))
     if not result.found:
         ctx.exit(1)
+
+
+def _answer_verdict(ws: Any, sc: Any, base: dict[str, Any], values: dict[str, Any]) -> None:
+    """Print the verdict of the solved deployment: the scenario with the answer's varied
+    values, estimated once (the figures at the target rate, not the idle bounds)."""
+    # lazy: ~26 ms of imports, only when this runs
+    from planner import service
+
+    # lazy: loads rich (~37 ms), only when this runs
+    from planner.cli import render
+
+    # lazy: the verdict's confidence rule, only when this runs
+    from planner.sheet.verdict import gpu_measured
+
+    answer = {**base, **values}
+    model, gpu = ws.model(str(answer.pop("model"))), ws.gpu(str(answer.pop("gpu")))
+    answer.pop("lora_targets", None)
+    result = service.estimate(model.spec, gpu.spec, answer,
+                              profiles=ws.calibration_figures())
+    render.answer_verdict(result, gpu_measured(gpu.spec))
 
 
 @click.command()
@@ -305,3 +415,11 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
     from planner.cli import render
 
     render.comparison(scenarios, rows)
+    # lazy: the verdict's confidence rule, only when this runs
+    from planner.sheet.verdict import UNMEASURED_NOTE, gpu_measured
+
+    specs = ws.gpu_specs()
+    unsure = sorted({s.gpu for s in scenarios if s.gpu in specs
+                     and not gpu_measured(specs[s.gpu])})
+    if unsure:
+        click.echo(f"* {', '.join(unsure)}: {UNMEASURED_NOTE} (estimates less sure)")

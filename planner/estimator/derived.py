@@ -120,16 +120,19 @@ def logits_convention_code(logits_convention: Value) -> Value:
     return lookup(logits_convention, LOGITS_CONVENTIONS)
 
 
-_PATH_PEAKS = (("fp8", 1), ("int8", 2), ("int4", 3))
+_PATH_PEAKS = (("fp8", 1), ("int8", 2), ("int4", 3), ("nvfp4", 4), ("mxfp4", 5))
 
 
 def gpu_flops_per_s(matmul_path_code: Value, gpu_bf16_peak: Value, gpu_fp16_peak: Value,
-                    gpu_fp8_peak: Value, gpu_int8_peak: Value, gpu_int4_peak: Value) -> Value:
+                    gpu_fp8_peak: Value, gpu_int8_peak: Value, gpu_int4_peak: Value,
+                    gpu_nvfp4_peak: Value, gpu_mxfp4_peak: Value) -> Value:
     """Dense tensor peak of one GPU on the scenario's matmul path: the 16-bit peak (bf16, else
-    fp16), or the fp8 / int8 / int4 peak where the path is low-bit and the GPU lists it (a peak
-    of 0 means the part has no tensor path for that dtype; FP4 has no catalog peak and runs at
-    16 bit) (:data:`planner.estimator.gpu.PATH_DTYPES`)."""
-    peaks = {"fp8": gpu_fp8_peak, "int8": gpu_int8_peak, "int4": gpu_int4_peak}
+    fp16), or the fp8 / int8 / int4 / NVFP4 / MXFP4 peak where the path is low-bit and the GPU
+    lists it (a peak of 0 means the part has no tensor path for that dtype: an FP4 checkpoint
+    then runs W4A16 at the 16-bit peak) (:data:`planner.estimator.gpu.PATH_DTYPES`). B200,
+    NVFP4 checkpoint: 9,000 TFLOP/s dense instead of 2,250."""
+    peaks = {"fp8": gpu_fp8_peak, "int8": gpu_int8_peak, "int4": gpu_int4_peak,
+             "nvfp4": gpu_nvfp4_peak, "mxfp4": gpu_mxfp4_peak}
     sixteen = where(gpu_bf16_peak > 0, gpu_bf16_peak, gpu_fp16_peak)
     chosen: Value = sixteen
     for name, code in _PATH_PEAKS:
@@ -208,9 +211,11 @@ def max_model_len_effective(max_model_len: Value, model_max_context_tokens: Valu
 
 
 def gpu_compute_bits(matmul_path_code: Value, gpu_fp8_peak: Value, gpu_int8_peak: Value,
-                     gpu_int4_peak: Value) -> Value:
+                     gpu_int4_peak: Value, gpu_nvfp4_peak: Value,
+                     gpu_mxfp4_peak: Value) -> Value:
     """Bits of the compute dtype the matmuls run at (the rule of :func:`gpu_flops_per_s`)."""
-    peaks = {"fp8": gpu_fp8_peak, "int8": gpu_int8_peak, "int4": gpu_int4_peak}
+    peaks = {"fp8": gpu_fp8_peak, "int8": gpu_int8_peak, "int4": gpu_int4_peak,
+             "nvfp4": gpu_nvfp4_peak, "mxfp4": gpu_mxfp4_peak}
     chosen: Value = 16
     for name, code in _PATH_PEAKS:
         chosen = where(matmul_path_code == code, where(peaks[name] > 0, DTYPE_BITS[name], 16),

@@ -224,11 +224,23 @@ def kv_fraction_per_gpu(tp_kv_fraction: Value, tp: Value, attention_dp_number: V
     return where(attention_dp_number > 0, 1 / tp, tp_kv_fraction)
 
 
+INDEXER_KEY_BYTES_PER_ELEM = 1 + 4 / 128
+"""Bytes per element of a sparse-attention indexer key in vLLM's and SGLang's caches: fp8 values
+with one float32 scale per 128 (vLLM ``DeepseekV32IndexerCache``: ``index_head_dim +
+index_head_dim // 128 * 4`` = 132 B per token and layer for 128 dims), whatever ``kv_dtype``."""
+
+
 def kv_bytes_per_token_per_gpu(kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
-                               pp: Value) -> Value:
+                               pp: Value, engine_code: Value,
+                               model_indexer_elems_per_token: Value, kv_bits: Value) -> Value:
     """KV bytes one token of the replica's pool takes on one GPU: ``kv_bytes_per_token *
-    kv_fraction_per_gpu / pp`` (Llama-3.1-8B bf16 at TP 2: 65,536 B)."""
-    return kv_bytes_per_token * kv_fraction_per_gpu / pp
+    kv_fraction_per_gpu / pp`` (Llama-3.1-8B bf16 at TP 2: 65,536 B). vLLM and SGLang keep a
+    sparse-attention indexer's keys at fp8 with per-128 scales
+    (:data:`INDEXER_KEY_BYTES_PER_ELEM`), not at ``kv_dtype``: DeepSeek-V3.2 bf16 is 78,324 B
+    per token there (61 x (1,152 + 132)) against transformers' 85,888."""
+    indexer = model_indexer_elems_per_token * (INDEXER_KEY_BYTES_PER_ELEM - kv_bits / 8)
+    engine = where(engine_code == VLLM, indexer, where(engine_code == SGLANG, indexer, 0))
+    return (kv_bytes_per_token + engine) * kv_fraction_per_gpu / pp
 
 
 def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu: Value,

@@ -9,7 +9,19 @@ Layers are grouped in two classes, full attention and sliding window (chunked at
 a window of its chunk size); a model whose windowed layers use different window sizes is refused
 with a clear error rather than approximated. Linear-attention layers (Gated DeltaNet) hold no KV
 cache: they add a fixed state per sequence, ``model_state_elems_per_sequence``, whatever the
-context length.
+context length; so do Mamba-2 layers (Nemotron-H). Their recurrent part,
+``model_state_recurrent_elems_per_sequence``, is kept at ``model_state_recurrent_bits`` (the
+config's ``mamba_ssm_dtype``/``mamba_ssm_cache_dtype``: float32 in the published configs).
+
+Sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's key is part of the per-token
+KV elements and its scoring FLOPs of every (query, cached token) pair count as full-attention
+pairs; the attention core reads the indexer's top-k tokens only, which costs as a window of
+``k`` tokens does (``min(T, k)`` pairs per query): its per-pair FLOPs are
+``model_attn_flops_per_pair_sparse`` over ``model_sparse_topk_tokens``. DeepSeek-V4: the
+sliding window is a window class; the compressed entries are per-token KV elements
+(``d_h/ratio`` per token, exact at a multiple of the ratio), attention over them a full-attention
+term at ``1/ratio`` of the pairs (CSA reads the top-k compressed entries: a sparse term); CSA's
+carried overlap slice is fixed state.
 """
 
 from __future__ import annotations
@@ -18,7 +30,14 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from planner.errors import ConfigError
-from planner.estimator.architecture import LinearAttention, Mlp, ModelSpec
+from planner.estimator.architecture import (
+    CompressedAttention,
+    LinearAttention,
+    Mamba2,
+    Mlp,
+    ModelSpec,
+    keeps_kv,
+)
 from planner.estimator.params import attention_projections, count_params, layer_matmul_weights
 from planner.estimator.quant_config import COMPUTE_PATHS, FULL_BITS, checkpoint_bits
 
@@ -97,6 +116,20 @@ class ModelFigures:
     model_state_heads: int = 1
     """Heads the fixed state splits by under tensor parallelism (linear-attention value heads;
     1 when there is no state)."""
+    model_state_recurrent_elems_per_sequence: int = 0
+    """The recurrent part of ``model_state_elems_per_sequence`` (DeltaNet / SSM state, without
+    the convolution window), kept at ``model_state_recurrent_bits``."""
+    model_state_recurrent_bits: int = 16
+    """Bits of the recurrent state as the config keeps it (32 for float32)."""
+    model_attn_flops_per_pair_sparse: int = 0
+    """Attention-core FLOPs per (query, selected token) pair of sparse-attention layers, summed
+    over layers (0 without sparse attention)."""
+    model_sparse_topk_tokens: int = 0
+    """Tokens each query of a sparse-attention layer attends to (its indexer's top-k; for
+    DeepSeek-V4's CSA the tokens its top-k compressed entries cover, ``4*k``)."""
+    model_indexer_elems_per_token: int = 0
+    """Elements per token of sparse-attention indexer keys among the KV elements, summed over
+    the layers that cache them (engines keep these at fp8, not ``kv_dtype``)."""
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict of column name to value."""
@@ -120,19 +153,44 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
     state = 0
     state_heads = 1
     attn_other = 0
+    recurrent = indexer_elems = 0
+    sparse_flops = topk = 0
     for layer in spec.layers:
         de, ex, ea = layer_matmul_weights(layer, d)
         dense, experts, experts_active = dense + de, experts + ex, experts_active + ea
         attn = layer.attention
-        if isinstance(attn, LinearAttention):
+        if isinstance(attn, (LinearAttention, Mamba2)):
             state += attn.state_elems_per_sequence
-            state_heads = max(state_heads, attn.num_v_heads)
+            recurrent += attn.recurrent_state_elems
+            heads = attn.num_v_heads if isinstance(attn, LinearAttention) else attn.num_heads
+            state_heads = max(state_heads, heads)
             attn_other += sum(i * o for i, o, _ in attention_projections(attn, d).values())
-        else:
+        elif isinstance(attn, CompressedAttention):
+            kv_heads = max(kv_heads, attn.kv_cache_heads)
+            kv_window += attn.window_elems_per_token
+            kv_full += attn.kv_elems_per_token
+            state += attn.state_elems_per_sequence
+            flops_window += attn.core_flops_per_pair
+            if attn.compress_ratio:
+                # the compressed entries: 1/ratio of the pairs (CSA: its top-k of them)
+                per_entry = attn.core_flops_per_pair
+                if attn.is_csa:  # min(T/4, k) entries = min(T, 4k)/4: a sparse term
+                    sparse_flops += per_entry / attn.compress_ratio
+                    topk = attn.index_topk * attn.compress_ratio
+                    flops_full += attn.indexer_flops_per_pair / attn.compress_ratio
+                else:
+                    flops_full += per_entry / attn.compress_ratio
+        elif keeps_kv(attn):
             kv_heads = max(kv_heads, attn.kv_cache_heads)
             if attn.output_gate:
                 attn_other += d * attn.num_heads * attn.head_dim
-            if layer.sliding_window is None:
+            flops_full += attn.indexer_flops_per_pair
+            indexer_elems += attn.indexer.head_dim if attn.indexer else 0
+            if attn.sparse_topk:
+                kv_full += attn.kv_elems_per_token
+                sparse_flops += attn.core_flops_per_pair
+                topk = attn.sparse_topk
+            elif layer.sliding_window is None:
                 kv_full += attn.kv_elems_per_token
                 flops_full += attn.core_flops_per_pair
             else:
@@ -155,20 +213,30 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_hidden_size=d,
         model_attention_heads=spec.attention.num_heads,
         model_kv_heads=kv_heads,
-        model_kv_elems_per_token_full=kv_full,
+        model_kv_elems_per_token_full=_whole(kv_full),
         model_kv_elems_per_token_window=kv_window,
         model_sliding_window_tokens=next(iter(windows), 0),
-        model_attn_flops_per_pair_full=flops_full,
+        model_attn_flops_per_pair_full=_whole(flops_full),
         model_attn_flops_per_pair_window=flops_window,
         model_max_context_tokens=spec.max_position_embeddings,
         model_state_elems_per_sequence=state,
         model_state_heads=state_heads,
         model_attn_matmul_params_other=attn_other,
-        model_kv_layers=sum(1 for layer in spec.layers
-                            if not isinstance(layer.attention, LinearAttention)),
+        model_kv_layers=sum(1 for layer in spec.layers if keeps_kv(layer.attention)),
+        model_state_recurrent_elems_per_sequence=recurrent,
+        model_state_recurrent_bits=spec.state_recurrent_bits,
+        model_attn_flops_per_pair_sparse=_whole(sparse_flops),
+        model_sparse_topk_tokens=topk,
+        model_indexer_elems_per_token=indexer_elems,
         model_vision_params=spec.vision_params,
         **_checkpoint_figures(spec),
     )
+
+
+def _whole(value: float) -> float:
+    """``value`` as an int when it is whole (compressed attention's per-token shares are
+    fractions of a block in general, whole for the published head widths)."""
+    return int(value) if float(value).is_integer() else value
 
 
 def _checkpoint_figures(spec: ModelSpec) -> dict[str, int]:

@@ -70,18 +70,32 @@ def logits_positions(prompt_tokens: Value, logits_convention_code: Value) -> Val
                  where(logits_convention_code == LOGITS_NONE, 0, 1))
 
 
+def sparse_attention_flops(tokens: Value, per_pair: Value, topk: Value) -> Value:
+    """Attention-core FLOPs of sparse attention (DeepSeek-V3.2 and GLM-5's DSA, DeepSeek-V4's
+    CSA) over a prefill of ``tokens``: each query attends to its indexer's top ``k`` tokens,
+    ``min(i, k)`` for query ``i``, the pair count of a window of ``k``:
+    ``per_pair * causal_pairs_windowed(S, k)`` (0 without sparse layers). The indexer's own
+    scoring of every cached token is a full-attention term (``model_attn_flops_per_pair_full``)."""
+    return per_pair * causal_pairs_windowed(tokens, topk)
+
+
 def prefill_flops(prompt_tokens: Value, matmul_params_per_token: Value,
                   model_lm_head_matmul_params: Value, model_attn_flops_per_pair_full: Value,
                   model_attn_flops_per_pair_window: Value, model_sliding_window_tokens: Value,
-                  attention_convention_code: Value, logits_convention_code: Value) -> Value:
+                  attention_convention_code: Value, logits_convention_code: Value,
+                  model_attn_flops_per_pair_sparse: Value,
+                  model_sparse_topk_tokens: Value) -> Value:
     """FLOPs to prefill one request's prompt of ``S`` tokens:
-    ``2*S*P_linear + attention core + 2*d*V*logits_positions``.
+    ``2*S*P_linear + attention core + 2*d*V*logits_positions``, the core of sparse-attention
+    layers over their top-k tokens (:func:`sparse_attention_flops`).
 
     Qwen2.5-32B, S=1024, full square, no LM head: 65.28 TFLOPs (docs/formulas.md)."""
     linear = 2 * prompt_tokens * matmul_params_per_token
     core = prefill_attention_flops(prompt_tokens, model_attn_flops_per_pair_full,
                                    model_attn_flops_per_pair_window, model_sliding_window_tokens,
                                    attention_convention_code)
+    core = core + sparse_attention_flops(prompt_tokens, model_attn_flops_per_pair_sparse,
+                                         model_sparse_topk_tokens)
     logits = (2 * model_lm_head_matmul_params
               * logits_positions(prompt_tokens, logits_convention_code))
     return linear + core + logits
@@ -108,29 +122,42 @@ def decode_step_flops(mean_decode_context_tokens: Value, batch: Value,
                       matmul_params_per_token: Value, model_lm_head_matmul_params: Value,
                       model_attn_flops_per_pair_full: Value,
                       model_attn_flops_per_pair_window: Value,
-                      model_sliding_window_tokens: Value) -> Value:
-    """FLOPs of one decode step of the whole batch at the mean decode context."""
-    return decode_step_flops_at(mean_decode_context_tokens, batch, matmul_params_per_token,
-                                model_lm_head_matmul_params, model_attn_flops_per_pair_full,
-                                model_attn_flops_per_pair_window, model_sliding_window_tokens)
+                      model_sliding_window_tokens: Value,
+                      model_attn_flops_per_pair_sparse: Value,
+                      model_sparse_topk_tokens: Value) -> Value:
+    """FLOPs of one decode step of the whole batch at the mean decode context (sparse-attention
+    layers attend to ``min(T, k)`` tokens)."""
+    return (decode_step_flops_at(mean_decode_context_tokens, batch, matmul_params_per_token,
+                                 model_lm_head_matmul_params, model_attn_flops_per_pair_full,
+                                 model_attn_flops_per_pair_window, model_sliding_window_tokens)
+            + batch * model_attn_flops_per_pair_sparse
+            * minimum(mean_decode_context_tokens, model_sparse_topk_tokens))
+
+
+def _attended_within(prompt_tokens: Value, steps: Value, w: Value) -> Value:
+    """``sum(min(S+j, w))`` for ``j = 1..n``: with ``m = clip(w - S, 0, n)`` steps inside,
+    ``m*S + m(m+1)/2 + (n-m)*w``."""
+    inside = clip(w - prompt_tokens, 0, steps)
+    return inside * prompt_tokens + inside * (inside + 1) / 2 + (steps - inside) * w
 
 
 def decode_flops(prompt_tokens: Value, output_tokens: Value, matmul_params_per_token: Value,
                  model_lm_head_matmul_params: Value, model_attn_flops_per_pair_full: Value,
                  model_attn_flops_per_pair_window: Value,
-                 model_sliding_window_tokens: Value) -> Value:
+                 model_sliding_window_tokens: Value, model_attn_flops_per_pair_sparse: Value,
+                 model_sparse_topk_tokens: Value) -> Value:
     """FLOPs of one request's ``n = G - 1`` decode steps, summed exactly:
-    ``n*2*(P_linear + V*d) + per_pair_full*sum(S+j) + per_pair_window*sum(min(S+j, w))``
-    for ``j = 1..n``. With ``m = clip(w - S, 0, n)`` steps inside the window,
-    ``sum(min(S+j, w)) = m*S + m(m+1)/2 + (n-m)*w``."""
+    ``n*2*(P_linear + V*d) + per_pair_full*sum(S+j) + per_pair_window*sum(min(S+j, w))
+    + per_pair_sparse*sum(min(S+j, k))`` for ``j = 1..n``. With ``m = clip(w - S, 0, n)``
+    steps inside the window, ``sum(min(S+j, w)) = m*S + m(m+1)/2 + (n-m)*w``."""
     steps = output_tokens - 1
     attended = steps * prompt_tokens + steps * (steps + 1) / 2
-    w = model_sliding_window_tokens
-    inside = clip(w - prompt_tokens, 0, steps)
-    attended_window = inside * prompt_tokens + inside * (inside + 1) / 2 + (steps - inside) * w
+    attended_window = _attended_within(prompt_tokens, steps, model_sliding_window_tokens)
+    attended_sparse = _attended_within(prompt_tokens, steps, model_sparse_topk_tokens)
     return (steps * 2 * (matmul_params_per_token + model_lm_head_matmul_params)
             + model_attn_flops_per_pair_full * attended
-            + model_attn_flops_per_pair_window * attended_window)
+            + model_attn_flops_per_pair_window * attended_window
+            + model_attn_flops_per_pair_sparse * attended_sparse)
 
 
 def request_flops(prefill_flops: Value, decode_flops: Value) -> Value:

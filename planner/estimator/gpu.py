@@ -57,10 +57,11 @@ COMPUTE_DTYPES: dict[str, tuple[str, ...]] = {
 
 PATH_DTYPES: dict[str, tuple[str, ...]] = {
     "16bit": ("bf16", "fp16"), "fp8": ("fp8", "bf16", "fp16"), "int8": ("int8", "bf16", "fp16"),
-    "int4": ("int4", "bf16", "fp16"), "fp4": ("bf16", "fp16")}
+    "int4": ("int4", "bf16", "fp16"), "fp4": ("nvfp4", "bf16", "fp16"),
+    "mxfp4": ("mxfp4", "bf16", "fp16")}
 """Tensor dtypes tried for each matmul path (:data:`~planner.estimator.quant_config.COMPUTE_PATHS`),
-best first: a part without the low-bit path runs the dequantized weights in 16 bit. The catalog
-lists no FP4 peak, so W4A4 FP4 runs at the 16-bit peak."""
+best first: a part without the low-bit path runs the dequantized weights in 16 bit (an NVFP4
+checkpoint is W4A4 on Blackwell's FP4 tensor cores, W4A16 on a Hopper)."""
 
 DEFAULT_PATH: dict[str, str] = {
     name: (c[0] if c and c[0] in COMPUTE_PATHS else "16bit")
@@ -90,7 +91,7 @@ def matmul_path(weight_dtype: str, quant_mode: str = "auto",
     return DEFAULT_PATH.get(weight_dtype, "16bit")
 
 
-PEAK_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "int4")
+PEAK_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4")
 """Tensor-core dtypes whose dense peak a GPU lists (``gpu_<dtype>_peak`` columns)."""
 
 

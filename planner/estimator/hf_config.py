@@ -77,7 +77,8 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(self.name, key, f"must be an integer, got {_short(value)}")
         if value < minimum:
-            raise ConfigError(self.name, key, f"must be at least {minimum}, got {value}")
+            raise ConfigError(self.name, key, f"must be at least {minimum} (an integer from "
+                              f"{minimum} to {maximum_of(key):,}), got {value}")
         if value > maximum_of(key):
             raise ConfigError(self.name, key, f"must be at most {maximum_of(key):,}, got "
                               f"{_short(value)}")
@@ -181,7 +182,7 @@ def _model(r: _Reader, model_type: str, d: int, layers: tuple[Layer, ...], *, ti
         layers=layers, norm_kind=norm_kind,  # type: ignore[arg-type]
         tie_word_embeddings=r.bool("tie_word_embeddings", tie_default),
         position_table_size=position_table,
-        max_position_embeddings=r.int("max_position_embeddings", 0, minimum=0),
+        max_position_embeddings=r.int("max_position_embeddings", 0),
     )
 
 
@@ -587,21 +588,18 @@ def _llama4_text(r: _Reader) -> ModelSpec:
     return _model(r, "llama4_text", d, layers, tie_default=False)
 
 
-def _qwen3_next(r: _Reader) -> ModelSpec:
-    """Qwen3-Next (``modeling_qwen3_next.py``): a hybrid of Gated DeltaNet linear-attention
-    layers (fixed state per sequence, :class:`LinearAttention`) and gated full-attention layers
-    (per-head q/k norms, a query projection that also emits an output gate, ``head_dim``
-    default 256): by ``layer_types``, else every ``full_attention_interval``-th layer (default
-    4) is full attention. FFNs follow Qwen's MoE rule (``decoder_sparse_step``,
-    ``mlp_only_layers``) with a shared expert and its sigmoid gate (the gate exists even when
-    ``shared_expert_intermediate_size`` is 0)."""
-    d = r.int("hidden_size")
+def _gated_deltanet_hybrid(r: _Reader, *, output_gate: bool
+                           ) -> tuple[Attention, LinearAttention, list[str]]:
+    """The mixers of Qwen's Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5) and which layer has
+    which: gated full attention (per-head q/k norms, ``head_dim`` default 256), Gated DeltaNet
+    linear attention (value heads a multiple of key heads), and the layer types by
+    ``layer_types``, else every ``full_attention_interval``-th layer (default 4) full."""
     heads = r.int("num_attention_heads")
     head_dim = r.int("head_dim", 256)
     bias = r.bool("attention_bias", False)
     full = Attention(num_heads=heads, num_kv_heads=r.kv_heads(heads), head_dim=head_dim,
                      v_head_dim=head_dim, qkv_bias=bias, o_bias=bias, qk_norm=True,
-                     output_gate=True)
+                     output_gate=output_gate)
     n_k, n_v = r.int("linear_num_key_heads", 16), r.int("linear_num_value_heads", 32)
     if n_v % n_k:
         raise ConfigError(r.name, "linear_num_value_heads",
@@ -614,6 +612,19 @@ def _qwen3_next(r: _Reader) -> ModelSpec:
     interval = r.int("full_attention_interval", 4)
     types = _layer_types(r, n_layers, ("linear_attention", "full_attention"),
                          lambda i: "linear_attention" if (i + 1) % interval else "full_attention")
+    return full, linear, list(types)
+
+
+def _qwen3_next(r: _Reader) -> ModelSpec:
+    """Qwen3-Next (``modeling_qwen3_next.py``): a hybrid of Gated DeltaNet linear-attention
+    layers (fixed state per sequence, :class:`LinearAttention`) and gated full-attention layers
+    (per-head q/k norms, a query projection that also emits an output gate, ``head_dim``
+    default 256): by ``layer_types``, else every ``full_attention_interval``-th layer (default
+    4) is full attention. FFNs follow Qwen's MoE rule (``decoder_sparse_step``,
+    ``mlp_only_layers``) with a shared expert and its sigmoid gate (the gate exists even when
+    ``shared_expert_intermediate_size`` is 0)."""
+    d = r.int("hidden_size")
+    full, linear, types = _gated_deltanet_hybrid(r, output_gate=True)
     shared_size = r.int("shared_expert_intermediate_size", 512, minimum=0)
     moe = Moe(num_experts=r.int("num_experts", 512), top_k=r.int("num_experts_per_tok", 10),
               expert=Mlp(r.int("moe_intermediate_size", 512)), shared=Mlp(shared_size),
@@ -791,7 +802,15 @@ def _qwen2_5_vl(r: _Reader) -> ModelSpec:
 
 def _llama4(r: _Reader) -> ModelSpec:
     """Llama 4 (``Llama4ForConditionalGeneration``, the published Scout and Maverick configs):
-    the Llama 4 text model from ``text_config``, the vision tower, adapter and projector."""
+    the Llama 4 text model from ``text_config``, the vision tower, adapter and projector. A
+    config without ``vision_config`` (the abridged Maverick copy) is read as transformers'
+    ``AutoModelForCausalLM`` builds it: the text model alone, no vision tower counted."""
+    if r.cfg.get("vision_config") is None:
+        text = _in_section(r, "text_config", lambda: _llama4_text(
+            _Reader(r.name, {**_sub_config(r, "text_config"),
+                             **({"tie_word_embeddings": r.cfg["tie_word_embeddings"]}
+                                if "tie_word_embeddings" in r.cfg else {})})))
+        return text
     return _multimodal(r, model_type="llama4", text_default="llama4_text",
                        text_types=("llama4_text",), vision=_llama4_vision_params)
 
@@ -826,7 +845,26 @@ READERS: dict[str, Callable[[_Reader], ModelSpec]] = {
     "qwen2_5_vl": _qwen2_5_vl,
     "llama4": _llama4,
 }
+# The architectures of 2025-2026 (issue 26); that module reaches this one only at call time.
+from planner.estimator.hf_readers_2026 import READERS_2026  # noqa: E402
+
+READERS.update(READERS_2026)
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(READERS)
+
+
+def _check_top_k(spec: ModelSpec, cfg: Config, label: str) -> None:
+    """:class:`ConfigError` naming the config key when a MoE layer routes each token to more
+    experts than it has (else the active count would exceed the total)."""
+    for layer in spec.layers:
+        ffn = layer.ffn
+        if isinstance(ffn, Moe) and not 1 <= ffn.top_k <= ffn.num_experts:
+            text = cfg.get("text_config") if isinstance(cfg.get("text_config"), Mapping) else {}
+            key = next((k for k in ("top_k_experts", "num_experts_per_tok", "moe_top_k")
+                        if k in cfg or k in text), "num_experts_per_tok")
+            if key in text:
+                key = f"text_config.{key}"
+            raise ConfigError(label, key, f"must be from 1 to the {ffn.num_experts} experts per "
+                              f"layer, got {ffn.top_k}")
 
 
 def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
@@ -847,6 +885,7 @@ def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
         raise ConfigError(label, "model_type", f"{_short(model_type)} is not supported; "
                           "supported: " + ", ".join(SUPPORTED_MODEL_TYPES))
     spec = reader(_Reader(label, cfg))
+    _check_top_k(spec, cfg, label)
     total = count_params(spec).total
     if total > MAX_PARAMS:
         raise ConfigError(label, "<architecture>", f"describes {total:.3g} parameters; at "

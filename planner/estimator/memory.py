@@ -148,12 +148,18 @@ def kv_bytes_per_sequence_per_gpu(kv_bytes_per_sequence: Value, tp_kv_fraction: 
     return kv_bytes_per_sequence * tp_kv_fraction / pp
 
 
-def state_bytes_per_sequence(model_state_elems_per_sequence: Value) -> Value:
+def state_bytes_per_sequence(model_state_elems_per_sequence: Value,
+                             model_state_recurrent_elems_per_sequence: Value,
+                             model_state_recurrent_bits: Value) -> Value:
     """Fixed state bytes one sequence holds, whole model, independent of its context:
-    ``state_elems * STATE_BITS / 8``. Qwen3-Next-80B-A3B: 36 Gated DeltaNet layers of
-    ``32*128*128 + 8192*3`` elements = 36 * 548,864 * 2 B = 39,518,208 B = 37.69 MiB
-    (0 for models whose every layer keeps a KV cache)."""
-    return model_state_elems_per_sequence * STATE_BITS / 8
+    ``(state - recurrent) * STATE_BITS/8 + recurrent * recurrent_bits/8``, the recurrent
+    (DeltaNet/SSM) part at the config's state dtype. Qwen3-Next-80B-A3B (bf16 state): 36 Gated
+    DeltaNet layers of ``32*128*128 + 8192*3`` elements = 36 * 548,864 * 2 B = 39,518,208 B =
+    37.69 MiB. Qwen3.5-27B (float32 recurrent state): 48 layers of ``48*128*128`` at 4 B plus
+    ``10240*3`` at 2 B = 153,944,064 B (0 for models whose every layer keeps a KV cache)."""
+    conv = model_state_elems_per_sequence - model_state_recurrent_elems_per_sequence
+    return (conv * STATE_BITS + model_state_recurrent_elems_per_sequence
+            * model_state_recurrent_bits) / 8
 
 
 def tp_state_fraction(model_state_heads: Value, tp: Value) -> Value:

@@ -31,12 +31,17 @@ from functools import lru_cache
 from planner.errors import ValidationError
 from planner.estimator.architecture import (
     Attention,
+    CompressedAttention,
     Layer,
     LinearAttention,
+    Mamba2,
     Mlp,
     ModelSpec,
     Moe,
+    NoMixer,
 )
+
+AnyMixer = Attention | LinearAttention | CompressedAttention | Mamba2 | NoMixer
 
 
 def linear(d_in: int, d_out: int, bias: bool = False) -> int:
@@ -44,18 +49,25 @@ def linear(d_in: int, d_out: int, bias: bool = False) -> int:
     return d_in * d_out + (d_out if bias else 0)
 
 
-def attention_projections(attn: Attention | LinearAttention,
-                          d: int) -> dict[str, tuple[int, int, bool]]:
+def attention_projections(attn: AnyMixer, d: int) -> dict[str, tuple[int, int, bool]]:
     """The attention block's linear projections as ``name -> (d_in, d_out, bias)``.
 
     Fused projections (phi3's ``qkv_proj``, GPT-2's ``c_attn``) are listed as their separate
     q/k/v parts: the count is the same, only the stored shape differs. Gated DeltaNet lists
     ``qkvz``, ``ba`` and ``o``.
     """
+    if isinstance(attn, NoMixer):
+        return {}
     if isinstance(attn, LinearAttention):
         nk, nv, dk, dvl = attn.num_k_heads, attn.num_v_heads, attn.head_k_dim, attn.head_v_dim
         return {"qkvz": (d, 2 * nk * dk + 2 * nv * dvl, False), "ba": (d, 2 * nv, False),
                 "o": (nv * dvl, d, False)}
+    if isinstance(attn, Mamba2):
+        return {"in": (d, 2 * attn.inner + 2 * attn.n_groups * attn.state_size + attn.num_heads,
+                       attn.proj_bias),
+                "o": (attn.inner, d, attn.proj_bias)}
+    if isinstance(attn, CompressedAttention):
+        return _compressed_projections(attn, d)
     h, dh, dv = attn.num_heads, attn.head_dim, attn.v_head_dim
     if attn.is_mla:
         out: dict[str, tuple[int, int, bool]] = {}
@@ -67,13 +79,49 @@ def attention_projections(attn: Attention | LinearAttention,
         out["kv_a"] = (d, attn.kv_lora_rank + attn.qk_rope_head_dim, attn.qkv_bias)
         out["kv_b"] = (attn.kv_lora_rank, h * (attn.qk_nope_head_dim + dv), False)
         out["o"] = (h * dv, d, attn.o_bias)
-        return out
-    return {
+        return {**out, **_indexer_projections(attn, d)}
+    out = {
         "q": (d, (2 if attn.output_gate else 1) * h * dh, attn.qkv_bias),
         "k": (d, attn.num_kv_heads * dh, attn.qkv_bias),
         "v": (d, attn.num_kv_heads * dv, attn.qkv_bias),
         "o": (h * dv, d, attn.o_bias),
     }
+    if attn.kv_shared:
+        del out["v"]
+    return {**out, **_indexer_projections(attn, d)}
+
+
+def _indexer_projections(attn: Attention, d: int) -> dict[str, tuple[int, int, bool]]:
+    """The lightning indexer's projections (DeepSeek sparse attention): ``wq_b``
+    ``q_lora x h_idx*d_idx``, ``wk`` ``d x d_idx``, ``weights_proj`` ``d x h_idx``."""
+    ix = attn.indexer
+    if ix is None:
+        return {}
+    return {"idx_q": (ix.q_lora_rank, ix.num_heads * ix.head_dim, False),
+            "idx_k": (d, ix.head_dim, False), "idx_w": (d, ix.num_heads, False)}
+
+
+def _compressed_projections(attn: CompressedAttention, d: int) -> dict[str, tuple[int, int, bool]]:
+    """DeepSeek-V4 attention's projections (:class:`CompressedAttention`): queries through the
+    ``q_lora`` bottleneck, the shared KV, the grouped low-rank output, and the compressor's
+    (and CSA indexer's) kv and gate projections."""
+    h, dh = attn.num_heads, attn.head_dim
+    group_in = h * dh // attn.o_groups
+    out = {"q_a": (d, attn.q_lora_rank, False), "q_b": (attn.q_lora_rank, h * dh, False),
+           "kv": (d, dh, False),
+           "o_a": (group_in, attn.o_groups * attn.o_lora_rank, False),
+           "o_b": (attn.o_groups * attn.o_lora_rank, d, False)}
+    if attn.compress_ratio:
+        width = (2 if attn.is_csa else 1) * dh
+        out["comp_kv"] = (d, width, False)
+        out["comp_gate"] = (d, width, False)
+    if attn.is_csa:
+        di, hi = attn.index_head_dim, attn.index_heads
+        out["idx_kv"] = (d, 2 * di, False)
+        out["idx_gate"] = (d, 2 * di, False)
+        out["idx_q"] = (attn.q_lora_rank, hi * di, False)
+        out["idx_w"] = (d, hi, False)
+    return out
 
 
 def mlp_projections(mlp: Mlp, d: int) -> dict[str, tuple[int, int, bool]]:
@@ -92,23 +140,48 @@ def _sum_weights(projections: dict[str, tuple[int, int, bool]]) -> int:
     return sum(i * o for i, o, _ in projections.values())
 
 
-def attention_norm_params(attn: Attention | LinearAttention) -> int:
+def attention_norm_params(attn: AnyMixer) -> int:
     """Norms inside attention: q/k norms (``d_h`` each, or ``h*d_h + n_kv*d_h`` across heads),
-    MLA's latent norms (RMSNorm), or the linear-attention output norm (``d_v``)."""
+    MLA's latent norms (RMSNorm), the linear-attention output norm (``d_v``), Mamba-2's gated
+    norm (``I``), the indexer's key LayerNorm (``2*d_idx``), DeepSeek-V4's ``q_lora + d_h``
+    (+ ``d_h`` compressor, + ``d_idx`` CSA indexer)."""
+    if isinstance(attn, NoMixer):
+        return 0
     if isinstance(attn, LinearAttention):
         return attn.head_v_dim
+    if isinstance(attn, Mamba2):
+        return attn.inner
+    if isinstance(attn, CompressedAttention):
+        return (attn.q_lora_rank + attn.head_dim + (attn.head_dim if attn.compress_ratio else 0)
+                + (attn.index_head_dim if attn.is_csa else 0))
+    indexer = 2 * attn.indexer.head_dim if attn.indexer else 0
     if attn.is_mla:
-        return attn.q_lora_rank + attn.kv_lora_rank
+        return attn.q_lora_rank + attn.kv_lora_rank + indexer
     if attn.qk_norm and attn.qk_norm_across_heads:
-        return (attn.num_heads + attn.num_kv_heads) * attn.head_dim
-    return 2 * attn.head_dim if attn.qk_norm else 0
+        return (attn.num_heads + attn.num_kv_heads) * attn.head_dim + indexer
+    return (2 * attn.head_dim if attn.qk_norm else 0) + indexer
 
 
-def attention_other_params(attn: Attention | LinearAttention) -> int:
-    """Attention parameters outside projections and norms: gpt-oss's sinks (``h``), or Gated
-    DeltaNet's convolution (``conv_dim*kernel``) with ``dt_bias`` and ``A_log`` (``n_v`` each)."""
+def attention_other_params(attn: AnyMixer) -> int:
+    """Attention parameters outside projections and norms: attention sinks (``h``: gpt-oss,
+    MiMo's window layers, DeepSeek-V4), Gated DeltaNet's convolution (``conv_dim*kernel``)
+    with ``dt_bias`` and ``A_log`` (``n_v`` each), Mamba-2's convolution (+ bias) with
+    ``dt_bias``, ``A_log`` and ``D``, DeepSeek-V4's compressor position biases
+    (``ratio x c*d_h``; CSA's indexer ``4 x 2*d_idx``)."""
+    if isinstance(attn, NoMixer):
+        return 0
     if isinstance(attn, LinearAttention):
         return attn.conv_dim * attn.conv_kernel + 2 * attn.num_v_heads
+    if isinstance(attn, Mamba2):
+        return (attn.conv_dim * attn.conv_kernel + (attn.conv_dim if attn.conv_bias else 0)
+                + 3 * attn.num_heads)
+    if isinstance(attn, CompressedAttention):
+        other = attn.num_heads
+        if attn.compress_ratio:
+            other += attn.compress_ratio * (2 if attn.is_csa else 1) * attn.head_dim
+        if attn.is_csa:
+            other += 4 * 2 * attn.index_head_dim
+        return other
     return attn.num_heads if attn.sinks else 0
 
 
@@ -136,10 +209,12 @@ def _ffn_counts(ffn: Mlp | Moe, d: int) -> tuple[int, int, int]:
     """(mlp params, router params, inactive routed-expert params) of one FFN block."""
     if isinstance(ffn, Mlp):
         return _sum_params(mlp_projections(ffn, d)), 0, 0
-    expert = _sum_params(mlp_projections(ffn.expert, d))
+    expert = _sum_params(mlp_projections(ffn.expert, ffn.latent_size or d))
     shared = _sum_params(mlp_projections(ffn.shared, d)) if ffn.shared else 0
+    shared += _sum_params(mlp_projections(ffn.dense, d)) if ffn.dense else 0
+    shared += 2 * d * ffn.latent_size
     router = (d * ffn.num_experts + (ffn.num_experts if ffn.router_bias else 0)
-              + (d if ffn.shared_gate else 0))
+              + (d if ffn.shared_gate else 0) + ffn.router_extra)
     return ffn.num_experts * expert + shared, router, (ffn.num_experts - ffn.top_k) * expert
 
 
@@ -163,6 +238,7 @@ def count_params(spec: ModelSpec) -> ParamCounts:
     position = spec.position_table_size * d
     lm_head = 0 if spec.tie_word_embeddings else spec.vocab_size * d
     lm_head += spec.vocab_size if spec.lm_head_bias else 0
+    attention += spec.extra_params
     total = embedding + position + attention + mlp + router + norm + lm_head
     return ParamCounts(embedding=embedding, position=position, attention=attention, mlp=mlp,
                        router=router, norm=norm, lm_head=lm_head, total=total,
@@ -177,9 +253,11 @@ def layer_matmul_weights(layer: Layer, d: int) -> tuple[int, int, int]:
     ffn = layer.ffn
     if isinstance(ffn, Mlp):
         return dense + _sum_weights(mlp_projections(ffn, d)), 0, 0
-    expert = _sum_weights(mlp_projections(ffn.expert, d))
+    expert = _sum_weights(mlp_projections(ffn.expert, ffn.latent_size or d))
     shared = _sum_weights(mlp_projections(ffn.shared, d)) if ffn.shared else 0
-    dense += shared + d * ffn.num_experts + (d if ffn.shared_gate else 0)
+    shared += _sum_weights(mlp_projections(ffn.dense, d)) if ffn.dense else 0
+    dense += (shared + d * ffn.num_experts + (d if ffn.shared_gate else 0)
+              + 2 * d * ffn.latent_size)
     return dense, ffn.num_experts * expert, ffn.top_k * expert
 
 
@@ -202,7 +280,7 @@ def lora_module_shapes(spec: ModelSpec) -> dict[str, list[tuple[int, int]]]:
         if isinstance(ffn, Mlp):
             add(mlp_projections(ffn, d))
         else:
-            add(mlp_projections(ffn.expert, d), ffn.num_experts)
+            add(mlp_projections(ffn.expert, ffn.latent_size or d), ffn.num_experts)
             if ffn.shared:
                 add(mlp_projections(ffn.shared, d))
     return shapes

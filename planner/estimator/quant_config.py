@@ -51,16 +51,20 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from planner.errors import ConfigError
-from planner.estimator.architecture import LinearAttention, Mlp, ModelSpec
+from planner.estimator.architecture import LinearAttention, Mamba2, Mlp, ModelSpec
 from planner.estimator.params import attention_projections, count_params, mlp_projections
 
 FULL_BITS = 16
 """Bits of a tensor the checkpoint keeps unquantized (bf16/fp16)."""
 
-ComputePath = Literal["16bit", "fp8", "int8", "int4", "fp4"]
-COMPUTE_PATHS: dict[str, int] = {"16bit": 0, "fp8": 1, "int8": 2, "int4": 3, "fp4": 4}
+ComputePath = Literal["16bit", "fp8", "int8", "int4", "fp4", "mxfp4"]
+COMPUTE_PATHS: dict[str, int] = {"16bit": 0, "fp8": 1, "int8": 2, "int4": 3, "fp4": 4,
+                                 "mxfp4": 5}
 """Matmul paths by code: 16-bit tensor cores (weight-only quantization dequantizes to 16 bit),
-or the 8-bit / 4-bit tensor path of weight-and-activation quantization (W8A8, W4A4)."""
+or the 8-bit / 4-bit tensor path of weight-and-activation quantization (W8A8, W4A4): ``fp4``
+is NVFP4 (E2M1 values, FP8 scales per 16), ``mxfp4`` the OCP MX format (E8M0 scales per 32);
+a GPU lists a dense peak for each it runs on its tensor cores."""
+_FP4_PATH = {"nvfp4": "fp4", "mxfp4": "mxfp4"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,15 +110,15 @@ class QuantScheme:
         if self.weight_only:
             return "16bit"
         if self.dtype in ("mxfp4", "nvfp4"):
-            return "fp4"
+            return _FP4_PATH[self.dtype]
         return self.dtype if self.dtype in COMPUTE_PATHS else "16bit"
 
     @property
     def low_bit_path(self) -> str:
         """The low-bit tensor path the weights' own format would use under W-and-A
-        quantization (int4 for GPTQ/AWQ int4, fp8 for fp8, fp4 for MXFP4/NVFP4)."""
+        quantization (int4 for GPTQ/AWQ int4, fp8 for fp8, fp4 for NVFP4, mxfp4 for MXFP4)."""
         if self.dtype in ("mxfp4", "nvfp4"):
-            return "fp4"
+            return _FP4_PATH[self.dtype]
         return self.dtype if self.dtype in COMPUTE_PATHS else "16bit"
 
     def matrix_bits(self, n_in: int, n_out: int) -> int:
@@ -161,10 +165,20 @@ def _matches(pattern: str, module: str) -> bool:
 
 
 # --------------------------------------------------------------------------- parsing
+MAX_QUANT_INT = 2**24
+"""Largest magnitude of an integer in a ``quantization_config`` (a group size, a bit count):
+16,777,216, as the widths it groups (:data:`planner.estimator.hf_config.MAX_SIZE`)."""
+
+
 def _qc_int(name: str, qc: Mapping[str, Any], key: str, default: Any = None) -> int:
     value = qc.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(name, f"quantization_config.{key}", f"must be an integer, got {value!r}")
+    if abs(value) > MAX_QUANT_INT:
+        raise ConfigError(name, f"quantization_config.{key}",
+                          f"must be an integer from -1 to {MAX_QUANT_INT:,}, got "
+                          + (f"{value:,}" if abs(value) < 10**18
+                             else f"a number of {len(str(abs(value)))} digits"))
     return value
 
 
@@ -195,7 +209,8 @@ def _gptq(name: str, qc: Mapping[str, Any]) -> QuantScheme:
     group = _qc_int(name, qc, "group_size", 128)
     if group == 0 or group < -1:
         raise ConfigError(name, "quantization_config.group_size",
-                          f"must be -1 (one group per column) or positive, got {group}")
+                          f"must be -1 (one group per column) or from 1 to "
+                          f"{MAX_QUANT_INT:,}, got {group}")
     return QuantScheme(
         method="gptq", dtype="int8" if bits == 8 else "int4", weight_bits=bits,
         group_size=group if group > 0 else 0, scale_bits=16, zero_bits=bits, row_index_bits=32,
@@ -393,7 +408,10 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
     if isinstance(layer.attention, LinearAttention):  # Gated DeltaNet (Qwen3-Next)
         block = "linear_attn"
         names = {"qkvz": "in_proj_qkvz", "ba": "in_proj_ba", "o": "out_proj"}
-    out = [(f"{base}.{block}.{names[k]}", n_in, n_out, 1)
+    if isinstance(layer.attention, Mamba2):  # Nemotron-H
+        block = "mixer"
+        names = {"in": "in_proj", "o": "out_proj"}
+    out = [(f"{base}.{block}.{names.get(k, k)}", n_in, n_out, 1)
            for k, (n_in, n_out, _) in attention_projections(layer.attention, d).items()]
     ffn = layer.ffn
     if isinstance(ffn, Mlp):
@@ -406,7 +424,14 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
                 for k, (n_in, n_out, _) in mlp_projections(ffn.expert, d).items()]
         return [*out, (f"{moe}.gate", d, ffn.num_experts, -1)]
     out += [(f"{base}.mlp.experts.0.{k}_proj", n_in, n_out, ffn.num_experts)
-            for k, (n_in, n_out, _) in mlp_projections(ffn.expert, d).items()]
+            for k, (n_in, n_out, _) in mlp_projections(ffn.expert,
+                                                       ffn.latent_size or d).items()]
+    if ffn.dense is not None:  # Gemma 4: a dense MLP beside the experts
+        out += [(f"{base}.mlp.dense.{k}_proj", n_in, n_out, 1)
+                for k, (n_in, n_out, _) in mlp_projections(ffn.dense, d).items()]
+    if ffn.latent_size:  # Nemotron-3 Super: latent projections around the experts
+        out += [(f"{base}.mixer.fc1_latent_proj", d, ffn.latent_size, 1),
+                (f"{base}.mixer.fc2_latent_proj", ffn.latent_size, d, 1)]
     if ffn.shared is not None:
         shared = "shared_expert" if ffn.shared_gate else "shared_experts"
         out += [(f"{base}.mlp.{shared}.{k}_proj", n_in, n_out, 1)

@@ -159,9 +159,10 @@ TRAINING: tuple[Formula, ...] = (
 )
 
 INFERENCE: tuple[Formula, ...] = (*serving_columns.contract_inference(ROOFLINE_INFERENCE),
-                                   slo.ttft_slo_percentile_s, slo.meets_slo, slo.slo_step_s,
-                                   slo.slo_requests_per_s_replica, slo.replicas_needed,
-                                   slo.gpus_needed, slo.cost_usd_per_month_needed)
+                                   slo.ttft_slo_percentile_s, slo.saturated, slo.meets_slo,
+                                   slo.slo_step_s, slo.slo_requests_per_s_replica,
+                                   slo.replicas_needed, slo.gpus_needed,
+                                   slo.cost_usd_per_month_needed)
 """Every inference output: the roofline columns (with ``token_capacity`` and ``requests_per_s``
 engine-aware, equal to the roofline's for ``engine = roofline``), then the serving engine's
 memory accounting and steady state under load (:data:`serving_columns.SERVING`)."""

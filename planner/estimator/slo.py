@@ -13,6 +13,7 @@ meets an objective.
 from __future__ import annotations
 
 from planner.estimator.ops import Value, ceil, maximum, minimum, power, safe_div, where
+from planner.estimator.serving import QUEUE_WAIT_CAP_S
 
 SLO_PERCENTILES = {"50": 50, "90": 90, "99": 99}
 """The TTFT percentiles an objective may name (the serving model gives these three)."""
@@ -33,6 +34,18 @@ def meets_slo(slo_ttft_s: Value, slo_tpot_s: Value, ttft_slo_percentile_s: Value
     tpot_ok = where(slo_tpot_s > 0, where(tpot_mean_s <= slo_tpot_s, 1, 0), 1)
     # flags are tested with IF, never compared with numbers (Excel ranks TRUE above any number)
     return ttft_ok * tpot_ok * where(overloaded, 0, 1) * where(engine_fits, 1, 0) > 0
+
+
+def saturated(overloaded: Value, queue_wait_mean_s: Value, queue_wait_p99_s: Value) -> Value:
+    """The queue is overloaded: offered load at or beyond the saturation rate (open loop,
+    ``utilization >= 1``), or a wait the queueing formulas can only report as their cap
+    (:data:`planner.estimator.serving.QUEUE_WAIT_CAP_S` = 10^6 s: the queue grows without
+    bound). A state, not a number: where it holds, the TTFT and queue-wait figures are no
+    latency a user would see (JSON gives them as null, the text and the grid say
+    "saturated"). Flags are tested with IF (Excel ranks TRUE above any number)."""
+    at_cap = where(queue_wait_mean_s >= QUEUE_WAIT_CAP_S, 1,
+                   where(queue_wait_p99_s >= QUEUE_WAIT_CAP_S, 1, 0))
+    return where(overloaded, 1, at_cap) > 0
 
 
 def _rate_for_step(step_s: Value, request_tokens: Value, serving_compute_s_per_request: Value,

@@ -35,9 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.errors import PlannerError
+from planner.files import FileRefused, read_regular
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """Larger files are refused before reading (a result file is kilobytes)."""
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of a JSON result accepted (GuideLLM reports nest about 8 deep)."""
 
 CSV_HEADER: tuple[str, ...] = (
     "model", "gpu", "gpus", "tp", "pp", "engine", "weight_dtype", "kv_dtype", "mode",
@@ -53,6 +56,20 @@ ENGINES = ("vllm", "sglang", "trtllm")
 MODES = ("offline", "rate", "concurrency", "single", "burst")
 """``burst`` (all requests at once) is what a vllm/SGLang run with an infinite rate and no
 concurrency cap does; the generic CSV accepts it too."""
+
+
+COUNT_LIMITS: dict[str, int] = {"gpus": 1_000_000, "tp": 1_024, "pp": 1_024,
+                                "concurrency": 10_000_000, "num_requests": 1_000_000_000}
+"""Largest whole-number setting a run may state (each at least 1): beyond any deployment,
+and far inside the 64-bit integers the database stores."""
+FIGURE_LIMITS: dict[str, tuple[float, str]] = {
+    "request_rate": (1e6, "requests/s"), "input_tokens": (1e8, "tokens"),
+    "output_tokens": (1e8, "tokens"), "output_tokens_per_s": (1e9, "tokens/s"),
+    **{k: (1e8, "ms") for k in ("ttft_mean_ms", "ttft_p50_ms", "ttft_p99_ms", "tpot_mean_ms",
+                                "itl_mean_ms")}}
+"""Each measured figure must be above 0 and at most this (a run's rate, mean lengths,
+throughput and latencies; 10^8 ms is 28 hours): a figure outside is a broken file, and a fit
+must never see it."""
 
 
 class BenchFileError(PlannerError):
@@ -72,21 +89,64 @@ class RunRecord:
 
 
 def read_text(path: Path) -> str:
-    """The file's text, refusing huge files and binary garbage with one clear error."""
+    """The file's text, refusing what is not a regular file (a FIFO, a device, a folder:
+    before reading, so nothing blocks), huge files and binary garbage with one clear error
+    (:func:`planner.files.read_regular`)."""
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise BenchFileError(f"{path}: cannot read: {exc.strerror}") from exc
-    if size > MAX_FILE_BYTES:
-        raise BenchFileError(f"{path}: {size} bytes is larger than the {MAX_FILE_BYTES} byte "
-                             "limit for a benchmark result file")
-    data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES, "benchmark result file")
+    except FileRefused as exc:
+        raise BenchFileError(str(exc)) from None
     if b"\x00" in data:
         raise BenchFileError(f"{path}: binary data, not a benchmark result file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BenchFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+
+
+def _json(text: str, name: str, line: int | None = None) -> object:
+    """``text`` (the whole file ``name``, or its line ``line``) parsed as JSON, nesting
+    bounded by :data:`MAX_JSON_DEPTH` (checked before parsing, so no recursion limit is
+    reached); one clear error naming FILE:line otherwise."""
+    where = f"{name}:{line or 1}"
+    depth = _json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise BenchFileError(f"{where}: JSON nested more than {MAX_JSON_DEPTH} levels deep; a "
+                             "benchmark result nests a few levels")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BenchFileError(f"{name}:{line or exc.lineno}: not JSON: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # an integer of more than 4,300 digits
+        raise BenchFileError(f"{where}: not JSON a benchmark result holds ({exc})") from None
+
+
+def _json_depth(text: str) -> int:
+    """Deepest nesting of ``[`` and ``{`` in ``text`` outside strings (an upper bound: a
+    malformed text may count more, which is refused anyway)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def _number(text: str, name: str, where: str, integer: bool) -> int | float:
@@ -181,8 +241,10 @@ def _mode(values: dict[str, str | int | float | None], rate_infinite: bool | Non
           requests: float | None) -> None:
     """The run's mode from how it was driven: a concurrency cap is a closed loop (one client:
     ``single``); a finite rate is open loop; an infinite or unstated rate with no cap sends every
-    request at once (``burst``, ``num_requests`` of them)."""
-    values["num_requests"] = int(requests) if requests else None
+    request at once (``burst``, ``num_requests`` of them). A count of 0 is kept, for
+    :func:`check_record` to refuse: the run measured nothing."""
+    values["num_requests"] = (int(requests) if requests is not None and requests < 2**63
+                              else requests)
     if values.get("concurrency") is not None:
         values["mode"] = "single" if values["concurrency"] == 1 else "concurrency"
     elif values.get("request_rate") is not None and not rate_infinite:
@@ -251,10 +313,7 @@ def parse_vllm_summary(text: str, name: str) -> list[RunRecord]:
 
 def parse_vllm_json(text: str, name: str) -> list[RunRecord]:
     """A ``vllm bench serve --save-result`` JSON object (one run)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BenchFileError(f"{name}:{exc.lineno}: not JSON: {exc.msg}") from None
+    data = _json(text, name)
     if not isinstance(data, dict) or "output_throughput" not in data:
         raise BenchFileError(f"{name}:1: not a vllm bench serve result (no output_throughput)")
     return [_result_object(data, f"{name}:1", "vllm-json")]
@@ -267,10 +326,7 @@ def parse_jsonl(text: str, name: str) -> list[RunRecord]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BenchFileError(f"{name}:{number}: not JSON: {exc.msg}") from None
+        data = _json(line, name, number)
         if not isinstance(data, dict) or "output_throughput" not in data:
             raise BenchFileError(f"{name}:{number}: not a bench_serving result "
                                  "(no output_throughput)")
@@ -302,10 +358,7 @@ def _json_number(data: dict[str, object], key: str, where: str) -> float | None:
 
 
 def _load_json(text: str, name: str) -> object:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BenchFileError(f"{name}:{exc.lineno}: not JSON: {exc.msg}") from None
+    return _json(text, name)
 
 
 TRTLLM_KEYS: dict[str, str] = {
@@ -362,7 +415,8 @@ def parse_trtllm(text: str, name: str) -> list[RunRecord]:
                              "(tokens/sec)' line")
     values["mode"] = "offline"
     values["engine"] = "trtllm"
-    values["num_requests"] = int(requests) if requests else None
+    values["num_requests"] = (int(requests) if requests is not None and requests < 2**63
+                              else requests)
     return [RunRecord(f"{name}:{start + 1}", "trtllm-text", values, settings)]
 
 
@@ -449,16 +503,54 @@ FORMATS = ("csv", "vllm-text", "vllm-json", "sglang-text", "sglang-json", "trtll
 
 def _several_objects(text: str) -> bool:
     """Whether ``text`` is JSON lines: a first object followed by more data."""
+    if _json_depth(text) > MAX_JSON_DEPTH:
+        return False  # refused by the parser of one object, naming the depth
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
         return exc.msg == "Extra data"
+    except (ValueError, RecursionError):
+        return False
     return False
 
 
 def parse_text(text: str, name: str) -> list[RunRecord]:
-    """Records of one file's text, its format told by its content (see the module docstring).
-    An unrecognised file gets one error naming the formats."""
+    """Records of one file's text, its format told by its content (see the module docstring),
+    each checked by :func:`check_record`. An unrecognised file gets one error naming the
+    formats."""
+    records = _parse_text(text, name)
+    for record in records:
+        check_record(record)
+    return records
+
+
+def check_record(record: RunRecord) -> None:
+    """:class:`BenchFileError` naming the field if a figure of ``record`` is impossible: a
+    count outside 1 to :data:`COUNT_LIMITS`, a figure not above 0 or beyond
+    :data:`FIGURE_LIMITS` (a negative or zero duration, no completed request, 10^308
+    tokens/s)."""
+    for key, top in COUNT_LIMITS.items():
+        value = record.values.get(key)
+        if key == "num_requests" and value == 0:
+            raise BenchFileError(f"{record.source}: no request completed (num_requests 0): "
+                                 "the run measured nothing")
+        if value is not None and not 1 <= value <= top:
+            raise BenchFileError(f"{record.source}: {key} {_shown(value)} must be a whole "
+                                 f"number from 1 to {top:,}")
+    for key, (top, unit) in FIGURE_LIMITS.items():
+        value = record.values.get(key)
+        if value is not None and not 0 < value <= top:
+            raise BenchFileError(f"{record.source}: {key} {_shown(value)} must be above 0 and "
+                                 f"at most {top:,.0f} {unit}")
+
+
+def _shown(value: object) -> str:
+    """A value as an error echoes it: at most 40 characters."""
+    text = f"{value:.6g}" if isinstance(value, float) else repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _parse_text(text: str, name: str) -> list[RunRecord]:
     stripped = text.lstrip()
     first = stripped.splitlines()[0].strip() if stripped else ""
     if not stripped:

@@ -4,9 +4,12 @@ The workbook is built from domain objects (scenarios, models, GPUs) with openpyx
 formulas are rendered from the estimator's own definitions (:mod:`planner.sheet.symbolic`), so
 Python and Excel share one definition of every figure; model and GPU figures are fetched from
 their sheets with INDEX/MATCH. Only functions Excel and LibreOffice both evaluate are used (IF,
-MIN, MAX, INT, INDEX, MATCH, SUMIFS, COUNTIFS). User text (names, notes) never enters a formula:
-formulas reference the cells that hold it. Text starting with ``= + - @``, a tab or a carriage
-return is written as text (quote prefix), never as a formula.
+MIN, MAX, INT, INDEX, MATCH, SUBSTITUTE, EXACT, SUM, SUMPRODUCT). User text (names, notes)
+never enters a formula: formulas reference the cells that hold it, and compare it as a name,
+never as a pattern (MATCH's wildcards escaped, totals by EXACT). The Summary, Plan and sweep
+print blocks have modules of their own (summary_sheet, plan_sheet, sweep_sheet). Text starting
+with ``= + - @``, a tab or a carriage return is written as text (quote prefix), never as a
+formula.
 """
 
 from __future__ import annotations
@@ -17,32 +20,26 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any, ClassVar
-from xml.sax.saxutils import escape
+from typing import Any
 
 import numpy as np
 from openpyxl import Workbook
-from openpyxl.chart import BarChart, LineChart, Reference, ScatterChart, Series
-from openpyxl.comments import Comment
+from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.formatting.rule import ColorScaleRule, FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
-from openpyxl.worksheet.pagebreak import Break
 
 from planner.domain import GpuInfo, ModelInfo, Scenario
 from planner.errors import PlannerError
 from planner.estimator.figures import model_figures
-from planner.estimator.gpu import serving_figures
 from planner.estimator.params import lora_dims
 from planner.report.fastsheet import (
     ROW,
     TEXT_TRIGGERS,
     Segment,
     Styles,
-    cached,
-    cell_xml,
     formula_column,
     formula_template,
     formula_xml,
@@ -62,7 +59,12 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
-from planner.report.plan_sheet import write_plan_sheets
+from planner.report.plan_sheet import CatalogPrice, write_plan_sheets
+from planner.report.sheetkit import FILLS, HEADER_FONT, RED, header_note, note, print_setup
+from planner.report.summary_columns import CONSTANTS, SUMMARY_WIDTH, YES_NO, Gather
+from planner.report.summary_sheet import SummaryInfo, write_summary
+from planner.report.sweep_sheet import key_block, sweep_print
+from planner.report.textcells import ooxml_text
 from planner.sheet.calibration import (
     FINITE_MODES,
     PARAMETERS,
@@ -73,15 +75,10 @@ from planner.sheet.calibration import (
 )
 from planner.sheet.harness import finite_run_factor_formula, finite_run_ttft_formula
 from planner.sheet.inputs import input_columns
-from planner.sheet.outputs import column_label
 from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
-from planner.sheet.symbolic import excel, infix, symbolic
+from planner.sheet.symbolic import excel, symbolic
 from planner.sheet.table import KINDS, evaluate_table, graph, inputs_of
 from planner.units import DTYPE_BITS
-
-HEADER_FONT = Font(bold=True, color="FFFFFF")
-FILLS = {"meta": "305496", "input": "2F75B5", "output": "548235", "lookup": "7F7F7F"}
-RED = PatternFill("solid", start_color="F8CBAD", end_color="F8CBAD")
 
 
 @dataclass(slots=True)
@@ -107,10 +104,11 @@ class ExportReport:
 
 
 def write_text(cell: Any, value: Any) -> None:
-    """Write ``value``; strings that a spreadsheet would read as a formula stay text, and
-    characters a workbook cannot hold become U+FFFD."""
+    """Write ``value``; strings that a spreadsheet would read as a formula stay text,
+    characters a workbook cannot hold become U+FFFD, and text that looks like an OOXML escape
+    is escaped (:func:`planner.report.textcells.ooxml_text`), so it reads back as written."""
     if isinstance(value, str):
-        value = xml_safe(value)
+        value = ooxml_text(xml_safe(value))
     cell.value = value
     if isinstance(value, str) and value.startswith(TEXT_TRIGGERS):
         cell.data_type = "s"
@@ -130,7 +128,8 @@ class _Ranges:
     """The lookup tables' columns as defined names, shared by every formula: ``GPU_<column>``
     (a column of the GPUs sheet), ``Model_<column>`` (of the Models sheet), matched by name
     against ``GpuNames`` and ``ModelNames``. A catalog lookup then reads
-    ``INDEX(GPU_price_usd_per_hour,MATCH(E2,GpuNames,0))``: what it fetches, in words."""
+    ``INDEX(GPU_price_usd_per_hour,MATCH(E2,GpuNames,0))``: what it fetches, in words, with
+    the name's wildcards escaped (:func:`literal`), so a name is matched as written."""
 
     def __init__(self, models: int, gpus: int) -> None:
         self.model_last = models + 1
@@ -151,10 +150,17 @@ class _Ranges:
         return out
 
     def model(self, key: str, name_cell: str) -> str:
-        return f"INDEX(Model_{key},MATCH({name_cell},ModelNames,0))"
+        return f"INDEX(Model_{key},MATCH({literal(name_cell)},ModelNames,0))"
 
     def gpu(self, key: str, name_cell: str) -> str:
-        return f"INDEX(GPU_{key},MATCH({name_cell},GpuNames,0))"
+        return f"INDEX(GPU_{key},MATCH({literal(name_cell)},GpuNames,0))"
+
+
+def literal(cell: str) -> str:
+    """The text of ``cell`` as a MATCH lookup value that matches itself only: MATCH(…, 0)
+    reads ``*``, ``?`` and ``~`` as wildcards, so a GPU named ``h*`` would fetch the first GPU
+    starting with h; each is escaped with ``~`` (``~`` first). Issue 28."""
+    return f'SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({cell},"~","~~"),"*","~*"),"?","~?")'
 
 
 def _catalog_formula(key: str, name_cell: dict[str, str], ranges: _Ranges) -> str:
@@ -224,40 +230,21 @@ def evaluator(models: Sequence[ModelInfo], gpus: Sequence[GpuInfo],
     return evaluate
 
 
-def header_note(kind: str, key: str) -> str | None:
-    """The explain text of a computed column: what it is, its unit and its formula in words
-    (rendered from the estimator's own definition, as ``planner explain`` shows it)."""
-    g = graph(kind)
-    if not g.computes(key) or key not in g.formulas:
-        return None
-    label, unit = column_label(key)
-    doc = (getattr(g.formulas[key], "__doc__", None) or "").strip().split("\n\n")[0]
-    text = f"{label}" + (f" [{unit}]" if unit else "") + \
-        f"\n= {infix(symbolic(g.formulas[key]))}"
-    if doc:
-        text += "\n\n" + " ".join(doc.split())
-    return text[:2000]
-
-
-def _note(cell: Any, text: str | None, width: int = 360) -> None:
-    if text:
-        comment = Comment(xml_safe(text), "planner")
-        comment.width, comment.height = width, 160
-        cell.comment = comment
-
-
 def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], ranges: _Ranges,
                          models: dict[str, ModelInfo], styles: Styles, *,
                          evaluate: Evaluate,
                          lora_dims: dict[tuple[str, str], int] | None = None,
                          progress: Callable[[int], None] | None = None,
                          calibration: CalibrationCells | None = None,
-                         gather: Gather | None = None) -> Iterator[str]:
+                         gather: Gather | None = None,
+                         block: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
     """Header, formats, validation, print setup and conditional formatting through openpyxl;
     returns the body (inputs as values, outputs as formulas with their cached values) as a
     generator of row-XML chunks of :data:`CHUNK_ROWS` rows for :func:`fastsheet.inject`,
     which evaluates and writes them one chunk at a time. ``gather`` collects the figures the
-    Summary needs as the chunks stream.
+    Summary needs as the chunks stream. ``block``: (column letter, column key) of extra
+    columns right of the sheet's own, each a reference to the row's cell of that column (a
+    sweep's key figures, :mod:`planner.report.sweep_sheet`).
 
     With ``calibration``, the rows whose ``calibration`` input picks a profile get per-row
     formulas in the columns that profile changes (see :class:`CalibrationCells`)."""
@@ -271,7 +258,7 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     for j, c in enumerate(columns, 1):
         _header(ws, 1, j, c.header, c.role)
         if c.role == "output":
-            _note(ws.cell(row=1, column=j), header_note(kind, c.key))
+            note(ws.cell(row=1, column=j), header_note(kind, c.key))
     plan: list[tuple[str, str, str, str]] = []  # (letter, role, key or template, style)
     for j, c in enumerate(columns, 1):
         letter = get_column_letter(j)
@@ -286,6 +273,14 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
         else:
             plan.append((letter, c.role if c.key != "model_lora_dims" else "dims", c.key,
                          style))
+    by_key = {c.key: c for c in columns}
+    for letter, key in block:  # references to the row's own cells: never a calibrated formula
+        _header(ws, 1, _col_index(letter), by_key[key].header, "output")
+        shown = (None if by_key[key].role == "meta" else
+                 YES_NO if by_key[key].unit == "bool" else by_key[key].number_format)
+        plan.append((letter, "reference", formula_template(f"={col[key]}{ROW}"),
+                     styles.attr(shown)))
+    keys = [c.key for c in columns] + [key for _letter, key in block]
     kinds = {c.key: c.kind for c in columns}
     n = len(scenarios)
     first, last_row = 2, n + 1
@@ -300,8 +295,12 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
             inputs = [sc.inputs for sc in chunk]
             cells: list[list[Segment]] = []
             for j, (letter, role, payload, style) in enumerate(plan):
-                key = columns[j].key
-                if role == "formula" and key in overridden:  # one formula per row
+                key = keys[j]
+                if role == "reference":
+                    cells.append(formula_column(
+                        letter, rows, style, _block_values(key, values, chunk),
+                        index=j, first=first, last=last_row, template=payload))
+                elif role == "formula" and key in overridden:  # one formula per row
                     got = values.get(key)
                     cells.append([[formula_xml(
                         f"{letter}{r}",
@@ -354,8 +353,20 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
         ws.conditional_formatting.add(
             f"A2:{get_column_letter(len(columns))}{last}",
             FormulaRule(formula=[f"${fits}2=FALSE"], fill=RED))
-    print_setup(ws, f"A1:{get_column_letter(len(columns))}{max(last, 2)}", "$1:$1")
+    # 282 columns print nowhere legibly: the sheet prints what each row is (id to notes); its
+    # figures print on the Summary (a sweep prints its key block instead: sweep_sheet)
+    print_setup(ws, f"A1:{col['notes']}{max(last, 2)}", "$1:$1")
     return body()
+
+
+def _block_values(key: str, values: dict[str, Any], chunk: Sequence[Scenario]) -> Any:
+    """The values of column ``key`` for a chunk's rows (evaluated, or its meta or inputs)."""
+    got = values.get(key)
+    if got is not None:
+        return got
+    if key in _META:
+        return np.array([_META[key](sc) for sc in chunk], dtype=object)
+    return np.array([sc.inputs.get(key) for sc in chunk], dtype=object)
 
 
 _META: dict[str, Callable[[Scenario], Any]] = {
@@ -365,22 +376,6 @@ _META: dict[str, Callable[[Scenario], Any]] = {
     "lora_targets": attrgetter("lora_targets"), "option_of": attrgetter("option_of"),
     "chosen": attrgetter("chosen")}
 """A meta column's value of a scenario, by column key (what its cell shows)."""
-
-
-def print_setup(ws: Any, area: str, titles: str | None = None) -> None:
-    """Landscape, fitted to one page wide (as many tall as it takes), the used range as the
-    print area and the header row(s) repeated on every page."""
-    ws.page_setup.orientation = "landscape"
-    ws.page_setup.paperSize = ws.PAPERSIZE_A4
-    ws.page_setup.fitToWidth = 1
-    ws.page_setup.fitToHeight = 0
-    ws.sheet_properties.pageSetUpPr.fitToPage = True
-    ws.print_options.gridLines = False
-    ws.page_margins.left = ws.page_margins.right = 0.4
-    ws.page_margins.top = ws.page_margins.bottom = 0.5
-    ws.print_area = area
-    if titles:
-        ws.print_title_rows = titles
 
 
 GPU_CALIBRATED = ("gpu_matmul_efficiency_16bit", "gpu_matmul_efficiency_8bit",
@@ -590,470 +585,6 @@ def write_lists(ws: Any) -> None:
         ws.cell(row=i, column=1, value=name)
         ws.cell(row=i, column=2, value=bits)
     print_setup(ws, f"A1:B{len(DTYPE_BITS) + 1}", "$1:$1")
-
-
-YES_NO = '"yes";"yes";"no"'
-"""Number format showing a flag (TRUE = 1, FALSE = 0) as yes or no."""
-SUMMARY_KEYS = (
-    # header, unit, Scenarios column, number format, formula over {c} (that column's cell)
-    ("GPU", "", "gpu", None, "{c}"),
-    ("GPUs", "count", "gpus", "#,##0", "{c}"),
-    ("fits", "yes/no", "fits", YES_NO, "{c}"),
-    ("target rate", "requests/s", "target_requests_per_s", "#,##0.00", "{c}"),
-    ("meets target", "", "meets_target_rate", None,
-     'IF({t}>0,IF({c},"yes","no"),"no target")'),
-    ("cost", "USD/h", "cost_usd_per_hour", '"$"#,##0.00', "{c}"),
-    ("cost", "USD/month", "cost_usd_per_month", '"$"#,##0', "{c}"),
-    ("cost", "USD/M output tokens", "cost_usd_per_million_output_tokens", '"$"#,##0.000',
-     "{c}"),
-    ("output", "tokens/s", "throughput_tokens_per_s", "#,##0", "{c}"),
-    ("TTFT", "ms", "ttft_s", "#,##0.0", "{c}*MsPerSecond"),
-    ("TPOT", "ms", "tpot_s", "#,##0.0", "{c}*MsPerSecond"),
-    ("weights", "GiB/GPU", "weights_bytes_per_gpu", "0.00", "{c}/BytesPerGiB"),
-    ("KV in use", "GiB/GPU", "kv_in_use_bytes_per_gpu", "0.00",
-     "MIN({c},{budget})/BytesPerGiB"),
-    ("headroom", "GiB/GPU", "kv_headroom_bytes", "0.00", "MAX({c},0)/BytesPerGiB"),
-    ("reserve", "GiB/GPU", "reserve_bytes_per_gpu", "0.00", "{c}/BytesPerGiB"),
-)
-"""Columns of the Summary's scenario table (after the scenario name)."""
-TRAINING_KEYS = (
-    ("GPU", "", "gpu", None, "{c}"),
-    ("GPUs", "count", "gpus", "#,##0", "{c}"),
-    ("fits", "yes/no", "train_fits", YES_NO, "{c}"),
-    ("tokens", "tokens", "train_tokens", "#,##0", "{c}"),
-    ("GPU-hours", "GPU-h", "gpu_hours", "#,##0", "{c}"),
-    ("time", "days", "train_time_s", "#,##0.0", "{c}/SecondsPerDay"),
-    ("training cost", "USD", "train_cost_usd", '"$"#,##0', "{c}"),
-)
-"""Columns of the Summary's training table (after the scenario name)."""
-SUMMARY_WIDTH = len(SUMMARY_KEYS) + 1
-CONSTANTS = {"BytesPerGiB": 1073741824, "MsPerSecond": 1000, "SecondsPerDay": 86400}
-"""Fleet-wide constants the Summary's formulas use by name (defined names on the Summary)."""
-CHART_ROWS = 40
-"""Most scenarios a Summary chart shows (the first ones; the tables list every one)."""
-
-
-class Gather:
-    """The figures the Summary shows, gathered from the scenario sheets' evaluated chunks as
-    they stream (a few columns of every row, not whole rows)."""
-
-    KEYS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "inference": ("fits", "gpus", "cost_usd_per_hour", "cost_usd_per_month",
-                      "tokens_per_day", "kv_budget_bytes",
-                      *(k for _h, _u, k, _f, _t in SUMMARY_KEYS if k != "gpu")),
-        "training": ("gpus", "train_cost_usd",
-                     *(k for _h, _u, k, _f, _t in TRAINING_KEYS if k != "gpu"))}
-
-    def __init__(self, kind: str, scenarios: Sequence[Scenario]) -> None:
-        self.kind = kind
-        self.meta = [(sc.fleet, sc.name, sc.gpu) for sc in scenarios]
-        self.chosen = [bool(sc.chosen) for sc in scenarios]
-        """Counted in totals (:func:`planner.compare.counted`: the chosen option of a group)."""
-        self.columns: dict[str, list[Any]] = {k: [] for k in dict.fromkeys(self.KEYS[kind])}
-
-    def add(self, chunk: Sequence[Scenario], values: dict[str, Any]) -> None:
-        """Keep the Summary's figures of one evaluated chunk (chunks come in row order)."""
-        for key, out in self.columns.items():
-            got = values.get(key)
-            if got is None and key in inputs_by_name(self.kind):
-                got = [sc.inputs[key] for sc in chunk]
-            out.extend(np.asarray(got).tolist() if got is not None else [None] * len(chunk))
-
-    def value(self, key: str, i: int) -> Any:
-        """Row ``i``'s ``key`` (None if it could not be evaluated, or not yet)."""
-        column = self.columns[key]
-        return column[i] if i < len(column) else None
-
-    def total(self, key: str, rows: Sequence[int]) -> float:
-        """Sum of ``key`` over ``rows`` (as SUMIFS adds: unevaluated rows count 0)."""
-        return float(sum(self.value(key, i) or 0 for i in rows))
-
-
-def inputs_by_name(kind: str) -> set[str]:
-    """Names of the input columns of ``kind``."""
-    return {c.name for c in inputs_of(kind)}
-
-
-def _text_criterion(name: str, gpu_rows: dict[str, int]) -> str:
-    """A SUMIFS criterion matching the GPU ``name``: a reference to its name cell on the GPUs
-    sheet, so no user text is ever spliced into a formula (a quoted literal, its quotes
-    doubled, only for a name missing from that sheet)."""
-    if name in gpu_rows:
-        return f"GPUs!$A${gpu_rows[name]}"
-    return '"' + xml_safe(name).replace('"', '""') + '"'
-
-
-@dataclass(slots=True)
-class SummaryInfo:
-    """What the Summary's heading and Assumptions block state."""
-
-    fleets: list[str]
-    exported: str
-    version: str
-    gpus: list[GpuInfo]
-    """The GPUs the exported scenarios use."""
-    engines: dict[str, int]
-    hours_per_month: list[float]
-
-
-class _Rows:
-    """Row XML of a sheet written top to bottom (cells given by column number)."""
-
-    def __init__(self, styles: Styles, *, dry: bool = False) -> None:
-        self.styles = styles
-        self.rows: list[str | Callable[[], Iterator[str]]] = []
-        self.row = 0
-        self.dry = dry
-        """Only count rows (the layout pass: where each part goes)."""
-
-    def add(self, cells: list[tuple[int, str]], height: float | None = None) -> int:
-        """Append a row of ``(column, cell XML without its reference)``; returns its number."""
-        self.row += 1
-        r = self.row
-        if self.dry:
-            return r
-        ht = f' ht="{height}" customHeight="1"' if height else ""
-        body = "".join(xml.replace("\x00REF", f"{get_column_letter(j)}{r}")
-                       for j, xml in cells)
-        self.rows.append(f'<row r="{r}"{ht}>{body}</row>')
-        return r
-
-    def skip(self, n: int = 1) -> None:
-        """Leave ``n`` empty rows."""
-        self.row += n
-
-    def __len__(self) -> int:
-        return self.row
-
-
-def _text_cell(text: str, style: str, styles: Styles) -> str:
-    return cell_xml("\x00REF", text, style, styles)
-
-
-def _value_cell(value: Any, style: str) -> str:
-    if isinstance(value, bool):
-        return f'<c r="\x00REF" t="b"{style}><v>{int(value)}</v></c>'
-    return f'<c r="\x00REF"{style}><v>{value!r}</v></c>'
-
-
-def _formula_cell(formula: str, value: Any, style: str) -> str:
-    t, v = cached(value)
-    return f'<c r="\x00REF"{style}{t}><f>{escape(formula)}</f>{v}</c>'
-
-
-def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gather,
-                  styles: Styles, gpu_rows: dict[str, int], training_rows: int
-                  ) -> tuple[Iterator[str], int]:
-    """The page finance reads, as a generator of row XML run after the scenario sheets have
-    streamed (their figures are in ``inference`` and ``training``): a title with the fleets,
-    export date and planner version; Assumptions (the GPUs used with their price, whether the
-    catalog marks it as an example, and efficiencies; engines; hours per month; conventions);
-    a roll-up per fleet (scenarios, not fitting, GPUs, USD/h, USD/month, training cost,
-    tokens/day); the inference scenarios (GPU, GPUs, fits, target rate and whether it is met,
-    cost per hour and per month, USD per million output tokens, TTFT, TPOT, memory per GPU);
-    the training runs (GPU-hours, days, cost); then, after a page break, two charts. Every
-    figure is a live formula over the scenario sheets with the planner's value cached; units
-    have their own header row. Printed landscape, one page wide."""
-    st = styles
-    face = "Calibri"
-    bold = st.attr(look="bold", font=Font(name=face, bold=True))
-    title = st.attr(look="title", font=Font(name=face, bold=True, size=16))
-    section = st.attr(look="section", font=Font(name=face, bold=True, size=12, color="305496"))
-    head = st.attr(look="head", font=Font(name=face, bold=True, color="FFFFFF"),
-                   fill=PatternFill("solid", start_color=FILLS["meta"],
-                                    end_color=FILLS["meta"]),
-                   alignment=Alignment(horizontal="center", vertical="center", wrap_text=True))
-    unit = st.attr(look="unit", font=Font(name=face, italic=True, color="FFFFFF", size=9),
-                   fill=PatternFill("solid", start_color="8EA9DB", end_color="8EA9DB"),
-                   alignment=Alignment(horizontal="center", wrap_text=True))
-    warn = st.attr(look="warn", font=Font(name=face, bold=True, color="C00000"))
-    wrap = st.attr(look="wrap", alignment=Alignment(wrap_text=True, vertical="top"))
-    def render(decorate: bool) -> _Rows:
-        col = letters("inference")
-        tcol = letters("training")
-        n, m = len(inference.meta), len(training.meta)
-        rows = _Rows(st, dry=decorate)
-        notes: dict[str, str] = {}
-
-        def fmt(number_format: str | None) -> str:
-            return st.attr(number_format)
-
-        def headers(items: Sequence[tuple[str, str]], explain: Sequence[str | None] = ()) -> None:
-            r = rows.add([(j, _text_cell(h, head, st)) for j, (h, _u) in enumerate(items, 1)],
-                     height=30)
-            for j, text in enumerate(explain, 1):
-                if text:
-                    notes[f"{get_column_letter(j)}{r}"] = text
-            rows.add([(j, _text_cell(u, unit, st)) for j, (_h, u) in enumerate(items, 1)],
-                 height=24 if any(len(u) > 14 for _h, u in items) else None)
-
-        def rng(key: str, sheet: str = "Scenarios", cols: dict[str, str] = col,
-                last: int = n + 1) -> str:
-            return f"{sheet}!${cols[key]}$2:${cols[key]}${max(last, 2)}"
-
-        chosen = f"{rng('chosen')},TRUE"  # totals add chosen scenarios only (compare.counted)
-
-        rows.add([(1, _text_cell("LLM capacity and cost report", title, st))], height=24)
-        rows.add([(1, _text_cell(
-            f"Fleet{'s' if len(info.fleets) != 1 else ''}: {', '.join(info.fleets) or '(none)'}"
-            f"   ·   exported {info.exported}   ·   planner {info.version}", bold, st))])
-        rows.skip()
-        rows.add([(1, _text_cell("Assumptions", section, st))])
-        examples = [g.name for g in info.gpus if g.spec.price_is_example]
-        if examples:
-            rows.add([(1, _text_cell(
-                "EXAMPLE PRICES: the prices of " + ", ".join(examples) + " are the catalog's "
-                "examples, not quotes; replace them in the GPUs sheet (or planner gpu set) "
-                "before using these costs.", warn, st))])
-        gpu_items = [("GPU", ""), ("price", "USD/GPU-h"), ("price is", ""),
-                     ("matmul efficiency", "fraction"), ("bandwidth efficiency", "fraction"),
-                     ("usable memory", "GiB"), ("GPUs in use", "count"), ("cost", "USD/month")]
-        headers(gpu_items)
-        gl = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
-        by_gpu: dict[str, list[int]] = {}
-        for i, (_f, _n, gpu) in enumerate(inference.meta):
-            if inference.chosen[i]:  # totals add chosen scenarios only (compare.counted)
-                by_gpu.setdefault(gpu, []).append(i)
-        for g in info.gpus:
-            gr = gpu_rows.get(g.name)
-            serving = serving_figures(g.spec)
-            crit = _text_criterion(g.name, gpu_rows)
-            cells = [(1, _text_cell(g.name, "", st))]
-            if gr is not None:
-                cells += [
-                    (2, _formula_cell(f"GPUs!{gl['price_usd_per_hour']}{gr}",
-                                      g.spec.price_usd_per_hour, fmt('"$"#,##0.00'))),
-                    (3, _formula_cell(f'IF(GPUs!{gl["price_is_example"]}{gr},"example","set")',
-                                      "example" if g.spec.price_is_example else "set",
-                                      warn if g.spec.price_is_example else "")),
-                    (4, _formula_cell(f"GPUs!{gl['matmul_efficiency']}{gr}",
-                                      serving["gpu_matmul_efficiency_16bit"], fmt("0.00"))),
-                    (5, _formula_cell(f"GPUs!{gl['bandwidth_efficiency']}{gr}",
-                                      serving["gpu_bandwidth_efficiency"], fmt("0.00"))),
-                    (6, _formula_cell(f"GPUs!{gl['usable_memory_gib']}{gr}",
-                                      serving["gpu_usable_memory_bytes"] / 2**30, fmt("0.0")))]
-            mine = by_gpu.get(g.name, [])
-            cells += [(7, _formula_cell(f"SUMIFS({rng('gpus')},{rng('gpu')},{crit},{chosen})",
-                                        inference.total("gpus", mine), fmt("#,##0"))),
-                      (8, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('gpu')},{crit},"
-                                        f"{chosen})",
-                                        inference.total("cost_usd_per_month", mine),
-                                        fmt('"$"#,##0')))]
-            rows.add(cells)
-        engines = ", ".join(f"{e} ({k} scenario{'s' if k != 1 else ''})"
-                            for e, k in sorted(info.engines.items())) or "(none)"
-        hours = sorted(set(info.hours_per_month))
-        month = (f"{hours[0]:g} hours (every scenario)" if len(hours) == 1 else
-                 ", ".join(f"{h:g}" for h in hours) + " hours (per scenario)") if hours else "-"
-        for label, text in (
-                ("Serving engines", engines),
-                ("A month", month),
-                ("Conventions", "GiB = 2^30 bytes; cost per month = GPUs × price per GPU-hour × "
-                 "hours per month; TTFT and TPOT at each scenario's SLO percentile; 'meets "
-                 "target': sustains its target request rate with the GPUs it has; efficiencies: "
-                 "the catalog's serving figures (or a calibration profile); every figure is a live "
-                 "formula over the Scenarios, Training and GPUs sheets (hover a header for its "
-                 "formula; the value shown before recalculation is the planner's).")):
-            rows.add([(1, _text_cell(label, bold, st)),
-                      (2, _text_cell(text, wrap if label == "Conventions" else "", st))],
-                     height=45 if label == "Conventions" else None)
-            if decorate:
-                ws.merge_cells(start_row=rows.row, start_column=2, end_row=rows.row,
-                               end_column=SUMMARY_WIDTH)
-        rows.skip()
-        rows.add([(1, _text_cell("Fleet roll-up", section, st))])
-        headers([("fleet", ""), ("scenarios", "count"), ("not fitting", "count"),
-                 ("GPUs", "count"), ("cost", "USD/h"), ("cost", "USD/month"),
-                 ("training cost", "USD"), ("output", "tokens/day")],
-                [None, None, None, None, None, header_note("inference", "cost_usd_per_month"),
-                 header_note("training", "train_cost_usd"), None])
-        fleet_all: dict[str, list[int]] = {}
-        fleet_index: dict[str, list[int]] = {}  # chosen only: what totals add
-        for i, (fleet, _n, _g) in enumerate(inference.meta):
-            fleet_all.setdefault(fleet, []).append(i)
-            if inference.chosen[i]:
-                fleet_index.setdefault(fleet, []).append(i)
-        train_index: dict[str, list[int]] = {}
-        for i, (fleet, _n, _g) in enumerate(training.meta):
-            if training.chosen[i]:
-                train_index.setdefault(fleet, []).append(i)
-        tchosen = f"{rng('chosen', 'Training', tcol, training_rows + 1)},TRUE"
-        trng = lambda key: rng(key, "Training", tcol, training_rows + 1)  # noqa: E731
-        for fleet in info.fleets:
-            mine = fleet_index.get(fleet, [])
-            r = rows.row + 1
-            f = f"$A{r}"
-            not_fitting = sum(1 for i in mine if inference.value("fits", i) is False)
-            rows.add([
-                (1, _text_cell(fleet, "", st)),
-                (2, _formula_cell(f"COUNTIFS({rng('fleet')},{f})", len(fleet_all.get(fleet, [])),
-                                  fmt("#,##0"))),
-                (3, _formula_cell(f"COUNTIFS({rng('fleet')},{f},{rng('fits')},FALSE,{chosen})",
-                                  not_fitting, fmt("#,##0"))),
-                (4, _formula_cell(f"SUMIFS({rng('gpus')},{rng('fleet')},{f},{chosen})",
-                                  inference.total("gpus", mine), fmt("#,##0"))),
-                (5, _formula_cell(f"SUMIFS({rng('cost_usd_per_hour')},{rng('fleet')},{f},{chosen})",
-                                  inference.total("cost_usd_per_hour", mine),
-                                  fmt('"$"#,##0.00'))),
-                (6, _formula_cell(f"SUMIFS({rng('cost_usd_per_month')},{rng('fleet')},{f},"
-                                  f"{chosen})",
-                                  inference.total("cost_usd_per_month", mine), fmt('"$"#,##0'))),
-                (7, _formula_cell(f"SUMIFS({trng('train_cost_usd')},{trng('fleet')},{f},"
-                                  f"{tchosen})",
-                                  training.total("train_cost_usd", train_index.get(fleet, [])),
-                                  fmt('"$"#,##0'))),
-                (8, _formula_cell(f"SUMIFS({rng('tokens_per_day')},{rng('fleet')},{f},{chosen})",
-                                  inference.total("tokens_per_day", mine), fmt("#,##0")))])
-        rows.skip()
-        rows.add([(1, _text_cell("Inference scenarios (red: does not fit)", section, st))])
-        headers([("scenario", ""), *((h, u) for h, u, *_r in SUMMARY_KEYS)],
-                [None, *(header_note("inference", k) for _h, _u, k, _f, _t in SUMMARY_KEYS)])
-        top = rows.row + 1
-        plan = []
-        for j, (_h, _u, key, number_format, template) in enumerate(SUMMARY_KEYS, 2):
-            text = template.format(c=f"Scenarios!{col[key]}2",
-                                   t=f"Scenarios!{col['target_requests_per_s']}2",
-                                   budget=f"MAX(Scenarios!{col['kv_budget_bytes']}2,0)")
-            plan.append((get_column_letter(j), j, escape(text), fmt(number_format), key,
-                         template))
-        def table() -> Iterator[str]:  # column-wise, a chunk of rows at a time, shared
-            for lo in range(0, n, CHUNK_ROWS):
-                hi = min(n, lo + CHUNK_ROWS)
-                numbers = [str(top + i) for i in range(lo, hi)]
-                cells = [value_column("A", numbers, "", [
-                    f"{fleet}/{name}" for fleet, name, _g in inference.meta[lo:hi]], st)]
-                for letter, j, text, style, key, template in plan:
-                    cells.append(formula_column(
-                        letter, numbers, style, _summary_column(inference, key, template, lo,
-                                                                hi),
-                        index=j, first=top, last=top + n - 1, template=text))
-                yield rows_xml(numbers, cells)
-
-        if not rows.dry:
-            rows.rows.append(table)  # rendered as the body streams, not held whole
-        rows.row += n
-        end = rows.row
-        if n and decorate:
-            ws.conditional_formatting.add(
-                f"A{top}:{get_column_letter(SUMMARY_WIDTH)}{end}",
-                FormulaRule(formula=[f"$D{top}=FALSE"], fill=RED))
-        if m:
-            rows.skip()
-            rows.add([(1, _text_cell("Training runs", section, st))])
-            headers([("run", ""), *((h, u) for h, u, *_r in TRAINING_KEYS)],
-                    [None, *(header_note("training", k) for _h, _u, k, _f, _t in TRAINING_KEYS)])
-            for i, (fleet, name, gpu) in enumerate(training.meta):
-                src = str(i + 2)
-                cells = [(1, _text_cell(f"{fleet}/{name}", "", st))]
-                for j, (_h, _u, key, number_format, template) in enumerate(TRAINING_KEYS, 2):
-                    value = (gpu if key == "gpu" else training.value(key, i))
-                    if value is not None and "SecondsPerDay" in template:
-                        value = value / CONSTANTS["SecondsPerDay"]
-                    text = template.format(c=f"Training!{tcol[key]}{src}")
-                    cells.append((j, _formula_cell(text, value, fmt(number_format))))
-                rows.add(cells)
-        last_text = rows.row
-        shown = min(n, CHART_ROWS)
-        chart_row = last_text + 3
-        if shown and decorate:
-            ws.row_breaks.append(Break(id=last_text + 1))
-            height = 11.0
-            memory = BarChart()
-            memory.type, memory.grouping, memory.overlap = "bar", "stacked", 100
-            memory.title = "Memory per GPU [GiB]" + (f" (first {shown})" if shown < n else "")
-            memory.y_axis.title = "GiB"
-            for c in range(13, 17):
-                series = Series(Reference(ws, min_col=c, min_row=top, max_row=top + shown - 1),
-                                title=SUMMARY_KEYS[c - 2][0])
-                memory.series.append(series)
-            memory.set_categories(Reference(ws, min_col=1, min_row=top, max_row=top + shown - 1))
-            memory.height, memory.width = height, 16
-            memory.x_axis.delete = memory.y_axis.delete = False
-            ws.add_chart(memory, f"A{chart_row}")
-            cost = BarChart()
-            cost.type = "bar"
-            cost.title = "Cost per scenario [USD/month]" + (f" (first {shown})" if shown < n
-                                                             else "")
-            cost.y_axis.title = "USD/month"
-            cost.series.append(Series(Reference(ws, min_col=8, min_row=top,
-                                                max_row=top + shown - 1), title="USD/month"))
-            cost.set_categories(Reference(ws, min_col=1, min_row=top, max_row=top + shown - 1))
-            cost.height, cost.width = height, 16
-            cost.x_axis.delete = cost.y_axis.delete = False
-            cost.legend = None
-            ws.add_chart(cost, f"I{chart_row}")
-            last_row = chart_row + 22
-        else:
-            last_row = last_text
-        if not decorate:
-            return rows
-        for cell, text in notes.items():
-            _note(ws[cell], text)
-        longest = max((len(f"{f}/{nm}") for f, nm, _g in (*inference.meta, *training.meta)),
-                      default=0)
-        ws.column_dimensions["A"].width = min(60, max(34, longest + 2))
-        for j in range(2, SUMMARY_WIDTH + 1):
-            ws.column_dimensions[get_column_letter(j)].width = 12.5
-        ws.column_dimensions["B"].width = 14
-        print_setup(ws, f"A1:{get_column_letter(SUMMARY_WIDTH)}{last_row}")
-        ws.print_options.horizontalCentered = True
-        ws.oddFooter.center.text = "&P / &N"
-        return rows
-
-    last = len(render(True))
-
-    def body() -> Iterator[str]:
-        for part in render(False).rows:
-            if callable(part):
-                yield from part()
-            else:
-                yield part
-
-    return body(), last
-
-def _summary_column(gather: Gather, key: str, template: str, lo: int, hi: int) -> Any:
-    """The values Python computes for rows ``lo:hi`` of a Summary scenario column (its
-    template's formula over the gathered Scenarios figures), as one array."""
-    if key == "gpu":
-        return np.array([gpu for _f, _n, gpu in gather.meta[lo:hi]], dtype=object)
-    raw = gather.columns[key][lo:hi] + [None] * max(0, hi - lo - len(gather.columns[key][lo:hi]))
-    if template.startswith("IF("):
-        targets = gather.columns["target_requests_per_s"][lo:hi]
-        return np.array([None if v is None else ("yes" if v else "no") if (t or 0) > 0
-                         else "no target" for v, t in zip(raw, targets, strict=True)],
-                        dtype=object)
-    if any(v is None for v in raw):
-        return np.array(raw, dtype=object)
-    if key == "fits":
-        return np.array(raw, dtype=bool)
-    values = np.array(raw, dtype=float)
-    if "MsPerSecond" in template:
-        return values * CONSTANTS["MsPerSecond"]
-    if template.startswith("MIN("):
-        budget = np.array(gather.columns["kv_budget_bytes"][lo:hi], dtype=float)
-        return np.minimum(values, np.maximum(budget, 0)) / CONSTANTS["BytesPerGiB"]
-    if template.startswith("MAX("):
-        return np.maximum(values, 0) / CONSTANTS["BytesPerGiB"]
-    if "BytesPerGiB" in template:
-        return values / CONSTANTS["BytesPerGiB"]
-    if key == "gpus":
-        return np.array(raw, dtype=np.int64)
-    return values
-
-
-def write_sweep_chart(ws: Any, sweep: Sweep) -> None:
-    """Throughput against the first varied column of a sweep sheet."""
-    col = letters("inference")
-    x = sweep.varied[0] if sweep.varied else "batch"
-    n = len(sweep.rows)
-    chart = LineChart()
-    chart.title = f"{sweep.title}: output throughput against {x}"
-    chart.y_axis.title, chart.x_axis.title = "tokens/s", x
-    tput = _col_index(col["throughput_tokens_per_s"])
-    chart.add_data(Reference(ws, min_col=tput, min_row=1, max_row=n + 1), titles_from_data=True)
-    chart.set_categories(Reference(ws, min_col=_col_index(col[x]) if x in col else 1,
-                                   min_row=2, max_row=n + 1))
-    ws.add_chart(chart, "H" + str(n + 4))
 
 
 def _col_index(letter: str) -> int:
@@ -1267,10 +798,11 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     write_lists(wb.create_sheet("Lists"))
     for k, sweep in enumerate(sweeps, 1):
         ws = wb.create_sheet(f"Sweep {k}")
+        block = key_block(sweep.varied)
         rows = write_scenario_sheet(ws, "inference", sweep.rows, ranges, by_name, styles,
-                                    evaluate=evaluate, calibration=cells)
-        bodies[ws.title] = (rows, len(sweep.rows) + 1, width["inference"])
-        write_sweep_chart(ws, sweep)
+                                    evaluate=evaluate, calibration=cells, block=block)
+        bodies[ws.title] = (rows, len(sweep.rows) + 1, width["inference"] + 1 + len(block))
+        sweep_print(ws, sweep.title, sweep.varied, len(sweep.rows))
     if cells.rows or predictions:
         calibration_ws = wb.create_sheet("Calibration")
         if predictions:
@@ -1280,10 +812,11 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
             bodies[ws.title] = (rows, len(predictions) + 1, width["inference"])
         cached_values["Calibration"] = write_calibration(
             calibration_ws, cells, predictions, list(range(2, len(predictions) + 2)))
-    plan_bodies = write_plan_sheets(wb, plans, styles)
-    for title, (_rows, n_rows, n_cols) in plan_bodies.items():  # printed like every sheet
-        print_setup(wb[title], f"A1:{get_column_letter(max(n_cols, 1))}{max(n_rows, 1)}",
-                    titles="1:3")
+    price_col = get_column_letter(next(j for j, (key, *_r) in enumerate(GPU_SHEET, 1)
+                                       if key == "price_usd_per_hour"))
+    plan_bodies, plan_lines = write_plan_sheets(wb, plans, styles, {
+        g.name: CatalogPrice(g.spec.price_usd_per_hour, f"GPUs!${price_col}${row}")
+        for row, g in enumerate(gpus, 2)})
     bodies.update(plan_bodies)
     fleets = sorted({s.fleet for s in scenarios})
     used = {s.gpu for s in scenarios}
@@ -1294,7 +827,7 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     info = SummaryInfo(fleets, datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                        _version(), [g for g in gpus if g.name in used], engines,
                        [float(s.inputs["hours_per_month"]) for s in inference
-                        if "hours_per_month" in s.inputs])
+                        if "hours_per_month" in s.inputs], plan_lines)
     body, last = write_summary(summary, info, gathered["inference"], gathered["training"],
                                styles, {g.name: row for row, g in enumerate(gpus, 2)},
                                len(training))

@@ -36,6 +36,7 @@ import numpy as np
 from openpyxl.cell import Cell
 from openpyxl.utils import get_column_letter
 
+from planner.report.textcells import ooxml_text
 from planner.units import float_reprs
 
 ROW = "\x00"
@@ -109,7 +110,7 @@ def cell_xml(ref: str, value: Any, style: str, styles: Styles) -> str:
     if text.startswith(TEXT_TRIGGERS):
         style = styles.attr(None, quote_prefix=True)
     # a raw CR would be read back as LF (XML end-of-line handling): write it as a reference
-    body = escape(text).replace("\r", "&#13;")
+    body = escape(ooxml_text(text)).replace("\r", "&#13;")
     return (f'<c r="{ref}" t="inlineStr"{style}><is><t xml:space="preserve">{body}'
             "</t></is></c>")
 

@@ -14,15 +14,19 @@ Nothing in the file is trusted. The scenario sheets are streamed
 arrays, so memory does not grow with the grid a used range spans; a cell beyond the layout
 (:data:`MAX_ROWS` rows, the sheet's columns) or an oversized part is refused naming it, so a
 single cell at ``XFD1048576`` or a million-row XML bomb costs one pass and no grid. The small
-GPUs sheet is read by calamine after :func:`scan_sheet` has checked it the same way. Formula
-cells are refused in input columns (their cached value is not what the reader typed).
+GPUs sheet is streamed the same way (at most :data:`MAX_GPU_ROWS` rows). The file is opened
+once, as a regular file of at most :data:`MAX_WORKBOOK_BYTES` (:mod:`planner.files`), and
+every part is read bounded. Formula cells are refused in input columns (their cached value is
+not what the reader typed), except a constant flag (``=TRUE()``, as LibreOffice writes a
+boolean); a date, an error value or a NaN in any column is refused by cell name, never read as
+a number or an empty cell. Numbers are compared with what is stored at 15 significant digits
+(what Excel and LibreOffice keep), so a tool that rewrites floats changes nothing.
 A row with an id must carry the version it was exported with,
 must be on the sheet of its kind, may appear once, and may not take another scenario's name.
 """
 
 from __future__ import annotations
 
-import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +38,8 @@ from openpyxl.utils import get_column_letter
 from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
-from planner.report.fastsheet import _sheet_paths, xml_safe
+from planner.files import FileRefused, open_regular
+from planner.report.fastsheet import xml_safe
 from planner.report.layout import (
     GPU_EDITABLE,
     GPU_SHEET,
@@ -46,7 +51,15 @@ from planner.report.layout import (
     letters,
     scenario_columns,
 )
-from planner.report.sheetstream import SheetColumns, SheetRefused, read_columns, shared_strings
+from planner.report.sheetstream import (
+    Marked,
+    SheetColumns,
+    SheetRefused,
+    date_styles,
+    read_columns,
+    shared_strings,
+    sheet_parts,
+)
 from planner.sheet.checks import Problems, check_column, check_rules
 from planner.sheet.table import inputs_of
 
@@ -102,16 +115,22 @@ MAX_SHEET_BYTES = 1 << 34
 a sheet full to Excel's last row about 16 GB; streamed, so this bounds time, not memory)."""
 MAX_STRINGS_BYTES = 256 << 20
 """Largest uncompressed shared-string table read."""
-_TAG = re.compile(r"<(?:\w+:)?(row|c|f|dimension)\b([^>]*)>")
-_REF = re.compile(r'\br="([A-Z]{1,3})([0-9]{1,7})"')
-_DIM = re.compile(r'\bref="(?:[A-Z]+[0-9]+:)?([A-Z]{1,3})([0-9]{1,7})"')
-
-
-def _col_number(letters_: str) -> int:
-    n = 0
-    for ch in letters_:
-        n = n * 26 + ord(ch) - 64
-    return n
+MAX_WORKBOOK_BYTES = 4 << 30
+"""Largest .xlsx file opened (compressed; 100,000 exported scenarios take about 150 MB)."""
+MAX_NEW_ROWS = 250_000
+"""Most new rows (a name, no id) one workbook import creates: each holds about
+:data:`NEW_ROW_BYTES` while the workbook is checked and written (a row plan with its every
+input; ``python benchmarks/bench_bulk.py --memory``), so this many need about 2 GB. The sheet
+may hold up to :data:`MAX_ROWS` rows of existing scenarios; ``planner scenario import`` creates
+more new ones at about 3.4 kB a row."""
+NEW_ROW_BYTES = 7_400
+"""Peak memory per new row of a workbook import, measured (10,000 rows, dry run)."""
+PRE_COUNT_BYTES = 64 << 20
+"""A scenario sheet whose XML is larger than this (about 18,000 rows) has its new rows
+counted in a first pass over its id and name columns only, so a sheet of too many new rows is
+refused before its input columns are kept."""
+MAX_GPU_ROWS = 10_000
+"""Most GPU rows the GPUs sheet may hold (the catalog ships about 40)."""
 
 
 def _too_big(path: Path, what: str, limit: int) -> ImportError_:
@@ -119,98 +138,69 @@ def _too_big(path: Path, what: str, limit: int) -> ImportError_:
                         "a planner report is far smaller")
 
 
-def scan_sheet(path: Path, sheet: str, width: int, formula_columns: int) -> set[tuple[int, int]]:
-    """Stream the XML of ``sheet`` once, refusing a used range beyond :data:`MAX_ROWS` data
-    rows or ``width`` columns (naming the first cell outside) and a part larger than
-    :data:`MAX_SHEET_BYTES`; returns the (row, column) of every formula cell in the first
-    ``formula_columns`` columns. Memory stays at one 1 MiB chunk."""
-    formulas: set[tuple[int, int]] = set()
-    last_row = MAX_ROWS + 1
-    limit = f"{get_column_letter(width)}{last_row}"
-
-    def outside(ref: str) -> ImportError_:
-        return ImportError_(path, problem=(
-            f"{sheet}!{ref}: outside the planner's layout (at most {MAX_ROWS:,} scenario rows "
-            f"and {width} columns, A1:{limit}); clear that cell (and the range up to it) and "
-            "save again"))
-
-    with zipfile.ZipFile(path) as z:
-        member = _sheet_paths(z).get(sheet)
-        names = set(z.namelist())
-        if "xl/sharedStrings.xml" in names:
-            with z.open("xl/sharedStrings.xml") as fh:
-                total = 0
-                while chunk := fh.read(1 << 20):
-                    total += len(chunk)
-                    if total > MAX_STRINGS_BYTES:
-                        raise _too_big(path, "the shared string table", MAX_STRINGS_BYTES)
-        if member is None or member not in names:
-            raise ImportError_(path, problem=f"sheet {sheet} has no worksheet part")
-        row = col = 0
-        cell = (0, 0)
-        total = 0
-        rest = ""
-        with z.open(member) as fh:
-            while True:
-                chunk = fh.read(1 << 20)
-                total += len(chunk)
-                if total > MAX_SHEET_BYTES:
-                    raise _too_big(path, f"sheet {sheet}", MAX_SHEET_BYTES)
-                text = rest + chunk.decode("utf-8", "replace")
-                cut = text.rfind(">") + 1 if chunk else len(text)
-                text, rest = text[:cut], text[cut:]
-                for m in _TAG.finditer(text):
-                    tag, attrs = m.group(1), m.group(2)
-                    if tag == "c":
-                        ref = _REF.search(attrs)
-                        if ref:
-                            col, r = _col_number(ref.group(1)), int(ref.group(2))
-                            row = max(row, 1) if r < 1 else r
-                        else:
-                            col += 1
-                        cell = (row, col)
-                        if row > last_row or col > width:
-                            raise outside(f"{get_column_letter(min(col, 16384))}{row}")
-                    elif tag == "row":
-                        ref = re.search(r'\br="([0-9]{1,7})"', attrs)
-                        row = int(ref.group(1)) if ref else row + 1
-                        col = 0  # a far row matters only if it has a cell: checked there
-                    elif tag == "f":
-                        if cell[1] <= formula_columns:
-                            formulas.add(cell)
-                    else:
-                        dim = _DIM.search(attrs)
-                        if dim and (int(dim.group(2)) > last_row
-                                    or _col_number(dim.group(1)) > width):
-                            raise outside(f"{dim.group(1)}{dim.group(2)}")
-                if not chunk:
-                    break
-    return formulas
-
-
-def _read_sheet(path: Path, sheet: str, keep: list[int], width: int, strings: list[str]
-                ) -> SheetColumns:
-    """The columns ``keep`` (1 is A) of scenario sheet ``sheet``, streamed
+def _read_sheet(z: zipfile.ZipFile, path: Path, sheet: str, keep: list[int], width: int,
+                strings: list[str], dates: frozenset[int], max_rows: int = MAX_ROWS,
+                rows_are: str = "scenario rows") -> SheetColumns:
+    """The columns ``keep`` (1 is A) of sheet ``sheet``, streamed
     (:func:`planner.report.sheetstream.read_columns`); a sheet beyond the layout
-    (:data:`MAX_ROWS` rows, ``width`` columns), larger than :data:`MAX_SHEET_BYTES` or not
+    (``max_rows`` rows, ``width`` columns), larger than :data:`MAX_SHEET_BYTES` or not
     readable is refused naming the first cell outside or what is wrong."""
-    limit = f"{get_column_letter(width)}{MAX_ROWS + 1}"
+    limit = f"{get_column_letter(width)}{max_rows + 1}"
     try:
-        with zipfile.ZipFile(path) as z:
-            member = _sheet_paths(z).get(sheet)
-            if member is None or member not in set(z.namelist()):
-                raise ImportError_(path, problem=f"sheet {sheet} has no worksheet part")
-            return read_columns(z, member, keep=keep, width=width, max_rows=MAX_ROWS,
-                                max_bytes=MAX_SHEET_BYTES, strings=strings)
+        member = sheet_parts(z).get(sheet)
+        if member is None or member not in set(z.namelist()):
+            raise ImportError_(path, problem=f"sheet {sheet} has no worksheet part")
+        return read_columns(z, member, keep=keep, width=width, max_rows=max_rows,
+                            max_bytes=MAX_SHEET_BYTES, strings=strings, dates=dates)
     except SheetRefused as exc:
         if exc.cell:
             raise ImportError_(path, problem=(
-                f"{sheet}!{exc.cell}: outside the planner's layout (at most {MAX_ROWS:,} "
-                f"scenario rows and {width} columns, A1:{limit}); clear that cell (and the "
+                f"{sheet}!{exc.cell}: outside the planner's layout (at most {max_rows:,} "
+                f"{rows_are} and {width} columns, A1:{limit}); clear that cell (and the "
                 "range up to it) and save again")) from None
         raise ImportError_(path, problem=f"sheet {sheet} {exc.what}") from None
-    except (zipfile.BadZipFile, KeyError, OSError, EOFError, UnicodeError) as exc:
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError, UnicodeError,
+            zipfile.LargeZipFile, NotImplementedError) as exc:
         raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
+
+
+def _part_size(z: zipfile.ZipFile, member: str | None) -> int:
+    """The uncompressed size the zip states for ``member`` (0 if it has none)."""
+    try:
+        return z.getinfo(member).file_size if member else 0
+    except KeyError:
+        return 0
+
+
+def _refuse_many_new(path: Path, sheet: str, cols: SheetColumns, id_at: int,
+                     name_at: int) -> None:
+    """:class:`ImportError_` when ``sheet`` holds more than :data:`MAX_NEW_ROWS` new rows
+    (a name and no id): ``id_at`` and ``name_at`` are the (0-based) sheet columns of the id
+    and name, both kept in ``cols``."""
+    ids, id_codes, _f = cols.column(id_at)
+    _n, names, _g = cols.column(name_at)
+    new = int(np.count_nonzero(np.isnan(ids) & (id_codes < 0) & (names >= 0)))
+    if new > MAX_NEW_ROWS:
+        raise ImportError_(path, problem=(
+            f"{sheet}: {new:,} new rows (no id); one workbook import creates at most "
+            f"{MAX_NEW_ROWS:,} (about {NEW_ROW_BYTES // 1000} kB of memory each while checked); "
+            "create them with `planner scenario import FLEET FILE` (a CSV of the same columns) "
+            "or import the sheet in parts"))
+
+
+def open_workbook(path: Path) -> tuple[Any, zipfile.ZipFile]:
+    """(file, zip) of the .xlsx at ``path``: a regular file of at most
+    :data:`MAX_WORKBOOK_BYTES` (:func:`planner.files.open_regular`: a FIFO or device is
+    refused before reading), opened as a zip; a :class:`PlannerError` naming it otherwise."""
+    try:
+        fh = open_regular(path, MAX_WORKBOOK_BYTES, "planner report (.xlsx)")
+    except FileRefused as exc:
+        raise PlannerError(str(exc)) from None
+    try:
+        return fh, zipfile.ZipFile(fh)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        fh.close()
+        raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from None
 
 
 def _clean(value: Any, *, verbatim: bool = False) -> Any:
@@ -243,21 +233,28 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
     With ``gpu_versions`` (each GPU's version), edits in the GPUs sheet's figures are read too
     (:func:`read_gpu_sheet`): a plan of kind ``gpu`` per edited GPU, whose figures the
     workspace validates and applies in the same transaction as the scenario rows."""
-    import python_calamine
-
     path = Path(path)
-    if not path.exists():
-        raise PlannerError(f"{path}: no such file")
-    try:
-        wb = python_calamine.CalamineWorkbook.from_path(str(path))
-    except Exception as exc:
-        raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
-    unknown = [s for s in wb.sheet_names
+    fh, z = open_workbook(path)
+    with fh, z:
+        try:
+            sheets = sheet_parts(z)
+        except SheetRefused as exc:
+            raise ImportError_(path, problem=f"the workbook {exc.what}") from None
+        return _read_plan(z, sheets, path, existing=existing, models=models, gpus=gpus,
+                          default_fleet=default_fleet, fleets=fleets, gpu_versions=gpu_versions)
+
+
+def _read_plan(z: zipfile.ZipFile, sheet_names: dict[str, str], path: Path, *,
+               existing: dict[int, Any], models: dict[str, ModelSpec],
+               gpus: dict[str, GpuSpec], default_fleet: str | None,
+               fleets: set[str], gpu_versions: dict[str, int] | None) -> list[RowPlan]:
+    """:func:`read_plan` on the open workbook ``z`` (``sheet_names``: its sheets' parts)."""
+    unknown = [s for s in sheet_names
                if s not in KNOWN_SHEETS and not s.startswith(("Sweep ", "Plan ")) and s != "Plan"]
     if unknown:
         raise ImportError_(path, problem=f"unknown sheet(s) {', '.join(unknown)}; a planner "
                            f"report has {', '.join(KNOWN_SHEETS)}, 'Sweep N' and 'Plan' sheets")
-    present = [kind for kind, sheet in SCENARIO_SHEETS.items() if sheet in wb.sheet_names]
+    present = [kind for kind, sheet in SCENARIO_SHEETS.items() if sheet in sheet_names]
     if not present:
         raise ImportError_(path, problem="no Scenarios or Training sheet")
     errors: list[CellError] = []
@@ -266,17 +263,23 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
     lower_gpus = {k.lower(): k for k in gpus}
     seen_ids: dict[int, str] = {}
     try:
-        with zipfile.ZipFile(path) as z:
-            strings = shared_strings(z, MAX_STRINGS_BYTES, lambda: _too_big(
-                path, "the shared string table", MAX_STRINGS_BYTES))
-    except (zipfile.BadZipFile, KeyError, OSError) as exc:
+        strings = shared_strings(z, MAX_STRINGS_BYTES, lambda: _too_big(
+            path, "the shared string table", MAX_STRINGS_BYTES))
+        dates = date_styles(z)
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError) as exc:
         raise PlannerError(f"{path}: not a readable .xlsx workbook ({exc})") from exc
     for kind in present:
         sheet = SCENARIO_SHEETS[kind]
         all_columns = scenario_columns(kind)
         columns = [c for c in all_columns if c.role in ("meta", "input")]
         keep = [i for i, c in enumerate(all_columns, 1) if c.role in ("meta", "input")]
-        sheet_columns = _read_sheet(path, sheet, keep, len(all_columns), strings)
+        at = {c.key: i for i, c in enumerate(all_columns, 1)}
+        if _part_size(z, sheet_names.get(sheet)) > PRE_COUNT_BYTES:  # count before keeping
+            _refuse_many_new(path, sheet, _read_sheet(
+                z, path, sheet, [at["id"], at["name"]], len(all_columns), strings, dates),
+                at["id"] - 1, at["name"] - 1)
+        sheet_columns = _read_sheet(z, path, sheet, keep, len(all_columns), strings, dates)
+        _refuse_many_new(path, sheet, sheet_columns, at["id"] - 1, at["name"] - 1)
         header = sheet_columns.header
         expected = [c.header for c in all_columns]
         got = [str(h) if h not in (None, "") else "" for h in header]
@@ -308,6 +311,12 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
         for key, mask in formula.items():
             for i in np.flatnonzero(mask).tolist():
                 formula_rows.setdefault(i, set()).add(key)
+        # a date, an error value or a NaN: refused like a formula cell, with its own reason
+        marked: dict[tuple[int, str], str] = {}
+        for c in columns:
+            for i, mark in sheet_columns.marked(index[c.key]).items():
+                marked[(i, c.key)] = mark.reason()
+                formula_rows.setdefault(i, set()).add(c.key)
         records: list[tuple[int, dict[str, Any], set[str]]] = []
         meta_keys = list(meta)
         for i, values in enumerate(zip(*(meta[k] for k in meta_keys), strict=True)):
@@ -330,8 +339,8 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                                             key, reason))
 
             for key in sorted(formula_keys, key=index.__getitem__):
-                bad(key, "is a formula; the import reads typed values only (replace it with "
-                         "its value)")
+                bad(key, marked.get((i, key)) or "is a formula; the import reads typed values "
+                                                  "only (replace it with its value)")
             parsed: dict[str, Any] = {}
             for key in inputs:
                 if key in formula_keys:
@@ -412,10 +421,10 @@ def read_plan(path: Path, *, existing: dict[int, Any], models: dict[str, ModelSp
                 continue
             plans.append(RowPlan(sheet, r, kind, current.fleet, current.name, sid, version,
                                  changed))
-    if gpu_versions is not None and "GPUs" in wb.sheet_names:
-        scan_sheet(path, "GPUs", len(GPU_SHEET), len(GPU_SHEET))  # bounded before calamine
-        gpu_plans, gpu_errors = read_gpu_sheet(path, wb.get_sheet_by_name("GPUs").to_python(
-            skip_empty_area=False), gpus, gpu_versions)
+    if gpu_versions is not None and "GPUs" in sheet_names:
+        table, formulas, marks = _gpu_table(z, path, strings, dates)
+        gpu_plans, gpu_errors = read_gpu_sheet(path, table, gpus, gpu_versions, formulas,
+                                               marks)
         plans += gpu_plans
         errors += gpu_errors
     errors += _name_clashes([p for p in plans if p.kind != "gpu"], existing)
@@ -485,7 +494,7 @@ def _gpu_same(exported: Any, value: Any) -> bool:
     if isinstance(exported, bool) or isinstance(value, bool):
         return isinstance(value, bool) and value == bool(exported)
     if isinstance(exported, (int, float)) and isinstance(value, (int, float)):
-        return abs(float(value) - float(exported)) <= 1e-12 * max(1.0, abs(float(exported)))
+        return same_number(float(value), float(exported))
     return _text(value) == _text(exported)
 
 
@@ -495,13 +504,41 @@ def _text(value: Any) -> str:
     return xml_safe(str(value).replace("\r\n", "\n").replace("\r", "\n")).strip()
 
 
+def _gpu_table(z: zipfile.ZipFile, path: Path, strings: list[str], dates: frozenset[int]
+               ) -> tuple[list[list[Any]], set[tuple[int, int]], dict[tuple[int, int], Marked]]:
+    """The GPUs sheet streamed (at most :data:`MAX_GPU_ROWS` rows, the layout's columns):
+    its rows from row 1 as lists of values, the (row, column) of each formula cell and each
+    :class:`~planner.report.sheetstream.Marked` cell (a date, an error value, a NaN)."""
+    width = len(GPU_SHEET)
+    cols = _read_sheet(z, path, "GPUs", list(range(1, width + 1)), width, strings, dates,
+                       max_rows=MAX_GPU_ROWS, rows_are="GPU rows")
+    rows = cols.rows.tolist()
+    table = [[*cols.header, *[None] * (width - len(cols.header))]]
+    table += [[None] * width for _ in range((rows[-1] if rows else 1) - 1)]
+    formulas: set[tuple[int, int]] = set()
+    marks: dict[tuple[int, int], Marked] = {}
+    for j in range(width):
+        series, formula = cols.values(j, numeric=False, strip=False)
+        for r, v, f in zip(rows, series.tolist(), formula.tolist(), strict=True):
+            # numbers as floats, as the sheet stores them (a typed 80 is 80.0)
+            table[r - 1][j] = float(v) if type(v) is int else v
+            if f:
+                formulas.add((r, j + 1))
+        marks.update({(rows[i], j + 1): m for i, m in cols.marked(j).items()})
+    return table, formulas, marks
+
+
 def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
-                   versions: dict[str, int]) -> tuple[list[RowPlan], list[CellError]]:
+                   versions: dict[str, int], formulas: set[tuple[int, int]],
+                   marks: dict[tuple[int, int], Marked] | None = None
+                   ) -> tuple[list[RowPlan], list[CellError]]:
     """The edits of the GPUs sheet: for each GPU row whose figures differ from what the
     export wrote (:func:`gpu_sheet_record` of the GPU now), a plan of kind ``gpu`` with the
     changed fields as typed (the workspace validates them). Refused, naming the cell: a
     header other than the layout's, a name not in the catalog or listed twice, a computed
-    column no longer a formula, and an edited row whose version is not the GPU's now."""
+    column no longer a formula, a date, error value or NaN in any cell (``marks``), and an
+    edited row whose version is not the GPU's now. ``table``: the sheet's rows from row 1;
+    ``formulas``: the (row, column) of its formula cells."""
     errors: list[CellError] = []
     plans: list[RowPlan] = []
     headers = [h for _k, h, _kind, _f in GPU_SHEET]
@@ -514,7 +551,6 @@ def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
         wanted = headers[bad] if bad < len(headers) else "(nothing)"
         return [], [CellError("GPUs", f"{get_column_letter(bad + 1)}1", "header",
                               f"unexpected header {found!r}; expected {wanted!r}")]
-    formulas = scan_sheet(path, "GPUs", len(GPU_SHEET), len(GPU_SHEET))
     index = {key: i for i, (key, *_r) in enumerate(GPU_SHEET)}
     lower = {name.lower(): name for name in gpus}
     seen: dict[str, int] = {}
@@ -527,6 +563,12 @@ def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
             errors.append(CellError("GPUs", f"{get_column_letter(index[key] + 1)}{r}", key,
                                     reason))
 
+        marked = [(key, m) for j, (key, *_r) in enumerate(GPU_SHEET)
+                  if (m := (marks or {}).get((r, j + 1))) is not None]
+        for key, m in marked:
+            bad(key, m.reason())
+        if marked:
+            continue
         raw = str(cells[index["name"]] or "").strip()
         name = lower.get(raw.lower())
         if name is None:
@@ -592,9 +634,22 @@ def _name_clashes(plans: list[RowPlan], existing: dict[int, Any]) -> list[CellEr
     return out
 
 
+SIGNIFICANT_DIGITS = 15
+"""Digits of a number that a spreadsheet keeps (Excel shows and LibreOffice writes 15): two
+numbers equal to that many significant digits are the same value, so a tool that rewrites
+floats (0.30000000000000004 as 0.3) changes nothing on import."""
+
+
+def same_number(a: float, b: float) -> bool:
+    """Whether ``a`` and ``b`` agree to :data:`SIGNIFICANT_DIGITS` significant digits."""
+    return a == b or f"{a:.{SIGNIFICANT_DIGITS - 1}e}" == f"{b:.{SIGNIFICANT_DIGITS - 1}e}"
+
+
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return bool(a) == bool(b)
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return float(a) == float(b)
+        return same_number(float(a), float(b))
     return a == b

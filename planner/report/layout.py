@@ -62,6 +62,8 @@ GPU_SHEET = (
     ("fp8_tflops", "fp8_tflops [TFLOP/s dense]", "value", "#,##0.0"),
     ("int8_tops", "int8_tops [TOP/s dense]", "value", "#,##0.0"),
     ("int4_tops", "int4_tops [TOP/s dense]", "value", "#,##0.0"),
+    ("nvfp4_tflops", "nvfp4_tflops [TFLOP/s dense]", "value", "#,##0.0"),
+    ("mxfp4_tflops", "mxfp4_tflops [TFLOP/s dense]", "value", "#,##0.0"),
     ("memory_bandwidth_gb_per_s", "memory_bandwidth_gb_per_s [GB/s]", "value", "#,##0"),
     ("price_usd_per_hour", "price_usd_per_hour [USD/GPU-h]", "value", '"$"#,##0.00'),
     ("price_is_example", "price_is_example", "value", None),
@@ -71,6 +73,8 @@ GPU_SHEET = (
     ("fp8_flops_per_s", "fp8_flops_per_s [FLOP/s]", "={fp8_tflops}*1E+12", "0.000E+00"),
     ("int8_ops_per_s", "int8_ops_per_s [OP/s]", "={int8_tops}*1E+12", "0.000E+00"),
     ("int4_ops_per_s", "int4_ops_per_s [OP/s]", "={int4_tops}*1E+12", "0.000E+00"),
+    ("nvfp4_flops_per_s", "nvfp4_flops_per_s [FLOP/s]", "={nvfp4_tflops}*1E+12", "0.000E+00"),
+    ("mxfp4_flops_per_s", "mxfp4_flops_per_s [FLOP/s]", "={mxfp4_tflops}*1E+12", "0.000E+00"),
     ("bandwidth_bytes_per_s", "bandwidth_bytes_per_s [B/s]",
      "={memory_bandwidth_gb_per_s}*1E+9", "0.000E+00"),
     ("source", "source", "value", None),
@@ -96,7 +100,8 @@ GPU_EDITABLE = tuple(key for key, _h, kind, _f in GPU_SHEET
                      if kind == "value" and key not in ("name", "version"))
 GPU_TEXT = ("vendor", "label", "source")
 """Text columns of the GPUs sheet (the others but ``price_is_example`` are numbers)."""
-GPU_THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops")
+GPU_THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops",
+                  "nvfp4_tflops", "mxfp4_tflops")
 """Throughput columns of the GPUs sheet: empty (or 0) means the GPU lacks that dtype."""
 def gpu_sheet_record(spec: GpuSpec, version: int) -> dict[str, Any]:
     """A GPU's row on the GPUs sheet: its catalog record (:func:`gpu_record`) with the serving
@@ -114,7 +119,8 @@ def gpu_sheet_record(spec: GpuSpec, version: int) -> dict[str, Any]:
 
 
 GPU_PEAK_COLUMN = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
-                   "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
+                   "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s",
+                   "nvfp4": "nvfp4_flops_per_s", "mxfp4": "mxfp4_flops_per_s"}
 
 MODEL_META = ("name", "model_type", "source", "hidden_size", "layers", "attention_heads",
               "kv_heads", "head_dim", "vocab_size", "params_total", "params_active")
@@ -177,7 +183,7 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
     cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
     # last, so adding them moved no other column: the base an option belongs to, and whether
-    # the row is counted (the Summary's SUMIFS match chosen = TRUE)
+    # the row is counted (the Summary's SUMPRODUCTs match chosen = TRUE)
     cols += [Column(key, "meta") for key in OPTION_COLUMNS]
     return tuple(cols)
 

@@ -17,6 +17,12 @@ a cell beyond column ``width`` (the last cell of each row and the ``<dimension>`
 cells are in column order in a valid sheet), a part larger than ``max_bytes``, a single row
 larger than :data:`MAX_ROW_BYTES`, and a cell without its ``r`` reference are refused with
 :class:`SheetRefused` naming what is wrong, before anything is kept for them.
+
+Nothing is coerced either: a number styled as a date, an error value (``#DIV/0!``) and a
+number that is not finite (``NaN``) are kept as :class:`Marked` cells, which the reader's
+caller refuses by cell name (:meth:`SheetColumns.marked`), never as a number or an empty cell.
+A formula that is a constant flag (``TRUE()``, ``FALSE()``: how LibreOffice writes a boolean)
+is read as that flag, not as a formula.
 """
 
 from __future__ import annotations
@@ -61,6 +67,74 @@ class SheetRefused(Exception):
         self.cell = cell
 
 
+@dataclass(frozen=True, slots=True)
+class Marked:
+    """A cell that is neither text, a number nor a flag the planner reads: ``kind`` is
+    ``"date"`` (a number styled as a date or time), ``"error"`` (an error value such as
+    ``#DIV/0!``) or ``"nan"`` (a number that is not finite); ``text`` is what it holds."""
+
+    kind: str
+    text: str
+
+    def reason(self) -> str:
+        """Why the cell is refused, for a message naming the cell."""
+        if self.kind == "date":
+            return (f"is a date or time cell (serial {self.text}); type the number as a plain "
+                    "number, not formatted as a date")
+        if self.kind == "error":
+            return f"is the error value {self.text}; type a value"
+        return f"is {self.text}, not a finite number"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+BUILTIN_DATE_FORMATS = frozenset({*range(14, 23), *range(27, 37), *range(45, 48),
+                                  *range(50, 59)})
+"""Built-in number format ids that show a date or time (ECMA-376 Part 1, 18.8.30, with the
+East Asian ids 27-36 and 50-58)."""
+_NUMFMT = re.compile(r'<(?:\w+:)?numFmt\b[^>]*?numFmtId="(\d+)"[^>]*?formatCode="([^"]*)"')
+_CELLXFS = re.compile(r"<(?:\w+:)?cellXfs\b[^>]*>(.*?)</(?:\w+:)?cellXfs>", re.S)
+_XF = re.compile(r"<(?:\w+:)?xf\b([^>]*)")
+_NUMFMT_ID = re.compile(r'\bnumFmtId="(\d+)"')
+_STYLE = re.compile(r'\bs="(\d+)"')
+_CONSTANT_FLAG = re.compile(r"<(?:\w+:)?f(?:\s[^>]*)?>\s*=?\s*(TRUE|FALSE)\s*(?:\(\s*\))?\s*"
+                            r"</(?:\w+:)?f>", re.I)
+MAX_STYLES_BYTES = 64 << 20
+"""Largest uncompressed styles part read."""
+
+
+def is_date_format(code: str) -> bool:
+    """Whether number format ``code`` shows a date or time: a ``d``, ``m``, ``y``, ``h`` or
+    ``s`` outside quoted text, escapes and ``[...]`` sections (colours, conditions)."""
+    code = re.sub(r'"[^"]*"|\\.|_.|\*.', "", unescape(code))
+    code = re.sub(r"\[(?![hms]+\])[^\]]*\]", "", code, flags=re.I)
+    return re.search(r"[dmyhs]", code, re.I) is not None and code.lower() != "general"
+
+
+def date_styles(z: zipfile.ZipFile, max_bytes: int = MAX_STYLES_BYTES) -> frozenset[int]:
+    """Indexes of the cell styles (``s=``) whose number format shows a date or time, from
+    ``xl/styles.xml`` (none if it is missing or larger than ``max_bytes``)."""
+    names = set(z.namelist())
+    if "xl/styles.xml" not in names or z.getinfo("xl/styles.xml").file_size > max_bytes:
+        return frozenset()
+    with z.open("xl/styles.xml") as fh:
+        xml = fh.read(max_bytes + 1).decode("utf-8", "replace")
+    if len(xml) > max_bytes:
+        return frozenset()
+    custom = {int(i) for i, code in _NUMFMT.findall(xml) if is_date_format(code)}
+    xfs = _CELLXFS.search(xml)
+    if xfs is None:
+        return frozenset()
+    out = set()
+    for index, attrs in enumerate(_XF.findall(xfs.group(1))):
+        m = _NUMFMT_ID.search(attrs)
+        fmt = int(m.group(1)) if m else 0
+        if fmt in BUILTIN_DATE_FORMATS or fmt in custom:
+            out.add(index)
+    return frozenset(out)
+
+
 def column_number(letters: str) -> int:
     """``"A"`` → 1, ``"JU"`` → 281."""
     n = 0
@@ -102,6 +176,49 @@ def _rich_text(xml: str) -> str:
     if "_x" in text:
         text = _OOXML_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     return text
+
+
+MAX_PART_BYTES = 16 << 20
+"""Largest workbook.xml or its relationships part read (a workbook of 1,000 sheets needs
+about 100 KiB)."""
+_SHEET = re.compile(r"<(?:\w+:)?sheet\b([^>]*?)/?>")
+_RELATIONSHIP = re.compile(r"<(?:\w+:)?Relationship\b([^>]*?)/?>")
+_ATTR = re.compile(r'([\w:]+)="([^"]*)"')
+
+
+def small_part(z: zipfile.ZipFile, name: str, max_bytes: int = MAX_PART_BYTES) -> str:
+    """The text of part ``name`` of ``z``; :class:`SheetRefused` if it is missing or larger
+    than ``max_bytes`` uncompressed (checked as it is read, whatever the zip header says)."""
+    try:
+        with z.open(name) as fh:
+            data = fh.read(max_bytes + 1)
+    except KeyError:
+        raise SheetRefused(f"has no {name} part (not an .xlsx workbook)") from None
+    if len(data) > max_bytes:
+        raise SheetRefused(f"has a {name} larger than {max_bytes >> 20} MiB uncompressed")
+    return data.decode("utf-8", "replace")
+
+
+def sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
+    """The worksheet part of each sheet, by sheet name, in the workbook's order (from
+    ``xl/workbook.xml`` and its relationships, each read bounded by :func:`small_part`)."""
+    workbook = small_part(z, "xl/workbook.xml")
+    rels = small_part(z, "xl/_rels/workbook.xml.rels")
+    targets = {}
+    for attrs in _RELATIONSHIP.findall(rels):
+        a = dict(_ATTR.findall(attrs))
+        if "Id" in a and "Target" in a:
+            targets[a["Id"]] = unescape(a["Target"])
+    out: dict[str, str] = {}
+    for attrs in _SHEET.findall(workbook):
+        a = dict(_ATTR.findall(attrs))
+        rid = a.get("r:id") or next((v for k, v in a.items() if k.endswith(":id")), None)
+        if "name" not in a or rid not in targets:
+            continue
+        target = targets[rid]
+        target = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+        out[unescape(a["name"])] = target
+    return out
 
 
 def shared_strings(z: zipfile.ZipFile, max_bytes: int, too_big: Callable[[], Exception]
@@ -152,6 +269,20 @@ class SheetColumns:
         at = np.searchsorted(self.rows, rows)
         out_num[at], out_code[at], out_formula[at] = num, code, formula
         return out_num, out_code, out_formula
+
+    def cells_in(self, index: int) -> int:
+        """Non-empty (or formula) cells of kept column ``index``."""
+        return len(self._cells[index][0])
+
+    def marked(self, index: int) -> dict[int, Marked]:
+        """The :class:`Marked` cells (a date, an error value, a NaN) of kept column ``index``,
+        by data-row index."""
+        _num, code, _formula = self.column(index)
+        marks = {c for c, v in enumerate(self.texts) if isinstance(v, Marked)}
+        if not marks:
+            return {}
+        at = np.flatnonzero(np.isin(code, list(marks)))
+        return {int(i): self.texts[int(code[i])] for i in at}
 
     def values(self, index: int, *, strip: bool = True, numeric: bool = True
                ) -> tuple[pd.Series, np.ndarray]:
@@ -205,10 +336,17 @@ class _Decoder:
             self.texts.append(value)
         return code
 
+    def mark(self, kind: str, text: str) -> int:
+        """The text code of a :class:`Marked` cell."""
+        return self.text(Marked(kind, text))  # type: ignore[arg-type]
+
     def decode(self, kind: str, content: str) -> tuple[float, int, bool, bool]:
-        """(number or NaN, text code or -1, formula, non-empty) of one cell."""
+        """(number or NaN, text code or -1, formula, non-empty) of one cell. ``kind`` is the
+        cell's ``t=`` type, or ``"date"`` for a number whose style shows a date."""
         formula = "<f" in content or (":f" in content
                                       and re.search(r"<\w+:f\b", content) is not None)
+        if formula and (flag := _CONSTANT_FLAG.search(content)) is not None:
+            return np.nan, int(flag.group(1).upper() == "TRUE"), False, True  # =TRUE()
         m = _VALUE.search(content)
         raw = m.group(1) if m else None
         if kind == "inlineStr":
@@ -224,23 +362,34 @@ class _Decoder:
             return np.nan, self.text(text), formula, formula or bool(text.strip())
         if kind == "b":
             return np.nan, 1 if raw.strip() in ("1", "true") else 0, formula, True
-        if kind in ("str", "e", "d"):
+        if kind == "e":
+            return np.nan, self.mark("error", unescape(raw).strip()), formula, True
+        if kind == "d":  # an ISO 8601 date cell
+            return np.nan, self.mark("date", unescape(raw).strip()), formula, True
+        if kind == "str":
             text = unescape(raw)
             return np.nan, self.text(text), formula, formula or bool(text.strip())
         try:
-            return float(raw), -1, formula, True
+            number = float(raw)
         except ValueError:
             text = unescape(raw)
             return np.nan, self.text(text), formula, formula or bool(text.strip())
+        if not np.isfinite(number):
+            return np.nan, self.mark("nan", raw.strip()), formula, True
+        if kind == "date":
+            return np.nan, self.mark("date", raw.strip()), formula, True
+        return number, -1, formula, True
 
 
 def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width: int,
                  max_rows: int,
-                 max_bytes: int, strings: list[str]) -> SheetColumns:
+                 max_bytes: int, strings: list[str],
+                 dates: frozenset[int] = frozenset()) -> SheetColumns:
     """Stream worksheet ``member`` of ``z``; see the module docstring. ``keep``: the
     column numbers kept (1 is A); ``width``: the last column a cell may be in;
-    ``max_rows``: data rows (below the header) a cell may be in. Raises
-    :class:`SheetRefused`."""
+    ``max_rows``: data rows (below the header) a cell may be in; ``dates``: the style
+    indexes that show a date (:func:`date_styles`), whose numbers are kept as
+    :class:`Marked`. Raises :class:`SheetRefused`."""
     decoder = _Decoder(strings)
     last_row = max_rows + 1
     col_of = {column_letters(i): i - 1 for i in keep}
@@ -327,7 +476,7 @@ def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width:
                 raise SheetRefused(f"has a row larger than {MAX_ROW_BYTES >> 20} MiB")
             if kept:
                 _take("".join(kept), prefix, cell_re, col_of, decoder, pair_cache, pieces,
-                      data_rows)
+                      data_rows, dates)
             if len(pair_cache) > 1_000_000:
                 pair_cache.clear()
             if not chunk:
@@ -431,8 +580,10 @@ def _any_order(xml: str, prefix: str) -> list[tuple[str, str, str, str, str, str
 def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int],
           decoder: _Decoder,
           cache: dict[tuple[str, ...], tuple[float, int, bool, bool]],
-          pieces: dict[int, list[tuple[np.ndarray, ...]]], data_rows: list[np.ndarray]) -> None:
-    """The kept cells of a run of rows, appended to ``pieces`` per column."""
+          pieces: dict[int, list[tuple[np.ndarray, ...]]], data_rows: list[np.ndarray],
+          dates: frozenset[int] = frozenset()) -> None:
+    """The kept cells of a run of rows, appended to ``pieces`` per column (a number whose
+    style is in ``dates`` decoded as a date)."""
     found = cell_re.findall(xml)
     tags = xml.count(f"<{prefix}c ") + xml.count(f"<{prefix}c>") + xml.count(f"<{prefix}c/")
     if tags != len(found):  # a cell whose r= is not its first attribute, or has none
@@ -446,6 +597,9 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
     row_numbers = rows.astype(np.int64)
     a_codes, a_uniques = pd.factorize(attrs)
     kinds = [m.group(1) if (m := _TYPE.search(a)) else "n" for a in a_uniques.tolist()]
+    if dates:
+        kinds = ["date" if k == "n" and (m := _STYLE.search(a)) and int(m.group(1)) in dates
+                 else k for k, a in zip(kinds, a_uniques.tolist(), strict=True)]
     numeric = np.array([k == "n" for k in kinds], dtype=bool)[a_codes]
     count = len(found)
     num = np.full(count, np.nan)

@@ -111,7 +111,7 @@ class BulkImport:
             def where(row: int) -> str:
                 return f"{label}:header" if row < 0 else f"{label}:row {index[row]!r}"
         else:
-            # lazy: the file readers (pandas, calamine, pyarrow), only when a file is imported
+            # lazy: the file readers (pandas, pyarrow, streamed xlsx), only for a file
             from planner.report.tables import read_table
 
             label = str(source)

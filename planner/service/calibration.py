@@ -21,6 +21,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from planner.errors import NotFoundError, PlannerError, ValidationError
+from planner.report.benchfiles import BenchFileError, RunRecord, check_record
 from planner.service.fields import clean_name
 from planner.service.measurements import Measurements
 from planner.service.specs import SpecCache
@@ -126,6 +127,13 @@ class Calibration:
                                          (("--gpu", gpu), ("--engine", engine),
                                           ("--model", model)) if v)
                                + " (planner bench import FILE...)")
+        for m in stored:  # a run stored before its figures were bounded is never fitted
+            try:
+                check_record(RunRecord(f"run {m.id} ({m.source[-60:]})", m.source_format,
+                                       m.values))
+            except BenchFileError as exc:
+                raise PlannerError(f"{exc}; delete it (planner bench delete {m.id}) and "
+                                   "calibrate again") from None
         if model:  # the stored model's name (``--model`` may be the Hub id it came from)
             model = stored[0].model
         pairs = Counter((m.gpu, m.values.get("engine")) for m in stored)

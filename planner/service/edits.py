@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.domain import Scenario
-from planner.errors import ValidationError
+from planner.errors import ValidationError, not_one_of
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
-from planner.service.fields import clean_name, clean_text
+from planner.service.fields import FIELDS_LISTING, clean_lora_targets, clean_name, clean_text
 from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.table import RowError, inputs_of
@@ -56,10 +56,11 @@ def check_edit(sc: Scenario, changes: Mapping[str, Any], models: Mapping[str, Mo
             parsed[key] = clean_name(str(raw), "name")
         elif key in META_FIELDS:
             parsed[key] = (str(raw).strip() if key in ("model", "gpu")
+                           else clean_lora_targets(raw) if key == "lora_targets"
                            else clean_text(raw, key))
         else:
-            raise ValidationError(key, "is not a scenario field; fields are "
-                                  + ", ".join((*META_FIELDS, *columns)))
+            raise ValidationError(key, not_one_of(key, (*META_FIELDS, *columns),
+                                                  "is not a scenario field", FIELDS_LISTING))
     meta = {k: v for k, v in parsed.items() if k in META_FIELDS}
     inputs = {**sc.inputs, **{k: v for k, v in parsed.items() if k in columns}}
     after = dataclasses.replace(sc, inputs=inputs, **meta)

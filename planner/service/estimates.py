@@ -13,10 +13,10 @@ from functools import cache
 from typing import Any
 
 from planner.errors import ValidationError
-from planner.estimator.architecture import LinearAttention, ModelSpec
+from planner.estimator.architecture import LinearAttention, Mamba2, ModelSpec
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype
-from planner.estimator.memory import STATE_BITS
+from planner.estimator.memory import state_bytes_per_sequence
 from planner.estimator.params import count_params
 from planner.estimator.quant_config import checkpoint_bits
 from planner.sheet.explain import explain as explain_tree
@@ -105,7 +105,10 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
         "model_type": spec.model_type,
         "params": counts.as_dict(),
         "vision_params": spec.vision_params,
-        "state_bytes_per_sequence": figures.model_state_elems_per_sequence * STATE_BITS // 8,
+        "state_bytes_per_sequence": int(state_bytes_per_sequence(
+            figures.model_state_elems_per_sequence,
+            figures.model_state_recurrent_elems_per_sequence,
+            figures.model_state_recurrent_bits)),
         "kv_dtype": kv_bits,
         "kv_bytes_per_token": kv_elems * DTYPE_BITS[kv_bits] // 8,
         "architecture": {
@@ -124,7 +127,8 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
             "sliding_window_tokens": figures.model_sliding_window_tokens,
             "sliding_window_layers": sum(1 for layer in layers if layer.sliding_window),
             "linear_attention_layers": sum(1 for layer in layers
-                                           if isinstance(layer.attention, LinearAttention)),
+                                           if isinstance(layer.attention,
+                                                         (LinearAttention, Mamba2))),
             "max_position_embeddings": spec.max_position_embeddings,
         },
         "checkpoint": checkpoint_summary(spec),

@@ -11,47 +11,97 @@ import unicodedata
 from typing import Any
 
 from planner.errors import ValidationError
-from planner.sheet.inputs import InputColumn
+from planner.sheet.inputs import (
+    LORA_TARGETS,
+    LORA_TARGETS_ALLOWED,
+    LORA_TARGETS_MAX_CHARS,
+    InputColumn,
+    forbidden_in_name,
+)
 
 TEXT_WHITESPACE = frozenset("\t\n\r")
 """Control characters free text (notes) may hold: tab and line breaks."""
 
+NAME_MAX_CHARS = 200
+"""Longest name (scenario, fleet, model, GPU, profile) in characters."""
+
+TEXT_MAX_CHARS = {"notes": 10_000, "description": 10_000, "source": 2_000,
+                  "serving_source": 2_000}
+"""Longest free text per field, in characters (others, such as a GPU's vendor or label: 200).
+Far above what the catalog holds (its longest source is 538 characters) and below what one
+spreadsheet cell holds (32,767)."""
+
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")
+"""Characters that reorder how the text around them is shown (the "Trojan Source" trick):
+refused in free text too, which otherwise may hold any printable character."""
+
+FIELDS_LISTING = "`planner estimate --help` and `planner train --help` list them"
+"""Where a user finds the scenario fields, for an unknown field's message."""
+
 
 def _bad_character(text: str, allowed: frozenset[str] = frozenset()) -> str | None:
-    """The first character of ``text`` no name may hold: a control character (C0, DEL, C1),
-    a line or paragraph separator, a lone surrogate or a non-character (U+FFFE, U+FFFF), none
-    of which a workbook or a terminal shows as text."""
+    """The first character of ``text`` no name may hold
+    (:func:`planner.sheet.inputs.forbidden_in_name`: a control or invisible format character,
+    a line or paragraph separator, a lone surrogate, a private-use, unassigned or non-character,
+    a space other than U+0020), skipping those in ``allowed``."""
     for ch in text:
-        if ch in allowed:
-            continue
-        category = unicodedata.category(ch)
-        if category in ("Cc", "Cs", "Zl", "Zp") or ch in ("\ufffe", "\uffff"):
+        if ch not in allowed and forbidden_in_name(ch):
             return ch
     return None
 
 
-def _refuse_controls(value: str, field: str, allowed: frozenset[str], what: str) -> None:
-    bad = _bad_character(value, allowed)
+def _bad_text_character(text: str) -> str | None:
+    """The first character free text may not hold: a control character other than tab and
+    line breaks, a lone surrogate, a non-character, or a bidi control."""
+    for ch in text:
+        if ch in TEXT_WHITESPACE:
+            continue
+        if (ch in BIDI_CONTROLS or ch in ("\ufffe", "\uffff")
+                or unicodedata.category(ch) in ("Cc", "Cs")):
+            return ch
+    return None
+
+
+def _refuse(value: str, field: str, bad: str | None, what: str) -> None:
     if bad is not None:
-        raise ValidationError(field, f"must be {what} without control characters (found "
-                              f"U+{ord(bad):04X} at position {value.index(bad) + 1})")
+        name = unicodedata.name(bad, "").lower()
+        called = f" {name}" if name else ""
+        raise ValidationError(field, f"must be {what} without a control character or an "
+                              f"invisible one (found U+{ord(bad):04X}{called} at position "
+                              f"{value.index(bad) + 1})")
 
 
 def clean_name(value: str, field: str) -> str:
     """``value`` stripped; :class:`ValidationError` unless 1 to 200 characters, none of them a
-    control character."""
+    control or invisible character (:func:`_bad_character`)."""
     text = value.strip()
-    if not text or len(text) > 200:
-        raise ValidationError(field, "must be 1 to 200 characters", value=value)
-    _refuse_controls(text, field, frozenset(), "1 to 200 characters")
+    if not text or len(text) > NAME_MAX_CHARS:
+        raise ValidationError(field, f"must be 1 to {NAME_MAX_CHARS} characters", value=value)
+    _refuse(text, field, _bad_character(text), f"1 to {NAME_MAX_CHARS} characters")
     return text
 
 
 def clean_text(value: Any, field: str) -> str:
-    """Free text (notes, a GPU's vendor, label or source) as a string; tabs and line breaks
-    are kept, any other control character is refused with :class:`ValidationError`."""
+    """Free text (notes, a GPU's vendor, label or source) as a string of at most
+    :data:`TEXT_MAX_CHARS` characters (200 for a field not listed there); tabs and line
+    breaks are kept, other control characters and bidi controls are refused with
+    :class:`ValidationError`."""
     text = str(value)
-    _refuse_controls(text, field, TEXT_WHITESPACE, "text")
+    limit = TEXT_MAX_CHARS.get(field, NAME_MAX_CHARS)
+    if len(text) > limit:
+        raise ValidationError(field, f"must be at most {limit:,} characters", value=text)
+    _refuse(text, field, _bad_text_character(text), "text")
+    return text
+
+
+def clean_lora_targets(value: Any, field: str = "lora_targets") -> str:
+    """``value`` stripped, when it is a list of module names
+    (:data:`planner.sheet.inputs.LORA_TARGETS`) of at most 200 characters; else
+    :class:`ValidationError` saying the grammar."""
+    text = str(value).strip()
+    if len(text) > LORA_TARGETS_MAX_CHARS or not LORA_TARGETS.fullmatch(text):
+        raise ValidationError(field, f"must be {LORA_TARGETS_ALLOWED}", value=value)
     return text
 
 

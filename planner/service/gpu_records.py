@@ -7,19 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from planner.catalog import gpu_from_record, gpu_record
-from planner.errors import ValidationError
+from planner.errors import ValidationError, not_one_of
 from planner.estimator.gpu import GpuSpec
 from planner.service.fields import clean_name, clean_text, parse_bool
 from planner.units import parse_number
 
 GPU_FIELDS = ("vendor", "label", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
-              "int8_tops", "int4_tops", "memory_bandwidth_gb_per_s", "interconnect_gb_per_s",
+              "int8_tops", "int4_tops", "nvfp4_tflops", "mxfp4_tflops",
+              "memory_bandwidth_gb_per_s", "interconnect_gb_per_s",
               "power_w", "price_usd_per_hour", "price_is_example", "source",
               "usable_memory_gib", "matmul_efficiency", "matmul_efficiency_8bit",
               "bandwidth_efficiency", "runtime_context_gib", "serving_source")
 """GPU fields a user sets, in the unit-suffixed form of ``seeds/gpus.toml``."""
 _POSITIVE = ("memory_gib", "memory_bandwidth_gb_per_s")
-_THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops")
+_THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops",
+               "nvfp4_tflops", "mxfp4_tflops")
 _SHARES = ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")
 
 
@@ -31,6 +33,8 @@ GPU_LIMITS: dict[str, tuple[float, float]] = {
     "fp8_tflops": (0.0, 1e9),
     "int8_tops": (0.0, 1e9),
     "int4_tops": (0.0, 1e9),
+    "nvfp4_tflops": (0.0, 1e9),
+    "mxfp4_tflops": (0.0, 1e9),
     "interconnect_gb_per_s": (0.0, 1e9),
     "power_w": (0.0, 1e7),
     "price_usd_per_hour": (0.0, 1e6),
@@ -64,8 +68,9 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
     means the GPU lacks that dtype."""
     unknown = sorted(set(record) - set(GPU_FIELDS))
     if unknown:
-        raise ValidationError(unknown[0], "is not a GPU field; fields are "
-                              + ", ".join(GPU_FIELDS))
+        raise ValidationError(unknown[0], not_one_of(unknown[0], GPU_FIELDS, "is not a GPU field",
+                                                     "`planner gpu show NAME --json` lists "
+                                                     "them"))
     clean: dict[str, Any] = {}
     for key, value in record.items():
         if key in ("vendor", "label", "source", "serving_source"):

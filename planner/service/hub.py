@@ -9,6 +9,12 @@ with ``HF_HUB_OFFLINE=1`` only the cache is read. Where the cache lives follows
 ``~/.cache/huggingface/hub``; the environment is read at each call, so a test (or a user) can
 point it at another folder.
 
+Without network the answer comes at once: before the first download of a process, one TCP
+connection to the Hub (or to the HTTPS proxy in force) is tried with a short timeout
+(:data:`HUB_PROBE_TIMEOUT_S`); when it fails, the process reads the cache only, as with
+``HF_HUB_OFFLINE``. (``huggingface_hub`` itself retries a failed request five times over about
+25 s.)
+
 ``huggingface_hub`` is imported only when a Hub id is resolved: start-up stays light.
 """
 
@@ -21,17 +27,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ConfigError, PlannerError
+from planner.catalog import read_config_text
+from planner.errors import ConfigError, PlannerError, echo
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.hf_config import spec_from_config
+from planner.files import read_regular
 
 HUB_ID = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?:@(?P<rev>[\w./-]+))?$")
 """``org/name`` with an optional ``@revision`` (a branch, tag or commit)."""
+
+REPO_ID_MAX_CHARS = 96
+"""The Hub's longest repo id (``org/name``), as ``huggingface_hub`` validates it."""
+
+REVISION_MAX_CHARS = 200
+"""The longest revision read (a branch, tag or 40-hex commit; the cache keeps it as a file
+name, which the system limits to 255 bytes)."""
+
+HUB_PROBE_TIMEOUT_S = 3.0
+"""Seconds the one connection to the Hub may take before the process reads the cache only."""
 
 INDEX_FILE = "model.safetensors.index.json"
 SIDE_QUANT_FILES = ("quantize_config.json", "hf_quant_config.json")
 """Where older AutoGPTQ checkpoints (``quantize_config.json``) and NVIDIA ModelOpt checkpoints
 (``hf_quant_config.json``) keep their quantization settings instead of config.json."""
+MAX_SIDE_FILE_BYTES = 16 << 20
+"""Largest side file read from a repo (a safetensors index of a 1T-parameter model is a
+few hundred KiB; quantization settings a few KiB)."""
 
 
 class HubError(PlannerError):
@@ -72,6 +93,22 @@ def parse_hub_id(ref: str) -> tuple[str, str | None] | None:
     return match["repo"], match["rev"]
 
 
+def check_hub_id(ref: str, repo_id: str, revision: str | None) -> None:
+    """Refuse a Hub id the Hub cannot hold (:class:`HubError` saying the rule): a repo id
+    over :data:`REPO_ID_MAX_CHARS`, ``--`` or ``..`` in it, a part ending in ``-`` or ``.``, a
+    revision over :data:`REVISION_MAX_CHARS`."""
+    parts = repo_id.split("/")
+    if (len(repo_id) > REPO_ID_MAX_CHARS or "--" in repo_id or ".." in repo_id
+            or any(p.endswith(("-", ".")) for p in parts)):
+        raise HubError(f"{echo(ref)} is not a Hub id: org/name is at most "
+                       f"{REPO_ID_MAX_CHARS} characters of letters, digits, '-', '_' and '.', "
+                       "without '--' or '..', each part starting with a letter or digit and "
+                       "not ending in '-' or '.'")
+    if revision is not None and len(revision) > REVISION_MAX_CHARS:
+        raise HubError(f"{echo(ref)}: the revision is {len(revision):,} characters; a branch, "
+                       f"tag or commit is at most {REVISION_MAX_CHARS}")
+
+
 def is_hub_id(ref: str) -> bool:
     """True for ``org/name[@revision]`` that is not a path on disk nor a .json file."""
     text = ref.strip()
@@ -98,20 +135,87 @@ def offline() -> bool:
 
 
 def _fill_hint(repo_id: str) -> str:
-    return (f"fill it on a machine with network: `hf download {repo_id} config.json` (or "
-            f"`huggingface-cli download {repo_id} config.json`), with HF_HUB_CACHE or HF_HOME "
-            "pointing at the cache")
+    return (f"fill it on a machine with network: `hf download {repo_id} config.json`, then "
+            "set HF_HUB_CACHE to it")
+
+
+_unreachable: dict[str, bool] = {}
+"""Per Hub endpoint: whether this process found it unreachable (:func:`hub_unreachable`)."""
+
+
+def _probe_address() -> tuple[str, int]:
+    """Where a download would connect first: the HTTPS proxy in force, else the Hub endpoint
+    (``HF_ENDPOINT``, default https://huggingface.co)."""
+    from urllib.parse import urlsplit
+    from urllib.request import getproxies, proxy_bypass
+
+    endpoint = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host = endpoint.hostname or "huggingface.co"
+    port = endpoint.port or (80 if endpoint.scheme == "http" else 443)
+    proxy = getproxies().get(endpoint.scheme or "https")
+    if proxy and not proxy_bypass(host):
+        parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        if parts.hostname:
+            return parts.hostname, parts.port or 8080
+    return host, port
+
+
+def hub_unreachable() -> bool:
+    """True when one TCP connection to the Hub (or its proxy) fails or takes more than
+    :data:`HUB_PROBE_TIMEOUT_S` (name lookup included): then this process reads the cache
+    only, instead of ``huggingface_hub``'s ~25 s of retries. Tried once per process."""
+    import socket
+    import threading
+
+    address = _probe_address()
+    key = f"{address[0]}:{address[1]}"
+    if key not in _unreachable:
+        reached: list[bool] = []
+
+        def connect() -> None:
+            try:
+                socket.create_connection(address, timeout=HUB_PROBE_TIMEOUT_S).close()
+                reached.append(True)
+            except OSError:
+                pass
+
+        worker = threading.Thread(target=connect, daemon=True)  # a name lookup has no timeout
+        worker.start()
+        worker.join(HUB_PROBE_TIMEOUT_S)
+        _unreachable[key] = not reached
+    return _unreachable[key]
+
+
+def _cache_only() -> bool:
+    """Whether downloads are off: ``HF_HUB_OFFLINE``, or the Hub found unreachable."""
+    return offline() or hub_unreachable()
 
 
 def _download(repo_id: str, filename: str, revision: str | None) -> Path:
     """The local path of ``filename`` of ``repo_id`` at ``revision``: from the cache, or
-    downloaded into it when allowed. Raises the ``huggingface_hub`` errors."""
+    downloaded into it when allowed and the Hub is reachable. Raises the ``huggingface_hub``
+    errors, and :class:`HubError` for a cache the system cannot use (a name too long)."""
     # lazy: huggingface_hub (~150 ms of imports), only when a Hub id is resolved
     from huggingface_hub import hf_hub_download
 
-    path = hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir(),
-                           token=os.environ.get("HF_TOKEN") or None,
-                           local_files_only=offline())
+    try:
+        path = hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir(),
+                               token=os.environ.get("HF_TOKEN") or None,
+                               local_files_only=_cache_only())
+    except (OSError, ValueError) as exc:
+        from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
+
+        if isinstance(exc, LocalEntryNotFoundError):  # an OSError: the caller words it
+            raise
+        if isinstance(exc, HFValidationError):
+            raise HubError(f"{echo(repo_id)} is not a Hub id the Hub accepts: "
+                           f"{str(exc).split(':', 1)[0]}") from exc
+        if isinstance(exc, OSError) and not exc.__class__.__module__.startswith(
+                "huggingface_hub"):
+            raise HubError(f"{repo_id}: the Hugging Face cache ({cache_dir()}) cannot be "
+                           f"used: {exc.strerror or exc}; point HF_HUB_CACHE at a writable "
+                           "folder") from exc
+        raise
     return Path(str(path))
 
 
@@ -124,9 +228,9 @@ def _optional_json(repo_id: str, filename: str, revision: str) -> dict[str, Any]
         path = _download(repo_id, filename, revision)
     except (EntryNotFoundError, LocalEntryNotFoundError, HfHubHTTPError, OSError):
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    try:  # a regular file of bounded size only (a cache entry could be anything)
+        data = json.loads(read_regular(path, MAX_SIDE_FILE_BYTES, filename))
+    except (OSError, PlannerError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -150,8 +254,9 @@ def fetch_config(ref: str) -> HubConfig:
     """
     parsed = parse_hub_id(ref)
     if parsed is None:
-        raise HubError(f"{ref!r} is not a Hub id: write org/name or org/name@revision")
+        raise HubError(f"{echo(ref)} is not a Hub id: write org/name or org/name@revision")
     repo_id, revision = parsed
+    check_hub_id(ref, repo_id, revision)
     # lazy: huggingface_hub errors, only when a Hub id is resolved
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -173,8 +278,7 @@ def fetch_config(ref: str) -> HubConfig:
     except RepositoryNotFoundError as exc:
         raise HubError(f"{repo_id} is not on the Hub (or is private: set HF_TOKEN)") from exc
     except LocalEntryNotFoundError as exc:  # before EntryNotFoundError, its base class
-        why = ("HF_HUB_OFFLINE is set" if offline()
-               else "the Hub cannot be reached")
+        why = "HF_HUB_OFFLINE is set" if offline() else "the Hub cannot be reached"
         raise HubError(f"{repo_id}{at}: config.json is not in the Hugging Face cache "
                        f"({cache_dir()}) and {why}; {_fill_hint(repo_id)}") from exc
     except EntryNotFoundError as exc:
@@ -182,7 +286,7 @@ def fetch_config(ref: str) -> HubConfig:
     except HfHubHTTPError as exc:
         raise HubError(f"{repo_id}{at}: the Hub answered {exc}") from exc
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(read_config_text(path))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{repo_id}{at}", "<file>", f"config.json is not valid JSON (line "
                           f"{exc.lineno}, column {exc.colno}: {exc.msg})") from exc

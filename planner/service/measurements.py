@@ -26,7 +26,8 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from planner.errors import NotFoundError, PlannerError, ValidationError
+from planner.catalog import read_config_text
+from planner.errors import ConfigError, NotFoundError, PlannerError, ValidationError
 from planner.report.benchfiles import (
     CSV_HEADER,
     ENGINES,
@@ -213,11 +214,11 @@ class Measurements:
                 row = s.scalar(select(ModelRow).where(func.lower(ModelRow.name)
                                                       == name.lower()))
                 if row is None:
-                    try:
-                        text = file.read_text(encoding="utf-8")
-                    except OSError as exc:
-                        raise BenchFileError(f"{where}: model config {file} cannot be read: "
-                                             f"{exc.strerror}") from None
+                    try:  # a regular file of bounded size only, as every config.json
+                        text = read_config_text(file)
+                    except ConfigError as exc:
+                        raise BenchFileError(f"{where}: model config {file} {exc.problem}"
+                                             ) from None
                     row = ModelRow(**convert.model_row_fields(name, text, str(file)))
                     s.add(row)
                     s.flush()

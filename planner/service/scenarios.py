@@ -15,11 +15,11 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from planner.domain import DuplicateError, Scenario
-from planner.errors import ValidationError
+from planner.errors import ValidationError, not_one_of
 from planner.service.calibration import calibration_figures
 from planner.service.catalog import model_row_by_ref
 from planner.service.edits import CheckedEdit
-from planner.service.fields import clean_name, clean_text
+from planner.service.fields import FIELDS_LISTING, clean_lora_targets, clean_name, clean_text
 from planner.service.options import (
     OPTION_FIELDS,
     Touched,
@@ -112,15 +112,16 @@ class Scenarios:
         model_row = model_row_by_ref(s, str(fields.pop("model", "")))
         gpu_row = queries.gpu_row(s, str(fields.pop("gpu", "")))
         notes = clean_text(fields.pop("notes", ""), "notes")
-        lora_targets = clean_text(fields.pop("lora_targets", "q,v"), "lora_targets")
+        lora_targets = clean_lora_targets(fields.pop("lora_targets", "q,v"))
         base_row = resolve_base(s, fleet_row.id, fleet_row.name, name,
                                 fields.pop("option_of", None))
         chosen = parse_chosen(fields.pop("chosen", base_row is None))
         known = {c.name for c in SCENARIO_INPUTS}
         for key in fields:
             if key not in known:
-                raise ValidationError(key, "is not a scenario field; fields are "
-                                      + ", ".join((*SCENARIO_META_FIELDS, *sorted(known))))
+                raise ValidationError(key, not_one_of(
+                    key, (*SCENARIO_META_FIELDS, *sorted(known)), "is not a scenario field",
+                    FIELDS_LISTING))
         base = {**defaults(SCENARIO_INPUTS),
                 **(TRAINING_DEFAULT_OVERRIDES if kind == "training" else {})}
         inputs = {**base, **{k: fields[k] if k in checked else c.parse(fields[k])

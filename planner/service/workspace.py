@@ -51,7 +51,7 @@ from planner.service.plans import Plans
 from planner.service.reports import Reports
 from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
-from planner.settings import database_url
+from planner.settings import database_url, is_default
 from planner.sheet.fleet import FleetValues
 from planner.store import migrate
 from planner.store.engine import database_error, make_engine, read_session, write_transaction
@@ -93,11 +93,13 @@ class Workspace:
     def open(cls, url: str | None = None, *, upgrade: bool = True, seed: bool = True) -> Workspace:
         """Open (creating, migrating and seeding on first run) the database at ``url``."""
         resolved = database_url(url)
-        ws = cls(make_engine(resolved), resolved)
+        ws = cls(make_engine(resolved, create_folder=is_default(resolved)), resolved)
         if upgrade:
             try:
                 before, after = migrate.ensure_schema(ws.engine)
                 seeded = ws.seed() if seed and ws._unseeded_and_empty() else None
+                if seeded is not None and not seeded.total_added:
+                    seeded = None  # another client seeded it while this one waited
             except PlannerError:
                 ws.close()
                 raise

@@ -96,6 +96,26 @@ streamed token (``request_overhead_s``, ``stream_overhead_s_per_token``) doubled
 throughput error there (they trade off against the GPU figures on burst runs), so they keep
 their scenario values."""
 PARAMETER_NAMES: tuple[str, ...] = tuple(p.name for p in PARAMETERS)
+
+AT_BOUND_TOLERANCE = 1e-3
+"""Relative distance to a bound within which a fitted parameter counts as sitting on it."""
+
+
+def at_bound(parameters: Mapping[str, float], fitted: Sequence[str]
+             ) -> list[tuple[str, float, str, float]]:
+    """(name, value, "lower" or "upper", bound) of each fitted parameter that sits on its
+    physical range's bound (:data:`PARAMETERS`): the runs push it past what the range
+    allows, so the fit is not a measurement of it and the figures it feeds are less sure."""
+    ranges = {p.name: p for p in PARAMETERS}
+    out = []
+    for name in fitted:
+        p, value = ranges.get(name), parameters.get(name)
+        if p is None or value is None:
+            continue
+        for side, bound in (("lower", p.low), ("upper", p.high)):
+            if abs(value - bound) <= AT_BOUND_TOLERANCE * bound:
+                out.append((name, float(value), side, bound))
+    return out
 METRICS: tuple[str, ...] = ("throughput", "ttft", "tpot")
 STEADY_MODES = ("concurrency", "single", "rate")
 LOSS_SCALE = 0.1

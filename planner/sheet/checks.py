@@ -30,9 +30,13 @@ from planner.estimator.gpu import GpuSpec, compute_dtype
 from planner.estimator.params import lora_dims
 from planner.sheet.inputs import (
     INFERENCE_INPUTS,
+    LORA_TARGETS,
+    LORA_TARGETS_ALLOWED,
+    LORA_TARGETS_MAX_CHARS,
     TRAINING_DEFAULT_OVERRIDES,
     TRAINING_INPUTS,
     InputColumn,
+    name_forbidden_pattern,
 )
 from planner.sheet.profiles import CalibrationFigures, resolve
 from planner.sheet.table import KINDS, parallelism_violations
@@ -50,8 +54,6 @@ OPTIONAL_META = ("kind", "notes", "lora_targets")
 """Other scenario fields a table may set (empty: ``inference``, no notes, ``q,v``)."""
 META_DEFAULTS = {"kind": "inference", "notes": "", "lora_targets": "q,v"}
 
-_CONTROL = r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]"
-"""Characters no name may hold (as :func:`planner.sheet.inputs.has_control`)."""
 _TEXT_CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]"
 """Characters free text may not hold: control characters other than tab and line breaks."""
 
@@ -330,7 +332,7 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
     # names: stripped, 1-200 characters, no control characters, unique, not taken
     names_s = _text(column["name"]) if "name" in column else pd.Series([""] * n, dtype=object)
     length = names_s.str.len().to_numpy()
-    control = names_s.str.contains(_CONTROL, regex=True).to_numpy(dtype=bool)
+    control = names_s.str.contains(name_forbidden_pattern(), regex=True).to_numpy(dtype=bool)
     bad_name = (length == 0) | (length > 200) | control
     problems.add_rows(bad_name, "name", lambda r: (
         "is empty; every scenario needs a name" if not names_s.iloc[r]
@@ -373,10 +375,10 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
     if "lora_targets" in column:
         targets_s = _text(column["lora_targets"])
         targets_s = targets_s.where(targets_s != "", "q,v")
-        bad_targets = (targets_s.str.contains(_CONTROL, regex=True).to_numpy(dtype=bool)
-                       | (targets_s.str.len().to_numpy() > 200))
-        problems.add_rows(bad_targets, "lora_targets", lambda _r: "must be a comma-separated "
-                          "list of at most 200 characters without control characters")
+        bad_targets = (~targets_s.str.strip().str.fullmatch(LORA_TARGETS.pattern).to_numpy(
+            dtype=bool) | (targets_s.str.len().to_numpy() > LORA_TARGETS_MAX_CHARS))
+        problems.add_rows(bad_targets, "lora_targets",
+                          lambda _r: f"must be {LORA_TARGETS_ALLOWED}")
         lora_targets = targets_s.to_numpy(dtype=object)
     else:
         lora_targets, bad_targets = np.full(n, "q,v", dtype=object), np.zeros(n, dtype=bool)

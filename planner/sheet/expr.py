@@ -15,6 +15,12 @@ Grammar (no ``eval``, no attribute access, no calls)::
 NAME is a column (input, output, model or GPU figure, or ``model``/``gpu`` for names); STRING is
 single- or double-quoted and compares with choice columns (``gpu == "h200"``). Numbers accept
 ``_`` separators and exponents (``2e9``). Evaluation is vectorized over numpy columns.
+
+Every expression has one of three types (:func:`check_types`): a condition (a comparison, a
+yes/no column such as ``fits``, and/or/not of conditions), a number, or a text. A constraint
+must be a condition: ``5``, ``"x"`` or ``not 5`` would hold for every candidate, and
+``gpu < 5`` compares a text with a number, so they are refused with the position of the part at
+fault.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.errors import PlannerError
+from planner.errors import PlannerError, close_matches, echo, or_list
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -39,13 +45,33 @@ KEYWORDS = {"and", "or", "not"}
 COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
 
 
+EXCERPT_CHARS = 60
+"""Characters of a long constraint an error shows, around the position at fault."""
+
+
+def _excerpt(text: str, position: int) -> tuple[str, int]:
+    """The part of ``text`` around ``position`` an error shows (at most
+    :data:`EXCERPT_CHARS`, ``…`` where cut; whitespace shown as spaces) and the position in
+    it."""
+    shown = "".join(" " if ch.isspace() or not ch.isprintable() else ch for ch in text)
+    if len(shown) <= EXCERPT_CHARS:
+        return shown, position
+    start = max(0, min(position - EXCERPT_CHARS // 2, len(shown) - EXCERPT_CHARS))
+    piece = shown[start:start + EXCERPT_CHARS]
+    prefix = "…" if start else ""
+    return prefix + piece + ("…" if start + EXCERPT_CHARS < len(shown) else ""), \
+        position - start + len(prefix)
+
+
 class ExpressionError(PlannerError):
-    """A constraint that does not parse or names an unknown column; shows where."""
+    """A constraint that does not parse, names an unknown column or is not a condition; shows
+    where (a long constraint cut to the part around the mistake)."""
 
     def __init__(self, text: str, position: int, problem: str) -> None:
         self.text = text
         self.position = position
-        super().__init__(f"{problem}\n  {text}\n  {' ' * position}^")
+        shown, at = _excerpt(text, position)
+        super().__init__(f"{problem}\n  {shown}\n  {' ' * at}^")
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,14 +257,71 @@ def names(node: Node) -> set[str]:
 
 
 def check_names(text: str, node: Node, known: set[str]) -> None:
-    """Raise :class:`ExpressionError` at the first unknown column."""
+    """Raise :class:`ExpressionError` at the first unknown column (with the close matches)."""
     def walk(n: Node) -> None:
         if n.op == "name" and n.args[0] not in known:
-            raise ExpressionError(text, n.position, f"unknown column {n.args[0]!r}")
+            close = close_matches(n.args[0], sorted(known))
+            hint = f"; did you mean {or_list(close)}?" if close else ""
+            raise ExpressionError(text, n.position, f"unknown column {echo(n.args[0])}{hint}")
         for a in n.args:
             if isinstance(a, Node):
                 walk(a)
     walk(node)
+
+
+CONDITION, NUMBER, TEXT = "condition", "number", "text"
+"""The types of an expression (:func:`check_types`)."""
+
+_EXAMPLES = 'such as fits, ttft_s <= 0.5 or gpu == "h200"'
+
+
+def check_types(text: str, node: Node, texts: set[str], conditions: set[str]) -> None:
+    """Raise :class:`ExpressionError` unless ``node`` is a condition made of well-typed parts:
+    ``texts`` are the columns holding text (``gpu``, dtypes), ``conditions`` the yes/no
+    columns (``fits``, ``meets_slo``); every other column is a number. Arithmetic and ``<``
+    take numbers, ``==``/``!=`` two of one type, and/or/not conditions."""
+    def fail(n: Node, problem: str) -> ExpressionError:
+        return ExpressionError(text, n.position, problem)
+
+    def what(kind: str) -> str:
+        return {CONDITION: "a condition", NUMBER: "a number", TEXT: "a text"}[kind]
+
+    def type_of(n: Node) -> str:
+        op, args = n.op, n.args
+        if op == "num":
+            return NUMBER
+        if op == "str":
+            return TEXT
+        if op == "name":
+            return TEXT if args[0] in texts else CONDITION if args[0] in conditions else NUMBER
+        kinds = [type_of(a) for a in args]
+        if op in ("not", "and", "or"):
+            for a, kind in zip(args, kinds, strict=True):
+                if kind != CONDITION:
+                    raise fail(a, f"'{op}' needs conditions on both sides, not {what(kind)} "
+                                  f"({_EXAMPLES})" if op != "not" else
+                               f"'not' needs a condition, not {what(kind)} ({_EXAMPLES})")
+            return CONDITION
+        if op in ("==", "!="):
+            if kinds[0] != kinds[1]:
+                raise fail(n, f"'{op}' compares {what(kinds[0])} with {what(kinds[1])}; "
+                              "compare numbers with numbers and texts with texts")
+            return CONDITION
+        for a, kind in zip(args, kinds, strict=True):  # neg, arithmetic, ordering
+            if kind != NUMBER:
+                shown = "'-'" if op == "neg" else f"'{op}'"
+                hint = ("; only == and != compare texts" if kind == TEXT and op in COMPARISONS
+                        else "; combine conditions with and, or, not" if kind == CONDITION
+                        else "")
+                raise fail(a if a.position else n,
+                           f"{shown} needs numbers, not {what(kind)}{hint}")
+        return CONDITION if op in COMPARISONS else NUMBER
+
+    kind = type_of(node)
+    if kind != CONDITION:
+        raise fail(node, f"a constraint must be a condition, true or false for each candidate "
+                         f"({_EXAMPLES}); this is {what(kind)}, which would hold for every "
+                         "one")
 
 
 def compute(node: Node, values: Mapping[str, Any]) -> Any:

@@ -8,12 +8,14 @@ formulas read (bits, codes, bytes) are derived from these by formulas like any o
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
-from planner.errors import ValidationError
+from planner.errors import ValidationError, not_one_of
 from planner.estimator.derived import QUANT_MODES
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
@@ -101,12 +103,62 @@ class InputColumn:
         return number
 
 
+NAME_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories no name may hold: control (C0, DEL, C1), format (the invisible ones:
+zero-width space and joiners, bidi overrides, soft hyphen, BOM), surrogate, private use,
+unassigned, line and paragraph separators. None shows as itself in a terminal or a sheet, so
+two names that look alike could differ by one."""
+
+
+def forbidden_in_name(ch: str) -> bool:
+    """Whether a name may not hold ``ch``: a character of :data:`NAME_FORBIDDEN_CATEGORIES`,
+    a non-character (U+FFFE, U+FFFF) or a space other than U+0020 (no-break, ideographic,
+    thin: they look like a space and are not)."""
+    category = unicodedata.category(ch)
+    return (category in NAME_FORBIDDEN_CATEGORIES or ch in ("\ufffe", "\uffff")
+            or (category == "Zs" and ch != " "))
+
+
+@cache
+def name_forbidden_pattern() -> str:
+    """A regular expression matching one character :func:`forbidden_in_name` refuses, for a
+    vectorized check of a column of names (a bulk import): a class of the Basic Multilingual
+    Plane's such characters as ranges, then the supplementary planes' tag and private-use
+    blocks. Written with the characters themselves (no ``\\u`` escapes), so that Python's
+    ``re`` and RE2 (pandas' Arrow strings) read it alike. Built once, on first use."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x10000):
+        if 0xD800 <= code <= 0xDFFF or not forbidden_in_name(chr(code)):
+            continue
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    ranges += [(0xE0000, 0xE007F), (0xF0000, 0x10FFFF)]
+
+    def char(code: int) -> str:
+        return "\\" + chr(code) if chr(code) in "\\]^-[" else chr(code)
+
+    return "[" + "".join(char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in ranges) + "]"
+
+
+LORA_TARGETS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?: *, *[A-Za-z_][A-Za-z0-9_]{0,63})*")
+"""``lora_targets``: module names (letters, digits, ``_``; up to 64 each) separated by commas,
+such as ``q,v`` or ``q, k, v, o`` or ``all``. Which names a model has is checked against its
+modules where the scenario is evaluated (:func:`planner.estimator.params.lora_dims`)."""
+
+LORA_TARGETS_MAX_CHARS = 200
+LORA_TARGETS_ALLOWED = ("module names separated by commas, such as q,v or q,k,v,o or all "
+                        f"(letters, digits and _; at most {LORA_TARGETS_MAX_CHARS} characters)")
+"""``lora_targets``' rule in words, for messages."""
+
+
 def has_control(text: str) -> bool:
-    """Whether ``text`` holds a character no name may hold (a control character, a line or
-    paragraph separator, a lone surrogate, U+FFFE/U+FFFF: what planner.service.fields
-    refuses in names)."""
-    return any(unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")
-               or ch in ("\ufffe", "\uffff") for ch in text)
+    """Whether ``text`` holds a character no name may hold (:func:`forbidden_in_name`: what
+    planner.service.fields refuses in names)."""
+    if text.isascii():  # the usual name: one C-level check, then the controls only
+        return any(ch < " " or ch == "\x7f" for ch in text)
+    return any(map(forbidden_in_name, text))
 
 
 def _fmt(x: float | None) -> str | None:
@@ -433,7 +485,8 @@ def check_known(columns: tuple[InputColumn, ...], raw: Mapping[str, Any]) -> Non
     names = known[1]
     for name in raw:
         if name not in names:
-            raise ValidationError(name, "is not an input; inputs are " + ", ".join(sorted(names)))
+            raise ValidationError(name, not_one_of(name, sorted(names), "is not an input",
+                                                   "`planner estimate --help` lists them"))
 
 
 def input_columns() -> dict[str, InputColumn]:

@@ -219,6 +219,7 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "output_tokens_per_s": ("Output tokens under load", "tokens/s", False),
     "engine_requests_per_s": ("Requests/s (engine)", "requests/s", False),
     "ttft_slo_percentile_s": ("TTFT at the objective's percentile", "s", False),
+    "saturated": ("Saturated (queue overloaded)", "bool", False),
     "meets_slo": ("Meets SLO", "bool", False),
     "slo_step_s": ("Longest step the SLO allows", "s", False),
     "slo_requests_per_s_replica": ("Rate per replica within SLO", "requests/s", False),

@@ -24,7 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from planner.errors import PlannerError, ValidationError
+from planner.errors import (
+    PlannerError,
+    ValidationError,
+    close_matches,
+    echo,
+    not_one_of,
+    or_list,
+)
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.sheet import expr as expressions
@@ -84,8 +91,9 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
         raise ValidationError(text, "write a variation as column=v1,v2,... or column=a..b")
     known = dict(columns or {})
     if column not in known and column not in ("gpu", "model"):
-        raise ValidationError(column, "is not an input that can vary; inputs are gpu, model, "
-                              + ", ".join(sorted(known)))
+        raise ValidationError(column, not_one_of(column, ["gpu", "model", *sorted(known)],
+                                                 "is not an input that can vary",
+                                                 "`planner estimate --help` lists them"))
     if column in ("gpu", "model"):
         catalog = list(gpus if column == "gpu" else models)
         if spec.strip() == "*":
@@ -94,8 +102,11 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
         values = []
         for item in (v.strip() for v in spec.split(",")):
             if item.lower() not in lower:
-                raise ValidationError(column, "one of " + ", ".join(catalog) + " (or *)",
-                                      value=item)
+                close = close_matches(item, catalog)
+                noun = "GPUs" if column == "gpu" else "models"
+                raise ValidationError(column, (f"one of the catalog's {len(catalog)} "
+                                               f"{noun} (or *)") + (
+                    f"; did you mean {or_list(close)}?" if close else ""), value=item)
             values.append(lower[item.lower()])
         return Variation(column, tuple(values))
     col = known[column]
@@ -276,12 +287,26 @@ def _checked_query(objective: str, sense: str, constraint: str | None, kind: str
         raise ValidationError("sense", "max or min", value=sense)
     known = known_columns(kind)
     if objective not in known:
-        raise PlannerError(f"unknown column {objective!r} to {sense}imize")
+        close = close_matches(objective, sorted(known))
+        raise PlannerError(f"unknown column {echo(objective)} to {sense}imize"
+                           + (f"; did you mean {or_list(close)}?" if close else ""))
     node = None
     if constraint:
         node = expressions.parse(constraint)
         expressions.check_names(constraint, node, known)
+        texts, conditions = typed_columns(kind)
+        expressions.check_types(constraint, node, texts, conditions)
     return known, node
+
+
+def typed_columns(kind: str) -> tuple[set[str], set[str]]:
+    """The columns of ``kind`` a constraint reads as text (``model``, ``gpu``, choice and text
+    inputs) and as conditions (yes/no inputs and outputs: ``fits``, ``meets_slo``)."""
+    inputs = inputs_of(kind)
+    texts = {"model", "gpu"} | {c.name for c in inputs if c.kind in ("choice", "text")}
+    conditions = ({c.name for c in inputs if c.kind == "bool"}
+                  | {name for name, c in output_columns().items() if c.unit == "bool"})
+    return texts, conditions
 
 
 def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str | None,

@@ -10,7 +10,7 @@ from typing import Any
 
 from planner.catalog import check_config, parse_config
 from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
-from planner.errors import ConfigError
+from planner.errors import ConfigError, PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec
@@ -31,7 +31,7 @@ def model_row_fields(name: str, config: dict[str, Any] | str, source: str) -> di
     else:
         check_config(config, name)
         try:
-            text = json.dumps(config, indent=2, allow_nan=False)
+            text = json.dumps(config, indent=2)  # Infinity/NaN as config.json writes them
         except (TypeError, ValueError) as exc:
             raise ConfigError(name, "<file>", f"is not a JSON document ({exc})") from None
     spec = spec_from_config(config, name)
@@ -94,7 +94,17 @@ def fleet(row: FleetRow, scenario_count: int = 0) -> Fleet:
 
 
 def scenario(row: ScenarioRow) -> Scenario:
-    """Domain object of a scenarios row (its fleet, model and GPU loaded)."""
+    """Domain object of a scenarios row (its fleet, model and GPU loaded). A row whose model,
+    GPU or fleet is gone (deleted behind the planner's back, with foreign keys off) is a
+    damaged database: :class:`PlannerError` says which row and what to do."""
+    for what, ref, row_id in (("fleet", row.fleet, row.fleet_id),
+                              ("model", row.model, row.model_id),
+                              ("GPU", row.gpu, row.gpu_id)):
+        if ref is None:
+            raise PlannerError(f"the database is damaged: scenario {row.name!r} (id {row.id}) "
+                               f"names {what} id {row_id}, which does not exist (deleted "
+                               "outside the planner?); restore the database from a backup, or "
+                               f"add the {what} back and check with `planner db check`")
     inputs = {c.name: getattr(row, c.name) for c in SCENARIO_INPUTS}
     return Scenario(id=row.id, fleet=row.fleet.name, name=row.name, kind=row.kind,
                     model=row.model.name, gpu=row.gpu.name, inputs=inputs,

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from planner.domain import ConflictError
-from planner.errors import PlannerError
+from planner.errors import PlannerError, echo
 
 BUSY_TIMEOUT_MS = 15_000
 
@@ -29,21 +29,30 @@ SUPPORTED = "sqlite:///path.db or postgresql://user@host/db"
 """The database URLs the planner works with, in words for messages."""
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url``; creates the folder of a SQLite file. A URL that is not SQLite or
-    PostgreSQL, or whose driver is not installed, is refused with a message."""
+def make_engine(url: str, *, create_folder: bool = False, **kwargs: Any) -> Engine:
+    """An engine for ``url``. A URL that is not SQLite or PostgreSQL, or whose driver is not
+    installed, is refused with a message; so is an in-memory SQLite database (``sqlite://``),
+    which would lose every write when the command ends.
+
+    The folder of a SQLite file must exist, unless ``create_folder`` (the default database in
+    the data folder, made on first run): a mistyped ``--db`` path is an error, not a new
+    empty database somewhere."""
     try:
         parsed = make_url(url)
     except Exception as exc:
-        raise PlannerError(f"database URL {url!r} is not valid; give {SUPPORTED}") from exc
+        raise PlannerError(f"database URL {echo(url)} is not valid; give {SUPPORTED}") from exc
     backend = parsed.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise PlannerError(f"database URL {parsed.render_as_string(hide_password=True)!r}: "
                            f"{backend} is not supported; give {SUPPORTED}")
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
-        if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        if _in_memory(database, parsed.query):
+            raise PlannerError(f"database URL {echo(url)} is an in-memory database: every "
+                               "change would be lost when the command ends; give a file, "
+                               "sqlite:///path.db")
+        if database and not database.startswith("file:"):
+            _sqlite_folder(Path(database).expanduser().parent, url, create_folder)
         engine = create_engine(parsed, **kwargs)
         _tune_sqlite(engine)
         return engine
@@ -54,6 +63,55 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     except ImportError as exc:
         raise PlannerError(f"the database driver for {parsed.drivername} is not installed "
                            "(pip install 'planner[postgres]')") from exc
+
+
+def _in_memory(database: str | None, query: Any) -> bool:
+    """Whether a SQLite URL names an in-memory database (``sqlite://``, ``:memory:``,
+    ``file::memory:`` or ``mode=memory``)."""
+    if not database or database == ":memory:":
+        return True
+    return database.startswith("file::memory:") or "mode=memory" in database or (
+        query.get("mode") == "memory")
+
+
+def _sqlite_folder(folder: Path, url: str, create: bool) -> None:
+    """Check (or, with ``create``, make) the folder a SQLite file lives in; a missing folder
+    of a URL the user gave, or a folder that cannot be made, in words."""
+    if create:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PlannerError(
+                f"cannot create the planner's data folder {_short(folder)}: "
+                f"{_folder_problem(exc)}; set PLANNER_DATA_DIR to a writable folder, or "
+                "pass --db sqlite:///path.db") from exc
+        return
+    try:
+        missing = not folder.is_dir()
+    except OSError as exc:  # a name too long, a loop of links
+        raise PlannerError(f"database URL {echo(url)}: its folder cannot be used: "
+                           f"{_folder_problem(exc)}") from exc
+    if missing:
+        raise PlannerError(f"database URL {echo(url)}: the folder {_short(folder)} does not "
+                           "exist; check the path for a typo, or create the folder first")
+
+
+def _short(path: Path) -> str:
+    text = str(path)
+    return text if len(text) <= 80 else f"{text[:40]}…{text[-40:]} ({len(text):,} characters)"
+
+
+def _folder_problem(exc: OSError) -> str:
+    """Why a folder cannot be made or used, in words."""
+    import errno
+
+    return {errno.EEXIST: "a file of that name is in the way",
+            errno.ENOTDIR: "part of its path is a file, not a folder",
+            errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+            errno.EROFS: "the file system is read-only",
+            errno.ENOSPC: "the disk is full",
+            errno.ENAMETOOLONG: "a name in the path is longer than the system allows (255 "
+                                "bytes)"}.get(exc.errno or 0, exc.strerror or str(exc))
 
 
 _DATABASE_PROBLEMS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -115,7 +173,9 @@ def _tune_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if engine.url.database not in (None, "", ":memory:"):
-            cursor.execute("PRAGMA journal_mode=WAL")
+            mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal" and _new_or_planner(cursor):
+                cursor.execute("PRAGMA journal_mode=WAL")  # kept in the file from then on
             cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
@@ -123,6 +183,17 @@ def _tune_sqlite(engine: Engine) -> None:
     def _on_begin(conn: Any) -> None:
         immediate = conn.get_execution_options().get("planner_write", False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _new_or_planner(cursor: Any) -> bool:
+    """Whether a SQLite file is new (no tables) or the planner's (``alembic_version``): only
+    those are switched to WAL. The journal mode is written into the file, so another
+    application's database, which the planner then refuses, is left byte for byte as it
+    was."""
+    names = {row[0] for row in cursor.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' LIMIT 2").fetchall()}
+    return not names or "alembic_version" in {row[0] for row in cursor.execute(
+        "SELECT name FROM sqlite_master WHERE name = 'alembic_version'").fetchall()}
 
 
 def is_sqlite(bind: Any) -> bool:

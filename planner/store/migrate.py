@@ -16,18 +16,26 @@ from sqlalchemy import Connection, Engine, inspect, text
 from planner.errors import PlannerError
 from planner.resources import migrations_dir
 from planner.store.engine import is_sqlite
+from planner.store.schema import Base
 
 MIGRATIONS_DIR = migrations_dir()
 
 
-SCHEMA_HEAD = "0010"
+SCHEMA_HEAD = "0011"
 """The newest revision in ``migrations/versions``. Start-up compares the database with it
 before importing Alembic (about 0.2 s of imports), which it needs only to migrate;
 ``tests/test_migrations.py`` checks it against Alembic's own head."""
 
 
 class SchemaError(PlannerError):
-    """The database's schema revision is one this planner does not know."""
+    """The database's schema revision is one this planner does not know, or its tables are
+    not what its revision says."""
+
+
+SCHEMA_LOCK_KEY = 0x706C616E6E6572  # "planner"
+"""The PostgreSQL advisory lock held while the schema is migrated or the catalog seeded:
+clients opening an empty database at once create and seed it once (the others wait, then
+find it done), instead of colliding in ``CREATE TABLE`` (``duplicate key … pg_type``)."""
 
 
 @cache
@@ -70,6 +78,26 @@ def current(engine: Engine) -> str | None:
         if not inspect(conn).has_table("alembic_version"):
             return None
         return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def missing_tables(conn: Connection) -> list[str]:
+    """The planner's tables (those of :mod:`planner.store.schema`, the head schema) that the
+    database lacks."""
+    return sorted(set(Base.metadata.tables) - set(inspect(conn).get_table_names()))
+
+
+def check_complete(conn: Connection, revision: str | None) -> None:
+    """Refuse a database at head that lacks some of the planner's tables (one dropped by
+    hand, say the change log): every read and write would go wrong or half-wrong, so it is
+    named as damaged before anything runs. One query (the table names)."""
+    if revision != SCHEMA_HEAD:
+        return
+    missing = missing_tables(conn)
+    if missing:
+        raise SchemaError(f"the database is damaged: it says schema revision {revision}, but "
+                          f"the table(s) {', '.join(missing)} are missing; nothing was "
+                          "changed. Restore it from a backup (`planner db check` lists "
+                          "what is wrong)")
 
 
 @contextmanager
@@ -120,7 +148,7 @@ def _check_migratable(conn: Connection, revision: str | None) -> None:
         if revision not in revisions():
             raise _newer_error(revision)
         return
-    foreign = sorted(set(inspect(conn).get_table_names()) - {"alembic_version"})  # base
+    foreign = foreign_tables(conn)
     if foreign:
         shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
         raise SchemaError(f"the database is not a planner database: it already holds tables "
@@ -129,19 +157,43 @@ def _check_migratable(conn: Connection, revision: str | None) -> None:
                           "database")
 
 
+def foreign_tables(conn: Connection) -> list[str]:
+    """Tables other than Alembic's own (what a database never migrated should not hold)."""
+    return sorted(set(inspect(conn).get_table_names()) - {"alembic_version"})
+
+
+def current_in(conn: Connection) -> str | None:
+    """The revision of the database behind ``conn`` (``None``: never migrated)."""
+    return _revision_in(conn)
+
+
 def _revision_in(conn: Connection) -> str | None:
     if not inspect(conn).has_table("alembic_version"):
         return None
     return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Upgrade to ``revision`` in one transaction (an unrelated or newer database refused)."""
+def lock_schema(conn: Connection) -> None:
+    """Hold :data:`SCHEMA_LOCK_KEY` until the transaction of ``conn`` ends (PostgreSQL; on
+    SQLite the write transaction's ``BEGIN IMMEDIATE`` already holds the whole file)."""
+    if not is_sqlite(conn):
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+
+
+def upgrade(engine: Engine, revision: str = "head") -> str | None:
+    """Upgrade to ``revision`` in one transaction (an unrelated or newer database refused,
+    and one at head that lacks a table: :func:`check_complete`); returns the revision the
+    database had, read under the schema lock (another client may have migrated it while this
+    one waited)."""
     from alembic import command
 
     with _migrating(engine) as conn:
-        _check_migratable(conn, _revision_in(conn))
+        lock_schema(conn)
+        found = _revision_in(conn)
+        _check_migratable(conn, found)
         command.upgrade(_config(conn), revision)
+        check_complete(conn, _revision_in(conn))
+    return found
 
 
 def downgrade(engine: Engine, revision: str) -> None:
@@ -152,19 +204,24 @@ def downgrade(engine: Engine, revision: str) -> None:
     if revision not in known and not revision.startswith("-"):
         raise SchemaError(f"unknown revision {revision!r}; known: {', '.join(sorted(known))}")
     with _migrating(engine) as conn:
-        _check_migratable(conn, _revision_in(conn))
+        lock_schema(conn)
+        found = _revision_in(conn)
+        _check_migratable(conn, found)
+        check_complete(conn, found)
         command.downgrade(_config(conn), revision)
 
 
 def ensure_schema(engine: Engine) -> tuple[str | None, str]:
-    """Bring the database to head; returns (revision before, revision after)."""
-    before = current(engine)
-    if before == SCHEMA_HEAD:  # the usual start-up: nothing to do, Alembic not imported
-        return before, before
+    """Bring the database to head; returns (revision before, revision after). A database at
+    head that lacks a table is refused (:func:`check_complete`)."""
+    with engine.connect() as conn:
+        before = _revision_in(conn)
+        if before == SCHEMA_HEAD:  # the usual start-up: nothing to do, Alembic not imported
+            check_complete(conn, before)
+            return before, before
     target = head()
     if before == target:
         return before, target
     if before is not None and before not in revisions():
         raise _newer_error(before)
-    upgrade(engine, target)
-    return before, target
+    return upgrade(engine, target), target

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from sqlalchemy import RowMapping, Select, func, select
 from sqlalchemy.orm import Session
 
-from planner.errors import NotFoundError
+from planner.errors import NotFoundError, PlannerError
 from planner.store.engine import locks_rows
 from planner.store.schema import FleetRow, GpuRow, ModelRow, ScenarioRow
 
@@ -124,9 +124,9 @@ def scenario_mappings(s: Session, fleet_id: int | None = None, limit: int | None
     base = table.alias("option_base")
     stmt = (select(table, FleetRow.name.label("_fleet"), ModelRow.name.label("_model"),
                    GpuRow.name.label("_gpu"), base.c.name.label("_option_of"))
-            .join(FleetRow, FleetRow.id == table.c.fleet_id)
-            .join(ModelRow, ModelRow.id == table.c.model_id)
-            .join(GpuRow, GpuRow.id == table.c.gpu_id)
+            .outerjoin(FleetRow, FleetRow.id == table.c.fleet_id)
+            .outerjoin(ModelRow, ModelRow.id == table.c.model_id)
+            .outerjoin(GpuRow, GpuRow.id == table.c.gpu_id)
             .outerjoin(base, base.c.id == table.c.option_of_id)
             .order_by(FleetRow.name, table.c.name))
     if fleet_id is not None:
@@ -135,7 +135,24 @@ def scenario_mappings(s: Session, fleet_id: int | None = None, limit: int | None
         stmt = stmt.where(table.c.name > after)
     if limit is not None:
         stmt = stmt.limit(limit)
-    return list(s.execute(stmt).mappings())
+    rows = list(s.execute(stmt).mappings())
+    _refuse_dangling(rows)
+    return rows
+
+
+def _refuse_dangling(rows: list[RowMapping]) -> None:
+    """Outer joins, then this check: a scenario whose fleet, model or GPU was deleted behind
+    the planner's back (foreign keys off) is a damaged database, named, never a row that a
+    list or an export silently leaves out."""
+    for row in rows:
+        for what, key, ref in (("fleet", "_fleet", "fleet_id"), ("model", "_model", "model_id"),
+                               ("GPU", "_gpu", "gpu_id")):
+            if row[key] is None:
+                raise PlannerError(
+                    f"the database is damaged: scenario {row['name']!r} (id {row['id']}) "
+                    f"names {what} id {row[ref]}, which does not exist (deleted outside the "
+                    f"planner?); restore the database from a backup, or add the {what} back "
+                    "and check with `planner db check`")
 
 
 def users(s: Session, where: Any) -> list[str]:

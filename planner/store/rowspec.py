@@ -8,7 +8,8 @@ from typing import Any
 from planner.estimator.gpu import GpuSpec
 
 GPU_FLOPS_COLUMNS = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
-                     "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s"}
+                     "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s",
+                     "nvfp4": "nvfp4_flops_per_s", "mxfp4": "mxfp4_flops_per_s"}
 
 GPU_COLUMNS = ("name", "memory_bytes", *GPU_FLOPS_COLUMNS.values(),
                "memory_bandwidth_bytes_per_s", "price_usd_per_gpu_hour", "vendor", "label",

@@ -116,7 +116,8 @@ class GpuRow(Versioned, Base):
             "int4_ops_per_s) IS NOT NULL", name="some_throughput"),
         *(CheckConstraint(f"{c} IS NULL OR {c} > 0", name=f"{c}_positive") for c in (
             "bf16_flops_per_s", "fp16_flops_per_s", "fp8_flops_per_s", "int8_ops_per_s",
-            "int4_ops_per_s", "usable_memory_bytes", "runtime_context_bytes")),
+            "int4_ops_per_s", "usable_memory_bytes", "runtime_context_bytes",
+            "nvfp4_flops_per_s", "mxfp4_flops_per_s")),
         *(CheckConstraint(f"{c} IS NULL OR ({c} > 0 AND {c} <= 1)", name=f"{c}_share")
           for c in ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")),
     )
@@ -131,6 +132,10 @@ class GpuRow(Versioned, Base):
     fp8_flops_per_s: Mapped[float | None] = mapped_column(Float)
     int8_ops_per_s: Mapped[float | None] = mapped_column(Float)
     int4_ops_per_s: Mapped[float | None] = mapped_column(Float)
+    nvfp4_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    """Dense NVFP4 tensor peak (NULL: no FP4 tensor cores for it; revision 0011)."""
+    mxfp4_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    """Dense MXFP4 tensor peak (NULL: none; revision 0011)."""
     memory_bandwidth_bytes_per_s: Mapped[float] = mapped_column(Float)
     interconnect_bytes_per_s: Mapped[float] = mapped_column(Float, default=0.0)
     power_w: Mapped[float] = mapped_column(Float, default=0.0)

@@ -29,6 +29,7 @@ from planner.sheet.plan import (
     month_text,
 )
 from planner.store import convert
+from planner.store.migrate import lock_schema
 from planner.store.schema import (
     DemandPointRow,
     FleetHorizonRow,
@@ -255,7 +256,11 @@ def unseeded_and_empty(session: Session) -> bool:
 def seed_all(session: Session,
              build_scenario: Callable[[Session, FleetRow, dict[str, Any]], ScenarioRow]
              ) -> SeedReport:
-    """Seed models, GPUs, then the demo fleets (which refer to them)."""
+    """Seed models, GPUs, then the demo fleets (which refer to them). On PostgreSQL the
+    schema lock is held first (:func:`planner.store.migrate.lock_schema`), so clients seeding
+    one new database at once add the catalog once: the others wait, then find every row
+    there and add nothing."""
+    lock_schema(session.connection())
     report = SeedReport()
     seed_models(session, report)
     seed_gpus(session, report)

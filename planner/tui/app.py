@@ -51,6 +51,8 @@ KEYS = [
     Binding("s", "sort", "Sort"),
     Binding("p", "pin", "Pin", show=False),
     Binding("g", "fold", "Fold", show=False),
+    Binding("colon,ctrl+g", "goto_column", "Go to column"),
+    Binding("v", "details", "Details", show=False),
     Binding("slash", "filter", "Filter"),
     Binding("f", "fleet", "Fleet"),
     Binding("space", "mark", "Mark", show=False),
@@ -246,6 +248,12 @@ class PlannerApp(App[None]):
 
     def action_fold(self) -> None:
         self.sheet.fold()
+
+    def action_goto_column(self) -> None:
+        self.sheet.goto_column()
+
+    def action_details(self) -> None:
+        self.sheet.cycle_details()
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

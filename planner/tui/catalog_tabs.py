@@ -118,7 +118,7 @@ class ModelsTab(CatalogTab):
             file = file / "config.json" if file.is_dir() else file
             catalog.load_config(file)
             name = file.parent.name if file.stem == "config" else file.stem
-            info = ws.import_model(file.read_text(encoding="utf-8"), name)
+            info = ws.import_model(catalog.read_config_text(file), name)
             self.app.call_from_thread(self.notify, f"Imported {info.name} "
                                       f"({info.params_total:,} params)", title="Model imported")
             self.post_message(CatalogLoaded(ws.models(), ws.gpus()))

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.domain import Scenario
+from planner.sheet import verdict
 from planner.sheet.outputs import column_label, format_value, output_columns
 
 __all__ = ["format_value"]
@@ -21,37 +22,37 @@ from planner.sheet.table import inputs_of
 from planner.units import fmt_bytes_gib, fmt_seconds, fmt_usd
 
 KEY_OUTPUTS = {
-    "inference": ("fits", "max_concurrent_sequences", "max_context_tokens", "kv_headroom_bytes",
-                  "weights_bytes_per_gpu", "ttft_s", "tpot_s", "e2e_latency_s",
+    "inference": ("fits", *verdict.VERDICT, "saturated", "max_concurrent_sequences",
+                  "max_context_tokens", "kv_headroom_bytes", "weights_bytes_per_gpu",
+                  "engine_token_capacity", "ttft_s", "tpot_s", "e2e_latency_s",
                   "throughput_tokens_per_s", "cost_usd_per_hour", "cost_usd_per_month",
-                  "cost_usd_per_million_output_tokens", "ttft_p50_s", "ttft_p99_s",
-                  "tpot_mean_s", "saturation_requests_per_s", "meets_slo",
-                  "replicas_needed", "gpus_needed"),
+                  "cost_usd_per_million_output_tokens"),
     "training": ("train_fits", "trainable_params", "train_flops", "train_time_s", "gpu_hours",
                  "train_cost_usd", "train_memory_bytes_per_gpu", "tokens_for_usd"),
 }
 """Output columns shown in the grid (the details pane and explain reach every output)."""
 
 PINNED = {
-    "inference": ("fits", "max_concurrent_sequences", "ttft_s", "gpus_needed",
-                  "cost_usd_per_month"),
+    "inference": ("fits", *verdict.VERDICT),
     "training": ("train_fits", "train_time_s", "gpu_hours", "train_cost_usd"),
 }
 """The verdicts shown right after the scenario name when the grid opens (``p`` pins or
-unpins the output column under the cursor)."""
+unpins the output column under the cursor): for inference, fits and the capacity verdict of
+:data:`planner.sheet.verdict.VERDICT`, the same fields every screen leads with."""
 
 GROUPS = ("inputs", "memory", "latency", "cost")
 """Column groups, in grid order; ``g`` folds the group under the cursor into one column."""
 
 OUTPUT_GROUP = {
     **dict.fromkeys(("fits", "max_concurrent_sequences", "max_context_tokens",
-                     "kv_headroom_bytes", "weights_bytes_per_gpu", "train_fits",
-                     "trainable_params", "train_memory_bytes_per_gpu"), "memory"),
+                     "kv_headroom_bytes", "weights_bytes_per_gpu", "engine_token_capacity",
+                     "train_fits", "trainable_params", "train_memory_bytes_per_gpu"),
+                    "memory"),
     **dict.fromkeys(("ttft_s", "tpot_s", "e2e_latency_s", "throughput_tokens_per_s",
                      "ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "saturation_requests_per_s",
-                     "meets_slo", "replicas_needed", "gpus_needed", "train_flops",
-                     "train_time_s"), "latency"),
-    **dict.fromkeys(("cost_usd_per_hour", "cost_usd_per_month",
+                     "meets_slo", "saturated", "utilization", "replicas_needed", "gpus_needed",
+                     "train_flops", "train_time_s"), "latency"),
+    **dict.fromkeys(("cost_usd_per_hour", "cost_usd_per_month", "cost_usd_per_month_needed",
                      "cost_usd_per_million_output_tokens", "gpu_hours", "train_cost_usd",
                      "tokens_for_usd"), "cost"),
 }
@@ -170,14 +171,27 @@ def cell_width(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> in
     return len(value) if isinstance(value, str) else value.cell_len
 
 
-def fits_of(kind: str, outputs: dict[str, Any]) -> bool:
-    """Whether the scenario fits (inference) or its training memory fits."""
-    return bool(outputs.get("fits" if kind == "inference" else "train_fits", True))
+def fits_of(kind: str, outputs: Mapping[str, Any]) -> bool:
+    """Whether the scenario fits (inference: by its engine's own memory accounting,
+    :func:`planner.sheet.verdict.fits`) or its training memory fits."""
+    if kind == "inference":
+        return verdict.fits(outputs)
+    return bool(outputs.get("train_fits", True))
 
 
 NEEDS_TARGET = frozenset({"gpus_for_target_rate", "replicas_needed", "gpus_needed",
                           "cost_usd_per_month_needed"})
 """Outputs sized for the target request rate: without one they are 0, drawn as "no target"."""
+
+
+_UNMEASURED_GPUS: frozenset[str] = frozenset()
+"""GPUs whose serving efficiencies are the planner's defaults, marked ``*`` in the grid."""
+
+
+def set_unmeasured_gpus(names: frozenset[str]) -> None:
+    """Say which GPUs the grid marks as unmeasured (the sheet, when the catalog loads)."""
+    global _UNMEASURED_GPUS
+    _UNMEASURED_GPUS = frozenset(names)
 
 
 def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
@@ -196,6 +210,8 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
         return Text("…", style="dim")
     if key == "lora_targets" and not sc.inputs.get("lora_rank"):
         return Text("– (rank 0)", style="dim")  # full training: no LoRA targets apply
+    if key == "gpu" and sc.gpu in _UNMEASURED_GPUS:  # efficiencies are planner defaults
+        return Text(f"{sc.gpu} *", style="yellow")
     if role == "meta":
         return str(getattr(sc, key))
     if role == "input":
@@ -210,12 +226,41 @@ def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
         return Text("–", style="dim")
     if key in NEEDS_TARGET and not sc.inputs.get("target_requests_per_s"):
         return Text("– no target", style="dim", justify="right")
+    if sc.kind == "inference":
+        state = verdict_cell(sc, outputs, key)
+        if state is not None:
+            return state
     shown = format_value(key, value)
     style = "italic cyan"
     if key in ("fits", "train_fits"):
         style = "bold green" if value else "bold red"
     elif key == "kv_headroom_bytes" and value < 0:
         style = "bold red"
+    return Text(shown, style=style, justify="right")
+
+
+STATE_STYLE = {verdict.SATURATED: "bold red", verdict.DOES_NOT_FIT: "bold red",
+               verdict.UNREACHABLE: "red", verdict.NO_TARGET: "dim"}
+"""How a state shown in place of a number is drawn."""
+
+
+def verdict_cell(sc: Scenario, outputs: Mapping[str, Any], key: str) -> Text | None:
+    """A verdict column's cell (:mod:`planner.sheet.verdict`): a dash where the scenario has
+    no verdict, a state ("saturated", "does not fit") where the figure is one, the value as
+    every screen shows it otherwise; ``None`` for a column that is no verdict's."""
+    if key not in verdict.VERDICT and key not in verdict.SATURATED_NULL and key != "saturated":
+        return None
+    if not verdict.applies(sc.inputs):
+        return Text("–", style="dim", justify="right")
+    state = verdict.masked(key, outputs, sc.inputs)
+    if state is not None:
+        return Text(state, style=STATE_STYLE.get(state, "red"), justify="right")
+    shown = verdict.figure(key, outputs, sc.inputs)
+    style = "italic cyan"
+    if key == "meets_slo":
+        style = "bold green" if outputs.get("meets_slo") else "bold red"
+    elif key == "saturated":
+        style = "bold red" if outputs.get("saturated") else "italic cyan"
     return Text(shown, style=style, justify="right")
 
 
@@ -284,9 +329,56 @@ def memory_bar(outputs: dict[str, Any], gpu_memory_bytes: float, width: int = 48
     return Text.assemble(bar, "\n", legend)
 
 
+def engine_memory_bar(outputs: Mapping[str, Any], gpu_memory_bytes: float,
+                      width: int = 48) -> Text:
+    """The engine's own memory accounting against one GPU (docs/serving.md): weights,
+    activation peak and non-torch memory, the KV pool, and what is left; the roofline's
+    reserve and KV budget are not shown beside it (one accounting per engine)."""
+    weights = max(0.0, float(outputs["engine_weights_bytes_per_gpu"]))
+    runtime = max(0.0, float(outputs["activation_peak_bytes"]) + float(
+        outputs["non_torch_bytes"]))
+    pool = max(0.0, float(outputs["engine_kv_bytes_per_gpu"]))
+    used = max(float(outputs["engine_memory_used_bytes"]), weights + runtime + pool)
+    free = max(0.0, gpu_memory_bytes - used)
+    parts = (("weights", weights, "blue"), ("activations + runtime", runtime, "yellow"),
+             ("KV pool", pool, "magenta"), ("free", free, "green"))
+    total = max(gpu_memory_bytes, weights + runtime + pool + free, 1.0)
+    bar, drawn = Text(), 0
+    for i, (_, amount, colour) in enumerate(parts):
+        n = round(width * amount / total) if i < len(parts) - 1 else max(0, width - drawn)
+        n = min(n, width - drawn)
+        bar.append("█" * n, style=colour)
+        drawn += n
+    legend = Text()
+    for label, amount, colour in parts:
+        legend.append("■ ", style=colour)
+        legend.append(f"{label} {fmt_bytes_gib(amount)}  ")
+    legend.append(f"\nKV token capacity {outputs['engine_token_capacity']:,} tokens per "
+                  "replica")
+    if not outputs["engine_fits"]:
+        legend.append("\nthe engine does not start: does not fit", style="bold red")
+    return Text.assemble(bar, "\n", legend)
+
+
+def verdict_table(sc: Scenario, outputs: Mapping[str, Any]) -> Table:
+    """The verdict (:func:`planner.sheet.verdict.rows`) as the details pane shows it, first."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    for label, text in verdict.rows(outputs, sc.inputs):
+        if label == "verdict":
+            good = text.startswith(verdict.MEETS)
+            table.add_row(label, Text(text, style="bold green" if good else "bold red"))
+        else:
+            table.add_row(label, text)
+    return table
+
+
 def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
             explanation: str = "") -> Group:
-    """The details pane of one scenario."""
+    """The details pane of one scenario: for inference with an engine, a target rate or an
+    SLO, the verdict first; then memory (the engine's accounting, or the roofline's), then
+    the idle-server bounds, labelled as such, and the engine's step and queue."""
     title = Text(f"{sc.fleet}/{sc.name}", style="bold")
     title.append(f"  {sc.model} on {sc.inputs['gpus']} × {sc.gpu} (v{sc.version})",
                  style="dim")
@@ -297,21 +389,36 @@ def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
     table.add_column(style="bold")
     table.add_column(justify="right")
     if sc.kind == "inference":
-        parts += [Text(f"\nMemory per GPU ({fmt_bytes_gib(gpu_memory_bytes)})", style="bold"),
-                  memory_bar(outputs, gpu_memory_bytes)]
+        engine = sc.inputs.get("engine", "roofline") != "roofline"
+        has_verdict = verdict.applies(sc.inputs)
+        if has_verdict:
+            parts += [Text("\nVerdict", style="bold"), verdict_table(sc, outputs)]
+        if engine:
+            parts += [Text(f"\nMemory per GPU, {sc.inputs['engine']}'s accounting "
+                           f"({fmt_bytes_gib(gpu_memory_bytes)})", style="bold"),
+                      engine_memory_bar(outputs, gpu_memory_bytes)]
+        else:
+            parts += [Text(f"\nMemory per GPU ({fmt_bytes_gib(gpu_memory_bytes)})",
+                           style="bold"), memory_bar(outputs, gpu_memory_bytes)]
+        if has_verdict:
+            parts.append(Text("\nIdle-server bounds (one request, no queue)", style="bold"))
         rows = [
             ("TTFT", f"{fmt_seconds(outputs['ttft_s'])} ({outputs['ttft_bound']} bound)"),
             ("TPOT", f"{fmt_seconds(outputs['tpot_s'])} ({outputs['tpot_bound']} bound)"),
             ("end-to-end", fmt_seconds(outputs["e2e_latency_s"])),
             ("throughput", f"{outputs['throughput_tokens_per_s']:,.1f} tokens/s"),
-            ("max sequences", f"{outputs['max_concurrent_sequences']:,}"),
-            ("max context", f"{outputs['max_context_tokens']:,} tokens"),
+        ]
+        if not engine:
+            rows += [("max sequences", f"{outputs['max_concurrent_sequences']:,}"),
+                     ("max context", f"{outputs['max_context_tokens']:,} tokens")]
+        rows += [
             ("cost", f"{fmt_usd(outputs['cost_usd_per_hour'])}/h, "
                      f"{fmt_usd(outputs['cost_usd_per_month'])}/month"),
             ("per M tokens", f"in {fmt_usd(outputs['cost_usd_per_million_input_tokens'])}, "
-                             f"out {fmt_usd(outputs['cost_usd_per_million_output_tokens'])}"),
+                             f"out {fmt_usd(outputs['cost_usd_per_million_output_tokens'])}"
+                             + (" (idle throughput)" if has_verdict else "")),
         ]
-        if sc.inputs.get("engine", "roofline") != "roofline":
+        if engine:
             rows += serving_rows(sc, outputs)
     else:
         rows = [(column_label(k)[0], format_value(k, outputs[k])) for k in KEY_OUTPUTS["training"]]
@@ -324,9 +431,9 @@ def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
 
 
 def serving_rows(sc: Scenario, outputs: dict[str, Any]) -> list[tuple[str, str]]:
-    """What the serving engine model adds to the details pane: the engine's KV pool, the
-    operating step split into compute, memory, communication and overhead, the queueing,
-    and the latencies under the offered load."""
+    """What the serving engine model adds below the verdict: the operating step split into
+    compute, memory, communication and overhead, the running batch and the queue (a state,
+    "saturated", where the queue grows without bound)."""
     ms = fmt_seconds
     split = ", ".join(f"{name} {ms(outputs[key])}" for name, key in (
         ("compute", "step_compute_s"), ("memory", "step_memory_s"),
@@ -334,21 +441,15 @@ def serving_rows(sc: Scenario, outputs: dict[str, Any]) -> list[tuple[str, str]]
         ("overhead", "step_overhead_s")))
     mode = {0: "offline maximum", 1: "open loop at the target rate", 2: "closed loop"}.get(
         int(outputs["serving_mode"]), "")
+    wait = (verdict.SATURATED if verdict.is_saturated(outputs) else
+            f"mean {ms(outputs['queue_wait_mean_s'])}, p99 {ms(outputs['queue_wait_p99_s'])}")
     return [
         ("engine", f"{sc.inputs['engine']} ({mode})"),
-        ("KV pool", f"{outputs['engine_kv_tokens']:,} tokens, "
-                    f"{fmt_bytes_gib(outputs['engine_kv_bytes_per_gpu'])} per GPU"),
         ("step", f"{ms(outputs['step_s'])} = max(compute, memory) + the rest: {split}"),
-        ("running batch", f"{outputs['running_batch']:,.1f} sequences "
-                          f"(utilization {outputs['utilization']:.0%})"),
-        ("queue wait", f"mean {ms(outputs['queue_wait_mean_s'])}, "
-                       f"p99 {ms(outputs['queue_wait_p99_s'])}"),
-        ("TTFT under load", f"mean {ms(outputs['ttft_mean_s'])}, p50 "
-                            f"{ms(outputs['ttft_p50_s'])}, p99 {ms(outputs['ttft_p99_s'])}"),
-        ("TPOT under load", ms(outputs["tpot_mean_s"])),
-        ("saturation", f"{outputs['saturation_requests_per_s']:,.2f} requests/s, "
-                       f"{outputs['saturation_output_tokens_per_s']:,.0f} output tokens/s"),
-        ("meets SLO", "yes" if outputs["meets_slo"] else "no"),
+        ("running batch", f"{outputs['running_batch']:,.1f} sequences"),
+        ("queue wait", wait),
+        ("offline maximum", f"{outputs['saturation_output_tokens_per_s']:,.0f} output "
+                            "tokens/s"),
         *calibration_rows(outputs),
     ]
 

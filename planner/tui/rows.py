@@ -16,6 +16,7 @@ import numpy as np
 
 from planner.domain import Change, Scenario
 from planner.errors import PlannerError
+from planner.sheet import verdict
 from planner.sheet.explain import render_text
 from planner.sheet.table import inputs_of
 from planner.tui import cells
@@ -114,6 +115,8 @@ def visible(scenarios: Mapping[int, Scenario], outputs: Mapping[int, Outputs], k
     if sort_key is not None:
         key, reverse = sort_key
         ids.sort(key=lambda i: sort_value(scenarios[i], outputs[i], key), reverse=reverse)
+        if key in verdict.COST_COLUMNS:  # a cost that buys no deployment sorts last
+            ids.sort(key=lambda i: not verdict.usable(outputs[i]))
     return ids
 
 
@@ -255,8 +258,24 @@ class KindIndex:
                                                                   strict=True)], dtype=str)
             keys = (text, number, ~numeric)
         order = _stable_order(keys, reverse)
+        if key in verdict.COST_COLUMNS:  # a cost that buys no deployment sorts last
+            usable = self._usable(outputs)[order]
+            order = np.concatenate((order[usable], order[~usable]))
         self._sort = (self.generation, key, reverse, order)
         return order
+
+    def _usable(self, outputs: Mapping[int, Outputs]) -> np.ndarray:
+        """Per position in ``ids``: the row fits and is not saturated
+        (:func:`planner.sheet.verdict.usable`), read as columns where the outputs are."""
+        gather = getattr(outputs, "gather", None)
+        if gather is None:
+            return np.fromiter((verdict.usable(outputs[i]) for i in self.ids.tolist()),
+                               dtype=bool, count=len(self.ids))
+        fits = np.asarray(gather("engine_fits", self.ids), dtype=object)
+        saturated = np.asarray(gather("saturated", self.ids), dtype=object)
+        return np.fromiter(((f is None or bool(f)) and not bool(s)
+                            for f, s in zip(fits, saturated, strict=True)),
+                           dtype=bool, count=len(self.ids))
 
     def visible(self, filter_text: str, sort_key: tuple[str, bool] | None,
                 scenarios: Mapping[int, Scenario], outputs: Mapping[int, Outputs]

@@ -43,11 +43,13 @@ from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.present import comparison_table
 from planner.service.edits import CheckedEdit, check_edit
+from planner.sheet import verdict
 from planner.sheet.explain import render_text
 from planner.sheet.table import KINDS
 from planner.tui import cells, gc_policy, rows
 from planner.tui.catalog_tabs import CatalogTab, GpusTab, ModelsTab
 from planner.tui.cell_edit import CellEdit
+from planner.tui.column_jump import ColumnJump
 from planner.tui.dialogs import (
     ConfirmDialog,
     EditDialog,
@@ -72,6 +74,7 @@ from planner.tui.options_view import OptionsScreen
 from planner.tui.outputs import OutputBlock, OutputStore, evaluate_store
 from planner.tui.plan_tab import PlanPane
 from planner.tui.saves import SaveQueue
+from planner.tui.solve_view import SolveChoice
 from planner.tui.types import GpuInfo, ModelInfo, WorkspaceRef
 from planner.tui.views import SolveScreen, SweepScreen
 
@@ -129,6 +132,8 @@ class ScenarioSheet(Vertical):
         """Whether a fleet has been shown."""
         self.editing: CellEdit | None = None
         self.saves = SaveQueue()
+        self._details_chosen = False
+        """Whether ``v`` chose the details pane's mode (else it follows the width)."""
 
     # --------------------------------------------------------------- layout and loading
     def compose(self) -> ComposeResult:
@@ -165,6 +170,8 @@ class ScenarioSheet(Vertical):
         self.models, self.gpus = models, gpus
         self._model_specs = {m.name: m.spec for m in models}
         self._gpu_specs = {g.name: g.spec for g in gpus}
+        cells.set_unmeasured_gpus(frozenset(g.name for g in gpus
+                                            if not verdict.gpu_measured(g.spec)))
 
     @work(thread=True, exclusive=True, group="load")
     def load_fleet(self, fleet: str | None, focus_id: int | None = None) -> None:
@@ -555,6 +562,59 @@ class ScenarioSheet(Vertical):
         self.pinned[self.kind] = (tuple(k for k in pinned if k != key) if key in pinned
                                   else (*pinned, key))
         self._relayout(key)
+
+    DETAILS_MODES = ("wide", "narrow", "hidden")
+    """How the details pane shows: beside the grid, narrowed to 44 columns, or not at all."""
+    DETAILS_MIN_WIDTH = 120
+    """Below this many terminal columns the details pane starts hidden, so the grid shows
+    its pinned verdicts at 80 × 24; ``v`` brings it back."""
+
+    def details_mode(self) -> str:
+        """The details pane's mode (one of :data:`DETAILS_MODES`)."""
+        classes = self._details.classes
+        return "hidden" if "hidden" in classes else "narrow" if "narrow" in classes else "wide"
+
+    def set_details(self, mode: str) -> None:
+        """Show the details pane wide, narrow or hidden."""
+        self._details.set_class(mode == "narrow", "narrow")
+        self._details.set_class(mode == "hidden", "hidden")
+
+    def cycle_details(self) -> None:
+        """``v``: wide → narrow → hidden → wide; the choice sticks through resizes."""
+        modes = self.DETAILS_MODES
+        mode = modes[(modes.index(self.details_mode()) + 1) % len(modes)]
+        self._details_chosen = True
+        self.set_details(mode)
+        self._status.update(f"details pane {mode} (v cycles)")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Until ``v`` chose a mode: the details pane hidden below
+        :data:`DETAILS_MIN_WIDTH` columns, wide above."""
+        if not self._details_chosen:
+            self.set_details("hidden" if event.size.width < self.DETAILS_MIN_WIDTH else "wide")
+
+    def column_choices(self) -> list[tuple[str, str]]:
+        """(key, label with unit) of every column of the active grid, folded groups
+        included, in grid order: what go-to-column lists."""
+        every = cells.grid_columns(self.kind, self.pinned[self.kind])
+        return [(key, " ".join(header.split())) for key, header, role in every
+                if role != "group"]
+
+    def goto_column(self) -> None:
+        """Open go-to-column; the cursor moves to the column picked (its group unfolded)."""
+        if not self.loaded:
+            return
+
+        def picked(key: str | None) -> None:
+            if key is None:
+                return
+            group = cells.group_of(key, cells.roles(self.kind).get(key, ""))
+            if group in self.folded[self.kind]:
+                self.folded[self.kind] = self.folded[self.kind] - {group}
+            self._relayout(key)
+            self.focus_grid()
+
+        self._open(ColumnJump(self.column_choices()), picked)
 
     def fold(self) -> None:
         """Fold the column group under the cursor (inputs, memory, latency, cost) into one
@@ -1240,12 +1300,19 @@ class ScenarioSheet(Vertical):
         if sc is None or sc.kind != "inference":
             return
 
-        def apply(changes: dict[str, Any] | None) -> None:
+        def apply(choice: SolveChoice | None) -> None:
+            current = self.scenarios.get(sc.id)
+            if choice is None or current is None:
+                return
+            if choice.options:  # the capacity answers, as options of the row (not chosen)
+                self.run("add the answers as options",
+                         lambda ws: (ws.add_options(current.fleet, current.name,
+                                                    choice.options), None)[1])
+                return
             # the answer is one change: gpus=13 with tp=1 is checked against tp=1, not
             # against the row's old tp, and saved (and undone) as one step
-            current = self.scenarios.get(sc.id)
-            if changes and current is not None:
-                self.apply_changes(current, changes)
+            if choice.changes:
+                self.apply_changes(current, choice.changes)
 
         self._open(SolveScreen(sc, {m.name: m.spec for m in self.models},
                                {g.name: g.spec for g in self.gpus}, self._profiles), apply)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -12,13 +13,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Label, Static
 
 from planner.domain import Scenario
 from planner.errors import PlannerError
+from planner.sheet import verdict
 from planner.sheet.outputs import format_value
 from planner.sheet.table import inputs_of
+from planner.tui.solve_view import SolveScreen
+
+__all__ = ["SolveScreen", "SweepScreen", "help_text"]
 
 if TYPE_CHECKING:
     from planner.estimator.architecture import ModelSpec
@@ -27,6 +31,16 @@ if TYPE_CHECKING:
 
 SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
                  "fits", "cost_usd_per_million_output_tokens")
+VERDICT_SWEEP_OUTPUTS = ("meets_slo", "ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "utilization",
+                         "cost_usd_per_month", "throughput_tokens_per_s")
+"""What the sweep shows for a scenario with a verdict (an engine, a target rate or an SLO):
+the verdict at the load for each value, states where figures are states; the chart stays the
+idle throughput."""
+
+
+def sweep_outputs(sc: Scenario) -> tuple[str, ...]:
+    """The sweep's columns for ``sc``."""
+    return VERDICT_SWEEP_OUTPUTS if verdict.applies(sc.inputs) else SWEEP_OUTPUTS
 
 
 def bar_chart(labels: list[str], values: list[float], shown: Callable[[float], str],
@@ -98,15 +112,16 @@ class SweepScreen(ModalScreen[None]):
             variation = parse_variation(f"{column}={values}", gpus=list(self.gpus),
                                         models=list(self.models),
                                         columns={c.name: c for c in inputs_of("inference")})
+            shown = sweep_outputs(self.sc)
             grid = build_grid(base, [variation], self.models, self.gpus,
-                              outputs=list(SWEEP_OUTPUTS), profiles=self.profiles)
+                              outputs=[*shown, *verdict.STATE_INPUTS], profiles=self.profiles)
         except PlannerError as exc:
             self.query_one("#table", Static).update(Text(str(exc), style="bold red"))
             self.query_one("#chart", Static).update("")
             return
         table = Table()
         table.add_column(column, justify="right")
-        for name in SWEEP_OUTPUTS:
+        for name in shown:
             table.add_column(name, justify="right")
         labels = []
         for i, value in enumerate(variation.values):
@@ -114,8 +129,12 @@ class SweepScreen(ModalScreen[None]):
             if grid.reasons[i]:
                 table.add_row(str(value), Text(grid.reasons[i], style="dim"))
                 continue
-            table.add_row(str(value), *[format_value(n, _plain(grid.values[n][i], n))
-                                        for n in SWEEP_OUTPUTS])
+            row = {n: _plain(np.broadcast_to(np.asarray(grid.values[n]), (len(grid),))[i], n)
+                   for n in (*shown, *verdict.STATE_INPUTS)}
+            inputs = {**self.sc.inputs, **({column: value} if column in self.sc.inputs else {})}
+            table.add_row(str(value), *[verdict.figure(n, row, inputs)
+                                        if n in verdict.MASKED_COLUMNS or n == "utilization"
+                                        else format_value(n, row[n]) for n in shown])
         self.query_one("#table", Static).update(table)
         chart = bar_chart(labels, [float(v) for v in grid.values["throughput_tokens_per_s"]],
                           lambda v: format_value("throughput_tokens_per_s", v))
@@ -127,99 +146,9 @@ class SweepScreen(ModalScreen[None]):
 
 
 def _plain(value: Any, name: str) -> Any:
-    if name == "fits":
+    if name in ("fits", "engine_fits", "saturated", "meets_slo"):
         return bool(value)
     return value.item() if hasattr(value, "item") else value
-
-
-GOALS = (
-    ("context", "Largest context (prompt tokens) that fits at this batch",
-     "prompt_tokens", "max", "fits", ()),
-    ("batch", "Largest batch that fits at this context", "batch", "max", "fits", ()),
-    ("gpus", "Fewest GPUs (any TP) that meet the target request rate and fit", "gpus", "min",
-     "meets_target_rate and fits", ("gpus=1..256", "tp=1,2,4,8")),
-    ("gpu", "Cheapest GPU type that fits with TTFT under 1 s", "cost_usd_per_hour", "min",
-     "fits and ttft_s <= 1", ("gpu=*",)),
-)
-
-
-class SolveScreen(ModalScreen[dict[str, Any] | None]):
-    """Goal seek on a scenario; Enter on the answer applies it to the scenario."""
-
-    BINDINGS = [Binding("escape", "close", "Close")]
-    DEFAULT_CSS = """
-    SolveScreen { align: center middle; }
-    SolveScreen > Vertical { width: 84; height: auto; max-height: 90%; border: thick $accent;
-                             background: $surface; padding: 1 2; }
-    SolveScreen OptionList { height: auto; }
-    SolveScreen #answer { height: auto; margin: 1 0; }
-    """
-
-    def __init__(self, sc: Scenario, models: dict[str, ModelSpec],
-                 gpus: dict[str, GpuSpec],
-                 profiles: list[CalibrationFigures] | None = None) -> None:
-        super().__init__()
-        self.sc, self.models, self.gpus = sc, models, gpus
-        self.profiles = profiles
-        self.changes: dict[str, Any] | None = None
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(f"[b]Solve {self.sc.name}[/] — pick a goal")
-            yield OptionList(*[Option(text, id=key) for key, text, *_ in GOALS], id="goals")
-            yield Static("", id="answer")
-            with Horizontal():
-                yield Button("Apply to scenario", id="apply", disabled=True, variant="primary")
-                yield Button("Close", id="close")
-
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
-
-    @on(OptionList.OptionSelected)
-    def _solve(self, event: OptionList.OptionSelected) -> None:
-        # lazy: ~7 ms of imports, only when this runs
-        from planner.sheet.sweep import parse_variation, solve
-
-        key, _text, objective, sense, constraint, vary = next(
-            g for g in GOALS if g[0] == event.option.id)
-        names = {c.name for c in inputs_of("inference")}
-        base = {"model": self.sc.model, "gpu": self.sc.gpu,
-                **{k: v for k, v in self.sc.inputs.items() if k in names}}
-        columns = {c.name: c for c in inputs_of("inference")}
-        try:
-            if key == "gpus" and not base["target_requests_per_s"]:
-                raise PlannerError("set target_requests_per_s on the scenario first")
-            variations = [parse_variation(v, gpus=list(self.gpus), models=list(self.models),
-                                          columns=columns) for v in vary]
-            result = solve(base, objective, sense, constraint, variations, self.models,
-                           self.gpus, profiles=self.profiles)
-        except PlannerError as exc:
-            self.query_one("#answer", Static).update(Text(str(exc), style="bold red"))
-            return
-        if not result.found:
-            self.query_one("#answer", Static).update(Text(
-                f"No feasible answer among {result.candidates:,} candidates.", style="red"))
-            self.query_one("#apply", Button).disabled = True
-            return
-        decided = [objective] if not vary else [v.split("=")[0] for v in vary]
-        self.changes = {k: result.values[k] for k in decided if k in result.values}
-        shown = ", ".join(f"{k} = {format_value(k, v) if not isinstance(v, str) else v}"
-                          for k, v in self.changes.items())
-        extra = ", ".join(f"{k} {format_value(k, result.values[k])}" for k in
-                          ("ttft_s", "cost_usd_per_hour") if k in result.values)
-        self.query_one("#answer", Static).update(Text.assemble(
-            Text("Answer: ", style="bold"), Text(shown, style="bold green"),
-            f"  ({extra}; {result.feasible:,} of {result.candidates:,} feasible, "
-            f"{result.method})"))
-        self.query_one("#apply", Button).disabled = False
-
-    @on(Button.Pressed, "#apply")
-    def _apply(self) -> None:
-        self.dismiss(self.changes)
-
-    @on(Button.Pressed, "#close")
-    def action_close(self) -> None:
-        self.dismiss(None)
 
 
 def help_text(bindings: list[Binding]) -> Table:
@@ -243,7 +172,7 @@ def help_text(bindings: list[Binding]) -> Table:
         if b.action in ("edit",):
             continue
         keys = " / ".join(k.replace("question_mark", "?").replace("slash", "/")
-                          for k in b.key.split(","))
+                          .replace("colon", ":") for k in b.key.split(","))
         table.add_row(keys, _HELP.get(b.action, b.description))
     table.add_row("ctrl+p", "command palette: every action by name")
     return table
@@ -259,13 +188,16 @@ _HELP = {
     "sort": "sort by the current column (again: descending)",
     "pin": "pin the current output right after the scenario name (again: unpin)",
     "fold": "fold or unfold the current column group: inputs, memory, latency, cost",
+    "goto_column": "go to a column by name: type part of it (slo, ttft p99, engine), Enter",
+    "details": "details pane: wide → narrow → hidden (hidden by default below 120 columns)",
     "filter": "filter rows by text; Esc clears",
     "fleet": "switch fleet, or type a name to create one",
     "mark": "mark or unmark the current row (for compare)",
     "compare": "compare the marked scenarios, with deltas",
     "options": "the current row's option group side by side; Enter chooses one",
     "sweep": "sweep the current input column: table and chart",
-    "solve": "goal seek: largest context or batch, fewest GPUs, cheapest GPU",
+    "solve": "goal seek: cheapest GPU × TP × count × dtype that meets the SLO at the target "
+             "rate (added as options), largest context or batch, fewest GPUs",
     "explain": "why a computed cell has its value: formula and inputs",
     "export": "export this fleet to an Excel workbook that still computes",
     "import_model": "import a model's config.json (Models tab)",
