@@ -280,31 +280,25 @@ def serving_token_s(serving_comm_s_per_token: Value,
 
 
 DENSE_LAYER_KERNELS = 9
-"""GPU kernels one dense decoder layer runs per step (vLLM ``llama.py`` ``LlamaDecoderLayer``
-with CUDA graphs): fused add + RMSNorm, QKV GEMM, rotary embedding, attention, output GEMM,
-fused add + RMSNorm, gate-up GEMM, ``silu_and_mul``, down GEMM. ``kernel_overhead_s_per_layer``
-is the launch-and-tail time of such a layer (~9-10 kernels x ~4 us)."""
-MOE_EXTRA_KERNELS = 4
-"""Kernels a routed-expert FFN runs beyond the dense FFN's four (vLLM ``fused_moe``:
-norm, router GEMM, ``topk_softmax``, ``moe_align_block_size``, the two grouped expert GEMMs
-(``invoke_fused_moe_kernel``), ``silu_and_mul``, ``moe_sum``: 8 in place of 4). Each is
-launched and drained once per layer whatever the batch, so small-batch MoE steps pay them
-(the shared experts' and MLA's extra kernels are not counted: the model figures do not say
-which layers have them)."""
+"""GPU kernels of the dense decoder layer ``kernel_overhead_s_per_layer`` stands for (vLLM
+``llama.py`` with CUDA graphs: fused add + RMSNorm, QKV GEMM, rotary embedding, attention,
+output GEMM, fused add + RMSNorm, gate-up GEMM, ``silu_and_mul``, down GEMM; ~9-10 kernels x
+~4 us)."""
 
 
-def _layer_kernel_s(kernel_overhead_s_per_layer: Value, model_experts: Value) -> Value:
-    """Launch-and-tail time of one decoder layer's kernels per step:
-    ``kernel_overhead_s_per_layer * kernels / DENSE_LAYER_KERNELS``, ``kernels`` =
-    :data:`DENSE_LAYER_KERNELS` plus :data:`MOE_EXTRA_KERNELS` for an MoE model."""
-    kernels = DENSE_LAYER_KERNELS + where(model_experts > 1, MOE_EXTRA_KERNELS, 0)
-    return kernel_overhead_s_per_layer * kernels / DENSE_LAYER_KERNELS
+def _layer_kernel_s(kernel_overhead_s_per_layer: Value, model_layer_kernels: Value) -> Value:
+    """Launch-and-tail time of one decoder layer's kernels per step: each kernel is launched
+    and drained once per layer whatever the batch, so a layer of ``k`` kernels
+    (``model_layer_kernels``, :func:`planner.estimator.figures.layer_kernels`: MoE, shared
+    experts, MLA and query/key norms run more than a dense layer) takes
+    ``kernel_overhead_s_per_layer * k / DENSE_LAYER_KERNELS``."""
+    return kernel_overhead_s_per_layer * model_layer_kernels / DENSE_LAYER_KERNELS
 
 
 def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: Value,
                          model_layers: Value, model_experts: Value, collective_latency_s: Value,
                          engine_step_overhead_s: Value,
-                         kernel_overhead_s_per_layer: Value,
+                         kernel_overhead_s_per_layer: Value, model_layer_kernels: Value,
                          host_weight_stream_s: Value) -> Value:
     """Per-step time independent of the batch: engine overhead, the layers' kernel launch and
     tail time (:func:`_layer_kernel_s`: an MoE layer runs more kernels), the latency of the
@@ -314,7 +308,7 @@ def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: V
     collectives = (where((tp > 1) * (attention_dp_number <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (engine_step_overhead_s
-            + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer, model_experts)
+            + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer, model_layer_kernels)
             + collectives * collective_latency_s) + host_weight_stream_s
 
 
@@ -679,11 +673,11 @@ def step_elementwise_s(micro_batch_requests_per_step: Value, request_tokens: Val
 
 
 def step_overhead_s(engine_step_overhead_s: Value, model_layers: Value,
-                    kernel_overhead_s_per_layer: Value, model_experts: Value) -> Value:
+                    kernel_overhead_s_per_layer: Value, model_layer_kernels: Value) -> Value:
     """Engine and kernel-launch overhead part of every step (:func:`_layer_kernel_s` per
     layer)."""
     return engine_step_overhead_s + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer,
-                                                                   model_experts)
+                                                                   model_layer_kernels)
 
 
 def step_host_link_s(host_weight_stream_s: Value) -> Value:
