@@ -64,6 +64,9 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   single request = closed loop at 1, scored on output tokens/s (the table's prompt + output
   "speed" times ``G / (S + G)``). Burst and offline TTFT are queueing for the whole run: only
   throughput is scored there.
+* Front ends (:mod:`planner.estimator.frontends`): each engine's own HTTP server; NVIDIA's
+  own AIC rows ("Dynamo + engine") the Dynamo frontend's latency (``request_latency_s``;
+  they publish no throughput, so its serialized work does not enter).
 * Finite runs: InferenceX runs (and AIC rows of InferenceX origin) are ``10 c`` requests
   (:data:`INFERENCEX_REQUESTS_PER_CLIENT`), scored as the finite run they are
   (:mod:`planner.sheet.harness`: drain, and the first wave's mean TTFT).
@@ -88,6 +91,7 @@ import numpy as np
 
 from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
 from planner.errors import PlannerError
+from planner.estimator.frontends import FRONTENDS
 from planner.service import scenario_columns
 from planner.sheet.calibration import Predictor, Run, run_table
 from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
@@ -348,6 +352,8 @@ def aic_case(r: dict[str, Any]) -> Case:
         settings["ep"] = int(p["moe_ep_size"])
     if dp > 1:
         settings["attention_dp"] = 1
+    if "Dynamo" in str(r.get("origin")):  # NVIDIA's AIC runs: Dynamo's frontend + the engine
+        settings["request_latency_s"] = FRONTENDS["dynamo"].request_latency_s
     gpu = gpu_for(r["gpu"])
     clients = int(r["max_concurrency"])
     met = r["metrics"]

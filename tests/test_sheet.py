@@ -26,10 +26,10 @@ OUTPUTS = output_columns()
 def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
-    assert len(OUTPUTS) == 68 + 11 + 86 + 12  # roofline and training (4 fixed-state
+    assert len(OUTPUTS) == 68 + 11 + 86 + 12 + 4  # roofline and training (4 fixed-state
     # columns), the offload to host memory (11), then the serving engine (engine_state_tokens,
     # step_host_link_s), SLO and saturated (issue 24), and issue 23's step kinds (8) and
-    # first wave (4)
+    # first wave (4), and the front end (frontend_code and three effective figures)
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name

@@ -33,10 +33,11 @@ and the first wave of a benchmark (its first ``B`` requests sent at once) queues
 other's prefill (:func:`wave_ttft_mean_s`). tests/test_scheduler_sim.py checks these closed
 forms against a step-by-step scheduler simulation (:mod:`planner.estimator.scheduler_sim`).
 
-Requests that arrive over HTTP also pass the
-OpenAI-compatible front end, whose serialized per-request and per-streamed-token work caps a
-replica at ``1 / (request_overhead_s + G * stream_overhead_s_per_token)`` requests/s and whose
-path adds ``request_latency_s`` to every TTFT; the offline mode has no front end.
+Requests that arrive over HTTP also pass the engine's front end (:mod:`planner.estimator.frontends`:
+per server its per-request and per-streamed-token work, serialized in one process, pipelined
+over two, or not serialized at all), which caps a replica at
+``1 / (request work + G * per-token work)`` requests/s (one process) and whose path adds
+``request_latency_effective_s`` to every TTFT; the offline mode has no front end.
 
 TP all-reduce: two per layer (after attention and after the MLP), ring algorithm moving
 ``2*(tp-1)/tp * d * b`` bytes per token over the per-direction link bandwidth
@@ -89,7 +90,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from planner.estimator.engine_memory import ROOFLINE
+from planner.estimator.engine_memory import ENGINES, ROOFLINE
+from planner.estimator.frontends import (
+    ENGINE_FRONTENDS,
+    FRONTENDS,
+    SPLIT,
+    UNCAPPED,
+    frontend_figure,
+)
 from planner.estimator.latency import expert_touch_fraction
 from planner.estimator.ops import (
     Value,
@@ -501,14 +509,51 @@ def saturation_output_tokens_per_s(saturation_requests_per_s: Value,
     return saturation_requests_per_s * output_tokens
 
 
-def frontend_requests_per_s_replica(request_overhead_s: Value,
-                                    stream_overhead_s_per_token: Value,
-                                    output_tokens: Value) -> Value:
-    """Requests per second the OpenAI-compatible front end of one replica can serve: its
-    per-request work (HTTP, chat template, tokenization) and per streamed token work
-    (detokenization, one server-sent event) run serialized in one Python process:
-    ``1 / (request_overhead_s + G * stream_overhead_s_per_token)``."""
-    return safe_div(1, request_overhead_s + output_tokens * stream_overhead_s_per_token, _HUGE_S)
+def frontend_code(engine_code: Value) -> Value:
+    """The front end serving the requests: the engine's own server
+    (:data:`planner.estimator.frontends.ENGINE_FRONTENDS`, codes of
+    :data:`planner.estimator.frontends.FRONTENDS`)."""
+    out: Value = FRONTENDS[ENGINE_FRONTENDS["roofline"]].code
+    for engine, server in ENGINE_FRONTENDS.items():
+        out = where(engine_code == ENGINES[engine], FRONTENDS[server].code, out)
+    return out
+
+
+def request_latency_effective_s(request_latency_s: Value, frontend_code: Value) -> Value:
+    """Front-end latency one request adds to its TTFT: ``request_latency_s`` where above 0,
+    else the front end's figure (:mod:`planner.estimator.frontends`)."""
+    return where(request_latency_s > 0, request_latency_s,
+                 frontend_figure(frontend_code, "request_latency_s"))
+
+
+def request_overhead_effective_s(request_overhead_s: Value, frontend_code: Value) -> Value:
+    """Per-request serialized front-end work: ``request_overhead_s`` where above 0, else the
+    front end's figure."""
+    return where(request_overhead_s > 0, request_overhead_s,
+                 frontend_figure(frontend_code, "request_overhead_s"))
+
+
+def stream_overhead_effective_s_per_token(stream_overhead_s_per_token: Value,
+                                          frontend_code: Value) -> Value:
+    """Per-streamed-token front-end work: ``stream_overhead_s_per_token`` where above 0, else
+    the front end's figure."""
+    return where(stream_overhead_s_per_token > 0, stream_overhead_s_per_token,
+                 frontend_figure(frontend_code, "stream_overhead_s_per_token"))
+
+
+def frontend_requests_per_s_replica(request_overhead_effective_s: Value,
+                                    stream_overhead_effective_s_per_token: Value,
+                                    frontend_code: Value, output_tokens: Value) -> Value:
+    """Most requests per second one replica's front end passes
+    (:mod:`planner.estimator.frontends`): one serialized process
+    ``1 / (request work + G * per-token work)``; tokenize and detokenize in separate
+    processes ``1 / max(request work, G * per-token work)``; no serialized stage (or no work):
+    unbounded."""
+    pipeline = frontend_figure(frontend_code, "pipeline")
+    stream = output_tokens * stream_overhead_effective_s_per_token
+    work = where(pipeline == SPLIT, maximum(request_overhead_effective_s, stream),
+                 request_overhead_effective_s + stream)
+    return where(pipeline == UNCAPPED, _HUGE_S, safe_div(1, work, _HUGE_S))
 
 
 def serving_capacity_requests_per_s_replica(serving_mode: Value,
@@ -843,13 +888,14 @@ def wave_ttft_steps(closed_loop_batch: Value, prompt_tokens: Value,
 
 
 def wave_ttft_mean_s(serving_mode: Value, wave_ttft_steps: Value, wave_prefill_step_s: Value,
-                     request_latency_s: Value, ttft_mean_s: Value) -> Value:
+                     request_latency_effective_s: Value, ttft_mean_s: Value) -> Value:
     """Mean TTFT of the first wave of a closed loop, the ``B`` clients that start at once:
     :func:`wave_ttft_steps` steps of :func:`wave_prefill_step_s` plus the front end's path
-    (``request_latency_s``). A benchmark run of ``N`` requests averages it with the steady
+    (``request_latency_effective_s``). A benchmark run of ``N`` requests averages it with the
+    steady
     state over its first ``B`` requests (:func:`planner.sheet.harness.finite_run_ttft`).
     Other modes: the steady-state ``ttft_mean_s``."""
-    wave = wave_ttft_steps * wave_prefill_step_s + request_latency_s
+    wave = wave_ttft_steps * wave_prefill_step_s + request_latency_effective_s
     return where(serving_mode == CLOSED_LOOP, maximum(wave, ttft_mean_s), ttft_mean_s)
 
 
@@ -932,29 +978,30 @@ def step_alignment_s(serving_mode: Value, step_s: Value) -> Value:
 
 
 def ttft_mean_s(queue_wait_mean_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-                request_latency_s: Value) -> Value:
+                request_latency_effective_s: Value) -> Value:
     """Mean time to first token at the operating point: slot wait + step alignment + prefill +
     the front end's path for one request (HTTP, chat template, tokenization, hand-offs between
-    the API, engine and detokenizer processes, first streamed chunk: ``request_latency_s``)."""
-    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_latency_s
+    the API, engine and detokenizer processes, first streamed chunk:
+    ``request_latency_effective_s``, the front end's, :mod:`planner.estimator.frontends`)."""
+    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def ttft_p50_s(queue_wait_p50_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_s: Value) -> Value:
+               request_latency_effective_s: Value) -> Value:
     """Median TTFT (service time taken as fixed; the spread is the queue's)."""
-    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_s
+    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def ttft_p90_s(queue_wait_p90_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_s: Value) -> Value:
+               request_latency_effective_s: Value) -> Value:
     """90th-percentile TTFT."""
-    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_s
+    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def ttft_p99_s(queue_wait_p99_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_s: Value) -> Value:
+               request_latency_effective_s: Value) -> Value:
     """99th-percentile TTFT."""
-    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_s
+    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def e2e_mean_s(ttft_mean_s: Value, tpot_mean_s: Value, output_tokens: Value) -> Value:
