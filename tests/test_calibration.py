@@ -227,14 +227,18 @@ def test_profiles_replace_figures_in_evaluation() -> None:
                                                  0.0008]),
              "concurrency": 4}
     out = evaluate_table(table, models, gpus, profiles=[old, new, other],
-                         outputs=["gpu_matmul_efficiency", "tpot_mean_s"])
+                         outputs=["gpu_matmul_efficiency", "tpot_mean_s",
+                                  "request_latency_effective_s"])
     assert list(out[APPLIED_COLUMN]) == ["new v1", "", "old v1", "new v1", "sglang-fit v1", ""]
     assert list(out["gpu_matmul_efficiency_16bit"]) == [0.55, 0.7, 0.5, 0.55, 0.9, 0.7]
     assert out["gpu_matmul_efficiency_8bit"][0] == pytest.approx(0.55 * 0.75)
     assert list(out["gpu_bandwidth_efficiency"])[:3] == [0.65, 0.88, 0.6]
     # the user's own step overhead (row 3) wins over the profile's
     assert list(out["engine_step_overhead_s"])[:4] == [0.002, 0.0008, 0.003, 0.005]
-    assert list(out["request_latency_s"])[:3] == [0.06, 0.04, 0.05]
+    # request_latency_s defaults to 0, the front end's figure (vLLM's OpenAI server: 40 ms,
+    # planner/estimator/frontends.py); a profile replaces the default
+    assert list(out["request_latency_s"])[:3] == [0.06, 0.0, 0.05]
+    assert list(out["request_latency_effective_s"])[:3] == [0.06, 0.04, 0.05]
     # a lower bandwidth share makes decode slower than the catalog's
     assert out["tpot_mean_s"][0] > out["tpot_mean_s"][1]
     # without profiles (planner estimate, no database) auto is the catalog's figures

@@ -72,7 +72,7 @@ GRID = [(s, g, c) for s in (1024, 4096) for g in (128, 512) for c in (1, 4, 16, 
 def test_closed_forms_follow_the_simulated_scheduler(prompt: int, output: int,
                                                      clients: int) -> None:
     o, sim = _simulate(prompt, output, clients)
-    latency = o["request_latency_s"]
+    latency = o["request_latency_effective_s"]
     thr = o["output_tokens_per_s"] / sim.steady_output_tokens_per_s - 1
     tpot = o["tpot_mean_s"] / sim.steady_tpot_mean_s - 1
     wave = (o["wave_ttft_mean_s"] - latency) / sim.first_wave_ttft_mean_s - 1
