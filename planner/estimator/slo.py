@@ -65,14 +65,14 @@ def _rate_for_step(step_s: Value, request_tokens: Value, serving_compute_s_per_r
 
 
 def slo_step_s(slo_ttft_s: Value, slo_tpot_s: Value, prefill_steps_per_request: Value,
-               ttft_service_s: Value, step_s: Value, request_latency_s: Value,
+               ttft_service_s: Value, step_s: Value, request_latency_effective_s: Value,
                saturation_step_s: Value) -> Value:
     """Longest operating step the objectives allow (s): the TPOT objective itself, and the step
     at which ``TTFT = (1/2 + P) t + P d + front-end latency`` reaches the TTFT objective, with
     ``P`` prefill steps and ``d`` the request's own chunk time per prefill step at the current
     operating point; the saturated step when no objective is set."""
     chunk = maximum(safe_div(ttft_service_s, prefill_steps_per_request, 0.0) - step_s, 0)
-    by_ttft = (slo_ttft_s - request_latency_s - prefill_steps_per_request * chunk) / (
+    by_ttft = (slo_ttft_s - request_latency_effective_s - prefill_steps_per_request * chunk) / (
         0.5 + prefill_steps_per_request)
     bound = where(slo_tpot_s > 0, where(slo_ttft_s > 0, minimum(slo_tpot_s, by_ttft), slo_tpot_s),
                   where(slo_ttft_s > 0, by_ttft, saturation_step_s))
