@@ -106,8 +106,9 @@ def test_demo_fleet_has_a_plan_at_once(ws: Workspace) -> None:
         "llama3-70b-chat-mi300x-tp2": "option not chosen"}
     chat = plan.workloads.index("llama3-70b-chat-h100-tp4")
     assert plan.basis[chat] == "target" and plan.gpus[chat].tolist() == [12] * 12
-    # on main [28, 28, 28, 29, 31, 31, 33, 41, 43, 44, 44, 46] (issue 23's step model)
-    assert plan.total_gpus.tolist() == [28, 28, 28, 31, 39, 39, 41, 43, 43, 44, 46, 46]
+    # on main [28, 28, 28, 29, 31, 31, 33, 41, 43, 44, 44, 46] (issue 23's step model,
+    # kernels per layer and the engines' own front ends)
+    assert plan.total_gpus.tolist() == [28, 28, 28, 39, 39, 39, 41, 43, 43, 44, 46, 46]
     # the h100 on-demand price falls to 2.25 from 2027-07 (seeds/plans.toml)
     h100 = plan.gpu_types.index("h100-sxm")
     assert plan.price_usd_per_gpu_hour_by_type[h100].tolist() == [2.5] * 6 + [2.25] * 6
@@ -261,7 +262,7 @@ def test_cli_plan_json_keys_and_text(ws: Workspace) -> None:
     assert set(data["workloads"][0]["months"][0]) == {
         "month", "requests_per_s", "replicas", "gpus", "capacity_requests_per_s",
         "headroom_requests_per_s", "cost_usd"}
-    assert [m["gpus"] for m in data["months"]] == [28, 28, 28, 31, 39, 39, 41, 43, 43, 44, 46,
+    assert [m["gpus"] for m in data["months"]] == [28, 28, 28, 39, 39, 39, 41, 43, 43, 44, 46,
                                                    46]
     code, help_text = run("fleet", "plan", "--help")
     flat = " ".join(help_text.split())
