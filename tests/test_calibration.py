@@ -148,8 +148,10 @@ def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
         # issue 23 (prefill cohorts of fixed lengths, prefill and decode-only steps each bound
         # by its own limit, a request's TPOT without its own prefill): before (0.581, 0.249,
         # 0.014), after (0.092, 0.024, 0.017), held out (0.098, 0.156, 0.014) on main
+        # kernels per layer (Qwen3's query/key norms: 11 kernels, not 9) lengthen the
+        # uncalibrated decode step: before TPOT 1.35 % -> 5.7 %, throughput 54.7 % -> 48.5 %
         expected = {
-            "before": (0.547, 0.242, 0.0135),
+            "before": (0.485, 0.237, 0.057),
             "after": (0.075, 0.029, 0.017),
             "holdout": (0.098, 0.086, 0.007),
         }
@@ -411,4 +413,5 @@ def test_tp1_runs_leave_the_collective_efficiency_unfitted(tmp_path: Path) -> No
     assert profile.parameters["collective_efficiency"] == pytest.approx(0.7)
     # 0.3231 before the c8 run was scored as a finite run of 100 requests (harness.py);
     # 0.3228 before issue 23's step model (prefill and decode-only steps)
-    assert profile.parameters["matmul_efficiency"] == pytest.approx(0.3458, abs=1e-4)
+    # 0.3458 before kernels per layer (Qwen3 layers run 11 kernels)
+    assert profile.parameters["matmul_efficiency"] == pytest.approx(0.3441, abs=1e-4)
