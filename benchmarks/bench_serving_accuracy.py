@@ -64,6 +64,12 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   single request = closed loop at 1, scored on output tokens/s (the table's prompt + output
   "speed" times ``G / (S + G)``). Burst and offline TTFT are queueing for the whole run: only
   throughput is scored there.
+* Front ends (:mod:`planner.estimator.frontends`): each engine's own HTTP server; NVIDIA's
+  own AIC rows ("Dynamo + engine") the Dynamo frontend's latency (``request_latency_s``;
+  they publish no throughput, so its serialized work does not enter).
+* Finite runs: InferenceX runs (and AIC rows of InferenceX origin) are ``10 c`` requests
+  (:data:`INFERENCEX_REQUESTS_PER_CLIENT`), scored as the finite run they are
+  (:mod:`planner.sheet.harness`: drain, and the first wave's mean TTFT).
 * InferenceX runs publish output tokens/s per GPU always, the mean TTFT, TPOT and E2E on
   some (the others give medians and tails only): means are scored where published (the
   statistic the model predicts), never a median in their place.
@@ -85,6 +91,7 @@ import numpy as np
 
 from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
 from planner.errors import PlannerError
+from planner.estimator.frontends import FRONTENDS
 from planner.service import scenario_columns
 from planner.sheet.calibration import Predictor, Run, run_table
 from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
@@ -353,6 +360,8 @@ def aic_case(r: dict[str, Any]) -> Case:
         settings["ep"] = int(p["moe_ep_size"])
     if dp > 1:
         settings["attention_dp"] = 1
+    if "Dynamo" in str(r.get("origin")):  # NVIDIA's AIC runs: Dynamo's frontend + the engine
+        settings["request_latency_s"] = FRONTENDS["dynamo"].request_latency_s
     gpu = gpu_for(r["gpu"])
     clients = int(r["max_concurrency"])
     met = r["metrics"]
@@ -360,12 +369,22 @@ def aic_case(r: dict[str, Any]) -> Case:
               "weight_dtype": weights, "kv_dtype": _trtllm_kv(engine, weights, model),
               "input_tokens": r["input_tokens"]["value"],
               "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
-              "num_requests": None, "ttft_mean_ms": met.get("ttft_mean_ms"),
+              "num_requests": (INFERENCEX_REQUESTS_PER_CLIENT * clients
+                               if r["origin"].startswith("InferenceX") else None),
+              "ttft_mean_ms": met.get("ttft_mean_ms"),
               "tpot_mean_ms": met.get("tpot_mean_ms"),
               "output_tokens_per_s": None}  # AIC publishes no throughput
     run = Run(0, str(config_path(model)), gpu, values, settings)
     return Case(r["id"], f"AIC {gpu}", "concurrency", engine, gpu, band("concurrency", clients),
                 run)
+
+
+INFERENCEX_REQUESTS_PER_CLIENT = 10
+"""Requests per client of an InferenceX run: its client runs ``benchmark_serving.py
+--num-prompts $(( $CONC * 10 )) --max-concurrency $CONC --request-rate inf --ignore-eos``
+(InferenceMAX README, "Benchmark Client Configuration"), so a run is ``10 c`` requests whose
+first ``c`` start at once. AIC rows of InferenceX origin are the same runs; NVIDIA's own AIC
+rows state no request count (scored as the steady state)."""
 
 
 def _ms(seconds: float | None) -> float | None:
@@ -391,7 +410,8 @@ def ix_case(r: dict[str, Any]) -> Case:
               "weight_dtype": weights, "kv_dtype": "fp8",
               "input_tokens": r["input_tokens"]["value"],
               "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
-              "num_requests": None, "ttft_mean_ms": _ms(met.get("mean_ttft_s")),
+              "num_requests": INFERENCEX_REQUESTS_PER_CLIENT * clients,
+              "ttft_mean_ms": _ms(met.get("mean_ttft_s")),
               "tpot_mean_ms": _ms(met.get("mean_tpot_s")),
               "output_tokens_per_s": met["output_tput_per_gpu_tok_s"] * tp}
     run = Run(0, str(config_path(r["model"])), gpu, values, settings)

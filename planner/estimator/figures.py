@@ -33,6 +33,7 @@ from planner.errors import ConfigError
 from planner.estimator.architecture import (
     Attention,
     CompressedAttention,
+    Layer,
     LinearAttention,
     Mamba2,
     Mlp,
@@ -144,10 +145,52 @@ class ModelFigures:
     model_state_layers: int = 0
     """Layers that hold a fixed per-sequence state (Gated DeltaNet, Mamba-2): vLLM pages each
     one's state separately, padded to the attention page (0 without a state)."""
+    model_layer_kernels: float = 9
+    """GPU kernels a decoder layer runs per engine step, mean over layers
+    (:func:`layer_kernels`): what the per-kernel launch and tail time of a small-batch step
+    scales with (:func:`planner.estimator.serving.serving_step_fixed_s`)."""
 
     def as_dict(self) -> dict[str, float]:
         """Plain dict of column name to value."""
         return asdict(self)
+
+
+DENSE_ATTENTION_KERNELS = 5
+"""fused add + RMSNorm, QKV GEMM, rotary embedding, attention, output GEMM (vLLM ``llama.py``
+``LlamaAttention`` / ``LlamaDecoderLayer``)."""
+QK_NORM_KERNELS = 2
+"""Per-head RMSNorm of queries and of keys, two kernels (vLLM ``qwen3.py`` ``q_norm``,
+``k_norm``)."""
+MLA_ATTENTION_KERNELS = 10
+"""Multi-head latent attention in decode (vLLM ``deepseek_v2.py`` with the MLA backend):
+fused add + RMSNorm, fused q_a/kv_a GEMM, q_a RMSNorm, q_b GEMM, kv_a RMSNorm, rotary, the
+absorbed ``W_UK`` batched GEMM, the MLA attention kernel, the ``W_UV`` batched GEMM, output
+GEMM."""
+DENSE_FFN_KERNELS = 4
+"""fused add + RMSNorm, gate-up GEMM, ``silu_and_mul``, down GEMM."""
+MOE_FFN_KERNELS = 8
+"""fused add + RMSNorm, router GEMM, ``topk_softmax``, ``moe_align_block_size``, the two
+grouped expert GEMMs, ``silu_and_mul``, ``moe_sum`` (vLLM ``fused_moe/fused_moe.py``
+``fused_experts``); shared experts add a dense FFN's three (gate-up, activation, down)."""
+
+
+def layer_kernels(layer: Layer) -> int:
+    """GPU kernels one decoder layer runs per step, counted from vLLM's model code (the
+    constants above): attention (standard, with query/key norms, or MLA; other mixers --
+    linear attention, Mamba, compressed attention -- as standard attention, their kernels
+    not counted separately) plus the FFN (dense, or routed experts with their shared
+    experts)."""
+    attn = layer.attention
+    if isinstance(attn, Attention) and attn.kv_lora_rank > 0:
+        kernels = MLA_ATTENTION_KERNELS
+    else:
+        kernels = DENSE_ATTENTION_KERNELS
+        if isinstance(attn, Attention) and attn.qk_norm:
+            kernels += QK_NORM_KERNELS
+    ffn = layer.ffn
+    if isinstance(ffn, Mlp):
+        return kernels + DENSE_FFN_KERNELS
+    return kernels + MOE_FFN_KERNELS + (DENSE_FFN_KERNELS - 1 if ffn.shared is not None else 0)
 
 
 @lru_cache(maxsize=256)
@@ -256,6 +299,8 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_state_layers=sum(1 for layer in spec.layers
                                if isinstance(layer.attention, (LinearAttention, Mamba2))),
         model_vision_params=spec.vision_params,
+        model_layer_kernels=_whole(sum(layer_kernels(layer) for layer in spec.layers)
+                                   / max(len(spec.layers), 1)),
         **_checkpoint_figures(spec),
     )
 

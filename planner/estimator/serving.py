@@ -21,10 +21,23 @@ the mean context. Its time is::
                   + weights offloaded to host memory streamed over the host link
 
 (the element-wise kernels between GEMMs -- norms, rotary, activation -- stream activations and
-do not overlap the matmuls, so they add). Requests that arrive over HTTP also pass the
-OpenAI-compatible front end, whose serialized per-request and per-streamed-token work caps a
-replica at ``1 / (request_overhead_s + G * stream_overhead_s_per_token)`` requests/s and whose
-path adds ``request_latency_s`` to every TTFT; the offline mode has no front end.
+do not overlap the matmuls, so they add). That average step is the open loop's (Poisson
+arrivals spread the prompts over the steps). A closed loop and the offline maximum run two
+kinds of step, each a sum of operators bound by their own limits (:func:`_step_kind_s`: the
+GEMMs by ``max(FLOPs, weights touched)``, prefill attention by its FLOPs, decode attention by
+the KV each sequence reads, element-wise work, collectives, the fixed step): prefill steps
+carrying a cohort's prompts (fixed lengths finish and return together) beside the others'
+decodes, and decode-only steps (:func:`_mixed_step_s`); the mean step gives the throughput,
+a request's TPOT holds only the other cohorts' prefill steps, its TTFT its own prefill steps,
+and the first wave of a benchmark (its first ``B`` requests sent at once) queues for each
+other's prefill (:func:`wave_ttft_mean_s`). tests/test_scheduler_sim.py checks these closed
+forms against a step-by-step scheduler simulation (:mod:`planner.estimator.scheduler_sim`).
+
+Requests that arrive over HTTP also pass the engine's front end (:mod:`planner.estimator.frontends`:
+per server its per-request and per-streamed-token work, serialized in one process, pipelined
+over two, or not serialized at all), which caps a replica at
+``1 / (request work + G * per-token work)`` requests/s (one process) and whose path adds
+``request_latency_effective_s`` to every TTFT; the offline mode has no front end.
 
 TP all-reduce: two per layer (after attention and after the MLP), ring algorithm moving
 ``2*(tp-1)/tp * d * b`` bytes per token over the per-direction link bandwidth
@@ -77,7 +90,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from planner.estimator.engine_memory import ROOFLINE
+from planner.estimator.engine_memory import ENGINES, ROOFLINE
+from planner.estimator.frontends import (
+    ENGINE_FRONTENDS,
+    FRONTENDS,
+    SPLIT,
+    UNCAPPED,
+    frontend_figure,
+)
 from planner.estimator.latency import expert_touch_fraction
 from planner.estimator.ops import (
     Value,
@@ -270,18 +290,36 @@ def serving_token_s(serving_comm_s_per_token: Value,
     return serving_comm_s_per_token + serving_activation_s_per_token
 
 
+DENSE_LAYER_KERNELS = 9
+"""GPU kernels of the dense decoder layer ``kernel_overhead_s_per_layer`` stands for (vLLM
+``llama.py`` with CUDA graphs: fused add + RMSNorm, QKV GEMM, rotary embedding, attention,
+output GEMM, fused add + RMSNorm, gate-up GEMM, ``silu_and_mul``, down GEMM; ~9-10 kernels x
+~4 us)."""
+
+
+def _layer_kernel_s(kernel_overhead_s_per_layer: Value, model_layer_kernels: Value) -> Value:
+    """Launch-and-tail time of one decoder layer's kernels per step: each kernel is launched
+    and drained once per layer whatever the batch, so a layer of ``k`` kernels
+    (``model_layer_kernels``, :func:`planner.estimator.figures.layer_kernels`: MoE, shared
+    experts, MLA and query/key norms run more than a dense layer) takes
+    ``kernel_overhead_s_per_layer * k / DENSE_LAYER_KERNELS``."""
+    return kernel_overhead_s_per_layer * model_layer_kernels / DENSE_LAYER_KERNELS
+
+
 def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: Value,
                          model_layers: Value, model_experts: Value, collective_latency_s: Value,
                          engine_step_overhead_s: Value,
-                         kernel_overhead_s_per_layer: Value,
+                         kernel_overhead_s_per_layer: Value, model_layer_kernels: Value,
                          host_weight_stream_s: Value) -> Value:
-    """Per-step time independent of the batch: engine overhead, per-layer kernel overhead, the
-    latency of the step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per
-    layer under EP, ``pp - 1`` pipeline hand-offs), and the stream of weights offloaded to host
-    memory (:func:`planner.estimator.offload.host_weight_stream_s`, 0 without offload)."""
+    """Per-step time independent of the batch: engine overhead, the layers' kernel launch and
+    tail time (:func:`_layer_kernel_s`: an MoE layer runs more kernels), the latency of the
+    step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per layer under EP,
+    ``pp - 1`` pipeline hand-offs), and the stream of weights offloaded to host memory
+    (:func:`planner.estimator.offload.host_weight_stream_s`, 0 without offload)."""
     collectives = (where((tp > 1) * (attention_dp_number <= 0), 2 * model_layers, 0)
                    + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
-    return (engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
+    return (engine_step_overhead_s
+            + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer, model_layer_kernels)
             + collectives * collective_latency_s) + host_weight_stream_s
 
 
@@ -300,6 +338,130 @@ def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_reque
         + serving_step_fixed_s
 
 
+def prefill_compute_s_per_token(prefill_flops: Value, prompt_tokens: Value, tp: Value,
+                                gpu_flops_per_s: Value,
+                                matmul_efficiency_effective: Value) -> Value:
+    """Compute seconds of one prompt token in a prefill chunk: the prompt's FLOPs (matmuls,
+    attention core by the named convention, its logits) over ``S``, at the achievable share of
+    the peak: ``prefill_flops / S / (tp * peak * efficiency)``."""
+    return prefill_flops / prompt_tokens / (tp * gpu_flops_per_s * matmul_efficiency_effective)
+
+
+def decode_compute_s_per_token(decode_flops: Value, output_tokens: Value, tp: Value,
+                               gpu_flops_per_s: Value,
+                               matmul_efficiency_effective: Value) -> Value:
+    """Compute seconds of one decode token at the request's mean context:
+    ``decode_flops / (G - 1) / (tp * peak * efficiency)`` (0 when ``G = 1``)."""
+    return safe_div(decode_flops, output_tokens - 1, 0.0) / (
+        tp * gpu_flops_per_s * matmul_efficiency_effective)
+
+
+def gemm_s_per_token(matmul_params_per_token: Value, tp: Value, gpu_flops_per_s: Value,
+                     matmul_efficiency_effective: Value) -> Value:
+    """Compute seconds of the layer GEMMs one token runs (QKV and output projections, MLP
+    or its routed and shared experts, router): ``2 * P_linear / (tp * peak * efficiency)``."""
+    return 2 * matmul_params_per_token / (tp * gpu_flops_per_s * matmul_efficiency_effective)
+
+
+def lm_head_s_per_token(model_lm_head_matmul_params: Value, tp: Value, gpu_flops_per_s: Value,
+                        matmul_efficiency_effective: Value) -> Value:
+    """Compute seconds of the logits of one sampled token (once per sequence per step):
+    ``2 * V * d / (tp * peak * efficiency)``."""
+    return 2 * model_lm_head_matmul_params / (tp * gpu_flops_per_s
+                                              * matmul_efficiency_effective)
+
+
+def decode_kv_s_per_token(serving_kv_memory_s_per_request: Value, output_tokens: Value) -> Value:
+    """Memory seconds of the KV traffic of one decode token (its read of the slot's mean
+    context, and the request's KV writes spread over its decode steps):
+    ``serving_kv_memory_s_per_request / (G - 1)`` (0 when ``G = 1``)."""
+    return safe_div(serving_kv_memory_s_per_request, output_tokens - 1, 0.0)
+
+
+def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: Value,
+                 decode_compute: Value, decode_kv: Value, token_s: Value, fixed: Value,
+                 dense: Value, experts: Value, model_experts: Value,
+                 model_experts_per_token: Value, gemm: Value, lm_head: Value) -> Value:
+    """One step carrying ``p = prefill_tokens`` prompt tokens and ``d = decode_tokens``
+    decodes, as the operators run one after another, each bound by its own limit:
+
+    * the GEMMs (projections, MLP or experts, router; LM head for decodes):
+      ``max((p + d) * gemm + d * lm_head, weights touched)``;
+    * attention: the prefill chunks by their core FLOPs, ``p * (prefill compute - gemm)``,
+      then the decodes by the KV each reads, ``max(d * core FLOPs, d * KV)``;
+    * element-wise work and collectives per token, ``(p + d) * token_s``; the fixed step.
+    """
+    tokens = maximum(prefill_tokens + decode_tokens, 1)
+    weights = dense + experts * expert_touch_fraction(tokens, model_experts,
+                                                      model_experts_per_token)
+    gemms = maximum((prefill_tokens + decode_tokens) * gemm + decode_tokens * lm_head, weights)
+    prefill_attention = prefill_tokens * maximum(prefill_compute - gemm, 0)
+    decode_attention = decode_tokens * maximum(maximum(decode_compute - gemm - lm_head, 0),
+                                               decode_kv)
+    return (gemms + prefill_attention + decode_attention
+            + (prefill_tokens + decode_tokens) * token_s + fixed)
+
+
+def _cohort_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value) -> Value:
+    """Prompt tokens a prefill step carries in a closed loop of ``batch`` running requests.
+
+    Fixed lengths (``output_tokens_cv = 0``): ``min(batch * S, budget)``. Requests that
+    finish together return together and prefill in the same steps (a cohort), so the waves of
+    a benchmark's start persist: each prefill step holds the prompts of a whole cohort, up to
+    the budget (tests/test_scheduler_sim.py plays it step by step; where the budget cuts a
+    cohort's last prompt, cohorts split and merge over the run, which this does not follow:
+    the steady TTFT there is within the ranges that test states, not 5 %). Varying output
+    lengths spread the completions: one prompt per prefill step, ``min(S, budget)``."""
+    cohort = where(cv > 0, 1, batch)
+    return maximum(minimum(cohort * prompt_tokens, budget), 1)
+
+
+def _prefill_step_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value
+                         ) -> tuple[Value, Value]:
+    """(prompt tokens, decodes) of a closed loop's prefill step: the cohort's chunks
+    (:func:`_cohort_tokens`) in what the decodes of the other requests leave of the budget
+    (decodes are scheduled first)."""
+    cohort = _cohort_tokens(batch, prompt_tokens, budget, cv)
+    others = maximum(batch - cohort / prompt_tokens, 0)
+    return maximum(minimum(cohort, budget - minimum(others, budget - 1)), 1), others
+
+
+def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, pp: Value,
+                  prefill_compute: Value, decode_compute: Value, decode_kv: Value,
+                  token_s: Value, fixed: Value, dense: Value, experts: Value,
+                  model_experts: Value, model_experts_per_token: Value, gemm: Value,
+                  lm_head: Value, residence: Value, cv: Value, kind: str = "mean") -> Value:
+    """The ``kind`` (``mean``, ``prefill`` or ``decode``) step of a closed loop of ``batch`` running
+    requests completing ``x`` requests per step: a share ``f = min(1, x S / n)`` of the steps
+    carries a cohort's ``n`` prompt tokens (:func:`_cohort_tokens`) beside the decodes of the
+    others; the rest are decode-only steps of the whole batch, each bound by its own limit
+    (a prefill step by compute, a decode step by the weights and KV it reads), so the mean
+    step is ``f * prefill + (1 - f) * decode``, not one step of the average mix. One
+    micro-batch carries ``1/pp`` of each. The running batch is at most what the token budget
+    keeps busy, ``x * residence_steps``."""
+    batch = minimum(batch, maximum(x * residence, 1))
+    n, others = _prefill_step_tokens(batch, prompt_tokens, budget, cv)
+    prefill = decode = 0.0
+    if kind != "decode":
+        prefill = _step_kind_s(n / pp, others / pp, prefill_compute, decode_compute, decode_kv,
+                               token_s, fixed, dense, experts, model_experts,
+                               model_experts_per_token, gemm, lm_head)
+    if kind != "prefill":
+        decode = _step_kind_s(0, batch / pp, prefill_compute, decode_compute, decode_kv,
+                              token_s, fixed, dense, experts, model_experts,
+                              model_experts_per_token, gemm, lm_head)
+    if kind == "prefill":
+        return prefill
+    if kind == "decode":
+        return decode
+    return _prefill_share(x, prompt_tokens, n) * (prefill - decode) + decode
+
+
+def _prefill_share(x: Value, prompt_tokens: Value, n: Value) -> Value:
+    """Share of a closed loop's steps that are prefill steps: ``min(x S / n, 1)``."""
+    return minimum(x * prompt_tokens / n, 1)
+
+
 def saturation_requests_per_step(max_running_batch: Value, residence_steps: Value,
                                  max_num_batched_tokens_effective: Value, request_tokens: Value,
                                  pp: Value) -> Value:
@@ -310,19 +472,25 @@ def saturation_requests_per_step(max_running_batch: Value, residence_steps: Valu
                    pp * max_num_batched_tokens_effective / request_tokens)
 
 
-def saturation_step_s(saturation_requests_per_step: Value, pp: Value, request_tokens: Value,
-                      serving_compute_s_per_request: Value,
-                      serving_kv_memory_s_per_request: Value, serving_token_s: Value,
+def saturation_step_s(saturation_requests_per_step: Value, max_running_batch: Value,
+                      prompt_tokens: Value, max_num_batched_tokens_effective: Value, pp: Value,
+                      prefill_compute_s_per_token: Value, decode_compute_s_per_token: Value,
+                      decode_kv_s_per_token: Value, serving_token_s: Value,
                       serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                       serving_expert_weights_s: Value, model_experts: Value,
-                      model_experts_per_token: Value) -> Value:
-    """Step time at saturation (full running batch or full token budget): one pass of a
-    micro-batch carrying ``1/pp`` of the work."""
-    return step_seconds_at(saturation_requests_per_step / pp, request_tokens,
-                           serving_compute_s_per_request, serving_kv_memory_s_per_request,
-                           serving_token_s, serving_step_fixed_s,
-                           serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                           model_experts_per_token)
+                      model_experts_per_token: Value,
+        gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
+        output_tokens_cv: Value) -> Value:
+    """Mean step time at saturation (full running batch ``B_max`` or full token budget): the
+    closed loop at ``B_max`` (:func:`_mixed_step_s`: prefill steps of a cohort, decode-only
+    steps of the batch)."""
+    return _mixed_step_s(
+        max_running_batch, saturation_requests_per_step, prompt_tokens,
+        max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
+        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
+        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
+        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
+        output_tokens_cv)
 
 
 def saturation_requests_per_s_replica(saturation_requests_per_step: Value,
@@ -344,14 +512,51 @@ def saturation_output_tokens_per_s(saturation_requests_per_s: Value,
     return saturation_requests_per_s * output_tokens
 
 
-def frontend_requests_per_s_replica(request_overhead_s: Value,
-                                    stream_overhead_s_per_token: Value,
-                                    output_tokens: Value) -> Value:
-    """Requests per second the OpenAI-compatible front end of one replica can serve: its
-    per-request work (HTTP, chat template, tokenization) and per streamed token work
-    (detokenization, one server-sent event) run serialized in one Python process:
-    ``1 / (request_overhead_s + G * stream_overhead_s_per_token)``."""
-    return safe_div(1, request_overhead_s + output_tokens * stream_overhead_s_per_token, _HUGE_S)
+def frontend_code(engine_code: Value) -> Value:
+    """The front end serving the requests: the engine's own server
+    (:data:`planner.estimator.frontends.ENGINE_FRONTENDS`, codes of
+    :data:`planner.estimator.frontends.FRONTENDS`)."""
+    out: Value = FRONTENDS[ENGINE_FRONTENDS["roofline"]].code
+    for engine, server in ENGINE_FRONTENDS.items():
+        out = where(engine_code == ENGINES[engine], FRONTENDS[server].code, out)
+    return out
+
+
+def request_latency_effective_s(request_latency_s: Value, frontend_code: Value) -> Value:
+    """Front-end latency one request adds to its TTFT: ``request_latency_s`` where above 0,
+    else the front end's figure (:mod:`planner.estimator.frontends`)."""
+    return where(request_latency_s > 0, request_latency_s,
+                 frontend_figure(frontend_code, "request_latency_s"))
+
+
+def request_overhead_effective_s(request_overhead_s: Value, frontend_code: Value) -> Value:
+    """Per-request serialized front-end work: ``request_overhead_s`` where above 0, else the
+    front end's figure."""
+    return where(request_overhead_s > 0, request_overhead_s,
+                 frontend_figure(frontend_code, "request_overhead_s"))
+
+
+def stream_overhead_effective_s_per_token(stream_overhead_s_per_token: Value,
+                                          frontend_code: Value) -> Value:
+    """Per-streamed-token front-end work: ``stream_overhead_s_per_token`` where above 0, else
+    the front end's figure."""
+    return where(stream_overhead_s_per_token > 0, stream_overhead_s_per_token,
+                 frontend_figure(frontend_code, "stream_overhead_s_per_token"))
+
+
+def frontend_requests_per_s_replica(request_overhead_effective_s: Value,
+                                    stream_overhead_effective_s_per_token: Value,
+                                    frontend_code: Value, output_tokens: Value) -> Value:
+    """Most requests per second one replica's front end passes
+    (:mod:`planner.estimator.frontends`): one serialized process
+    ``1 / (request work + G * per-token work)``; tokenize and detokenize in separate
+    processes ``1 / max(request work, G * per-token work)``; no serialized stage (or no work):
+    unbounded."""
+    pipeline = frontend_figure(frontend_code, "pipeline")
+    stream = output_tokens * stream_overhead_effective_s_per_token
+    work = where(pipeline == SPLIT, maximum(request_overhead_effective_s, stream),
+                 request_overhead_effective_s + stream)
+    return where(pipeline == UNCAPPED, _HUGE_S, safe_div(1, work, _HUGE_S))
 
 
 def serving_capacity_requests_per_s_replica(serving_mode: Value,
@@ -516,9 +721,11 @@ def step_elementwise_s(micro_batch_requests_per_step: Value, request_tokens: Val
 
 
 def step_overhead_s(engine_step_overhead_s: Value, model_layers: Value,
-                    kernel_overhead_s_per_layer: Value) -> Value:
-    """Engine and kernel-launch overhead part of every step."""
-    return engine_step_overhead_s + model_layers * kernel_overhead_s_per_layer
+                    kernel_overhead_s_per_layer: Value, model_layer_kernels: Value) -> Value:
+    """Engine and kernel-launch overhead part of every step (:func:`_layer_kernel_s` per
+    layer)."""
+    return engine_step_overhead_s + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer,
+                                                                   model_layer_kernels)
 
 
 def step_host_link_s(host_weight_stream_s: Value) -> Value:
@@ -527,35 +734,172 @@ def step_host_link_s(host_weight_stream_s: Value) -> Value:
     return host_weight_stream_s
 
 
-def step_s(step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
-           step_communication_s: Value, step_overhead_s: Value, step_host_link_s: Value) -> Value:
-    """Operating step time: ``max(compute, memory) + element-wise + communication +
-    overhead + host link``."""
-    return (maximum(step_compute_s, step_memory_s) + step_elementwise_s + step_communication_s
-            + step_overhead_s) + step_host_link_s
+def closed_loop_step_s(closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
+                       closed_loop_batch: Value, operating_requests_per_step: Value,
+                       residence_steps: Value, prompt_tokens: Value,
+                       max_num_batched_tokens_effective: Value,
+                       output_tokens_cv: Value) -> Value:
+    """Mean step of a closed loop (and of the offline maximum) at its running batch: a share
+    ``min(x S / n, 1)`` of prefill steps, the rest decode-only steps, each bound by its own
+    limit (:func:`_mixed_step_s`)."""
+    batch = minimum(closed_loop_batch, maximum(operating_requests_per_step * residence_steps, 1))
+    n, _others = _prefill_step_tokens(batch, prompt_tokens, max_num_batched_tokens_effective,
+                                      output_tokens_cv)
+    share = _prefill_share(operating_requests_per_step, prompt_tokens, n)
+    return share * (closed_loop_prefill_step_s - closed_loop_decode_step_s) \
+        + closed_loop_decode_step_s
 
 
-def tpot_mean_s(step_s: Value) -> Value:
-    """Mean time per output token (and inter-token latency) at the operating point: one step,
-    which carries the average share of other requests' prefill chunks."""
-    return step_s
+def closed_loop_prefill_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
+                               prompt_tokens: Value, max_num_batched_tokens_effective: Value,
+                               pp: Value, prefill_compute_s_per_token: Value,
+                               decode_compute_s_per_token: Value, decode_kv_s_per_token: Value,
+                               serving_token_s: Value, serving_step_fixed_s: Value,
+                               serving_dense_weights_s: Value, serving_expert_weights_s: Value,
+                               model_experts: Value, model_experts_per_token: Value,
+        gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
+        output_tokens_cv: Value) -> Value:
+    """A closed loop's prefill step: its cohort's prompt chunks beside the other requests'
+    decodes (:func:`_mixed_step_s`); a request's TTFT is its prefill steps of this."""
+    return _mixed_step_s(
+        closed_loop_batch, operating_requests_per_step, prompt_tokens,
+        max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
+        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
+        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
+        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
+        output_tokens_cv, "prefill")
 
 
-def ttft_service_s(prefill_steps_per_request: Value, prompt_tokens: Value,
+def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
+                              prompt_tokens: Value, max_num_batched_tokens_effective: Value,
+                              pp: Value, prefill_compute_s_per_token: Value,
+                              decode_compute_s_per_token: Value, decode_kv_s_per_token: Value,
+                              serving_token_s: Value, serving_step_fixed_s: Value,
+                              serving_dense_weights_s: Value, serving_expert_weights_s: Value,
+                              model_experts: Value, model_experts_per_token: Value,
+        gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
+        output_tokens_cv: Value) -> Value:
+    """A closed loop's decode-only step: one token for each running request
+    (:func:`_mixed_step_s`)."""
+    return _mixed_step_s(
+        closed_loop_batch, operating_requests_per_step, prompt_tokens,
+        max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
+        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
+        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
+        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
+        output_tokens_cv, "decode")
+
+
+def step_s(serving_mode: Value, step_compute_s: Value, step_memory_s: Value,
+           step_elementwise_s: Value, step_communication_s: Value, step_overhead_s: Value,
+           step_host_link_s: Value, closed_loop_step_s: Value) -> Value:
+    """Operating step time. Open loop (Poisson arrivals spread the prompts over the steps):
+    ``max(compute, memory) + element-wise + communication + overhead + host link`` of the
+    average step. Closed loop and offline: :func:`closed_loop_step_s` (whose fixed part,
+    ``serving_step_fixed_s``, holds the host link's stream)."""
+    open_ = (maximum(step_compute_s, step_memory_s) + step_elementwise_s + step_communication_s
+             + step_overhead_s) + step_host_link_s
+    return where(serving_mode == OPEN_LOOP, open_, closed_loop_step_s)
+
+
+def tpot_mean_s(serving_mode: Value, step_s: Value, running_batch: Value,
+                prompt_tokens: Value, output_tokens: Value,
+                max_num_batched_tokens_effective: Value, prefill_steps_per_request: Value,
+                closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
+                step_host_link_s: Value, output_tokens_cv: Value) -> Value:
+    """Mean time per output token (and inter-token latency) at the operating point. Open
+    loop: one average step, which carries the average share of other requests' prefill
+    chunks. Closed loop and offline: a request's ``G - 1`` decode steps hold the prefill
+    steps of the OTHER cohorts, ``p = B S / n - own prefill steps`` per cycle (``n`` prompt
+    tokens a prefill step carries), the rest are decode-only:
+    ``decode + min(p / (G - 1), 1) * (prefill - decode)`` (its own prefill is in its TTFT,
+    not its TPOT)."""
+    n, _others = _prefill_step_tokens(running_batch, prompt_tokens,
+                                      max_num_batched_tokens_effective, output_tokens_cv)
+    others_steps = maximum(running_batch * prompt_tokens / n - prefill_steps_per_request, 0)
+    share = minimum(safe_div(others_steps, output_tokens - 1, 0.0), 1)
+    closed = closed_loop_decode_step_s + share * (closed_loop_prefill_step_s
+                                                  - closed_loop_decode_step_s)
+    return where(serving_mode == OPEN_LOOP, step_s, closed)
+
+
+def ttft_service_s(serving_mode: Value, closed_loop_prefill_step_s: Value,
+                   prefill_steps_per_request: Value, prompt_tokens: Value,
                    max_num_batched_tokens_effective: Value, prefill_flops: Value, tp: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
                    step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
                    step_communication_s: Value, step_overhead_s: Value,
                    serving_token_s: Value, step_host_link_s: Value) -> Value:
-    """Time from admission to first token: the prefill steps, each the operating step plus
-    this request's chunk (``min(S, budget)`` tokens of its prefill compute and traffic)."""
+    """Time from admission to first token: the prefill steps. Open loop: each the operating
+    step plus this request's chunk (``min(S, budget)`` tokens of its prefill compute and
+    traffic). Closed loop and offline: each a prefill step of its cohort
+    (:func:`closed_loop_prefill_step_s`: requests that finish together return together)."""
     chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
     chunk_compute = prefill_flops * chunk / prompt_tokens / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
     one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s
            + step_communication_s
            + chunk * serving_token_s + step_overhead_s) + step_host_link_s
-    return prefill_steps_per_request * one
+    closed = closed_loop_prefill_step_s  # its fixed part holds the host link's stream
+    return prefill_steps_per_request * where(serving_mode == OPEN_LOOP, one, closed)
+
+
+def wave_prefill_tokens_per_step(closed_loop_batch: Value, prompt_tokens: Value,
+                                 max_num_batched_tokens_effective: Value) -> Value:
+    """Prefill tokens one step carries while a wave of ``B`` requests that arrived together
+    is prefilled: ``min(B * S, budget)`` (the scheduler fills the token budget with their
+    chunks, vLLM ``scheduler.py`` ``schedule``: running requests first, then waiting ones
+    while ``token_budget`` lasts)."""
+    return maximum(minimum(closed_loop_batch * prompt_tokens, max_num_batched_tokens_effective),
+                   1)
+
+
+def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prompt_tokens: Value,
+                        prefill_flops: Value, tp: Value, pp: Value, gpu_flops_per_s: Value,
+                        matmul_efficiency_effective: Value, serving_dense_weights_s: Value,
+                        serving_expert_weights_s: Value, model_experts: Value,
+                        model_experts_per_token: Value, serving_token_s: Value,
+                        serving_step_fixed_s: Value) -> Value:
+    """Step time of a step carrying ``n`` prefill tokens of a wave (``n`` =
+    :func:`wave_prefill_tokens_per_step`): ``max(n * prefill FLOPs per prompt token / (tp *
+    peak * efficiency), weights it touches) + n * per-token work + fixed step time``, one
+    micro-batch through the ``pp`` stages carrying ``1/pp`` of it (the serving step's
+    convention)."""
+    n = wave_prefill_tokens_per_step / pp
+    compute = n * prefill_flops / prompt_tokens / (tp * gpu_flops_per_s
+                                                   * matmul_efficiency_effective)
+    weights = serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
+        n, model_experts, model_experts_per_token)
+    return maximum(compute, weights) + n * serving_token_s + serving_step_fixed_s
+
+
+def wave_ttft_steps(closed_loop_batch: Value, prompt_tokens: Value,
+                    max_num_batched_tokens_effective: Value,
+                    prefill_steps_per_request: Value) -> Value:
+    """Mean steps to first token of ``B`` requests that arrive together (the start of a
+    closed-loop benchmark: ``--max-concurrency B`` sends its first ``B`` requests at once).
+    Their prompts enter the token budget one after another, so request ``i`` finishes its
+    prefill at step ``ceil(i r)`` with ``r = S / budget``; the budget holds also the decodes
+    of those already done, on average ``(B - 1)/2`` tokens. Mean over ``i``:
+    ``r (B + 1)/2 + max(0, 1 - r)/2`` (exact for whole ``r`` and, for ``r < 1``, when ``B r``
+    is whole), at least the request's own prefill steps."""
+    budget = maximum(max_num_batched_tokens_effective - (closed_loop_batch - 1) / 2,
+                     max_num_batched_tokens_effective / 2)
+    r = prompt_tokens / budget
+    return maximum(prefill_steps_per_request,
+                   r * (closed_loop_batch + 1) / 2 + maximum(0, 1 - r) / 2)
+
+
+def wave_ttft_mean_s(serving_mode: Value, wave_ttft_steps: Value, wave_prefill_step_s: Value,
+                     request_latency_effective_s: Value, ttft_mean_s: Value) -> Value:
+    """Mean TTFT of the first wave of a closed loop, the ``B`` clients that start at once:
+    :func:`wave_ttft_steps` steps of :func:`wave_prefill_step_s` plus the front end's path
+    (``request_latency_effective_s``). A benchmark run of ``N`` requests averages it with the
+    steady
+    state over its first ``B`` requests (:func:`planner.sheet.harness.finite_run_ttft`).
+    Other modes: the steady-state ``ttft_mean_s``."""
+    wave = wave_ttft_steps * wave_prefill_step_s + request_latency_effective_s
+    return where(serving_mode == CLOSED_LOOP, maximum(wave, ttft_mean_s), ttft_mean_s)
 
 
 def _ln_approx(z: Value) -> Value:
@@ -637,29 +981,30 @@ def step_alignment_s(serving_mode: Value, step_s: Value) -> Value:
 
 
 def ttft_mean_s(queue_wait_mean_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-                request_latency_s: Value) -> Value:
+                request_latency_effective_s: Value) -> Value:
     """Mean time to first token at the operating point: slot wait + step alignment + prefill +
     the front end's path for one request (HTTP, chat template, tokenization, hand-offs between
-    the API, engine and detokenizer processes, first streamed chunk: ``request_latency_s``)."""
-    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_latency_s
+    the API, engine and detokenizer processes, first streamed chunk:
+    ``request_latency_effective_s``, the front end's, :mod:`planner.estimator.frontends`)."""
+    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def ttft_p50_s(queue_wait_p50_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_s: Value) -> Value:
+               request_latency_effective_s: Value) -> Value:
     """Median TTFT (service time taken as fixed; the spread is the queue's)."""
-    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_s
+    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def ttft_p90_s(queue_wait_p90_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_s: Value) -> Value:
+               request_latency_effective_s: Value) -> Value:
     """90th-percentile TTFT."""
-    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_s
+    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def ttft_p99_s(queue_wait_p99_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_s: Value) -> Value:
+               request_latency_effective_s: Value) -> Value:
     """99th-percentile TTFT."""
-    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_s
+    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_effective_s
 
 
 def e2e_mean_s(ttft_mean_s: Value, tpot_mean_s: Value, output_tokens: Value) -> Value:

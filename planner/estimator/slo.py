@@ -76,7 +76,8 @@ def slo_queue_utilization(slo_ttft_s: Value, slo_percentile_number: Value,
     return where(slo_ttft_s > 0, minimum(root * root, 1), 1)
 
 
-def slo_requests_per_step(slo_ttft_s: Value, slo_tpot_s: Value, request_latency_s: Value,
+def slo_requests_per_step(slo_ttft_s: Value, slo_tpot_s: Value,
+                          request_latency_effective_s: Value,
                           prefill_steps_per_request: Value, prompt_tokens: Value,
                           max_num_batched_tokens_effective: Value, prefill_flops: Value,
                           tp: Value, gpu_flops_per_s: Value,
@@ -107,7 +108,7 @@ def slo_requests_per_step(slo_ttft_s: Value, slo_tpot_s: Value, request_latency_
     chunk_compute = prefill_flops * chunk / prompt_tokens / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
     half = 0.5 + p_steps
-    room = slo_ttft_s - half * fixed - p_steps * chunk * tok - request_latency_s
+    room = slo_ttft_s - half * fixed - p_steps * chunk * tok - request_latency_effective_s
     slope = half * q * tok
     by_ttft = minimum(
         minimum(safe_div(room - p_steps * chunk_compute, slope + half * c_req, huge),
@@ -228,7 +229,8 @@ _PART_INPUTS = ("request_tokens", "serving_compute_s_per_request",
                 "serving_expert_weights_s", "model_experts", "model_experts_per_token",
                 "serving_comm_s_per_token", "tp", "pp", "ep", "attention_dp_number",
                 "model_layers", "collective_latency_s", "serving_activation_s_per_token",
-                "engine_step_overhead_s", "kernel_overhead_s_per_layer")
+                "engine_step_overhead_s", "kernel_overhead_s_per_layer",
+                "model_layer_kernels")
 """The columns the serving model's step parts read besides the work per step."""
 
 
@@ -238,7 +240,8 @@ def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value
            model_experts_per_token: Value, serving_comm_s_per_token: Value, tp: Value, pp: Value,
            ep: Value, attention_dp_number: Value, model_layers: Value,
            collective_latency_s: Value, serving_activation_s_per_token: Value,
-           engine_step_overhead_s: Value, kernel_overhead_s_per_layer: Value
+           engine_step_overhead_s: Value, kernel_overhead_s_per_layer: Value,
+           model_layer_kernels: Value
            ) -> tuple[Value, Value, Value, Value, Value]:
     """The serving model's step parts at work ``y`` (compute, memory, communication,
     element-wise, overhead), by its own column functions."""
@@ -251,18 +254,19 @@ def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value
                                          collective_latency_s),
             serving.step_elementwise_s(y, request_tokens, serving_activation_s_per_token),
             serving.step_overhead_s(engine_step_overhead_s, model_layers,
-                                    kernel_overhead_s_per_layer))
+                                    kernel_overhead_s_per_layer, model_layer_kernels))
 
 
 def _search_tpot_s(y: Value, host_weight_stream_s: Value, *parts_inputs: Value) -> Value:
     """Bisection: the TPOT at work ``y`` (the serving model's ``step_s``)."""
     compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
-    return serving.step_s(compute, memory_, elementwise, comm, overhead, host_weight_stream_s)
+    return serving.step_s(serving.OPEN_LOOP, compute, memory_, elementwise, comm, overhead,
+                          host_weight_stream_s, 0.0)
 
 
 _TTFT_INPUTS = ("host_weight_stream_s", "prefill_steps_per_request", "prompt_tokens",
                 "max_num_batched_tokens_effective", "prefill_flops", "gpu_flops_per_s",
-                "matmul_efficiency_effective", "serving_token_s", "request_latency_s",
+                "matmul_efficiency_effective", "serving_token_s", "request_latency_effective_s",
                 "max_running_batch", "service_scv", "serving_capacity_requests_per_s_replica",
                 "slo_percentile_number")
 """The columns the TTFT of a search step reads besides its work, TPOT, rate and parts."""
@@ -272,14 +276,16 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
                    prefill_steps_per_request: Value, prompt_tokens: Value,
                    max_num_batched_tokens_effective: Value, prefill_flops: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
-                   serving_token_s: Value, request_latency_s: Value, max_running_batch: Value,
+                   serving_token_s: Value, request_latency_effective_s: Value,
+                   max_running_batch: Value,
                    service_scv: Value, serving_capacity_requests_per_s_replica: Value,
                    slo_percentile_number: Value, *parts_inputs: Value) -> Value:
     """Bisection: the TTFT at the objective's percentile at ``rate`` per replica (the serving
     model's slot wait quantile, step alignment, prefill and front end)."""
     compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
     tp = parts_inputs[_PART_INPUTS.index("tp")]
-    service = serving.ttft_service_s(prefill_steps_per_request, prompt_tokens,
+    service = serving.ttft_service_s(serving.OPEN_LOOP, 0.0, prefill_steps_per_request,
+                                     prompt_tokens,
                                      max_num_batched_tokens_effective, prefill_flops, tp,
                                      gpu_flops_per_s, matmul_efficiency_effective, compute,
                                      memory_, elementwise, comm, overhead, serving_token_s,
@@ -291,7 +297,7 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
              for p in (0.5, 0.9, 0.99)]
     wait = where(slo_percentile_number == 50, waits[0],
                  where(slo_percentile_number == 90, waits[1], waits[2]))
-    return wait + tpot / 2 + service + request_latency_s
+    return wait + tpot / 2 + service + request_latency_effective_s
 
 
 def _search_meets(rate: Value, tpot: Value, ttft: Value, slo_ttft_s: Value, slo_tpot_s: Value,

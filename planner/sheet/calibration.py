@@ -50,7 +50,7 @@ import numpy as np
 from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec, serving_figures
-from planner.sheet.harness import finite_run_factor
+from planner.sheet.harness import finite_run_factor, finite_run_ttft
 from planner.sheet.inputs import INFERENCE_INPUTS
 from planner.sheet.profiles import CalibrationFigures, resolve
 from planner.sheet.table import build_columns, graph
@@ -227,7 +227,7 @@ _WORST = float(np.log(1e6))
 """Largest |ln(predicted / measured)| a pair counts with."""
 OUTPUTS = ("output_tokens_per_s", "saturation_output_tokens_per_s", "ttft_mean_s",
            "tpot_mean_s", "e2e_mean_s", "closed_loop_batch", "replicas", "serving_step_0_s",
-           "step_s")
+           "step_s", "wave_ttft_mean_s")
 FINITE_MODES = ("concurrency",)
 """Modes whose measured throughput is scored as a finite run of ``num_requests`` requests
 through ``closed_loop_batch`` slots (:mod:`planner.sheet.harness`): the closed loop of
@@ -266,10 +266,16 @@ class Predictor:
                 raise PlannerError("no run can be scored: "
                                    + "; ".join(f"#{i}: {why}" for i, why in skipped[:5]))
             cols = build_columns(runs.table, models, gpus)
+        n = len(runs.runs)
+        # the front-end inputs default to 0 = the front end's figure
+        # (planner.estimator.frontends): a fit starts from, and moves, the figure in effect
+        effective = np.broadcast_to(np.asarray(self.graph.compute(
+            cols, ["request_latency_effective_s"])["request_latency_effective_s"],
+            dtype=np.float64), (n,))
+        cols = {**cols, "request_latency_s": effective.copy()}
         self.runs = runs
         self.parameters = parameters
         self.cols = cols
-        n = len(runs.runs)
         base = self.cols
         self.eight_bit_ratio = (np.broadcast_to(base["gpu_matmul_efficiency_8bit"], (n,))
                                 / np.broadcast_to(base["gpu_matmul_efficiency_16bit"], (n,)))
@@ -282,7 +288,8 @@ class Predictor:
         self.output_tokens = np.asarray(runs.table["output_tokens"], dtype=np.float64)[self.rows]
         requests = np.array([float(r.values.get("num_requests") or 0) for r in runs.runs])
         self.finite = (np.isin(modes, FINITE_MODES) & (requests > 0))[self.rows]
-        """Throughput pairs scored as a finite run (:mod:`planner.sheet.harness`)."""
+        """Throughput and TTFT pairs scored as a finite run (:mod:`planner.sheet.harness`:
+        the drain of its last requests, the first wave's wait for each other's prefill)."""
         self.requests = requests[self.rows]
         cv = runs.table.get("output_tokens_cv")
         self.output_tokens_cv = (np.zeros(n) if cv is None
@@ -320,9 +327,12 @@ class Predictor:
                                    col["closed_loop_batch"], self.output_tokens_cv,
                                    col["serving_step_0_s"] / col["step_s"])
         throughput = np.where(self.finite, throughput * factor, throughput)
+        ttft = np.where(self.finite, finite_run_ttft(
+            col["ttft_mean_s"], col["wave_ttft_mean_s"],
+            np.maximum(self.requests, 1.0) / replicas, col["closed_loop_batch"]),
+            col["ttft_mean_s"])
         return np.where(self.metrics == "throughput", throughput,
-                        np.where(self.metrics == "ttft", col["ttft_mean_s"],
-                                 col["tpot_mean_s"]))
+                        np.where(self.metrics == "ttft", ttft, col["tpot_mean_s"]))
 
     def log_residuals(self, params: Sequence[float] | None) -> np.ndarray:
         """``ln(predicted / measured)`` of every scored pair (a prediction that is not a

@@ -10,7 +10,9 @@ steady-state prediction into the finite run's figure; the calibration scores clo
 whose ``N`` is known with it (:class:`planner.sheet.calibration.Predictor`,
 :data:`planner.sheet.calibration.FINITE_MODES`, which says why not bursts and offline runs),
 and the workbook's Calibration sheet writes the same formula
-(:func:`finite_run_factor_formula`). Steady-state scenario planning does not use it.
+(:func:`finite_run_factor_formula`). Steady-state scenario planning does not use it. The same
+run's mean TTFT holds its first wave, the clients that start at once and queue for each
+other's prefill (:func:`finite_run_ttft`).
 
 Derivation (one replica: ``c`` slots, ``n`` requests, a request holds its slot for ``L``
 engine steps, mean ``G'``; output-length coefficient of variation ``cv``). A step with ``b``
@@ -82,6 +84,26 @@ def finite_run_factor(requests: np.ndarray | float, slots: np.ndarray | float,
     n = np.asarray(requests, dtype=np.float64)
     c = np.maximum(np.asarray(slots, dtype=np.float64), 1.0)
     return n / (n + c * drain_residences(n, c, cv, idle_share))
+
+
+def finite_run_ttft(steady_s: np.ndarray | float, wave_s: np.ndarray | float,
+                    requests: np.ndarray | float, slots: np.ndarray | float) -> np.ndarray:
+    """Mean TTFT a finite closed-loop run of ``requests`` over ``slots`` clients measures: its
+    first ``slots`` requests arrive at once and wait for each other's prefill
+    (``wave_s``, :func:`planner.estimator.serving.wave_ttft_mean_s`), the others arrive one
+    at a time as earlier ones finish (``steady_s``, the steady-state ``ttft_mean_s``):
+    ``steady + min(c/n, 1) * (wave - steady)`` (per replica)."""
+    n = np.maximum(np.asarray(requests, dtype=np.float64), 1.0)
+    c = np.maximum(np.asarray(slots, dtype=np.float64), 1.0)
+    steady = np.asarray(steady_s, dtype=np.float64)
+    return steady + np.minimum(c / n, 1.0) * (np.asarray(wave_s, dtype=np.float64) - steady)
+
+
+def finite_run_ttft_formula(steady: str, wave: str, requests: str, slots: str) -> str:
+    """:func:`finite_run_ttft` as a spreadsheet expression over the cell references (or
+    literals) ``steady``, ``wave``, ``requests`` and ``slots``."""
+    n, c = f"MAX({requests},1)", f"MAX({slots},1)"
+    return f"({steady})+MIN({c}/{n},1)*(({wave})-({steady}))"
 
 
 def finite_run_factor_formula(requests: str, slots: str, cv: str, idle_share: str) -> str:

@@ -342,24 +342,22 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
          'Launch and tail time per decoder layer per step (~10 kernels x ~4 us with CUDA '
          'graphs): what keeps small-batch decode below streaming bandwidth.',
          minimum=0.0, maximum=1.0),
-    _col('request_latency_s', 'Request latency', 's', 'float', 0.04,
+    _col('request_latency_s', 'Request latency', 's', 'float', 0.0,
          'Front-end latency one request adds to its TTFT: HTTP, chat template, tokenization, '
          'the hand-offs between API server, engine and detokenizer processes, the first '
-         "streamed chunk. GPUStack's vllm bench serve runs on H100 at concurrency 1-8 show "
-         '20-65 ms of TTFT above the prefill (vLLM 0.11 ~50, SGLang 0.5 ~20, trtllm-serve 1.2 '
-         '~45).',
+         "streamed chunk; 0 = the front end's figure (vLLM 0.04, SGLang 0.02, trtllm-serve "
+         "0.045 from GPUStack's vllm bench serve runs on H100 at concurrency 1-8).",
          minimum=0.0, maximum=100.0),
-    _col('request_overhead_s', 'Request work', 's', 'float', 0.02,
-         'Front-end work per request that runs serialized in the API server process (parse, '
-         'template, tokenize, respond): with stream_overhead_s_per_token it caps HTTP serving '
-         'at 1/(request_overhead_s + G*stream_overhead_s_per_token) requests/s per replica '
-         "(vLLM's OpenAI server tops out near 45 requests/s on 4-token requests in GPUStack's "
-         'burst runs).',
+    _col('request_overhead_s', 'Request work', 's', 'float', 0.0,
+         'Front-end work per request in its serialized stage (parse, template, tokenize, '
+         "respond); 0 = the front end's figure (vLLM's OpenAI server 0.02: it tops out near 45 "
+         "requests/s on 4-token requests in GPUStack's burst runs). With "
+         'stream_overhead_s_per_token it caps HTTP serving per replica.',
          minimum=0.0, maximum=100.0),
-    _col('stream_overhead_s_per_token', 'Stream work', 's', 'float', 0.0002,
-         'Front-end time per streamed output token (detokenize, one server-sent event), '
-         'serialized with request_overhead_s in the API server process; caps HTTP serving at '
-         '1/(request_overhead_s + G*this) requests/s per replica.',
+    _col('stream_overhead_s_per_token', 'Stream work', 's', 'float', 0.0,
+         'Front-end time per streamed output token (detokenize, one server-sent event); '
+         "0 = the front end's figure (0.0002 for the Python servers). Serialized with "
+         "request_overhead_s in one process (vLLM, trtllm-serve) or beside it (SGLang, Triton).",
          minimum=0.0, maximum=1.0),
     _col('collective_latency_s', 'Collective latency', 's', 'float', 1e-05,
          'Latency of one all-reduce or all-to-all over NVLink at small sizes (~10 us, nccl-'

@@ -36,7 +36,7 @@ from planner.sheet.calibration import (
     RunPrediction,
     run_row,
 )
-from planner.sheet.harness import finite_run_factor_formula
+from planner.sheet.harness import finite_run_factor_formula, finite_run_ttft_formula
 from planner.sheet.inputs import input_columns
 from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
 from planner.sheet.symbolic import excel, symbolic
@@ -199,8 +199,9 @@ def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
     the Calibration runs sheet, scored as the fit scores it: ``offline`` on the saturation
     rate, ``single`` as output tokens / mean end-to-end latency, the other modes on the
     output rate at the run's load, a closed loop of known request count times its finite-run
-    factor (:func:`planner.sheet.harness.finite_run_factor_formula`); TTFT and TPOT means
-    in ms."""
+    factor (:func:`planner.sheet.harness.finite_run_factor_formula`) and its mean TTFT with
+    the first wave (:func:`planner.sheet.harness.finite_run_ttft_formula`); TTFT and TPOT
+    means in ms."""
     col = letters("inference")
     sheet = f"'{CALIBRATION_RUNS}'!"
 
@@ -212,12 +213,17 @@ def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
                   f"{ref('output_tokens')}/{ref('e2e_mean_s')}" if mode == "single" else
                   ref("output_tokens_per_s"))
     requests = float(entry.run.values.get("num_requests") or 0)
+    ttft = ref("ttft_mean_s")
     if mode in FINITE_MODES and requests > 0:  # a finite run: its makespan's drain
+        per_replica = f"{requests!r}/MAX({ref('replicas')},1)"
         factor = finite_run_factor_formula(
-            f"{requests!r}/MAX({ref('replicas')},1)", ref("closed_loop_batch"),
+            per_replica, ref("closed_loop_batch"),
             ref("output_tokens_cv"), f"{ref('serving_step_0_s')}/{ref('step_s')}")
         throughput = f"{throughput}*{factor}"
-    return {"throughput": f"={throughput}", "ttft": f"=1000*{ref('ttft_mean_s')}",
+        # and its first wave's wait for each other's prefill (harness.finite_run_ttft)
+        ttft = finite_run_ttft_formula(ttft, ref("wave_ttft_mean_s"), per_replica,
+                                       ref("closed_loop_batch"))
+    return {"throughput": f"={throughput}", "ttft": f"=1000*({ttft})",
             "tpot": f"=1000*{ref('tpot_mean_s')}"}
 
 

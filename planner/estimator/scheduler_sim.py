@@ -1,0 +1,213 @@
+"""A step-by-step simulation of a continuous-batching scheduler, to check the serving model's
+closed forms (:mod:`planner.estimator.serving`) and to stand in where none exists.
+
+The serving columns give steady-state figures in closed form (the running batch, the step
+time, TTFT, TPOT) and the first wave of a closed loop (:func:`planner.estimator.serving.
+wave_ttft_mean_s`). This module plays the scheduler one step at a time for one scenario, so a
+test can hold the closed forms against it on a grid (tests/test_scheduler_sim.py, within 5 %).
+It is plain Python over one scenario: not a column, not vectorized.
+
+The scheduler follows vLLM V1's ``Scheduler.schedule`` (vllm/v1/core/sched/scheduler.py), the
+policy SGLang and TensorRT-LLM share in their chunked-prefill modes:
+
+1. running requests first, in admission order: a decoding request schedules one token; a
+   request part-way through its prompt schedules its next chunk, ``min(rest, budget left)``;
+2. then waiting requests, first come first served, while the token budget
+   (``max_num_batched_tokens``), the sequence cap (``max_num_seqs``) and free KV blocks last;
+   a request is admitted only if blocks for its first chunk are free;
+3. a running request that needs a new block when none is free preempts the most recently
+   admitted request, which frees its blocks and goes back to the front of the queue to be
+   recomputed (vLLM's recompute preemption).
+
+A step's time is :class:`StepCost` of what it carries. A closed loop of ``clients`` sends its
+first ``clients`` requests at once and a new one as each finishes (``vllm bench serve
+--max-concurrency``), until ``requests`` have been sent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class StepCost:
+    """Time of one engine step, in seconds, by what it carries (the serving model's step,
+    :func:`planner.estimator.serving.step_seconds_at`, per token rather than per request):
+    ``fixed + max(prefill compute * p + decode compute * d, weights + kv_read * kv) +
+    per_token * (p + d)``, where ``p`` are the prefill tokens scheduled, ``d`` the decode
+    tokens (one per decoding request) and ``kv`` the context tokens the decodes read."""
+
+    fixed_s: float
+    prefill_compute_s_per_token: float
+    decode_compute_s_per_token: float
+    weights_s: float
+    kv_read_s_per_token: float
+    per_token_s: float = 0.0
+
+    def seconds(self, prefill: int, decode: int, kv_tokens: int) -> float:
+        """Time of a step carrying ``prefill`` + ``decode`` tokens whose decodes read
+        ``kv_tokens`` context tokens."""
+        compute = (self.prefill_compute_s_per_token * prefill
+                   + self.decode_compute_s_per_token * decode)
+        return (self.fixed_s + max(compute, self.weights_s + self.kv_read_s_per_token * kv_tokens)
+                + self.per_token_s * (prefill + decode))
+
+
+@dataclass(slots=True)
+class _Request:
+    arrival_s: float
+    prompt: int
+    output: int
+    done_prompt: int = 0
+    generated: int = 0
+    first_token_s: float | None = None
+    finish_s: float | None = None
+    blocks: int = 0
+
+    @property
+    def context(self) -> int:
+        return self.done_prompt + self.generated
+
+
+@dataclass(frozen=True, slots=True)
+class SimResult:
+    """Figures of a simulated run (seconds, tokens/s); ``steady_*`` leave out the first wave
+    (the first ``clients`` requests) and the drain (requests started after the last was
+    sent)."""
+
+    ttft_mean_s: float
+    tpot_mean_s: float
+    e2e_mean_s: float
+    output_tokens_per_s: float
+    first_wave_ttft_mean_s: float
+    steady_ttft_mean_s: float
+    steady_tpot_mean_s: float
+    steady_output_tokens_per_s: float
+    preemptions: int
+    steps: int
+    ttfts_s: list[float] = field(repr=False, default_factory=list)
+
+
+def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
+                         cost: StepCost, *, requests: int, budget_tokens: int,
+                         max_seqs: int, kv_blocks: int, block_tokens: int = 16) -> SimResult:
+    """Play a closed loop of ``clients`` over ``requests`` requests of ``prompt_tokens`` and
+    ``output_tokens`` (fixed lengths) through the scheduler of the module docstring."""
+    if min(clients, prompt_tokens, output_tokens, requests, budget_tokens, max_seqs,
+           kv_blocks, block_tokens) < 1:
+        raise ValueError("every count must be at least 1")
+    now = 0.0
+    waiting: deque[_Request] = deque()
+    running: list[_Request] = []
+    finished: list[_Request] = []
+    sent = 0
+    free = kv_blocks
+    preemptions = 0
+    steps = 0
+    for _ in range(min(clients, requests)):
+        waiting.append(_Request(now, prompt_tokens, output_tokens))
+        sent += 1
+    while len(finished) < requests:
+        steps += 1
+        if steps > 50_000_000:
+            raise RuntimeError("simulation did not finish")
+        left = budget_tokens
+        scheduled: list[tuple[_Request, int]] = []
+        kv_read = 0
+        i = 0
+        while i < len(running) and left > 0:
+            r = running[i]
+            n = 1 if r.done_prompt >= r.prompt else min(r.prompt - r.done_prompt, left)
+            need = math.ceil((r.context + n) / block_tokens) - r.blocks
+            while need > free:
+                victim = running.pop()  # recompute preemption of the newest request
+                free += victim.blocks
+                victim.blocks = victim.done_prompt = victim.generated = 0
+                victim.first_token_s = None
+                waiting.appendleft(victim)
+                preemptions += 1
+                scheduled = [(q, m) for q, m in scheduled if q is not victim]
+                if victim is r:
+                    break
+            if r.blocks == 0 and r not in running:
+                continue  # preempted itself: back in the queue
+            free -= need
+            r.blocks += need
+            scheduled.append((r, n))
+            if r.done_prompt >= r.prompt:
+                kv_read += r.context
+            left -= n
+            i += 1
+        while waiting and left > 0 and len(running) < max_seqs:
+            r = waiting[0]
+            n = min(r.prompt - r.done_prompt, left)
+            need = math.ceil((r.context + n) / block_tokens) - r.blocks
+            if need > free:
+                break
+            waiting.popleft()
+            free -= need
+            r.blocks += need
+            running.append(r)
+            scheduled.append((r, n))
+            left -= n
+        decode = sum(1 for r, _ in scheduled if r.done_prompt >= r.prompt)
+        prefill = sum(n for r, n in scheduled if r.done_prompt < r.prompt)
+        now += cost.seconds(prefill, decode, kv_read)
+        for r, n in scheduled:
+            if r.done_prompt < r.prompt:
+                r.done_prompt += n
+                if r.done_prompt >= r.prompt:
+                    r.generated = 1
+                    r.first_token_s = now
+            else:
+                r.generated += 1
+            if r.done_prompt >= r.prompt and r.generated >= r.output:
+                r.finish_s = now
+        for r in [q for q in running if q.finish_s is not None]:
+            running.remove(r)
+            free += r.blocks
+            finished.append(r)
+            if sent < requests:
+                waiting.append(_Request(now, prompt_tokens, output_tokens))
+                sent += 1
+    return _result(finished, clients, requests, output_tokens, now, preemptions, steps)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _result(finished: list[_Request], clients: int, requests: int, output_tokens: int,
+            end_s: float, preemptions: int, steps: int) -> SimResult:
+    ttft = [r.first_token_s - r.arrival_s for r in finished if r.first_token_s is not None]
+    tpot = [((r.finish_s or 0) - (r.first_token_s or 0)) / (r.output - 1)
+            for r in finished if r.output > 1]
+    e2e = [(r.finish_s or 0) - r.arrival_s for r in finished]
+    by_arrival = sorted(finished, key=lambda r: r.arrival_s)
+    wave = by_arrival[:min(clients, requests)]
+    last_sent = by_arrival[-1].arrival_s
+    steady = [r for r in by_arrival[len(wave):] if (r.finish_s or 0) <= last_sent]
+    span = (max((r.finish_s or 0) for r in steady) - min(r.arrival_s for r in steady)
+            if steady else math.nan)
+    return SimResult(
+        ttft_mean_s=_mean(ttft), tpot_mean_s=_mean(tpot), e2e_mean_s=_mean(e2e),
+        output_tokens_per_s=requests * output_tokens / end_s,
+        first_wave_ttft_mean_s=_mean([(r.first_token_s or 0) - r.arrival_s for r in wave]),
+        steady_ttft_mean_s=_mean([(r.first_token_s or 0) - r.arrival_s for r in steady]),
+        steady_tpot_mean_s=_mean([((r.finish_s or 0) - (r.first_token_s or 0)) / (r.output - 1)
+                                  for r in steady if r.output > 1]),
+        steady_output_tokens_per_s=(_steady_rate(by_arrival, clients, output_tokens)
+                                    if steady and span > 0 else math.nan),
+        preemptions=preemptions, steps=steps, ttfts_s=ttft)
+
+
+def _steady_rate(by_arrival: list[_Request], clients: int, output_tokens: int) -> float:
+    """Output tokens per second between the end of the first wave's last request and the
+    last request sent: completions in that window times the output length."""
+    ends = sorted(r.finish_s or 0 for r in by_arrival)
+    start = max((r.finish_s or 0) for r in by_arrival[:clients])
+    stop = by_arrival[-1].arrival_s
+    done = [t for t in ends if start < t <= stop]
+    return len(done) * output_tokens / (stop - start) if stop > start and done else math.nan
