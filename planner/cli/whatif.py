@@ -326,8 +326,8 @@ def solve(ctx: click.Context, ref: str | None, fleet_name: str | None, maximize:
           --vary gpus=1..16 --subject-to "meets_slo" --as-options 3
     """
     if maximize and minimize:
-        raise ValidationError("--maximize/--minimize", "give one of them (or neither, for the "
-                              "capacity question)")
+        raise ValidationError("--maximize/--minimize", "give exactly one of them (or "
+                              "neither, for the capacity question)")
     capacity = not (maximize or minimize)
     if not capacity and (gpu_filter or utilization_cap is not None):
         raise ValidationError("--gpu-filter/--utilization-cap", "narrow the capacity question "

@@ -1,0 +1,36 @@
+"""CPU time (``time.process_time``) of ``bench_sheet.py``'s two 1M-row cases: every output, and
+every output with mixed serving engines and request rates. On a shared, loaded machine the
+wall times of ``bench_sheet.py`` vary by 3x between runs; CPU time does not.
+
+    PYTHONPATH=. python benchmarks/bench_sheet_cpu.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from benchmarks.bench_sheet import frame
+from planner import catalog
+from planner.sheet.table import evaluate_table, graph
+
+
+def main(rows: int = 1_000_000) -> None:
+    models = {n: catalog.resolve_model_spec(n) for n in catalog.model_names()}
+    gpus = dict(catalog.load_gpus())
+    df = frame(rows)
+    table = {c: df[c].to_numpy() for c in df.columns}
+    engines = {**table, "engine": np.random.default_rng(1).choice(
+        ["roofline", "vllm", "sglang", "trtllm"], rows),
+        "target_requests_per_s": np.random.default_rng(2).uniform(0, 50, rows)}
+    evaluate_table({k: v[:10] for k, v in table.items()}, models, gpus)  # warm caches
+    for label, t in (("every output", table), ("mixed engines and rates", engines)):
+        cpu, wall = time.process_time(), time.perf_counter()
+        evaluate_table(t, models, gpus)
+        print(f"{label}: {rows:,} rows, {len(graph('inference').outputs)} outputs: "
+              f"cpu {time.process_time() - cpu:.2f} s, wall {time.perf_counter() - wall:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
