@@ -14,6 +14,8 @@ from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.units import GB, GiB
 
+pytest_plugins = ["tests.store_fixtures"]  # the database fixtures: db_url, postgres_url, templates
+
 
 def spec(name: str) -> ModelSpec:
     """A catalog model's spec."""
@@ -40,17 +42,6 @@ def llama3_8b() -> ModelSpec:
     return spec("llama-3-8b")
 
 
-@pytest.fixture(scope="session")
-def seeded_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A SQLite database migrated to head and seeded, built once per test session."""
-    from planner.service import Workspace
-
-    path = tmp_path_factory.mktemp("template") / "planner.db"
-    with Workspace.open(f"sqlite:///{path}") as ws:
-        ws.engine.dispose()
-    return path
-
-
 @pytest.fixture(autouse=True)
 def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                       seeded_sqlite_template: Path) -> Iterator[Path]:
@@ -62,6 +53,3 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("PLANNER_DATA_DIR", str(data))
     monkeypatch.delenv("PLANNER_DATABASE_URL", raising=False)
     yield data
-
-
-from tests.store_fixtures import db_url, postgres_url  # noqa: E402,F401  (fixtures)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
@@ -14,6 +15,8 @@ from planner.store import migrate
 from planner.store.engine import make_engine
 from planner.store.schema import Base
 from tests.store_fixtures import dump
+
+pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:

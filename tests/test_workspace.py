@@ -29,6 +29,7 @@ def ws(db_url: str) -> Workspace:
     workspace.close()
 
 
+@pytest.mark.empty_database
 def test_first_open_creates_and_seeds(ws: Workspace) -> None:
     report = ws.open_report
     assert report is not None and report.revision_before is None and report.seeded is not None
