@@ -1,4 +1,6 @@
-"""Shared fixtures: catalog specs and a helper that evaluates one scenario through the service."""
+"""Shared fixtures: catalog specs, a helper that evaluates one scenario through the service, each
+test's own data folder and the workspace on it (``ws``). The CLI runner and waits are in
+``tests/helpers.py``; the database fixtures in ``tests/store_fixtures.py``."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 from planner import catalog, service
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.service import Workspace
 from planner.units import GB, GiB
 
 pytest_plugins = ["tests.store_fixtures"]  # the database fixtures: db_url, postgres_url, templates
@@ -53,3 +56,19 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("PLANNER_DATA_DIR", str(data))
     monkeypatch.delenv("PLANNER_DATABASE_URL", raising=False)
     yield data
+
+
+@pytest.fixture
+def ws_url(isolated_data_dir: Path) -> str | None:
+    """The database :func:`ws` opens: by default the data folder's own (None: what
+    ``Workspace.open()`` and the CLI open, a copy of the seeded template). A module whose
+    workspace tests run on each backend overrides this with ``db_url``."""
+    return None
+
+
+@pytest.fixture
+def ws(ws_url: str | None) -> Iterator[Workspace]:
+    """A workspace on a seeded database (:func:`ws_url`), closed after the test."""
+    workspace = Workspace.open(ws_url)
+    yield workspace
+    workspace.close()

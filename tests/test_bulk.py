@@ -16,12 +16,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.errors import PlannerError
 from planner.service import Workspace
 from planner.service.bulk import BulkImportError
+from tests.helpers import run
 from tests.store_fixtures import dump
 
 HEADER = "name,model,gpu,batch,tp,gpus,prompt_tokens,weight_dtype,target_requests_per_s,notes"
@@ -33,11 +32,16 @@ ROWS = [
 
 
 @pytest.fixture
-def ws(db_url: str) -> Any:
-    workspace = Workspace.open(db_url)
-    workspace.new_fleet("bulk")
-    yield workspace
-    workspace.close()
+def ws_url(db_url: str) -> str:
+    """These workspace tests run on each backend."""
+    return db_url
+
+
+@pytest.fixture
+def ws(ws: Workspace) -> Workspace:
+    """The shared workspace, with an empty fleet ``bulk``."""
+    ws.new_fleet("bulk")
+    return ws
 
 
 def write_csv(path: Path, rows: list[str], header: str = HEADER) -> Path:
@@ -53,11 +57,6 @@ def _typed(text: str) -> Any:
         return float(text) if "." in text else int(text)
     except ValueError:
         return text
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 EXPECTED = {  # the three rows above as planner scenario new stores them

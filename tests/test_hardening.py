@@ -8,17 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.errors import ValidationError
 from planner.sheet.inputs import INFERENCE_INPUTS, input_columns
+from tests.helpers import run
 from tests.store_fixtures import dump
-
-
-def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), input=input)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def refused(args: tuple[str, ...], *words: str) -> str:

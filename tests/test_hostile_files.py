@@ -34,22 +34,21 @@ import json
 import os
 import re
 import resource
-import signal
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.report.sheetstream import read_columns, shared_strings, sheet_parts
 from planner.report.textcells import csv_text, formula_like, ooxml_text
 from planner.service import Workspace
+from tests import helpers
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,21 +89,8 @@ def test_case_counts() -> None:
 
 
 # ------------------------------------------------------------------ helpers
-def run(*args: str, timeout_s: int = 60) -> tuple[int, str, str]:
-    """The CLI in-process; an alarm fails the test instead of hanging for ever."""
-    def hung(_sig: int, _frame: Any) -> None:
-        raise TimeoutError(f"planner {' '.join(args)} did not return in {timeout_s} s")
-
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(timeout_s)
-    try:
-        result = CliRunner().invoke(cli, list(args))
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exc_info)
-    return result.exit_code, result.stdout, result.stderr
+# the CLI in-process; an alarm fails the test instead of hanging for ever, a traceback fails it
+run = partial(helpers.run, timeout_s=60, clean=True)
 
 
 def db_bytes(data_dir: Path) -> str:
@@ -126,13 +112,6 @@ def refused(data_dir: Path, args: tuple[str, ...], *named: str) -> str:
         assert word in err, (word, err)
     assert db_bytes(data_dir) == before, "a refused command changed the database"
     return err
-
-
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Iterator[Workspace]:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
 
 
 def _cells_of_csv(path: Path) -> list[list[str]]:

@@ -17,6 +17,7 @@ import resource
 import subprocess
 import sys
 import zipfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from planner.report.importer import ImportError_
 from planner.report.layout import letters
 from planner.service import Workspace
 from planner.sheet.inputs import INFERENCE_INPUTS
+from tests import helpers
 from tests.store_fixtures import dump
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -44,18 +46,7 @@ LLAMA = json.loads((ROOT / "seeds" / "models" / "llama-3-8b.json").read_text())
 INJECTION = 'x")+1000000+N("'
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exc_info)
-    return result.exit_code, result.stdout, result.stderr
-
-
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Any:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
+run = partial(helpers.run, clean=True)  # the CLI in-process; a traceback fails the test
 
 
 @pytest.fixture

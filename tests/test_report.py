@@ -11,10 +11,8 @@ from typing import Any
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
 from openpyxl.utils import get_column_letter
 
-from planner.cli import cli
 from planner.compare import counted
 from planner.estimator.gpu import GpuSpec
 from planner.report.importer import ImportError_
@@ -22,24 +20,13 @@ from planner.report.layout import GPU_SHEET, letters, scenario_columns
 from planner.service import Workspace
 from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.table import graph
+from tests.helpers import run
 from tests.libreoffice import recalculate, soffice
 from tests.store_fixtures import dump
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 N_INFERENCE = len(graph("inference").outputs)
 N_TRAINING = len(graph("training").outputs)
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
 
 
 def _close(got: Any, expected: Any) -> bool:

@@ -26,13 +26,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 GPU_COL = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
 
 
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
-
-
 def formula_cells(path: Path) -> dict[tuple[str, str], str]:
     """Every formula cell of the workbook (sheet, cell) → its formula."""
     wb = openpyxl.load_workbook(path)

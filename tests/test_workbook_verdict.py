@@ -20,13 +20,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 Values = dict[tuple[str, str], Any]
 
 
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
-
-
 def exported(ws: Workspace, tmp_path: Path, fleets: list[str] | None = None
              ) -> tuple[Path, Values, Values]:
     """Export, then (path, cached values, LibreOffice's values), after checking that every
@@ -260,8 +253,8 @@ def test_data_sheets_print_their_key_columns_and_the_sweep_its_chart(
 
     from planner.report.layout import letters
     from planner.report.sweep_sheet import key_block
+    from tests.helpers import run
     from tests.libreoffice import sheet_pdf
-    from tests.test_report import run
 
     path = tmp_path / "s.xlsx"
     code, _, err = run("export", "--out", str(path), "--fleet", "demo", "--sweep",

@@ -23,10 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def ws(db_url: str) -> Workspace:
-    workspace = Workspace.open(db_url)
-    yield workspace
-    workspace.close()
+def ws_url(db_url: str) -> str:
+    """These workspace tests run on each backend."""
+    return db_url
 
 
 @pytest.mark.empty_database
