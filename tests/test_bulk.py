@@ -38,8 +38,9 @@ def ws_url(db_url: str) -> str:
 
 
 @pytest.fixture
-def ws(ws: Workspace) -> Workspace:
-    """The shared workspace, with an empty fleet ``bulk``."""
+def ws(ws: Workspace, db_url: str) -> Workspace:
+    """The shared workspace, with an empty fleet ``bulk``. (``db_url`` named here too: pytest
+    parametrizes by the arguments of the overriding fixture, not of the one it extends.)"""
     ws.new_fleet("bulk")
     return ws
 
