@@ -17,7 +17,11 @@ from planner.estimator.gpu import GpuSpec
 from planner.service import Workspace
 from planner.units import GB, GiB
 
-pytest_plugins = ["tests.store_fixtures"]  # the database fixtures: db_url, postgres_url, templates
+pytest_plugins = [
+    "tests.store_fixtures",  # the database fixtures: db_url, postgres_url, the templates
+    "tests.services",  # postgres/libreoffice markers: skip locally, fail in CI when missing
+    "pytester",  # tests of those hooks
+]
 
 
 def spec(name: str) -> ModelSpec:

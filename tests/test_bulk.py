@@ -118,6 +118,7 @@ def test_every_format_gives_the_same_scenarios(ws: Workspace, tmp_path: Path) ->
     assert stored["csv"]["big"][3]["target_requests_per_s"] == 20.0  # 1200/min
 
 
+@pytest.mark.slow
 def test_bad_row_at_line_50001_leaves_the_database_unchanged(ws: Workspace, db_url: str,
                                                              tmp_path: Path) -> None:
     rows = [f"s{i},llama-3-8b,h100-sxm,{1 + i % 64},1,1,1024,bf16,1," for i in range(50_000)]

@@ -224,6 +224,7 @@ def test_ascii_fallback_spells_symbols() -> None:
     assert "é".encode("latin-1", ERRORS) == "é".encode("latin-1")  # only what cannot be held
 
 
+@pytest.mark.slow
 def test_sweep_chart_of_a_million_rows_references_what_a_chart_can() -> None:
 
     from openpyxl import Workbook

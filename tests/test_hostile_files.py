@@ -168,6 +168,7 @@ def test_sweep_csv_carries_no_formula(ws: Workspace, tmp_path: Path) -> None:
         assert all(not formula_like(c) or c.startswith("'") for c in row), row
 
 
+@pytest.mark.libreoffice
 def test_libreoffice_opens_the_sweep_csv_without_a_formula(ws: Workspace,
                                                            tmp_path: Path) -> None:
     from tests.libreoffice import soffice
@@ -252,6 +253,7 @@ def test_unedited_export_with_escape_like_names_imports_as_no_change(
     assert db_bytes(isolated_data_dir) == stored and _dump_text(ws) == before
 
 
+@pytest.mark.libreoffice
 def test_libreoffice_saved_workbook_imports_as_no_change(ws: Workspace, tmp_path: Path) -> None:
     """LibreOffice writes flags as ``=TRUE()`` / ``=FALSE()`` and floats to 15 digits."""
     from tests.libreoffice import recalculate, soffice
@@ -495,6 +497,7 @@ def test_bulk_xlsx_row_past_the_limit_is_refused(isolated_data_dir: Path,
                      "A1048577", "1,048,575 data rows")
 
 
+@pytest.mark.slow
 def test_bulk_xlsx_whitespace_zip_bomb_is_read_in_bounded_memory(isolated_data_dir: Path,
                                                                  tmp_path: Path) -> None:
     """1 GiB of whitespace in sheetData (1 MB of zip), read under a 2 GiB address space: the
@@ -506,6 +509,7 @@ def test_bulk_xlsx_whitespace_zip_bomb_is_read_in_bounded_memory(isolated_data_d
     assert code == 0, err[-3000:]
 
 
+@pytest.mark.slow
 def test_bulk_xlsx_shared_string_bomb_is_refused(isolated_data_dir: Path,
                                                  tmp_path: Path) -> None:
     path = _bulk_sheet(tmp_path, "", strings_pad=300 << 20)
@@ -535,6 +539,7 @@ def test_workbook_gpus_sheet_far_cell_is_refused(ws: Workspace, isolated_data_di
                      "10,000 GPU rows")
 
 
+@pytest.mark.slow
 def test_workbook_part_bomb_is_refused(ws: Workspace, isolated_data_dir: Path,
                                        tmp_path: Path) -> None:
     ws.new_fleet("f")

@@ -84,6 +84,7 @@ def test_gpu_name_never_becomes_formula_code(ws: Workspace, tmp_path: Path) -> N
     wb.close()
 
 
+@pytest.mark.libreoffice
 def test_gpu_columns_of_the_summary_count_what_libreoffice_counts(ws: Workspace,
                                                                    tmp_path: Path) -> None:
     from tests.libreoffice import recalculate, soffice
@@ -381,6 +382,7 @@ def test_workbook_far_cell_is_refused(ws: Workspace, tmp_path: Path,
     assert "refused:" in proc.stdout and "XFD1048576" in proc.stdout, proc.stdout
 
 
+@pytest.mark.slow
 def test_workbook_million_rows_is_refused(ws: Workspace, tmp_path: Path,
                                           isolated_data_dir: Path) -> None:
     """A sheet XML bomb: 1.1 million one-cell rows in a few MB of zip. The scenario sheets

@@ -42,6 +42,7 @@ def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
         # the demo's option group uses columns older schemas lack (SLOs before 0003, options
@@ -93,6 +94,7 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_downgrade_of_0008_forgets_options(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
         assert ws.scenario("demo", "llama3-70b-chat-h200-tp2").option_of == \
@@ -108,6 +110,7 @@ def test_downgrade_of_0008_forgets_options(db_url: str) -> None:
         assert {(s.option_of, s.chosen) for s in ws.scenarios("demo")} == {(None, True)}
 
 
+@pytest.mark.slow
 def test_downgrade_of_0005_maps_new_weight_dtypes(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
         ws.new_fleet("q", "")
@@ -127,6 +130,7 @@ def test_downgrade_of_0005_maps_new_weight_dtypes(db_url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> None:
     engine = make_engine(db_url)
     migrate.upgrade(engine, "0001")

@@ -193,6 +193,7 @@ def test_cli_option_choose_and_compare_options() -> None:
         "chat-mi300x": ("chat-h100", False)}
 
 
+@pytest.mark.libreoffice
 def test_workbook_round_trip_of_options_and_summary_counts_chosen(ws: Workspace,
                                                                   tmp_path: Path) -> None:
     make_group(ws)

@@ -187,6 +187,7 @@ def test_edits_in_the_workbook_flow_formulas_engine(ws: Workspace, tmp_path: Pat
     assert mixtral["cost_usd_per_hour"] == 2 * 3.25
 
 
+@pytest.mark.libreoffice
 def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path: Path) -> None:
     assert soffice() is not None, "LibreOffice is required: .ci/run installs libreoffice-calc"
     path = tmp_path / "demo.xlsx"
@@ -367,6 +368,7 @@ def test_custom_gpu_spec_compute_dtype_rule_matches() -> None:
     assert compute_dtype(t4, "int8", "weight_only") == "fp16"
 
 
+@pytest.mark.libreoffice
 def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Path) -> None:
     """Scenarios on each serving engine, open loop, closed loop and offline, an MoE model under
     expert parallelism and an SLO: every output the workbook computes (the fixed-point
@@ -397,6 +399,7 @@ def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Pat
         4 * N_INFERENCE
 
 
+@pytest.mark.libreoffice
 def test_calibrated_scenarios_and_calibration_sheet(tmp_path: Path,
                                                     isolated_data_dir: Path) -> None:
     """After planner calibrate on the development set's H100 + vLLM runs: a calibrated

@@ -213,6 +213,7 @@ def _generated_fleet(ws: Workspace, name: str, count: int) -> None:
         s.execute(insert(ScenarioRow), rows)
 
 
+@pytest.mark.slow
 def test_columnwise_json_of_a_generated_fleet_is_json_text(ws: Workspace) -> None:
     """``scenario list --json`` of 2,000 scenarios (both kinds interleaved, non-fitting rows,
     unicode notes) is byte for byte the one-piece ``json_text`` of the records, whatever the
