@@ -1,4 +1,6 @@
-"""Shared fixtures: catalog specs and a helper that evaluates one scenario through the service."""
+"""Shared fixtures: catalog specs, a helper that evaluates one scenario through the service, each
+test's own data folder and the workspace on it (``ws``). The CLI runner and waits are in
+``tests/helpers.py``; the database fixtures in ``tests/store_fixtures.py``."""
 
 from __future__ import annotations
 
@@ -12,7 +14,14 @@ import pytest
 from planner import catalog, service
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.service import Workspace
 from planner.units import GB, GiB
+
+pytest_plugins = [
+    "tests.store_fixtures",  # the database fixtures: db_url, postgres_url, the templates
+    "tests.services",  # postgres/libreoffice markers: skip locally, fail in CI when missing
+    "pytester",  # tests of those hooks
+]
 
 
 def spec(name: str) -> ModelSpec:
@@ -40,17 +49,6 @@ def llama3_8b() -> ModelSpec:
     return spec("llama-3-8b")
 
 
-@pytest.fixture(scope="session")
-def seeded_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A SQLite database migrated to head and seeded, built once per test session."""
-    from planner.service import Workspace
-
-    path = tmp_path_factory.mktemp("template") / "planner.db"
-    with Workspace.open(f"sqlite:///{path}") as ws:
-        ws.engine.dispose()
-    return path
-
-
 @pytest.fixture(autouse=True)
 def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                       seeded_sqlite_template: Path) -> Iterator[Path]:
@@ -64,4 +62,17 @@ def isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     yield data
 
 
-from tests.store_fixtures import db_url, postgres_url  # noqa: E402,F401  (fixtures)
+@pytest.fixture
+def ws_url(isolated_data_dir: Path) -> str | None:
+    """The database :func:`ws` opens: by default the data folder's own (None: what
+    ``Workspace.open()`` and the CLI open, a copy of the seeded template). A module whose
+    workspace tests run on each backend overrides this with ``db_url``."""
+    return None
+
+
+@pytest.fixture
+def ws(ws_url: str | None) -> Iterator[Workspace]:
+    """A workspace on a seeded database (:func:`ws_url`), closed after the test."""
+    workspace = Workspace.open(ws_url)
+    yield workspace
+    workspace.close()

@@ -22,8 +22,17 @@ PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
+marked: bool | None = None
+"""Whether the running test carries ``@pytest.mark.libreoffice`` (set before each test by
+:mod:`tests.services`; None outside a test run)."""
+
+
 def soffice() -> str | None:
-    """The LibreOffice binary, if installed."""
+    """The LibreOffice binary, if installed. Refused in a test not marked ``libreoffice``, so
+    that the marker (and a run that leaves it out) names every test that needs LibreOffice."""
+    if marked is False:
+        raise AssertionError("this test runs LibreOffice: mark it @pytest.mark.libreoffice "
+                             "(tests/services.py skips it where LibreOffice is missing)")
     return shutil.which("soffice") or shutil.which("libreoffice")
 
 

@@ -3,12 +3,18 @@
 The PostgreSQL server comes from ``PLANNER_TEST_POSTGRES_URL`` (``.ci/run`` starts one with
 ``.ci/postgres.sh``); when that is unset the session starts its own with the same script, on a
 free port and in a private folder, and stops it at the end. No other server is touched.
+
+Migrating to head and seeding costs about a second a database, so it happens once per session
+(per pytest-xdist worker) and backend, into a template; each test gets a copy of it (SQLite: a
+file copy; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``). Tests of migration and first-run
+seeding themselves ask for an empty database with ``@pytest.mark.empty_database``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,15 +82,75 @@ def reset_postgres(url: str) -> None:
     engine.dispose()
 
 
+def _seed(url: str) -> None:
+    """Migrate the empty database at ``url`` to head and seed it, as a first open does."""
+    from planner.service import Workspace
+
+    Workspace.open(url).close()
+
+
+@pytest.fixture(scope="session")
+def seeded_sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated to head and seeded, built once per session (per worker)."""
+    path = tmp_path_factory.mktemp("template") / "planner.db"
+    _seed(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_admin(postgres_url: str) -> Iterator[Any]:
+    """An autocommit engine on this worker's PostgreSQL database, for CREATE/DROP DATABASE of
+    the template and its copies (never the database it is connected to)."""
+    admin = create_engine(make_url(postgres_url), isolation_level="AUTOCOMMIT")
+    yield admin
+    admin.dispose()
+
+
+def _drop(admin: Any, name: str) -> None:
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def seeded_postgres_template(postgres_url: str, postgres_admin: Any) -> Iterator[str]:
+    """The name of a PostgreSQL database (``<worker's database>_tpl``) migrated to head and
+    seeded once per session; nothing connects to it after, so it can be a TEMPLATE."""
+    base = make_url(postgres_url)
+    name = f"{base.database}_tpl"
+    _drop(postgres_admin, name)
+    with postgres_admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    _seed(base.set(database=name).render_as_string(hide_password=False))
+    yield name
+    _drop(postgres_admin, name)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each backend."""
+    """A database of each backend at schema head with the seeds: a copy of the session's
+    template. Under ``@pytest.mark.empty_database`` an empty one instead, for the tests of
+    migration and first-run seeding."""
+    empty = request.node.get_closest_marker("empty_database") is not None
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'store.db'}"
+        path = tmp_path / "store.db"
+        if not empty:
+            shutil.copyfile(request.getfixturevalue("seeded_sqlite_template"), path)
+        yield f"sqlite:///{path}"
         return
     url = request.getfixturevalue("postgres_url")
-    reset_postgres(url)
-    yield url
+    if empty:
+        reset_postgres(url)
+        yield url
+        return
+    template = request.getfixturevalue("seeded_postgres_template")
+    admin = request.getfixturevalue("postgres_admin")
+    base = make_url(url)
+    name = f"{base.database}_copy"
+    _drop(admin, name)
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    yield base.set(database=name).render_as_string(hide_password=False)
+    _drop(admin, name)
 
 
 def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:

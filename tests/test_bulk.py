@@ -16,12 +16,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.errors import PlannerError
 from planner.service import Workspace
 from planner.service.bulk import BulkImportError
+from tests.helpers import run
 from tests.store_fixtures import dump
 
 HEADER = "name,model,gpu,batch,tp,gpus,prompt_tokens,weight_dtype,target_requests_per_s,notes"
@@ -33,11 +32,17 @@ ROWS = [
 
 
 @pytest.fixture
-def ws(db_url: str) -> Any:
-    workspace = Workspace.open(db_url)
-    workspace.new_fleet("bulk")
-    yield workspace
-    workspace.close()
+def ws_url(db_url: str) -> str:
+    """These workspace tests run on each backend."""
+    return db_url
+
+
+@pytest.fixture
+def ws(ws: Workspace, db_url: str) -> Workspace:
+    """The shared workspace, with an empty fleet ``bulk``. (``db_url`` named here too: pytest
+    parametrizes by the arguments of the overriding fixture, not of the one it extends.)"""
+    ws.new_fleet("bulk")
+    return ws
 
 
 def write_csv(path: Path, rows: list[str], header: str = HEADER) -> Path:
@@ -53,11 +58,6 @@ def _typed(text: str) -> Any:
         return float(text) if "." in text else int(text)
     except ValueError:
         return text
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 EXPECTED = {  # the three rows above as planner scenario new stores them
@@ -118,6 +118,7 @@ def test_every_format_gives_the_same_scenarios(ws: Workspace, tmp_path: Path) ->
     assert stored["csv"]["big"][3]["target_requests_per_s"] == 20.0  # 1200/min
 
 
+@pytest.mark.slow
 def test_bad_row_at_line_50001_leaves_the_database_unchanged(ws: Workspace, db_url: str,
                                                              tmp_path: Path) -> None:
     rows = [f"s{i},llama-3-8b,h100-sxm,{1 + i % 64},1,1,1024,bf16,1," for i in range(50_000)]

@@ -11,9 +11,12 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from planner.store.engine import make_engine
+
+pytestmark = pytest.mark.postgres  # starts servers of its own with .ci/postgres.sh
 
 SCRIPT = str(Path(__file__).resolve().parent.parent / ".ci" / "postgres.sh")
 

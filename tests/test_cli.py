@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.sheet.inputs import INFERENCE_INPUTS
+from tests.helpers import run
 
 ESTIMATE_KEYS = {"weights_bytes_per_gpu", "kv_bytes_per_token", "kv_budget_bytes",
                  "max_concurrent_sequences", "token_capacity", "fits", "prefill_flops",
@@ -19,11 +18,6 @@ ESTIMATE_KEYS = {"weights_bytes_per_gpu", "kv_bytes_per_token", "kv_budget_bytes
                  "cost_usd_per_hour", "cost_usd_per_million_output_tokens"}
 TRAIN_KEYS = {"train_flops", "train_time_s", "gpu_hours", "cost_usd", "trainable_params",
               "memory_bytes_per_gpu"}
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_top_level_help_lists_commands() -> None:

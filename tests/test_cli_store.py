@@ -7,17 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
+from tests.helpers import run
 from tests.store_fixtures import dump
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def default_url(data_dir: Path) -> str:

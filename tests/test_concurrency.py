@@ -9,12 +9,16 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from planner.service import Workspace
 from tests.store_fixtures import dump
 
 EDITOR = """
 import json, os, sys, time
 from planner.domain import ConflictError
+import pytest
+
 from planner.service import Workspace
 url, me, barrier, batch = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 ws = Workspace.open(url)
@@ -33,6 +37,8 @@ except ConflictError as exc:
 IMPORTER = """
 import json, sys, time
 from pathlib import Path
+import pytest
+
 from planner.service import Workspace
 url, marker = sys.argv[1], sys.argv[2]
 config = json.loads(Path("seeds/models/llama-2-7b.json").read_text())
@@ -54,6 +60,7 @@ def _python(*args: str) -> subprocess.Popen[str]:
                             cwd=Path(__file__).resolve().parent.parent)
 
 
+@pytest.mark.slow
 def test_two_processes_edit_the_same_scenario(db_url: str, tmp_path: Path) -> None:
     import json
 
@@ -80,6 +87,7 @@ def test_two_processes_edit_the_same_scenario(db_url: str, tmp_path: Path) -> No
             ("batch", 1, sc.inputs["batch"])]
 
 
+@pytest.mark.slow
 def test_killed_import_leaves_the_database_as_it_was(db_url: str, tmp_path: Path) -> None:
     Workspace.open(db_url).close()
     before = dump(db_url)

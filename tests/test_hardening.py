@@ -8,17 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.errors import ValidationError
 from planner.sheet.inputs import INFERENCE_INPUTS, input_columns
+from tests.helpers import run
 from tests.store_fixtures import dump
-
-
-def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), input=input)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def refused(args: tuple[str, ...], *words: str) -> str:
@@ -249,6 +243,7 @@ def test_a_seeding_that_fails_is_completed_on_next_open(tmp_path: Path,
     (("db", "upgrade"),),
     (("db", "upgrade"), ("db", "downgrade", "base", "--yes"), ("db", "upgrade", "head")),
 ])
+@pytest.mark.slow
 def test_db_upgrade_on_a_new_file_then_open_has_the_catalog(
         steps: tuple[tuple[str, ...], ...], tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'new.db'}"
@@ -362,6 +357,7 @@ def test_a_newer_schema_is_named_and_refused_on_upgrade_and_downgrade(
 
 
 # ---------------------------------------------------------------- 18: downgrades
+@pytest.mark.slow
 def test_downgrade_asks_first_and_a_round_trip_keeps_target_rate(
         isolated_data_dir: Path) -> None:
     assert run("scenario", "set", "demo/llama3-8b-24gib-6x8k",

@@ -27,13 +27,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
+from tests import helpers
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_MESSAGE = 300
@@ -54,12 +54,7 @@ def state(data: Path) -> dict[str, str]:
             for p in sorted(data.iterdir()) if p.is_file() and not p.name.endswith("-shm")}
 
 
-def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None
-        ) -> tuple[int, str, str]:
-    result = CliRunner(env=env).invoke(cli, list(args), input=stdin)
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exc_info)
-    return result.exit_code, result.stdout, result.stderr
+run = partial(helpers.run, clean=True)  # the CLI in-process; a traceback fails the test
 
 
 def one_line(err: str, *needles: str, lines: int = 1) -> str:
@@ -229,6 +224,7 @@ def test_ascii_fallback_spells_symbols() -> None:
     assert "é".encode("latin-1", ERRORS) == "é".encode("latin-1")  # only what cannot be held
 
 
+@pytest.mark.slow
 def test_sweep_chart_of_a_million_rows_references_what_a_chart_can() -> None:
 
     from openpyxl import Workbook
@@ -601,7 +597,7 @@ def test_close_matches_rules() -> None:
 @pytest.mark.parametrize("stdin", [None, "q\n"])
 def test_the_ui_without_a_terminal_says_so(isolated_data_dir: Path, stdin: str | None) -> None:
     refused(isolated_data_dir, (), "the terminal UI needs a terminal", "planner --help")
-    code, _, err = run(stdin=stdin)
+    code, _, err = run(input=stdin)
     assert code == 2 and "standard input and output are not terminals" in err
 
 

@@ -34,23 +34,22 @@ import json
 import os
 import re
 import resource
-import signal
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.io.textcells import csv_text, formula_like, ooxml_text
 from planner.io.xlsx.parts import shared_strings, sheet_parts
 from planner.io.xlsx.stream import read_columns
 from planner.service import Workspace
+from tests import helpers
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,21 +90,8 @@ def test_case_counts() -> None:
 
 
 # ------------------------------------------------------------------ helpers
-def run(*args: str, timeout_s: int = 60) -> tuple[int, str, str]:
-    """The CLI in-process; an alarm fails the test instead of hanging for ever."""
-    def hung(_sig: int, _frame: Any) -> None:
-        raise TimeoutError(f"planner {' '.join(args)} did not return in {timeout_s} s")
-
-    old = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(timeout_s)
-    try:
-        result = CliRunner().invoke(cli, list(args))
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exc_info)
-    return result.exit_code, result.stdout, result.stderr
+# the CLI in-process; an alarm fails the test instead of hanging for ever, a traceback fails it
+run = partial(helpers.run, timeout_s=60, clean=True)
 
 
 def db_bytes(data_dir: Path) -> str:
@@ -127,13 +113,6 @@ def refused(data_dir: Path, args: tuple[str, ...], *named: str) -> str:
         assert word in err, (word, err)
     assert db_bytes(data_dir) == before, "a refused command changed the database"
     return err
-
-
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Iterator[Workspace]:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
 
 
 def _cells_of_csv(path: Path) -> list[list[str]]:
@@ -190,6 +169,7 @@ def test_sweep_csv_carries_no_formula(ws: Workspace, tmp_path: Path) -> None:
         assert all(not formula_like(c) or c.startswith("'") for c in row), row
 
 
+@pytest.mark.libreoffice
 def test_libreoffice_opens_the_sweep_csv_without_a_formula(ws: Workspace,
                                                            tmp_path: Path) -> None:
     from tests.libreoffice import soffice
@@ -274,6 +254,7 @@ def test_unedited_export_with_escape_like_names_imports_as_no_change(
     assert db_bytes(isolated_data_dir) == stored and _dump_text(ws) == before
 
 
+@pytest.mark.libreoffice
 def test_libreoffice_saved_workbook_imports_as_no_change(ws: Workspace, tmp_path: Path) -> None:
     """LibreOffice writes flags as ``=TRUE()`` / ``=FALSE()`` and floats to 15 digits."""
     from tests.libreoffice import recalculate, soffice
@@ -517,6 +498,7 @@ def test_bulk_xlsx_row_past_the_limit_is_refused(isolated_data_dir: Path,
                      "A1048577", "1,048,575 data rows")
 
 
+@pytest.mark.slow
 def test_bulk_xlsx_whitespace_zip_bomb_is_read_in_bounded_memory(isolated_data_dir: Path,
                                                                  tmp_path: Path) -> None:
     """1 GiB of whitespace in sheetData (1 MB of zip), read under a 2 GiB address space: the
@@ -528,6 +510,7 @@ def test_bulk_xlsx_whitespace_zip_bomb_is_read_in_bounded_memory(isolated_data_d
     assert code == 0, err[-3000:]
 
 
+@pytest.mark.slow
 def test_bulk_xlsx_shared_string_bomb_is_refused(isolated_data_dir: Path,
                                                  tmp_path: Path) -> None:
     path = _bulk_sheet(tmp_path, "", strings_pad=300 << 20)
@@ -557,6 +540,7 @@ def test_workbook_gpus_sheet_far_cell_is_refused(ws: Workspace, isolated_data_di
                      "10,000 GPU rows")
 
 
+@pytest.mark.slow
 def test_workbook_part_bomb_is_refused(ws: Workspace, isolated_data_dir: Path,
                                        tmp_path: Path) -> None:
     ws.new_fleet("f")

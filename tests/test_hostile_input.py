@@ -17,6 +17,7 @@ import resource
 import subprocess
 import sys
 import zipfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from planner.io.xlsx.read_scenarios import ImportError_
 from planner.io.xlsx.sheetxml import xml_safe
 from planner.service import Workspace
 from planner.sheet.inputs import INFERENCE_INPUTS
+from tests import helpers
 from tests.store_fixtures import dump
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -44,18 +46,7 @@ LLAMA = json.loads((ROOT / "seeds" / "models" / "llama-3-8b.json").read_text())
 INJECTION = 'x")+1000000+N("'
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exc_info)
-    return result.exit_code, result.stdout, result.stderr
-
-
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Any:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
+run = partial(helpers.run, clean=True)  # the CLI in-process; a traceback fails the test
 
 
 @pytest.fixture
@@ -93,6 +84,7 @@ def test_gpu_name_never_becomes_formula_code(ws: Workspace, tmp_path: Path) -> N
     wb.close()
 
 
+@pytest.mark.libreoffice
 def test_gpu_columns_of_the_summary_count_what_libreoffice_counts(ws: Workspace,
                                                                    tmp_path: Path) -> None:
     from tests.libreoffice import recalculate, soffice
@@ -390,6 +382,7 @@ def test_workbook_far_cell_is_refused(ws: Workspace, tmp_path: Path,
     assert "refused:" in proc.stdout and "XFD1048576" in proc.stdout, proc.stdout
 
 
+@pytest.mark.slow
 def test_workbook_million_rows_is_refused(ws: Workspace, tmp_path: Path,
                                           isolated_data_dir: Path) -> None:
     """A sheet XML bomb: 1.1 million one-cell rows in a few MB of zip. The scenario sheets

@@ -11,11 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from planner.catalog import resolve_model
-from planner.cli import cli
 from planner.service import hub
+from tests.helpers import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "quantized"
 MAIN = "a" * 40
@@ -58,11 +57,6 @@ def hf_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("HF_TOKEN", raising=False)
     return cache
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_hub_ids_are_told_apart_from_paths_and_names(tmp_path: Path) -> None:

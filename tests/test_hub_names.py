@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from planner.service import hub_names
-from tests.test_hub import _snapshot, run
+from tests.helpers import run
+from tests.test_hub import _snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "fixtures" / "hf_configs_2026" / "tiny-deepseek-v32.json"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
@@ -14,6 +15,8 @@ from planner.store import migrate
 from planner.store.engine import make_engine
 from planner.store.schema import Base
 from tests.store_fixtures import dump
+
+pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:
@@ -40,6 +43,7 @@ def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
         # the demo's option group uses columns older schemas lack (SLOs before 0003, options
@@ -91,6 +95,7 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_downgrade_of_0008_forgets_options(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
         assert ws.scenario("demo", "llama3-70b-chat-h200-tp2").option_of == \
@@ -106,6 +111,7 @@ def test_downgrade_of_0008_forgets_options(db_url: str) -> None:
         assert {(s.option_of, s.chosen) for s in ws.scenarios("demo")} == {(None, True)}
 
 
+@pytest.mark.slow
 def test_downgrade_of_0005_maps_new_weight_dtypes(db_url: str) -> None:
     with Workspace.open(db_url) as ws:
         ws.new_fleet("q", "")
@@ -125,6 +131,7 @@ def test_downgrade_of_0005_maps_new_weight_dtypes(db_url: str) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> None:
     engine = make_engine(db_url)
     migrate.upgrade(engine, "0001")

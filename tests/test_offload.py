@@ -214,13 +214,7 @@ def test_bad_offload_inputs_name_the_field_and_range(field: str, raw: Any,
     assert caught.value.field == field and allowed in str(caught.value)
 
 
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
-
-
+@pytest.mark.libreoffice
 def test_offload_recomputes_in_excel_engines(ws: Workspace, tmp_path: Path) -> None:
     """Offload scenarios on the roofline, vLLM (open loop, with pp) and SGLang (closed loop):
     every output cell the workbook computes, the new columns included, equals Python's in the

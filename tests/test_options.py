@@ -7,26 +7,23 @@ l4 $0.50 per GPU-hour) × 730 hours per month (planner.estimator.cost.cost_usd_p
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
 from openpyxl.utils import get_column_letter
 
-from planner.cli import cli
 from planner.compare import counted, rollup
 from planner.errors import ValidationError
 from planner.service import Workspace
+from tests.helpers import run
 from tests.libreoffice import recalculate
 
 
 @pytest.fixture
-def ws(db_url: str) -> Iterator[Workspace]:
-    workspace = Workspace.open(db_url)
-    yield workspace
-    workspace.close()
+def ws_url(db_url: str) -> str:
+    """These workspace tests run on each backend."""
+    return db_url
 
 
 def make_group(ws: Workspace) -> None:
@@ -156,11 +153,6 @@ def test_fleet_copy_keeps_groups_and_scenario_copy_stands_alone(ws: Workspace) -
     assert totals(ws, "opts-b") == ({"h200": 2, "l4": 1}, pytest.approx((2 * 3.5 + 0.5) * 730))
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
 def test_cli_option_choose_and_compare_options() -> None:
     slo = ("target_requests_per_s=20", "slo_ttft_s=1", "slo_tpot_s=0.05")
     assert run("fleet", "new", "opts")[0] == 0
@@ -201,6 +193,7 @@ def test_cli_option_choose_and_compare_options() -> None:
         "chat-mi300x": ("chat-h100", False)}
 
 
+@pytest.mark.libreoffice
 def test_workbook_round_trip_of_options_and_summary_counts_chosen(ws: Workspace,
                                                                   tmp_path: Path) -> None:
     make_group(ws)

@@ -9,10 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from openpyxl import load_workbook
 
-from planner.cli import cli
 from planner.errors import PlannerError, ValidationError
 from planner.service import Workspace
 from planner.sheet.plan import (
@@ -25,20 +23,15 @@ from planner.sheet.plan import (
     parse_series,
     reserve,
 )
+from tests.helpers import invoke
 from tests.store_fixtures import dump
 
 HOURS = 730.0
 
 
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
-
-
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args))
+    """The CLI in-process: (exit code, stdout and stderr as the terminal shows them)."""
+    result = invoke(*args)
     return result.exit_code, result.output
 
 

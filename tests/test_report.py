@@ -11,10 +11,8 @@ from typing import Any
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
 from openpyxl.utils import get_column_letter
 
-from planner.cli import cli
 from planner.compare import counted
 from planner.estimator.gpu import GpuSpec
 from planner.io.xlsx.layout import GPU_SHEET, letters, scenario_columns
@@ -22,24 +20,13 @@ from planner.io.xlsx.read_scenarios import ImportError_
 from planner.service import Workspace
 from planner.sheet.fleet import evaluate_scenarios
 from planner.sheet.table import graph
+from tests.helpers import run
 from tests.libreoffice import recalculate, soffice
 from tests.store_fixtures import dump
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 N_INFERENCE = len(graph("inference").outputs)
 N_TRAINING = len(graph("training").outputs)
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
 
 
 def _close(got: Any, expected: Any) -> bool:
@@ -200,6 +187,7 @@ def test_edits_in_the_workbook_flow_formulas_engine(ws: Workspace, tmp_path: Pat
     assert mixtral["cost_usd_per_hour"] == 2 * 3.25
 
 
+@pytest.mark.libreoffice
 def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path: Path) -> None:
     assert soffice() is not None, "LibreOffice is required: .ci/run installs libreoffice-calc"
     path = tmp_path / "demo.xlsx"
@@ -380,6 +368,7 @@ def test_custom_gpu_spec_compute_dtype_rule_matches() -> None:
     assert compute_dtype(t4, "int8", "weight_only") == "fp16"
 
 
+@pytest.mark.libreoffice
 def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Path) -> None:
     """Scenarios on each serving engine, open loop, closed loop and offline, an MoE model under
     expert parallelism and an SLO: every output the workbook computes (the fixed-point
@@ -410,6 +399,7 @@ def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Pat
         4 * N_INFERENCE
 
 
+@pytest.mark.libreoffice
 def test_calibrated_scenarios_and_calibration_sheet(tmp_path: Path,
                                                     isolated_data_dir: Path) -> None:
     """After planner calibrate on the development set's H100 + vLLM runs: a calibrated

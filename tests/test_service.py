@@ -5,7 +5,6 @@ PostgreSQL."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,10 +18,9 @@ SIX = "llama3-8b-24gib-6x8k"
 
 
 @pytest.fixture
-def ws(db_url: str) -> Iterator[Workspace]:
-    workspace = Workspace.open(db_url)
-    yield workspace
-    workspace.close()
+def ws_url(db_url: str) -> str:
+    """These workspace tests run on each backend."""
+    return db_url
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,25 +19,25 @@ from planner.sheet import fleet as fleet_module
 
 
 @pytest.fixture
-def ws() -> Iterator[Workspace]:
+def ws(ws: Workspace) -> Workspace:
     """The default database (demo fleet) plus a fleet 'mixed' of 30 inference and 6 training
     scenarios over four models and five GPUs, some not fitting, with hostile names."""
-    with Workspace.open() as workspace:
-        workspace.new_fleet("mixed")
-        models = ("llama-2-7b", "llama-3-8b", "mistral-7b", "mixtral-8x7b")
-        gpus = ("a100-80gb", "h100-sxm", "h200", "l40s", "mi300x")
-        names = ["日本語-ü", "[/x] markup", "a b  c", *(f"s{i:03d}" for i in range(27))]
-        for i, name in enumerate(names):
-            tp = (1, 2, 4, 8)[i % 4]
-            workspace.new_scenario("mixed", name, model=models[i % 4], gpu=gpus[i % 5],
-                                   gpus=tp * (1 + i % 2), tp=tp, batch=1 + 37 * i,
-                                   prompt_tokens=128 + 997 * i, output_tokens=16 + 31 * i,
-                                   weight_dtype=("bf16", "fp8", "int4")[i % 3])
-        for i in range(6):
-            workspace.new_scenario("mixed", f"t{i}", model=models[i % 4], gpu=gpus[i % 5],
-                                   kind="training", gpus=8, tp=1, train_tokens=1e9 * (i + 1),
-                                   zero_stage=1 + i % 3)
-        yield workspace
+    workspace = ws
+    workspace.new_fleet("mixed")
+    models = ("llama-2-7b", "llama-3-8b", "mistral-7b", "mixtral-8x7b")
+    gpus = ("a100-80gb", "h100-sxm", "h200", "l40s", "mi300x")
+    names = ["日本語-ü", "[/x] markup", "a b  c", *(f"s{i:03d}" for i in range(27))]
+    for i, name in enumerate(names):
+        tp = (1, 2, 4, 8)[i % 4]
+        workspace.new_scenario("mixed", name, model=models[i % 4], gpu=gpus[i % 5],
+                               gpus=tp * (1 + i % 2), tp=tp, batch=1 + 37 * i,
+                               prompt_tokens=128 + 997 * i, output_tokens=16 + 31 * i,
+                               weight_dtype=("bf16", "fp8", "int4")[i % 3])
+    for i in range(6):
+        workspace.new_scenario("mixed", f"t{i}", model=models[i % 4], gpu=gpus[i % 5],
+                               kind="training", gpus=8, tp=1, train_tokens=1e9 * (i + 1),
+                               zero_stage=1 + i % 3)
+    return workspace
 
 
 def rich_list(ws: Workspace, fleet: str | None) -> str:
@@ -214,6 +213,7 @@ def _generated_fleet(ws: Workspace, name: str, count: int) -> None:
         s.execute(insert(ScenarioRow), rows)
 
 
+@pytest.mark.slow
 def test_columnwise_json_of_a_generated_fleet_is_json_text(ws: Workspace) -> None:
     """``scenario list --json`` of 2,000 scenarios (both kinds interleaved, non-fitting rows,
     unicode notes) is byte for byte the one-piece ``json_text`` of the records, whatever the

@@ -21,6 +21,7 @@ from planner.tui.screens.dialogs import EditDialog, TextScreen
 from planner.tui.screens.views import SolveScreen, SweepScreen
 from planner.tui.state import cells
 from planner.tui.widgets.grid import SheetTable
+from tests.helpers import until
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"  # deterministic snapshots: no tab underline slide
 SIZE = (160, 48)
@@ -48,6 +49,18 @@ async def settle(pilot: Any) -> None:
     await pilot.pause(0.05)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause(0.05)
+
+
+async def caught_up(pilot: Any) -> None:
+    """Wait until the sheet shows every row of its fleet at the version the database holds
+    (what its poll, every ``POLL_S``, brings about), however long that takes on a loaded
+    machine, then :func:`settle`."""
+    sheet = pilot.app.sheet
+    with Workspace.open() as ws:
+        await until(pilot, lambda: ws.scenario_versions(sheet.fleet) == {
+            i: sc.version for i, sc in sheet.scenarios.items()},
+            "the sheet's poll to show the rows the database holds")
+    await settle(pilot)
 
 
 def goto(app: PlannerApp, name: str, column: str) -> int:
@@ -484,6 +497,7 @@ async def test_another_clients_change_is_not_overwritten() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
+        app.sheet.poll_timer.pause()  # the row stays stale until the edit is saved
         with db() as other:  # another terminal edits the same scenario
             other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 5, "notes": "theirs"})
         await pilot.press("enter", "ctrl+u", "2", "enter")
@@ -829,10 +843,8 @@ async def test_other_clients_changes_show_without_restart_and_an_edit_is_kept() 
         sid = goto(app, "llama3-8b-24gib-6x8k", "batch")
         with db() as other:
             other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"batch": 5})
-        for _ in range(60):  # within a few poll intervals
-            await pilot.pause(0.1)
-            if shown(app, sid, "batch") == "5":
-                break
+        await until(pilot, lambda: shown(app, sid, "batch") == "5",
+                    "the poll to show the other client's batch")
         assert shown(app, sid, "batch") == "5" and app.scenarios[sid].version == 2
         assert app.sheet.poll_timer is not None
         app.sheet.poll_timer.pause()  # from here the row goes stale before each edit

@@ -17,7 +17,8 @@ from planner.service import Workspace
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.state import rows
 from planner.tui.widgets.grid import SheetTable
-from tests.test_tui import SIZE, goto, ready, settle
+from tests.helpers import until
+from tests.test_tui import SIZE, caught_up, goto, ready, settle
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
@@ -178,8 +179,7 @@ async def test_row_actions_update_the_grid_in_place_as_a_reload_would() -> None:
         with Workspace.open() as ws:
             while ws.undo("demo") is not None:
                 pass
-        await pilot.pause(2.5)  # the poll shows the undone rows
-        await settle(pilot)
+        await caught_up(pilot)  # the poll shows the undone rows
         shown = grid_state(app)
         await pilot.press("ctrl+z")
         await settle(pilot)
@@ -208,7 +208,8 @@ async def test_filter_typing_is_debounced_in_a_big_fleet() -> None:
         everything = grid.row_count
         await pilot.press("slash", *"llama3")
         assert applied == [] and grid.row_count == everything
-        await pilot.pause(sheet.FILTER_DEBOUNCE_S + 0.2)
+        await until(pilot, lambda: applied != [], "the debounced filter to run")
+        await pilot.pause()
         assert applied == ["llama3"] and grid.row_count == 5  # llama3-8b ×2, llama3-70b ×3
         assert all("llama3" in rows.haystack(sheet.scenarios[i])
                    for i in grid.shown_ids.tolist())
@@ -297,8 +298,7 @@ async def test_rows_changed_elsewhere_are_read_one_by_one_or_with_the_fleet() ->
             assert [(s.id, s.inputs["batch"]) for s in fresh] == [(sid, 5)]
             other.set_scenario("demo", "llama3-8b-24gib-6x8k", {"name": "aaa-theirs"})
             assert [s.name for s in sheet._read_rows(other, "demo", {sid})] == ["aaa-theirs"]
-        await pilot.pause(sheet.POLL_S + 0.5)
-        await settle(pilot)
+        await caught_up(pilot)
         grid = app.query_one("#grid", SheetTable)
         assert sheet.scenarios[sid].name == "aaa-theirs"
         assert grid.shown_ids.tolist() == rows.visible(sheet.scenarios, sheet.outputs,

@@ -16,14 +16,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import cli
 from planner.estimator.serving import QUEUE_WAIT_CAP_S
 from planner.service import Workspace
 from planner.sheet import capacity, symbolic, verdict
 from planner.sheet.outputs import output_columns
 from planner.sheet.table import graph
+from tests.helpers import invoke
 
 TASK = ["--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "4", "--tp", "4",
         "--engine", "vllm", "--target-requests-per-s", "2000/min", "--prompt", "1000",
@@ -35,7 +34,7 @@ TASK_INPUTS = {"gpus": 4, "tp": 4, "engine": "vllm", "target_requests_per_s": "2
 
 
 def run(*args: str) -> Any:
-    result = CliRunner().invoke(cli, list(args))
+    result = invoke(*args)
     assert result.exit_code == 0, result.output
     return result
 

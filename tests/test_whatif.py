@@ -7,23 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner import service
-from planner.cli import cli
 from planner.errors import ValidationError
 from planner.sheet import expr, sweep
 from planner.sheet.inputs import input_columns
+from tests.helpers import run
 from tests.test_properties import GPUS, MODELS
 
 COLUMNS = input_columns()
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.mark.parametrize(("text", "values", "expected"), [

@@ -26,13 +26,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 GPU_COL = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
 
 
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
-
-
 def formula_cells(path: Path) -> dict[tuple[str, str], str]:
     """Every formula cell of the workbook (sheet, cell) → its formula."""
     wb = openpyxl.load_workbook(path)
@@ -52,6 +45,7 @@ def same(got: Any, expected: Any) -> bool:
     return got == expected
 
 
+@pytest.mark.libreoffice
 def test_cached_values_equal_python_and_libreoffice(ws: Workspace, tmp_path: Path) -> None:
     """A viewer that does not recalculate (openpyxl data_only, pandas, previews) sees every
     formula's value: the planner's figures, and the same as LibreOffice computes."""
@@ -90,6 +84,7 @@ def test_cached_values_equal_python_and_libreoffice(ws: Workspace, tmp_path: Pat
     assert len(formulas) > 5 * n_inf + 2 * n_train + 100
 
 
+@pytest.mark.libreoffice
 def test_summary_prints_on_two_pages_with_its_assumptions(ws: Workspace,
                                                           tmp_path: Path) -> None:
     """LibreOffice's PDF of the demo fleet's Summary: two pages, the tables on the first

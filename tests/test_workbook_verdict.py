@@ -20,13 +20,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 Values = dict[tuple[str, str], Any]
 
 
-@pytest.fixture
-def ws(isolated_data_dir: Path) -> Workspace:
-    workspace = Workspace.open()
-    yield workspace
-    workspace.close()
-
-
 def exported(ws: Workspace, tmp_path: Path, fleets: list[str] | None = None
              ) -> tuple[Path, Values, Values]:
     """Export, then (path, cached values, LibreOffice's values), after checking that every
@@ -72,6 +65,7 @@ def table(values: Values, title: str, end: str | None = None
     return columns, rows
 
 
+@pytest.mark.libreoffice
 def test_summary_marks_options_and_totals_the_counted_scenarios(ws: Workspace,
                                                                tmp_path: Path) -> None:
     """Two fleets (the demo and a copy): the option group's two unchosen options are marked
@@ -112,6 +106,7 @@ def test_summary_marks_options_and_totals_the_counted_scenarios(ws: Workspace,
                 for key in (("scenarios", "counted"), ("options", "not counted"))] == [12, 4]
 
 
+@pytest.mark.libreoffice
 def test_summary_verdict_is_meets_slo_and_cost_at_the_modelled_load(ws: Workspace,
                                                                     tmp_path: Path) -> None:
     """"meets target" is the serving model's meets_slo (a scenario meeting its SLO at
@@ -168,6 +163,7 @@ HOSTILE = ("h*", "h?", "~h", "<h", ">h", "=h", "h~*")
 """GPU and fleet names a SUMIFS/COUNTIFS criterion reads as a pattern or an operator."""
 
 
+@pytest.mark.libreoffice
 def test_summary_totals_match_hostile_names_exactly(ws: Workspace, tmp_path: Path) -> None:
     """Each hostile GPU and fleet name's totals count its own rows only, when LibreOffice
     recomputes (before: SUMIFS read ``h*`` as every GPU starting with h, ``<h`` as every name
@@ -191,6 +187,7 @@ def test_summary_totals_match_hostile_names_exactly(ws: Workspace, tmp_path: Pat
             == {name: (k, 1) for k, name in enumerate(HOSTILE, 1)}
 
 
+@pytest.mark.libreoffice
 def test_plan_sheet_is_formatted_totalled_and_priced_from_the_gpus_sheet(
         ws: Workspace, tmp_path: Path) -> None:
     """The demo plan's sheet: two header rows holding each GPU type's name (no helper row),
@@ -248,6 +245,7 @@ def test_plan_sheet_is_formatted_totalled_and_priced_from_the_gpus_sheet(
         pytest.approx((plan.gpus_billed_by_type[a100] * 3.0 * 730).tolist())
 
 
+@pytest.mark.libreoffice
 def test_data_sheets_print_their_key_columns_and_the_sweep_its_chart(
         ws: Workspace, tmp_path: Path) -> None:
     """LibreOffice's PDF of the Scenarios sheet is one page (its identity columns, id to
@@ -260,8 +258,8 @@ def test_data_sheets_print_their_key_columns_and_the_sweep_its_chart(
 
     from planner.io.xlsx.layout import letters
     from planner.io.xlsx.sweep import key_block
+    from tests.helpers import run
     from tests.libreoffice import sheet_pdf
-    from tests.test_report import run
 
     path = tmp_path / "s.xlsx"
     code, _, err = run("export", "--out", str(path), "--fleet", "demo", "--sweep",

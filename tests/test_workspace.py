@@ -23,12 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def ws(db_url: str) -> Workspace:
-    workspace = Workspace.open(db_url)
-    yield workspace
-    workspace.close()
+def ws_url(db_url: str) -> str:
+    """These workspace tests run on each backend."""
+    return db_url
 
 
+@pytest.mark.empty_database
 def test_first_open_creates_and_seeds(ws: Workspace) -> None:
     report = ws.open_report
     assert report is not None and report.revision_before is None and report.seeded is not None
