@@ -443,8 +443,8 @@ def test_solve_without_a_scenario_answers_the_capacity_task_first() -> None:
 
 
 def test_solve_refuses_a_scenario_and_inline_inputs_together() -> None:
-    result = CliRunner().invoke(cli, ["solve", "cap/task", "--model", "llama-3-8b"])
+    result = invoke("solve", "cap/task", "--model", "llama-3-8b")
     assert result.exit_code == 2 and "not both" in result.output
     assert "Traceback" not in result.output
-    result = CliRunner().invoke(cli, ["solve"])
+    result = invoke("solve")
     assert result.exit_code == 2 and "--model" in result.output
