@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,7 +46,7 @@ VERDICT_ROW = "verdict"
 (:func:`planner.sheet.verdict.headline`)."""
 
 
-def _shown(column: str, record: dict[str, Any], sc: Scenario, outputs: dict[str, Any],
+def _shown(column: str, record: dict[str, Any], sc: Scenario, outputs: Mapping[str, Any],
            judged: bool) -> Any:
     """A compared value: the record's, or the verdict's state where the figure is one
     ("saturated", "does not fit"), a dash for a verdict figure of a scenario without one."""
@@ -61,7 +61,7 @@ def _shown(column: str, record: dict[str, Any], sc: Scenario, outputs: dict[str,
     return record.get(column)
 
 
-def compare(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]],
+def compare(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]],
             columns: Sequence[str] | None = None) -> list[CompareRow]:
     """Rows for the inputs that differ, then the key outputs (or ``columns``); where any
     scenario has a verdict (an engine, a target rate or an SLO), the verdict's rows first
@@ -118,7 +118,7 @@ def counted(scenarios: Sequence[Scenario]) -> list[int]:
     return [i for i, s in enumerate(scenarios) if s.chosen]
 
 
-def rollup(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
+def rollup(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]]
            ) -> list[FleetRollup]:
     """Per-fleet totals of the counted (chosen) scenarios (:func:`counted`): GPUs by type, USD
     per hour and month, tokens per day (inference scenarios, which run continuously); training
@@ -193,7 +193,7 @@ class OptionRow:
     """The lowest monthly cost among the options that fit and meet the objectives."""
 
 
-def options_table(scenarios: Sequence[Scenario], outputs: Sequence[dict[str, Any]]
+def options_table(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]]
                   ) -> list[OptionRow]:
     """An option group side by side (``scenarios``: base first, as :func:`option_group`
     orders them), the cheapest by ``cost_usd_per_month`` among those that fit and meet the

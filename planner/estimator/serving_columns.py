@@ -177,5 +177,5 @@ def contract_inference(inference: tuple[Formula, ...]) -> tuple[Formula, ...]:
     """``inference`` (``scenario.INFERENCE``) with the engine-aware :func:`token_capacity` and
     :func:`requests_per_s` swapped in under the contract names, followed by :data:`SERVING`
     (whose ``engine_token_capacity`` and ``engine_requests_per_s`` then equal them)."""
-    swap = {"token_capacity": token_capacity, "requests_per_s": requests_per_s}
+    swap: dict[str, Formula] = {"token_capacity": token_capacity, "requests_per_s": requests_per_s}
     return (*(swap.get(f.__name__, f) for f in inference), *SERVING)

@@ -189,9 +189,9 @@ def _parquet(fh: BinaryIO, path: Path) -> pd.DataFrame:
     read: nested, binary and date/time columns are refused by name, and so is a NaN in a
     number column (Parquet keeps NaN apart from an empty cell; pandas would not)."""
     try:
-        import pyarrow as pa  # type: ignore[import-untyped]
-        import pyarrow.compute as pc  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
     except ImportError:
         raise PlannerError(f"{path}: reading Parquet needs pyarrow "
                            "(pip install 'planner[parquet]')") from None

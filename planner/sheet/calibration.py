@@ -302,7 +302,7 @@ class Predictor:
         return np.array([float(np.mean(np.broadcast_to(self.cols[p.column], (n,))))
                          for p in self.parameters])
 
-    def columns(self, params: Sequence[float] | None) -> dict[str, Any]:
+    def columns(self, params: Sequence[float] | np.ndarray | None) -> dict[str, Any]:
         """The formula columns with ``params`` in place (``None``: as built)."""
         if params is None:
             return self.cols
@@ -313,7 +313,7 @@ class Predictor:
                 cols["gpu_matmul_efficiency_8bit"] = float(value) * self.eight_bit_ratio
         return cols
 
-    def predict(self, params: Sequence[float] | None) -> np.ndarray:
+    def predict(self, params: Sequence[float] | np.ndarray | None) -> np.ndarray:
         """Predicted figure of every scored pair (tokens/s or seconds)."""
         out = self.graph.compute(self.columns(params), OUTPUTS)
         n = len(self.runs.runs)
@@ -334,7 +334,7 @@ class Predictor:
         return np.where(self.metrics == "throughput", throughput,
                         np.where(self.metrics == "ttft", ttft, col["tpot_mean_s"]))
 
-    def log_residuals(self, params: Sequence[float] | None) -> np.ndarray:
+    def log_residuals(self, params: Sequence[float] | np.ndarray | None) -> np.ndarray:
         """``ln(predicted / measured)`` of every scored pair (a prediction that is not a
         finite positive number counts as ``±ln(10^6)``, so one degenerate row cannot stop a
         fit)."""
@@ -459,8 +459,10 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
     def residuals(z: np.ndarray) -> np.ndarray:
         return np.asarray(predictor.log_residuals(full(z))[train])
 
+    # diff_step per parameter (a scalar would broadcast to the same steps; the stubs take 1-D)
     result = least_squares(residuals, z0, bounds=(lows, highs), loss="soft_l1",
-                           f_scale=LOSS_SCALE, diff_step=1e-3, max_nfev=400)
+                           f_scale=LOSS_SCALE, diff_step=np.full(z0.shape, 1e-3),
+                           max_nfev=400)
     # a parameter the runs do not move (no TP > 1 run for the collective efficiency, no
     # TTFT for the request latency) keeps its starting value and is not reported as fitted
     fitted = [p.name for p, z, s in zip(params, result.x, z0, strict=True) if abs(z - s) > 1e-6]

@@ -38,6 +38,8 @@ from planner.tui.widgets.grid import SheetTable
 from planner.tui.widgets.measurements_tab import MeasurementsPane
 
 if TYPE_CHECKING:
+    from pathlib import PurePath
+
     from planner.tui.state.types import Workspace
 
 
@@ -77,8 +79,8 @@ class PlannerApp(App[None]):
     """The planner's terminal UI over one database."""
 
     TITLE = "planner"
-    CSS_PATH: ClassVar[list[str]] = ["app.tcss", "widgets/widgets.tcss", "screens/dialogs.tcss",
-                                      "screens/views.tcss"]
+    CSS_PATH: ClassVar[list[str | PurePath]] = ["app.tcss", "widgets/widgets.tcss",
+                                                "screens/dialogs.tcss", "screens/views.tcss"]
     """The layout (app.tcss), then the widgets' and the dialogs' styles, all parsed once at
     start-up (a screen's own CSS_PATH is parsed when it is first opened, in the middle of a
     row action)."""

@@ -228,7 +228,7 @@ class Gather:
 
 
 
-class Cells(dict):  # type: ignore[type-arg]
+class Cells(dict[str, str]):
     """``{column}`` of a Summary template → that column's cell on the Scenarios sheet (row 2,
     shifted per row by the shared formula)."""
 

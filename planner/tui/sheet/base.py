@@ -136,6 +136,14 @@ class SheetBase(Vertical):
                                             if not verdict.gpu_measured(g.spec)))
 
 
+    @staticmethod
+    def _measure(kind: str, ids: np.ndarray, by_id: Mapping[int, Scenario],
+                 outputs: OutputStore, columns: tuple[tuple[str, str, str], ...]
+                 ) -> dict[str, int]:
+        """The widths of ``columns`` over the rows ``ids``, for :meth:`_rebuild_grids`:
+        measured by :meth:`planner.tui.sheet.loading.FleetLoading._measure`, a class above."""
+        raise NotImplementedError
+
     def _grid(self, kind: str | None = None) -> SheetTable:
         return self._grids[kind or self.kind]
 

@@ -98,17 +98,18 @@ class CellEditing(RowActions):
         except PlannerError as exc:
             edit.checked = None
             raise exc from None
-        cached = edit.checked
-        if cached is None or cached[0] != raw or (
-                isinstance(cached[1], CheckedEdit) and cached[1].before is not sc):
+        checked = edit.checked
+        if checked is None or checked[0] != raw or (
+                isinstance(checked[1], CheckedEdit) and checked[1].before is not sc):
             try:
-                edit.checked = (raw, self._check(sc, {edit.key: raw}))
+                checked = (raw, self._check(sc, {edit.key: raw}))
             except PlannerError as exc:
-                edit.checked = (raw, exc)
-        result = edit.checked[1]
+                checked = (raw, exc)
+            edit.checked = checked
+        result = checked[1]
         if isinstance(result, PlannerError):
             raise result
-        return result  # type: ignore[no-any-return]
+        return result
 
     def grid_key(self, event: events.Key) -> bool:
         """Handle a key that reached the app from a grid; True if it was the sheet's.

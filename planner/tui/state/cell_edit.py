@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from planner.errors import ValidationError
+from planner.errors import PlannerError, ValidationError
 from planner.tui.state.editline import LineBuffer
+
+if TYPE_CHECKING:
+    from planner.service.edits import CheckedEdit
 
 Outcome = Literal["accept", "cancel", "changed", "ignored"]
 
@@ -40,7 +43,7 @@ class CellEdit:
     index: int = 0
     """The highlighted choice, an index into :attr:`shown`."""
     error: str = ""
-    checked: tuple[str, Any] | None = None
+    checked: tuple[str, CheckedEdit | PlannerError] | None = None
     """The last check of the edit: (raw value, its CheckedEdit or the error it raised), so
     Enter reuses the check made as the value was typed instead of repeating it."""
 

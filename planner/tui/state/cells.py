@@ -165,7 +165,7 @@ def column_widths(kind: str, rows: Sequence[tuple[Scenario, Mapping[str, Any]]],
     return widths
 
 
-def cell_width(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> int:
+def cell_width(sc: Scenario, outputs: Mapping[str, Any], key: str, role: str) -> int:
     """How many columns one cell's text takes."""
     value = cell(sc, outputs, key, role)
     return len(value) if isinstance(value, str) else value.cell_len
@@ -194,7 +194,7 @@ def set_unmeasured_gpus(names: frozenset[str]) -> None:
     _UNMEASURED_GPUS = frozenset(names)
 
 
-def cell(sc: Scenario, outputs: dict[str, Any], key: str, role: str) -> Any:
+def cell(sc: Scenario, outputs: Mapping[str, Any], key: str, role: str) -> Any:
     """One grid cell: meta and inputs as plain text, outputs styled and with units."""
     if key == "name":
         text = Text(sc.name, style="" if sc.chosen else "dim")  # dim: an option not counted
@@ -278,7 +278,7 @@ class GridRow(Mapping[Any, Any]):
 
     __slots__ = ("marked", "outputs", "sc")
 
-    def __init__(self, sc: Scenario, outputs: dict[str, Any], marked: bool = False) -> None:
+    def __init__(self, sc: Scenario, outputs: Mapping[str, Any], marked: bool = False) -> None:
         self.sc, self.outputs, self.marked = sc, outputs, marked
 
     def __getitem__(self, key: Any) -> Any:
@@ -299,7 +299,7 @@ class GridRow(Mapping[Any, Any]):
         return len(roles(self.sc.kind))
 
 
-def memory_bar(outputs: dict[str, Any], gpu_memory_bytes: float, width: int = 48) -> Text:
+def memory_bar(outputs: Mapping[str, Any], gpu_memory_bytes: float, width: int = 48) -> Text:
     """Weights on the GPU (not those offloaded to host memory) / KV in use / free headroom /
     reserve against one GPU's memory."""
     weights = max(0.0, outputs.get("weights_on_gpu_bytes_per_gpu",
@@ -374,7 +374,7 @@ def verdict_table(sc: Scenario, outputs: Mapping[str, Any]) -> Table:
     return table
 
 
-def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
+def details(sc: Scenario, outputs: Mapping[str, Any], gpu_memory_bytes: float,
             explanation: str = "") -> Group:
     """The details pane of one scenario: for inference with an engine, a target rate or an
     SLO, the verdict first; then memory (the engine's accounting, or the roofline's), then
@@ -430,7 +430,7 @@ def details(sc: Scenario, outputs: dict[str, Any], gpu_memory_bytes: float,
     return Group(*parts)
 
 
-def serving_rows(sc: Scenario, outputs: dict[str, Any]) -> list[tuple[str, str]]:
+def serving_rows(sc: Scenario, outputs: Mapping[str, Any]) -> list[tuple[str, str]]:
     """What the serving engine model adds below the verdict: the operating step split into
     compute, memory, communication and overhead, the running batch and the queue (a state,
     "saturated", where the queue grows without bound)."""
@@ -454,7 +454,7 @@ def serving_rows(sc: Scenario, outputs: dict[str, Any]) -> list[tuple[str, str]]
     ]
 
 
-def calibration_rows(outputs: dict[str, Any]) -> list[tuple[str, str]]:
+def calibration_rows(outputs: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The calibration profile a row was computed with and its held-out error (none: no
     row)."""
     profile = outputs.get("calibration_profile")

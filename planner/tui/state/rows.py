@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 CHOICE_FIELDS = ("model", "gpu")
 """Cells chosen from the catalog."""
 
-Outputs = dict[str, Any]
+Outputs = Mapping[str, Any]
 """A scenario's computed columns (values of any column type: numbers, flags, text)."""
 
 

@@ -9,6 +9,7 @@ are in ``app.tcss``), so a mode change is a restyle, not a rebuild.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from textual.widgets import Static
@@ -34,7 +35,7 @@ class DetailsPane(Static):
         self.set_class(mode == "narrow", "narrow")
         self.set_class(mode == "hidden", "hidden")
 
-    def show_scenario(self, sc: Scenario | None, outputs: dict[str, Any],
+    def show_scenario(self, sc: Scenario | None, outputs: Mapping[str, Any],
                       memory_bytes: float, explanation: str = "") -> None:
         """Show ``sc`` with its ``outputs``, its GPU's memory (``memory_bytes``, B) and the
         explanation of the output under the cursor ('' for an input); a hint when no

@@ -50,8 +50,8 @@ Textual is a matter of that list. Everything else goes through the public API (`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
 from rich.padding import Padding
@@ -83,6 +83,14 @@ INTERNALS = ("_row_locations", "_data", "_new_rows", "_y_offsets", "_row_rendera
              "_get_styles_to_render_cell", "_show_hover_cursor", "_pseudo_class_state")
 """The private names of DataTable that :class:`SheetTable` reads, sets or overrides (the
 module docstring says what each is for)."""
+
+K = TypeVar("K")
+
+def _discard(cache: LRUCache[K, Any], drop: Callable[[K], bool]) -> None:
+    """Drop the entries of one of DataTable's render caches whose key ``drop`` picks."""
+    for key in [k for k in cache.keys() if drop(k)]:  # noqa: SIM118
+        cache.discard(key)
+
 
 def missing_internals(table: DataTable[Any] | None = None) -> list[str]:
     """The names of :data:`INTERNALS` that the installed Textual's DataTable lacks (checked
@@ -215,15 +223,11 @@ class SheetTable(DataTable):
         index = self.get_row_index(row_key)
         # the row's formatted cells (keyed by row index), its rendered cells and rows (keyed
         # by row key), then its line (keyed by y, the header included)
-        renderables, line_cache = self._row_renderable_cache, self._line_cache
-        for key in [k for k in renderables.keys() if k[1] == index]:  # noqa: SIM118
-            renderables.discard(key)
-        for cache in (self._cell_render_cache, self._row_render_cache):
-            for key in [k for k in cache.keys() if k[0] == row_key]:  # noqa: SIM118
-                cache.discard(key)
+        _discard(self._row_renderable_cache, lambda k: k[1] == index)
+        _discard(self._cell_render_cache, lambda k: k[0] == row_key)
+        _discard(self._row_render_cache, lambda k: k[0] == row_key)
         line = self._header_lines() + index
-        for key in [k for k in line_cache.keys() if k[0] == line]:  # noqa: SIM118
-            line_cache.discard(key)
+        _discard(self._line_cache, lambda k: k[0] == line)
         self.refresh_row(index)
 
     def drawn_cell(self, row_key: str, column_key: str) -> str | None:
@@ -326,6 +330,9 @@ class SheetTable(DataTable):
         The position (DataTable's row and column metadata, read by mouse clicks) is added to
         the reused lines' styles, which is what DataTable's rendering gives them too."""
         row_key = self._order.get_key(row_index) if self._order is not None else None
+        if row_key is None:  # no row at this index: rendered as DataTable renders it
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
         keys = self._column_keys
         column_key = keys[column_index] if column_index < len(keys) else \
             self.ordered_columns[column_index].key
