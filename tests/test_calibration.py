@@ -150,9 +150,8 @@ def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
         # 0.014), after (0.092, 0.024, 0.017), held out (0.098, 0.156, 0.014) on main
         # kernels per layer (Qwen3's query/key norms: 11 kernels, not 9) lengthen the
         # uncalibrated decode step: before TPOT 1.35 % -> 5.7 %, throughput 54.7 % -> 48.5 %;
-        # the collectives on the link a TP group crosses (issue 23's topology: H100 SXM's
-        # NVSwitch at half the listed bidirectional figure) take the uncalibrated throughput
-        # error to 45.5 %
+        # merged with issue 23's topology (collective link and hop latency) and the vLLM
+        # profile-run peak, the uncalibrated throughput error is 45.5 %
         expected = {
             "before": (0.455, 0.237, 0.057),
             "after": (0.075, 0.029, 0.017),
