@@ -35,11 +35,11 @@ async def test_options_view_shows_the_group_and_enter_chooses_in_one_undo_step()
         screen = app.screen
         assert isinstance(screen, OptionsScreen)
         rows = table_rows(screen)
-        # 730 h × example prices (seeds/gpus.toml): 12 × $2.50, 8 × $3.50, 8 × $2.50 per hour
+        # 730 h × example prices (seeds/gpus.toml): 12 × $2.50, 8 × $3.50, 12 × $2.50 per hour
         assert [(r[0], r[1], r[2], r[3], r[5]) for r in rows] == [
             ("✓ ", f"{BASE} (base)", "h100-sxm", "12", "$21,900.00/month"),
-            ("  ", H200, "h200", "8", "$20,440.00/month"),
-            (" ★", MI300X, "mi300x", "8", "$14,600.00/month")]
+            (" ★", H200, "h200", "8", "$20,440.00/month"),
+            ("  ", MI300X, "mi300x", "12", "$21,900.00/month")]
         assert [r[8] for r in rows] == ["yes", "yes", "yes"]  # all meet TTFT 1 s, TPOT 50 ms
         assert screen.selected() == H200  # the cursor starts on the row it was opened from
         await pilot.press("down", "enter")

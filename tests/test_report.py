@@ -205,7 +205,7 @@ def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path
     assert values[("Summary", f"E{rollup_row(values, 'demo')}")] == pytest.approx(sum(
         outputs[i]["cost_usd_per_hour"] for i in counted(inference)))
     assert values[("Summary", f"E{rollup_row(values, 'demo')}")] == pytest.approx(sum(
-        o["cost_usd_per_hour"] for o in outputs) - 8 * 3.5 - 8 * 2.5)
+        o["cost_usd_per_hour"] for o in outputs) - 8 * 3.5 - 12 * 2.5)  # 8 × H200, 12 × MI300X
     edited, expected = _edit_and_expect(ws, path)
     values = workbook_values(recalculate(path, tmp_path / "lo2"))
     assert compare_outputs(values, edited, expected) == 8 * N_INFERENCE
