@@ -299,6 +299,23 @@ class GridRow(Mapping[Any, Any]):
         return len(roles(self.sc.kind))
 
 
+def _stacked_bar(parts: tuple[tuple[str, float, str], ...], total: float,
+                 width: int) -> tuple[Text, Text]:
+    """A bar of ``width`` cells split among ``parts`` (label, bytes, colour) in proportion to
+    ``total`` bytes (the last part takes the cells left), and its legend in GiB."""
+    bar, drawn = Text(), 0
+    for i, (_, amount, colour) in enumerate(parts):
+        n = round(width * amount / total) if i < len(parts) - 1 else max(0, width - drawn)
+        n = min(n, width - drawn)
+        bar.append("█" * n, style=colour)
+        drawn += n
+    legend = Text()
+    for label, amount, colour in parts:
+        legend.append("■ ", style=colour)
+        legend.append(f"{label} {fmt_bytes_gib(amount)}  ")
+    return bar, legend
+
+
 def memory_bar(outputs: Mapping[str, Any], gpu_memory_bytes: float, width: int = 48) -> Text:
     """Weights on the GPU (not those offloaded to host memory) / KV in use / free headroom /
     reserve against one GPU's memory."""
@@ -311,18 +328,7 @@ def memory_bar(outputs: Mapping[str, Any], gpu_memory_bytes: float, width: int =
     parts = (("weights", weights, "blue"), ("KV in use", in_use, "magenta"),
              ("free", free, "green"), ("reserve", reserve, "yellow"))
     total = max(gpu_memory_bytes, weights + in_use + free + reserve, 1.0)
-    bar = Text()
-    used = 0
-    for i, (_, amount, color) in enumerate(parts):
-        cells = round(width * amount / total) if i < len(parts) - 1 else max(
-            0, width - used)
-        cells = min(cells, width - used)
-        bar.append("█" * cells, style=color)
-        used += cells
-    legend = Text()
-    for label, amount, color in parts:
-        legend.append("■ ", style=color)
-        legend.append(f"{label} {fmt_bytes_gib(amount)}  ")
+    bar, legend = _stacked_bar(parts, total, width)
     if not outputs["fits"]:
         legend.append(f"\nshort {fmt_bytes_gib(outputs['shortfall_bytes'])} per GPU",
                       style="bold red")
@@ -343,16 +349,7 @@ def engine_memory_bar(outputs: Mapping[str, Any], gpu_memory_bytes: float,
     parts = (("weights", weights, "blue"), ("activations + runtime", runtime, "yellow"),
              ("KV pool", pool, "magenta"), ("free", free, "green"))
     total = max(gpu_memory_bytes, weights + runtime + pool + free, 1.0)
-    bar, drawn = Text(), 0
-    for i, (_, amount, colour) in enumerate(parts):
-        n = round(width * amount / total) if i < len(parts) - 1 else max(0, width - drawn)
-        n = min(n, width - drawn)
-        bar.append("█" * n, style=colour)
-        drawn += n
-    legend = Text()
-    for label, amount, colour in parts:
-        legend.append("■ ", style=colour)
-        legend.append(f"{label} {fmt_bytes_gib(amount)}  ")
+    bar, legend = _stacked_bar(parts, total, width)
     legend.append(f"\nKV token capacity {outputs['engine_token_capacity']:,} tokens per "
                   "replica")
     if not outputs["engine_fits"]:
