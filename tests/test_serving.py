@@ -127,12 +127,12 @@ def test_latency_rises_with_load_and_diverges_at_saturation(row: dict[str, Any])
 @given(rows(), st.integers(1, 5000))
 def test_closed_loop_is_bounded_by_saturation(row: dict[str, Any], clients: int) -> None:
     out = _evaluate(row, concurrency=clients)
-    assert out["serving_mode"] == serving.CLOSED_LOOP
+    assert out["load_mode"] == serving.CLOSED_LOOP
     assert out["running_batch"] <= out["max_running_batch"] + 1e-9
     assert out["serving_requests_per_s"] <= out["saturation_requests_per_s"] * (1 + 1e-9)
     assert out["ttft_mean_s"] > 0 and out["tpot_mean_s"] > 0
     offline = _evaluate(row)
-    assert offline["serving_mode"] == serving.OFFLINE
+    assert offline["load_mode"] == serving.OFFLINE
     assert offline["serving_requests_per_s"] == pytest.approx(
         offline["saturation_requests_per_s"], rel=1e-9)
 

@@ -113,11 +113,11 @@ from planner.estimator.ops import (
 QUEUE_WAIT_CAP_S = 1e6
 """Wait reported for an overloaded replica (rho >= 1): the queue grows without bound."""
 OPEN_LOOP = 1
-"""serving_mode: Poisson arrivals at target_requests_per_s."""
+"""load_mode: Poisson arrivals at target_requests_per_s."""
 CLOSED_LOOP = 2
-"""serving_mode: a fixed number of clients (concurrency)."""
+"""load_mode: a fixed number of clients (concurrency)."""
 OFFLINE = 0
-"""serving_mode: no rate and no concurrency: the offline maximum."""
+"""load_mode: no rate and no concurrency: the offline maximum."""
 _HUGE_S = 1e12
 
 
@@ -132,7 +132,7 @@ def bandwidth_efficiency_effective(bandwidth_efficiency: Value,
     return where(bandwidth_efficiency > 0, bandwidth_efficiency, gpu_bandwidth_efficiency)
 
 
-def serving_mode(concurrency: Value, target_requests_per_s: Value) -> Value:
+def load_mode(concurrency: Value, target_requests_per_s: Value) -> Value:
     """2 closed loop (``concurrency > 0``), 1 open loop (a target rate), 0 offline maximum."""
     return where(concurrency > 0, CLOSED_LOOP, where(target_requests_per_s > 0, OPEN_LOOP,
                                                      OFFLINE))
@@ -559,12 +559,12 @@ def frontend_requests_per_s_replica(request_overhead_effective_s: Value,
     return where(pipeline == UNCAPPED, _HUGE_S, safe_div(1, work, _HUGE_S))
 
 
-def serving_capacity_requests_per_s_replica(serving_mode: Value,
+def serving_capacity_requests_per_s_replica(load_mode: Value,
                                             saturation_requests_per_s_replica: Value,
                                             frontend_requests_per_s_replica: Value) -> Value:
     """Most requests per second one replica serves in this mode: the engine's saturation
     rate, capped by the front end when requests arrive over HTTP (not offline)."""
-    return where(serving_mode == OFFLINE, saturation_requests_per_s_replica,
+    return where(load_mode == OFFLINE, saturation_requests_per_s_replica,
                  minimum(saturation_requests_per_s_replica, frontend_requests_per_s_replica))
 
 
@@ -581,9 +581,9 @@ def utilization(replica_request_rate_per_s: Value,
     return replica_request_rate_per_s / serving_capacity_requests_per_s_replica
 
 
-def overloaded(serving_mode: Value, utilization: Value) -> Value:
+def overloaded(load_mode: Value, utilization: Value) -> Value:
     """Open loop at or beyond the saturation rate: the queue grows without bound."""
-    return (serving_mode == OPEN_LOOP) * (utilization >= 1) > 0
+    return (load_mode == OPEN_LOOP) * (utilization >= 1) > 0
 
 
 def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compute: Value,
@@ -652,16 +652,16 @@ serving_step_1_s, serving_step_2_s, serving_step_3_s, serving_step_4_s, serving_
     serving_step_6_s = (_iteration(k) for k in range(1, ITERATION_COUNT + 1))
 
 
-def closed_loop_batch(serving_mode: Value, concurrency: Value, replicas: Value,
+def closed_loop_batch(load_mode: Value, concurrency: Value, replicas: Value,
                       max_running_batch: Value) -> Value:
     """Running batch of a closed loop: ``min(concurrency / replicas, B_max)``; ``B_max`` for
     the offline maximum."""
     per_replica = safe_div(concurrency, replicas, 0.0)
-    return where(serving_mode == CLOSED_LOOP, maximum(minimum(per_replica, max_running_batch), 0),
+    return where(load_mode == CLOSED_LOOP, maximum(minimum(per_replica, max_running_batch), 0),
                  max_running_batch)
 
 
-def operating_requests_per_step(serving_mode: Value, replica_request_rate_per_s: Value,
+def operating_requests_per_step(load_mode: Value, replica_request_rate_per_s: Value,
                                 serving_step_6_s: Value, closed_loop_batch: Value,
                                 residence_steps: Value, max_num_batched_tokens_effective: Value,
                                 request_tokens: Value, saturation_requests_per_step: Value,
@@ -671,7 +671,7 @@ def operating_requests_per_step(serving_mode: Value, replica_request_rate_per_s:
     closed = minimum(closed_loop_batch / residence_steps,
                      pp * max_num_batched_tokens_effective / request_tokens)
     open_ = minimum(replica_request_rate_per_s * serving_step_6_s, saturation_requests_per_step)
-    return where(serving_mode == OPEN_LOOP, open_, closed)
+    return where(load_mode == OPEN_LOOP, open_, closed)
 
 
 def micro_batch_requests_per_step(operating_requests_per_step: Value, pp: Value) -> Value:
@@ -790,7 +790,7 @@ def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_s
         output_tokens_cv, "decode")
 
 
-def step_s(serving_mode: Value, step_compute_s: Value, step_memory_s: Value,
+def step_s(load_mode: Value, step_compute_s: Value, step_memory_s: Value,
            step_elementwise_s: Value, step_communication_s: Value, step_overhead_s: Value,
            step_host_link_s: Value, closed_loop_step_s: Value) -> Value:
     """Operating step time. Open loop (Poisson arrivals spread the prompts over the steps):
@@ -799,10 +799,10 @@ def step_s(serving_mode: Value, step_compute_s: Value, step_memory_s: Value,
     ``serving_step_fixed_s``, holds the host link's stream)."""
     open_ = (maximum(step_compute_s, step_memory_s) + step_elementwise_s + step_communication_s
              + step_overhead_s) + step_host_link_s
-    return where(serving_mode == OPEN_LOOP, open_, closed_loop_step_s)
+    return where(load_mode == OPEN_LOOP, open_, closed_loop_step_s)
 
 
-def tpot_mean_s(serving_mode: Value, step_s: Value, running_batch: Value,
+def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
                 prompt_tokens: Value, output_tokens: Value,
                 max_num_batched_tokens_effective: Value, prefill_steps_per_request: Value,
                 closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
@@ -820,10 +820,10 @@ def tpot_mean_s(serving_mode: Value, step_s: Value, running_batch: Value,
     share = minimum(safe_div(others_steps, output_tokens - 1, 0.0), 1)
     closed = closed_loop_decode_step_s + share * (closed_loop_prefill_step_s
                                                   - closed_loop_decode_step_s)
-    return where(serving_mode == OPEN_LOOP, step_s, closed)
+    return where(load_mode == OPEN_LOOP, step_s, closed)
 
 
-def ttft_service_s(serving_mode: Value, closed_loop_prefill_step_s: Value,
+def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
                    prefill_steps_per_request: Value, prompt_tokens: Value,
                    max_num_batched_tokens_effective: Value, prefill_flops: Value, tp: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
@@ -841,7 +841,7 @@ def ttft_service_s(serving_mode: Value, closed_loop_prefill_step_s: Value,
            + step_communication_s
            + chunk * serving_token_s + step_overhead_s) + step_host_link_s
     closed = closed_loop_prefill_step_s  # its fixed part holds the host link's stream
-    return prefill_steps_per_request * where(serving_mode == OPEN_LOOP, one, closed)
+    return prefill_steps_per_request * where(load_mode == OPEN_LOOP, one, closed)
 
 
 def wave_prefill_tokens_per_step(closed_loop_batch: Value, prompt_tokens: Value,
@@ -890,7 +890,7 @@ def wave_ttft_steps(closed_loop_batch: Value, prompt_tokens: Value,
                    r * (closed_loop_batch + 1) / 2 + maximum(0, 1 - r) / 2)
 
 
-def wave_ttft_mean_s(serving_mode: Value, wave_ttft_steps: Value, wave_prefill_step_s: Value,
+def wave_ttft_mean_s(load_mode: Value, wave_ttft_steps: Value, wave_prefill_step_s: Value,
                      request_latency_effective_s: Value, ttft_mean_s: Value) -> Value:
     """Mean TTFT of the first wave of a closed loop, the ``B`` clients that start at once:
     :func:`wave_ttft_steps` steps of :func:`wave_prefill_step_s` plus the front end's path
@@ -899,7 +899,7 @@ def wave_ttft_mean_s(serving_mode: Value, wave_ttft_steps: Value, wave_prefill_s
     state over its first ``B`` requests (:func:`planner.sheet.harness.finite_run_ttft`).
     Other modes: the steady-state ``ttft_mean_s``."""
     wave = wave_ttft_steps * wave_prefill_step_s + request_latency_effective_s
-    return where(serving_mode == CLOSED_LOOP, maximum(wave, ttft_mean_s), ttft_mean_s)
+    return where(load_mode == CLOSED_LOOP, maximum(wave, ttft_mean_s), ttft_mean_s)
 
 
 def _ln_approx(z: Value) -> Value:
@@ -907,7 +907,7 @@ def _ln_approx(z: Value) -> Value:
     return -(1 - z) / power(z, 0.5)
 
 
-def queue_wait_mean_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+def queue_wait_mean_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                       service_scv: Value, replica_request_rate_per_s: Value,
                       closed_loop_batch: Value, concurrency: Value, replicas: Value,
                       operating_requests_per_step: Value, step_s: Value) -> Value:
@@ -922,11 +922,11 @@ def queue_wait_mean_s(serving_mode: Value, utilization: Value, max_running_batch
     throughput = safe_div(operating_requests_per_step, step_s, 0.0)
     waiting = maximum(safe_div(concurrency, replicas, 0.0) - closed_loop_batch, 0)
     closed_wait = safe_div(waiting, throughput, 0.0)
-    return where(serving_mode == OPEN_LOOP, open_wait,
-                 where(serving_mode == CLOSED_LOOP, closed_wait, 0))
+    return where(load_mode == OPEN_LOOP, open_wait,
+                 where(load_mode == CLOSED_LOOP, closed_wait, 0))
 
 
-def _queue_wait_quantile(p: float, serving_mode: Value, utilization: Value,
+def _queue_wait_quantile(p: float, load_mode: Value, utilization: Value,
                          max_running_batch: Value, service_scv: Value,
                          replica_request_rate_per_s: Value,
                          serving_capacity_requests_per_s_replica: Value,
@@ -940,44 +940,44 @@ def _queue_wait_quantile(p: float, serving_mode: Value, utilization: Value,
     spare = serving_capacity_requests_per_s_replica - replica_request_rate_per_s
     quantile = maximum(0, safe_div(ln_p_wait + ln_tail, spare, QUEUE_WAIT_CAP_S))
     open_q = where(utilization >= 1, QUEUE_WAIT_CAP_S, minimum(quantile, QUEUE_WAIT_CAP_S))
-    return where(serving_mode == OPEN_LOOP, open_q, queue_wait_mean_s)
+    return where(load_mode == OPEN_LOOP, open_q, queue_wait_mean_s)
 
 
-def queue_wait_p50_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+def queue_wait_p50_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
                      serving_capacity_requests_per_s_replica: Value,
                      queue_wait_mean_s: Value) -> Value:
     """Median slot wait (open loop: 0 unless more than half of arrivals wait)."""
-    return _queue_wait_quantile(0.5, serving_mode, utilization, max_running_batch, service_scv,
+    return _queue_wait_quantile(0.5, load_mode, utilization, max_running_batch, service_scv,
                                 replica_request_rate_per_s,
                                 serving_capacity_requests_per_s_replica, queue_wait_mean_s)
 
 
-def queue_wait_p90_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+def queue_wait_p90_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
                      serving_capacity_requests_per_s_replica: Value,
                      queue_wait_mean_s: Value) -> Value:
     """90th-percentile slot wait."""
-    return _queue_wait_quantile(0.9, serving_mode, utilization, max_running_batch, service_scv,
+    return _queue_wait_quantile(0.9, load_mode, utilization, max_running_batch, service_scv,
                                 replica_request_rate_per_s,
                                 serving_capacity_requests_per_s_replica, queue_wait_mean_s)
 
 
-def queue_wait_p99_s(serving_mode: Value, utilization: Value, max_running_batch: Value,
+def queue_wait_p99_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
                      serving_capacity_requests_per_s_replica: Value,
                      queue_wait_mean_s: Value) -> Value:
     """99th-percentile slot wait."""
-    return _queue_wait_quantile(0.99, serving_mode, utilization, max_running_batch, service_scv,
+    return _queue_wait_quantile(0.99, load_mode, utilization, max_running_batch, service_scv,
                                 replica_request_rate_per_s,
                                 serving_capacity_requests_per_s_replica, queue_wait_mean_s)
 
 
-def step_alignment_s(serving_mode: Value, step_s: Value) -> Value:
+def step_alignment_s(load_mode: Value, step_s: Value) -> Value:
     """Wait for the running step to end before a prefill starts: half a step for Poisson
     arrivals; 0 in a closed loop (a client's next request follows a completion, at a step
     boundary)."""
-    return where(serving_mode == OPEN_LOOP, step_s / 2, 0)
+    return where(load_mode == OPEN_LOOP, step_s / 2, 0)
 
 
 def ttft_mean_s(queue_wait_mean_s: Value, step_alignment_s: Value, ttft_service_s: Value,
@@ -1012,7 +1012,7 @@ def e2e_mean_s(ttft_mean_s: Value, tpot_mean_s: Value, output_tokens: Value) -> 
     return ttft_mean_s + (output_tokens - 1) * tpot_mean_s
 
 
-def serving_requests_per_s(serving_mode: Value, replica_request_rate_per_s: Value,
+def serving_requests_per_s(load_mode: Value, replica_request_rate_per_s: Value,
                            serving_capacity_requests_per_s_replica: Value,
                            frontend_requests_per_s_replica: Value,
                            operating_requests_per_step: Value, step_s: Value,
@@ -1022,9 +1022,9 @@ def serving_requests_per_s(serving_mode: Value, replica_request_rate_per_s: Valu
     ``x / step``."""
     open_ = minimum(replica_request_rate_per_s, serving_capacity_requests_per_s_replica)
     engine = safe_div(operating_requests_per_step, step_s, 0.0)
-    closed = where(serving_mode == CLOSED_LOOP, minimum(engine, frontend_requests_per_s_replica),
+    closed = where(load_mode == CLOSED_LOOP, minimum(engine, frontend_requests_per_s_replica),
                    engine)
-    return replicas * where(serving_mode == OPEN_LOOP, open_, closed)
+    return replicas * where(load_mode == OPEN_LOOP, open_, closed)
 
 
 def output_tokens_per_s(serving_requests_per_s: Value, output_tokens: Value) -> Value:

@@ -60,7 +60,7 @@ ENGINE_MEMORY: tuple[Formula, ...] = (
 SERVING_LOAD: tuple[Formula, ...] = (
     serving.matmul_efficiency_effective,
     serving.bandwidth_efficiency_effective,
-    serving.serving_mode,
+    serving.load_mode,
     serving.replica_request_rate_per_s,
     serving.micro_batch_request_rate_per_s,
     serving.request_tokens,

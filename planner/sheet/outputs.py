@@ -150,7 +150,7 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "engine_fits": ("Engine fits", "bool", False),
     "matmul_efficiency_effective": ("Matmul efficiency", "fraction", False),
     "bandwidth_efficiency_effective": ("Bandwidth efficiency", "fraction", False),
-    "serving_mode": ("Serving mode", "code", False),
+    "load_mode": ("Load mode", "code", False),
     "replica_request_rate_per_s": ("Rate per replica", "requests/s", False),
     "micro_batch_request_rate_per_s": ("Rate per micro-batch", "requests/s", False),
     "request_tokens": ("Tokens per request", "tokens", False),

@@ -68,7 +68,7 @@ def _cost_at_load(v: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 def _basis(v: Mapping[str, np.ndarray]) -> np.ndarray:
-    mode = _num(v["serving_mode"])
+    mode = _num(v["load_mode"])
     clients = [f"{int(c)} clients" for c in _num(v["concurrency"])]
     target = np.where(_flag(v["overloaded"]), "target rate, saturated", "target rate")
     return _text(np.where(mode == 1, target, np.where(mode == 2, np.array(clients, dtype=object)
@@ -134,8 +134,8 @@ SCENARIO_COLUMNS = (
                   "billed to the output tokens the deployment delivers at the load its 'basis' "
                   "names (not at batch 1 on an idle server)."),
     SummaryColumn("basis", "load modelled",
-                  'IF({serving_mode}=1,IF({overloaded},"target rate, saturated","target rate"),'
-                  'IF({serving_mode}=2,{concurrency}&" clients","offline maximum"))', _basis,
+                  'IF({load_mode}=1,IF({overloaded},"target rate, saturated","target rate"),'
+                  'IF({load_mode}=2,{concurrency}&" clients","offline maximum"))', _basis,
                   explain="The load the figures at load are computed at: the target request "
                   "rate (saturated: the deployment serves less than offered), a number of "
                   "clients (concurrency), or, with neither, the engine's offline maximum.",

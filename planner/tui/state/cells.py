@@ -437,7 +437,7 @@ def serving_rows(sc: Scenario, outputs: Mapping[str, Any]) -> list[tuple[str, st
         ("communication", "step_communication_s"), ("element-wise", "step_elementwise_s"),
         ("overhead", "step_overhead_s")))
     mode = {0: "offline maximum", 1: "open loop at the target rate", 2: "closed loop"}.get(
-        int(outputs["serving_mode"]), "")
+        int(outputs["load_mode"]), "")
     wait = (verdict.SATURATED if verdict.is_saturated(outputs) else
             f"mean {ms(outputs['queue_wait_mean_s'])}, p99 {ms(outputs['queue_wait_p99_s'])}")
     return [
