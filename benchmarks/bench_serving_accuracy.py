@@ -53,7 +53,8 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   Llama-3.1-70B uses the Llama-3.3-70B config (same architecture), DeepSeek-R1 and
   DeepSeek-V3.1 the DeepSeek-V3 seed, MiniMax-M2.5 ``configs-2026/MiniMax-M2.7.json`` (same
   architecture, ``configs-2026/SOURCES.md``); a config whose ``model_type`` the planner does
-  not read yet, or a model without a published config here (gpt-oss-120b), is not scored.
+  not read yet is not scored. gpt-oss-120b: ``tests/fixtures/serving_configs/gpt-oss-120b.json``
+  (its checkpoint's own MXFP4 scheme, :data:`NATIVE_QUANT`).
 * serving_perf records as before: GPU names ("A100-SXM4 (memory size not stated)" as
   ``a100-80gb``), engine defaults by the engine version's documented rules (vLLM 0.11
   ``max_num_seqs`` 1024 / ``max_num_batched_tokens`` 8192 on H100/H200, 256 / 2048 on A100;
@@ -132,7 +133,12 @@ MODELS = {
     "MiniMaxAI/MiniMax-M2.5": str(SHARED / "configs-2026" / "MiniMax-M2.7"),
     "Qwen/Qwen3.5-397B-A17B": str(SHARED / "configs-2026" / "Qwen3.5-397B-A17B"),
     "zhipuai/GLM-5": str(SHARED / "configs-2026" / "GLM-5"),
+    "openai/gpt-oss-120b": "gpt-oss-120b",
 }
+NATIVE_QUANT = {"openai/gpt-oss-120b"}
+"""Checkpoints published only quantized (gpt-oss: MXFP4 experts, 16-bit attention, its
+``quantization_config``): scored with ``weight_dtype auto`` whatever quant-mode label the
+source gives (AIC labels these rows ``nvfp4``), and no ModelOpt KV quantization."""
 GPUS = {
     "H100-SXM5-80GB": "h100-sxm", "H200-SXM-141GB": "h200", "A100-SXM4-80GB": "a100-80gb",
     "A100-SXM4 (memory size not stated)": "a100-80gb", "H20-96GB": "h20",
@@ -347,6 +353,8 @@ def aic_case(r: dict[str, Any]) -> Case:
     engine = engine_for(r["engine"])
     gemm, moe = str(r.get("gemm_quant_mode")), str(r.get("moe_quant_mode"))
     weights = _AIC_WEIGHTS[gemm if gemm not in ("None", "") else moe]
+    if r["model"] in NATIVE_QUANT:
+        weights = "auto"
     p = r["parallelism"]
     tp, pp = int(p.get("tp_size") or 1), int(p.get("pp_size") or 1)
     dp = int(p.get("attention_dp_size") or 1)

@@ -124,6 +124,16 @@ def test_gpt_oss_alternates_128_token_windows_from_layer_0() -> None:
     assert f.model_kv_elems_per_token_full == f.model_kv_elems_per_token_window == 12 * 2 * 8 * 64
 
 
+def test_gpt_oss_120b_fixture_has_the_model_cards_116_83b_parameters() -> None:
+    """The serving-measurement fixture typed from the 20b file (tests/fixtures/serving_configs/
+    sources.toml): openai/gpt-oss-120b's model card gives 116.83B total parameters."""
+    from planner.estimator.params import count_params
+
+    s = spec_from_file(Path(__file__).parent / "fixtures" / "serving_configs" / "gpt-oss-120b.json")
+    assert len(s.layers) == 36
+    assert count_params(s).total == 116_829_156_672
+
+
 def test_llama4_chunks_three_layers_of_four_and_interleaves_moe() -> None:
     cfg = json.loads((FIXTURES / "llama-4-scout-17b-16e-instruct.json").read_text())
     s = spec_from_config(cfg)
