@@ -39,7 +39,9 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
 * GPUs: AIC ``tp * pp * attention_dp`` of the one worker (with attention DP > 1 the planner's
   ``tp`` is that GPU count with ``attention_dp`` on, experts over ``moe_ep``); InferenceX
   ``decode_tp`` GPUs (``decode_dp_attention``, ``decode_ep`` as given); measured throughput =
-  output tokens/s per GPU times those GPUs.
+  output tokens/s per GPU times those GPUs. An AIC row with more clients than its worker's
+  ``batch_size`` on every attention-DP rank (8 rows: 448 clients on a TP2 worker of batch 14,
+  with a published TTFT of 0.75 s, no queue) ran several workers it does not count: not scored.
 * Weights from ``gemm_quant_mode``/``moe_quant_mode`` (``fp8``/``fp8_block`` fp8, ``nvfp4``
   nvfp4, ``int4_wo`` int4, none bf16); InferenceX ``fp4`` is nvfp4 on NVIDIA parts and mxfp4 on
   AMD (the MXFP4 checkpoint AMD publishes).
@@ -363,6 +365,12 @@ def aic_case(r: dict[str, Any]) -> Case:
     config_path(model)
     if r.get("max_concurrency") is None:
         raise KeyError("max_concurrency")
+    batch = p.get("batch_size")
+    if batch and int(r["max_concurrency"]) > int(batch) * dp:
+        # more clients than the worker's configured batch on every attention-DP rank, yet no
+        # queueing in the published TTFT: the run had several workers whose count the row does
+        # not give (e.g. 448 clients on a TP2 GB200 worker of batch 14)
+        raise KeyError("replicas (max_concurrency > batch_size x attention_dp)")
     settings: dict[str, Any] = {}
     if int(p.get("moe_ep_size") or 1) > 1:
         settings["ep"] = int(p["moe_ep_size"])
