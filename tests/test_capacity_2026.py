@@ -83,20 +83,52 @@ def test_growing_and_windowed_figures(name: str) -> None:
     assert f.model_kv_heads_window == heads_window
 
 
-def test_deepseek_v4_flash_is_6880_bytes_a_token_not_52960() -> None:
-    """3,440 growing elements x 2 B = 6,880 B per token (one shared KV vector, replicated on
-    every TP rank); its windows (23,040 elements x 2 B x 144 tokens of 9 blocks) and the CSA
-    layers' carried overlap (21 x 2*4*(512 + 128) elements x 2 B) are per sequence:
-    6,635,520 + 215,040 = 6,850,560 B = 995.72 pool tokens. Charging the windows per token
-    would give 52,960 B a token, 7.7 times fewer tokens."""
-    r = _vllm("DeepSeek-V4-Flash")
+def test_deepseek_v4_flash_in_transformers_layout_is_6880_bytes_a_token_not_52960() -> None:
+    """Under SGLang (transformers' layout at ``kv_dtype``): 3,440 growing elements x 2 B =
+    6,880 B per token (one shared KV vector, replicated on every TP rank); its windows (23,040
+    elements x 2 B x min(T, 128) tokens) and the CSA layers' carried overlap (21 x 2*4*(512 +
+    128) elements x 2 B) are per sequence. Charging the windows per token would give 52,960 B
+    a token, 7.7 times fewer tokens."""
+    r = estimate(_spec("DeepSeek-V4-Flash"), B200, engine="sglang", gpus=8, tp=8,
+                 prompt_tokens=1024, output_tokens=128)
     assert r["kv_bytes_per_token_per_gpu"] == 3440 * 2 == 6880
     assert (3440 + 23_040) * 2 == 52_960
-    window = 23_040 * 2 * _window_blocks_tokens(128)
-    assert window == 6_635_520
+    window = 23_040 * 2 * 128
     state = 21 * 2 * 4 * (512 + 128) * 2
     assert r["engine_state_tokens"] == pytest.approx((window + state) / 6880, rel=1e-12)
-    assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (16 * 6880) * 16
+
+
+def test_deepseek_v4_flash_in_vllm_fp8_layout() -> None:
+    """vLLM caches V4 in its own fp8 layout whatever ``kv_dtype`` (``DeepseekV4MLAAttention``
+    forces ``fp8_ds_mla``; ``vllm/v1/kv_cache_interface.py``, ``sparse_swa.py``,
+    ``deepseek_compressor.py``), every page rounded up to 576 B. By hand from the config
+    (head_dim 512, qk_rope_head_dim 64, index_head_dim 128; 2 sliding, 21 CSA, 20 HCA layers):
+
+    * entry 448 + 2*64 + 448/64 + 1 = 584 B; indexer key 128 + 4 = 132 B;
+    * per token: CSA ``ceil(64*584/576)*576/256 + ceil(64*132/576)*576/256`` = 37,440/256 +
+      8,640/256 = 180 B; HCA ``ceil(2*584/576)*576/256`` = 1,728/256 = 6.75 B;
+      21 x 180 + 20 x 6.75 = 3,915 B (not transformers' 6,880 at bf16);
+    * per sequence at 1,151 tokens: windows 43 layers x 37,440 B x 3 blocks of 64; CSA states
+      21 x (ceil(4*2048*4/576)*576 + ceil(4*512*4/576)*576) = 21 x (32,832 + 8,640) x 3 blocks
+      of 4 (window 8); HCA states 20 x ceil(8*1024*4/576)*576 = 20 x 32,832 x 17 blocks of 8
+      (window 128); blocks of 256 tokens."""
+    r = _vllm("DeepSeek-V4-Flash")
+    per_token = 21 * (37_440 + 8_640) / 256 + 20 * 1_728 / 256
+    assert per_token == 3915
+    assert r["kv_bytes_per_token_per_gpu"] == per_token
+    held = 43 * 37_440 * 3 + 21 * (32_832 + 8_640) * 3 + 20 * 32_832 * 17
+    assert held == 18_605_376
+    assert r["engine_state_tokens"] == pytest.approx(held / 3915, rel=1e-12)
+    assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (256 * 3915) * 256
+    # the same layout at any kv_dtype
+    assert _vllm("DeepSeek-V4-Flash", kv_dtype="fp8")["kv_bytes_per_token_per_gpu"] == 3915
+
+
+# name -> (full-attention layers, sliding/chunked layers): vLLM's hybrid allocator groups each
+# cache type in groups of the smaller count (``_get_kv_cache_groups_uniform_page_size``), so a
+# type of n layers takes ceil(n/G)*G layers' memory: only MiMo-V2-Flash's 39 don't divide (45)
+WINDOW_LAYERS = {"Gemma-4-31B-IT-NVFP4": (10, 50), "gemma-4-26B-A4B": (5, 25),
+                 "MiMo-V2-Flash": (9, 39), "Llama-4-Maverick-17B-128E-Instruct": (12, 36)}
 
 
 @pytest.mark.parametrize("name", ["Gemma-4-31B-IT-NVFP4", "gemma-4-26B-A4B", "MiMo-V2-Flash",
@@ -112,8 +144,11 @@ def test_windowed_models_under_vllm(name: str) -> None:
     per_token = full * 2 * ceil(heads_growing / 8) / heads_growing
     per_window_token = window * 2 * ceil(heads_window / 8) / heads_window
     assert r["kv_bytes_per_token_per_gpu"] == per_token
+    full_layers, window_layers = WINDOW_LAYERS[name]
+    padded = ceil(window_layers / full_layers) * full_layers  # groups of the full-layer count
     assert r["engine_state_tokens"] == pytest.approx(
-        per_window_token * _window_blocks_tokens(w) / per_token, rel=1e-12)
+        per_window_token * _window_blocks_tokens(w) * padded / window_layers / per_token,
+        rel=1e-12)
     assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (16 * per_token) * 16
     mean = r["mean_decode_context_tokens"]
     assert r["max_running_batch"] == r["engine_token_capacity"] // (
@@ -153,7 +188,9 @@ def test_state_pages_are_padded_to_the_attention_page(name: str) -> None:
     attn_token = per_token // layers
     assert block == 16 * ceil(page / (16 * attn_token))
     assert block * attn_token >= page  # the padded page holds the state
-    assert r["engine_state_tokens"] == state_layers * block * attn_token / per_token
+    # groups of the attention-layer count: Nemotron-3-Nano's 23 Mamba layers take 24 pages
+    padded = ceil(state_layers / layers) * layers
+    assert r["engine_state_tokens"] == padded * block * attn_token / per_token
     assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (
         block * per_token) * block
     sglang = estimate(_spec(name), B200, engine="sglang", gpus=8, tp=8, prompt_tokens=1024,

@@ -217,6 +217,9 @@ class CompressedAttention:
     index_heads: int = 0
     index_head_dim: int = 0
     index_topk: int = 0
+    rope_head_dim: int = 64
+    """The rotary part of ``d_h`` (``qk_rope_head_dim``): it fixes vLLM's fp8 entry layout
+    (:func:`planner.estimator.vllm_cache_layout.v4_entry_bytes`), not transformers' cache."""
 
     @property
     def is_csa(self) -> bool:

@@ -187,7 +187,8 @@ def _deepseek_v4(r: _Reader) -> ModelSpec:
               "o_groups": groups, "o_lora_rank": r.integer("o_lora_rank"),
               "index_heads": r.integer("index_n_heads"),
               "index_head_dim": r.integer("index_head_dim"),
-              "index_topk": r.integer("index_topk")}
+              "index_topk": r.integer("index_topk"),
+              "rope_head_dim": r.integer("qk_rope_head_dim", 64)}
     size = r.integer("moe_intermediate_size")
     shared = r.integer("n_shared_experts", 1, minimum=0)
     moe = Moe(num_experts=r.integer("n_routed_experts"),
