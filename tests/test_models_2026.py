@@ -261,8 +261,10 @@ def test_sparse_attention_flops_count_the_top_k_tokens_only() -> None:
 def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
     """vLLM and SGLang cache a DSA indexer key as 128 fp8 values and one float32 scale (132 B
     per token and layer) whatever kv_dtype: DeepSeek-V3.2 in bf16 takes 61 x (576 x 2 + 132) =
-    78,324 B per token in their pools, 85,888 B in transformers' cache; at fp8 KV 61 x (576 +
-    132) = 43,188 B. The roofline view and TRT-LLM keep kv_dtype; GLM-5.2 only on 21 layers."""
+    78,324 B per token in their pools, 85,888 B in transformers' cache; at fp8 KV SGLang
+    61 x (576 + 132) = 43,188 B, vLLM 61 x (656 + 132) = 48,068 B (FlashMLA sparse's
+    ``fp8_ds_mla`` row: 512 fp8 + 16 B scales + 128 B bf16 RoPE). The roofline view and
+    TRT-LLM keep kv_dtype; GLM-5.2 only on 21 layers."""
     from planner.estimator.engine_memory import SGLANG, TRTLLM, VLLM, kv_bytes_per_token_per_gpu
 
     f = model_figures(spec_from_file(PUBLISHED / "DeepSeek-V3.2.json", "DeepSeek-V3.2"))
@@ -271,10 +273,14 @@ def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
     def pool(engine: int, bits: int) -> float:
         return kv_bytes_per_token_per_gpu(f.model_kv_elems_per_token_full,
                                           f.model_kv_elems_per_token_window, bits, 1, 1, 0, 1,
-                                          engine, f.model_indexer_elems_per_token)
+                                          engine, f.model_indexer_elems_per_token,
+                                          f.model_sparse_mla_layers,
+                                          f.model_vllm_v4_kv_bytes_per_token)
 
+    assert f.model_sparse_mla_layers == 61
     assert pool(VLLM, 16) == pool(SGLANG, 16) == pytest.approx(78_324)
-    assert pool(VLLM, 8) == pytest.approx(43_188)
+    assert pool(SGLANG, 8) == pytest.approx(43_188)
+    assert pool(VLLM, 8) == pytest.approx(48_068)
     assert pool(TRTLLM, 16) == pool(0, 16) == 85_888
     g = model_figures(spec_from_file(PUBLISHED / "GLM-5.2.json", "GLM-5.2"))
     assert g.model_indexer_elems_per_token == 21 * 128
