@@ -166,9 +166,11 @@ def test_gemma_4_31b_figures_by_hand() -> None:
 #          auto: the model dtype for Gated DeltaNet, the config's float32 for Nemotron-H)
 HYBRIDS = {
     # 16 full layers of 4 KV heads x 256 (1 per rank at TP 8): 16 x 2*256*2 = 16,384 B;
-    # 48 DeltaNet layers: 48/8 value heads x 128 x 128 at 2 B + conv (2*16*128 + 48*128)/8
-    # x 3 at 2 B = 196,608 + 7,680 = 204,288 B; block 16 * ceil(204,288 / (16 * 1,024)) = 208
-    "Qwen3.5-27B": (16, 16_384, 48, 204_288, 208),
+    # 48 DeltaNet layers: 48/8 value heads x 128 x 128 at the config's float32
+    # (mamba_ssm_dtype, which vLLM's Qwen3_5ForConditionalGenerationConfig copies) + conv
+    # (2*16*128 + 48*128)/8 x 3 at 2 B = 393,216 + 7,680 = 400,896 B; block
+    # 16 * ceil(400,896 / (16 * 1,024)) = 400
+    "Qwen3.5-27B": (16, 16_384, 48, 400_896, 400),
     # pattern MEMEM*E...: 6 attention layers of 2 KV heads x 128 (1 per rank): 6 x 512 B;
     # 23 Mamba-2 layers: 64/8 heads x 64 x 128 at float32 + conv (4096 + 2*8*128)/8 x 3 at
     # 2 B = 262,144 + 4,608 = 266,752 B; block 16 * ceil(266,752 / (16 * 512)) = 528
@@ -200,30 +202,38 @@ def test_state_pages_are_padded_to_the_attention_page(name: str) -> None:
 
 
 def test_qwen3_5_27b_figures_by_hand() -> None:
-    """vLLM's default: 48 pages of 208 x 1,024 B = 10,223,616 B against 16,384 B a context
-    token = 624 pool tokens. With the state at float32 (``state_dtype`` fp32, the config's
-    ``mamba_ssm_dtype``): pages of 6 x 128 x 128 x 4 + 7,680 = 400,896 B, blocks of
-    16 * ceil(400,896 / 16,384) = 400 tokens, 48 x 400 x 1,024 / 16,384 = 1,200."""
+    """vLLM's default takes the config's ``mamba_ssm_dtype`` float32
+    (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``): pages of
+    6 x 128 x 128 x 4 + 7,680 = 400,896 B, blocks of 16 * ceil(400,896 / 16,384) = 400 tokens,
+    48 x 400 x 1,024 / 16,384 = 1,200 pool tokens per sequence. With the state at 16 bit
+    (``state_dtype`` bf16): 48 pages of 208 x 1,024 B = 10,223,616 B = 624 pool tokens."""
     r = _vllm("Qwen3.5-27B")
-    assert r["state_bytes_per_sequence_per_gpu"] == 48 * 204_288
-    assert r["engine_state_tokens"] == 48 * 208 * 1024 / 16_384 == 624
-    fp32 = _vllm("Qwen3.5-27B", state_dtype="fp32")
-    assert fp32["state_bytes_per_sequence_per_gpu"] == 48 * 400_896
-    assert fp32["engine_state_tokens"] == 48 * 400 * 1024 / 16_384 == 1200
-    assert fp32["engine_token_capacity"] % 400 == 0
+    assert r["state_bytes_per_sequence_per_gpu"] == 48 * 400_896
+    assert r["engine_state_tokens"] == 48 * 400 * 1024 / 16_384 == 1200
+    assert r["engine_token_capacity"] % 400 == 0
+    bf16 = _vllm("Qwen3.5-27B", state_dtype="bf16")
+    assert bf16["state_bytes_per_sequence_per_gpu"] == 48 * 204_288
+    assert bf16["engine_state_tokens"] == 48 * 208 * 1024 / 16_384 == 624
 
 
 def test_state_dtype_auto_follows_the_engine() -> None:
-    """``auto``: vLLM's rule under vLLM (Qwen3.5 16 bit, Nemotron-H the config's float32), the
-    config's dtype otherwise (Qwen3.5's ``mamba_ssm_dtype`` float32); an explicit dtype
-    wins everywhere."""
+    """``auto``: vLLM's rule under vLLM (Qwen3.5 and Nemotron-H the config's float32), the
+    config's dtype under SGLang and the roofline (float32 here), TRT-LLM the model dtype
+    (16 bit, ``validate_and_set_mamba_ssm_cache_dtype``); an explicit dtype wins
+    everywhere."""
     qwen, nemotron = "Qwen3.5-27B", "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
     state = "state_bytes_per_sequence_per_gpu"
     # Nemotron-3-Nano per GPU: 23 layers of 65,536 recurrent elements + 2,304 conv at 2 B
     assert _vllm(nemotron)[state] == 23 * (65_536 * 4 + 2304 * 2)
     assert _vllm(nemotron, state_dtype="bf16")[state] == 23 * (65_536 * 2 + 2304 * 2)
+    assert estimate(_spec(nemotron), B200, engine="trtllm", gpus=8, tp=8)[state] \
+        == 23 * (65_536 * 2 + 2304 * 2)
     # Qwen3.5-27B per GPU: 48 layers of 98,304 recurrent elements + 3,840 conv at 2 B
     assert estimate(_spec(qwen), B200, gpus=8, tp=8)[state] == 48 * (98_304 * 4 + 3840 * 2)
+    assert estimate(_spec(qwen), B200, engine="sglang", gpus=8, tp=8)[state] \
+        == 48 * (98_304 * 4 + 3840 * 2)
+    assert estimate(_spec(qwen), B200, engine="trtllm", gpus=8, tp=8)[state] \
+        == 48 * (98_304 * 2 + 3840 * 2)
     assert estimate(_spec(qwen), B200, engine="sglang", gpus=8, tp=8,
                     state_dtype="fp16")[state] == 48 * (98_304 * 2 + 3840 * 2)
 

@@ -126,8 +126,8 @@ class ModelFigures:
     """Bits of the recurrent state as the config keeps it (32 for float32)."""
     model_state_recurrent_bits_vllm: int = 16
     """Bits of the recurrent state under vLLM's default ``mamba_ssm_cache_dtype`` "auto": the
-    config's ``mamba_ssm_cache_dtype`` for Nemotron-H (else 16), the model dtype (16) for
-    Gated DeltaNet."""
+    config's ``mamba_ssm_cache_dtype`` for Nemotron-H (else 16) and ``mamba_ssm_dtype`` for
+    Qwen3.5 (else 16)."""
     model_attn_flops_per_pair_sparse: float = 0
     """Attention-core FLOPs per (query, selected token) pair of sparse-attention layers, summed
     over layers (0 without sparse attention)."""

@@ -211,7 +211,8 @@ def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
     every ``full_attention_interval``-th layer) with a dense SwiGLU FFN (``qwen3_5_text``) or
     ``num_experts`` experts plus a gated shared expert in every layer (``qwen3_5_moe_text``).
     The DeltaNet recurrent state is kept in ``mamba_ssm_dtype`` (float32 in the published
-    configs), the convolution window in the model dtype."""
+    configs; vLLM's default takes it too, ``Qwen3_5ForConditionalGenerationConfig``), the
+    convolution window in the model dtype."""
     d = r.integer("hidden_size")
     full, linear, types = _base()._gated_deltanet_hybrid(
         r, output_gate=r.flag("attn_output_gate", True))
@@ -227,7 +228,8 @@ def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
     layers = tuple(Layer(full if t == "full_attention" else linear, ffn) for t in types)
     kind = "qwen3_5_moe_text" if moe else "qwen3_5_text"
     spec = _base()._model(r, kind, d, layers, tie_default=False)
-    return replace(spec, state_recurrent_bits=_state_bits(r, "mamba_ssm_dtype"))
+    bits = _state_bits(r, "mamba_ssm_dtype")  # vLLM copies it into mamba_ssm_cache_dtype
+    return replace(spec, state_recurrent_bits=bits, state_recurrent_bits_vllm=bits)
 
 
 def _qwen3_5_vision(v: _Reader, text_hidden: int) -> int:
