@@ -13,8 +13,8 @@ own modules (``tests/fixtures/hf_counts_2026.json``, written by ``scripts/hf_cou
 The pool in bytes (``engine_kv_bytes_per_gpu``, vLLM's profile-run accounting, checked on
 measured start-ups in ``tests/test_engine_memory.py``) is read from the estimate: these tests
 check what the pool holds. KV bf16, 1,024 prompt + 128 output tokens (1,151 cached at the
-end), B200, TP 8; the three models whose 16-bit / fp8 weights exceed 8 x 180 GB (GLM-5,
-GLM-5.2, DeepSeek-V4-Pro) on 16 GPUs at TP 8 x PP 2, each GPU holding half the layers.
+end), B200, TP 8; the two models whose 16-bit weights exceed 8 x 180 GB (GLM-5, GLM-5.2)
+on 16 GPUs at TP 8 x PP 2, each GPU holding half the layers.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ EXPECTED: dict[str, tuple[int, int, float, float, int]] = {
     "DeepSeek-V4-Flash": (8, 1, 3915,
                           (43 * V4_WINDOW_PAGE * 3 + 21 * V4_CSA_STATE_PAGE * 3
                            + 20 * V4_HCA_STATE_PAGE * 17) / 3915, 256),
-    # compress_ratios[:61]: 30 CSA, 31 HCA; PP 2
-    "DeepSeek-V4-Pro": (16, 2, (30 * 180 + 31 * 6.75) / 2,
+    # compress_ratios[:61]: 30 CSA, 31 HCA (MXFP4 experts: 850 GB of weights, 8 GPUs)
+    "DeepSeek-V4-Pro": (8, 1, 30 * 180 + 31 * 6.75,
                         (61 * V4_WINDOW_PAGE * 3 + 30 * V4_CSA_STATE_PAGE * 3
                          + 31 * V4_HCA_STATE_PAGE * 17) / (30 * 180 + 31 * 6.75), 256),
     # 10 global layers of 4 KV heads x 512 (one per GPU); 50 local of 16 x 256 in a 1024 window:

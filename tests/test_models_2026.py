@@ -192,6 +192,34 @@ def test_quantized_checkpoints_read_their_quantization_config() -> None:
     assert kimi.quantization.compute_path == "16bit"
 
 
+def test_deepseek_v4_fp4_experts_are_stored_as_mxfp4() -> None:
+    """DeepSeek-V4's ``expert_dtype`` "fp4" (vLLM ``DeepseekV4FP8Config``: ``Mxfp4MoEMethod``
+    for the routed experts, FP8 blocks for the rest): each routed expert matrix takes 4 bits
+    a weight + one 8-bit scale per 32 inputs (4.25) instead of 8 bits + one fp32 scale per
+    128 x 128 block. By hand from V4-Flash's keys (43 layers, 256 experts, hidden 4096,
+    moe_intermediate_size 2048): per layer and expert gate and up (4096 -> 2048) and down
+    (2048 -> 4096), each 8,388,608 weights: fp8 8,388,608 x 8 + 16 x 32 x 32 bits, MXFP4
+    8,388,608 x 4.25; the checkpoint shrinks by 43 x 256 x 3 x (67,125,248 - 35,651,584) bits
+    = 129.9 GB, and the matmul path stays fp8."""
+    from dataclasses import replace
+
+    from planner.estimator.quant_config import checkpoint_bits
+
+    spec = spec_from_file(PUBLISHED / "DeepSeek-V4-Flash.json", "DeepSeek-V4-Flash")
+    scheme = spec.quantization
+    assert scheme is not None and scheme.experts is not None
+    assert scheme.experts.dtype == "mxfp4" and scheme.compute_path == "fp8"
+    fp4 = checkpoint_bits(spec, scheme).matmul
+    fp8 = checkpoint_bits(spec, replace(scheme, experts=None)).matmul
+    n = 4096 * 2048
+    per_matrix = (n * 8 + 16 * 32 * 32) - n * 17 // 4
+    assert (per_matrix, n * 17 // 4) == (67_125_248 - 35_651_584, 35_651_584)
+    assert fp8 - fp4 == 43 * 256 * 3 * per_matrix
+    cfg = json.loads((PUBLISHED / "DeepSeek-V4-Flash.json").read_text())
+    base = spec_from_config({**cfg, "expert_dtype": "fp8"}, "flash-base")
+    assert base.quantization is not None and base.quantization.experts is None
+
+
 def test_kimi_k2_at_the_top_level_reads_as_its_k25_text_model() -> None:
     """A Kimi-K2 config (``model_type`` kimi_k2) is Kimi-K2.5's text model: the same counts."""
     cfg = json.loads((SMALL / "tiny-kimi-k2.5.json").read_text())
