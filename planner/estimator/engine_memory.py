@@ -436,8 +436,9 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
       ``SlidingWindowSpec.max_memory_usage_bytes``); other engines ``min(T, w)`` tokens.
       Bytes per token ``window_elems * bits/8 * f_w / pp`` (``f_w`` the window layers' share).
 
-    Qwen3.5-27B on 8 GPUs at TP 8 under vLLM: 48 state pages of 208 x 1,024 B against 16,384 B
-    per context token (16 layers of 1,024 B) = 624 pool tokens per sequence.
+    Qwen3.5-27B on 8 GPUs at TP 8 under vLLM (state at its config's float32): 48 state pages
+    of 400 x 1,024 B against 16,384 B per context token (16 layers of 1,024 B) = 1,200 pool
+    tokens per sequence.
 
     vLLM pads each cache type to whole layer groups (:func:`_vllm_padding`): MiMo-V2-Flash's
     39 sliding layers take 45 layers' memory, Nemotron-3-Nano's 23 Mamba layers 24. DeepSeek-V4
