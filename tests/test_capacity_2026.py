@@ -282,3 +282,26 @@ def test_every_2026_model_gets_a_capacity_on_8_b200(name: str) -> None:
     assert capacity > 0 and r["engine_fits"]
     per_sequence = r["mean_decode_context_tokens"] + r["engine_state_tokens"]
     assert r["max_running_batch"] * per_sequence <= capacity
+
+
+@pytest.mark.parametrize(("counts", "group", "padded"), [
+    ((10, 50, 0), 10, (10, 50, 0)),  # Gemma-4-31B: 10 global, 50 local
+    ((9, 39, 0), 9, (9, 45, 0)),  # MiMo-V2-Flash: the last sliding group padded by 6
+    ((6, 0, 23), 6, (6, 0, 24)),  # Nemotron-3-Nano: 6 attention, 23 Mamba
+    ((13, 12, 0), 13, (13, 13, 0)),  # vLLM's own example, gpt-oss-20b + eagle: 13 full, 12 sw
+    ((61, 0, 0), 61, (61, 0, 0)),  # one cache type: one group, no padding
+])
+def test_vllm_group_padding(counts: tuple[int, int, int], group: int,
+                            padded: tuple[int, int, int]) -> None:
+    """``_get_kv_cache_groups_uniform_page_size``: groups of the fewest layers of a type, of
+    the most when max < 1.25 * min; each type padded to whole groups. The engine columns'
+    factor (:func:`planner.estimator.engine_memory._vllm_padding`) is the same rule."""
+    from planner.estimator.engine_memory import SGLANG, VLLM, _vllm_padding
+    from planner.estimator.vllm_cache_layout import padded_layers, vllm_group_size
+
+    assert vllm_group_size(*counts) == group
+    assert tuple(padded_layers(n, group) for n in counts) == padded
+    for n, p in zip(counts, padded, strict=True):
+        if n:
+            assert _vllm_padding(VLLM, n, *counts) == pytest.approx(p / n, rel=1e-15)
+            assert _vllm_padding(SGLANG, n, *counts) == 1

@@ -44,8 +44,19 @@ head size 256 on Blackwell (``kernel_block_alignment_size``).
 from __future__ import annotations
 
 from math import ceil
+from typing import TypedDict
 
 from planner.estimator.architecture import CompressedAttention, ModelSpec
+
+
+class V4Figures(TypedDict):
+    """The ``model_vllm_v4_*`` figures (:func:`v4_figures`)."""
+
+    model_vllm_v4_kv_bytes_per_token: float
+    model_vllm_v4_window_page_bytes: int
+    model_vllm_v4_csa_state_page_bytes: int
+    model_vllm_v4_hca_state_page_bytes: int
+    model_vllm_v4_hca_ratio: int
 
 V4_ALIGNMENT_BYTES = 576
 """Page alignment of every DeepSeek-V4 cache (``alignment=576``: FlashMLA's 576 B rows)."""
@@ -112,7 +123,7 @@ def v4_state_page_bytes(attn: CompressedAttention) -> int:
     return page
 
 
-def v4_figures(spec: ModelSpec) -> dict[str, float]:
+def v4_figures(spec: ModelSpec) -> V4Figures:
     """The ``model_vllm_v4_*`` figures (all 0 for a model without compressed attention):
 
     * ``model_vllm_v4_kv_bytes_per_token``: growing bytes per context token, all layers;
