@@ -83,20 +83,52 @@ def test_growing_and_windowed_figures(name: str) -> None:
     assert f.model_kv_heads_window == heads_window
 
 
-def test_deepseek_v4_flash_is_6880_bytes_a_token_not_52960() -> None:
-    """3,440 growing elements x 2 B = 6,880 B per token (one shared KV vector, replicated on
-    every TP rank); its windows (23,040 elements x 2 B x 144 tokens of 9 blocks) and the CSA
-    layers' carried overlap (21 x 2*4*(512 + 128) elements x 2 B) are per sequence:
-    6,635,520 + 215,040 = 6,850,560 B = 995.72 pool tokens. Charging the windows per token
-    would give 52,960 B a token, 7.7 times fewer tokens."""
-    r = _vllm("DeepSeek-V4-Flash")
+def test_deepseek_v4_flash_in_transformers_layout_is_6880_bytes_a_token_not_52960() -> None:
+    """Under SGLang (transformers' layout at ``kv_dtype``): 3,440 growing elements x 2 B =
+    6,880 B per token (one shared KV vector, replicated on every TP rank); its windows (23,040
+    elements x 2 B x min(T, 128) tokens) and the CSA layers' carried overlap (21 x 2*4*(512 +
+    128) elements x 2 B) are per sequence. Charging the windows per token would give 52,960 B
+    a token, 7.7 times fewer tokens."""
+    r = estimate(_spec("DeepSeek-V4-Flash"), B200, engine="sglang", gpus=8, tp=8,
+                 prompt_tokens=1024, output_tokens=128)
     assert r["kv_bytes_per_token_per_gpu"] == 3440 * 2 == 6880
     assert (3440 + 23_040) * 2 == 52_960
-    window = 23_040 * 2 * _window_blocks_tokens(128)
-    assert window == 6_635_520
+    window = 23_040 * 2 * 128
     state = 21 * 2 * 4 * (512 + 128) * 2
     assert r["engine_state_tokens"] == pytest.approx((window + state) / 6880, rel=1e-12)
-    assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (16 * 6880) * 16
+
+
+def test_deepseek_v4_flash_in_vllm_fp8_layout() -> None:
+    """vLLM caches V4 in its own fp8 layout whatever ``kv_dtype`` (``DeepseekV4MLAAttention``
+    forces ``fp8_ds_mla``; ``vllm/v1/kv_cache_interface.py``, ``sparse_swa.py``,
+    ``deepseek_compressor.py``), every page rounded up to 576 B. By hand from the config
+    (head_dim 512, qk_rope_head_dim 64, index_head_dim 128; 2 sliding, 21 CSA, 20 HCA layers):
+
+    * entry 448 + 2*64 + 448/64 + 1 = 584 B; indexer key 128 + 4 = 132 B;
+    * per token: CSA ``ceil(64*584/576)*576/256 + ceil(64*132/576)*576/256`` = 37,440/256 +
+      8,640/256 = 180 B; HCA ``ceil(2*584/576)*576/256`` = 1,728/256 = 6.75 B;
+      21 x 180 + 20 x 6.75 = 3,915 B (not transformers' 6,880 at bf16);
+    * per sequence at 1,151 tokens: windows 43 layers x 37,440 B x 3 blocks of 64; CSA states
+      21 x (ceil(4*2048*4/576)*576 + ceil(4*512*4/576)*576) = 21 x (32,832 + 8,640) x 3 blocks
+      of 4 (window 8); HCA states 20 x ceil(8*1024*4/576)*576 = 20 x 32,832 x 17 blocks of 8
+      (window 128); blocks of 256 tokens."""
+    r = _vllm("DeepSeek-V4-Flash")
+    per_token = 21 * (37_440 + 8_640) / 256 + 20 * 1_728 / 256
+    assert per_token == 3915
+    assert r["kv_bytes_per_token_per_gpu"] == per_token
+    held = 43 * 37_440 * 3 + 21 * (32_832 + 8_640) * 3 + 20 * 32_832 * 17
+    assert held == 18_605_376
+    assert r["engine_state_tokens"] == pytest.approx(held / 3915, rel=1e-12)
+    assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (256 * 3915) * 256
+    # the same layout at any kv_dtype
+    assert _vllm("DeepSeek-V4-Flash", kv_dtype="fp8")["kv_bytes_per_token_per_gpu"] == 3915
+
+
+# name -> (full-attention layers, sliding/chunked layers): vLLM's hybrid allocator groups each
+# cache type in groups of the smaller count (``_get_kv_cache_groups_uniform_page_size``), so a
+# type of n layers takes ceil(n/G)*G layers' memory: only MiMo-V2-Flash's 39 don't divide (45)
+WINDOW_LAYERS = {"Gemma-4-31B-IT-NVFP4": (10, 50), "gemma-4-26B-A4B": (5, 25),
+                 "MiMo-V2-Flash": (9, 39), "Llama-4-Maverick-17B-128E-Instruct": (12, 36)}
 
 
 @pytest.mark.parametrize("name", ["Gemma-4-31B-IT-NVFP4", "gemma-4-26B-A4B", "MiMo-V2-Flash",
@@ -112,8 +144,11 @@ def test_windowed_models_under_vllm(name: str) -> None:
     per_token = full * 2 * ceil(heads_growing / 8) / heads_growing
     per_window_token = window * 2 * ceil(heads_window / 8) / heads_window
     assert r["kv_bytes_per_token_per_gpu"] == per_token
+    full_layers, window_layers = WINDOW_LAYERS[name]
+    padded = ceil(window_layers / full_layers) * full_layers  # groups of the full-layer count
     assert r["engine_state_tokens"] == pytest.approx(
-        per_window_token * _window_blocks_tokens(w) / per_token, rel=1e-12)
+        per_window_token * _window_blocks_tokens(w) * padded / window_layers / per_token,
+        rel=1e-12)
     assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (16 * per_token) * 16
     mean = r["mean_decode_context_tokens"]
     assert r["max_running_batch"] == r["engine_token_capacity"] // (
@@ -131,9 +166,11 @@ def test_gemma_4_31b_figures_by_hand() -> None:
 #          auto: the model dtype for Gated DeltaNet, the config's float32 for Nemotron-H)
 HYBRIDS = {
     # 16 full layers of 4 KV heads x 256 (1 per rank at TP 8): 16 x 2*256*2 = 16,384 B;
-    # 48 DeltaNet layers: 48/8 value heads x 128 x 128 at 2 B + conv (2*16*128 + 48*128)/8
-    # x 3 at 2 B = 196,608 + 7,680 = 204,288 B; block 16 * ceil(204,288 / (16 * 1,024)) = 208
-    "Qwen3.5-27B": (16, 16_384, 48, 204_288, 208),
+    # 48 DeltaNet layers: 48/8 value heads x 128 x 128 at the config's float32
+    # (mamba_ssm_dtype, which vLLM's Qwen3_5ForConditionalGenerationConfig copies) + conv
+    # (2*16*128 + 48*128)/8 x 3 at 2 B = 393,216 + 7,680 = 400,896 B; block
+    # 16 * ceil(400,896 / (16 * 1,024)) = 400
+    "Qwen3.5-27B": (16, 16_384, 48, 400_896, 400),
     # pattern MEMEM*E...: 6 attention layers of 2 KV heads x 128 (1 per rank): 6 x 512 B;
     # 23 Mamba-2 layers: 64/8 heads x 64 x 128 at float32 + conv (4096 + 2*8*128)/8 x 3 at
     # 2 B = 262,144 + 4,608 = 266,752 B; block 16 * ceil(266,752 / (16 * 512)) = 528
@@ -153,7 +190,9 @@ def test_state_pages_are_padded_to_the_attention_page(name: str) -> None:
     attn_token = per_token // layers
     assert block == 16 * ceil(page / (16 * attn_token))
     assert block * attn_token >= page  # the padded page holds the state
-    assert r["engine_state_tokens"] == state_layers * block * attn_token / per_token
+    # groups of the attention-layer count: Nemotron-3-Nano's 23 Mamba layers take 24 pages
+    padded = ceil(state_layers / layers) * layers
+    assert r["engine_state_tokens"] == padded * block * attn_token / per_token
     assert r["engine_token_capacity"] == r["engine_kv_bytes_per_gpu"] // (
         block * per_token) * block
     sglang = estimate(_spec(name), B200, engine="sglang", gpus=8, tp=8, prompt_tokens=1024,
@@ -163,30 +202,38 @@ def test_state_pages_are_padded_to_the_attention_page(name: str) -> None:
 
 
 def test_qwen3_5_27b_figures_by_hand() -> None:
-    """vLLM's default: 48 pages of 208 x 1,024 B = 10,223,616 B against 16,384 B a context
-    token = 624 pool tokens. With the state at float32 (``state_dtype`` fp32, the config's
-    ``mamba_ssm_dtype``): pages of 6 x 128 x 128 x 4 + 7,680 = 400,896 B, blocks of
-    16 * ceil(400,896 / 16,384) = 400 tokens, 48 x 400 x 1,024 / 16,384 = 1,200."""
+    """vLLM's default takes the config's ``mamba_ssm_dtype`` float32
+    (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``): pages of
+    6 x 128 x 128 x 4 + 7,680 = 400,896 B, blocks of 16 * ceil(400,896 / 16,384) = 400 tokens,
+    48 x 400 x 1,024 / 16,384 = 1,200 pool tokens per sequence. With the state at 16 bit
+    (``state_dtype`` bf16): 48 pages of 208 x 1,024 B = 10,223,616 B = 624 pool tokens."""
     r = _vllm("Qwen3.5-27B")
-    assert r["state_bytes_per_sequence_per_gpu"] == 48 * 204_288
-    assert r["engine_state_tokens"] == 48 * 208 * 1024 / 16_384 == 624
-    fp32 = _vllm("Qwen3.5-27B", state_dtype="fp32")
-    assert fp32["state_bytes_per_sequence_per_gpu"] == 48 * 400_896
-    assert fp32["engine_state_tokens"] == 48 * 400 * 1024 / 16_384 == 1200
-    assert fp32["engine_token_capacity"] % 400 == 0
+    assert r["state_bytes_per_sequence_per_gpu"] == 48 * 400_896
+    assert r["engine_state_tokens"] == 48 * 400 * 1024 / 16_384 == 1200
+    assert r["engine_token_capacity"] % 400 == 0
+    bf16 = _vllm("Qwen3.5-27B", state_dtype="bf16")
+    assert bf16["state_bytes_per_sequence_per_gpu"] == 48 * 204_288
+    assert bf16["engine_state_tokens"] == 48 * 208 * 1024 / 16_384 == 624
 
 
 def test_state_dtype_auto_follows_the_engine() -> None:
-    """``auto``: vLLM's rule under vLLM (Qwen3.5 16 bit, Nemotron-H the config's float32), the
-    config's dtype otherwise (Qwen3.5's ``mamba_ssm_dtype`` float32); an explicit dtype
-    wins everywhere."""
+    """``auto``: vLLM's rule under vLLM (Qwen3.5 and Nemotron-H the config's float32), the
+    config's dtype under SGLang and the roofline (float32 here), TRT-LLM the model dtype
+    (16 bit, ``validate_and_set_mamba_ssm_cache_dtype``); an explicit dtype wins
+    everywhere."""
     qwen, nemotron = "Qwen3.5-27B", "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
     state = "state_bytes_per_sequence_per_gpu"
     # Nemotron-3-Nano per GPU: 23 layers of 65,536 recurrent elements + 2,304 conv at 2 B
     assert _vllm(nemotron)[state] == 23 * (65_536 * 4 + 2304 * 2)
     assert _vllm(nemotron, state_dtype="bf16")[state] == 23 * (65_536 * 2 + 2304 * 2)
+    assert estimate(_spec(nemotron), B200, engine="trtllm", gpus=8, tp=8)[state] \
+        == 23 * (65_536 * 2 + 2304 * 2)
     # Qwen3.5-27B per GPU: 48 layers of 98,304 recurrent elements + 3,840 conv at 2 B
     assert estimate(_spec(qwen), B200, gpus=8, tp=8)[state] == 48 * (98_304 * 4 + 3840 * 2)
+    assert estimate(_spec(qwen), B200, engine="sglang", gpus=8, tp=8)[state] \
+        == 48 * (98_304 * 4 + 3840 * 2)
+    assert estimate(_spec(qwen), B200, engine="trtllm", gpus=8, tp=8)[state] \
+        == 48 * (98_304 * 2 + 3840 * 2)
     assert estimate(_spec(qwen), B200, engine="sglang", gpus=8, tp=8,
                     state_dtype="fp16")[state] == 48 * (98_304 * 2 + 3840 * 2)
 
@@ -235,3 +282,26 @@ def test_every_2026_model_gets_a_capacity_on_8_b200(name: str) -> None:
     assert capacity > 0 and r["engine_fits"]
     per_sequence = r["mean_decode_context_tokens"] + r["engine_state_tokens"]
     assert r["max_running_batch"] * per_sequence <= capacity
+
+
+@pytest.mark.parametrize(("counts", "group", "padded"), [
+    ((10, 50, 0), 10, (10, 50, 0)),  # Gemma-4-31B: 10 global, 50 local
+    ((9, 39, 0), 9, (9, 45, 0)),  # MiMo-V2-Flash: the last sliding group padded by 6
+    ((6, 0, 23), 6, (6, 0, 24)),  # Nemotron-3-Nano: 6 attention, 23 Mamba
+    ((13, 12, 0), 13, (13, 13, 0)),  # vLLM's own example, gpt-oss-20b + eagle: 13 full, 12 sw
+    ((61, 0, 0), 61, (61, 0, 0)),  # one cache type: one group, no padding
+])
+def test_vllm_group_padding(counts: tuple[int, int, int], group: int,
+                            padded: tuple[int, int, int]) -> None:
+    """``_get_kv_cache_groups_uniform_page_size``: groups of the fewest layers of a type, of
+    the most when max < 1.25 * min; each type padded to whole groups. The engine columns'
+    factor (:func:`planner.estimator.engine_memory._vllm_padding`) is the same rule."""
+    from planner.estimator.engine_memory import SGLANG, VLLM, _vllm_padding
+    from planner.estimator.vllm_cache_layout import padded_layers, vllm_group_size
+
+    assert vllm_group_size(*counts) == group
+    assert tuple(padded_layers(n, group) for n in counts) == padded
+    for n, p in zip(counts, padded, strict=True):
+        if n:
+            assert _vllm_padding(VLLM, n, *counts) == pytest.approx(p / n, rel=1e-15)
+            assert _vllm_padding(SGLANG, n, *counts) == 1

@@ -192,6 +192,34 @@ def test_quantized_checkpoints_read_their_quantization_config() -> None:
     assert kimi.quantization.compute_path == "16bit"
 
 
+def test_deepseek_v4_fp4_experts_are_stored_as_mxfp4() -> None:
+    """DeepSeek-V4's ``expert_dtype`` "fp4" (vLLM ``DeepseekV4FP8Config``: ``Mxfp4MoEMethod``
+    for the routed experts, FP8 blocks for the rest): each routed expert matrix takes 4 bits
+    a weight + one 8-bit scale per 32 inputs (4.25) instead of 8 bits + one fp32 scale per
+    128 x 128 block. By hand from V4-Flash's keys (43 layers, 256 experts, hidden 4096,
+    moe_intermediate_size 2048): per layer and expert gate and up (4096 -> 2048) and down
+    (2048 -> 4096), each 8,388,608 weights: fp8 8,388,608 x 8 + 16 x 32 x 32 bits, MXFP4
+    8,388,608 x 4.25; the checkpoint shrinks by 43 x 256 x 3 x (67,125,248 - 35,651,584) bits
+    = 129.9 GB, and the matmul path stays fp8."""
+    from dataclasses import replace
+
+    from planner.estimator.quant_config import checkpoint_bits
+
+    spec = spec_from_file(PUBLISHED / "DeepSeek-V4-Flash.json", "DeepSeek-V4-Flash")
+    scheme = spec.quantization
+    assert scheme is not None and scheme.experts is not None
+    assert scheme.experts.dtype == "mxfp4" and scheme.compute_path == "fp8"
+    fp4 = checkpoint_bits(spec, scheme).matmul
+    fp8 = checkpoint_bits(spec, replace(scheme, experts=None)).matmul
+    n = 4096 * 2048
+    per_matrix = (n * 8 + 16 * 32 * 32) - n * 17 // 4
+    assert (per_matrix, n * 17 // 4) == (67_125_248 - 35_651_584, 35_651_584)
+    assert fp8 - fp4 == 43 * 256 * 3 * per_matrix
+    cfg = json.loads((PUBLISHED / "DeepSeek-V4-Flash.json").read_text())
+    base = spec_from_config({**cfg, "expert_dtype": "fp8"}, "flash-base")
+    assert base.quantization is not None and base.quantization.experts is None
+
+
 def test_kimi_k2_at_the_top_level_reads_as_its_k25_text_model() -> None:
     """A Kimi-K2 config (``model_type`` kimi_k2) is Kimi-K2.5's text model: the same counts."""
     cfg = json.loads((SMALL / "tiny-kimi-k2.5.json").read_text())
@@ -261,8 +289,10 @@ def test_sparse_attention_flops_count_the_top_k_tokens_only() -> None:
 def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
     """vLLM and SGLang cache a DSA indexer key as 128 fp8 values and one float32 scale (132 B
     per token and layer) whatever kv_dtype: DeepSeek-V3.2 in bf16 takes 61 x (576 x 2 + 132) =
-    78,324 B per token in their pools, 85,888 B in transformers' cache; at fp8 KV 61 x (576 +
-    132) = 43,188 B. The roofline view and TRT-LLM keep kv_dtype; GLM-5.2 only on 21 layers."""
+    78,324 B per token in their pools, 85,888 B in transformers' cache; at fp8 KV SGLang
+    61 x (576 + 132) = 43,188 B, vLLM 61 x (656 + 132) = 48,068 B (FlashMLA sparse's
+    ``fp8_ds_mla`` row: 512 fp8 + 16 B scales + 128 B bf16 RoPE). The roofline view and
+    TRT-LLM keep kv_dtype; GLM-5.2 only on 21 layers."""
     from planner.estimator.engine_memory import SGLANG, TRTLLM, VLLM, kv_bytes_per_token_per_gpu
 
     f = model_figures(spec_from_file(PUBLISHED / "DeepSeek-V3.2.json", "DeepSeek-V3.2"))
@@ -271,10 +301,14 @@ def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
     def pool(engine: int, bits: int) -> float:
         return kv_bytes_per_token_per_gpu(f.model_kv_elems_per_token_full,
                                           f.model_kv_elems_per_token_window, bits, 1, 1, 0, 1,
-                                          engine, f.model_indexer_elems_per_token)
+                                          engine, f.model_indexer_elems_per_token,
+                                          f.model_sparse_mla_layers,
+                                          f.model_vllm_v4_kv_bytes_per_token)
 
+    assert f.model_sparse_mla_layers == 61
     assert pool(VLLM, 16) == pool(SGLANG, 16) == pytest.approx(78_324)
-    assert pool(VLLM, 8) == pytest.approx(43_188)
+    assert pool(SGLANG, 8) == pytest.approx(43_188)
+    assert pool(VLLM, 8) == pytest.approx(48_068)
     assert pool(TRTLLM, 16) == pool(0, 16) == 85_888
     g = model_figures(spec_from_file(PUBLISHED / "GLM-5.2.json", "GLM-5.2"))
     assert g.model_indexer_elems_per_token == 21 * 128

@@ -217,6 +217,9 @@ class CompressedAttention:
     index_heads: int = 0
     index_head_dim: int = 0
     index_topk: int = 0
+    rope_head_dim: int = 64
+    """The rotary part of ``d_h`` (``qk_rope_head_dim``): it fixes vLLM's fp8 entry layout
+    (:func:`planner.estimator.vllm_cache_layout.v4_entry_bytes`), not transformers' cache."""
 
     @property
     def is_csa(self) -> bool:
@@ -422,9 +425,12 @@ class ModelSpec:
     """Bits vLLM keeps the recurrent state at by default (``--mamba-ssm-cache-dtype auto``):
     for Nemotron-H the config's ``mamba_ssm_cache_dtype``, else float16
     (``NemotronHForCausalLMConfig.verify_and_update_config``,
-    ``vllm/model_executor/models/config.py``); for Gated DeltaNet the model dtype
+    ``vllm/model_executor/models/config.py``); for Qwen3.5 the config's ``mamba_ssm_dtype``
+    (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config`` copies it into
+    ``mamba_ssm_cache_dtype`` when that is "auto": float32 in the published configs); for
+    other Gated DeltaNet models the model dtype
     (``MambaStateDtypeCalculator.gated_delta_net_state_dtype``: "auto" is the conv state's
-    dtype; the config's ``mamba_ssm_dtype`` is not read): 16."""
+    dtype): 16."""
 
     @property
     def num_layers(self) -> int:

@@ -92,16 +92,31 @@ def state_recurrent_bits(state_dtype: Value, engine_code: Value,
                          model_state_recurrent_bits: Value,
                          model_state_recurrent_bits_vllm: Value) -> Value:
     """Bits per element of the recurrent (Mamba-2 SSM / Gated DeltaNet) state: the chosen
-    ``state_dtype``, or for ``auto`` the engine's default: vLLM's ``mamba_ssm_cache_dtype``
-    "auto" (``model_state_recurrent_bits_vllm``: the config's ``mamba_ssm_cache_dtype`` for
-    Nemotron-H, the model dtype for Gated DeltaNet: Qwen3.5 at 16 bit where its config says
-    float32), otherwise the config's dtype as transformers keeps it (SGLang's
-    ``--mamba-ssm-dtype`` and TRT-LLM's ``mamba_ssm_cache_dtype`` set explicitly: pick them
-    here). The convolution window stays at 16 bit (the model dtype) in every case."""
+    ``state_dtype``, or for ``auto`` the engine's default:
+
+    * vLLM's ``mamba_ssm_cache_dtype`` "auto" (``model_state_recurrent_bits_vllm``: the
+      config's ``mamba_ssm_cache_dtype`` for Nemotron-H, its ``mamba_ssm_dtype`` for Qwen3.5,
+      else the model dtype);
+    * SGLang: ``SGLANG_MAMBA_SSM_DTYPE``, else the config's ``mamba_ssm_dtype``, else float32
+      (``python/sglang/srt/configs/mamba_utils.py``, ``mamba2_state_dtype``): the config's
+      dtype here (``model_state_recurrent_bits``; Nemotron-H's float32 default alike);
+    * TensorRT-LLM: ``KvCacheConfig.mamba_ssm_cache_dtype`` "auto" is the checkpoint's
+      ``torch_dtype`` (``tensorrt_llm/_torch/pyexecutor/model_loader.py``,
+      ``validate_and_set_mamba_ssm_cache_dtype``): 16 bit;
+    * roofline: the config's dtype as transformers keeps it.
+
+    The convolution window stays at 16 bit (the model dtype; SGLang's
+    ``SGLANG_MAMBA_CONV_DTYPE`` default bfloat16) in every case."""
     chosen = lookup(state_dtype, STATE_DTYPE_BITS)
     auto = where(engine_code == ENGINES["vllm"], model_state_recurrent_bits_vllm,
-                 model_state_recurrent_bits)
+                 where(engine_code == ENGINES["trtllm"], TRTLLM_STATE_BITS,
+                       model_state_recurrent_bits))
     return where(chosen > 0, chosen, auto)
+
+
+TRTLLM_STATE_BITS = 16
+"""Bits TensorRT-LLM keeps a Mamba / linear-attention state at by default: the model dtype
+(``torch_dtype``, 16 bit for every checkpoint the planner reads)."""
 
 
 def reserve_bytes(reserve_gib: Value) -> Value:

@@ -53,6 +53,11 @@ from __future__ import annotations
 
 from planner.estimator.memory import growing_kv_elems_per_token, kv_class_fraction
 from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
+from planner.estimator.vllm_cache_layout import (
+    FP8_DS_MLA_ROW_BYTES,
+    V4_BLOCK_TOKENS,
+    V4_SWA_BLOCK_TOKENS,
+)
 
 GIB = 2**30
 
@@ -275,6 +280,30 @@ with one float32 scale per 128 (vLLM ``DeepseekV32IndexerCache``: ``index_head_d
 index_head_dim // 128 * 4`` = 132 B per token and layer for 128 dims), whatever ``kv_dtype``."""
 
 
+MLA_LATENT_ELEMS = 512 + 64
+"""Elements of the DeepSeek MLA latent (``kv_lora_rank`` 512 + ``qk_rope_head_dim`` 64) that
+vLLM's fixed 656 B ``fp8_ds_mla`` row replaces (every sparse-MLA model so far has this shape)."""
+
+
+def _vllm_padding(engine_code: Value, layers: Value, model_growing_layers: Value,
+                  model_window_layers: Value, model_state_layers: Value) -> Value:
+    """Memory factor of vLLM's hybrid-allocator group padding for a cache type of ``layers``
+    layers: ``ceil(n/G)*G/n`` with ``G`` the fewest layers of any present type (the most when
+    ``max < 1.25*min``; ``_get_kv_cache_groups_uniform_page_size``,
+    :func:`planner.estimator.vllm_cache_layout.vllm_group_size`). MiMo-V2-Flash (9 full, 39
+    sliding layers): G = 9, the sliding layers take 45 layers' memory, factor 45/39. 1 for
+    other engines, for an absent type and for models of one cache type. Not a scenario
+    column: the engine columns inline it."""
+    big = 1e9
+    low = minimum(minimum(where(model_growing_layers > 0, model_growing_layers, big),
+                          where(model_window_layers > 0, model_window_layers, big)),
+                  where(model_state_layers > 0, model_state_layers, big))
+    high = maximum(maximum(model_growing_layers, model_window_layers), model_state_layers)
+    group = where(high < 1.25 * low, high, where(low < big, low, 1))
+    padded = safe_div(ceil(safe_div(layers, group, 0.0)) * group, layers, 1.0)
+    return where((engine_code == VLLM) * (layers > 0) > 0, padded, 1)
+
+
 def _class_fraction_per_gpu(heads: Value, tp: Value, attention_dp_number: Value) -> Value:
     """One layer class's share per GPU: :func:`planner.estimator.memory.kv_class_fraction`
     under tensor-parallel attention, ``1/tp`` under data-parallel attention
@@ -286,7 +315,9 @@ def kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
                                model_kv_elems_per_token_window: Value, kv_bits: Value,
                                model_kv_heads_growing: Value, tp: Value,
                                attention_dp_number: Value, pp: Value, engine_code: Value,
-                               model_indexer_elems_per_token: Value) -> Value:
+                               model_indexer_elems_per_token: Value,
+                               model_sparse_mla_layers: Value,
+                               model_vllm_v4_kv_bytes_per_token: Value) -> Value:
     """KV bytes one context token of the replica's pool takes on one GPU: the layers whose
     cache grows with the context (full attention, compressed entries, indexer keys;
     :func:`planner.estimator.memory.growing_kv_elems_per_token`), ``growing * bits/8 *
@@ -295,13 +326,23 @@ def kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
     sparse-attention indexer's keys at fp8 with per-128 scales
     (:data:`INDEXER_KEY_BYTES_PER_ELEM`), not at ``kv_dtype``: DeepSeek-V3.2 bf16 is 78,324 B
     per token there (61 x (1,152 + 132)) against transformers' 85,888. The share per GPU is
-    the growing layers' own (their KV heads, :func:`_class_fraction_per_gpu`)."""
+    the growing layers' own (their KV heads, :func:`_class_fraction_per_gpu`).
+
+    vLLM's own layouts (:mod:`planner.estimator.vllm_cache_layout`): a sparse-attention MLA
+    latent at 8-bit KV is a 656 B ``fp8_ds_mla`` row, not 576 (DeepSeek-V3.2 fp8: 61 x (656 +
+    132) = 48,068 B, not 43,188); DeepSeek-V4 is cached in its fp8 layout whatever
+    ``kv_dtype`` (``model_vllm_v4_kv_bytes_per_token``, V4-Flash 3,915 B, not 6,880 at bf16)."""
     growing = growing_kv_elems_per_token(model_kv_elems_per_token_full,
                                          model_kv_elems_per_token_window) * kv_bits / 8
     indexer = model_indexer_elems_per_token * (INDEXER_KEY_BYTES_PER_ELEM - kv_bits / 8)
-    engine = where(engine_code == VLLM, indexer, where(engine_code == SGLANG, indexer, 0))
+    ds_mla = where(kv_bits == 8, model_sparse_mla_layers * (FP8_DS_MLA_ROW_BYTES
+                                                            - MLA_LATENT_ELEMS), 0)
+    vllm = where(model_vllm_v4_kv_bytes_per_token > 0,
+                 model_vllm_v4_kv_bytes_per_token, growing + indexer + ds_mla)
+    engine = where(engine_code == VLLM, vllm,
+                   where(engine_code == SGLANG, growing + indexer, growing))
     fraction = _class_fraction_per_gpu(model_kv_heads_growing, tp, attention_dp_number)
-    return (growing + engine) * fraction / pp
+    return engine * fraction / pp
 
 
 VLLM_HYBRID_BLOCK_ALIGNMENT = 16
@@ -314,7 +355,8 @@ head size 256 asks 32 there; not modelled)."""
 
 def _engine_block_tokens(engine_code: Value, block_size_effective: Value,
                          state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
-                         kv_bytes_per_token_per_gpu: Value, model_kv_layers: Value) -> Value:
+                         kv_bytes_per_token_per_gpu: Value, model_kv_layers: Value,
+                         model_vllm_v4_kv_bytes_per_token: Value) -> Value:
     """Tokens per KV block the engine uses. vLLM with state layers (Mamba-2, Gated DeltaNet)
     makes one attention page at least one layer's state page
     (``HybridAttentionMambaModelConfig.verify_and_update_config``, ``mamba_cache_mode``
@@ -322,19 +364,26 @@ def _engine_block_tokens(engine_code: Value, block_size_effective: Value,
     ``state_page`` one state layer's bytes per sequence and ``attn_page_1_token`` one
     attention layer's bytes per token, both per GPU. Qwen3.5-27B at TP 8, bf16 state: state
     page 204,288 B, attention 1,024 B/token → 208 tokens. Otherwise ``block_size``. Not a
-    scenario column: :func:`engine_kv_tokens` and :func:`engine_state_tokens` inline it."""
+    scenario column: :func:`engine_kv_tokens` and :func:`engine_state_tokens` inline it.
+    DeepSeek-V4 under vLLM: blocks of 256 tokens
+    (:data:`planner.estimator.vllm_cache_layout.V4_BLOCK_TOKENS`)."""
     state_page = safe_div(state_bytes_per_sequence_per_gpu, model_state_layers, 0.0)
     attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
     align = VLLM_HYBRID_BLOCK_ALIGNMENT
     aligned = align * ceil(safe_div(state_page, align * attn_token, 0.0))
     hybrid = (engine_code == VLLM) * (model_state_layers > 0) * (attn_token > 0)
-    return where(hybrid > 0, maximum(block_size_effective, aligned), block_size_effective)
+    v4 = (engine_code == VLLM) * (model_vllm_v4_kv_bytes_per_token > 0)
+    return where(v4 > 0, V4_BLOCK_TOKENS,
+                 where(hybrid > 0, maximum(block_size_effective, aligned),
+                       block_size_effective))
 
 
 def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu: Value,
                      block_size_effective: Value, engine_code: Value,
                      state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
-                     model_kv_layers: Value) -> Value:
+                     model_kv_layers: Value, model_growing_layers: Value,
+                     model_window_layers: Value,
+                     model_vllm_v4_kv_bytes_per_token: Value) -> Value:
     """Context tokens the engine's pool holds per replica, whole blocks:
     ``floor(kv_bytes / (block * per_token)) * block``, at least 0, with ``per_token`` the
     growing layers' bytes (:func:`kv_bytes_per_token_per_gpu`) and ``block`` the engine's
@@ -343,11 +392,17 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
     its share of the same tokens). For hybrids the pool also pages each sequence's windows
     and state, counted per sequence in :func:`engine_state_tokens`: vLLM 0.1x logs
     ``num_blocks // groups * block`` instead (``_report_kv_cache_config``, every group as if
-    it grew), which undercounts the context such a pool holds."""
+    it grew), which undercounts the context such a pool holds. vLLM pads the growing layers
+    to whole groups (:func:`_vllm_padding`; 1 for every published 2026 model: their full
+    attention layers are the smallest type)."""
     block = _engine_block_tokens(engine_code, block_size_effective,
                                  state_bytes_per_sequence_per_gpu, model_state_layers,
-                                 kv_bytes_per_token_per_gpu, model_kv_layers)
-    blocks = floor(safe_div(engine_kv_bytes_per_gpu, block * kv_bytes_per_token_per_gpu, 0.0))
+                                 kv_bytes_per_token_per_gpu, model_kv_layers,
+                                 model_vllm_v4_kv_bytes_per_token)
+    pad = _vllm_padding(engine_code, model_growing_layers, model_growing_layers,
+                        model_window_layers, model_state_layers)
+    blocks = floor(safe_div(engine_kv_bytes_per_gpu,
+                            block * kv_bytes_per_token_per_gpu * pad, 0.0))
     return maximum(0, blocks) * block
 
 
@@ -358,7 +413,13 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                         model_kv_elems_per_token_window: Value,
                         model_sliding_window_tokens: Value, context_tokens: Value,
                         kv_bits: Value, model_kv_heads_window: Value, tp: Value,
-                        attention_dp_number: Value, pp: Value) -> Value:
+                        attention_dp_number: Value, pp: Value, model_growing_layers: Value,
+                        model_window_layers: Value,
+                        model_vllm_v4_kv_bytes_per_token: Value,
+                        model_vllm_v4_window_page_bytes: Value,
+                        model_vllm_v4_csa_state_page_bytes: Value,
+                        model_vllm_v4_hca_state_page_bytes: Value,
+                        model_vllm_v4_hca_ratio: Value) -> Value:
     """Pool tokens one sequence takes beyond its context: its fixed state and its
     sliding-window layers' cache, ``(state + window) / per_token``, all per GPU, at
     ``context_tokens`` (0 for a model whose every layer grows). A running sequence costs
@@ -375,16 +436,32 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
       ``SlidingWindowSpec.max_memory_usage_bytes``); other engines ``min(T, w)`` tokens.
       Bytes per token ``window_elems * bits/8 * f_w / pp`` (``f_w`` the window layers' share).
 
-    Qwen3.5-27B on 8 GPUs at TP 8 under vLLM: 48 state pages of 208 x 1,024 B against 16,384 B
-    per context token (16 layers of 1,024 B) = 624 pool tokens per sequence."""
+    Qwen3.5-27B on 8 GPUs at TP 8 under vLLM (state at its config's float32): 48 state pages
+    of 400 x 1,024 B against 16,384 B per context token (16 layers of 1,024 B) = 1,200 pool
+    tokens per sequence.
+
+    vLLM pads each cache type to whole layer groups (:func:`_vllm_padding`): MiMo-V2-Flash's
+    39 sliding layers take 45 layers' memory, Nemotron-3-Nano's 23 Mamba layers 24. DeepSeek-V4
+    under vLLM (:mod:`planner.estimator.vllm_cache_layout`): every layer's fp8 window in
+    64-token blocks, ``min(ceil(T/64), ceil(w/64) + 1)`` of them, and the float32 compressor
+    states, CSA in 4-token blocks over a window of 8, HCA in 8-token blocks over a window of
+    its ratio; V4-Flash at 1,151 tokens: 3 x 1,609,920 + 3 x 870,912 + 17 x 656,640 =
+    18,605,376 B, 4,752.3 pool tokens of 3,915 B."""
     block = _engine_block_tokens(engine_code, block_size_effective,
                                  state_bytes_per_sequence_per_gpu, model_state_layers,
-                                 kv_bytes_per_token_per_gpu, model_kv_layers)
+                                 kv_bytes_per_token_per_gpu, model_kv_layers,
+                                 model_vllm_v4_kv_bytes_per_token)
     attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
     vllm = engine_code == VLLM
+    pad_state = _vllm_padding(engine_code, model_state_layers, model_growing_layers,
+                              model_window_layers, model_state_layers)
+    pad_window = _vllm_padding(engine_code, model_window_layers, model_growing_layers,
+                               model_window_layers, model_state_layers)
+    pad_growing = _vllm_padding(engine_code, model_growing_layers, model_growing_layers,
+                                model_window_layers, model_state_layers)
     state = where(vllm * (model_state_layers > 0) > 0,
                   maximum(model_state_layers * block * attn_token,
-                          state_bytes_per_sequence_per_gpu),
+                          state_bytes_per_sequence_per_gpu) * pad_state,
                   state_bytes_per_sequence_per_gpu)
     w = model_sliding_window_tokens
     held = where(vllm, minimum(ceil(context_tokens / block), ceil(w / block) + 1) * block,
@@ -392,8 +469,18 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
     per_window_token = where(model_kv_elems_per_token_full > 0,
                              model_kv_elems_per_token_window, 0) * kv_bits / 8 \
         * _class_fraction_per_gpu(model_kv_heads_window, tp, attention_dp_number) / pp
-    window = per_window_token * where(w > 0, held, 0)
-    return safe_div(state + window, kv_bytes_per_token_per_gpu, 0.0)
+    window = per_window_token * where(w > 0, held, 0) * pad_window
+    v4_blocks = (model_vllm_v4_window_page_bytes
+                 * minimum(ceil(context_tokens / V4_SWA_BLOCK_TOKENS),
+                           ceil(w / V4_SWA_BLOCK_TOKENS) + 1)
+                 + model_vllm_v4_csa_state_page_bytes
+                 * minimum(ceil(context_tokens / 4), ceil(8 / 4) + 1)
+                 + model_vllm_v4_hca_state_page_bytes
+                 * minimum(ceil(context_tokens / 8), ceil(model_vllm_v4_hca_ratio / 8) + 1)) \
+        * _class_fraction_per_gpu(1, tp, attention_dp_number) / pp
+    v4 = vllm * (model_vllm_v4_kv_bytes_per_token > 0)
+    held_bytes = where(v4 > 0, v4_blocks, state + window)
+    return safe_div(held_bytes, kv_bytes_per_token_per_gpu * pad_growing, 0.0)
 
 
 def engine_token_capacity(engine_code: Value, token_capacity: Value,

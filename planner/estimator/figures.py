@@ -42,6 +42,7 @@ from planner.estimator.architecture import (
 )
 from planner.estimator.params import attention_projections, count_params, layer_matmul_weights
 from planner.estimator.quant_config import COMPUTE_PATHS, FULL_BITS, checkpoint_bits
+from planner.estimator.vllm_cache_layout import v4_figures
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +126,8 @@ class ModelFigures:
     """Bits of the recurrent state as the config keeps it (32 for float32)."""
     model_state_recurrent_bits_vllm: int = 16
     """Bits of the recurrent state under vLLM's default ``mamba_ssm_cache_dtype`` "auto": the
-    config's ``mamba_ssm_cache_dtype`` for Nemotron-H (else 16), the model dtype (16) for
-    Gated DeltaNet."""
+    config's ``mamba_ssm_cache_dtype`` for Nemotron-H (else 16) and ``mamba_ssm_dtype`` for
+    Qwen3.5 (else 16)."""
     model_attn_flops_per_pair_sparse: float = 0
     """Attention-core FLOPs per (query, selected token) pair of sparse-attention layers, summed
     over layers (0 without sparse attention)."""
@@ -145,6 +146,28 @@ class ModelFigures:
     model_state_layers: int = 0
     """Layers that hold a fixed per-sequence state (Gated DeltaNet, Mamba-2): vLLM pages each
     one's state separately, padded to the attention page (0 without a state)."""
+    model_growing_layers: int = 0
+    """Attention layers whose cache grows with the context (full and sparse attention; not
+    sliding-window, state or V4 compressed layers): one vLLM cache type."""
+    model_window_layers: int = 0
+    """Sliding-window (and chunked) attention layers: one vLLM cache type."""
+    model_sparse_mla_layers: int = 0
+    """MLA layers with sparse attention (DeepSeek-V3.2, GLM-5): vLLM's FlashMLA sparse kernel
+    stores their fp8 latent as 656 B ``fp8_ds_mla`` rows
+    (:data:`planner.estimator.vllm_cache_layout.FP8_DS_MLA_ROW_BYTES`)."""
+    model_vllm_v4_kv_bytes_per_token: float = 0
+    """DeepSeek-V4 under vLLM: compressed and indexer bytes per context token, all layers,
+    in vLLM's fp8 layout with 576 B page padding (V4-Flash 3,915 B;
+    :func:`planner.estimator.vllm_cache_layout.v4_figures`). 0 for other models."""
+    model_vllm_v4_window_page_bytes: int = 0
+    """DeepSeek-V4 under vLLM: one 64-token block of every layer's window cache (bytes)."""
+    model_vllm_v4_csa_state_page_bytes: int = 0
+    """DeepSeek-V4 under vLLM: one 4-token block of every CSA layer's float32 compressor
+    states (attention and indexer; bytes)."""
+    model_vllm_v4_hca_state_page_bytes: int = 0
+    """DeepSeek-V4 under vLLM: one 8-token block of every HCA layer's compressor state."""
+    model_vllm_v4_hca_ratio: int = 0
+    """DeepSeek-V4's HCA compress ratio: the HCA compressor state's window (tokens)."""
     model_layer_kernels: float = 9
     """GPU kernels a decoder layer runs per engine step, mean over layers
     (:func:`layer_kernels`): what the per-kernel launch and tail time of a small-batch step
@@ -215,6 +238,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
     recurrent = indexer_elems = 0
     sparse_flops: float = 0
     topk = 0
+    growing_layers = window_layers = sparse_mla = 0
     for layer in spec.layers:
         de, ex, ea = layer_matmul_weights(layer, d)
         dense, experts, experts_active = dense + de, experts + ex, experts_active + ea
@@ -249,15 +273,19 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
             flops_full += attn.indexer_flops_per_pair
             indexer_elems += attn.indexer.head_dim if attn.indexer else 0
             if attn.sparse_topk:
+                growing_layers += 1
+                sparse_mla += 1 if attn.is_mla else 0
                 kv_full += attn.kv_elems_per_token
                 sparse_flops += attn.core_flops_per_pair
                 topk = attn.sparse_topk
                 heads_growing = max(heads_growing, attn.kv_cache_heads)
             elif layer.sliding_window is None:
+                growing_layers += 1
                 kv_full += attn.kv_elems_per_token
                 flops_full += attn.core_flops_per_pair
                 heads_growing = max(heads_growing, attn.kv_cache_heads)
             else:
+                window_layers += 1
                 kv_window += attn.kv_elems_per_token
                 flops_window += attn.core_flops_per_pair
                 heads_window = max(heads_window, attn.kv_cache_heads)
@@ -299,6 +327,10 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_state_layers=sum(1 for layer in spec.layers
                                if isinstance(layer.attention, (LinearAttention, Mamba2))),
         model_vision_params=spec.vision_params,
+        model_growing_layers=growing_layers,
+        model_window_layers=window_layers,
+        model_sparse_mla_layers=sparse_mla,
+        **v4_figures(spec),
         model_layer_kernels=_whole(sum(layer_kernels(layer) for layer in spec.layers)
                                    / max(len(spec.layers), 1)),
         **_checkpoint_figures(spec),

@@ -187,7 +187,8 @@ def _deepseek_v4(r: _Reader) -> ModelSpec:
               "o_groups": groups, "o_lora_rank": r.integer("o_lora_rank"),
               "index_heads": r.integer("index_n_heads"),
               "index_head_dim": r.integer("index_head_dim"),
-              "index_topk": r.integer("index_topk")}
+              "index_topk": r.integer("index_topk"),
+              "rope_head_dim": r.integer("qk_rope_head_dim", 64)}
     size = r.integer("moe_intermediate_size")
     shared = r.integer("n_shared_experts", 1, minimum=0)
     moe = Moe(num_experts=r.integer("n_routed_experts"),
@@ -210,7 +211,8 @@ def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
     every ``full_attention_interval``-th layer) with a dense SwiGLU FFN (``qwen3_5_text``) or
     ``num_experts`` experts plus a gated shared expert in every layer (``qwen3_5_moe_text``).
     The DeltaNet recurrent state is kept in ``mamba_ssm_dtype`` (float32 in the published
-    configs), the convolution window in the model dtype."""
+    configs; vLLM's default takes it too, ``Qwen3_5ForConditionalGenerationConfig``), the
+    convolution window in the model dtype."""
     d = r.integer("hidden_size")
     full, linear, types = _base()._gated_deltanet_hybrid(
         r, output_gate=r.flag("attn_output_gate", True))
@@ -226,7 +228,8 @@ def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
     layers = tuple(Layer(full if t == "full_attention" else linear, ffn) for t in types)
     kind = "qwen3_5_moe_text" if moe else "qwen3_5_text"
     spec = _base()._model(r, kind, d, layers, tie_default=False)
-    return replace(spec, state_recurrent_bits=_state_bits(r, "mamba_ssm_dtype"))
+    bits = _state_bits(r, "mamba_ssm_dtype")  # vLLM copies it into mamba_ssm_cache_dtype
+    return replace(spec, state_recurrent_bits=bits, state_recurrent_bits_vllm=bits)
 
 
 def _qwen3_5_vision(v: _Reader, text_hidden: int) -> int:

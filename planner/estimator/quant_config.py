@@ -45,7 +45,7 @@ import fnmatch
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal
@@ -98,6 +98,13 @@ class QuantScheme:
     keep: tuple[str, ...] = ()
     """Module-name patterns the checkpoint keeps in 16 bit."""
     quantize_lm_head: bool = False
+    experts: QuantScheme | None = None
+    """The routed experts' own scheme where it differs from the rest (``None``: the same).
+    DeepSeek-V4's ``expert_dtype`` "fp4" (the default when absent): MXFP4 experts (E2M1
+    values, one E8M0 scale per 32) beside FP8 block-quantized linears and shared experts
+    (vLLM ``DeepseekV4FP8Config.get_quant_method``: ``Mxfp4MoEMethod`` for ``FusedMoE``;
+    ``vllm/model_executor/models/deepseek_v4.py``). Only the stored bits follow it: the
+    matmul path stays the scheme's own."""
 
     @property
     def weight_only(self) -> bool:
@@ -374,7 +381,15 @@ def quant_from_config(cfg: Mapping[str, Any], name: str = "config") -> QuantSche
         raise ConfigError(name, "quantization_config.quant_method",
                           f"{qc.get('quant_method')!r} is not supported; supported: "
                           + ", ".join(SUPPORTED_QUANT_METHODS))
-    return reader(name, qc)
+    scheme = reader(name, qc)
+    if cfg.get("model_type") == "deepseek_v4" and scheme.method == "fp8":
+        expert_dtype = cfg.get("expert_dtype", "fp4")
+        if expert_dtype not in ("fp4", "fp8"):
+            raise ConfigError(name, "expert_dtype", f"must be fp4 or fp8, got {expert_dtype!r}")
+        if expert_dtype == "fp4":
+            scheme = replace(scheme, experts=QuantScheme(
+                method="mxfp4", dtype="mxfp4", weight_bits=4, group_size=32, scale_bits=8))
+    return scheme
 
 
 # --------------------------------------------------------------------------- counting
@@ -456,6 +471,8 @@ def checkpoint_bits(spec: ModelSpec, scheme: QuantScheme | None) -> CheckpointBi
             matmul_weights += n * n_in * n_out
             if scheme is None or copies < 0 or scheme.keeps(module):
                 matmul += n * n_in * n_out * FULL_BITS
+            elif scheme.experts is not None and ".experts." in module:
+                matmul += n * scheme.experts.matrix_bits(n_in, n_out)
             else:
                 matmul += n * scheme.matrix_bits(n_in, n_out)
     d, vocab = spec.hidden_size, spec.vocab_size
