@@ -191,3 +191,19 @@ def test_columns_agree_on_numpy_rows_scalars_and_excel_formulas() -> None:
         assert np.allclose(np.broadcast_to(np.asarray(got, dtype=float), (n,)),
                            np.broadcast_to(np.asarray(vec[name], dtype=float), (n,)),
                            rtol=1e-12), name
+
+
+def test_attention_dp_splits_the_kv_per_rank() -> None:
+    """DeepSeek-V3's MLA cache has one latent head, which tensor-parallel attention keeps whole
+    on every GPU; under attention DP each rank holds only its own requests' cache, so a
+    request's KV traffic per GPU is 1/8 of TP8's and the replica holds more tokens (less than
+    8x: attention weights are replicated on every rank)."""
+    base = {"engine": "trtllm", "tp": 8, "gpus": 8, "ep": 8, "weight_dtype": "fp8",
+            "kv_dtype": "fp8"}
+    tp8, dp8 = run("h200", base), run("h200", {**base, "attention_dp": True})
+    assert (tp8["kv_fraction_per_gpu"], dp8["kv_fraction_per_gpu"]) == (1.0, 0.125)
+    assert dp8["serving_kv_memory_s_per_request"] == pytest.approx(
+        tp8["serving_kv_memory_s_per_request"] / 8, rel=1e-12)
+    assert dp8["attention_replicated_bytes_per_gpu"] > 0
+    assert tp8["engine_token_capacity"] < dp8["engine_token_capacity"] \
+        < 8 * tp8["engine_token_capacity"]
