@@ -585,6 +585,17 @@ METRIC_ORDER = ("throughput", "ttft", "tpot", "e2e")
 BAND_ORDER = ("single", "1-4", "8-32", "64-256", ">256", "burst", "offline")
 
 
+EP_BAND_ORDER = ("ep1", "ep2-8", "ep>8")
+
+
+def parallel_shape(case: Case) -> tuple[str, bool]:
+    """A case's expert-parallel band (``ep1``, ``ep2-8``, ``ep>8``: inside an 8-GPU board or
+    beyond it) and whether it runs data-parallel attention, from its scenario settings."""
+    ep = int(case.run.settings.get("ep") or 1)
+    band_ = "ep1" if ep <= 1 else ("ep2-8" if ep <= 8 else "ep>8")
+    return band_, bool(case.run.settings.get("attention_dp"))
+
+
 def _errors(scores: Scores, key: Any) -> dict[Any, list[float]]:
     out: dict[Any, list[float]] = defaultdict(list)
     for rid, metrics in scores.items():
@@ -618,6 +629,11 @@ def print_tables(title: str, scores: Scores) -> None:
     for k, e in sorted(_errors(scores, lambda c, m: (model_config_name(c), m)).items(),
                        key=lambda kv: (kv[0][0], METRIC_ORDER.index(kv[0][1]))):
         print(f"{k[0][:34]:34} {k[1]:10} {len(e):4d}  {_stats(e)}")
+    print(f"\n-- {title}: by expert-parallel band, attention DP and metric --")
+    for k, e in sorted(_errors(scores, lambda c, m: (*parallel_shape(c), m)).items(),
+                       key=lambda kv: (EP_BAND_ORDER.index(kv[0][0]), kv[0][1],
+                                       METRIC_ORDER.index(kv[0][2]))):
+        print(f"{k[0]:6} {'adp' if k[1] else 'tp':4} {k[2]:10} {len(e):4d}  {_stats(e)}")
     print(f"\n-- {title}: by source group and metric --")
     for k, e in sorted(_errors(scores, lambda c, m: (c.group, m)).items(),
                        key=lambda kv: (kv[0][0], METRIC_ORDER.index(kv[0][1]))):

@@ -386,6 +386,12 @@ def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Pat
                            pp=2, vllm_v0_accounting=True, chunked_prefill=False,
                            max_model_len=8192, target_requests_per_s=3, slo_percentile="50",
                            slo_ttft_s=2),
+        # attention DP: the MoE gather/scatter on an HGX board, the all-to-all on NVL72
+        "trtllm-adp-gather": dict(model="mixtral-8x7b", gpu="h100-sxm", engine="trtllm",
+                                  gpus=2, tp=2, ep=2, attention_dp=True, concurrency=32),
+        "trtllm-adp-a2a": dict(model="mixtral-8x7b", gpu="gb200", engine="trtllm", gpus=4,
+                               tp=4, ep=4, attention_dp=True, weight_dtype="fp8",
+                               target_requests_per_s=20),
     }
     for name, fields in cases.items():
         ws.new_scenario("engines", name, **fields)
@@ -393,10 +399,10 @@ def test_serving_engines_recompute_in_excel_engines(ws: Workspace, tmp_path: Pat
     ws.export(path, ["engines"])
     scenarios = ws.scenarios("engines")
     expected = ws.evaluate_many(scenarios)
-    assert compare_outputs(formulas_values(path), scenarios, expected) == 4 * N_INFERENCE
+    assert compare_outputs(formulas_values(path), scenarios, expected) == 6 * N_INFERENCE
     recalculated = recalculate(path, tmp_path / "lo")
     assert compare_outputs(workbook_values(recalculated), scenarios, expected) == \
-        4 * N_INFERENCE
+        6 * N_INFERENCE
 
 
 @pytest.mark.libreoffice

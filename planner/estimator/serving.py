@@ -41,9 +41,13 @@ over two, or not serialized at all), which caps a replica at
 
 TP all-reduce: two per layer (after attention and after the MLP), ring algorithm moving
 ``2*(tp-1)/tp * d * b`` bytes per token over the per-direction link bandwidth
-(``interconnect/2 * collective_efficiency``). MoE under expert parallelism: a dispatch and a
-combine all-to-all per layer, ``d * b`` bytes per token to each remote GPU holding one of its
-experts; with data-parallel attention (``attention_dp_number``) there is no TP all-reduce. Weights
+(``interconnect/2 * collective_efficiency``); with data-parallel attention
+(``attention_dp_number``) there is no TP all-reduce. MoE layers exchange tokens as the engine
+does (:mod:`planner.estimator.expert_parallel`): under TP attention not at all (the layer's
+all-reduce sums the experts' partial outputs, whatever ``ep``), under attention DP by an
+all-gather before the experts and a reduce-scatter after them, or by a dispatch and a combine
+all-to-all (``k (ep-1)/ep * d * b`` per token of each GPU) where TRT-LLM's NVL72 path applies,
+each over the link the group spans, two collectives per layer. Weights
 read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
 quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
 16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``).
@@ -243,30 +247,23 @@ def serving_expert_weights_s(model_matmul_experts_params: Value, weight_bits_eff
             / (gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective))
 
 
-def serving_comm_s_per_token(tp: Value, ep: Value, attention_dp_number: Value, model_layers: Value,
-                             model_hidden_size: Value, model_experts: Value,
-                             model_experts_per_token: Value, activation_bytes: Value,
-                             tp_link_bytes_per_s: Value, ep_link_bytes_per_s: Value,
-                             collective_efficiency: Value) -> Value:
+def serving_comm_s_per_token(tp: Value, attention_dp_number: Value, model_layers: Value,
+                             model_hidden_size: Value, activation_bytes: Value,
+                             tp_link_bytes_per_s: Value, collective_efficiency: Value,
+                             moe_comm_s_per_token: Value) -> Value:
     """Interconnect seconds per token on one GPU: two ring all-reduces per layer under TP,
     ``2*(tp-1)/tp*d*b`` bytes each over the per-direction bandwidth of the link the TP group
     really crosses (:func:`planner.estimator.topology.tp_link_bytes_per_s`: NVLink inside the
     scale-up domain, PCIe for a larger group of PCIe cards, the NIC between hosts) times
-    ``efficiency``, and, under EP for MoE, a dispatch and a combine all-to-all per layer,
-    ``d*b`` bytes to each remote GPU holding one of its experts, over the EP group's link
-    (:func:`planner.estimator.topology.ep_link_bytes_per_s`) times ``efficiency``.
-
-    The all-to-all sends a token once to every other GPU holding one of its ``k`` experts
-    (dispatch de-duplicated per destination, as DeepEP and TRT-LLM's alltoall do): expected
-    ``(ep-1) * (1 - (1 - 1/ep)^k)`` remote GPUs under uniform routing. Data-parallel attention
-    (``attention_dp_number``) has no TP all-reduce: each GPU attends for its own requests."""
+    ``efficiency``; data-parallel attention (``attention_dp_number``) has no TP all-reduce,
+    each GPU attends for its own requests. Plus the MoE layer's own token exchange
+    (:func:`planner.estimator.expert_parallel.moe_comm_s_per_token`: none under TP attention,
+    whose all-reduce sums the experts' outputs; all-gather / reduce-scatter or all-to-all under
+    attention DP)."""
     allreduce = where(attention_dp_number > 0, 0,
                       2 * model_layers * 2 * (tp - 1) / tp * model_hidden_size * activation_bytes)
-    remote_gpus = (ep - 1) * (1 - power(1 - 1 / ep, model_experts_per_token))
-    alltoall = where(model_experts > 1,
-                     2 * model_layers * remote_gpus * model_hidden_size * activation_bytes, 0)
     return (safe_div(allreduce, tp_link_bytes_per_s * collective_efficiency, 0.0)
-            + safe_div(alltoall, ep_link_bytes_per_s * collective_efficiency, 0.0))
+            + moe_comm_s_per_token)
 
 
 def serving_activation_s_per_token(model_layers: Value, model_hidden_size: Value,
@@ -306,21 +303,19 @@ def _layer_kernel_s(kernel_overhead_s_per_layer: Value, model_layer_kernels: Val
     return kernel_overhead_s_per_layer * model_layer_kernels / DENSE_LAYER_KERNELS
 
 
-def serving_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: Value,
-                         model_layers: Value, model_experts: Value, collective_latency_s: Value,
+def serving_step_fixed_s(collective_latency_s_per_step: Value, model_layers: Value,
                          engine_step_overhead_s: Value,
                          kernel_overhead_s_per_layer: Value, model_layer_kernels: Value,
                          host_weight_stream_s: Value) -> Value:
     """Per-step time independent of the batch: engine overhead, the layers' kernel launch and
     tail time (:func:`_layer_kernel_s`: an MoE layer runs more kernels), the latency of the
-    step's collectives (2 all-reduces per layer under TP, 2 all-to-alls per layer under EP,
+    step's collectives (:func:`planner.estimator.expert_parallel.collective_latency_s_per_step`:
+    2 all-reduces per layer under TP, 2 MoE exchange collectives per layer under attention DP,
     ``pp - 1`` pipeline hand-offs), and the stream of weights offloaded to host memory
     (:func:`planner.estimator.offload.host_weight_stream_s`, 0 without offload)."""
-    collectives = (where((tp > 1) * (attention_dp_number <= 0), 2 * model_layers, 0)
-                   + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (engine_step_overhead_s
             + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer, model_layer_kernels)
-            + collectives * collective_latency_s) + host_weight_stream_s
+            + collective_latency_s_per_step) + host_weight_stream_s
 
 
 def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_request: Value,
@@ -704,14 +699,11 @@ def step_memory_s(micro_batch_requests_per_step: Value, request_tokens: Value,
 
 
 def step_communication_s(micro_batch_requests_per_step: Value, request_tokens: Value,
-                         serving_comm_s_per_token: Value, tp: Value, pp: Value, ep: Value,
-                         attention_dp_number: Value, model_layers: Value, model_experts: Value,
-                         collective_latency_s: Value) -> Value:
+                         serving_comm_s_per_token: Value,
+                         collective_latency_s_per_step: Value) -> Value:
     """Interconnect part of the operating step: volume plus collective latencies."""
-    collectives = (where((tp > 1) * (attention_dp_number <= 0), 2 * model_layers, 0)
-                   + where((ep > 1) * (model_experts > 1), 2 * model_layers, 0) + pp - 1)
     return (micro_batch_requests_per_step * request_tokens * serving_comm_s_per_token
-            + collectives * collective_latency_s)
+            + collective_latency_s_per_step)
 
 
 def step_elementwise_s(micro_batch_requests_per_step: Value, request_tokens: Value,

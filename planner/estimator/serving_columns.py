@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.estimator import engine_memory as em
-from planner.estimator import memory, serving, topology
+from planner.estimator import expert_parallel, memory, serving, topology
 from planner.estimator.latency import requests_per_s as roofline_requests_per_s
 from planner.estimator.ops import Value, where
 
@@ -75,6 +75,11 @@ SERVING_LOAD: tuple[Formula, ...] = (
     topology.tp_link_bytes_per_s,
     topology.ep_link_bytes_per_s,
     topology.tp_hop_latency_s,
+    expert_parallel.moe_exchange_code,
+    expert_parallel.moe_dispatch_bytes,
+    expert_parallel.moe_comm_s_per_token,
+    expert_parallel.moe_collective_latency_s,
+    expert_parallel.collective_latency_s_per_step,
     serving.serving_comm_s_per_token,
     serving.serving_activation_s_per_token,
     serving.serving_token_s,

@@ -227,8 +227,9 @@ def _search_work(rate: Value, step: Value, saturation_requests_per_step: Value,
 _PART_INPUTS = ("request_tokens", "serving_compute_s_per_request",
                 "serving_kv_memory_s_per_request", "serving_dense_weights_s",
                 "serving_expert_weights_s", "model_experts", "model_experts_per_token",
-                "serving_comm_s_per_token", "tp", "pp", "ep", "attention_dp_number",
-                "model_layers", "collective_latency_s", "serving_activation_s_per_token",
+                "serving_comm_s_per_token", "tp", "collective_latency_s_per_step",
+                "model_layers",
+                "serving_activation_s_per_token",
                 "engine_step_overhead_s", "kernel_overhead_s_per_layer",
                 "model_layer_kernels")
 """The columns the serving model's step parts read besides the work per step."""
@@ -237,21 +238,21 @@ _PART_INPUTS = ("request_tokens", "serving_compute_s_per_request",
 def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value,
            serving_kv_memory_s_per_request: Value, serving_dense_weights_s: Value,
            serving_expert_weights_s: Value, model_experts: Value,
-           model_experts_per_token: Value, serving_comm_s_per_token: Value, tp: Value, pp: Value,
-           ep: Value, attention_dp_number: Value, model_layers: Value,
-           collective_latency_s: Value, serving_activation_s_per_token: Value,
+           model_experts_per_token: Value, serving_comm_s_per_token: Value, tp: Value,
+           collective_latency_s_per_step: Value, model_layers: Value,
+           serving_activation_s_per_token: Value,
            engine_step_overhead_s: Value, kernel_overhead_s_per_layer: Value,
            model_layer_kernels: Value
            ) -> tuple[Value, Value, Value, Value, Value]:
     """The serving model's step parts at work ``y`` (compute, memory, communication,
-    element-wise, overhead), by its own column functions."""
+    element-wise, overhead), by its own column functions (``tp`` is read by the TTFT search
+    from these inputs, not by the parts)."""
     return (serving.step_compute_s(y, serving_compute_s_per_request),
             serving.step_memory_s(y, request_tokens, serving_kv_memory_s_per_request,
                                   serving_dense_weights_s, serving_expert_weights_s,
                                   model_experts, model_experts_per_token),
-            serving.step_communication_s(y, request_tokens, serving_comm_s_per_token, tp, pp,
-                                         ep, attention_dp_number, model_layers, model_experts,
-                                         collective_latency_s),
+            serving.step_communication_s(y, request_tokens, serving_comm_s_per_token,
+                                         collective_latency_s_per_step),
             serving.step_elementwise_s(y, request_tokens, serving_activation_s_per_token),
             serving.step_overhead_s(engine_step_overhead_s, model_layers,
                                     kernel_overhead_s_per_layer, model_layer_kernels))

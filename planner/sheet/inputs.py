@@ -368,13 +368,17 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
          'all-reduce (nccl-tests bus bandwidth ~300-350 of 450 GB/s on H100 NVLink).',
          minimum=0.01, maximum=1.0),
     _col('ep', 'EP', 'GPUs', 'int', 1,
-         'Expert-parallel group size (MoE): experts spread over ep GPUs, tokens move by all-'
-         'to-all.',
+         'Expert-parallel group size (MoE): experts spread over ep GPUs. With tensor-parallel '
+         "attention every GPU holds every token and the layer's all-reduce sums the experts' "
+         'outputs; with attention_dp the tokens are gathered and reduce-scattered around the '
+         "experts, or sent by all-to-all on TRT-LLM's NVL72 path (ep > top-k).",
          minimum=1, maximum=1024),
     _col('attention_dp', 'Attention DP', 'bool', 'bool', False,
          'Data-parallel attention for MoE (TRT-LLM enable_attention_dp, SGLang --enable-dp-'
          'attention): each GPU attends for its own requests, no TP all-reduce, no replicated '
-         'KV heads, attention weights replicated on every GPU; experts stay expert-parallel.'),
+         'KV heads, attention weights replicated on every GPU; each MoE layer gathers the '
+         "step's tokens and reduce-scatters its outputs (or dispatches and combines by "
+         'all-to-all) over the link the group spans.'),
     _col('concurrency', 'Concurrency', 'requests', 'int', 0,
          'Closed-loop clients (vllm bench serve --max-concurrency), whole deployment; 0 = open'
          ' loop at target_requests_per_s (or offline maximum when that is 0).',
