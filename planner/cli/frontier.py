@@ -7,30 +7,12 @@ Kept apart from :mod:`planner.cli.whatif` so that the sweep command only imports
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import click
 
 from planner.errors import ValidationError
-
-HEADERS: dict[str, str] = {
-    "configuration": "configuration",
-    "concurrency": "concurrency (requests)",
-    "gpus": "GPUs",
-    "output_tokens_per_s_per_gpu": "tokens/s/GPU",
-    "tokens_per_s_per_user": "tokens/s/user",
-    "ttft_slo_percentile_s": "TTFT {p} (ms)",
-    "tpot_mean_s": "TPOT (ms)",
-    "output_tokens_per_s": "output (tokens/s)",
-    "cost_usd_per_hour": "cost (USD/h)",
-    "cost_usd_per_million_output_tokens": "USD/M output tokens",
-    "state": "state",
-    "pareto": "Pareto",
-}
-"""Text headers of the point table, each with its unit."""
-PARETO_MARK = "*"
 
 
 def concurrency_values(text: str) -> tuple[int, ...]:
@@ -60,56 +42,27 @@ def level_values(text: str | None) -> tuple[float, ...] | None:
     return parse_levels(parts)
 
 
-def _ms(value: float) -> str:
-    return "–" if not math.isfinite(value) else f"{value * 1e3:,.1f}"
-
-
-def _num(value: float, digits: int = 1) -> str:
-    return "–" if not math.isfinite(value) else f"{value:,.{digits}f}"
-
-
-def _cells(point: Any) -> dict[str, str]:
-    return {
-        "configuration": point.configuration,
-        "concurrency": f"{point.concurrency:,}",
-        "gpus": f"{point.gpus:,}",
-        "output_tokens_per_s_per_gpu": _num(point.output_tokens_per_s_per_gpu),
-        "tokens_per_s_per_user": _num(point.tokens_per_s_per_user),
-        "ttft_slo_percentile_s": _ms(point.ttft_slo_percentile_s),
-        "tpot_mean_s": _ms(point.tpot_mean_s),
-        "output_tokens_per_s": _num(point.output_tokens_per_s),
-        "cost_usd_per_hour": _num(point.cost_usd_per_hour, 2),
-        "cost_usd_per_million_output_tokens": _num(point.cost_usd_per_million_output_tokens,
-                                                   3),
-        "state": point.state,
-        "pareto": PARETO_MARK if point.pareto else "",
-    }
-
-
-def _slo_text(slo: dict[str, Any]) -> str:
-    parts = []
-    if slo.get("slo_ttft_s"):
-        parts.append(f"TTFT p{slo.get('slo_percentile')} <= {float(slo['slo_ttft_s']) * 1e3:g} ms")
-    if slo.get("slo_tpot_s"):
-        parts.append(f"TPOT <= {float(slo['slo_tpot_s']) * 1e3:g} ms")
-    return " and ".join(parts) or "no SLO set"
-
-
 def print_text(title: str, result: Any) -> None:
     """The point table (Pareto points marked) and the cheapest configuration at each
     interactivity level, as plain aligned text."""
-    # lazy: the streaming writer, only when the table is printed
+    # lazy: the streaming writer and the frontier's text, only when the table is printed
     from planner.cli import stream
+    from planner.sheet.frontier import (
+        HEADERS,
+        PARETO_MARK,
+        headers,
+        number_text,
+        slo_text,
+        text_cells,
+    )
 
-    percentile = f"p{result.slo.get('slo_percentile') or 50}"
     names = list(HEADERS)
-    headers = [HEADERS[n].format(p=percentile) for n in names]
-    cells = [_cells(p) for p in result.points]
+    cells = [text_cells(p) for p in result.points]
     columns = [[c[n] for c in cells] for n in names]
     left = [n in ("configuration", "state") for n in names]
     stream.write_table(f"{title}: frontier over concurrency (one engine per configuration; "
-                       f"SLO: {_slo_text(result.slo)}; {PARETO_MARK} = Pareto-optimal)",
-                       headers, columns, left)
+                       f"SLO: {slo_text(result.slo)}; {PARETO_MARK} = Pareto-optimal)",
+                       headers(result), columns, left)
     click.echo()
     if not result.cheapest:
         click.echo("No point meets the SLO: no cheapest configuration at any interactivity "
@@ -120,8 +73,8 @@ def print_text(title: str, result: Any) -> None:
     heads = ["at least (tokens/s/user)", *(HEADERS[k] for k in keys[1:])]
     rows = []
     for c in result.cheapest:
-        point = _cells(result.points[c.point])
-        rows.append([_num(c.level_tokens_per_s_per_user), *(point[k] for k in keys[1:])])
+        point = text_cells(result.points[c.point])
+        rows.append([number_text(c.level_tokens_per_s_per_user), *(point[k] for k in keys[1:])])
     stream.write_table("Cheapest configuration meeting the SLO at each interactivity level",
                        heads, [list(col) for col in zip(*rows, strict=True)],
                        [False, True, False, False, False, False])

@@ -153,7 +153,7 @@ def parse_levels(values: Sequence[Any]) -> tuple[float, ...]:
         except (TypeError, ValueError):
             value = math.nan
         if not math.isfinite(value) or value <= 0:
-            raise ValidationError("levels", "numbers of tokens/s per user above 0",
+            raise ValidationError("--levels", "numbers of tokens/s per user above 0",
                                   value=raw)
         out.append(value)
     return tuple(sorted(set(out)))
@@ -324,3 +324,69 @@ def records(result: Frontier) -> list[dict[str, Any]]:
             row[name] = None if isinstance(value, float) and not math.isfinite(value) else value
         out.append(row)
     return out
+
+
+HEADERS: dict[str, str] = {
+    "configuration": "configuration",
+    "concurrency": "concurrency (requests)",
+    "gpus": "GPUs",
+    "output_tokens_per_s_per_gpu": "tokens/s/GPU",
+    "tokens_per_s_per_user": "tokens/s/user",
+    "ttft_slo_percentile_s": "TTFT {p} (ms)",
+    "tpot_mean_s": "TPOT (ms)",
+    "output_tokens_per_s": "output (tokens/s)",
+    "cost_usd_per_hour": "cost (USD/h)",
+    "cost_usd_per_million_output_tokens": "USD/M output tokens",
+    "state": "state",
+    "pareto": "Pareto",
+}
+"""Text headers of a point table (the CLI's and the UI's), each with its unit; ``{p}`` is the
+SLO's TTFT percentile."""
+PARETO_MARK = "*"
+"""How a text table marks a Pareto-optimal point."""
+
+
+def headers(result: Frontier) -> list[str]:
+    """:data:`HEADERS` with the TTFT percentile filled in."""
+    percentile = f"p{result.slo.get('slo_percentile') or 50}"
+    return [h.format(p=percentile) for h in HEADERS.values()]
+
+
+def _ms(value: float) -> str:
+    return "–" if not math.isfinite(value) else f"{value * 1e3:,.1f}"
+
+
+def number_text(value: float, digits: int = 1) -> str:
+    """``value`` with thousands separators and ``digits`` decimals; a dash for none."""
+    return "–" if not math.isfinite(value) else f"{value:,.{digits}f}"
+
+
+def text_cells(point: FrontierPoint) -> dict[str, str]:
+    """A point's figures as text for :data:`HEADERS` (ms for latencies, a dash for none)."""
+    return {
+        "configuration": point.configuration,
+        "concurrency": f"{point.concurrency:,}",
+        "gpus": f"{point.gpus:,}",
+        "output_tokens_per_s_per_gpu": number_text(point.output_tokens_per_s_per_gpu),
+        "tokens_per_s_per_user": number_text(point.tokens_per_s_per_user),
+        "ttft_slo_percentile_s": _ms(point.ttft_slo_percentile_s),
+        "tpot_mean_s": _ms(point.tpot_mean_s),
+        "output_tokens_per_s": number_text(point.output_tokens_per_s),
+        "cost_usd_per_hour": number_text(point.cost_usd_per_hour, 2),
+        "cost_usd_per_million_output_tokens": number_text(
+            point.cost_usd_per_million_output_tokens, 3),
+        "state": point.state,
+        "pareto": PARETO_MARK if point.pareto else "",
+    }
+
+
+def slo_text(slo: Mapping[str, Any]) -> str:
+    """The scenario's objectives in words, e.g. ``TTFT p99 <= 1000 ms and TPOT <= 50 ms``."""
+    parts = []
+    if slo.get("slo_ttft_s"):
+        parts.append(f"TTFT p{slo.get('slo_percentile')} <= {float(slo['slo_ttft_s']) * 1e3:g} ms")
+    if slo.get("slo_tpot_s"):
+        parts.append(f"TPOT <= {float(slo['slo_tpot_s']) * 1e3:g} ms")
+    return " and ".join(parts) or "no SLO set"
+
+

@@ -19,7 +19,8 @@ from typing import Any
 
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.chart.marker import Marker
-from openpyxl.styles import Font
+from openpyxl.chart.shapes import GraphicalProperties
+from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
 from planner.io.xlsx.style import HEADER_FONT, print_setup
@@ -50,16 +51,32 @@ PARETO_COLUMNS: tuple[tuple[str, str], ...] = (
     ("configuration", "Pareto: configuration"),
     ("concurrency", "Pareto: concurrency"),
 )
-"""The Pareto block, right of the point table after one empty column: the optimal points by
-tokens/s per user, each a reference to its row of the point table."""
-PARETO_FIRST = len(COLUMNS) + 2
+"""The Pareto block, below the chart from column A: the optimal points by tokens/s per user,
+each a reference to its row of the point table (the chart's Pareto line reads it)."""
 CHEAPEST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("level", "at least (tokens/s/user)"),
     ("configuration", "cheapest configuration"),
-    ("concurrency", "concurrency"),
+    ("concurrency", "concurrency (requests)"),
+    ("output_tokens_per_s_per_gpu", "tokens/s/GPU"),
     ("cost_usd_per_million_output_tokens", "USD/M output tokens"),
 )
-CHEAPEST_FIRST = PARETO_FIRST + len(PARETO_COLUMNS) + 1
+"""The cheapest point meeting the SLO at each interactivity level, beside the Pareto block
+after one empty column."""
+CHEAPEST_FIRST = len(PARETO_COLUMNS) + 2
+CHART_ROWS = 26
+"""Rows the chart covers below the point table (13 cm high, about 26 rows)."""
+SLO_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("x", "TPOT objective: tokens/s/user"),
+    ("y", "TPOT objective: tokens/s/GPU"),
+)
+"""Two points on x = 1 / slo_tpot_s (y from 0 to the largest tokens/s/GPU): the chart's
+vertical line, right of which points meet the TPOT objective. After the cheapest block."""
+YES_NO = '"yes";"yes";"no"'
+"""Number format of the flags: LibreOffice shows yes/no (TRUE is 1 there), Excel TRUE/FALSE."""
+PALETTE = ("1F77B4", "D62728", "2CA02C", "9467BD", "FF7F0E", "8C564B", "E377C2", "7F7F7F",
+           "BCBD22", "17BECF")
+"""Series colours, one per configuration in order (matplotlib's tab10), so that LibreOffice
+and Excel draw the same picture."""
 
 
 def _number(value: Any) -> Any:
@@ -77,6 +94,7 @@ def _header(ws: Any, row: int, col: int, text: str) -> None:
     cell = ws.cell(row=row, column=col, value=text)
     cell.font = HEADER_FONT
     cell.fill = PatternFill("solid", start_color=FILLS["output"], end_color=FILLS["output"])
+    cell.alignment = Alignment(wrap_text=True, vertical="top")
 
 
 def write_frontier(ws: Any, title: str, result: Any) -> dict[str, Any]:
@@ -136,53 +154,66 @@ def write_frontier(ws: Any, title: str, result: Any) -> dict[str, Any]:
                 cell.number_format = "0.0000"
             elif key in ("cost_usd_per_hour", "cost_usd_per_million_output_tokens"):
                 cell.number_format = "#,##0.000"
+            elif key in ("meets_slo", "pareto"):
+                cell.number_format = YES_NO
+                cell.alignment = Alignment(horizontal="center")
     last = first + len(result.points) - 1
-    # the Pareto block: references to the optimal rows, by tokens/s per user
+    ws.row_dimensions[HEADER_ROW].height = 44
+    chart_row = last + 2
+    below = chart_row + CHART_ROWS + 1  # the Pareto and cheapest blocks' header row
+    ws.row_dimensions[below].height = 44
     pareto = sorted((i for i, p in enumerate(result.points) if p.pareto),
                     key=lambda i: result.points[i].tokens_per_s_per_user)
-    for j, (_key, head) in enumerate(PARETO_COLUMNS):
-        _header(ws, HEADER_ROW, PARETO_FIRST + j, head)
-    for k, i in enumerate(pareto):
-        for j, (key, _h) in enumerate(PARETO_COLUMNS):
-            cell = ws.cell(row=first + k, column=PARETO_FIRST + j,
-                           value=f"={LETTER[key]}{rows[i]}")
+    for j, (_key, head) in enumerate(PARETO_COLUMNS, 1):
+        _header(ws, below, j, head)
+    for k, i in enumerate(pareto, 1):
+        for j, (key, _h) in enumerate(PARETO_COLUMNS, 1):
+            cell = ws.cell(row=below + k, column=j, value=f"={LETTER[key]}{rows[i]}")
             cached[cell.coordinate] = _number(getattr(result.points[i], key))
             if key != "configuration":
-                cell.number_format = "#,##0.0"
-    # the cheapest configuration at each interactivity level
+                cell.number_format = "#,##0.0" if key != "concurrency" else "#,##0"
     for j, (_key, head) in enumerate(CHEAPEST_COLUMNS):
-        _header(ws, HEADER_ROW, CHEAPEST_FIRST + j, head)
-    for k, c in enumerate(result.cheapest):
-        ws.cell(row=first + k, column=CHEAPEST_FIRST, value=c.level_tokens_per_s_per_user
+        _header(ws, below, CHEAPEST_FIRST + j, head)
+    for k, c in enumerate(result.cheapest, 1):
+        ws.cell(row=below + k, column=CHEAPEST_FIRST, value=c.level_tokens_per_s_per_user
                 ).number_format = "#,##0.0"
         for j, (key, _h) in enumerate(CHEAPEST_COLUMNS[1:], 1):
-            cell = ws.cell(row=first + k, column=CHEAPEST_FIRST + j,
+            cell = ws.cell(row=below + k, column=CHEAPEST_FIRST + j,
                            value=f"={LETTER[key]}{rows[c.point]}")
             cached[cell.coordinate] = _number(getattr(result.points[c.point], key))
-            if key != "configuration":
+            if key == "cost_usd_per_million_output_tokens":
                 cell.number_format = "#,##0.000"
+            elif key != "configuration":
+                cell.number_format = "#,##0.0" if key != "concurrency" else "#,##0"
+    slo_first = CHEAPEST_FIRST + len(CHEAPEST_COLUMNS) + 1
+    tpot = float(result.slo.get("slo_tpot_s") or 0)
+    tops = [p.output_tokens_per_s_per_gpu for p in result.points if p.usable]
+    slo_rows = 0
+    if tpot > 0 and tops:
+        for j, (_key, head) in enumerate(SLO_COLUMNS):
+            _header(ws, below, slo_first + j, head)
+        for k, y in enumerate((0.0, max(tops)), 1):
+            ws.cell(row=below + k, column=slo_first, value=1 / tpot).number_format = "#,##0.0"
+            ws.cell(row=below + k, column=slo_first + 1, value=y).number_format = "#,##0.0"
+        slo_rows = 2
     for j, (key, _h) in enumerate(COLUMNS, 1):
         ws.column_dimensions[get_column_letter(j)].width = 24 if key == "configuration" else 13
-    for col in range(PARETO_FIRST, CHEAPEST_FIRST + len(CHEAPEST_COLUMNS)):
-        ws.column_dimensions[get_column_letter(col)].width = 14
     ws.freeze_panes = f"B{first}"
-    chart_row = max(last, first + max(len(pareto), len(result.cheapest))) + 2
-    write_chart(ws, title, result, first, pareto, f"A{chart_row}")
-    print_setup(ws, f"A1:{get_column_letter(CHEAPEST_FIRST + len(CHEAPEST_COLUMNS) - 1)}"
-                    f"{chart_row + CHART_ROWS}", f"${HEADER_ROW}:${HEADER_ROW}")
+    write_chart(ws, title, result, first, (below + 1, len(pareto)), f"A{chart_row}",
+                (below + 1, slo_first, slo_rows))
+    end = below + max(len(pareto), len(result.cheapest), 1)
+    print_setup(ws, f"A1:{get_column_letter(len(COLUMNS))}{end}", f"${HEADER_ROW}:${HEADER_ROW}")
     return cached
 
 
-CHART_ROWS = 30
-"""Rows the chart covers (15 cm high, about 30 rows)."""
-
-
-def write_chart(ws: Any, title: str, result: Any, first: int, pareto: list[int],
-                anchor: str) -> ScatterChart:
+def write_chart(ws: Any, title: str, result: Any, first: int, pareto: tuple[int, int],
+                anchor: str, slo: tuple[int, int, int] = (0, 0, 0)) -> ScatterChart:
     """A scatter chart: one series per configuration (its points in concurrency order, x the
-    tokens/s/user column, y the tokens/s/GPU column), and the Pareto block as a line."""
+    tokens/s/user column, y the tokens/s/GPU column), the Pareto block (``pareto``: its
+    first row and length) as a dashed line, and the TPOT objective (``slo``: first row,
+    first column, rows) as a dotted vertical line."""
     chart = ScatterChart()
-    chart.title = f"{title}: tokens/s per GPU against tokens/s per user"
+    chart.title = f"{title}: tokens/s/GPU against tokens/s/user"
     chart.style = 13
     chart.x_axis.title = "tokens/s per user (1 / TPOT)"
     chart.y_axis.title = "output tokens/s per GPU"
@@ -191,27 +222,42 @@ def write_chart(ws: Any, title: str, result: Any, first: int, pareto: list[int],
     x_col = list(LETTER).index("tokens_per_s_per_user") + 1
     y_col = list(LETTER).index("output_tokens_per_s_per_gpu") + 1
     start = 0
-    for label in result.configurations:
+    for k, label in enumerate(result.configurations):
         n = len(result.of(label))
         lo, hi = first + start, first + start + n - 1
         start += n
         xs = Reference(ws, min_col=x_col, min_row=lo, max_row=hi)
         ys = Reference(ws, min_col=y_col, min_row=lo, max_row=hi)
         series = Series(ys, xs, title=label)
-        series.marker = Marker(symbol="circle", size=6)
+        colour = PALETTE[k % len(PALETTE)]
+        series.marker = Marker(symbol="circle", size=7)
+        series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
+        series.marker.graphicalProperties.line.solidFill = colour
+        series.graphicalProperties.line.solidFill = colour
+        series.graphicalProperties.line.width = 12700  # 1 pt (EMU): the configuration's curve
         chart.series.append(series)
-    if pareto:
-        xs = Reference(ws, min_col=PARETO_FIRST, min_row=first, max_row=first + len(pareto) - 1)
-        ys = Reference(ws, min_col=PARETO_FIRST + 1, min_row=first,
-                       max_row=first + len(pareto) - 1)
+    top, count = pareto
+    if count:
+        xs = Reference(ws, min_col=1, min_row=top, max_row=top + count - 1)
+        ys = Reference(ws, min_col=2, min_row=top, max_row=top + count - 1)
         line = Series(ys, xs, title="Pareto-optimal")
         line.marker = Marker(symbol="none")
-        line.graphicalProperties.line.width = 28575  # 2.25 pt, EMU
+        line.graphicalProperties.line.solidFill = "000000"
+        line.graphicalProperties.line.width = 22225  # 1.75 pt (EMU)
         line.graphicalProperties.line.dashStyle = "dash"
         chart.series.append(line)
-    for s in chart.series[:len(result.configurations)]:
-        s.graphicalProperties.line.noFill = True  # points only: a point set, not a curve
-    chart.height, chart.width = 15, 26
+    row, col, count = slo
+    if count:
+        xs = Reference(ws, min_col=col, min_row=row, max_row=row + count - 1)
+        ys = Reference(ws, min_col=col + 1, min_row=row, max_row=row + count - 1)
+        bound = Series(ys, xs, title="TPOT objective (meets it to the right)")
+        bound.marker = Marker(symbol="none")
+        bound.graphicalProperties.line.solidFill = "7F7F7F"
+        bound.graphicalProperties.line.width = 15875  # 1.25 pt (EMU)
+        bound.graphicalProperties.line.dashStyle = "sysDot"
+        chart.series.append(bound)
+    chart.legend.position = "r"
+    chart.height, chart.width = 13, 33
     ws.add_chart(chart, anchor)
     return chart
 
