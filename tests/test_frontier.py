@@ -307,3 +307,71 @@ def test_frontier_sheet_formulas_recalculate_in_libreoffice(tmp_path: Path,
         assert again[f"J{r}"].value == pytest.approx(p.cost_usd_per_million_output_tokens,
                                                      rel=1e-12)
         assert math.isfinite(again[f"J{r}"].value)
+
+
+def test_ui_frontier_state_without_a_terminal(ws: Workspace) -> None:
+    """The UI's frontier view: the library's points as text rows, the Pareto flags the
+    library's, the cheapest table one row per level; concurrency in the fields is the axis;
+    a bad value is the one-line error."""
+    from planner.tui.state.frontier import frontier_view
+
+    sc = ws.scenario(*SCENARIO)
+    models = {m.name: m.spec for m in ws.models()}
+    gpus = {g.name: g.spec for g in ws.gpus()}
+    profiles = ws.calibration_figures()
+    result = fr.frontier(_base(ws), [Variation("gpu", GPUS)], models, gpus,
+                         profiles=profiles)
+    view = frontier_view(sc, "gpu", "h100-sxm,b200", models, gpus, profiles)
+    assert view.error == ""
+    assert view.headers == fr.headers(result) and "TTFT p99 (ms)" in view.headers
+    assert view.rows == [[fr.text_cells(p)[k] for k in fr.HEADERS] for p in result.points]
+    assert view.pareto == [p.pareto for p in result.points] and any(view.pareto)
+    assert len(view.cheapest) == len(result.cheapest)
+    assert view.title.startswith(f"Frontier of {sc.name}: SLO TTFT p99 <= 1000 ms and TPOT "
+                                 "<= 50 ms")
+    axis = frontier_view(sc, "concurrency", "1,8,64", models, gpus, profiles)
+    assert [row[:2] for row in axis.rows] == [["base", "1"], ["base", "8"], ["base", "64"]]
+    bad = frontier_view(sc, "concurrency", "0,4", models, gpus, profiles)
+    assert bad.rows == [] and bad.error.startswith("concurrency: must be an integer from 1")
+    assert frontier_view(sc, "gpus", "4,8", models, gpus, profiles).error.startswith(
+        "gpus: is tp * pp in a frontier")
+
+
+async def test_ui_sweep_shows_the_frontier_with_the_pareto_points_marked() -> None:
+    """In the sweep (w), ctrl+f turns it into the frontier of the fields' configurations:
+    each row of the table is a point, the Pareto ones end in the mark, as the library says;
+    ctrl+f again is the sweep."""
+    from textual.widgets import Input, Static
+
+    from planner.tui.app import create_app
+    from planner.tui.screens.views import SweepScreen
+    from tests.test_tui import ready, settle
+    from tests.test_verdict_tui import SIZE, select, text
+
+    with Workspace.open() as ws:
+        result = _frontier(ws, concurrency=fr.CONCURRENCY_GRID)
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        select(app, SCENARIO[1])
+        await pilot.press("w")
+        assert isinstance(app.screen, SweepScreen)
+        screen = app.screen
+        screen.query_one("#column", Input).value = "gpu"
+        screen.query_one("#values", Input).value = "h100-sxm,b200"
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        table = text(screen.query_one("#table", Static))
+        rows = [line for line in table.splitlines() if line.startswith("│ gpu=")]
+        assert len(rows) == len(result.points) == 22
+        marked = [line.rstrip(" │").endswith(fr.PARETO_MARK) for line in rows]
+        assert marked == [p.pareto for p in result.points]
+        assert "TTFT p99 (ms)" in table and "tokens/s/user" in table
+        cheapest = text(screen.query_one("#chart", Static))
+        assert "Cheapest configuration meeting the SLO" in cheapest
+        assert sum(line.startswith("│ ") for line in cheapest.splitlines()) == len(
+            result.cheapest)
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        assert not screen.frontier
+        assert "Pareto" not in text(screen.query_one("#table", Static))
