@@ -375,3 +375,29 @@ async def test_ui_sweep_shows_the_frontier_with_the_pareto_points_marked() -> No
         await settle(pilot)
         assert not screen.frontier
         assert "Pareto" not in text(screen.query_one("#table", Static))
+
+
+def test_report_export_adds_the_frontier_sheet_and_imports_back_unchanged(
+        tmp_path: Path, ws: Workspace) -> None:
+    """``planner export --frontier`` writes the same sheet through the report's writer
+    (build_workbook): its chart has a series per GPU plus the Pareto and TPOT lines, its
+    cached values are the library's; importing the report changes nothing."""
+    from openpyxl import load_workbook
+
+    result = _frontier(ws, concurrency=fr.CONCURRENCY_GRID)
+    path = tmp_path / "report.xlsx"
+    code, out, err = run("export", "--fleet", "demo", "--out", str(path), "--frontier",
+                         "/".join(SCENARIO) + ":gpu=h100-sxm,b200", "--json")
+    assert code == 0, err
+    assert "Frontier" in json.loads(out)["sheets"]
+    sheet = load_workbook(path)["Frontier"]
+    titles = [s.tx.v for s in sheet._charts[0].series]
+    assert titles == ["gpu=h100-sxm", "gpu=b200", "Pareto-optimal",
+                      "TPOT objective (meets it to the right)"]
+    assert sheet._charts[0].series[1].xVal.numRef.f == "'Frontier'!$I$16:$I$26"
+    cached = load_workbook(path, data_only=True)["Frontier"]
+    assert [cached[f"H{5 + i}"].value for i in range(22)] == pytest.approx(
+        [p.output_tokens_per_s_per_gpu for p in result.points])
+    code, out, err = run("import", str(path), "--dry-run")
+    assert code == 0, err
+    assert out.strip() == "no changes"
