@@ -12,17 +12,28 @@ from typing import Any
 
 import click
 
-from planner.errors import ValidationError
+from planner.errors import PlannerError, ValidationError
+from planner.io.textcells import CSV_QUOTING, csv_text
+from planner.sheet.frontier import (
+    AXIS,
+    FIELDS,
+    HEADERS,
+    PARETO_MARK,
+    headers,
+    number_text,
+    parse_concurrency,
+    parse_levels,
+    records,
+    slo_text,
+    text_cells,
+)
+from planner.sheet.inputs import input_columns
+from planner.sheet.sweep import parse_variation
 
 
 def concurrency_values(text: str) -> tuple[int, ...]:
     """``--concurrency`` as integers: ``1,2,4,...,1024`` or ``1..64`` or a list (the sweep's
     variation syntax), each from 1 to the input's maximum."""
-    # lazy: the sweep's variation parser and the frontier's checks, only with --frontier
-    from planner.sheet.frontier import AXIS, parse_concurrency
-    from planner.sheet.inputs import input_columns
-    from planner.sheet.sweep import parse_variation
-
     columns = input_columns()
     values = parse_variation(f"{AXIS}={text}", columns={AXIS: columns[AXIS]}).values
     return parse_concurrency(values)
@@ -32,9 +43,6 @@ def level_values(text: str | None) -> tuple[float, ...] | None:
     """``--levels`` (tokens/s per user, comma-separated), or None for the default."""
     if text is None:
         return None
-    # lazy: as above
-    from planner.sheet.frontier import parse_levels
-
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
         raise ValidationError("--levels", "numbers of tokens/s per user above 0, "
@@ -45,16 +53,8 @@ def level_values(text: str | None) -> tuple[float, ...] | None:
 def print_text(title: str, result: Any) -> None:
     """The point table (Pareto points marked) and the cheapest configuration at each
     interactivity level, as plain aligned text."""
-    # lazy: the streaming writer and the frontier's text, only when the table is printed
+    # lazy: the streaming writer, only when the table is printed
     from planner.cli import stream
-    from planner.sheet.frontier import (
-        HEADERS,
-        PARETO_MARK,
-        headers,
-        number_text,
-        slo_text,
-        text_cells,
-    )
 
     names = list(HEADERS)
     cells = [text_cells(p) for p in result.points]
@@ -82,9 +82,6 @@ def print_text(title: str, result: Any) -> None:
 
 def as_json(title: str, result: Any) -> dict[str, Any]:
     """The frontier as JSON: the points (NaN as null) and the cheapest at each level."""
-    # lazy: the frontier's records, only when this runs
-    from planner.sheet.frontier import records
-
     points = records(result)
     return {"scenario": title, "axis": "concurrency", "slo": result.slo,
             "configurations": [{"configuration": label, **changes} for label, changes
@@ -97,8 +94,6 @@ def as_json(title: str, result: Any) -> dict[str, Any]:
 def write_file(title: str, result: Any, path: Path) -> None:
     """The points to a .csv (the planner's field names as headers) or an .xlsx (the
     workbook's Frontier sheet and its chart: :mod:`planner.io.xlsx.frontier`)."""
-    from planner.errors import PlannerError
-
     try:
         if path.suffix.lower() == ".csv":
             _write_csv(result, path)
@@ -113,10 +108,6 @@ def write_file(title: str, result: Any, path: Path) -> None:
 
 def _write_csv(result: Any, path: Path) -> None:
     import csv
-
-    # lazy: the text-cell rules of the report layer, only when a CSV is written
-    from planner.io.textcells import CSV_QUOTING, csv_text
-    from planner.sheet.frontier import FIELDS, records
 
     with path.open("w", encoding="utf-8", newline="") as fh:
         fh.write(",".join(name for name, _unit in FIELDS) + "\n")

@@ -47,6 +47,8 @@ def _frontier(ctx: click.Context, text: str) -> tuple[str, Any]:
     those configurations, concurrency 1, 2, 4, ..., 1024): a Frontier sheet."""
     # lazy: the frontier's compute, only when this runs
     from planner.sheet.frontier import frontier
+
+    # lazy: the input registry of the sheet, only when this runs
     from planner.sheet.table import inputs_of
 
     ref, _sep, spec = text.partition(":")

@@ -192,6 +192,8 @@ def _frontier(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[
     :mod:`planner.cli.frontier`)."""
     # lazy: the frontier's CLI side and compute, only with --frontier
     from planner.cli import frontier as cli_frontier
+
+    # lazy: the frontier's compute (numpy, the sweep's grid), only with --frontier
     from planner.sheet.frontier import frontier as run
 
     sc, base = _base(ctx, ref, fleet_name)

@@ -20,10 +20,12 @@ from typing import Any
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.chart.marker import Marker
 from openpyxl.chart.shapes import GraphicalProperties
-from openpyxl.styles import Alignment, Font
+from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
-from planner.io.xlsx.style import HEADER_FONT, print_setup
+from planner.io.textcells import ooxml_text
+from planner.io.xlsx.sheetxml import TEXT_TRIGGERS
+from planner.io.xlsx.style import FILLS, HEADER_FONT, print_setup
 
 SHEET = "Frontier"
 HEADER_ROW = 4
@@ -86,11 +88,6 @@ def _number(value: Any) -> Any:
 
 
 def _header(ws: Any, row: int, col: int, text: str) -> None:
-    # lazy: the fills every sheet shares
-    from openpyxl.styles import PatternFill
-
-    from planner.io.xlsx.style import FILLS
-
     cell = ws.cell(row=row, column=col, value=text)
     cell.font = HEADER_FONT
     cell.fill = PatternFill("solid", start_color=FILLS["output"], end_color=FILLS["output"])
@@ -101,10 +98,6 @@ def write_frontier(ws: Any, title: str, result: Any) -> dict[str, Any]:
     """The Frontier sheet of ``result`` on ``ws`` (title, SLO, point table, Pareto block,
     cheapest-at-level block, chart, print area). Returns the cached values of the formula
     cells it wrote (cell → value), for :func:`planner.io.xlsx.sheetxml.save`."""
-    # lazy: the text rule of the workbook, only here
-    from planner.io.textcells import ooxml_text
-    from planner.io.xlsx.sheetxml import TEXT_TRIGGERS
-
     def text(cell: Any, value: str) -> None:
         value = ooxml_text(value)
         cell.value = value
@@ -267,6 +260,7 @@ def save_frontier(title: str, result: Any, path: Path) -> None:
     :func:`planner.io.xlsx.workbook.save_workbook`); ``path`` was checked by the caller."""
     from openpyxl import Workbook
 
+    # lazy: the workbook module imports this one (its report's Frontier sheets)
     from planner.io.xlsx.workbook import Built, save_workbook
 
     wb = Workbook()

@@ -19,7 +19,10 @@ from planner.domain import Scenario
 from planner.errors import PlannerError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.sheet import frontier as fr
 from planner.sheet.profiles import CalibrationFigures
+from planner.sheet.sweep import parse_variation
+from planner.sheet.table import inputs_of
 
 CHEAPEST_HEADERS = ("at least (tokens/s/user)", "configuration", "concurrency (requests)",
                     "tokens/s/GPU", "USD/M output tokens")
@@ -43,30 +46,21 @@ class FrontierView:
 def frontier_request(column: str, values: str, *, gpus: Sequence[str],
                      models: Sequence[str]) -> tuple[list[Any], tuple[int, ...]]:
     """The configurations (variations) and concurrencies the sweep's two fields ask for."""
-    # lazy: the sweep's parser and the frontier's grid, only in frontier mode
-    from planner.sheet.frontier import AXIS, CONCURRENCY_GRID, parse_concurrency
-    from planner.sheet.sweep import parse_variation
-    from planner.sheet.table import inputs_of
-
     columns = {c.name: c for c in inputs_of("inference")}
     column, values = column.strip(), values.strip()
     if not column or not values:
-        return [], CONCURRENCY_GRID
+        return [], fr.CONCURRENCY_GRID
     variation = parse_variation(f"{column}={values}", gpus=gpus, models=models,
                                 columns=columns)
-    if column == AXIS:
-        return [], parse_concurrency(variation.values)
-    return [variation], CONCURRENCY_GRID
+    if column == fr.AXIS:
+        return [], fr.parse_concurrency(variation.values)
+    return [variation], fr.CONCURRENCY_GRID
 
 
 def frontier_view(sc: Scenario, column: str, values: str, models: Mapping[str, ModelSpec],
                   gpus: Mapping[str, GpuSpec],
                   profiles: Sequence[CalibrationFigures] | None = None) -> FrontierView:
     """The frontier of ``sc`` over what the fields ask for, or the one-line error."""
-    # lazy: as above
-    from planner.sheet import frontier as fr
-    from planner.sheet.table import inputs_of
-
     names = {c.name for c in inputs_of("inference")}
     base = {"model": sc.model, "gpu": sc.gpu, "lora_targets": sc.lora_targets,
             **{k: v for k, v in sc.inputs.items() if k in names}}
