@@ -401,3 +401,13 @@ def test_report_export_adds_the_frontier_sheet_and_imports_back_unchanged(
     code, out, err = run("import", str(path), "--dry-run")
     assert code == 0, err
     assert out.strip() == "no changes"
+
+
+def test_a_training_scenario_has_no_frontier(tmp_path: Path) -> None:
+    code, _, err = run("sweep", "demo/llama2-7b-lora-r8-qv", "--frontier")
+    assert code == 2
+    assert "SCENARIO: must be an inference scenario" in " ".join(err.split())
+    out = tmp_path / "x.xlsx"
+    code, _, err = run("export", "--out", str(out), "--frontier", "demo/llama2-7b-lora-r8-qv")
+    assert code == 2 and "--frontier: must be an inference scenario" in " ".join(err.split())
+    assert not out.exists()

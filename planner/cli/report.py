@@ -55,7 +55,8 @@ def _frontier(ctx: click.Context, text: str) -> tuple[str, Any]:
     ws = workspace(ctx)
     sc = ws.scenario(*_ref(ctx, ref, None))
     if sc.kind != "inference":
-        raise ValidationError("--frontier", "a frontier is of an inference scenario", value=ref)
+        raise ValidationError("--frontier", "an inference scenario (a frontier is of serving)",
+                              value=ref)
     variations = _variations(ctx, tuple(spec.split(";")), sc.kind) if spec else []
     names = {c.name for c in inputs_of(sc.kind)}
     base = {"model": sc.model, "gpu": sc.gpu, "lora_targets": sc.lora_targets,

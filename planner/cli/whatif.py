@@ -198,7 +198,7 @@ def _frontier(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[
 
     sc, base = _base(ctx, ref, fleet_name)
     if sc.kind != "inference":
-        raise ValidationError("SCENARIO", "a frontier is of an inference scenario",
+        raise ValidationError("SCENARIO", "an inference scenario (a frontier is of serving)",
                               value=f"{sc.fleet}/{sc.name}")
     points = cli_frontier.concurrency_values(concurrency)
     wanted = cli_frontier.level_values(levels)
