@@ -211,6 +211,10 @@ def test_cli_json_and_csv_are_the_library_figures(tmp_path: Path, ws: Workspace)
 
 @pytest.mark.parametrize(("extra", "message"), [
     (("--concurrency", "0,1"), "concurrency: must be an integer from 1 to 100,000,000"),
+    (("--concurrency", "many"), "concurrency: must be an integer from 1 to 100,000,000 "
+                                "(closed-loop clients of one engine) (got 'many')"),
+    (("--concurrency", "1..300000"), "--vary/--concurrency: the frontier has 300,000 points "
+                                     "(configurations x concurrencies); at most 200,000"),
     (("--concurrency", "1,2,4,...,100"), "does not reach 100"),
     (("--levels", "fast"), "--levels: numbers of tokens/s per user above 0 (got 'fast')"),
     (("--vary", "gpus=4,8"), "gpus: is tp * pp in a frontier"),

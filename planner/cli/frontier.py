@@ -19,6 +19,7 @@ from planner.sheet.frontier import (
     FIELDS,
     HEADERS,
     PARETO_MARK,
+    concurrency_allowed,
     headers,
     number_text,
     parse_concurrency,
@@ -35,7 +36,12 @@ def concurrency_values(text: str) -> tuple[int, ...]:
     """``--concurrency`` as integers: ``1,2,4,...,1024`` or ``1..64`` or a list (the sweep's
     variation syntax), each from 1 to the input's maximum."""
     columns = input_columns()
-    values = parse_variation(f"{AXIS}={text}", columns={AXIS: columns[AXIS]}).values
+    try:
+        values = parse_variation(f"{AXIS}={text}", columns={AXIS: columns[AXIS]}).values
+    except ValidationError as exc:
+        if exc.field == AXIS and exc.allowed.startswith("an integer from"):
+            raise ValidationError(AXIS, concurrency_allowed(), value=exc.value) from None
+        raise
     return parse_concurrency(values)
 
 

@@ -41,6 +41,7 @@ import numpy as np
 from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
+from planner.sheet.inputs import input_columns
 from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.sweep import Variation, build_grid
 from planner.sheet.table import graph
@@ -125,19 +126,24 @@ class Frontier:
         return [p for p in self.points if p.configuration == configuration]
 
 
+def concurrency_allowed() -> str:
+    """What a frontier's concurrency may be: the input's range without its 0 (open loop)."""
+    return (f"an integer from 1 to {int(input_columns()[AXIS].maximum or 0):,} (closed-loop "
+            "clients of one engine)")
+
+
 def parse_concurrency(values: Sequence[Any]) -> tuple[int, ...]:
     """Concurrencies as distinct positive integers in ascending order; a clear error naming
     ``concurrency`` and its range otherwise."""
-    # lazy: the input registry, for the column's bounds
-    from planner.sheet.inputs import input_columns
-
     column = input_columns()[AXIS]
     out: list[int] = []
     for raw in values:
-        value = column.parse(raw)
+        try:
+            value = column.parse(raw)
+        except ValidationError:
+            value = 0
         if value < 1:
-            raise ValidationError(AXIS, f"an integer from 1 to {int(column.maximum or 0):,} "
-                                  "(closed-loop clients of one engine)", value=raw)
+            raise ValidationError(AXIS, concurrency_allowed(), value=raw)
         out.append(int(value))
     if not out:
         raise ValidationError(AXIS, "at least one value")
@@ -235,8 +241,8 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
     configurations = _configurations(variations)
     if len(configurations) * len(concurrency) > MAX_POINTS:
         total = len(configurations) * len(concurrency)
-        raise ValidationError("vary", f"the frontier has {total:,} points; at most "
-                              f"{MAX_POINTS:,}")
+        raise ValidationError("--vary/--concurrency", f"the frontier has {total:,} points "
+                              f"(configurations x concurrencies); at most {MAX_POINTS:,}")
     formulas = graph("inference").formulas
     missing = [c for c in READ if c not in formulas]
     if missing:
