@@ -33,7 +33,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -285,7 +285,7 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
     y = np.array([p.output_tokens_per_s_per_gpu for p in points], dtype=float)
     usable = np.array([p.usable for p in points], dtype=bool)
     mask = pareto_mask(np.nan_to_num(x), np.nan_to_num(y), usable)
-    points = [_with(p, pareto=bool(m)) for p, m in zip(points, mask, strict=True)]
+    points = [replace(p, pareto=bool(m)) for p, m in zip(points, mask, strict=True)]
     if levels is None:
         levels = sorted({p.tokens_per_s_per_user for p in points if p.pareto and p.meets_slo})
     else:
@@ -293,13 +293,6 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
     slo = {k: base.get(k) for k in ("slo_ttft_s", "slo_percentile", "slo_tpot_s")}
     return Frontier([_label(c) for c in configurations], configurations, concurrency, points,
                     cheapest_at(points, levels), slo)
-
-
-def _with(point: FrontierPoint, **changes: Any) -> FrontierPoint:
-    # lazy: dataclasses.replace, only here
-    from dataclasses import replace
-
-    return replace(point, **changes)
 
 
 FIELDS: tuple[tuple[str, str], ...] = (
