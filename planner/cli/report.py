@@ -42,6 +42,29 @@ def _sweep(ctx: click.Context, text: str) -> Any:
     return Sweep(f"{sc.fleet}/{sc.name}", [v.column for v in variations], rows)
 
 
+def _frontier(ctx: click.Context, text: str) -> tuple[str, Any]:
+    """``FLEET/NAME[:column=values[;column=values]]`` → (title, the scenario's frontier over
+    those configurations, concurrency 1, 2, 4, ..., 1024): a Frontier sheet."""
+    # lazy: the frontier's compute, only when this runs
+    from planner.sheet.frontier import frontier
+
+    # lazy: the input registry of the sheet, only when this runs
+    from planner.sheet.table import inputs_of
+
+    ref, _sep, spec = text.partition(":")
+    ws = workspace(ctx)
+    sc = ws.scenario(*_ref(ctx, ref, None))
+    if sc.kind != "inference":
+        raise ValidationError("--frontier", "an inference scenario (a frontier is of serving)",
+                              value=ref)
+    variations = _variations(ctx, tuple(spec.split(";")), sc.kind) if spec else []
+    names = {c.name for c in inputs_of(sc.kind)}
+    base = {"model": sc.model, "gpu": sc.gpu, "lora_targets": sc.lora_targets,
+            **{k: v for k, v in sc.inputs.items() if k in names}}
+    return f"{sc.fleet}/{sc.name}", frontier(base, variations, ws.model_specs(),
+                                             ws.gpu_specs(), profiles=ws.calibration_figures())
+
+
 @click.command("export")
 @click.option("--fleet", "fleets", multiple=True, help="Fleet to include (repeatable; "
               "default: every fleet).")
@@ -50,26 +73,32 @@ def _sweep(ctx: click.Context, text: str) -> Any:
 @click.option("--sweep", "sweeps", multiple=True, metavar="SCENARIO:COLUMN=VALUES",
               help="Include a sweep sheet, e.g. 'demo/chat:batch=1,2,4,...,256' "
                    "(two columns: 'demo/chat:batch=1..8;gpu=h100-sxm,h200').")
+@click.option("--frontier", "frontiers", multiple=True, metavar="SCENARIO[:COLUMN=VALUES]",
+              help="Include a Frontier sheet: output tokens/s per GPU against tokens/s per "
+                   "user over concurrency 1,2,4,...,1024, with its chart, e.g. "
+                   "'demo/chat:gpu=h100-sxm,b200' (as `planner sweep --frontier`).")
 @click.option("--force", is_flag=True, help="Overwrite the file if it exists.")
 @json_option
 @click.pass_context
 def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: tuple[str, ...],
-           force: bool, as_json: bool) -> None:
+           frontiers: tuple[str, ...], force: bool, as_json: bool) -> None:
     """Write an Excel report whose outputs are live formulas, each with the planner's value:
     Summary (title, assumptions, roll-up, cost per month, charts; prints on two pages for
     a small fleet), Scenarios, Training, Models, GPUs (edit a price or memory there and every
-    scenario follows; import applies the edit), and sweeps."""
+    scenario follows; import applies the edit), sweeps and frontiers."""
     ws = workspace(ctx)
     for f in fleets:
         ws.fleet(f)  # a clear error for an unknown fleet before any work
     built = [_sweep(ctx, s) for s in sweeps]
+    fronts = [_frontier(ctx, f) for f in frontiers]
     total = sum(f.scenario_count for f in ws.fleets() if not fleets or f.name in fleets)
     if total > 500 and sys.stderr.isatty():
         with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
             report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built,
-                               progress=bar.update)
+                               progress=bar.update, frontiers=fronts)
     else:
-        report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built)
+        report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built,
+                           frontiers=fronts)
     if as_json:
         emit_json({"path": str(report.path.resolve()), "scenarios": report.scenarios,
                    "training": report.training, "sheets": report.sheets})

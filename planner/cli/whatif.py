@@ -15,6 +15,9 @@ from planner.cli.estimate import inference_options
 from planner.cli.fleets import _ref, fleet_option
 from planner.errors import PlannerError, ValidationError
 
+CONCURRENCY_DEFAULT = "1,2,4,...,1024"
+"""``--concurrency``'s default: :data:`planner.sheet.frontier.CONCURRENCY_GRID`."""
+
 
 def _base(ctx: click.Context, ref: str, fleet_name: str | None) -> tuple[Any, dict[str, Any]]:
     # lazy: ~19 ms of imports, only when this runs
@@ -50,9 +53,23 @@ def _progress_bar(total: int, label: str = "evaluating") -> Any:
 @click.command()
 @click.argument("ref", metavar="SCENARIO")
 @fleet_option
-@click.option("--vary", "vary", multiple=True, required=True, metavar="COLUMN=VALUES",
+@click.option("--vary", "vary", multiple=True, metavar="COLUMN=VALUES",
               help="An input and its values: batch=1,2,4,...,256 | gpus=1..64 | "
-                   "gpu=h100-sxm,h200 | gpu=* | weight_dtype=bf16,fp8. Give one or two.")
+                   "gpu=h100-sxm,h200 | gpu=* | weight_dtype=bf16,fp8. Give one or two "
+                   "(with --frontier: the configurations to compare, any number).")
+@click.option("--frontier", is_flag=True,
+              help="The throughput-interactivity frontier instead: output tokens/s per GPU "
+                   "against tokens/s per user (1/TPOT) over --concurrency, for each "
+                   "configuration --vary makes, as one engine (GPUs = TP x PP); Pareto-optimal "
+                   "points marked, the cheapest point meeting the SLO at each interactivity "
+                   "level listed. --out writes .csv or .xlsx (a Frontier sheet with a chart).")
+@click.option("--concurrency", "concurrency", default=CONCURRENCY_DEFAULT, show_default=True,
+              metavar="VALUES", help="With --frontier: closed-loop clients of the engine to "
+              "sweep (1 to 100,000,000), e.g. 1,2,4,...,1024 or 1..64 or 8,16,32.")
+@click.option("--levels", "levels", metavar="TOKENS_PER_S_PER_USER",
+              help="With --frontier: the interactivity levels (tokens/s per user, "
+                   "comma-separated) to find the cheapest configuration at (default: those "
+                   "of the Pareto-optimal points that meet the SLO).")
 @click.option("--show", default="ttft_s,tpot_s,max_concurrent_sequences,fits",
               show_default=True, help="Output columns to show, comma-separated.")
 @click.option("--out", "out_path", type=click.Path(path_type=Path),
@@ -61,9 +78,28 @@ def _progress_bar(total: int, label: str = "evaluating") -> Any:
 @json_option
 @click.pass_context
 def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str, ...],
-          show: str, out_path: Path | None, force: bool, as_json: bool) -> None:
+          frontier: bool, concurrency: str, levels: str | None, show: str,
+          out_path: Path | None, force: bool, as_json: bool) -> None:
     """A sensitivity table (like Excel's Data Tables): one scenario's outputs over one or two
-    varied inputs, evaluated in one vectorized call."""
+    varied inputs, evaluated in one vectorized call; or, with --frontier, the scenario's
+    throughput-interactivity frontier.
+
+    \b
+    Examples:
+      planner sweep demo/llama3-70b-chat-h100-tp4 --vary batch=1,2,4,...,256
+      planner sweep demo/llama3-70b-chat-h100-tp4 --frontier --vary gpu=h100-sxm,b200
+      planner sweep demo/llama3-70b-chat-h100-tp4 --frontier --vary tp=2,4,8 \\
+          --concurrency 1..64 --out frontier.xlsx
+    """
+    if frontier:
+        _frontier(ctx, ref, fleet_name, vary, concurrency, levels, out_path, force, as_json)
+        return
+    if not vary:
+        raise ValidationError("--vary", "give one or two variations, e.g. --vary "
+                              "batch=1,2,4,...,256 (or --frontier)")
+    if levels is not None or concurrency != CONCURRENCY_DEFAULT:
+        raise ValidationError("--concurrency/--levels", "work with --frontier (a sweep "
+                              "varies concurrency with --vary concurrency=...)")
     # lazy: ~29 ms of imports, only when this runs
     from planner.sheet.sweep import build_grid
 
@@ -147,6 +183,39 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     if unmeasured & set(grid.varied["gpu"].tolist() if "gpu" in grid.varied else ()):
         click.echo("* GPU whose serving efficiencies are not measured: planner defaults "
                    "(estimates on it are less sure)")
+
+
+def _frontier(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str, ...],
+              concurrency: str, levels: str | None, out_path: Path | None, force: bool,
+              as_json: bool) -> None:
+    """``sweep --frontier`` (:mod:`planner.sheet.frontier`, printed by
+    :mod:`planner.cli.frontier`)."""
+    # lazy: the frontier's CLI side and compute, only with --frontier
+    from planner.cli import frontier as cli_frontier
+
+    # lazy: the frontier's compute (numpy, the sweep's grid), only with --frontier
+    from planner.sheet.frontier import frontier as run
+
+    sc, base = _base(ctx, ref, fleet_name)
+    if sc.kind != "inference":
+        raise ValidationError("SCENARIO", "an inference scenario (a frontier is of serving)",
+                              value=f"{sc.fleet}/{sc.name}")
+    points = cli_frontier.concurrency_values(concurrency)
+    wanted = cli_frontier.level_values(levels)
+    variations = _variations(ctx, vary, sc.kind)
+    if out_path is not None:
+        _check_out(out_path, force)
+    ws = workspace(ctx)
+    result = run(base, variations, ws.model_specs(), ws.gpu_specs(), concurrency=points,
+                 levels=wanted, profiles=ws.calibration_figures())
+    title = f"{sc.fleet}/{sc.name}"
+    if out_path is not None:
+        cli_frontier.write_file(title, result, out_path)
+        click.echo(f"wrote {len(result.points):,} points to {out_path}", err=True)
+    if as_json:
+        emit_json(cli_frontier.as_json(title, result))
+        return
+    cli_frontier.print_text(title, result)
 
 
 def _states(frame: Any, grid: Any, base: dict[str, Any], columns: list[str],

@@ -39,8 +39,8 @@ class Reports:
         self.measurements = measurements
 
     def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
-               sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
-               ) -> Any:
+               sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None,
+               frontiers: list[tuple[str, Any]] | None = None) -> Any:
         """Write an Excel report of ``fleets`` (default: all) that still computes."""
         # lazy: openpyxl, which only an export needs (the UI starts without it)
         from planner.io.xlsx.workbook import ExportReport, build_workbook, save_workbook
@@ -55,7 +55,8 @@ class Reports:
                 for m in (self.measurements.list() if self.measurements else [])]
         built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress,
                                profiles=self.evaluation.profiles(), runs=runs,
-                               plans=self.plans(names, scenarios) if self.plans else ())
+                               plans=self.plans(names, scenarios) if self.plans else (),
+                               frontiers=frontiers or ())
         save_workbook(built, Path(path), force=force)
         return ExportReport(Path(path), sum(s.kind == "inference" for s in scenarios),
                             sum(s.kind == "training" for s in scenarios), len(models), len(gpus),

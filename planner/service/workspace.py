@@ -452,10 +452,13 @@ class Workspace:
         return self._calibration.profile(name, version)
 
     def export(self, path: Any, fleets: list[str] | None = None, *, force: bool = False,
-               sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None
-               ) -> Any:
-        """Write an Excel report of ``fleets`` (default: all) that still computes."""
-        return self._reports.export(path, fleets, force=force, sweeps=sweeps, progress=progress)
+               sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None,
+               frontiers: list[tuple[str, Any]] | None = None) -> Any:
+        """Write an Excel report of ``fleets`` (default: all) that still computes;
+        ``frontiers``: (title, :class:`planner.sheet.frontier.Frontier`) pairs, each a
+        Frontier sheet with its chart."""
+        return self._reports.export(path, fleets, force=force, sweeps=sweeps, progress=progress,
+                                    frontiers=frontiers)
 
     def import_workbook(self, path: Any, *, fleet: str | None = None,
                         dry_run: bool = False) -> list[Any]:

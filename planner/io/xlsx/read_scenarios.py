@@ -149,10 +149,12 @@ def _scenario_kinds(path: Path, sheet_names: dict[str, str]) -> list[str]:
     """The scenario kinds whose sheet the workbook has; a sheet no planner report has, or
     neither scenario sheet, is refused."""
     unknown = [s for s in sheet_names
-               if s not in KNOWN_SHEETS and not s.startswith(("Sweep ", "Plan ")) and s != "Plan"]
+               if s not in KNOWN_SHEETS and not s.startswith(("Sweep ", "Plan ", "Frontier "))
+               and s not in ("Plan", "Frontier")]
     if unknown:
         raise ImportError_(path, problem=f"unknown sheet(s) {', '.join(unknown)}; a planner "
-                           f"report has {', '.join(KNOWN_SHEETS)}, 'Sweep N' and 'Plan' sheets")
+                           f"report has {', '.join(KNOWN_SHEETS)}, 'Sweep N', 'Frontier' and "
+                           "'Plan' sheets")
     present = [kind for kind, sheet in SCENARIO_SHEETS.items() if sheet in sheet_names]
     if not present:
         raise ImportError_(path, problem="no Scenarios or Training sheet")

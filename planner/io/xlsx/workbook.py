@@ -6,11 +6,11 @@ Python and Excel share one definition of every figure; model and GPU figures are
 their sheets with INDEX/MATCH. Only functions Excel and LibreOffice both evaluate are used (IF,
 MIN, MAX, INT, INDEX, MATCH, SUBSTITUTE, EXACT, SUM, SUMPRODUCT). User text (names, notes)
 never enters a formula: formulas reference the cells that hold it, and compare it as a name,
-never as a pattern (MATCH's wildcards escaped, totals by EXACT). The Summary, Plan and sweep
-print blocks have modules of their own (summary, plan, sweep); so do the scenario sheets
-(scenarios), Calibration (calibration) and the catalog sheets (catalog). Text starting
-with ``= + - @``, a tab or a carriage return is written as text (quote prefix), never as a
-formula.
+never as a pattern (MATCH's wildcards escaped, totals by EXACT). The Summary, Plan, Frontier
+and sweep print blocks have modules of their own (summary, plan, frontier, sweep); so do the
+scenario sheets (scenarios), Calibration (calibration) and the catalog sheets (catalog).
+Text starting with ``= + - @``, a tab or a carriage return is written as text (quote prefix),
+never as a formula.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from planner.io.xlsx.calibration import (
     write_calibration,
 )
 from planner.io.xlsx.catalog import write_gpus, write_lists, write_models
+from planner.io.xlsx.frontier import SHEET as FRONTIER_SHEET
+from planner.io.xlsx.frontier import write_frontier
 from planner.io.xlsx.layout import (
     GPU_SHEET,
     SCENARIO_SHEETS,
@@ -115,11 +117,13 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
                    gpus: Sequence[GpuInfo], *, sweeps: Sequence[Sweep] = (),
                    progress: Callable[[int], None] | None = None,
                    profiles: Sequence[CalibrationFigures] = (),
-                   runs: Sequence[Run] = (), plans: Sequence[Any] = ()) -> Built:
+                   runs: Sequence[Run] = (), plans: Sequence[Any] = (),
+                   frontiers: Sequence[tuple[str, Any]] = ()) -> Built:
     """The whole report (saved by :func:`save_workbook`). ``profiles``: the calibration
     profiles scenarios may pick (their figures reach the formulas through the Calibration
     sheet); ``runs``: measured runs, of which those on an exported scenario's GPU and engine
-    are listed on the Calibration sheet."""
+    are listed on the Calibration sheet; ``frontiers``: (title, frontier) pairs, each a
+    Frontier sheet (:mod:`.frontier`)."""
     wb = Workbook()
     styles = Styles(wb)
     summary = wb.worksheets[0]
@@ -137,6 +141,9 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     ctx.cached["GPUs"] = write_gpus(wb.create_sheet("GPUs"), gpus)
     write_lists(wb.create_sheet("Lists"))
     _sweep_sheets(ctx, sweeps)
+    for k, (title, result) in enumerate(frontiers, 1):
+        ws = wb.create_sheet(FRONTIER_SHEET if len(frontiers) == 1 else f"{FRONTIER_SHEET} {k}")
+        ctx.cached[ws.title] = write_frontier(ws, title, result)
     _calibration_sheets(ctx, predictions)
     price_col = get_column_letter(next(j for j, (key, *_r) in enumerate(GPU_SHEET, 1)
                                        if key == "price_usd_per_hour"))

@@ -60,9 +60,14 @@ def bar_chart(labels: list[str], values: list[float], shown: Callable[[float], s
 
 
 class SweepScreen(ModalScreen[None]):
-    """Vary one input of a scenario: a table of key outputs and a chart of one of them."""
+    """Vary one input of a scenario: a table of key outputs and a chart of one of them; or
+    (ctrl+f) the scenario's throughput-interactivity frontier over the configurations the
+    fields name (:mod:`planner.tui.state.frontier`)."""
 
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS = [Binding("escape", "close", "Close"),
+                Binding("ctrl+f", "frontier", "Frontier / sweep")]
+    frontier = False
+    """Whether Enter runs the frontier (ctrl+f toggles) instead of the sweep."""
 
     def __init__(self, sc: Scenario, column: str, models: dict[str, ModelSpec],
                  gpus: dict[str, GpuSpec],
@@ -75,8 +80,8 @@ class SweepScreen(ModalScreen[None]):
         default = {"batch": "1,2,4,...,256", "prompt_tokens": "512,1024,...,8192",
                    "gpu": "*"}.get(self.column, "")
         with Vertical():
-            yield Label(f"[b]Sweep {self.sc.name}[/]: vary one input (Enter to run, Esc to "
-                        "close)")
+            yield Label(f"[b]Sweep {self.sc.name}[/]: vary one input (Enter to run, ctrl+f "
+                        "frontier, Esc to close)", id="hint")
             with Horizontal():
                 yield Input(value=self.column, id="column", placeholder="input column")
                 yield Input(value=default, id="values",
@@ -90,8 +95,50 @@ class SweepScreen(ModalScreen[None]):
         if self.query_one("#values", Input).value:
             self.run_sweep()
 
+    def action_frontier(self) -> None:
+        """Toggle between the sweep and the frontier, and run the one now shown."""
+        self.frontier = not self.frontier
+        self.query_one("#hint", Label).update(
+            f"[b]Frontier of {self.sc.name}[/]: configurations to compare (gpu = h100-sxm,b200; "
+            "tp = 2,4,8) or concurrency = 1,2,4,...,1024 (Enter to run, ctrl+f sweep, Esc "
+            "to close)" if self.frontier else
+            f"[b]Sweep {self.sc.name}[/]: vary one input (Enter to run, ctrl+f frontier, Esc "
+            "to close)")
+        self.run_sweep()
+
+    def run_frontier(self) -> None:
+        """The frontier table, Pareto points marked and bold, and the cheapest per level."""
+        # lazy: the frontier's state module, only in frontier mode
+        from planner.tui.state.frontier import CHEAPEST_HEADERS, frontier_view
+
+        view = frontier_view(self.sc, self.query_one("#column", Input).value,
+                             self.query_one("#values", Input).value, self.models, self.gpus,
+                             self.profiles)
+        if view.error:
+            self.query_one("#table", Static).update(Text(view.error, style="bold red"))
+            self.query_one("#chart", Static).update("")
+            return
+        table = Table(title=view.title)
+        for k, head in enumerate(view.headers):
+            table.add_column(head, justify="left" if k in (0, len(view.headers) - 2)
+                             else "right")
+        for row, optimal, meets in zip(view.rows, view.pareto, view.meets, strict=True):
+            table.add_row(*map(Text, row), style="bold" if optimal else "" if meets else "dim")
+        self.query_one("#table", Static).update(table)
+        cheapest = Table(title="Cheapest configuration meeting the SLO at each interactivity "
+                               "level")
+        for k, head in enumerate(CHEAPEST_HEADERS):
+            cheapest.add_column(head, justify="left" if k == 1 else "right")
+        for row in view.cheapest:
+            cheapest.add_row(*map(Text, row))
+        self.query_one("#chart", Static).update(
+            cheapest if view.cheapest else Text("No point meets the SLO.", style="bold"))
+
     @on(Input.Submitted)
     def run_sweep(self) -> None:
+        if self.frontier:
+            self.run_frontier()
+            return
         # lazy: ~7 ms of imports, only when this runs
         from planner.sheet.sweep import build_grid, parse_variation
 
