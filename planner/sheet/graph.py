@@ -18,7 +18,7 @@ from graphlib import CycleError, TopologicalSorter
 from typing import Any
 
 from planner.errors import PlannerError
-from planner.estimator.ops import Coded
+from planner.estimator.ops import Coded, Repeats
 
 CHUNK_ROWS = 65_536
 """Rows evaluated per pass over the formulas (512 KiB per float64 column: fits in cache)."""
@@ -50,7 +50,9 @@ class FormulaGraph:
     """The columns computed by ``formulas`` and the input columns they need."""
 
     def __init__(self, formulas: Sequence[Callable[..., Any]],
-                 derived: Sequence[Callable[..., Any]] = ()) -> None:
+                 derived: Sequence[Callable[..., Any]] = (), *, repeats: bool = True) -> None:
+        """``repeats`` False: ignore the formulas' :class:`Repeats` shortcuts (every formula
+        is evaluated on every row; the tests' reference)."""
         self.formulas: dict[str, Callable[..., Any]] = {f.__name__: f for f in formulas}
         """The output columns."""
         self.derived: dict[str, Callable[..., Any]] = {f.__name__: f for f in derived}
@@ -72,6 +74,21 @@ class FormulaGraph:
         """Per requested outputs: the formulas to run in order and the inputs they read."""
         self.inputs: frozenset[str] = frozenset(
             d for ds in self.deps.values() for d in ds if d not in self._all)
+        self.repeats: dict[str, Repeats] = {}
+        """Formula → its :class:`Repeats` shortcut (only with ``repeats`` True)."""
+        position = {n: i for i, n in enumerate(self.order)}
+        for name, f in self._all.items():
+            rule = getattr(f, "__planner_repeats__", None) if repeats else None
+            if rule is None:
+                continue
+            # the columns it reads must come before it (a column an evaluation did not need
+            # is absent when it runs: the formula is then evaluated on every row)
+            late = [c for c in (rule.column, *(c for pair in rule.when for c in pair))
+                    if position.get(c, -1) > position[name]]
+            if late:
+                raise ValueError(f"formula {name!r} repeats from columns computed after it: "
+                                 f"{', '.join(late)}")
+            self.repeats[name] = rule
 
     @property
     def outputs(self) -> tuple[str, ...]:
@@ -135,8 +152,23 @@ class FormulaGraph:
         return self._run_chunked(order, values, rows, progress, first=wanted)
 
     def _run(self, order: list[str], values: dict[str, Any]) -> None:
+        repeats = self.repeats
+        planned = set(order) if repeats else frozenset()
+        todo: dict[tuple[tuple[str, str], ...], Any] = {}
+        """Per :attr:`Repeats.when`: the rows where some pair differs (None: every row)."""
         for name in order:
-            values[name] = self._all[name](*(values[d] for d in self.deps[name]))
+            args = [values[d] for d in self.deps[name]]
+            rule = repeats.get(name)
+            if rule is None or not all(
+                    c in planned or (c not in self._all and c in values)
+                    for c in (rule.column, *(c for pair in rule.when for c in pair))):
+                # a column the shortcut reads is not evaluated here: evaluated as it is
+                values[name] = self._all[name](*args)
+                continue
+            if rule.when not in todo:
+                todo[rule.when] = _differing_rows(values, rule.when)
+            values[name] = _repeat(self._all[name], args, values[rule.column],
+                                   todo[rule.when])
 
     def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int,
                      progress: Callable[[int, int], None] | None = None,
@@ -180,6 +212,59 @@ class FormulaGraph:
             value = first[name]
             out[name] = (np.empty(rows, dtype=value.dtype) if getattr(value, "ndim", 0) == 1
                          else value)
+
+
+def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]) -> Any:
+    """The table's length and the indices of the rows where some pair of columns in ``when``
+    differs (NaN differs from itself), or None when the pairs are not all 1-D numpy arrays of
+    one length."""
+    first = values[when[0][0]]
+    if type(first).__module__ != "numpy" or getattr(first, "ndim", 0) != 1:
+        return None  # a one-row or symbolic evaluation: no shortcut, and no numpy import
+    import numpy as np  # imported already: the column is an array
+
+    same = None
+    for a, b in when:
+        va, vb = values[a], values[b]
+        if not (isinstance(va, np.ndarray) and isinstance(vb, np.ndarray)
+                and va.shape == vb.shape == first.shape):
+            return None
+        equal = va == vb
+        same = equal if same is None else np.logical_and(same, equal, out=same)
+    return len(first), np.flatnonzero(~same)
+
+
+def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any) -> Any:
+    """``f(*args)``, computed only on ``rows`` (indices, from :func:`_differing_rows`) and
+    ``earlier``'s value elsewhere: see :class:`Repeats`. Every argument is then a 1-D array of
+    the table's length (taken at ``rows``) or a number; anything else, and a result not of
+    ``earlier``'s shape and type, takes the whole evaluation."""
+    if rows is None:
+        return f(*args)
+    import numpy as np  # imported already: ``rows`` is an array
+
+    length, rows = rows
+    if not (isinstance(earlier, np.ndarray) and earlier.shape == (length,)) or (
+            rows.size == length):
+        return f(*args)
+    if rows.size == 0:
+        return earlier.copy()
+    taken = []
+    for arg in args:
+        if isinstance(arg, np.ndarray) and arg.shape == (length,):
+            taken.append(arg[rows])
+        elif isinstance(arg, (int, float, np.generic)) or (
+                isinstance(arg, np.ndarray) and arg.ndim == 0):
+            taken.append(arg)
+        else:
+            return f(*args)
+    part = f(*taken)
+    if not (isinstance(part, np.ndarray) and part.shape == rows.shape
+            and part.dtype == earlier.dtype):
+        return f(*args)
+    out = earlier.copy()
+    out[rows] = part
+    return out
 
 
 def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
