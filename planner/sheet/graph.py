@@ -151,7 +151,9 @@ class FormulaGraph:
             return values
         return self._run_chunked(order, values, rows, progress, first=wanted)
 
-    def _run(self, order: list[str], values: dict[str, Any]) -> None:
+    def _run(self, order: list[str], values: dict[str, Any], *, share: bool = False) -> None:
+        """Evaluate ``order`` into ``values``; ``share``: a column that repeats another on
+        every row may be that array itself (a chunked run copies every column out)."""
         repeats = self.repeats
         planned = set(order) if repeats else frozenset()
         todo: dict[tuple[tuple[str, str], ...], Any] = {}
@@ -168,7 +170,7 @@ class FormulaGraph:
             if rule.when not in todo:
                 todo[rule.when] = _differing_rows(values, rule.when)
             values[name] = _repeat(self._all[name], args, values[rule.column],
-                                   todo[rule.when])
+                                   todo[rule.when], share)
 
     def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int,
                      progress: Callable[[int, int], None] | None = None,
@@ -181,7 +183,7 @@ class FormulaGraph:
             stop = min(start + CHUNK_ROWS, rows)
             part = {k: (v[start:stop] if getattr(v, "ndim", 0) == 1 else v)
                     for k, v in values.items()}
-            self._run(order, part)
+            self._run(order, part, share=True)
             if start == 0:
                 self._allocate(order, part, out, rows, first)
             for name in order:
@@ -234,11 +236,13 @@ def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]
     return len(first), np.flatnonzero(~same)
 
 
-def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any) -> Any:
-    """``f(*args)``, computed only on ``rows`` (indices, from :func:`_differing_rows`) and
-    ``earlier``'s value elsewhere: see :class:`Repeats`. Every argument is then a 1-D array of
-    the table's length (taken at ``rows``) or a number; anything else, and a result not of
-    ``earlier``'s shape and type, takes the whole evaluation."""
+def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any,
+            share: bool = False) -> Any:
+    """``f(*args)``, computed only on ``rows`` (the table's length and indices, from
+    :func:`_differing_rows`) and ``earlier``'s value elsewhere: see :class:`Repeats`. Every
+    argument is then a 1-D array of the table's length (taken at ``rows``) or a number;
+    anything else, and a result not of ``earlier``'s shape and type, takes the whole
+    evaluation. No row to compute: a copy of ``earlier`` (``share``: ``earlier`` itself)."""
     if rows is None:
         return f(*args)
     import numpy as np  # imported already: ``rows`` is an array
@@ -248,7 +252,7 @@ def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any) -> 
             rows.size == length):
         return f(*args)
     if rows.size == 0:
-        return earlier.copy()
+        return earlier if share else earlier.copy()
     taken = []
     for arg in args:
         if isinstance(arg, np.ndarray) and arg.shape == (length,):
