@@ -21,13 +21,21 @@ from planner.estimator import scenario
 from planner.estimator.ops import Repeats
 from planner.sheet import graph as graph_module
 from planner.sheet.graph import FormulaGraph
-from planner.sheet.table import build_columns, graph
+from planner.sheet.rowfn import row_source
+from planner.sheet.table import (
+    build_columns,
+    graph,
+    inputs_of,
+    interpret_row,
+    row_function,
+    row_inputs,
+)
 
 MODELS = ("llama-3-8b", "llama-3-70b", "mistral-7b", "mixtral-8x7b")
 GPUS = ("h100-sxm", "h200", "l40s", "mi300x", "a100-80gb")
 
 
-def _grid(rows: int, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def _grid(rows: int, seed: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     rng = np.random.default_rng(seed)
     tp = rng.choice([1, 2, 4, 8], rows)
     pp = rng.choice([1, 1, 1, 2], rows)
@@ -99,6 +107,39 @@ def test_bit_identical_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(graph_module, "CHUNK_ROWS", 997)
     columns, _ = _grid(3_000, seed=11)
     _compare(columns)
+
+
+def test_the_row_function_gives_every_figure_and_type_of_the_graph() -> None:
+    """One scenario (the compiled row function of :mod:`planner.sheet.rowfn`, where a step
+    whose bounds did not move is the step before): every column the same bits and Python type
+    as the graph formula by formula on the same row's numbers (no shortcut on one row), on
+    rows that search for several steps and rows that stop at once."""
+    _, table = _grid(240, seed=5)
+    models = {m: resolve_model_spec(m) for m in MODELS}
+    gpus = load_gpus()
+    function = row_function("inference")
+    steps = []
+    for i in range(240):
+        row = {k: v[i].item() if isinstance(v[i], np.generic) else v[i]
+               for k, v in table.items()}
+        cols = row_inputs(row, models, gpus)
+        derived, outputs = function(cols)
+        ref_derived, ref_outputs = interpret_row("inference", cols)
+        for name, value in (*derived.items(), *outputs.items()):
+            ref = {**ref_derived, **ref_outputs}[name]
+            assert type(value) is type(ref) and _same(value, ref), (i, name, value, ref)
+        steps.append(sum(outputs[f"slo_search_{k}_low"] != outputs[f"slo_search_{k - 1}_low"]
+                         or outputs[f"slo_search_{k}_high"]
+                         != outputs[f"slo_search_{k - 1}_high"] for k in range(2, 11)))
+    assert steps.count(0) > 100 and max(steps) >= 5
+
+
+def test_the_row_function_tests_each_steps_bounds_once() -> None:
+    texts = frozenset(c.name for c in inputs_of("inference") if c.kind in ("choice", "text"))
+    source, _ = row_source(graph("inference"), texts)
+    assert len({line.split(" = ")[0] for line in source.splitlines()
+                if line.startswith("    _r")}) == 9  # steps 2..10
+    assert source.count("\n    if _r") == 72
 
 
 def test_only_the_rows_whose_pairs_differ_are_evaluated() -> None:

@@ -218,8 +218,8 @@ class FormulaGraph:
 
 def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]) -> Any:
     """The table's length and the indices of the rows where some pair of columns in ``when``
-    differs (NaN differs from itself), or None when the pairs are not all 1-D numpy arrays of
-    one length."""
+    differs (in any bit), or None when the pairs are not all 1-D numpy arrays of one length
+    and type."""
     first = values[when[0][0]]
     if type(first).__module__ != "numpy" or getattr(first, "ndim", 0) != 1:
         return None  # a one-row or symbolic evaluation: no shortcut, and no numpy import
@@ -229,9 +229,11 @@ def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]
     for a, b in when:
         va, vb = values[a], values[b]
         if not (isinstance(va, np.ndarray) and isinstance(vb, np.ndarray)
-                and va.shape == vb.shape == first.shape):
+                and va.shape == vb.shape == first.shape and va.dtype == vb.dtype):
             return None
-        equal = va == vb
+        # the same bits: the same numbers to every formula (-0.0 is not 0.0; a NaN is the NaN)
+        equal = (va.view(np.int64) == vb.view(np.int64) if va.dtype == np.float64
+                 else va == vb)
         same = equal if same is None else np.logical_and(same, equal, out=same)
     return len(first), np.flatnonzero(~same)
 
