@@ -110,24 +110,28 @@ def test_bit_identical_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_row_function_gives_every_figure_and_type_of_the_graph() -> None:
-    """One scenario (the compiled row function of :mod:`planner.sheet.rowfn`, where a step
-    whose bounds did not move is the step before): every column the same bits and Python type
-    as the graph formula by formula on the same row's numbers (no shortcut on one row), on
-    rows that search for several steps and rows that stop at once."""
+    """One scenario (the compiled row function of :mod:`planner.sheet.rowfn`, and the graph
+    formula by formula on Python numbers, where a step whose bounds did not move is the step
+    before in both): every column the same bits and Python type as the graph with the shortcut
+    off on the same row's numbers, on rows that search for several steps and rows that stop
+    at once."""
     _, table = _grid(240, seed=5)
     models = {m: resolve_model_spec(m) for m in MODELS}
     gpus = load_gpus()
     function = row_function("inference")
+    plain = FormulaGraph(scenario.INFERENCE, scenario.DERIVED_INFERENCE, repeats=False)
     steps = []
     for i in range(240):
         row = {k: v[i].item() if isinstance(v[i], np.generic) else v[i]
                for k, v in table.items()}
         cols = row_inputs(row, models, gpus)
         derived, outputs = function(cols)
-        ref_derived, ref_outputs = interpret_row("inference", cols)
+        interpreted = interpret_row("inference", cols)
+        reference = plain.compute(cols)
         for name, value in (*derived.items(), *outputs.items()):
-            ref = {**ref_derived, **ref_outputs}[name]
-            assert type(value) is type(ref) and _same(value, ref), (i, name, value, ref)
+            ref = reference[name]
+            for got in (value, {**interpreted[0], **interpreted[1]}[name]):
+                assert type(got) is type(ref) and _same(got, ref), (i, name, got, ref)
         steps.append(sum(outputs[f"slo_search_{k}_low"] != outputs[f"slo_search_{k - 1}_low"]
                          or outputs[f"slo_search_{k}_high"]
                          != outputs[f"slo_search_{k - 1}_high"] for k in range(2, 11)))
@@ -165,8 +169,11 @@ def test_only_the_rows_whose_pairs_differ_are_evaluated() -> None:
     out = g.compute({"x": x, "y": x.copy(), "s": 0.5})
     assert calls == [] and out["b"].tolist() == [1.5, 2.5, 3.5, 4.5]
     assert out["b"] is not out["a"]
-    calls.clear()  # one row (plain numbers): evaluated as it is, no numpy
-    assert g.compute({"x": 1.0, "y": 1.0, "s": 0.5})["b"] == 11.0 and calls == [1]
+    calls.clear()  # one row of Python numbers: ``a`` where the pair has the same type and bits
+    assert g.compute({"x": 1.0, "y": 1.0, "s": 0.5})["b"] == 1.5 and calls == []
+    assert g.compute({"x": 1.0, "y": 2.0, "s": 0.5})["b"] == 12.0 and calls == [1]
+    assert g.compute({"x": 1.0, "y": 1, "s": 0.5})["b"] == 11.0 and calls == [1, 1]
+    assert g.compute({"x": 0.0, "y": -0.0, "s": 0.5})["b"] == -0.0 and calls == [1, 1, 1]
     assert FormulaGraph([a, b], repeats=False).compute(
         {"x": x, "y": x.copy(), "s": 0.5})["b"].tolist() == [11.0, 22.0, 33.0, 44.0]
 

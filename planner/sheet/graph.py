@@ -13,6 +13,7 @@ parameter count below 2**53 exactly.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 from typing import Any
@@ -216,13 +217,24 @@ class FormulaGraph:
                          else value)
 
 
+_PLAIN_NUMBERS = (float, int, bool)
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Two Python numbers of one type with the same bits (-0.0 is not 0.0, NaN never equal)."""
+    return type(a) is type(b) and a == b and (
+        a != 0 or math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
 def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]) -> Any:
-    """The table's length and the indices of the rows where some pair of columns in ``when``
-    differs (in any bit), or None when the pairs are not all 1-D numpy arrays of one length
-    and type."""
+    """Where some pair of columns in ``when`` differs (in any bit or in type): for 1-D numpy
+    arrays the table's length and those rows' indices; for one row of Python numbers True
+    when no pair differs; None (no shortcut) when the pairs are neither."""
     first = values[when[0][0]]
+    if type(first) in _PLAIN_NUMBERS:  # one row (:func:`planner.sheet.table.interpret_row`)
+        return all(_same_number(values[a], values[b]) for a, b in when) or None
     if type(first).__module__ != "numpy" or getattr(first, "ndim", 0) != 1:
-        return None  # a one-row or symbolic evaluation: no shortcut, and no numpy import
+        return None  # a symbolic evaluation: no shortcut
     import numpy as np  # imported already: the column is an array
 
     same = None
@@ -244,9 +256,12 @@ def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any,
     :func:`_differing_rows`) and ``earlier``'s value elsewhere: see :class:`Repeats`. Every
     argument is then a 1-D array of the table's length (taken at ``rows``) or a number;
     anything else, and a result not of ``earlier``'s shape and type, takes the whole
-    evaluation. No row to compute: a copy of ``earlier`` (``share``: ``earlier`` itself)."""
+    evaluation. No row to compute: a copy of ``earlier`` (``share``: ``earlier`` itself); one
+    row of Python numbers whose pairs are the same (``rows`` True): ``earlier``."""
     if rows is None:
         return f(*args)
+    if rows is True:
+        return earlier
     import numpy as np  # imported already: ``rows`` is an array
 
     length, rows = rows

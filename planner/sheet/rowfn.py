@@ -187,8 +187,8 @@ class _Writer:
         each pair of its columns holds the same bits, ``local`` is the earlier column (as in
         the vectorized path), else the formula is computed. Its statements are then written
         inside a branch, so none of them is reused by a later formula. The shortcut is left
-        out where the earlier column's type is not the formula's (the value would be equal,
-        not the same Python type)."""
+        out where the earlier column's type is not the formula's, or a pair's two types differ
+        (the values would be equal, not the same Python values)."""
         start = len(self.lines)
         self.lazy += 1
         try:
@@ -198,7 +198,7 @@ class _Writer:
         earlier, earlier_kind = self.names[rule.column]
         pairs = [(self.names[a], self.names[b]) for a, b in rule.when]
         if kind is None or kind != earlier_kind or any(
-                ka not in _NUMERIC or kb not in _NUMERIC for (_, ka), (_, kb) in pairs):
+                ka not in _NUMERIC or ka != kb for (_, ka), (_, kb) in pairs):
             return kind
         flag = self.guards.get(rule.when)
         head = []
