@@ -206,7 +206,7 @@ class FormulaGraph:
         floats = sorted((n for n in order if getattr(first[n], "ndim", 0) == 1
                          and first[n].dtype == np.float64),
                         key=lambda n: rank.get(n, len(rank)))
-        block = np.empty((len(floats), rows))
+        block = _block((len(floats), rows))
         for i, name in enumerate(floats):
             out[name] = block[i]
         for name in order:
@@ -215,6 +215,28 @@ class FormulaGraph:
             value = first[name]
             out[name] = (np.empty(rows, dtype=value.dtype) if getattr(value, "ndim", 0) == 1
                          else value)
+
+
+def _block(shape: tuple[int, int]) -> Any:
+    """``np.empty(shape)`` (float64) without numpy's transparent-huge-page hint. numpy asks the
+    kernel for 2 MiB pages for every allocation of 4 MiB or more (``madvise(MADV_HUGEPAGE)``;
+    ``NUMPY_MADVISE_HUGEPAGE``); with the usual ``defrag = madvise`` setting of
+    ``/sys/kernel/mm/transparent_hugepage`` the kernel then compacts memory to find each page at
+    its first touch, in the evaluating thread. A chunked evaluation writes its output block
+    once: ``benchmarks/bench_sheet_cpu.py`` at 300,000 rows spent 2.5-3.4 s of system CPU with
+    the hint and 0.7-0.9 s without, the user time the same (see
+    ``benchmarks/results/sheet_speed.txt``)."""
+    import numpy as np
+
+    core = getattr(np, "_core", None) or np.core  # numpy 2 / numpy 1.26
+    hint = getattr(core.multiarray, "_set_madvise_hugepage", None)
+    if hint is None:
+        return np.empty(shape)
+    before = hint(False)
+    try:
+        return np.empty(shape)
+    finally:
+        hint(before)
 
 
 _PLAIN_NUMBERS = (float, int, bool)
