@@ -71,8 +71,10 @@ class FormulaGraph:
                 n for n in TopologicalSorter(self.deps).static_order() if n in self._all)
         except CycleError as exc:  # a programming error in the formula list
             raise ValueError(f"formula cycle: {exc.args[1]}") from exc
-        self._plans: dict[tuple[str, ...], tuple[list[str], frozenset[str]]] = {}
-        """Per requested outputs: the formulas to run in order and the inputs they read."""
+        self._plans: dict[tuple[str, ...], tuple[list[str], frozenset[str],
+                                                 dict[str, Repeats]]] = {}
+        """Per requested outputs: the formulas to run in order, the inputs they read and the
+        shortcuts that hold there."""
         self.inputs: frozenset[str] = frozenset(
             d for ds in self.deps.values() for d in ds if d not in self._all)
         self.repeats: dict[str, Repeats] = {}
@@ -138,44 +140,54 @@ class FormulaGraph:
         plan = self._plans.get(wanted)
         if plan is None:  # the formulas and inputs ``wanted`` needs, worked out once
             needed = self.closure(wanted)
-            plan = self._plans[wanted] = (
-                [n for n in self.order if n in needed],
-                frozenset(d for n in needed for d in self.deps[n] if d not in self._all))
-        order, inputs = plan
+            inputs = frozenset(d for n in needed for d in self.deps[n] if d not in self._all)
+            # a shortcut whose columns are all evaluated or read here (else: evaluated as is)
+            rules = {n: rule for n, rule in self.repeats.items() if n in needed and all(
+                c in needed or c in inputs
+                for c in (rule.column, *(c for pair in rule.when for c in pair)))}
+            plan = self._plans[wanted] = ([n for n in self.order if n in needed], inputs,
+                                          rules)
+        order, inputs, rules = plan
         missing = {d for d in inputs if d not in columns}
         if missing:
             raise MissingInputError(missing)
         values = _as_float_arrays(columns)
         rows = max((len(v) for v in values.values() if getattr(v, "ndim", 0) == 1), default=0)
         if rows <= CHUNK_ROWS:
-            self._run(order, values)
+            self._run(order, values, rules)
             return values
-        return self._run_chunked(order, values, rows, progress, first=wanted)
+        return self._run_chunked(order, values, rows, progress, first=wanted, rules=rules)
 
-    def _run(self, order: list[str], values: dict[str, Any], *, share: bool = False) -> None:
-        """Evaluate ``order`` into ``values``; ``share``: a column that repeats another on
-        every row may be that array itself (a chunked run copies every column out)."""
-        repeats = self.repeats
-        planned = set(order) if repeats else frozenset()
+    def _run(self, order: list[str], values: dict[str, Any],
+             rules: Mapping[str, Repeats] | None = None, *, share: bool = False) -> None:
+        """Evaluate ``order`` into ``values``, with the :class:`Repeats` shortcuts ``rules``;
+        ``share``: a column that repeats another on every row may be that array itself (a
+        chunked run copies every column out)."""
+        formulas, deps = self._all, self.deps
+        if not rules:
+            for name in order:
+                values[name] = formulas[name](*[values[d] for d in deps[name]])
+            return
         todo: dict[tuple[tuple[str, str], ...], Any] = {}
-        """Per :attr:`Repeats.when`: the rows where some pair differs (None: every row)."""
+        """Per :attr:`Repeats.when`: where some pair differs (:func:`_differing_rows`)."""
         for name in order:
-            args = [values[d] for d in self.deps[name]]
-            rule = repeats.get(name)
-            if rule is None or not all(
-                    c in planned or (c not in self._all and c in values)
-                    for c in (rule.column, *(c for pair in rule.when for c in pair))):
-                # a column the shortcut reads is not evaluated here: evaluated as it is
-                values[name] = self._all[name](*args)
+            rule = rules.get(name)
+            if rule is None:
+                values[name] = formulas[name](*[values[d] for d in deps[name]])
                 continue
-            if rule.when not in todo:
-                todo[rule.when] = _differing_rows(values, rule.when)
-            values[name] = _repeat(self._all[name], args, values[rule.column],
-                                   todo[rule.when], share)
+            rows = todo.get(rule.when, todo)
+            if rows is todo:
+                rows = todo[rule.when] = _differing_rows(values, rule.when)
+            if rows is True:  # one row, the same numbers as the step before: its value
+                values[name] = values[rule.column]
+                continue
+            values[name] = _repeat(formulas[name], [values[d] for d in deps[name]],
+                                   values[rule.column], rows, share)
 
     def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int,
                      progress: Callable[[int, int], None] | None = None,
-                     first: Sequence[str] = ()) -> dict[str, Any]:
+                     first: Sequence[str] = (),
+                     rules: Mapping[str, Repeats] | None = None) -> dict[str, Any]:
         """Evaluate ``CHUNK_ROWS`` rows at a time: the temporaries of a formula chain then stay
         in cache, which is several times faster than whole-column passes over 8 MB arrays."""
 
@@ -184,7 +196,7 @@ class FormulaGraph:
             stop = min(start + CHUNK_ROWS, rows)
             part = {k: (v[start:stop] if getattr(v, "ndim", 0) == 1 else v)
                     for k, v in values.items()}
-            self._run(order, part, share=True)
+            self._run(order, part, rules, share=True)
             if start == 0:
                 self._allocate(order, part, out, rows, first)
             for name in order:
