@@ -271,7 +271,7 @@ def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]
         return None  # a symbolic evaluation: no shortcut
     import numpy as np  # imported already: the column is an array
 
-    same = None
+    same = np.ones(first.shape, dtype=bool)
     for a, b in when:
         va, vb = values[a], values[b]
         if not (isinstance(va, np.ndarray) and isinstance(vb, np.ndarray)
@@ -280,7 +280,7 @@ def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]
         # the same bits: the same numbers to every formula (-0.0 is not 0.0; a NaN is the NaN)
         equal = (va.view(np.int64) == vb.view(np.int64) if va.dtype == np.float64
                  else va == vb)
-        same = equal if same is None else np.logical_and(same, equal, out=same)
+        np.logical_and(same, equal, out=same)
     return len(first), np.flatnonzero(~same)
 
 
