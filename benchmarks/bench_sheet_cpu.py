@@ -1,9 +1,10 @@
 """CPU time (``time.process_time``) of ``bench_sheet.py``'s two 1M-row cases: every output, and
 every output with mixed serving engines and request rates. On a shared, loaded machine the
 wall times of ``bench_sheet.py`` vary by 3x between runs; CPU time does not. Of the CPU time,
-the system part is mostly the kernel's first touch of the output block's fresh pages, which on
-this project's VMs varies from 0.1 to 5 s between identical runs (host memory reclaimed under
-the guest); the user part is the evaluation's own and is printed beside it.
+the system part is mostly the kernel's first touch of fresh memory, and where numpy asks for
+transparent huge pages (every array of 4 MiB or more) the compaction that finds them, which
+varied from 0.3 to 7 s between identical runs on this project's loaded VMs; the user part is
+the evaluation's own and is printed beside it.
 
     PYTHONPATH=. python benchmarks/bench_sheet_cpu.py
 """
