@@ -4,6 +4,7 @@ models, down and up again on populated data, and old databases upgraded on open.
 from __future__ import annotations
 
 import getpass
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -20,17 +21,17 @@ pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0013",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0016",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
-                                   "0013"]
+                                   "0013", "0016"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0013"
+    assert migrate.current(engine) == "0016"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -68,11 +69,8 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
         seeded = conn.execute(text("SELECT count(*) FROM gpus WHERE nvfp4_flops_per_s > 0 "
                                    "OR mxfp4_flops_per_s > 0")).scalar()
         conn.execute(text("UPDATE gpus SET nvfp4_flops_per_s = NULL, mxfp4_flops_per_s = NULL"))
-        # the front-end inputs (0003) come back at 0003's server defaults (0.04 s, 0.02 s,
-        # 0.0002 s: vLLM's figures, which 0 = "the engine's front end" replaced, issue 23)
-        # after a downgrade below 0003: set so here, the round trip compares the rest
-        conn.execute(text("UPDATE scenarios SET request_latency_s = 0.04, "
-                          "request_overhead_s = 0.02, stream_overhead_s_per_token = 0.0002"))
+    # the front-end inputs are at 0 (the engine's front end): a downgrade below 0003 drops
+    # them, 0003 restores its defaults (vLLM's figures) and 0016 sets those back to 0
     engine.dispose()
     assert seeded == 6  # b200, b300, gb200, gb300, rtx-pro-6000 (both), mi355x (MXFP4)
     before = dump(db_url)
@@ -147,7 +145,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0013")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0016")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for
@@ -201,3 +199,49 @@ def test_0012_gives_the_shipped_gpus_their_wiring_and_others_none(db_url: str) -
     assert rows["mi300x"] == (8, 7, 5, 400.0)
     assert rows["gb200"] == (72, None, 5, 400.0)
     assert rows["my-card"] == (None, None, None, None)
+
+
+FRONT_END_INPUTS = ("request_latency_s", "request_overhead_s", "stream_overhead_s_per_token")
+
+
+def _front_end_inputs(conn: Any) -> dict[str, tuple[float, float, float]]:
+    rows = conn.execute(text(f"SELECT name, {', '.join(FRONT_END_INPUTS)} FROM scenarios "
+                             "WHERE name IN ('stored', 'typed', 'none')"))
+    return {r[0]: tuple(r[1:]) for r in rows}
+
+
+def test_0016_sets_the_old_front_end_defaults_to_0_and_back(db_url: str) -> None:
+    """A scenario stored with 0003's front-end defaults (vLLM's 0.04 s, 0.02 s, 0.0002 s per
+    token) gets 0 = its engine's front end (SGLang's 0.02 s latency here); values a user typed
+    stay, column by column; a downgrade gives 0 back the old defaults."""
+    with Workspace.open(db_url) as ws:
+        ws.new_fleet("fe", "")
+        for name in ("stored", "typed", "none"):
+            ws.new_scenario("fe", name, model="llama-3-8b", gpu="h100-sxm", engine="sglang")
+    engine = make_engine(db_url)
+    migrate.downgrade(engine, "0013")
+    with engine.begin() as conn:
+        assert _front_end_inputs(conn) == {n: (0.04, 0.02, 0.0002)  # 0 read back as the old
+                                           for n in ("stored", "typed", "none")}  # default
+        conn.execute(text("UPDATE scenarios SET request_latency_s = 0.03, "
+                          "stream_overhead_s_per_token = 0.0005 WHERE name = 'typed'"))
+        conn.execute(text("UPDATE scenarios SET request_latency_s = 0, request_overhead_s = 0, "
+                          "stream_overhead_s_per_token = 0 WHERE name = 'none'"))
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == "0016"
+    with engine.connect() as conn:
+        assert _front_end_inputs(conn) == {"stored": (0.0, 0.0, 0.0),
+                                           "typed": (0.03, 0.0, 0.0005),
+                                           "none": (0.0, 0.0, 0.0)}
+    with Workspace.open(db_url) as ws:  # the stored scenario now takes SGLang's front end
+        stored = ws.evaluate(ws.scenario("fe", "stored"))
+        typed = ws.evaluate(ws.scenario("fe", "typed"))
+    assert stored["request_latency_effective_s"] == 0.02  # SGLang HTTP server, frontends.py
+    assert typed["request_latency_effective_s"] == 0.03
+    migrate.downgrade(engine, "0013")
+    with engine.connect() as conn:
+        # an explicit 0 typed before 0016 (no front-end time, then) reads as the default
+        assert _front_end_inputs(conn) == {"stored": (0.04, 0.02, 0.0002),
+                                           "typed": (0.03, 0.02, 0.0005),
+                                           "none": (0.04, 0.02, 0.0002)}
+    engine.dispose()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 
 class NumpyOnFirstUse:
@@ -203,6 +203,21 @@ def exact_power(base: float, exponent: float) -> float | None:
     if base == 0 and exponent > 0 and math.copysign(1.0, base) > 0:
         return 0.0
     return None
+
+
+class Repeats(NamedTuple):
+    """A formula's statement that, on every row where each pair of columns in ``when`` holds
+    equal values, its value is that of the earlier column ``column`` (it computes the same
+    formula of the same numbers there). :class:`FormulaGraph` then evaluates the formula only
+    on the other rows and copies ``column`` on these: an evaluation shortcut, never a different
+    figure (``tests/test_graph_repeats.py`` compares every column with the shortcut off). The
+    replica search's steps state it (:mod:`planner.estimator.slo`): once its bounds stop
+    moving, every later step repeats the last. A formula states it as its attribute
+    ``__planner_repeats__``; Excel formulas and explain render the formula itself. Evaluated
+    by :class:`planner.sheet.graph.FormulaGraph`."""
+
+    column: str
+    when: tuple[tuple[str, str], ...]
 
 
 class Coded:

@@ -16,7 +16,17 @@ import inspect
 from collections.abc import Callable
 
 from planner.estimator import serving
-from planner.estimator.ops import Value, ceil, floor, maximum, minimum, power, safe_div, where
+from planner.estimator.ops import (
+    Repeats,
+    Value,
+    ceil,
+    floor,
+    maximum,
+    minimum,
+    power,
+    safe_div,
+    where,
+)
 from planner.estimator.serving import QUEUE_WAIT_CAP_S
 
 SLO_PERCENTILES = {"50": 50, "90": 90, "99": 99}
@@ -318,10 +328,11 @@ def _previous(k: int) -> tuple[str, str]:
 
 
 def _column(name: str, doc: str, params: tuple[str, ...],
-            body: Callable[..., Value]) -> Callable[..., Value]:
+            body: Callable[..., Value], repeats: Repeats | None = None) -> Callable[..., Value]:
     """A formula column ``name`` reading ``params`` and computing ``body`` of them (the
     search's columns are the same formulas at every step, made here rather than written out
-    :data:`SEARCH_STEPS` times; :mod:`planner.estimator.serving` makes its iterations so)."""
+    :data:`SEARCH_STEPS` times; :mod:`planner.estimator.serving` makes its iterations so),
+    with its evaluation shortcut ``repeats`` (:class:`~planner.estimator.ops.Repeats`)."""
 
     def column(*args: Value) -> Value:
         return body(*args)
@@ -331,6 +342,8 @@ def _column(name: str, doc: str, params: tuple[str, ...],
     column.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
          for p in params], return_annotation="Value")
+    if repeats is not None:
+        column.__planner_repeats__ = repeats  # type: ignore[attr-defined]
     return column
 
 
@@ -343,6 +356,20 @@ def _search_low(low: Value, high: Value, meets: Value) -> Value:
 def _search_high(low: Value, high: Value, meets: Value) -> Value:
     """Bisection: the upper bound after judging the middle count; it always meets."""
     return where(meets, floor((low + high) / 2), high)
+
+
+def _repeats_previous(k: int, quantity: str) -> Repeats | None:
+    """Step ``k``'s column ``quantity`` repeats step ``k - 1``'s where the bounds it starts
+    from are those step ``k - 1`` started from: both steps are the same formulas of the same
+    scenario columns and of those bounds. The bounds stop moving only where the search has
+    ended (``low = high``: a step moves ``high`` down to the middle count, or ``low`` up past
+    it, unless both are already the middle), so on such rows the later steps are evaluated
+    as copies (:class:`~planner.estimator.ops.Repeats`)."""
+    if k == 1:
+        return None
+    low, high = _previous(k)
+    low_before, high_before = _previous(k - 1)
+    return Repeats(f"slo_search_{k - 1}_{quantity}", ((low, low_before), (high, high_before)))
 
 
 def _search_step(k: int) -> tuple[Callable[..., Value], ...]:
@@ -361,25 +388,29 @@ def _search_step(k: int) -> tuple[Callable[..., Value], ...]:
                    "serving_step_0_s")
     return (
         _column(name + "rate", f"Replica search, step {k}: the rate per replica at the middle "
-                "count.", (low, high, "target_requests_per_s"), _search_rate),
+                "count.", (low, high, "target_requests_per_s"), _search_rate,
+                _repeats_previous(k, "rate")),
         _column(name + "step_s", f"Replica search, step {k}: the operating step there.",
-                (name + "rate", *step_inputs), _search_step_s),
+                (name + "rate", *step_inputs), _search_step_s, _repeats_previous(k, "step_s")),
         _column(name + "work", f"Replica search, step {k}: the work per micro-batch step.",
                 (name + "rate", name + "step_s", "saturation_requests_per_step", "pp"),
-                _search_work),
+                _search_work, _repeats_previous(k, "work")),
         _column(name + "tpot_s", f"Replica search, step {k}: the TPOT there.",
-                (name + "work", "host_weight_stream_s", *_PART_INPUTS), _search_tpot_s),
+                (name + "work", "host_weight_stream_s", *_PART_INPUTS), _search_tpot_s,
+                _repeats_previous(k, "tpot_s")),
         _column(name + "ttft_s", f"Replica search, step {k}: the TTFT at the objective's "
                 "percentile there.", (name + "work", name + "tpot_s", name + "rate",
-                                      *_TTFT_INPUTS, *_PART_INPUTS), _search_ttft_s),
+                                      *_TTFT_INPUTS, *_PART_INPUTS), _search_ttft_s,
+                _repeats_previous(k, "ttft_s")),
         _column(name + "meets", f"Replica search, step {k}: whether the middle count meets "
                 "the SLO.", (name + "rate", name + "tpot_s", name + "ttft_s", "slo_ttft_s",
                              "slo_tpot_s", "serving_capacity_requests_per_s_replica"),
-                _search_meets),
+                _search_meets, _repeats_previous(k, "meets")),
         _column(name + "low", f"Replica search, step {k}: the lower bound.",
-                (low, high, name + "meets"), _search_low),
+                (low, high, name + "meets"), _search_low, _repeats_previous(k, "low")),
         _column(name + "high", f"Replica search, step {k}: the upper bound (a count that "
-                "meets the SLO).", (low, high, name + "meets"), _search_high))
+                "meets the SLO).", (low, high, name + "meets"), _search_high,
+                _repeats_previous(k, "high")))
 
 
 SEARCH: tuple[Callable[..., Value], ...] = tuple(

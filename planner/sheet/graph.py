@@ -13,12 +13,13 @@ parameter count below 2**53 exactly.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 from typing import Any
 
 from planner.errors import PlannerError
-from planner.estimator.ops import Coded
+from planner.estimator.ops import Coded, Repeats
 
 CHUNK_ROWS = 65_536
 """Rows evaluated per pass over the formulas (512 KiB per float64 column: fits in cache)."""
@@ -50,7 +51,9 @@ class FormulaGraph:
     """The columns computed by ``formulas`` and the input columns they need."""
 
     def __init__(self, formulas: Sequence[Callable[..., Any]],
-                 derived: Sequence[Callable[..., Any]] = ()) -> None:
+                 derived: Sequence[Callable[..., Any]] = (), *, repeats: bool = True) -> None:
+        """``repeats`` False: ignore the formulas' :class:`Repeats` shortcuts (every formula
+        is evaluated on every row; the tests' reference)."""
         self.formulas: dict[str, Callable[..., Any]] = {f.__name__: f for f in formulas}
         """The output columns."""
         self.derived: dict[str, Callable[..., Any]] = {f.__name__: f for f in derived}
@@ -68,10 +71,27 @@ class FormulaGraph:
                 n for n in TopologicalSorter(self.deps).static_order() if n in self._all)
         except CycleError as exc:  # a programming error in the formula list
             raise ValueError(f"formula cycle: {exc.args[1]}") from exc
-        self._plans: dict[tuple[str, ...], tuple[list[str], frozenset[str]]] = {}
-        """Per requested outputs: the formulas to run in order and the inputs they read."""
+        self._plans: dict[tuple[str, ...], tuple[list[str], frozenset[str],
+                                                 dict[str, Repeats]]] = {}
+        """Per requested outputs: the formulas to run in order, the inputs they read and the
+        shortcuts that hold there."""
         self.inputs: frozenset[str] = frozenset(
             d for ds in self.deps.values() for d in ds if d not in self._all)
+        self.repeats: dict[str, Repeats] = {}
+        """Formula → its :class:`Repeats` shortcut (only with ``repeats`` True)."""
+        position = {n: i for i, n in enumerate(self.order)}
+        for name, f in self._all.items():
+            rule = getattr(f, "__planner_repeats__", None) if repeats else None
+            if rule is None:
+                continue
+            # the columns it reads must come before it (a column an evaluation did not need
+            # is absent when it runs: the formula is then evaluated on every row)
+            late = [c for c in (rule.column, *(c for pair in rule.when for c in pair))
+                    if position.get(c, -1) > position[name]]
+            if late:
+                raise ValueError(f"formula {name!r} repeats from columns computed after it: "
+                                 f"{', '.join(late)}")
+            self.repeats[name] = rule
 
     @property
     def outputs(self) -> tuple[str, ...]:
@@ -120,27 +140,54 @@ class FormulaGraph:
         plan = self._plans.get(wanted)
         if plan is None:  # the formulas and inputs ``wanted`` needs, worked out once
             needed = self.closure(wanted)
-            plan = self._plans[wanted] = (
-                [n for n in self.order if n in needed],
-                frozenset(d for n in needed for d in self.deps[n] if d not in self._all))
-        order, inputs = plan
+            inputs = frozenset(d for n in needed for d in self.deps[n] if d not in self._all)
+            # a shortcut whose columns are all evaluated or read here (else: evaluated as is)
+            rules = {n: rule for n, rule in self.repeats.items() if n in needed and all(
+                c in needed or c in inputs
+                for c in (rule.column, *(c for pair in rule.when for c in pair)))}
+            plan = self._plans[wanted] = ([n for n in self.order if n in needed], inputs,
+                                          rules)
+        order, inputs, rules = plan
         missing = {d for d in inputs if d not in columns}
         if missing:
             raise MissingInputError(missing)
         values = _as_float_arrays(columns)
         rows = max((len(v) for v in values.values() if getattr(v, "ndim", 0) == 1), default=0)
         if rows <= CHUNK_ROWS:
-            self._run(order, values)
+            self._run(order, values, rules)
             return values
-        return self._run_chunked(order, values, rows, progress, first=wanted)
+        return self._run_chunked(order, values, rows, progress, first=wanted, rules=rules)
 
-    def _run(self, order: list[str], values: dict[str, Any]) -> None:
+    def _run(self, order: list[str], values: dict[str, Any],
+             rules: Mapping[str, Repeats] | None = None, *, share: bool = False) -> None:
+        """Evaluate ``order`` into ``values``, with the :class:`Repeats` shortcuts ``rules``;
+        ``share``: a column that repeats another on every row may be that array itself (a
+        chunked run copies every column out)."""
+        formulas, deps = self._all, self.deps
+        if not rules:
+            for name in order:
+                values[name] = formulas[name](*[values[d] for d in deps[name]])
+            return
+        todo: dict[tuple[tuple[str, str], ...], Any] = {}
+        """Per :attr:`Repeats.when`: where some pair differs (:func:`_differing_rows`)."""
         for name in order:
-            values[name] = self._all[name](*(values[d] for d in self.deps[name]))
+            rule = rules.get(name)
+            if rule is None:
+                values[name] = formulas[name](*[values[d] for d in deps[name]])
+                continue
+            rows = todo.get(rule.when, todo)
+            if rows is todo:
+                rows = todo[rule.when] = _differing_rows(values, rule.when)
+            if rows is True:  # one row, the same numbers as the step before: its value
+                values[name] = values[rule.column]
+                continue
+            values[name] = _repeat(formulas[name], [values[d] for d in deps[name]],
+                                   values[rule.column], rows, share)
 
     def _run_chunked(self, order: list[str], values: dict[str, Any], rows: int,
                      progress: Callable[[int, int], None] | None = None,
-                     first: Sequence[str] = ()) -> dict[str, Any]:
+                     first: Sequence[str] = (),
+                     rules: Mapping[str, Repeats] | None = None) -> dict[str, Any]:
         """Evaluate ``CHUNK_ROWS`` rows at a time: the temporaries of a formula chain then stay
         in cache, which is several times faster than whole-column passes over 8 MB arrays."""
 
@@ -149,7 +196,7 @@ class FormulaGraph:
             stop = min(start + CHUNK_ROWS, rows)
             part = {k: (v[start:stop] if getattr(v, "ndim", 0) == 1 else v)
                     for k, v in values.items()}
-            self._run(order, part)
+            self._run(order, part, rules, share=True)
             if start == 0:
                 self._allocate(order, part, out, rows, first)
             for name in order:
@@ -171,7 +218,7 @@ class FormulaGraph:
         floats = sorted((n for n in order if getattr(first[n], "ndim", 0) == 1
                          and first[n].dtype == np.float64),
                         key=lambda n: rank.get(n, len(rank)))
-        block = np.empty((len(floats), rows))
+        block = _block((len(floats), rows))
         for i, name in enumerate(floats):
             out[name] = block[i]
         for name in order:
@@ -180,6 +227,99 @@ class FormulaGraph:
             value = first[name]
             out[name] = (np.empty(rows, dtype=value.dtype) if getattr(value, "ndim", 0) == 1
                          else value)
+
+
+def _block(shape: tuple[int, int]) -> Any:
+    """``np.empty(shape)`` (float64) without numpy's transparent-huge-page hint. numpy asks the
+    kernel for 2 MiB pages for every allocation of 4 MiB or more (``madvise(MADV_HUGEPAGE)``;
+    ``NUMPY_MADVISE_HUGEPAGE``); with the usual ``defrag = madvise`` setting of
+    ``/sys/kernel/mm/transparent_hugepage`` the kernel then compacts memory to find each page at
+    its first touch, in the evaluating thread. A chunked evaluation writes its output block
+    once: ``benchmarks/bench_sheet_cpu.py`` at 300,000 rows spent 2.5-3.4 s of system CPU with
+    the hint and 0.7-0.9 s without, the user time the same (see
+    ``benchmarks/results/sheet_speed.txt``)."""
+    import numpy as np
+
+    core = getattr(np, "_core", None) or np.core  # numpy 2 / numpy 1.26
+    hint = getattr(core.multiarray, "_set_madvise_hugepage", None)
+    if hint is None:
+        return np.empty(shape)
+    before = hint(False)
+    try:
+        return np.empty(shape)
+    finally:
+        hint(before)
+
+
+_PLAIN_NUMBERS = (float, int, bool)
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Two Python numbers of one type with the same bits (-0.0 is not 0.0, NaN never equal)."""
+    return type(a) is type(b) and a == b and (
+        a != 0 or math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
+def _differing_rows(values: Mapping[str, Any], when: tuple[tuple[str, str], ...]) -> Any:
+    """Where some pair of columns in ``when`` differs (in any bit or in type): for 1-D numpy
+    arrays the table's length and those rows' indices; for one row of Python numbers True
+    when no pair differs; None (no shortcut) when the pairs are neither."""
+    first = values[when[0][0]]
+    if type(first) in _PLAIN_NUMBERS:  # one row (:func:`planner.sheet.table.interpret_row`)
+        return all(_same_number(values[a], values[b]) for a, b in when) or None
+    if type(first).__module__ != "numpy" or getattr(first, "ndim", 0) != 1:
+        return None  # a symbolic evaluation: no shortcut
+    import numpy as np  # imported already: the column is an array
+
+    same = np.ones(first.shape, dtype=bool)
+    for a, b in when:
+        va, vb = values[a], values[b]
+        if not (isinstance(va, np.ndarray) and isinstance(vb, np.ndarray)
+                and va.shape == vb.shape == first.shape and va.dtype == vb.dtype):
+            return None
+        # the same bits: the same numbers to every formula (-0.0 is not 0.0; a NaN is the NaN)
+        equal = (va.view(np.int64) == vb.view(np.int64) if va.dtype == np.float64
+                 else va == vb)
+        np.logical_and(same, equal, out=same)
+    return len(first), np.flatnonzero(~same)
+
+
+def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any,
+            share: bool = False) -> Any:
+    """``f(*args)``, computed only on ``rows`` (the table's length and indices, from
+    :func:`_differing_rows`) and ``earlier``'s value elsewhere: see :class:`Repeats`. Every
+    argument is then a 1-D array of the table's length (taken at ``rows``) or a number;
+    anything else, and a result not of ``earlier``'s shape and type, takes the whole
+    evaluation. No row to compute: a copy of ``earlier`` (``share``: ``earlier`` itself); one
+    row of Python numbers whose pairs are the same (``rows`` True): ``earlier``."""
+    if rows is None:
+        return f(*args)
+    if rows is True:
+        return earlier
+    import numpy as np  # imported already: ``rows`` is an array
+
+    length, rows = rows
+    if not (isinstance(earlier, np.ndarray) and earlier.shape == (length,)) or (
+            rows.size == length):
+        return f(*args)
+    if rows.size == 0:
+        return earlier if share else earlier.copy()
+    taken = []
+    for arg in args:
+        if isinstance(arg, np.ndarray) and arg.shape == (length,):
+            taken.append(arg[rows])
+        elif isinstance(arg, (int, float, np.generic)) or (
+                isinstance(arg, np.ndarray) and arg.ndim == 0):
+            taken.append(arg)
+        else:
+            return f(*args)
+    part = f(*taken)
+    if not (isinstance(part, np.ndarray) and part.shape == rows.shape
+            and part.dtype == earlier.dtype):
+        return f(*args)
+    out = earlier.copy()
+    out[rows] = part
+    return out
 
 
 def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from planner.estimator import ops
+from planner.estimator.ops import Repeats
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.symbolic import OperatorNode
 
@@ -118,6 +119,8 @@ class _Writer:
         self.lazy = 0
         """How many ``where`` branches deep the expression being written is."""
         self.keys: dict[int, Any] = {}
+        self.guards: dict[tuple[tuple[str, str], ...], str] = {}
+        """:attr:`Repeats.when` → the local that says whether its pairs hold the same bits."""
 
     def key(self, node: _Trace) -> Any:
         """The structural key of ``node``: equal for equal computations (constants by type
@@ -177,6 +180,37 @@ class _Writer:
         self.hoisted: dict[int, tuple[str, str | None]] = {}
         text, kind = self.expr(node)
         self.lines.append(f"    {local} = {text}")
+        return kind
+
+    def repeating(self, local: str, result: Any, rule: Repeats) -> str | None:
+        """Write ``local = <result>`` for a formula with a :class:`Repeats` shortcut: where
+        each pair of its columns holds the same bits, ``local`` is the earlier column (as in
+        the vectorized path), else the formula is computed. Its statements are then written
+        inside a branch, so none of them is reused by a later formula. The shortcut is left
+        out where the earlier column's type is not the formula's, or a pair's two types differ
+        (the values would be equal, not the same Python values)."""
+        start = len(self.lines)
+        self.lazy += 1
+        try:
+            kind = self.formula(local, result)
+        finally:
+            self.lazy -= 1
+        earlier, earlier_kind = self.names[rule.column]
+        pairs = [(self.names[a], self.names[b]) for a, b in rule.when]
+        if kind is None or kind != earlier_kind or any(
+                ka not in _NUMERIC or ka != kb for (_, ka), (_, kb) in pairs):
+            return kind
+        flag = self.guards.get(rule.when)
+        head = []
+        if flag is None:  # once per set of pairs, where the first formula that reads it is
+            flag = self.guards[rule.when] = f"_r{len(self.guards)}"
+            same = " and ".join(
+                f"({a} == {b} and ({a} != 0 or _copysign(1.0, {a}) == _copysign(1.0, {b})))"
+                for (a, _), (b, _) in pairs)
+            head.append(f"    {flag} = {same}")
+        body = ["    " + line for line in self.lines[start:]]
+        self.lines[start:] = [*head, f"    if {flag}:", f"        {local} = {earlier}",
+                              "    else:", *body]
         return kind
 
     def _count(self, node: _Trace, uses: dict[int, int]) -> None:
@@ -378,7 +412,11 @@ def row_source(graph: FormulaGraph, text_inputs: frozenset[str]
         try:
             if name not in traced:
                 raise TraceError(name)
-            kind = w.formula(w.column(name, None), traced[name])
+            rule = graph.repeats.get(name)
+            if rule is None:
+                kind = w.formula(w.column(name, None), traced[name])
+            else:
+                kind = w.repeating(w.column(name, None), traced[name], rule)
         except (TraceError, TypeError, ValueError, KeyError):
             local = w.column(name, None)
             call = f"_f{len(formulas)}"
@@ -391,6 +429,7 @@ def row_source(graph: FormulaGraph, text_inputs: frozenset[str]
     source = "\n".join([*head, *w.lines, f"    return {{{derived}}}, {{{outputs}}}", ""])
     namespace: dict[str, Any] = {
         **w.constants, **formulas, "_zero_div": _zero_div, "_power": _power,
-        "_sqrt": math.sqrt, "_floor": math.floor, "_ceil": math.ceil, "_where": ops.where,
-        "_minimum": ops.minimum, "_maximum": ops.maximum}
+        "_sqrt": math.sqrt, "_copysign": math.copysign, "_floor": math.floor,
+        "_ceil": math.ceil, "_where": ops.where, "_minimum": ops.minimum,
+        "_maximum": ops.maximum}
     return source, namespace
