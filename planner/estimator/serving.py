@@ -187,15 +187,25 @@ def _slot_context_extra_tokens(output_tokens: Value, output_tokens_cv: Value) ->
 
 def max_running_batch(max_num_seqs_effective: Value, engine_token_capacity: Value,
                       mean_decode_context_tokens: Value, engine_state_tokens: Value,
-                      output_tokens: Value, output_tokens_cv: Value) -> Value:
+                      output_tokens: Value, output_tokens_cv: Value, engine_code: Value,
+                      prompt_tokens: Value) -> Value:
     """Most requests running at once:
     ``min(max_num_seqs, floor(KV tokens / (mean slot context + state tokens)))``, at least 1
     (the KV pool holds a running request at its residence-weighted mean context ``S + G(1 +
     cv^2)/2``, :func:`_slot_context_extra_tokens`, ``S + G/2`` for fixed lengths: vLLM
     allocates blocks as sequences grow; a linear-attention model's fixed state takes
-    ``engine_state_tokens`` more each)."""
+    ``engine_state_tokens`` more each).
+
+    TensorRT-LLM admits a request only when the KV for its whole length is free: its default
+    capacity scheduler, ``GUARANTEED_NO_EVICT`` ("guarantee that a started request is never
+    paused", TensorRT-LLM docs, performance tuning guide, "Useful Runtime Options"; the blocks
+    reserved are ``ceil((prompt + max output tokens) / block)``), so a running request holds
+    ``S + G`` tokens of the pool, not its mean context (``G`` the request's output length, the
+    ``max_tokens`` a benchmark sets with ``ignore_eos``)."""
     context = mean_decode_context_tokens + _slot_context_extra_tokens(output_tokens,
                                                                      output_tokens_cv)
+    context = where(engine_code == ENGINES["trtllm"],
+                    maximum(prompt_tokens + output_tokens, context), context)
     by_kv = safe_div(engine_token_capacity, context + engine_state_tokens, 0.0)
     return maximum(1, minimum(max_num_seqs_effective, floor(by_kv)))
 
