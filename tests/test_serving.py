@@ -243,3 +243,19 @@ def test_replicas_needed_meet_the_objectives_and_solve_finds_the_least(
     assert least <= needed["gpus_needed"] <= least + tp
     assert not estimate(spec, g, {**base, "gpus": least - tp})["meets_slo"] if least > tp \
         else True
+
+
+def test_trtllm_holds_prompt_and_output_in_the_pool_vllm_the_mean_context() -> None:
+    """TensorRT-LLM's GUARANTEED_NO_EVICT admission reserves a request's whole length, so its
+    KV-bound running batch is ``floor(KV tokens / (S + G))``; vLLM allocates blocks as a
+    sequence grows, so it holds the mean context, ``floor(KV tokens / (S + G/2))``. The
+    formula on one row with a 100,000-token pool, S = 3,000, G = 1,000: 25 against 28."""
+    for engine, expected in ((ENGINES["trtllm"], 25), (ENGINES["vllm"], 28)):
+        assert serving.max_running_batch(2048, 100_000, 3_500, 0, 1_000, 0.0, engine,
+                                          3_000) == expected
+    # varying lengths: vLLM's residence-weighted context S + G(1 + cv^2)/2 = 4,000 at cv 1
+    # equals TRT-LLM's reservation S + G, which stays the larger of the two
+    assert serving.max_running_batch(2048, 100_000, 3_500, 0, 1_000, 1.0, ENGINES["vllm"],
+                                      3_000) == 25
+    assert serving.max_running_batch(2048, 100_000, 3_500, 0, 1_000, 1.5, ENGINES["trtllm"],
+                                      3_000) == math.floor(100_000 / (3_500 + 1_000 * 2.25 / 2))

@@ -19,6 +19,14 @@ policy SGLang and TensorRT-LLM share in their chunked-prefill modes:
    admitted request, which frees its blocks and goes back to the front of the queue to be
    recomputed (vLLM's recompute preemption).
 
+``prefill_first=True`` plays SGLang's policy instead (``python/sglang/srt/managers/
+scheduler.py``, ``get_next_batch_to_run``: "Run prefill first if possible", else decode;
+``enable_mixed_chunk`` off by default in ``server_args.py``): whenever a prompt is waiting or
+part-way through its prefill, the step is a prefill-only step carrying prompt chunks up to the
+token budget (the part-prefilled request first, ``add_chunked_req``, then waiting ones first
+come first served while blocks and ``max_running_requests`` last); only when no prompt is left
+is the step a decode step of every running request.
+
 A step's time is :class:`StepCost` of what it carries. A closed loop of ``clients`` sends its
 first ``clients`` requests at once and a new one as each finishes (``vllm bench serve
 --max-concurrency``), until ``requests`` have been sent.
@@ -92,9 +100,11 @@ class SimResult:
 
 def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
                          cost: StepCost, *, requests: int, budget_tokens: int,
-                         max_seqs: int, kv_blocks: int, block_tokens: int = 16) -> SimResult:
+                         max_seqs: int, kv_blocks: int, block_tokens: int = 16,
+                         prefill_first: bool = False) -> SimResult:
     """Play a closed loop of ``clients`` over ``requests`` requests of ``prompt_tokens`` and
-    ``output_tokens`` (fixed lengths) through the scheduler of the module docstring."""
+    ``output_tokens`` (fixed lengths) through the scheduler of the module docstring (vLLM's
+    decode-first policy, or SGLang's prefill-first one with ``prefill_first``)."""
     if min(clients, prompt_tokens, output_tokens, requests, budget_tokens, max_seqs,
            kv_blocks, block_tokens) < 1:
         raise ValueError("every count must be at least 1")
@@ -117,8 +127,15 @@ def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
         scheduled: list[tuple[_Request, int]] = []
         kv_read = 0
         i = 0
+        prefilling = prefill_first and (
+            any(q.done_prompt < q.prompt for q in running)
+            or (bool(waiting) and len(running) < max_seqs and math.ceil(
+                min(waiting[0].prompt, left) / block_tokens) <= free))
         while i < len(running) and left > 0:
             r = running[i]
+            if prefilling and r.done_prompt >= r.prompt:
+                i += 1  # a prefill-only step: the decodes wait
+                continue
             n = 1 if r.done_prompt >= r.prompt else min(r.prompt - r.done_prompt, left)
             need = math.ceil((r.context + n) / block_tokens) - r.blocks
             while need > free:
@@ -140,7 +157,8 @@ def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
                 kv_read += r.context
             left -= n
             i += 1
-        while waiting and left > 0 and len(running) < max_seqs:
+        while waiting and left > 0 and len(running) < max_seqs and (prefilling
+                                                                      or not prefill_first):
             r = waiting[0]
             n = min(r.prompt - r.done_prompt, left)
             need = math.ceil((r.context + n) / block_tokens) - r.blocks

@@ -30,8 +30,13 @@ carrying a cohort's prompts (fixed lengths finish and return together) beside th
 decodes, and decode-only steps (:func:`_mixed_step_s`); the mean step gives the throughput,
 a request's TPOT holds only the other cohorts' prefill steps, its TTFT its own prefill steps,
 and the first wave of a benchmark (its first ``B`` requests sent at once) queues for each
-other's prefill (:func:`wave_ttft_mean_s`). tests/test_scheduler_sim.py checks these closed
-forms against a step-by-step scheduler simulation (:mod:`planner.estimator.scheduler_sim`).
+other's prefill (:func:`wave_ttft_mean_s`). A prefill-first scheduler (SGLang,
+:func:`prefill_first`) runs waiting prompts in prefill-only steps before any decode, so a
+closed loop of fixed lengths keeps its cohort whole cycle after cycle: every cycle is a wave,
+a request's TTFT the prefill-only steps of the prompts ahead of it in its cohort
+(:func:`cohort_ttft_steps`, :func:`prefill_only_step_s`) and its TPOT holds the rest of the
+cohort's prefill-only steps. tests/test_scheduler_sim.py checks these closed forms against a
+step-by-step scheduler simulation (:mod:`planner.estimator.scheduler_sim`) of both policies.
 
 Requests that arrive over HTTP also pass the engine's front end (:mod:`planner.estimator.frontends`:
 per server its per-request and per-streamed-token work, serialized in one process, pipelined
@@ -186,15 +191,25 @@ def _slot_context_extra_tokens(output_tokens: Value, output_tokens_cv: Value) ->
 
 def max_running_batch(max_num_seqs_effective: Value, engine_token_capacity: Value,
                       mean_decode_context_tokens: Value, engine_state_tokens: Value,
-                      output_tokens: Value, output_tokens_cv: Value) -> Value:
+                      output_tokens: Value, output_tokens_cv: Value, engine_code: Value,
+                      prompt_tokens: Value) -> Value:
     """Most requests running at once:
     ``min(max_num_seqs, floor(KV tokens / (mean slot context + state tokens)))``, at least 1
     (the KV pool holds a running request at its residence-weighted mean context ``S + G(1 +
     cv^2)/2``, :func:`_slot_context_extra_tokens`, ``S + G/2`` for fixed lengths: vLLM
     allocates blocks as sequences grow; a linear-attention model's fixed state takes
-    ``engine_state_tokens`` more each)."""
+    ``engine_state_tokens`` more each).
+
+    TensorRT-LLM admits a request only when the KV for its whole length is free: its default
+    capacity scheduler, ``GUARANTEED_NO_EVICT`` ("guarantee that a started request is never
+    paused", TensorRT-LLM docs, performance tuning guide, "Useful Runtime Options"; the blocks
+    reserved are ``ceil((prompt + max output tokens) / block)``), so a running request holds
+    ``S + G`` tokens of the pool, not its mean context (``G`` the request's output length, the
+    ``max_tokens`` a benchmark sets with ``ignore_eos``)."""
     context = mean_decode_context_tokens + _slot_context_extra_tokens(output_tokens,
                                                                      output_tokens_cv)
+    context = where(engine_code == ENGINES["trtllm"],
+                    maximum(prompt_tokens + output_tokens, context), context)
     by_kv = safe_div(engine_token_capacity, context + engine_state_tokens, 0.0)
     return maximum(1, minimum(max_num_seqs_effective, floor(by_kv)))
 
@@ -798,21 +813,95 @@ def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
                 prompt_tokens: Value, output_tokens: Value,
                 max_num_batched_tokens_effective: Value, prefill_steps_per_request: Value,
                 closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
-                step_host_link_s: Value, output_tokens_cv: Value) -> Value:
+                step_host_link_s: Value, output_tokens_cv: Value, prefill_first: Value,
+                cohort_ttft_steps: Value, prefill_only_step_s: Value) -> Value:
     """Mean time per output token (and inter-token latency) at the operating point. Open
     loop: one average step, which carries the average share of other requests' prefill
     chunks. Closed loop and offline: a request's ``G - 1`` decode steps hold the prefill
     steps of the OTHER cohorts, ``p = B S / n - own prefill steps`` per cycle (``n`` prompt
     tokens a prefill step carries), the rest are decode-only:
     ``decode + min(p / (G - 1), 1) * (prefill - decode)`` (its own prefill is in its TTFT,
-    not its TPOT)."""
+    not its TPOT).
+
+    Prefill-first scheduler with fixed lengths (:func:`_cohort_whole`): after its first token
+    a request waits out the prefill-only steps of the rest of its cohort, ``B S / n -
+    cohort_ttft_steps`` of them (``n = min(B S, budget)``), in which nothing decodes, then
+    decodes ``G - 1`` steps with the whole batch: ``decode + that / (G - 1) * prefill-only
+    step`` (the prefill steps add to the decode steps rather than replace them)."""
     n, _others = _prefill_step_tokens(running_batch, prompt_tokens,
                                       max_num_batched_tokens_effective, output_tokens_cv)
     others_steps = maximum(running_batch * prompt_tokens / n - prefill_steps_per_request, 0)
     share = minimum(safe_div(others_steps, output_tokens - 1, 0.0), 1)
     closed = closed_loop_decode_step_s + share * (closed_loop_prefill_step_s
                                                   - closed_loop_decode_step_s)
+    cohort_n = maximum(minimum(running_batch * prompt_tokens,
+                               max_num_batched_tokens_effective), 1)
+    after_first = maximum(running_batch * prompt_tokens / cohort_n - cohort_ttft_steps, 0)
+    whole = closed_loop_decode_step_s + safe_div(after_first, output_tokens - 1, 0.0) \
+        * prefill_only_step_s
+    closed = where(_cohort_whole(prefill_first, load_mode, output_tokens_cv) > 0, whole, closed)
     return where(load_mode == OPEN_LOOP, step_s, closed)
+
+
+def prefill_first(engine_code: Value) -> Value:
+    """1 where the engine's scheduler runs waiting prompts in prefill-only steps before any
+    decode, 0 where it schedules the running decodes first and fills the rest of the token
+    budget with prompt chunks.
+
+    SGLang (``python/sglang/srt/managers/scheduler.py``, ``get_next_batch_to_run``: "Run
+    prefill first if possible", else ``update_running_batch`` and decode; the prefill batch is
+    mixed with the decodes only under ``--enable-mixed-chunk``, off by default in
+    ``server_args.py``): 1. vLLM V1 (``vllm/v1/core/sched/scheduler.py``, running requests
+    first, then waiting ones in what is left of ``token_budget``) and TensorRT-LLM (in-flight
+    batching of context and generation requests in one iteration up to ``max_num_tokens``): 0.
+    """
+    return where(engine_code == ENGINES["sglang"], 1, 0)
+
+
+def cohort_ttft_steps(prefill_first: Value, closed_loop_batch: Value, prompt_tokens: Value,
+                      max_num_batched_tokens_effective: Value,
+                      prefill_steps_per_request: Value) -> Value:
+    """Mean prefill-only steps to first token of a cohort of ``B`` requests that arrive
+    together under a prefill-first scheduler (:func:`prefill_first`): their prompts fill the
+    whole token budget step after step (no decodes in it), so request ``i`` has its first
+    token after step ``ceil(i r)``, ``r = S / budget``; mean over ``i``:
+    ``r (B + 1)/2 + max(0, 1 - r)/2``, at least the request's own prefill steps (the first
+    wave's count, :func:`wave_ttft_steps`, with the full budget).
+
+    In a closed loop of fixed lengths this is every cycle, not only the first: no request
+    decodes until the whole cohort is prefilled, so all ``B`` then decode the same ``G - 1``
+    steps, finish in the same step and return together (tests/test_scheduler_sim.py plays
+    SGLang's policy step by step). Decode-first engines (0): the request's own prefill steps
+    (their cohorts split by the budget and stagger, :func:`_cohort_tokens`)."""
+    r = prompt_tokens / max_num_batched_tokens_effective
+    wave = maximum(prefill_steps_per_request,
+                   r * (closed_loop_batch + 1) / 2 + maximum(0, 1 - r) / 2)
+    return where(prefill_first > 0, wave, prefill_steps_per_request)
+
+
+def prefill_only_step_s(closed_loop_batch: Value, prompt_tokens: Value,
+                        max_num_batched_tokens_effective: Value, pp: Value,
+                        prefill_compute_s_per_token: Value, decode_compute_s_per_token: Value,
+                        decode_kv_s_per_token: Value, serving_token_s: Value,
+                        serving_step_fixed_s: Value, serving_dense_weights_s: Value,
+                        serving_expert_weights_s: Value, model_experts: Value,
+                        model_experts_per_token: Value, gemm_s_per_token: Value,
+                        lm_head_s_per_token: Value) -> Value:
+    """A prefill-only step of a cohort (a prefill-first scheduler, :func:`prefill_first`):
+    ``n = min(B S, budget)`` prompt tokens and no decodes, its operators each bound by their
+    own limit (:func:`_step_kind_s`), one micro-batch carrying ``1/pp`` of it."""
+    n = maximum(minimum(closed_loop_batch * prompt_tokens, max_num_batched_tokens_effective), 1)
+    return _step_kind_s(n / pp, 0, prefill_compute_s_per_token, decode_compute_s_per_token,
+                        decode_kv_s_per_token, serving_token_s, serving_step_fixed_s,
+                        serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token)
+
+
+def _cohort_whole(prefill_first: Value, load_mode: Value, output_tokens_cv: Value) -> Value:
+    """1 where a closed loop's (or the offline maximum's) cohort stays whole cycle after cycle
+    under a prefill-first scheduler: fixed output lengths (``cv = 0``; varying lengths spread
+    the completions, one prompt per prefill step, :func:`_cohort_tokens`)."""
+    return (prefill_first > 0) * (load_mode != OPEN_LOOP) * (output_tokens_cv <= 0)
 
 
 def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
@@ -821,11 +910,17 @@ def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
                    step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
                    step_communication_s: Value, step_overhead_s: Value,
-                   serving_token_s: Value, step_host_link_s: Value) -> Value:
+                   serving_token_s: Value, step_host_link_s: Value, prefill_first: Value,
+                   output_tokens_cv: Value, cohort_ttft_steps: Value,
+                   prefill_only_step_s: Value) -> Value:
     """Time from admission to first token: the prefill steps. Open loop: each the operating
     step plus this request's chunk (``min(S, budget)`` tokens of its prefill compute and
     traffic). Closed loop and offline: each a prefill step of its cohort
-    (:func:`closed_loop_prefill_step_s`: requests that finish together return together)."""
+    (:func:`closed_loop_prefill_step_s`: requests that finish together return together).
+    Under a prefill-first scheduler with fixed lengths the cohort stays whole
+    (:func:`_cohort_whole`) and a request waits for the prompts ahead of it in its cohort:
+    ``cohort_ttft_steps`` prefill-only steps (:func:`cohort_ttft_steps`,
+    :func:`prefill_only_step_s`)."""
     chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
     chunk_compute = prefill_flops * chunk / prompt_tokens / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
@@ -833,7 +928,9 @@ def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
            + step_communication_s
            + chunk * serving_token_s + step_overhead_s) + step_host_link_s
     closed = closed_loop_prefill_step_s  # its fixed part holds the host link's stream
-    return prefill_steps_per_request * where(load_mode == OPEN_LOOP, one, closed)
+    steps = prefill_steps_per_request * where(load_mode == OPEN_LOOP, one, closed)
+    return where(_cohort_whole(prefill_first, load_mode, output_tokens_cv) > 0,
+                 cohort_ttft_steps * prefill_only_step_s, steps)
 
 
 def wave_prefill_tokens_per_step(closed_loop_batch: Value, prompt_tokens: Value,
@@ -867,15 +964,17 @@ def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prompt_tokens: Valu
 
 def wave_ttft_steps(closed_loop_batch: Value, prompt_tokens: Value,
                     max_num_batched_tokens_effective: Value,
-                    prefill_steps_per_request: Value) -> Value:
+                    prefill_steps_per_request: Value, prefill_first: Value) -> Value:
     """Mean steps to first token of ``B`` requests that arrive together (the start of a
     closed-loop benchmark: ``--max-concurrency B`` sends its first ``B`` requests at once).
     Their prompts enter the token budget one after another, so request ``i`` finishes its
     prefill at step ``ceil(i r)`` with ``r = S / budget``; the budget holds also the decodes
     of those already done, on average ``(B - 1)/2`` tokens. Mean over ``i``:
     ``r (B + 1)/2 + max(0, 1 - r)/2`` (exact for whole ``r`` and, for ``r < 1``, when ``B r``
-    is whole), at least the request's own prefill steps."""
-    budget = maximum(max_num_batched_tokens_effective - (closed_loop_batch - 1) / 2,
+    is whole), at least the request's own prefill steps. A prefill-first scheduler
+    (:func:`prefill_first`) keeps the decodes out of the prefill steps: the whole budget."""
+    decodes = where(prefill_first > 0, 0, (closed_loop_batch - 1) / 2)
+    budget = maximum(max_num_batched_tokens_effective - decodes,
                      max_num_batched_tokens_effective / 2)
     r = prompt_tokens / budget
     return maximum(prefill_steps_per_request,

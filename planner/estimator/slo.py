@@ -300,7 +300,7 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
                                      max_num_batched_tokens_effective, prefill_flops, tp,
                                      gpu_flops_per_s, matmul_efficiency_effective, compute,
                                      memory_, elementwise, comm, overhead, serving_token_s,
-                                     host_weight_stream_s)
+                                     host_weight_stream_s, 0, 0.0, 1.0, 0.0)  # open loop
     util = safe_div(rate, serving_capacity_requests_per_s_replica, 1.0)
     waits = [serving._queue_wait_quantile(p, serving.OPEN_LOOP, util, max_running_batch,
                                           service_scv, rate,
