@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from planner.estimator import disagg, memory, serving, topology
 from planner.estimator import engine_memory as em
-from planner.estimator import memory, serving, topology
 from planner.estimator.latency import requests_per_s as roofline_requests_per_s
 from planner.estimator.ops import Value, where
 
@@ -87,6 +87,7 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.saturation_requests_per_step,
     serving.saturation_step_s,
     serving.saturation_requests_per_s_replica,
+    *disagg.POOLS,
     serving.saturation_requests_per_s,
     serving.saturation_output_tokens_per_s,
     serving.frontend_code,
@@ -119,6 +120,7 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.closed_loop_decode_step_s,
     serving.closed_loop_step_s,
     serving.step_s,
+    *disagg.LOAD,
     serving.tpot_mean_s,
     serving.ttft_service_s,
     serving.queue_wait_mean_s,
