@@ -233,7 +233,7 @@ def test_0014_adds_the_disaggregated_inputs_with_defaults_both_ways(db_url: str)
             "SELECT serving_mode, prefill_workers, prefill_tp, prefill_ep, prefill_attention_dp,"
             " decode_workers, decode_tp, decode_ep, decode_attention_dp, decode_gpu "
             "FROM scenarios WHERE name = 'split'")).one()
-    with pytest.raises(Exception, match="(?i)check|constraint"), engine.begin() as conn:
+    with pytest.raises(Exception, match=r"(?i)check|constraint"), engine.begin() as conn:
         conn.execute(text("UPDATE scenarios SET serving_mode = 'both'"))
     engine.dispose()
     assert tuple(row) == ("aggregated", 0, 0, 0, "follow", 0, 0, 0, "follow", "same")
