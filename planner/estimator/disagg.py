@@ -813,23 +813,6 @@ def disagg_overloaded(load_mode: Value, prefill_utilization: Value,
         maximum(prefill_utilization, decode_utilization) >= 1) > 0
 
 
-def prefill_queue_wait_mean_s(load_mode: Value, prefill_utilization: Value,
-                              prefill_step_s: Value, concurrency: Value,
-                              prefill_capacity_requests_per_s: Value) -> Value:
-    """Mean wait of a prompt for the prefill pool: Pollaczek-Khinchine for M/D/1 with one full
-    step as the service unit, ``rho / (2 (1 - rho)) * step`` (exact when prompts fill whole
-    steps, an upper estimate for prompts that share one); open loop at ``rho >= 1``:
-    :data:`serving.QUEUE_WAIT_CAP_S`; closed loop at most every other client's prompt ahead,
-    ``clients / capacity``; offline 0."""
-    rho = minimum(prefill_utilization, 1)
-    wait = minimum(safe_div(rho * prefill_step_s, 2 * (1 - rho), serving.QUEUE_WAIT_CAP_S),
-                   serving.QUEUE_WAIT_CAP_S)
-    open_ = where(prefill_utilization >= 1, serving.QUEUE_WAIT_CAP_S, wait)
-    closed = minimum(wait, safe_div(concurrency, prefill_capacity_requests_per_s, 0.0))
-    return where(load_mode == serving.OPEN_LOOP, open_,
-                 where(load_mode == serving.CLOSED_LOOP, closed, 0))
-
-
 def decode_slot_wait_s(load_mode: Value, concurrency: Value, decode_workers_effective: Value,
                        decode_max_running_batch: Value, disagg_requests_per_s: Value,
                        decode_utilization: Value) -> Value:
@@ -842,6 +825,35 @@ def decode_slot_wait_s(load_mode: Value, concurrency: Value, decode_workers_effe
     open_ = where(decode_utilization >= 1, serving.QUEUE_WAIT_CAP_S, 0)
     return where(load_mode == serving.CLOSED_LOOP, closed,
                  where(load_mode == serving.OPEN_LOOP, open_, 0))
+
+
+def prefill_queue_wait_mean_s(load_mode: Value, prefill_utilization: Value,
+                              prefill_step_s: Value, concurrency: Value,
+                              prefill_capacity_requests_per_s: Value,
+                              disagg_requests_per_s: Value, disagg_cycle_s: Value,
+                              decode_slot_wait_s: Value) -> Value:
+    """Mean wait of a prompt for the prefill pool: Pollaczek-Khinchine for M/D/1 with one full
+    step as the service unit, ``rho / (2 (1 - rho)) * step`` (exact when prompts fill whole
+    steps, an upper estimate for prompts that share one). Open loop at ``rho >= 1``:
+    :data:`serving.QUEUE_WAIT_CAP_S`. Closed loop: the clients' cycle holds whatever waiting
+    Little's law leaves beyond the unqueued cycle and the decode-slot wait, ``M / X - cycle -
+    decode wait`` (the queue of a saturated pool), and at least the M/D/1 wait below
+    saturation (at most every client's prompt ahead, ``M / capacity``). Unlike the aggregated
+    closed loop, cohorts do not persist: the prompts of a wave leave the prefill pool one
+    after another and so return one after another (the first wave's wait is
+    :func:`prefill_wave_s`, which a finite benchmark run weighs in,
+    :func:`planner.sheet.harness.finite_run_ttft`). Offline 0."""
+    rho = minimum(prefill_utilization, 1)
+    wait = minimum(safe_div(rho * prefill_step_s, 2 * (1 - rho), serving.QUEUE_WAIT_CAP_S),
+                   serving.QUEUE_WAIT_CAP_S)
+    open_ = where(prefill_utilization >= 1, serving.QUEUE_WAIT_CAP_S, wait)
+    below = where(prefill_utilization < 1,
+                  minimum(wait, safe_div(concurrency, prefill_capacity_requests_per_s, 0.0)), 0)
+    little = safe_div(concurrency, disagg_requests_per_s, 0.0) - disagg_cycle_s \
+        - decode_slot_wait_s
+    closed = maximum(below, little)
+    return where(load_mode == serving.OPEN_LOOP, open_,
+                 where(load_mode == serving.CLOSED_LOOP, closed, 0))
 
 
 def disagg_ttft_service_s(prefill_service_s: Value, kv_transfer_s: Value,
@@ -897,19 +909,17 @@ def disagg_ttft_p99_s(prefill_utilization: Value, prefill_queue_wait_mean_s: Val
                           decode_slot_wait_s, disagg_ttft_service_s, request_latency_effective_s)
 
 
-def disagg_wave_ttft_mean_s(concurrency: Value, prefill_workers_effective: Value,
-                            prompt_tokens: Value, max_num_batched_tokens_effective: Value,
-                            prefill_steps_per_request: Value, pp: Value,
-                            prefill_token_compute_s: Value, prefill_token_s: Value,
-                            prefill_step_fixed_s: Value, prefill_dense_weights_s: Value,
-                            prefill_expert_weights_s: Value, model_experts: Value,
-                            model_experts_per_token: Value, prefill_gemm_s_per_token: Value,
-                            kv_transfer_s: Value, disagg_tpot_mean_s: Value,
-                            request_latency_effective_s: Value) -> Value:
-    """Mean TTFT of a closed loop's first wave (its ``M`` clients start at once): each prefill
-    worker takes ``M / Wp`` prompts together, :func:`serving.wave_ttft_steps` steps of
-    :func:`serving.wave_prefill_tokens_per_step` prompt tokens each, then the transfer, the
-    first decode step and the front end's path."""
+def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_tokens: Value,
+                   max_num_batched_tokens_effective: Value, prefill_steps_per_request: Value,
+                   pp: Value, prefill_token_compute_s: Value, prefill_token_s: Value,
+                   prefill_step_fixed_s: Value, prefill_dense_weights_s: Value,
+                   prefill_expert_weights_s: Value, model_experts: Value,
+                   model_experts_per_token: Value, prefill_gemm_s_per_token: Value) -> Value:
+    """Mean time from arrival to the end of its prefill of a prompt of the ``M`` closed-loop
+    clients that arrive together (the first wave of a benchmark): each prefill worker takes
+    ``M / Wp`` prompts at once,
+    :func:`serving.wave_ttft_steps` steps of :func:`serving.wave_prefill_tokens_per_step`
+    prompt tokens each."""
     batch = maximum(safe_div(concurrency, prefill_workers_effective, 0.0), 1)
     steps = serving.wave_ttft_steps(batch, prompt_tokens, max_num_batched_tokens_effective,
                                     prefill_steps_per_request)
@@ -919,14 +929,24 @@ def disagg_wave_ttft_mean_s(concurrency: Value, prefill_workers_effective: Value
                             prefill_step_fixed_s, prefill_dense_weights_s,
                             prefill_expert_weights_s, model_experts, model_experts_per_token,
                             prefill_gemm_s_per_token)
-    return steps * step + kv_transfer_s + disagg_tpot_mean_s + request_latency_effective_s
+    return steps * step
+
+
+def disagg_wave_ttft_mean_s(prefill_wave_s: Value, kv_transfer_s: Value,
+                            disagg_tpot_mean_s: Value, request_latency_effective_s: Value
+                            ) -> Value:
+    """Mean TTFT of a closed loop's first wave (its ``M`` clients start at once): the cohort's
+    prefill (:func:`prefill_wave_s`), the transfer, the first decode step and the front end's
+    path."""
+    return prefill_wave_s + kv_transfer_s + disagg_tpot_mean_s + request_latency_effective_s
 
 
 LOAD: tuple = (
     kv_transfer_link_kind, kv_transfer_bytes, kv_transfer_link_bytes_per_s, kv_transfer_s,
     decode_arrivals_steps_per_s, decode_batch_0, decode_batch_1, decode_batch_2, decode_batch_3,
     disagg_tpot_mean_s, disagg_cycle_s, disagg_requests_per_s, prefill_utilization,
-    decode_utilization, disagg_overloaded, prefill_queue_wait_mean_s, decode_slot_wait_s,
+    decode_utilization, disagg_overloaded, decode_slot_wait_s, prefill_wave_s,
+    prefill_queue_wait_mean_s,
     disagg_ttft_service_s, disagg_ttft_mean_s, disagg_ttft_p50_s, disagg_ttft_p90_s,
     disagg_ttft_p99_s, disagg_wave_ttft_mean_s)
 """The operating point, after the front end's columns and before ``tpot_mean_s``."""

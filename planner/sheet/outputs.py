@@ -287,6 +287,7 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "disagg_ttft_p50_s": ("TTFT disaggregated p50", "s", False),
     "disagg_ttft_p90_s": ("TTFT disaggregated p90", "s", False),
     "disagg_ttft_p99_s": ("TTFT disaggregated p99", "s", False),
+    "prefill_wave_s": ("Prefill of a cohort of clients", "s", False),
     "disagg_wave_ttft_mean_s": ("First-wave TTFT disaggregated", "s", False),
     "ttft_slo_percentile_s": ("TTFT at the objective's percentile", "s", False),
     "saturated": ("Saturated (queue overloaded)", "bool", False),
