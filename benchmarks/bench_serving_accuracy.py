@@ -635,7 +635,10 @@ def cv_fit_scores(cases: list[Case], specs: dict[str, Any], left: dict[str, int]
     groups = sorted({c.group for c in cases})
     for g in groups:
         held = [c for c in cases if c.group == g]
-        train = [c for c in cases if c.group != g]
+        # the disaggregated rows calibrate the disaggregated groups only (and the aggregated
+        # rows the aggregated), so adding them moved no aggregated figure
+        disagg = held[0].mode == "disagg"
+        train = [c for c in cases if c.group != g and (c.mode == "disagg") == disagg]
         fitted: dict[tuple[str, str], dict[str, float]] = {}
         for key in sorted({(c.gpu, c.engine) for c in held}):
             mine = [c for c in train if (c.gpu, c.engine) == key]
