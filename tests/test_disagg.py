@@ -166,3 +166,62 @@ def test_an_unknown_decode_gpu_is_refused_naming_it() -> None:
 
 def test_modes_are_coded() -> None:
     assert disagg.SERVING_MODES == {"aggregated": 0, "disaggregated": 1}
+
+
+def _disagg_fleet(ws: Any) -> list:
+    """A fleet of disaggregated scenarios: closed loop, open loop with an H200 decode pool,
+    the offline maximum of an MoE model under expert parallelism and attention DP."""
+    ws.new_fleet("pd")
+    cases = {
+        "closed": dict(model="llama-3-8b", gpu="h100-sxm", engine="vllm",
+                       serving_mode="disaggregated", prefill_workers=2, decode_workers=3,
+                       decode_tp=2, concurrency=96, prompt_tokens=4000),
+        "open-h200": dict(model="llama-3-8b", gpu="h100-sxm", engine="sglang",
+                          serving_mode="disaggregated", prefill_workers=1, decode_workers=1,
+                          decode_gpu="h200", target_requests_per_s=4, slo_ttft_s=1),
+        "offline-moe": dict(model="mixtral-8x7b", gpu="h100-sxm", engine="trtllm", gpus=2,
+                            tp=2, ep=2, weight_dtype="fp8", serving_mode="disaggregated",
+                            prefill_workers=1, prefill_tp=4, prefill_ep=4, decode_workers=2,
+                            decode_attention_dp="on"),
+    }
+    for name, fields in cases.items():
+        ws.new_scenario("pd", name, **fields)
+    return ws.scenarios("pd")
+
+
+@pytest.mark.libreoffice
+def test_disaggregated_scenarios_recompute_in_excel_engines(ws: Any, tmp_path: Any) -> None:
+    """Every output of three disaggregated scenarios, the decode pool's GPU figures fetched by
+    the workbook's own lookups, equals Python's in the formulas engine and in LibreOffice."""
+    from tests.libreoffice import recalculate
+    from tests.test_report import N_INFERENCE, compare_outputs, formulas_values, workbook_values
+
+    scenarios = _disagg_fleet(ws)
+    path = tmp_path / "pd.xlsx"
+    ws.export(path, ["pd"])
+    expected = ws.evaluate_many(scenarios)
+    by_name = {sc.name: out for sc, out in zip(scenarios, expected, strict=True)}
+    assert by_name["open-h200"]["kv_transfer_link_kind"] == topology.LINK_NIC  # beside H100
+    assert by_name["closed"]["deployment_gpus"] == 2 + 6
+    assert compare_outputs(formulas_values(path), scenarios, expected) == 3 * N_INFERENCE
+    recalculated = recalculate(path, tmp_path / "lo")
+    assert compare_outputs(workbook_values(recalculated), scenarios, expected) == \
+        3 * N_INFERENCE
+
+
+def test_disaggregated_scenarios_round_trip_the_workbook(ws: Any, tmp_path: Any,
+                                                         isolated_data_dir: Any) -> None:
+    """Export and import back: the pool inputs and decode_gpu come back as stored, nothing
+    changes."""
+    from tests.store_fixtures import dump
+
+    scenarios = {sc.name: sc for sc in _disagg_fleet(ws)}
+    assert scenarios["open-h200"].inputs["decode_gpu"] == "h200"
+    assert scenarios["offline-moe"].inputs["decode_attention_dp"] == "on"
+    path = tmp_path / "pd.xlsx"
+    ws.export(path, ["pd"])
+    url = f"sqlite:///{isolated_data_dir / 'planner.db'}"
+    before = dump(url)
+    plans = ws.import_workbook(path)
+    assert len(plans) == 3 and all(not p.fields for p in plans)
+    assert dump(url) == before

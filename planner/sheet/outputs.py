@@ -443,7 +443,9 @@ def _description(formula: Callable[..., Any]) -> str:
 @cache
 def output_columns() -> dict[str, OutputColumn]:
     """Every output column, inference and training, by name (formula order)."""
-    formulas = {f.__name__: f for f in (*scenario.INFERENCE, *scenario.TRAINING)}
+    formulas = {f.__name__: f for f in scenario.INFERENCE}
+    for f in scenario.TRAINING:  # a name both kinds compute: the inference formula (issue 25's
+        formulas.setdefault(f.__name__, f)  # cost_usd_per_hour adds both pools' cost)
     missing = sorted(set(formulas) - set(META))
     if missing:
         raise RuntimeError(f"output columns without metadata: {missing}")
