@@ -225,3 +225,46 @@ def test_disaggregated_scenarios_round_trip_the_workbook(ws: Any, tmp_path: Any,
     plans = ws.import_workbook(path)
     assert len(plans) == 3 and all(not p.fields for p in plans)
     assert dump(url) == before
+
+
+def test_csv_import_carries_the_pool_inputs_and_refuses_an_unknown_decode_gpu(
+        ws: Any, tmp_path: Any) -> None:
+    """A CSV of disaggregated rows stores what ``scenario new`` stores, and evaluates to the
+    disaggregated figures; a row naming a decode GPU the catalog lacks is refused naming the
+    column, and nothing is stored."""
+    header = ("name,model,gpu,serving_mode,prefill_workers,prefill_tp,decode_workers,decode_tp,"
+              "decode_ep,decode_attention_dp,decode_gpu,concurrency")
+    rows = ["pd,llama-3-8b,h100-sxm,disaggregated,2,1,3,2,0,off,h200,96",
+            "agg,llama-3-8b,h100-sxm,aggregated,0,0,0,0,0,follow,same,96"]
+    path = tmp_path / "pd.csv"
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    ws.new_fleet("bulk")
+    result = ws.import_scenarios("bulk", path)
+    assert (result.rows, result.created) == (2, 2)
+    ws.new_fleet("one")
+    ws.new_scenario("one", "pd", model="llama-3-8b", gpu="h100-sxm",
+                    serving_mode="disaggregated", prefill_workers=2, prefill_tp=1,
+                    decode_workers=3, decode_tp=2, decode_attention_dp="off", decode_gpu="h200",
+                    concurrency=96)
+    stored = {s.name: s for s in ws.scenarios("bulk")}
+    assert stored["pd"].inputs == ws.scenario("one", "pd").inputs
+    out = ws.evaluate(stored["pd"])
+    assert out["deployment_gpus"] == 2 * 1 + 3 * 2
+    assert out["cost_usd_per_hour"] == pytest.approx(
+        2 * GPUS["h100-sxm"].price_usd_per_hour + 6 * GPUS["h200"].price_usd_per_hour)
+    assert ws.evaluate(stored["agg"])["deployment_gpus"] == 1
+    bad = tmp_path / "bad.csv"
+    bad.write_text(header + "\nx,llama-3-8b,h100-sxm,disaggregated,1,1,1,1,0,off,h900,8\n",
+                   encoding="utf-8")
+    ws.new_fleet("bad")
+    with pytest.raises(PlannerError, match="decode_gpu"):
+        ws.import_scenarios("bad", bad)
+    assert ws.scenarios("bad") == []
+
+
+def test_scenario_new_refuses_an_unknown_decode_gpu(ws: Any) -> None:
+    ws.new_fleet("pd")
+    with pytest.raises(PlannerError, match="decode_gpu"):
+        ws.new_scenario("pd", "x", model="llama-3-8b", gpu="h100-sxm",
+                        serving_mode="disaggregated", decode_gpu="h900")
+    assert ws.scenarios("pd") == []

@@ -239,6 +239,10 @@ def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any],
     decode pool's, ``decode``: None = the scenario's GPU) and the inputs (the graph derives
     bits, codes and bytes from them). Checks the cross-field rules."""
     check_scenario(spec, gpu, values, "inference")
+    if decode is None and values.get("decode_gpu", DECODE_GPU_SAME) != DECODE_GPU_SAME:
+        from planner.catalog import resolve_gpu  # the shipped catalog: no other is at hand
+
+        decode = resolve_gpu(str(values["decode_gpu"]))
     return {**model_figures(spec).as_dict(), **gpu_figures(gpu),
             **decode_gpu_figures(gpu, decode if decode is not None else gpu), **values}
 
