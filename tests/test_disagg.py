@@ -5,6 +5,7 @@ GPU counts and costs, the contract outputs' switch, and bad inputs refused by na
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -268,3 +269,21 @@ def test_scenario_new_refuses_an_unknown_decode_gpu(ws: Any) -> None:
         ws.new_scenario("pd", "x", model="llama-3-8b", gpu="h100-sxm",
                         serving_mode="disaggregated", decode_gpu="h900")
     assert ws.scenarios("pd") == []
+
+
+def test_details_pane_shows_both_pools(ws: Any) -> None:
+    """The TUI details pane of a disaggregated scenario: each pool's shape and figures, the
+    KV transfer and TTFT in its parts, the GPU count of both pools."""
+    from rich.console import Console
+
+    from planner.tui.state.cells import details
+
+    sc = {s.name: s for s in _disagg_fleet(ws)}["open-h200"]
+    out = ws.evaluate(sc)
+    console = Console(record=True, width=200)
+    console.print(details(sc, out, GPUS["h100-sxm"].memory_bytes))
+    text = console.export_text()
+    assert re.search(r"prefill pool +1 × 1 h100-sxm: full step", text)
+    assert re.search(r"decode pool +1 × 1 h200: batch", text)
+    assert re.search(r"KV transfer +.* per prompt over the network", text)
+    assert re.search(r"GPUs +1 prefill \+ 1 decode = 2", text)
