@@ -287,3 +287,34 @@ def test_details_pane_shows_both_pools(ws: Any) -> None:
     assert re.search(r"decode pool +1 × 1 h200: batch", text)
     assert re.search(r"KV transfer +.* per prompt over the network", text)
     assert re.search(r"GPUs +1 prefill \+ 1 decode = 2", text)
+
+
+def test_compare_an_aggregated_and_a_disaggregated_option(ws: Any) -> None:
+    """``compare`` of an aggregated deployment and its disaggregated option (2 GPUs each on
+    H100): both pools' GPUs, TTFT/TPOT under load and the pools' utilization are compared;
+    the roll-up counts each pool on its own GPU type and only the chosen option."""
+    from planner.compare import compare, rollup
+
+    ws.new_fleet("pd")
+    ws.new_scenario("pd", "agg", model="llama-3-8b", gpu="h100-sxm", engine="vllm", gpus=2,
+                    concurrency=32, prompt_tokens=4000)
+    ws.new_scenario("pd", "split", model="llama-3-8b", gpu="h100-sxm", engine="vllm", gpus=2,
+                    concurrency=32, prompt_tokens=4000, serving_mode="disaggregated",
+                    prefill_workers=1, decode_workers=1, decode_gpu="h200", option_of="agg")
+    scenarios = ws.scenarios("pd")
+    outputs = ws.evaluate_many(scenarios)
+    rows = {r.column: r for r in compare(scenarios, outputs)}
+    assert rows["serving_mode"].values == ["aggregated", "disaggregated"]
+    assert rows["deployment_gpus"].values == [2, 2]
+    assert rows["decode_gpus"].values == [2, 1]  # the aggregated row's: its replicas
+    assert rows["ttft_mean_s"].values == [o["ttft_mean_s"] for o in outputs]
+    assert rows["ttft_mean_s"].values[1] == outputs[1]["disagg_ttft_mean_s"]
+    assert rows["cost_usd_per_hour"].values[1] == pytest.approx(
+        GPUS["h100-sxm"].price_usd_per_hour + GPUS["h200"].price_usd_per_hour)
+    assert "prefill_utilization" in rows and "kv_transfer_s" in rows
+    (totals,) = rollup(scenarios, outputs)
+    assert totals.gpus_by_type == {"h100-sxm": 2}  # the base is chosen, the option is not
+    ws.set_scenario("pd", "split", {"chosen": "true"})
+    scenarios = ws.scenarios("pd")
+    (totals,) = rollup(scenarios, ws.evaluate_many(scenarios))
+    assert totals.gpus_by_type == {"h100-sxm": 1, "h200": 1}
