@@ -38,7 +38,11 @@ The model, per worker unless the name says otherwise (``Wp``, ``Wd`` workers; ``
   Mooncake RDMA writes), plus one hop latency
   (:data:`planner.estimator.topology.NVLINK_HOP_LATENCY_S` / ``NIC_HOP_LATENCY_S``);
 * ``TTFT = prefill queue + decode-slot wait + prefill + transfer + first decode step + the
-  front end's path``; throughput: the slower pool caps the deployment;
+  front end's path``; throughput: the slower pool caps the deployment; a closed loop of ``M``
+  clients completes ``X = min(M / cycle, capacity)`` requests/s (``cycle`` the unqueued
+  request), and whatever waiting Little's law then leaves, ``M / X - cycle``, is the queue
+  of the saturated pool; the first wave of a benchmark (all ``M`` at once) waits for each
+  other's prompts (:func:`prefill_wave_s`);
 * GPUs ``Wp * prefill_tp * pp + Wd * decode_tp * pp``; cost each pool at its GPU's price.
 
 Not modelled: the decode pool's weights are the scenario's per GPU scaled by ``tp /
