@@ -32,8 +32,13 @@ that GPU and engine), so no fitted value has seen the group it scores.
 
 Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX rows):
 
-* Aggregated rows only, without speculative decoding (disaggregated and MTP rows belong to the
-  deployment-shapes issue). Engine from ``engine`` (Dynamo-orchestrated rows by their
+* Without speculative decoding (MTP rows: not modelled yet). Disaggregated rows (mode
+  ``disagg``, :mod:`planner.estimator.disagg`): ``serving_mode = disaggregated`` with each
+  pool's workers, TP (GPUs per worker), EP and attention DP as published (AIC: ``tp *
+  attention_dp`` GPUs per worker as for its aggregated rows; InferenceX: ``*_tp``, checked
+  against ``num_*_gpu``), the scenario's own ``tp``/``gpus``/``ep`` the decode worker's; the
+  measured throughput of an InferenceX disaggregated run is its per-GPU output rate times its
+  decode GPUs (:func:`ix_disagg_case`). Engine from ``engine`` (Dynamo-orchestrated rows by their
   backend; AMD ATOM has no engine model: not scored). Fixed lengths ISL/OSL,
   ``output_tokens_cv`` 0; ``concurrency = max_concurrency`` (closed loop).
 * GPUs: AIC ``tp * pp * attention_dp`` of the one worker (with attention DP > 1 the planner's
@@ -435,6 +440,99 @@ def ix_case(r: dict[str, Any]) -> Case:
                 band("concurrency", clients), run, met.get("mean_e2el_s"))
 
 
+def _pool(pool: str, tp: int, ep: int, dp: bool, workers: int) -> dict[str, Any]:
+    """One pool's scenario inputs (issue 25): its workers, TP (the worker's GPUs), EP and
+    attention DP, all explicit (none follows the scenario's)."""
+    return {f"{pool}_workers": workers, f"{pool}_tp": tp, f"{pool}_ep": max(ep, 1),
+            f"{pool}_attention_dp": "on" if dp else "off"}
+
+
+def aic_disagg_case(r: dict[str, Any]) -> Case:
+    """A disaggregated AIC silicon row as a case (KeyError when unmapped): per pool its
+    workers, ``tp * attention_dp`` GPUs per worker (the aggregated rows' convention) with
+    attention DP on where ``attention_dp_size > 1``, experts over ``moe_ep_size``; the
+    scenario's own ``tp``/``gpus`` are the decode worker's (they carry the model's checks)."""
+    engine = engine_for(r["engine"])
+    gemm, moe = str(r.get("gemm_quant_mode")), str(r.get("moe_quant_mode"))
+    weights = _AIC_WEIGHTS[gemm if gemm not in ("None", "") else moe]
+    p = r["parallelism"]
+    model = r["model"]
+    config_path(model)
+    if r.get("max_concurrency") is None:
+        raise KeyError("max_concurrency")
+    pp = int(p.get("decode_pp_size") or 1)
+    if int(p.get("prefill_pp_size") or 1) != pp:
+        raise KeyError("prefill_pp_size != decode_pp_size")
+    settings: dict[str, Any] = {"serving_mode": "disaggregated"}
+    tps = {}
+    for pool in ("prefill", "decode"):
+        if p.get(f"{pool}_num_workers") is None:
+            raise KeyError(f"{pool}_num_workers")
+        tp, dp = int(p[f"{pool}_tp_size"] or 1), int(p[f"{pool}_attention_dp_size"] or 1)
+        tps[pool] = tp * dp
+        settings.update(_pool(pool, tp * dp, int(p.get(f"{pool}_moe_ep_size") or 1), dp > 1,
+                              int(p[f"{pool}_num_workers"])))
+    settings["ep"] = settings["decode_ep"]
+    settings["attention_dp"] = int(settings["decode_attention_dp"] == "on")
+    if "Dynamo" in str(r.get("origin")):
+        settings["request_latency_s"] = FRONTENDS["dynamo"].request_latency_s
+    gpu = gpu_for(r["gpu"])
+    clients = int(r["max_concurrency"])
+    met = r["metrics"]
+    values = {"engine": engine, "tp": tps["decode"], "pp": pp, "gpus": tps["decode"] * pp,
+              "mode": "concurrency", "weight_dtype": weights,
+              "kv_dtype": _trtllm_kv(engine, weights, model),
+              "input_tokens": r["input_tokens"]["value"],
+              "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
+              "num_requests": (INFERENCEX_REQUESTS_PER_CLIENT * clients
+                               if r["origin"].startswith("InferenceX") else None),
+              "ttft_mean_ms": met.get("ttft_mean_ms"),
+              "tpot_mean_ms": met.get("tpot_mean_ms"),
+              "output_tokens_per_s": None}  # AIC publishes no throughput
+    run = Run(0, str(config_path(model)), gpu, values, settings)
+    return Case(r["id"], f"AIC {gpu} disagg", "disagg", engine, gpu,
+                band("concurrency", clients), run)
+
+
+def ix_disagg_case(r: dict[str, Any]) -> Case:
+    """A disaggregated InferenceX run without speculative decoding as a case: per pool
+    ``*_num_workers`` workers of ``*_tp`` GPUs (``num_*_gpu / workers``, checked),
+    ``*_dp_attention``, ``*_ep``; measured throughput = output tokens/s per GPU times the
+    DECODE GPUs: InferenceX divides a disaggregated run's output rate by its decode GPUs, not
+    by all of them (on every such run with a published mean E2E, ``c * G / E2E`` over the
+    per-GPU figure is 1.0-1.15 x ``num_decode_gpu``: 8.9 for 8P + 8D at c = 1, where a
+    single client cannot exceed ``G / E2E``; 18.2-18.5 for 8P + 16D; 83-85 for 8P + 72D)."""
+    engine = engine_for(r["engine"])
+    p = r["parallelism"]
+    gpu = gpu_for(r["gpu"])
+    amd = gpu.startswith("mi")
+    weights = {"fp8": "fp8", "fp4": "mxfp4" if amd else "nvfp4"}[r["weights_precision"]]
+    settings: dict[str, Any] = {"serving_mode": "disaggregated"}
+    for pool in ("prefill", "decode"):
+        tp, workers = int(p[f"{pool}_tp"]), int(p[f"{pool}_num_workers"])
+        if tp * workers != int(p[f"num_{pool}_gpu"]):
+            raise KeyError(f"num_{pool}_gpu != {pool}_tp * {pool}_num_workers")
+        settings.update(_pool(pool, tp, int(p.get(f"{pool}_ep") or 1),
+                              bool(p.get(f"{pool}_dp_attention")), workers))
+    settings["ep"] = settings["decode_ep"]
+    settings["attention_dp"] = int(settings["decode_attention_dp"] == "on")
+    met = r["metrics"]
+    clients = int(r["max_concurrency"])
+    tp = settings["decode_tp"]
+    values = {"engine": engine, "tp": tp, "pp": 1, "gpus": tp, "mode": "concurrency",
+              "weight_dtype": weights, "kv_dtype": "fp8",
+              "input_tokens": r["input_tokens"]["value"],
+              "output_tokens": r["output_tokens"]["value"], "concurrency": clients,
+              "num_requests": INFERENCEX_REQUESTS_PER_CLIENT * clients,
+              "ttft_mean_ms": _ms(met.get("mean_ttft_s")),
+              "tpot_mean_ms": _ms(met.get("mean_tpot_s")),
+              "output_tokens_per_s": met["output_tput_per_gpu_tok_s"]
+              * int(p["num_decode_gpu"])}
+    run = Run(0, str(config_path(r["model"])), gpu, values, settings)
+    return Case(r["id"], f"InferenceX {gpu} disagg", "disagg", engine, gpu,
+                band("concurrency", clients), run, met.get("mean_e2el_s"))
+
+
 def load_cases(folder: Path) -> tuple[list[Case], dict[str, int]]:
     """Every scorable case of the development files in ``folder`` and the count of records
     left out, by reason."""
@@ -450,15 +548,14 @@ def load_cases(folder: Path) -> tuple[list[Case], dict[str, int]]:
     for r in json.loads((folder / "serving_perf_dev.json").read_text())["records"]:
         add(perf_case, r, "serving_perf")
     for r in json.loads((folder / "aic_silicon_dev.json").read_text())["records"]:
-        if r["serving_mode"] != "aggregated":
-            left["aic: disaggregated (deployment-shapes issue)"] += 1
-            continue
-        add(aic_case, r, "aic")
+        add(aic_case if r["serving_mode"] == "aggregated" else aic_disagg_case, r,
+            "aic" if r["serving_mode"] == "aggregated" else "aic disagg")
     for r in json.loads((folder / "inferencex_dsr1_dev.json").read_text())["records"]:
-        if r["serving_mode"] != "aggregated" or r.get("spec_decoding") != "none":
-            left["inferencex: disaggregated or speculative (deployment-shapes issue)"] += 1
+        if r.get("spec_decoding") != "none":
+            left["inferencex: speculative decoding (MTP; not modelled on this branch)"] += 1
             continue
-        add(ix_case, r, "inferencex")
+        add(ix_case if r["serving_mode"] == "aggregated" else ix_disagg_case, r,
+            "inferencex" if r["serving_mode"] == "aggregated" else "inferencex disagg")
     return [Case(c.id, c.group, c.mode, c.engine, c.gpu, c.band,
                  Run(i, c.run.model, c.run.gpu, c.run.values, c.run.settings), c.e2e_s)
             for i, c in enumerate(cases)], dict(left)
@@ -554,7 +651,10 @@ def cv_fit_scores(cases: list[Case], specs: dict[str, Any], left: dict[str, int]
     groups = sorted({c.group for c in cases})
     for g in groups:
         held = [c for c in cases if c.group == g]
-        train = [c for c in cases if c.group != g]
+        # the disaggregated rows calibrate the disaggregated groups only (and the aggregated
+        # rows the aggregated), so adding them moved no aggregated figure
+        disagg = held[0].mode == "disagg"
+        train = [c for c in cases if c.group != g and (c.mode == "disagg") == disagg]
         fitted: dict[tuple[str, str], dict[str, float]] = {}
         for key in sorted({(c.gpu, c.engine) for c in held}):
             mine = [c for c in train if (c.gpu, c.engine) == key]
@@ -621,6 +721,10 @@ def print_tables(title: str, scores: Scores) -> None:
     for k, e in sorted(_errors(scores, lambda c, m: m).items(),
                        key=lambda kv: METRIC_ORDER.index(kv[0])):
         print(f"{k:10} {len(e):4d}  {_stats(e)}")
+    print(f"\n-- {title}: by mode and metric (disagg: disaggregated prefill/decode) --")
+    for k, e in sorted(_errors(scores, lambda c, m: (c.mode, m)).items(),
+                       key=lambda kv: (kv[0][0], METRIC_ORDER.index(kv[0][1]))):
+        print(f"{k[0]:12} {k[1]:10} {len(e):4d}  {_stats(e)}")
     print(f"\n-- {title}: by concurrency band and metric --")
     for k, e in sorted(_errors(scores, lambda c, m: (c.band, m)).items(),
                        key=lambda kv: (order[kv[0][0]], METRIC_ORDER.index(kv[0][1]))):

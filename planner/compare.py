@@ -21,6 +21,18 @@ COMPARE_OUTPUTS = (
     "train_flops", "train_time_s", "gpu_hours", "train_cost_usd", "trainable_params",
     "train_memory_bytes_per_gpu", "train_fits",
 )
+DISAGG_OUTPUTS = (
+    "deployment_gpus", "prefill_gpus", "decode_gpus", "ttft_mean_s", "tpot_mean_s",
+    "output_tokens_per_s", "saturation_requests_per_s", "prefill_utilization",
+    "decode_utilization", "kv_transfer_s",
+)
+"""Outputs compared where any scenario is disaggregated (issue 25): both pools' GPUs, the
+serving figures under load (each scenario's own: aggregated or disaggregated) and the pools'
+utilization."""
+
+
+def _disaggregated(sc: Scenario) -> bool:
+    return sc.kind == "inference" and sc.inputs.get("serving_mode") == "disaggregated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +87,8 @@ def compare(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]],
         differing = [k for k in ("kind", "model", "gpu", *scenarios[0].inputs)
                      if len({repr(r.get(k)) for r in records}) > 1]
         shown = [c for c in COMPARE_OUTPUTS if any(c in r for r in records)]
+        if any(_disaggregated(s) for s in scenarios):
+            shown = [c for c in DISAGG_OUTPUTS if any(c in r for r in records)] + shown
         lead = [VERDICT_ROW, *verdict.VERDICT] if any(judged) else []
         columns = [*lead, *differing, *shown]
     rows = []
@@ -134,8 +148,14 @@ def rollup(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]]
         if i not in keep:
             f.not_counted.append(s.name)
             continue
-        if s.kind == "inference":
+        if _disaggregated(s):  # each pool on its GPU type
+            decode = s.inputs.get("decode_gpu", "same")
+            for gpu, n in ((s.gpu, o["prefill_gpus"]),
+                           (s.gpu if decode == "same" else decode, o["decode_gpus"])):
+                gpus[s.fleet][gpu] = gpus[s.fleet].get(gpu, 0) + int(n)
+        elif s.kind == "inference":
             gpus[s.fleet][s.gpu] = gpus[s.fleet].get(s.gpu, 0) + int(s.inputs["gpus"])
+        if s.kind == "inference":
             f.cost_usd_per_hour += o["cost_usd_per_hour"]
             f.cost_usd_per_month += o["cost_usd_per_month"]
             f.tokens_per_day += o["tokens_per_day"]

@@ -24,7 +24,7 @@ def test_single_head_and_linear_history() -> None:
     assert migrate.heads() == ("0016",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
-                                   "0013", "0016"]
+                                   "0013", "0014", "0016"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
@@ -245,3 +245,39 @@ def test_0016_sets_the_old_front_end_defaults_to_0_and_back(db_url: str) -> None
                                            "typed": (0.03, 0.02, 0.0005),
                                            "none": (0.04, 0.02, 0.0002)}
     engine.dispose()
+
+
+DISAGG_COLUMNS = {"serving_mode", "prefill_workers", "prefill_tp", "prefill_ep",
+                  "prefill_attention_dp", "decode_workers", "decode_tp", "decode_ep",
+                  "decode_attention_dp", "decode_gpu"}
+
+
+def test_0014_adds_the_disaggregated_inputs_with_defaults_both_ways(db_url: str) -> None:
+    """Migration 0014 adds serving_mode and the pool inputs; a row stored before it reads
+    aggregated / 0 / follow / same (its figures unchanged); a downgrade drops the columns (a
+    disaggregated row becomes the aggregated scenario it was built on), an upgrade restores
+    them at their defaults."""
+    with Workspace.open(db_url) as ws:
+        ws.new_fleet("pd", "")
+        ws.new_scenario("pd", "split", model="llama-3-8b", gpu="h100-sxm",
+                        serving_mode="disaggregated", prefill_workers=2, decode_workers=3,
+                        decode_tp=2, decode_gpu="h200", prefill_attention_dp="on")
+        stored = ws.scenario("pd", "split").inputs
+    assert (stored["serving_mode"], stored["prefill_workers"], stored["decode_workers"],
+            stored["decode_tp"], stored["decode_gpu"], stored["prefill_attention_dp"]) == (
+        "disaggregated", 2, 3, 2, "h200", "on")
+    engine = make_engine(db_url)
+    migrate.downgrade(engine, "0013")
+    with engine.connect() as conn:
+        columns = {c["name"] for c in inspect(conn).get_columns("scenarios")}
+    assert not columns & DISAGG_COLUMNS
+    migrate.upgrade(engine)
+    with engine.connect() as conn:
+        row = conn.execute(text(
+            "SELECT serving_mode, prefill_workers, prefill_tp, prefill_ep, prefill_attention_dp,"
+            " decode_workers, decode_tp, decode_ep, decode_attention_dp, decode_gpu "
+            "FROM scenarios WHERE name = 'split'")).one()
+    with pytest.raises(Exception, match=r"(?i)check|constraint"), engine.begin() as conn:
+        conn.execute(text("UPDATE scenarios SET serving_mode = 'both'"))
+    engine.dispose()
+    assert tuple(row) == ("aggregated", 0, 0, 0, "follow", 0, 0, 0, "follow", "same")

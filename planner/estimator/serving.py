@@ -128,6 +128,14 @@ CLOSED_LOOP = 2
 OFFLINE = 0
 """load_mode: no rate and no concurrency: the offline maximum."""
 _HUGE_S = 1e12
+DISAGGREGATED = 1
+"""serving_mode_code of a disaggregated deployment (:mod:`planner.estimator.disagg`)."""
+
+
+def _pick(serving_mode_code: Value, disaggregated: Value, aggregated: Value) -> Value:
+    """A contract output's switch: the disaggregated figure where ``serving_mode`` is
+    disaggregated, else the aggregated one unchanged (``where`` returns it bit for bit)."""
+    return where(serving_mode_code == DISAGGREGATED, disaggregated, aggregated)
 
 
 def matmul_efficiency_effective(matmul_efficiency: Value, gpu_matmul_efficiency: Value) -> Value:
@@ -510,9 +518,12 @@ def saturation_requests_per_s_replica(saturation_requests_per_step: Value,
 
 
 def saturation_requests_per_s(saturation_requests_per_s_replica: Value,
-                              replicas: Value) -> Value:
-    """Most requests per second the deployment completes (all replicas)."""
-    return saturation_requests_per_s_replica * replicas
+                              replicas: Value, serving_mode_code: Value,
+                              disagg_saturation_requests_per_s: Value) -> Value:
+    """Most requests per second the deployment completes (all replicas); disaggregated: the
+    slower pool's capacity (:func:`planner.estimator.disagg.disagg_saturation_requests_per_s`)."""
+    return _pick(serving_mode_code, disagg_saturation_requests_per_s,
+                 saturation_requests_per_s_replica * replicas)
 
 
 def saturation_output_tokens_per_s(saturation_requests_per_s: Value,
@@ -814,8 +825,11 @@ def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
                 max_num_batched_tokens_effective: Value, prefill_steps_per_request: Value,
                 closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
                 step_host_link_s: Value, output_tokens_cv: Value, prefill_first: Value,
-                cohort_ttft_steps: Value, prefill_only_step_s: Value) -> Value:
-    """Mean time per output token (and inter-token latency) at the operating point. Open
+                cohort_ttft_steps: Value, prefill_only_step_s: Value,
+                serving_mode_code: Value, disagg_tpot_mean_s: Value) -> Value:
+    """Mean time per output token (and inter-token latency) at the operating point
+    (disaggregated: the decode pool's step,
+    :func:`planner.estimator.disagg.disagg_tpot_mean_s`). Open
     loop: one average step, which carries the average share of other requests' prefill
     chunks. Closed loop and offline: a request's ``G - 1`` decode steps hold the prefill
     steps of the OTHER cohorts, ``p = B S / n - own prefill steps`` per cycle (``n`` prompt
@@ -840,7 +854,8 @@ def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
     whole = closed_loop_decode_step_s + safe_div(after_first, output_tokens - 1, 0.0) \
         * prefill_only_step_s
     closed = where(_cohort_whole(prefill_first, load_mode, output_tokens_cv) > 0, whole, closed)
-    return where(load_mode == OPEN_LOOP, step_s, closed)
+    return _pick(serving_mode_code, disagg_tpot_mean_s,
+                 where(load_mode == OPEN_LOOP, step_s, closed))
 
 
 def prefill_first(engine_code: Value) -> Value:
@@ -982,14 +997,18 @@ def wave_ttft_steps(closed_loop_batch: Value, prompt_tokens: Value,
 
 
 def wave_ttft_mean_s(load_mode: Value, wave_ttft_steps: Value, wave_prefill_step_s: Value,
-                     request_latency_effective_s: Value, ttft_mean_s: Value) -> Value:
+                     request_latency_effective_s: Value, ttft_mean_s: Value,
+                     serving_mode_code: Value, disagg_wave_ttft_mean_s: Value) -> Value:
     """Mean TTFT of the first wave of a closed loop, the ``B`` clients that start at once:
     :func:`wave_ttft_steps` steps of :func:`wave_prefill_step_s` plus the front end's path
     (``request_latency_effective_s``). A benchmark run of ``N`` requests averages it with the
     steady
     state over its first ``B`` requests (:func:`planner.sheet.harness.finite_run_ttft`).
-    Other modes: the steady-state ``ttft_mean_s``."""
-    wave = wave_ttft_steps * wave_prefill_step_s + request_latency_effective_s
+    Other modes: the steady-state ``ttft_mean_s``.
+    Disaggregated: the prefill pool's wave
+    (:func:`planner.estimator.disagg.disagg_wave_ttft_mean_s`)."""
+    wave = _pick(serving_mode_code, disagg_wave_ttft_mean_s,
+                 wave_ttft_steps * wave_prefill_step_s + request_latency_effective_s)
     return where(load_mode == CLOSED_LOOP, maximum(wave, ttft_mean_s), ttft_mean_s)
 
 
@@ -1072,30 +1091,43 @@ def step_alignment_s(load_mode: Value, step_s: Value) -> Value:
 
 
 def ttft_mean_s(queue_wait_mean_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-                request_latency_effective_s: Value) -> Value:
+                request_latency_effective_s: Value, serving_mode_code: Value,
+                disagg_ttft_mean_s: Value) -> Value:
     """Mean time to first token at the operating point: slot wait + step alignment + prefill +
     the front end's path for one request (HTTP, chat template, tokenization, hand-offs between
     the API, engine and detokenizer processes, first streamed chunk:
-    ``request_latency_effective_s``, the front end's, :mod:`planner.estimator.frontends`)."""
-    return queue_wait_mean_s + step_alignment_s + ttft_service_s + request_latency_effective_s
+    ``request_latency_effective_s``, the front end's, :mod:`planner.estimator.frontends`).
+    Disaggregated: :func:`planner.estimator.disagg.disagg_ttft_mean_s`."""
+    return _pick(serving_mode_code, disagg_ttft_mean_s,
+                 queue_wait_mean_s + step_alignment_s + ttft_service_s
+                 + request_latency_effective_s)
 
 
 def ttft_p50_s(queue_wait_p50_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_effective_s: Value) -> Value:
-    """Median TTFT (service time taken as fixed; the spread is the queue's)."""
-    return queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_effective_s
+               request_latency_effective_s: Value, serving_mode_code: Value,
+               disagg_ttft_p50_s: Value) -> Value:
+    """Median TTFT (service time taken as fixed; the spread is the queue's).
+    Disaggregated: :func:`planner.estimator.disagg.disagg_ttft_p50_s`."""
+    return _pick(serving_mode_code, disagg_ttft_p50_s,
+                 queue_wait_p50_s + step_alignment_s + ttft_service_s + request_latency_effective_s)
 
 
 def ttft_p90_s(queue_wait_p90_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_effective_s: Value) -> Value:
-    """90th-percentile TTFT."""
-    return queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_effective_s
+               request_latency_effective_s: Value, serving_mode_code: Value,
+               disagg_ttft_p90_s: Value) -> Value:
+    """90th-percentile TTFT.
+    Disaggregated: :func:`planner.estimator.disagg.disagg_ttft_p90_s`."""
+    return _pick(serving_mode_code, disagg_ttft_p90_s,
+                 queue_wait_p90_s + step_alignment_s + ttft_service_s + request_latency_effective_s)
 
 
 def ttft_p99_s(queue_wait_p99_s: Value, step_alignment_s: Value, ttft_service_s: Value,
-               request_latency_effective_s: Value) -> Value:
-    """99th-percentile TTFT."""
-    return queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_effective_s
+               request_latency_effective_s: Value, serving_mode_code: Value,
+               disagg_ttft_p99_s: Value) -> Value:
+    """99th-percentile TTFT.
+    Disaggregated: :func:`planner.estimator.disagg.disagg_ttft_p99_s`."""
+    return _pick(serving_mode_code, disagg_ttft_p99_s,
+                 queue_wait_p99_s + step_alignment_s + ttft_service_s + request_latency_effective_s)
 
 
 def e2e_mean_s(ttft_mean_s: Value, tpot_mean_s: Value, output_tokens: Value) -> Value:
@@ -1107,7 +1139,8 @@ def serving_requests_per_s(load_mode: Value, replica_request_rate_per_s: Value,
                            serving_capacity_requests_per_s_replica: Value,
                            frontend_requests_per_s_replica: Value,
                            operating_requests_per_step: Value, step_s: Value,
-                           replicas: Value) -> Value:
+                           replicas: Value, serving_mode_code: Value,
+                           disagg_requests_per_s: Value) -> Value:
     """Completed requests per second of the deployment: open loop the offered rate up to
     capacity; closed loop ``x / step`` per replica up to the front end's rate; offline
     ``x / step``."""
@@ -1115,7 +1148,8 @@ def serving_requests_per_s(load_mode: Value, replica_request_rate_per_s: Value,
     engine = safe_div(operating_requests_per_step, step_s, 0.0)
     closed = where(load_mode == CLOSED_LOOP, minimum(engine, frontend_requests_per_s_replica),
                    engine)
-    return replicas * where(load_mode == OPEN_LOOP, open_, closed)
+    return _pick(serving_mode_code, disagg_requests_per_s,
+                 replicas * where(load_mode == OPEN_LOOP, open_, closed))
 
 
 def output_tokens_per_s(serving_requests_per_s: Value, output_tokens: Value) -> Value:

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from planner.estimator import disagg, expert_parallel, memory, serving, topology
 from planner.estimator import engine_memory as em
-from planner.estimator import expert_parallel, memory, serving, topology
 from planner.estimator.latency import requests_per_s as roofline_requests_per_s
 from planner.estimator.ops import Value, where
 
@@ -92,6 +92,7 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.saturation_requests_per_step,
     serving.saturation_step_s,
     serving.saturation_requests_per_s_replica,
+    *disagg.POOLS,
     serving.saturation_requests_per_s,
     serving.saturation_output_tokens_per_s,
     serving.frontend_code,
@@ -127,6 +128,7 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.prefill_first,
     serving.cohort_ttft_steps,
     serving.prefill_only_step_s,
+    *disagg.LOAD,
     serving.tpot_mean_s,
     serving.ttft_service_s,
     serving.queue_wait_mean_s,

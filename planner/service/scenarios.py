@@ -127,6 +127,8 @@ class Scenarios:
         inputs = {**base, **{k: fields[k] if k in checked else c.parse(fields[k])
                              for c in SCENARIO_INPUTS for k in [c.name] if k in fields}}
         self._check(kind, model_row, gpu_row, inputs, lora_targets)
+        if kind == "inference" and inputs.get("decode_gpu", "same") != "same":
+            self._check_decode_gpu(s, model_row, inputs)
         if kind == "inference" and inputs.get("calibration") not in ("auto", "none"):
             # a named profile must exist and be fitted for this GPU and engine
             resolve(str(inputs["calibration"]), gpu_row.name, str(inputs["engine"]),
@@ -144,6 +146,22 @@ class Scenarios:
             raise ValidationError("kind", "one of " + ", ".join(KINDS), value=kind)
         check_scenario(self.specs.model_spec(model_row), self.specs.gpu_spec(gpu_row), inputs,
                        kind, lora_targets)
+
+    def _check_decode_gpu(self, s: Session, model_row: ModelRow, inputs: dict[str, Any]
+                          ) -> None:
+        """A disaggregated scenario's ``decode_gpu`` (issue 25) names a GPU of the database
+        with a tensor path for the scenario's weights."""
+        from planner.errors import NotFoundError
+        from planner.estimator.gpu import compute_dtype
+
+        try:
+            decode_row = queries.gpu_row(s, str(inputs["decode_gpu"]))
+        except NotFoundError:
+            raise ValidationError("decode_gpu", "same or the name of a GPU of the catalog "
+                                  "(planner gpu list)", value=inputs["decode_gpu"]) from None
+        compute_dtype(self.specs.gpu_spec(decode_row), inputs["weight_dtype"],
+                      inputs.get("quant_mode", "auto"),
+                      self.specs.model_spec(model_row).quantization)
 
     # ------------------------------------------------------------------ writing
     def new_scenario(self, fleet: str, name: str, *, model: str, gpu: str,

@@ -482,6 +482,22 @@ def check_rules(ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
     weight_ok = ~done
     per_combo(weight_ok, [model_names, gpu_names, inputs["weight_dtype"],
                           inputs["quant_mode"]], "gpu", tensor_path)
+    # the decode pool's GPU (issue 25): "same", or a catalog GPU with a tensor path
+    lower = {k.lower(): k for k in gpus}
+
+    def decode_path(name: str, model: str, dtype: str, mode: str) -> None:
+        match = lower.get(str(name).strip().lower())
+        if match is None:
+            raise ValidationError("decode_gpu", "same or a GPU of the catalog ("
+                                  + ", ".join(sorted(gpus)[:12])
+                                  + (", …" if len(gpus) > 12 else "") + ")", value=name)
+        compute_dtype(gpus[match], dtype, mode, models[model].quantization)
+
+    decode = inputs.get("decode_gpu")
+    if decode is not None:
+        per_combo(weight_ok & ~training & (decode != "same"),
+                  [decode, model_names, inputs["weight_dtype"], inputs["quant_mode"]],
+                  "decode_gpu", decode_path)
     lora = weight_ok & training & (inputs["lora_rank"] > 0)
     per_combo(lora, [model_names, lora_targets], "lora_targets",
               lambda model, targets: lora_dims(models[model], str(targets)))

@@ -430,7 +430,48 @@ OFFLOAD_INPUTS: tuple[InputColumn, ...] = (
 """Offload to host memory (:mod:`planner.estimator.offload`): 0 offload leaves every figure
 as it is without these columns."""
 
-INFERENCE_INPUTS = (*INFERENCE_INPUTS, *SERVING_INPUTS, *OFFLOAD_INPUTS)
+POOL_ATTENTION_DP = ("follow", "on", "off")
+"""A pool's data-parallel attention: follow = the scenario's ``attention_dp``."""
+
+
+def _pool(pool: str, what: str) -> tuple[InputColumn, ...]:
+    """The parallelism inputs of one pool of a disaggregated deployment (issue 25):
+    ``<pool>_workers``, ``<pool>_tp``, ``<pool>_ep``, ``<pool>_attention_dp``; 0 (and
+    ``follow``) take the scenario's own figure, so a row written before they existed keeps its
+    meaning."""
+    return (
+        _col(f"{pool}_workers", f"{pool.title()} workers", "count", "int", 0,
+             f"Workers (engine instances) of the {what} pool in a disaggregated deployment; "
+             "0 = the scenario's replicas (gpus / (tp*pp)).", minimum=0, maximum=100_000),
+        _col(f"{pool}_tp", f"{pool.title()} TP", "count", "int", 0,
+             f"Tensor-parallel GPUs per {what} worker (with attention DP: the worker's GPUs); "
+             "0 = the scenario's tp.", minimum=0, maximum=1024),
+        _col(f"{pool}_ep", f"{pool.title()} EP", "GPUs", "int", 0,
+             f"Expert-parallel group of a {what} worker (MoE); 0 = the scenario's ep.",
+             minimum=0, maximum=1024),
+        _col(f"{pool}_attention_dp", f"{pool.title()} attention DP", "convention", "choice",
+             "follow", f"Data-parallel attention in the {what} workers: on, off, or follow "
+             "the scenario's attention_dp.", choices=POOL_ATTENTION_DP),
+    )
+
+
+DISAGG_INPUTS: tuple[InputColumn, ...] = (
+    _col("serving_mode", "Serving mode", "convention", "choice", "aggregated",
+         "aggregated: every replica runs prefill and decode (chunked prefill); disaggregated: "
+         "prefill workers run the prompts and hand each prompt's KV cache to decode workers "
+         "(NVIDIA Dynamo, SGLang PD disaggregation, vLLM's KV connectors), each pool with its "
+         "own parallelism and GPU (planner.estimator.disagg).",
+         choices=("aggregated", "disaggregated")),
+    *_pool("prefill", "prefill"),
+    *_pool("decode", "decode"),
+    _col("decode_gpu", "Decode GPU", "GPU", "text", "same",
+         "same or a GPU catalog name: the decode pool's GPU type in a disaggregated "
+         "deployment; same = the scenario's GPU.", choices=("same",)),
+)
+"""Disaggregated prefill/decode serving (:mod:`planner.estimator.disagg`): with
+``serving_mode = aggregated`` none of them changes a figure."""
+
+INFERENCE_INPUTS = (*INFERENCE_INPUTS, *SERVING_INPUTS, *OFFLOAD_INPUTS, *DISAGG_INPUTS)
 
 TRAINING_INPUTS: tuple[InputColumn, ...] = (
     *DEPLOYMENT_INPUTS,

@@ -237,6 +237,67 @@ META: dict[str, tuple[str, str, bool] | tuple[str, str, bool, bool]] = {
     "serving_requests_per_s": ("Served requests", "requests/s", False),
     "output_tokens_per_s": ("Output tokens under load", "tokens/s", False),
     "engine_requests_per_s": ("Requests/s (engine)", "requests/s", False),
+    # disaggregated prefill/decode (planner.estimator.disagg, issue 25)
+    "prefill_workers_effective": ("Prefill workers", "count", False, True),
+    "decode_workers_effective": ("Decode workers", "count", False, True),
+    "prefill_gpus": ("Prefill pool GPUs", "count", False, True),
+    "decode_gpus": ("Decode pool GPUs", "count", False, True),
+    "deployment_gpus": ("Deployment GPUs", "count", False, True),
+    "disagg_cost_usd_per_hour": ("Both pools' cost", "USD/h", False),
+    "prefill_gemm_s_per_token": ("Prefill GEMM per token", "s", False),
+    "prefill_token_compute_s": ("Prefill compute per token", "s", False),
+    "prefill_attention_replicated_bytes_per_gpu": ("Prefill replicated attention", "B", False),
+    "prefill_dense_weights_s": ("Prefill dense weight read", "s", False),
+    "prefill_expert_weights_s": ("Prefill expert weight read", "s", False),
+    "prefill_token_s": ("Prefill per-token extra time", "s", False),
+    "prefill_step_fixed_s": ("Prefill fixed step time", "s", False),
+    "prefill_step_s": ("Prefill step (full budget)", "s", False),
+    "prefill_chunk_step_s": ("Prefill step (one prompt)", "s", False),
+    "prefill_capacity_requests_per_s": ("Prefill pool capacity", "requests/s", False),
+    "prefill_service_s": ("Prefill time per prompt", "s", False),
+    "decode_matmul_efficiency_effective": ("Decode matmul efficiency", "fraction", False),
+    "decode_bandwidth_efficiency_effective": ("Decode bandwidth efficiency", "fraction",
+                                              False),
+    "decode_gemm_s_per_token": ("Decode GEMM per token", "s", False),
+    "decode_lm_head_s_per_token": ("Decode logits per token", "s", False),
+    "decode_token_compute_s": ("Decode compute per token (pool)", "s", False),
+    "decode_pool_kv_s_per_token": ("Decode KV traffic per token (pool)", "s", False),
+    "decode_attention_replicated_bytes_per_gpu": ("Decode replicated attention", "B", False),
+    "decode_dense_weights_s": ("Decode dense weight read", "s", False),
+    "decode_expert_weights_s": ("Decode expert weight read", "s", False),
+    "decode_token_s": ("Decode per-token extra time", "s", False),
+    "decode_step_fixed_s": ("Decode fixed step time", "s", False),
+    "decode_kv_bytes_per_token_per_gpu": ("Decode KV per token per GPU", "B", False),
+    "decode_kv_pool_bytes_per_gpu": ("Decode KV pool per GPU", "B", True),
+    "decode_token_capacity": ("Decode KV tokens per worker", "tokens", False, True),
+    "decode_max_running_batch": ("Decode max running batch", "sequences", False, True),
+    "decode_saturation_step_s": ("Decode step (full batch)", "s", False),
+    "decode_capacity_requests_per_s": ("Decode pool capacity", "requests/s", False),
+    "disagg_saturation_requests_per_s": ("Disaggregated capacity", "requests/s", False),
+    "kv_transfer_link_kind": ("KV transfer link (0 domain, 2 network)", "code", False),
+    "kv_transfer_bytes": ("KV moved per prompt", "B", False),
+    "kv_transfer_link_bytes_per_s": ("KV transfer bandwidth", "B/s", False),
+    "kv_transfer_s": ("KV transfer per prompt", "s", False),
+    "decode_arrivals_steps_per_s": ("Decode tokens arriving per worker", "tokens/s", False),
+    "decode_batch_0": ("Decode batch, estimate 0", "sequences", False),
+    "decode_batch_1": ("Decode batch, iteration 1", "sequences", False),
+    "decode_batch_2": ("Decode batch, iteration 2", "sequences", False),
+    "decode_batch_3": ("Decode batch per worker", "sequences", False),
+    "disagg_tpot_mean_s": ("TPOT, decode pool", "s", False),
+    "disagg_cycle_s": ("Request cycle without queueing", "s", False),
+    "disagg_requests_per_s": ("Served requests (disaggregated)", "requests/s", False),
+    "prefill_utilization": ("Prefill pool utilization", "fraction", False),
+    "decode_utilization": ("Decode pool utilization", "fraction", False),
+    "disagg_overloaded": ("A pool overloaded", "bool", False),
+    "prefill_queue_wait_mean_s": ("Prefill queue wait (mean)", "s", False),
+    "decode_slot_wait_s": ("Decode slot wait", "s", False),
+    "disagg_ttft_service_s": ("Prefill + transfer + first decode", "s", False),
+    "disagg_ttft_mean_s": ("TTFT disaggregated (mean)", "s", False),
+    "disagg_ttft_p50_s": ("TTFT disaggregated p50", "s", False),
+    "disagg_ttft_p90_s": ("TTFT disaggregated p90", "s", False),
+    "disagg_ttft_p99_s": ("TTFT disaggregated p99", "s", False),
+    "prefill_wave_s": ("Prefill of a cohort of clients", "s", False),
+    "disagg_wave_ttft_mean_s": ("First-wave TTFT disaggregated", "s", False),
     "ttft_slo_percentile_s": ("TTFT at the objective's percentile", "s", False),
     "saturated": ("Saturated (queue overloaded)", "bool", False),
     "meets_slo": ("Meets SLO", "bool", False),
@@ -299,6 +360,16 @@ GPU_COLUMNS: dict[str, tuple[str, str, str]] = {
 """Columns that come from the scenario's GPU (``gpu_flops_per_s`` is derived from the peaks
 and the weight dtype, :func:`planner.estimator.derived.gpu_flops_per_s`)."""
 
+DECODE_GPU_COLUMNS: dict[str, tuple[str, str, str]] = {
+    **{("decode_gpu_price_usd_per_gpu_hour" if key == "price_usd_per_gpu_hour"
+        else f"decode_{key}"): (f"Decode {label}", unit, f"The decode pool's GPU: {text}")
+       for key, (label, unit, text) in GPU_COLUMNS.items() if key != "gpu_flops_per_s"},
+    "decode_gpu_same": ("Decode GPU is the scenario's (1/0)", "code",
+                        "1 when the decode pool runs on the scenario's own GPU type."),
+}
+"""Columns that come from the decode pool's GPU (``decode_gpu``; issue 25)."""
+GPU_COLUMNS.update(DECODE_GPU_COLUMNS)
+
 DERIVED_META: dict[str, tuple[str, str]] = {
     "weight_bits": ("Weight bits", "bits"),
     "kv_bits": ("KV bits", "bits"),
@@ -329,6 +400,15 @@ DERIVED_META: dict[str, tuple[str, str]] = {
     "slo_percentile_number": ("TTFT objective percentile", "count"),
     "kv_offload_bytes_per_gpu": ("Host KV store per GPU", "B"),
     "host_link_bytes_per_s": ("Host link (one direction)", "B/s"),
+    "serving_mode_code": ("Serving mode (0 aggregated, 1 disaggregated)", "code"),
+    "prefill_tp_effective": ("Prefill TP (effective)", "count"),
+    "decode_tp_effective": ("Decode TP (effective)", "count"),
+    "prefill_ep_effective": ("Prefill EP (effective)", "GPUs"),
+    "decode_ep_effective": ("Decode EP (effective)", "GPUs"),
+    "prefill_attention_dp_number": ("Prefill attention DP (1/0)", "code"),
+    "decode_attention_dp_number": ("Decode attention DP (1/0)", "code"),
+    "decode_gpu_flops_per_s": ("Decode GPU peak", "FLOP/s"),
+    "decode_gpu_matmul_efficiency": ("Decode GPU matmul efficiency", "fraction"),
 }
 """Label and unit of every derived input column (their formulas are in
 :mod:`planner.estimator.derived`; ``model_lora_dims`` is looked up per model and targets)."""
@@ -372,7 +452,9 @@ def _description(formula: Callable[..., Any]) -> str:
 @cache
 def output_columns() -> dict[str, OutputColumn]:
     """Every output column, inference and training, by name (formula order)."""
-    formulas = {f.__name__: f for f in (*scenario.INFERENCE, *scenario.TRAINING)}
+    formulas = {f.__name__: f for f in scenario.INFERENCE}
+    for f in scenario.TRAINING:  # a name both kinds compute: the inference formula (issue 25's
+        formulas.setdefault(f.__name__, f)  # cost_usd_per_hour adds both pools' cost)
     missing = sorted(set(formulas) - set(META))
     if missing:
         raise RuntimeError(f"output columns without metadata: {missing}")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import NotFoundError, PlannerError, ValidationError
 from planner.estimator import scenario
 from planner.estimator.architecture import ModelSpec
+from planner.estimator.disagg import DECODE_GPU_SAME, decode_gpu_figures
 from planner.estimator.figures import ModelFigures, model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
 from planner.estimator.ops import Coded, NumpyOnFirstUse
@@ -232,11 +233,18 @@ def _lookup(kind: str, names: Any, known: Mapping[str, Any], n: int,
     return codes, resolved
 
 
-def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The formula columns of one validated scenario: model figures, GPU figures and the
-    inputs (the graph derives bits, codes and bytes from them). Checks the cross-field rules."""
+def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any],
+                decode: GpuSpec | None = None) -> dict[str, Any]:
+    """The formula columns of one validated scenario: model figures, GPU figures (and the
+    decode pool's, ``decode``: None = the scenario's GPU) and the inputs (the graph derives
+    bits, codes and bytes from them). Checks the cross-field rules."""
     check_scenario(spec, gpu, values, "inference")
-    return {**model_figures(spec).as_dict(), **gpu_figures(gpu), **values}
+    if decode is None and values.get("decode_gpu", DECODE_GPU_SAME) != DECODE_GPU_SAME:
+        from planner.catalog import resolve_gpu  # the shipped catalog: no other is at hand
+
+        decode = resolve_gpu(str(values["decode_gpu"]))
+    return {**model_figures(spec).as_dict(), **gpu_figures(gpu),
+            **decode_gpu_figures(gpu, decode if decode is not None else gpu), **values}
 
 
 def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kind: str,
@@ -283,6 +291,9 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     for name, column in _gpu_columns(gpu_specs, g_codes).items():
         cols[name] = column
     _check_compute_dtypes(gpu_specs, g_codes, values["weight_dtype"])
+    if kind == "inference":
+        cols.update(_decode_gpu_columns(values["decode_gpu"], g_codes, g_names, gpus, n,
+                                        labels, values["weight_dtype"]))
     cols.update(values)
     if kind == "inference":
         try:
@@ -300,6 +311,29 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
 def _gpu_columns(gpu_specs: list[GpuSpec], codes: np.ndarray) -> dict[str, Any]:
     figures = [gpu_figures(g) for g in gpu_specs]
     return {name: _take([f[name] for f in figures], codes) for name in figures[0]}
+
+
+def _decode_gpu_columns(decode_gpu: Any, g_codes: np.ndarray, g_names: list[str],
+                        gpus: Mapping[str, GpuSpec], n: int, labels: RowLabels | None,
+                        weight_dtype: Any) -> dict[str, Any]:
+    """The decode pool's GPU figures (:func:`planner.estimator.disagg.decode_gpu_figures`)
+    for every row: the ``decode_gpu`` named (``same``: the row's GPU), looked up once per
+    distinct (GPU, decode GPU) pair; an unknown name is refused naming ``decode_gpu``."""
+    row_gpu = np.asarray(g_names, dtype=object)[g_codes]
+    if isinstance(decode_gpu, str):
+        names = row_gpu if decode_gpu == DECODE_GPU_SAME else np.full(n, decode_gpu, dtype=object)
+    else:
+        raw = np.asarray(decode_gpu, dtype=object)
+        names = np.where(raw == DECODE_GPU_SAME, row_gpu, raw)
+    d_codes, d_names = _lookup("decode_gpu", names, gpus, n, labels)
+    d_specs = [gpus[name] for name in d_names]
+    _check_compute_dtypes(d_specs, d_codes, weight_dtype)
+    pair = g_codes * len(d_names) + d_codes
+    keys = sorted(set(pair.tolist()))
+    figures = [decode_gpu_figures(gpus[g_names[k // len(d_names)]], d_specs[k % len(d_names)])
+               for k in keys]
+    index = np.searchsorted(np.asarray(keys), pair)
+    return {name: _take([f[name] for f in figures], index) for name in figures[0]}
 
 
 def _check_compute_dtypes(gpu_specs: list[GpuSpec], g_codes: np.ndarray, weight_dtype: Any
@@ -534,6 +568,26 @@ def _gpu_entry(gpu: GpuSpec) -> tuple[dict[str, float], set[str]]:
     return entry[1], entry[2]
 
 
+def _decode_gpu_entry(gpu: GpuSpec, decode_gpu: str, gpus: Mapping[str, GpuSpec],
+                      weight_dtype: str) -> dict[str, float]:
+    """One row's decode-pool GPU figures (:func:`_decode_gpu_columns` for one row)."""
+    decode = gpu if decode_gpu == DECODE_GPU_SAME else _one("decode_gpu", decode_gpu, gpus)
+    if decode is not gpu:
+        compute_dtype(decode, weight_dtype)
+    key = (id(gpu), id(decode))
+    hit = _decode_cache.get(key)
+    if hit is not None and hit[0] is gpu and hit[1] is decode:
+        return hit[2]
+    figures = decode_gpu_figures(gpu, decode)
+    if len(_decode_cache) >= _SPEC_CACHE_SIZE:
+        _decode_cache.clear()
+    _decode_cache[key] = (gpu, decode, figures)
+    return figures
+
+
+_decode_cache: dict[tuple[int, int], tuple[GpuSpec, GpuSpec, dict[str, float]]] = {}
+
+
 def _one(kind: str, names: Any, known: Mapping[str, Any]) -> Any:
     """The spec a one-row table names (as :func:`_lookup` resolves it, with its errors)."""
     if len(known) == 1 and type(names) is str and names in known:
@@ -578,6 +632,7 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
         dtypes_ok.add(values["weight_dtype"])
     cols = {**model_columns, **gpu_columns, **values}
     if kind == "inference":
+        cols.update(_decode_gpu_entry(gpu, values["decode_gpu"], gpus, values["weight_dtype"]))
         choice = cols.get("calibration", "auto")
         if choice == "none" or (choice == "auto" and not profiles):
             cols[APPLIED_COLUMN] = ""  # what apply_calibration does, without its arrays

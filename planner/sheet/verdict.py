@@ -43,7 +43,10 @@ AT_LOAD: tuple[str, ...] = ("ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "utilizat
 SATURATED_NULL: tuple[str, ...] = (
     "queue_wait_mean_s", "queue_wait_p50_s", "queue_wait_p90_s", "queue_wait_p99_s",
     "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "ttft_slo_percentile_s",
-    "e2e_mean_s")
+    "e2e_mean_s",
+    # the disaggregated deployment's waits and latencies (planner.estimator.disagg)
+    "prefill_queue_wait_mean_s", "decode_slot_wait_s", "disagg_ttft_mean_s",
+    "disagg_ttft_p50_s", "disagg_ttft_p90_s", "disagg_ttft_p99_s")
 """Latencies with a queue wait in them: where ``saturated`` holds they are the queueing
 formulas' cap, not a latency, so JSON gives ``null`` and text says "saturated"."""
 

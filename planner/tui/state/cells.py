@@ -19,7 +19,7 @@ from planner.sheet.outputs import column_label, format_value, output_columns
 
 __all__ = ["format_value"]
 from planner.sheet.table import inputs_of
-from planner.units import fmt_bytes_gib, fmt_seconds, fmt_usd
+from planner.units import fmt_bytes, fmt_bytes_gib, fmt_seconds, fmt_usd
 
 KEY_OUTPUTS = {
     "inference": ("fits", *verdict.VERDICT, "saturated", "max_concurrent_sequences",
@@ -417,6 +417,8 @@ def details(sc: Scenario, outputs: Mapping[str, Any], gpu_memory_bytes: float,
         ]
         if engine:
             rows += serving_rows(sc, outputs)
+        if sc.inputs.get("serving_mode") == "disaggregated":
+            rows += disagg_rows(sc, outputs)
     else:
         rows = [(column_label(k)[0], format_value(k, outputs[k])) for k in KEY_OUTPUTS["training"]]
     for label, value in rows:
@@ -448,6 +450,41 @@ def serving_rows(sc: Scenario, outputs: Mapping[str, Any]) -> list[tuple[str, st
         ("offline maximum", f"{outputs['saturation_output_tokens_per_s']:,.0f} output "
                             "tokens/s"),
         *calibration_rows(outputs),
+    ]
+
+
+def disagg_rows(sc: Scenario, outputs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Both pools of a disaggregated deployment (:mod:`planner.estimator.disagg`): each pool's
+    workers, GPUs, step, capacity and utilization, the KV transfer, and TTFT in its parts (the
+    contract rows above already show the disaggregated TTFT, TPOT and throughput)."""
+    ms = fmt_seconds
+    decode_gpu = sc.inputs.get("decode_gpu", "same")
+    decode_gpu = sc.gpu if decode_gpu == "same" else decode_gpu
+    link = "NVLink" if int(outputs["kv_transfer_link_kind"]) == 0 else "the network"
+    return [
+        ("prefill pool", f"{outputs['prefill_workers_effective']:g} × "
+                         f"{outputs['prefill_gpus'] / outputs['prefill_workers_effective']:g}"
+                         f" {sc.gpu}: full step {ms(outputs['prefill_step_s'])}, capacity "
+                         f"{outputs['prefill_capacity_requests_per_s']:,.2f} requests/s, "
+                         f"utilization {outputs['prefill_utilization']:.0%}, queue "
+                         f"{ms(outputs['prefill_queue_wait_mean_s'])}"),
+        ("decode pool", f"{outputs['decode_workers_effective']:g} × "
+                        f"{outputs['decode_gpus'] / outputs['decode_workers_effective']:g}"
+                        f" {decode_gpu}: batch {outputs['decode_batch_3']:,.1f} of "
+                        f"{outputs['decode_max_running_batch']:,.0f}, step "
+                        f"{ms(outputs['disagg_tpot_mean_s'])}, capacity "
+                        f"{outputs['decode_capacity_requests_per_s']:,.2f} requests/s, "
+                        f"utilization {outputs['decode_utilization']:.0%}"),
+        ("KV transfer", f"{fmt_bytes(outputs['kv_transfer_bytes'])} per prompt over {link} "
+                        f"in {ms(outputs['kv_transfer_s'])}"),
+        ("TTFT parts", f"queue {ms(outputs['prefill_queue_wait_mean_s'])} + decode slot "
+                       f"{ms(outputs['decode_slot_wait_s'])} + prefill "
+                       f"{ms(outputs['prefill_service_s'])} + transfer "
+                       f"{ms(outputs['kv_transfer_s'])} + first decode "
+                       f"{ms(outputs['disagg_tpot_mean_s'])} + front end "
+                       f"{ms(outputs['request_latency_effective_s'])}"),
+        ("GPUs", f"{outputs['prefill_gpus']:g} prefill + {outputs['decode_gpus']:g} decode = "
+                 f"{outputs['deployment_gpus']:g}"),
     ]
 
 
