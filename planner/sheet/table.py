@@ -21,6 +21,7 @@ from planner.estimator.figures import ModelFigures, model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
 from planner.estimator.ops import Coded, NumpyOnFirstUse
 from planner.estimator.params import lora_dims
+from planner.sheet.draft import add_draft_columns
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import (
     INFERENCE_INPUTS,
@@ -236,7 +237,9 @@ def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any]) -> dic
     """The formula columns of one validated scenario: model figures, GPU figures and the
     inputs (the graph derives bits, codes and bytes from them). Checks the cross-field rules."""
     check_scenario(spec, gpu, values, "inference")
-    return {**model_figures(spec).as_dict(), **gpu_figures(gpu), **values}
+    cols = {**model_figures(spec).as_dict(), **gpu_figures(gpu), **values}
+    add_draft_columns(cols, 1)
+    return cols
 
 
 def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kind: str,
@@ -285,6 +288,7 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     _check_compute_dtypes(gpu_specs, g_codes, values["weight_dtype"])
     cols.update(values)
     if kind == "inference":
+        add_draft_columns(cols, n, models)
         try:
             apply_calibration(cols, g_names, g_codes, n, profiles)
         except ValidationError as exc:  # name the first row that picks the bad profile
@@ -578,6 +582,7 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
         dtypes_ok.add(values["weight_dtype"])
     cols = {**model_columns, **gpu_columns, **values}
     if kind == "inference":
+        add_draft_columns(cols, 1, models)
         choice = cols.get("calibration", "auto")
         if choice == "none" or (choice == "auto" and not profiles):
             cols[APPLIED_COLUMN] = ""  # what apply_calibration does, without its arrays
