@@ -143,6 +143,9 @@ def _check_text(column: InputColumn, values: Any, n: int, labels: RowLabels | No
     cleaned = []
     for value in uniques:
         text = value.strip() if isinstance(value, str) else ""
+        if not text and column.default == "" and isinstance(value, str):
+            cleaned.append("")  # a text column whose default is blank may stay blank
+            continue
         if not text or len(text) > 200 or has_control(text):
             bad = int(np.argmax(codes == uniques.index(value)))
             raise RowError(column.name, column.allowed(), _row_label(labels, bad), value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from openpyxl.utils import get_column_letter
 
 from planner.io.xlsx.layout import (
+    DRAFT_FIGURE_SOURCE,
     GPU_FIGURE_SOURCE,
     GPU_SHEET,
     MODEL_FIGURES,
@@ -56,7 +57,13 @@ def literal(cell: str) -> str:
 
 
 def catalog_formula(key: str, name_cell: dict[str, str], ranges: Ranges) -> str:
-    """The INDEX/MATCH formula fetching a model or GPU figure from its catalog sheet."""
+    """The INDEX/MATCH formula fetching a model or GPU figure from its catalog sheet; a draft
+    model's figure (``spec_draft_*``) from the Models sheet row ``spec_draft_model`` names
+    (0 where it is blank, as :func:`planner.sheet.draft.add_draft_columns` gives)."""
+    if key in DRAFT_FIGURE_SOURCE:
+        cell = name_cell["spec_draft_model"]
+        total = "+".join(ranges.model(k, cell) for k in DRAFT_FIGURE_SOURCE[key])
+        return f'=IF({cell}="",0,{total})'
     if key in MODEL_FIGURES:
         return "=" + ranges.model(key, name_cell["model"])
     return "=" + ranges.gpu(GPU_FIGURE_SOURCE[key], name_cell["gpu"])
