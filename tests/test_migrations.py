@@ -20,17 +20,17 @@ pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0013",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0015",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
-                                   "0013"]
+                                   "0013", "0015"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0013"
+    assert migrate.current(engine) == "0015"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -147,7 +147,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0013")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0015")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for

@@ -280,3 +280,35 @@ def test_store_csv_and_workbook_keep_the_inputs(tmp_path: Path) -> None:
         for name in stored:
             assert dataclasses.asdict(ws.scenario("copy", name)) == dataclasses.asdict(
                 again[name])
+
+
+@pytest.mark.empty_database
+def test_migration_0015_up_gives_defaults_and_down_drops(tmp_path: Path) -> None:
+    """Upgrading a 0013 database gives every stored scenario none / 0 / 0 / blank / 0 (the
+    serving model before these inputs); a downgrade to 0013 drops the five columns and an
+    upgrade brings them back at those values."""
+    from sqlalchemy import inspect, text
+
+    from planner.store import migrate
+    from planner.store.engine import make_engine
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    with Workspace.open(url) as ws:
+        count = len(ws.scenarios("demo"))
+        base = next(s for s in ws.scenarios("demo") if s.kind == "inference")
+        ws.new_scenario("demo", "mtp-row", model=base.model, gpu=base.gpu,
+                        spec_method="mtp", prefix_cache_hit_fraction=0.5)
+    names = reference.NEW_INPUTS
+    engine = make_engine(url)
+    migrate.downgrade(engine, "0013")
+    with engine.connect() as conn:
+        assert not names & {c["name"] for c in inspect(conn).get_columns("scenarios")}
+        assert conn.execute(text("SELECT count(*) FROM scenarios")).scalar() == count + 1
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == "0015"
+    with engine.connect() as conn:
+        rows = set(conn.execute(text(
+            "SELECT spec_method, spec_draft_tokens, spec_acceptance_length, spec_draft_model, "
+            "prefix_cache_hit_fraction FROM scenarios")))
+    engine.dispose()
+    assert rows == {("none", 0, 0.0, "", 0.0)}
