@@ -207,7 +207,9 @@ def test_bad_inputs_name_the_field(extra: dict[str, Any], field: str) -> None:
 def test_bad_input_message_says_the_range() -> None:
     with pytest.raises(PlannerError) as caught:
         _r1(spec_method="mtp", spec_acceptance_length=2.5)
-    assert "from 1 to 2 (k + 1 with k = 1 draft tokens)" in str(caught.value)
+    assert str(caught.value) == ("spec_acceptance_length: must be a number from 1 to 2 (k + 1 "
+                                 "with k = 1 draft tokens), or 0 for the method's typical "
+                                 "value (got 2.5)")
 
 
 def test_store_csv_and_workbook_keep_the_inputs(tmp_path: Path) -> None:

@@ -88,8 +88,8 @@ def check_speculation(method: str, draft_model: str, draft_tokens: float,
         else DEFAULT_DRAFT_TOKENS[SPEC_METHODS["draft"]])
     if not 1 <= acceptance_length <= k + 1:
         raise ValidationError("spec_acceptance_length",
-                              f"0 (the method's typical value) or a number from 1 to "
-                              f"{k + 1:g} (k + 1 with k = {k:g} draft tokens)",
+                              f"a number from 1 to {k + 1:g} (k + 1 with k = {k:g} draft "
+                              f"tokens), or 0 for the method's typical value",
                               value=acceptance_length)
 
 

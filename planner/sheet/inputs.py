@@ -447,8 +447,8 @@ SPEC_INPUTS: tuple[InputColumn, ...] = (
          "mtp alpha 0.875, the DeepSeek-V3 technical report's 85-90 % second-token acceptance"
          " (k = 1: 1.875); draft alpha 0.7 (k = 5: 2.94).", minimum=0.0, maximum=65.0),
     _col("spec_draft_model", "Draft model", "model", "text", "",
-         "a catalog model name, blank unless spec_method is draft: the draft model of "
-         "spec_method draft (its parameters run once per draft token)."),
+         "a catalog model name, or blank: the draft model of spec_method draft (blank "
+         "for none and mtp); its parameters run once per draft token."),
     _col("prefix_cache_hit_fraction", "Prefix hit", "fraction", "float", 0.0,
          "Share of prompt tokens served from the prefix cache (vLLM automatic prefix caching, "
          "SGLang RadixAttention: shared system prompts, few-shot examples, earlier chat "
