@@ -45,6 +45,7 @@ def _resolve(name: str, models: Mapping[str, ModelSpec] | None) -> ModelSpec:
         hit = lower.get(name.strip().lower())
         if hit is not None:
             return hit
+    # lazy: the catalog's config reader, only for a draft model the caller's models lack
     from planner.catalog import resolve_model_spec
 
     return resolve_model_spec(name)
