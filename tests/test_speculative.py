@@ -314,3 +314,41 @@ def test_migration_0015_up_gives_defaults_and_down_drops(tmp_path: Path) -> None
             "prefix_cache_hit_fraction FROM scenarios")))
     engine.dispose()
     assert rows == {("none", 0, 0.0, "", 0.0)}
+
+
+def test_table_and_row_paths_agree_bit_for_bit() -> None:
+    """Rows without speculation, with MTP, with a draft model and with a prefix hit, as one
+    numpy table and one by one through the compiled row function: every column the same bits
+    (the draft figures looked up per row in the table)."""
+    import numpy as np
+
+    from planner import catalog
+    from planner.sheet.table import evaluate_row, evaluate_table, graph
+    from tests.test_rowfn import _same, _table
+
+    models = {name: catalog.resolve_model_spec(name) for name in catalog.model_names()}
+    gpus = {name: catalog.resolve_gpu(name) for name in ("h200", "h100-sxm", "mi300x")}
+    rows: list[dict[str, Any]] = [
+        {"model": "deepseek-v3", "gpu": "h200", "gpus": 8, "tp": 8, "engine": "sglang",
+         "weight_dtype": "fp8", "concurrency": 32},
+        {"model": "deepseek-v3", "gpu": "h200", "gpus": 8, "tp": 8, "engine": "sglang",
+         "weight_dtype": "fp8", "concurrency": 32, "spec_method": "mtp"},
+        {"model": "deepseek-v3", "gpu": "mi300x", "gpus": 8, "tp": 8, "engine": "vllm",
+         "weight_dtype": "fp8", "target_requests_per_s": 2.0, "spec_method": "mtp",
+         "spec_draft_tokens": 3, "spec_acceptance_length": 2.4,
+         "prefix_cache_hit_fraction": 0.3},
+        {"model": "llama-3-70b", "gpu": "h200", "gpus": 4, "tp": 4, "engine": "vllm",
+         "concurrency": 16, "spec_method": "draft", "spec_draft_model": "llama-3-8b"},
+        {"model": "llama-3-70b", "gpu": "h100-sxm", "gpus": 4, "tp": 4, "engine": "trtllm",
+         "target_requests_per_s": 1.0, "spec_method": "draft", "spec_draft_model": "llama-2-7b",
+         "spec_draft_tokens": 4, "prefix_cache_hit_fraction": 0.9, "slo_tpot_s": 0.05},
+        {"model": "llama-3-8b", "gpu": "h100-sxm", "engine": "vllm", "prompt_tokens": 4096,
+         "prefix_cache_hit_fraction": 1.0, "target_requests_per_s": 3.0, "slo_ttft_s": 0.5},
+    ]
+    table = evaluate_table(_table("inference", rows), models, gpus, "inference")
+    assert np.asarray(table["spec_draft_tokens_effective"]).tolist() == [0, 1, 3, 5, 4, 0]
+    assert np.asarray(table["prefill_tokens_computed"])[-1] == 1  # all cached: the last token
+    for i, row in enumerate(rows):
+        one = evaluate_row(row, models, gpus, "inference")
+        for name in graph("inference").order:
+            assert _same(one[name], table[name][i]), (i, name, one[name], table[name][i])
