@@ -103,8 +103,7 @@ def decode_steps_per_request(output_tokens: Value,
                              spec_acceptance_length_effective: Value) -> Value:
     """Decode steps a request runs for its ``G - 1`` tokens after the first:
     ``(G - 1) / a`` (``G - 1`` without speculation)."""
-    return where(spec_acceptance_length_effective == 1, output_tokens - 1,
-                 (output_tokens - 1) / spec_acceptance_length_effective)
+    return (output_tokens - 1) / spec_acceptance_length_effective
 
 
 def spec_draft_flops_per_step(spec_method_code: Value, spec_draft_tokens_effective: Value,
@@ -135,8 +134,7 @@ def serving_decode_flops(decode_flops: Value, spec_verify_tokens: Value,
     1`` tokens in each of its ``(G - 1)/a`` steps, each at the context of the step (GEMMs,
     logits and attention queries ``(k + 1)x``): ``decode_flops * (k + 1) / a``, plus the
     drafter's ``steps * draft FLOPs per step``. ``decode_flops`` without speculation."""
-    verify = where(spec_verify_tokens == 1, decode_flops,
-                   decode_flops * spec_verify_tokens / spec_acceptance_length_effective)
+    verify = decode_flops * spec_verify_tokens / spec_acceptance_length_effective
     return verify + decode_steps_per_request * spec_draft_flops_per_step
 
 
@@ -223,10 +221,9 @@ one way)."""
 
 def per_output_token(step_s: Value, spec_acceptance_length_effective: Value) -> Value:
     """Time per output token from the time per decode step: ``step / a`` (the step itself
-    without speculation). A helper of :func:`planner.estimator.serving.tpot_mean_s`, not a
-    column."""
-    return where(spec_acceptance_length_effective == 1, step_s,
-                 step_s / spec_acceptance_length_effective)
+    without speculation: ``x / 1`` is ``x`` to the bit). A helper of
+    :func:`planner.estimator.serving.tpot_mean_s`, not a column."""
+    return step_s / spec_acceptance_length_effective
 
 
 SPEC_DERIVED = (spec_method_code,)
