@@ -32,7 +32,12 @@ that GPU and engine), so no fitted value has seen the group it scores.
 
 Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX rows):
 
-* Without speculative decoding (MTP rows: not modelled yet). Disaggregated rows (mode
+* InferenceX MTP rows (``spec_decoding`` mtp) of aggregated runs are scored with
+  ``spec_method = mtp`` at the method's defaults (one draft token; acceptance length 1.875
+  from the DeepSeek-V3 report's 85-90 %: the runs publish no acceptance rate, and none is
+  fitted to them) in mode ``mtp``, source groups ``InferenceX MTP <gpu>``; ``--cv-fit`` fits
+  on runs without speculation only; disaggregated MTP runs are not scored (speculation in
+  the decode pool is not modelled). Disaggregated rows (mode
   ``disagg``, :mod:`planner.estimator.disagg`): ``serving_mode = disaggregated`` with each
   pool's workers, TP (GPUs per worker), EP and attention DP as published (AIC: ``tp *
   attention_dp`` GPUs per worker as for its aggregated rows; InferenceX: ``*_tp``, checked
@@ -412,8 +417,34 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else seconds * 1e3
 
 
+MTP_SCRIPT_DRAFTS = False
+"""``--mtp-script-drafts``: score MTP runs with their launch scripts' draft tokens
+(:func:`ix_mtp_draft_tokens`) and the acceptance the i.i.d. model gives at that ``k`` (an
+extrapolation: the DeepSeek-V3 report's 85-90 % is the second token's only); by default the
+method's defaults, one draft token accepted at 87.5 % (the pair the source covers)."""
+
+
+def ix_mtp_draft_tokens(engine: str, amd: bool, attention_dp: bool) -> int:
+    """Draft tokens per step of an InferenceX MTP run, from its launch script
+    (SemiAnalysisAI/InferenceX ``benchmarks/dsr1_*_mtp.sh``): TensorRT-LLM
+    ``num_nextn_predict_layers`` 3, 1 with attention DP (``dsr1_fp8_h200_trt_mtp.sh``,
+    ``dsr1_fp4_b200_trt_mtp.sh``); SGLang on NVIDIA ``--speculative-num-steps 2``
+    (``dsr1_fp8_b200_mtp.sh``: 3 draft tokens with top-1 = the root and 2 drafts); SGLang on
+    AMD ``--speculative-algorithm EAGLE`` without steps (``dsr1_fp8_mi355x_mtp.sh``), so
+    SGLang's own choice for DeepSeek-V3 architectures, 3 steps
+    (``server_args.auto_choose_speculative_params``). A configuration of the runs, not a
+    fitted figure; the acceptance stays the method's default."""
+    if engine == "trtllm":
+        return 1 if attention_dp else 3
+    return 3 if amd else 2
+
+
 def ix_case(r: dict[str, Any]) -> Case:
-    """An aggregated InferenceX run without speculative decoding as a case."""
+    """An aggregated InferenceX run as a case; an MTP run (``spec_decoding`` mtp) with
+    ``spec_method = mtp`` at the method's defaults (one draft token; its launch script's with
+    :data:`MTP_SCRIPT_DRAFTS`, :func:`ix_mtp_draft_tokens`) and the method's default
+    acceptance (:data:`planner.estimator.speculative.ACCEPTANCE_RATE`: the runs publish no
+    acceptance rate, and none is fitted to them), in mode ``mtp`` and its own source group."""
     engine = engine_for(r["engine"])
     p = r["parallelism"]
     tp = int(p["decode_tp"])
@@ -425,6 +456,12 @@ def ix_case(r: dict[str, Any]) -> Case:
         settings["ep"] = int(p["decode_ep"])
     if p.get("decode_dp_attention"):
         settings["attention_dp"] = 1
+    mtp = r.get("spec_decoding") == "mtp"
+    if mtp:
+        settings["spec_method"] = "mtp"
+        if MTP_SCRIPT_DRAFTS:
+            settings["spec_draft_tokens"] = ix_mtp_draft_tokens(
+                engine, amd, bool(p.get("decode_dp_attention")))
     met = r["metrics"]
     clients = int(r["max_concurrency"])
     values = {"engine": engine, "tp": tp, "pp": 1, "gpus": tp, "mode": "concurrency",
@@ -436,8 +473,9 @@ def ix_case(r: dict[str, Any]) -> Case:
               "tpot_mean_ms": _ms(met.get("mean_tpot_s")),
               "output_tokens_per_s": met["output_tput_per_gpu_tok_s"] * tp}
     run = Run(0, str(config_path(r["model"])), gpu, values, settings)
-    return Case(r["id"], f"InferenceX {gpu}", "concurrency", engine, gpu,
-                band("concurrency", clients), run, met.get("mean_e2el_s"))
+    return Case(r["id"], f"InferenceX {'MTP ' if mtp else ''}{gpu}",
+                "mtp" if mtp else "concurrency", engine, gpu, band("concurrency", clients), run,
+                met.get("mean_e2el_s"))
 
 
 def _pool(pool: str, tp: int, ep: int, dp: bool, workers: int) -> dict[str, Any]:
@@ -551,8 +589,11 @@ def load_cases(folder: Path) -> tuple[list[Case], dict[str, int]]:
         add(aic_case if r["serving_mode"] == "aggregated" else aic_disagg_case, r,
             "aic" if r["serving_mode"] == "aggregated" else "aic disagg")
     for r in json.loads((folder / "inferencex_dsr1_dev.json").read_text())["records"]:
-        if r.get("spec_decoding") != "none":
-            left["inferencex: speculative decoding (MTP; not modelled on this branch)"] += 1
+        if r.get("spec_decoding") not in ("none", "mtp"):
+            left[f"inferencex: speculative decoding {r.get('spec_decoding')!r}"] += 1
+            continue
+        if r["serving_mode"] != "aggregated" and r.get("spec_decoding") == "mtp":
+            left["inferencex disagg: MTP (speculation in the decode pool not modelled)"] += 1
             continue
         add(ix_case if r["serving_mode"] == "aggregated" else ix_disagg_case, r,
             "inferencex" if r["serving_mode"] == "aggregated" else "inferencex disagg")
@@ -652,9 +693,11 @@ def cv_fit_scores(cases: list[Case], specs: dict[str, Any], left: dict[str, int]
     for g in groups:
         held = [c for c in cases if c.group == g]
         # the disaggregated rows calibrate the disaggregated groups only (and the aggregated
-        # rows the aggregated), so adding them moved no aggregated figure
+        # rows the aggregated), so adding them moved no aggregated figure; fitted on runs
+        # without speculative decoding only: no fitted value has seen an MTP run
         disagg = held[0].mode == "disagg"
-        train = [c for c in cases if c.group != g and (c.mode == "disagg") == disagg]
+        train = [c for c in cases if c.group != g and c.mode != "mtp"
+                 and (c.mode == "disagg") == disagg]
         fitted: dict[tuple[str, str], dict[str, float]] = {}
         for key in sorted({(c.gpu, c.engine) for c in held}):
             mine = [c for c in train if (c.gpu, c.engine) == key]
@@ -744,6 +787,13 @@ def print_tables(title: str, scores: Scores) -> None:
         print(f"{k[0][:34]:34} {k[1]:10} {len(e):4d}  {_stats(e)}")
 
 
+def _split_mtp(scores: Scores) -> tuple[Scores, Scores]:
+    """(runs without speculative decoding, MTP runs): the MTP runs are tabled on their own
+    lines, so the other tables are the figures they were before MTP runs were scored."""
+    plain = {rid: m for rid, m in scores.items() if CASES[rid].mode != "mtp"}
+    return plain, {rid: m for rid, m in scores.items() if CASES[rid].mode == "mtp"}
+
+
 def main(argv: list[str] | None = None) -> None:
     """Score every case and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -754,7 +804,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cv-fit", action="store_true",
                         help="also score each source group with calibration parameters "
                              "fitted on the other groups (slow)")
+    parser.add_argument("--mtp-script-drafts", action="store_true",
+                        help="score MTP runs with their launch scripts' draft tokens (2-3) "
+                             "instead of the method's default (1)")
     args = parser.parse_args(argv)
+    global MTP_SCRIPT_DRAFTS
+    MTP_SCRIPT_DRAFTS = args.mtp_script_drafts
     folder = args.measurements
     print(f"measurements: {folder}")
 
@@ -776,11 +831,20 @@ def main(argv: list[str] | None = None) -> None:
             for metric, (measured, predicted) in metrics.items():
                 print(f"{CASES[rid].id[:72]:72} {metric:10} meas {measured:10.4g} "
                       f"pred {predicted:10.4g} {predicted / measured - 1:+7.1%}")
-    print(f"\nscored runs: {len(scores)} of {len(cases)} mapped; figures: "
+    print(f"\nscored runs: {len(scores)} of {len(cases)} mapped "
+          f"({sum(CASES[r].mode == 'mtp' for r in scores)} of them MTP); figures: "
           f"{sum(len(m) for m in scores.values())}")
-    print_tables("defaults (no value fitted to these runs)", scores)
+    plain, mtp = _split_mtp(scores)
+    print_tables("defaults (no value fitted to these runs)", plain)
+    if mtp:
+        drafts = "launch scripts' draft tokens" if MTP_SCRIPT_DRAFTS else "method's defaults"
+        print_tables(f"MTP runs (spec_method mtp, the {drafts}), defaults", mtp)
     if args.cv_fit:
-        print_tables("leave-one-group-out calibration", cv_fit_scores(cases, specs, {}))
+        cv_plain, cv_mtp = _split_mtp(cv_fit_scores(cases, specs, {}))
+        print_tables("leave-one-group-out calibration", cv_plain)
+        if cv_mtp:
+            print_tables("MTP runs, leave-one-group-out calibration (fitted on runs without "
+                         "speculation)", cv_mtp)
     print("\nnot scored:")
     for why, n in sorted(left.items(), key=lambda kv: -kv[1]):
         print(f"  {n:5d}  {why}")

@@ -24,7 +24,7 @@ def test_single_head_and_linear_history() -> None:
     assert migrate.heads() == ("0016",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
-                                   "0013", "0014", "0016"]
+                                   "0013", "0014", "0015", "0016"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:

@@ -418,6 +418,11 @@ class ModelSpec:
     extra_params: int = 0
     """Parameters outside the per-layer blocks' shapes (DeepSeek-V4's hyper-connection mixing
     weights, ``hc_*``), counted in the total and in every token's active set."""
+    mtp_layers: int = 0
+    """Multi-token-prediction modules the checkpoint ships (``num_nextn_predict_layers``:
+    DeepSeek-V3/R1 1, GLM-4.5 1; 0 without): not counted in the layers or the parameters
+    (transformers does not instantiate them); speculative decoding by MTP runs them
+    (:mod:`planner.estimator.speculative`)."""
     state_recurrent_bits: int = 16
     """Bits of the recurrent (SSM / DeltaNet) state as the config keeps it
     (``mamba_ssm_cache_dtype`` / ``mamba_ssm_dtype``: 32 for float32; 16 otherwise)."""

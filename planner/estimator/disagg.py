@@ -338,7 +338,7 @@ def _pool_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: Val
                                                collective_latency_s, moe_latency)
     return serving.serving_step_fixed_s(latency, model_layers, engine_step_overhead_s,
                                         kernel_overhead_s_per_layer, model_layer_kernels,
-                                        host_weight_stream_s)
+                                        host_weight_stream_s, 0)  # no drafter in a pool
 
 
 def prefill_step_fixed_s(prefill_tp_effective: Value, pp: Value, prefill_ep_effective: Value,
@@ -451,7 +451,8 @@ def decode_token_compute_s(decode_flops: Value, output_tokens: Value,
                            decode_matmul_efficiency_effective: Value) -> Value:
     """Compute seconds of one decode token on a decode GPU
     (:func:`serving.decode_compute_s_per_token`)."""
-    return serving.decode_compute_s_per_token(decode_flops, output_tokens, decode_tp_effective,
+    return serving.decode_compute_s_per_token(decode_flops, output_tokens - 1,
+                                              decode_tp_effective,
                                               decode_gpu_flops_per_s,
                                               decode_matmul_efficiency_effective)
 
@@ -470,11 +471,12 @@ def decode_pool_kv_s_per_token(output_tokens: Value, prompt_tokens: Value,
     fraction = em.kv_fraction_per_gpu(memory.tp_kv_fraction(model_kv_heads, decode_tp_effective),
                                       decode_tp_effective, decode_attention_dp_number)
     per_request = serving.serving_kv_memory_s_per_request(
-        output_tokens, prompt_tokens, mean_decode_context_tokens, output_tokens_cv,
+        output_tokens, prompt_tokens, output_tokens - 1, 0, mean_decode_context_tokens,
+        output_tokens_cv,
         kv_bytes_per_token, fraction, state_bytes_per_sequence,
         memory.tp_state_fraction(model_state_heads, decode_tp_effective),
         decode_gpu_bandwidth_bytes_per_s, decode_bandwidth_efficiency_effective)
-    return serving.decode_kv_s_per_token(per_request, output_tokens)
+    return serving.decode_kv_s_per_token(per_request, output_tokens - 1)
 
 
 def decode_attention_replicated_bytes_per_gpu(
@@ -594,7 +596,8 @@ def decode_kv_pool_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number: 
     (:func:`memory.kv_budget_bytes`)."""
     sharded = weights_on_gpu_bytes_per_gpu * tp / decode_tp_effective
     weights = em.engine_weights_bytes_per_gpu(engine_code, sharded, rope_cache_bytes,
-                                              decode_attention_replicated_bytes_per_gpu)
+                                              decode_attention_replicated_bytes_per_gpu,
+                                              0)  # no drafter in a pool
     non_torch = em.non_torch_bytes(engine_code, vllm_v0_accounting_number,
                                    decode_gpu_runtime_context_bytes, non_torch_gib,
                                    decode_tp_effective, comm_buffer_gib)
@@ -631,7 +634,7 @@ def decode_max_running_batch(max_num_seqs_effective: Value, decode_token_capacit
     return serving.max_running_batch(max_num_seqs_effective, decode_token_capacity,
                                      mean_decode_context_tokens, engine_state_tokens,
                                      output_tokens, output_tokens_cv, engine_code,
-                                     prompt_tokens)
+                                     prompt_tokens, 0, 1, 0)  # no prefix cache or speculation
 
 
 _DECODE_STEP_COLUMNS = (

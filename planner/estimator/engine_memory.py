@@ -218,13 +218,16 @@ def attention_replicated_bytes_per_gpu(attention_dp_number: Value, tp: Value, pp
 
 def engine_weights_bytes_per_gpu(engine_code: Value, weights_on_gpu_bytes_per_gpu: Value,
                                  rope_cache_bytes: Value,
-                                 attention_replicated_bytes_per_gpu: Value) -> Value:
+                                 attention_replicated_bytes_per_gpu: Value,
+                                 spec_draft_weights_bytes_per_gpu: Value) -> Value:
     """Weights an engine holds per GPU: parameters resident on the GPU (all of them unless
     some are offloaded to host memory, vLLM ``--cpu-offload-gb``) plus the rotary table, plus
     the attention weights data-parallel attention replicates (roofline: the parameters only,
-    as today)."""
+    as today), plus a speculative drafter's weights
+    (:func:`planner.estimator.speculative.spec_draft_weights_bytes_per_gpu`, 0 without)."""
     return weights_on_gpu_bytes_per_gpu + where(engine_code == ROOFLINE, 0,
-                                         rope_cache_bytes + attention_replicated_bytes_per_gpu)
+                                         rope_cache_bytes + attention_replicated_bytes_per_gpu
+                                         + spec_draft_weights_bytes_per_gpu)
 
 
 def non_torch_bytes(engine_code: Value, vllm_v0_accounting_number: Value,

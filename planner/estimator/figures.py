@@ -128,6 +128,9 @@ class ModelFigures:
     """Bits of the recurrent state under vLLM's default ``mamba_ssm_cache_dtype`` "auto": the
     config's ``mamba_ssm_cache_dtype`` for Nemotron-H (else 16) and ``mamba_ssm_dtype`` for
     Qwen3.5 (else 16)."""
+    model_mtp_layers: int = 0
+    """Multi-token-prediction modules of the checkpoint (``num_nextn_predict_layers``; 0
+    without), run by ``spec_method = mtp``."""
     model_attn_flops_per_pair_sparse: float = 0
     """Attention-core FLOPs per (query, selected token) pair of sparse-attention layers, summed
     over layers (0 without sparse attention)."""
@@ -304,6 +307,7 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_experts_per_token=top_k,
         model_layers=spec.num_layers,
         model_hidden_size=d,
+        model_mtp_layers=spec.mtp_layers,
         model_attention_heads=spec.attention.num_heads,
         model_kv_heads=kv_heads,
         model_kv_elems_per_token_full=_whole(kv_full),

@@ -183,6 +183,7 @@ def _model(r: _Reader, model_type: str, d: int, layers: tuple[Layer, ...], *, ti
         tie_word_embeddings=r.flag("tie_word_embeddings", tie_default),
         position_table_size=position_table,
         max_position_embeddings=r.integer("max_position_embeddings", 0),
+        mtp_layers=r.integer("num_nextn_predict_layers", 0, minimum=0),
     )
 
 

@@ -19,6 +19,7 @@ from planner.estimator import (
     offload,
     serving_columns,
     slo,
+    speculative,
     training,
 )
 
@@ -38,6 +39,7 @@ DERIVED_INFERENCE: tuple[Formula, ...] = (
     *DERIVED_COMMON,
     derived.kv_bits,
     derived.state_recurrent_bits,
+    speculative.spec_method_code,
     derived.attention_convention_code,
     derived.logits_convention_code,
     derived.engine_code,

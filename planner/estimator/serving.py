@@ -118,6 +118,7 @@ from planner.estimator.ops import (
     safe_div,
     where,
 )
+from planner.estimator.speculative import per_output_token
 
 QUEUE_WAIT_CAP_S = 1e6
 """Wait reported for an overloaded replica (rho >= 1): the queue grows without bound."""
@@ -167,20 +168,26 @@ def micro_batch_request_rate_per_s(replica_request_rate_per_s: Value, pp: Value)
     return replica_request_rate_per_s / pp
 
 
-def request_tokens(prompt_tokens: Value, output_tokens: Value) -> Value:
-    """Tokens a request puts through the engine: ``S`` prefill + ``G - 1`` decode."""
-    return prompt_tokens + output_tokens - 1
+def request_tokens(prefill_tokens_computed: Value, decode_steps_per_request: Value,
+                   spec_verify_tokens: Value) -> Value:
+    """Tokens a request puts through the engine: ``S`` prefill + ``G - 1`` decode (the
+    prefill the prefix cache leaves, :mod:`planner.estimator.prefix_cache`; under speculative
+    decoding ``(G - 1)/a`` steps of ``k + 1`` verified tokens,
+    :mod:`planner.estimator.speculative`)."""
+    return prefill_tokens_computed + decode_steps_per_request * spec_verify_tokens
 
 
-def prefill_steps_per_request(prompt_tokens: Value,
+def prefill_steps_per_request(prefill_tokens_computed: Value,
                               max_num_batched_tokens_effective: Value) -> Value:
     """Steps a prompt's prefill spans under chunked prefill: ``ceil(S / budget)``, at least 1."""
-    return maximum(1, ceil(prompt_tokens / max_num_batched_tokens_effective))
+    return maximum(1, ceil(prefill_tokens_computed / max_num_batched_tokens_effective))
 
 
-def residence_steps(prefill_steps_per_request: Value, output_tokens: Value) -> Value:
-    """Steps a request holds a running slot: its prefill steps then ``G - 1`` decode steps."""
-    return prefill_steps_per_request + output_tokens - 1
+def residence_steps(prefill_steps_per_request: Value, decode_steps_per_request: Value
+                    ) -> Value:
+    """Steps a request holds a running slot: its prefill steps then ``G - 1`` decode steps
+    (``(G - 1)/a`` under speculative decoding)."""
+    return prefill_steps_per_request + decode_steps_per_request
 
 
 def _slot_context_extra_tokens(output_tokens: Value, output_tokens_cv: Value) -> Value:
@@ -200,13 +207,17 @@ def _slot_context_extra_tokens(output_tokens: Value, output_tokens_cv: Value) ->
 def max_running_batch(max_num_seqs_effective: Value, engine_token_capacity: Value,
                       mean_decode_context_tokens: Value, engine_state_tokens: Value,
                       output_tokens: Value, output_tokens_cv: Value, engine_code: Value,
-                      prompt_tokens: Value) -> Value:
+                      prompt_tokens: Value, prefix_cache_shared_tokens: Value,
+                      spec_kv_token_factor: Value, spec_draft_tokens_effective: Value) -> Value:
     """Most requests running at once:
     ``min(max_num_seqs, floor(KV tokens / (mean slot context + state tokens)))``, at least 1
     (the KV pool holds a running request at its residence-weighted mean context ``S + G(1 +
     cv^2)/2``, :func:`_slot_context_extra_tokens`, ``S + G/2`` for fixed lengths: vLLM
     allocates blocks as sequences grow; a linear-attention model's fixed state takes
-    ``engine_state_tokens`` more each).
+    ``engine_state_tokens`` more each). A cached prefix shared by the running requests is
+    held once (``prefix_cache_shared_tokens`` off the pool and off each slot); speculative
+    decoding holds ``k`` lookahead slots per sequence and the MTP layer's KV
+    (``spec_kv_token_factor`` pool tokens per context token).
 
     TensorRT-LLM admits a request only when the KV for its whole length is free: its default
     capacity scheduler, ``GUARANTEED_NO_EVICT`` ("guarantee that a started request is never
@@ -218,18 +229,23 @@ def max_running_batch(max_num_seqs_effective: Value, engine_token_capacity: Valu
                                                                      output_tokens_cv)
     context = where(engine_code == ENGINES["trtllm"],
                     maximum(prompt_tokens + output_tokens, context), context)
-    by_kv = safe_div(engine_token_capacity, context + engine_state_tokens, 0.0)
+    shared = prefix_cache_shared_tokens * spec_kv_token_factor
+    slot = (context - prefix_cache_shared_tokens + spec_draft_tokens_effective) \
+        * spec_kv_token_factor
+    by_kv = safe_div(engine_token_capacity - shared, slot + engine_state_tokens, 0.0)
     return maximum(1, minimum(max_num_seqs_effective, floor(by_kv)))
 
 
-def serving_compute_s_per_request(request_flops: Value, tp: Value, gpu_flops_per_s: Value,
+def serving_compute_s_per_request(serving_request_flops: Value, tp: Value, gpu_flops_per_s: Value,
                                   matmul_efficiency_effective: Value) -> Value:
     """Compute seconds one request adds to the steps it runs in:
-    ``request_flops / (tp * peak * efficiency)``."""
-    return request_flops / (tp * gpu_flops_per_s * matmul_efficiency_effective)
+    ``serving_request_flops / (tp * peak * efficiency)``."""
+    return serving_request_flops / (tp * gpu_flops_per_s * matmul_efficiency_effective)
 
 
-def serving_kv_memory_s_per_request(output_tokens: Value, prompt_tokens: Value,
+def serving_kv_memory_s_per_request(output_tokens: Value, prefill_tokens_computed: Value,
+                                    decode_steps_per_request: Value,
+                                    spec_draft_kv_s_per_step: Value,
                                     mean_decode_context_tokens: Value,
                                     output_tokens_cv: Value,
                                     kv_bytes_per_token: Value, kv_fraction_per_gpu: Value,
@@ -240,13 +256,17 @@ def serving_kv_memory_s_per_request(output_tokens: Value, prompt_tokens: Value,
     reading the mean slot context (``S + G(1 + cv^2)/2``, :func:`_slot_context_extra_tokens`:
     a long request reads a longer context for more steps), plus writing its ``S + G - 1``
     tokens once; with linear-attention layers, each of the ``G - 1`` decode steps also reads
-    and writes the fixed state (``2 * state * tp_state_fraction``)."""
+    and writes the fixed state (``2 * state * tp_state_fraction``). Under speculative
+    decoding the reads happen once per step, ``(G - 1)/a`` times, and the drafter's own KV
+    reads add ``spec_draft_kv_s_per_step`` a step; a prefix-cache hit writes only the
+    computed prompt tokens."""
     context = mean_decode_context_tokens + _slot_context_extra_tokens(output_tokens,
                                                                      output_tokens_cv)
-    tokens = (output_tokens - 1) * context + prompt_tokens + output_tokens - 1
-    state = 2 * (output_tokens - 1) * state_bytes_per_sequence * tp_state_fraction
+    tokens = decode_steps_per_request * context + prefill_tokens_computed + output_tokens - 1
+    state = 2 * decode_steps_per_request * state_bytes_per_sequence * tp_state_fraction
     return (tokens * kv_bytes_per_token * kv_fraction_per_gpu + state) / (
-        gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective)
+        gpu_bandwidth_bytes_per_s * bandwidth_efficiency_effective) \
+        + decode_steps_per_request * spec_draft_kv_s_per_step
 
 
 def serving_dense_weights_s(model_matmul_dense_params: Value, model_lm_head_matmul_params: Value,
@@ -329,16 +349,18 @@ def _layer_kernel_s(kernel_overhead_s_per_layer: Value, model_layer_kernels: Val
 def serving_step_fixed_s(collective_latency_s_per_step: Value, model_layers: Value,
                          engine_step_overhead_s: Value,
                          kernel_overhead_s_per_layer: Value, model_layer_kernels: Value,
-                         host_weight_stream_s: Value) -> Value:
+                         host_weight_stream_s: Value, spec_draft_fixed_s: Value) -> Value:
     """Per-step time independent of the batch: engine overhead, the layers' kernel launch and
     tail time (:func:`_layer_kernel_s`: an MoE layer runs more kernels), the latency of the
     step's collectives (:func:`planner.estimator.expert_parallel.collective_latency_s_per_step`:
     2 all-reduces per layer under TP, 2 MoE exchange collectives per layer under attention DP,
     ``pp - 1`` pipeline hand-offs), and the stream of weights offloaded to host memory
-    (:func:`planner.estimator.offload.host_weight_stream_s`, 0 without offload)."""
+    (:func:`planner.estimator.offload.host_weight_stream_s`, 0 without offload), and the
+    drafter's passes under speculative decoding
+    (:func:`planner.estimator.speculative.spec_draft_fixed_s`, 0 without)."""
     return (engine_step_overhead_s
             + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer, model_layer_kernels)
-            + collective_latency_s_per_step) + host_weight_stream_s
+            + collective_latency_s_per_step) + host_weight_stream_s + spec_draft_fixed_s
 
 
 def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_request: Value,
@@ -356,21 +378,26 @@ def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_reque
         + serving_step_fixed_s
 
 
-def prefill_compute_s_per_token(prefill_flops: Value, prompt_tokens: Value, tp: Value,
+def prefill_compute_s_per_token(prefill_flops_computed: Value, prefill_tokens_computed: Value,
+                                tp: Value,
                                 gpu_flops_per_s: Value,
                                 matmul_efficiency_effective: Value) -> Value:
     """Compute seconds of one prompt token in a prefill chunk: the prompt's FLOPs (matmuls,
     attention core by the named convention, its logits) over ``S``, at the achievable share of
-    the peak: ``prefill_flops / S / (tp * peak * efficiency)``."""
-    return prefill_flops / prompt_tokens / (tp * gpu_flops_per_s * matmul_efficiency_effective)
+    the peak: ``prefill_flops_computed / S / (tp * peak * efficiency)``."""
+    return prefill_flops_computed / prefill_tokens_computed / (
+        tp * gpu_flops_per_s * matmul_efficiency_effective)
 
 
-def decode_compute_s_per_token(decode_flops: Value, output_tokens: Value, tp: Value,
+def decode_compute_s_per_token(serving_decode_flops: Value, decode_steps_per_request: Value,
+                               tp: Value,
                                gpu_flops_per_s: Value,
                                matmul_efficiency_effective: Value) -> Value:
     """Compute seconds of one decode token at the request's mean context:
-    ``decode_flops / (G - 1) / (tp * peak * efficiency)`` (0 when ``G = 1``)."""
-    return safe_div(decode_flops, output_tokens - 1, 0.0) / (
+    ``decode_flops / (G - 1) / (tp * peak * efficiency)`` (0 when ``G = 1``); under
+    speculative decoding one sequence's verify step of ``k + 1`` tokens and its drafts
+    (:func:`planner.estimator.speculative.serving_decode_flops` over the steps)."""
+    return safe_div(serving_decode_flops, decode_steps_per_request, 0.0) / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
 
 
@@ -389,17 +416,19 @@ def lm_head_s_per_token(model_lm_head_matmul_params: Value, tp: Value, gpu_flops
                                               * matmul_efficiency_effective)
 
 
-def decode_kv_s_per_token(serving_kv_memory_s_per_request: Value, output_tokens: Value) -> Value:
+def decode_kv_s_per_token(serving_kv_memory_s_per_request: Value,
+                          decode_steps_per_request: Value) -> Value:
     """Memory seconds of the KV traffic of one decode token (its read of the slot's mean
     context, and the request's KV writes spread over its decode steps):
     ``serving_kv_memory_s_per_request / (G - 1)`` (0 when ``G = 1``)."""
-    return safe_div(serving_kv_memory_s_per_request, output_tokens - 1, 0.0)
+    return safe_div(serving_kv_memory_s_per_request, decode_steps_per_request, 0.0)
 
 
 def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: Value,
                  decode_compute: Value, decode_kv: Value, token_s: Value, fixed: Value,
                  dense: Value, experts: Value, model_experts: Value,
-                 model_experts_per_token: Value, gemm: Value, lm_head: Value) -> Value:
+                 model_experts_per_token: Value, gemm: Value, lm_head: Value,
+                 verify: Value = 1) -> Value:
     """One step carrying ``p = prefill_tokens`` prompt tokens and ``d = decode_tokens``
     decodes, as the operators run one after another, each bound by its own limit:
 
@@ -408,16 +437,21 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
     * attention: the prefill chunks by their core FLOPs, ``p * (prefill compute - gemm)``,
       then the decodes by the KV each reads, ``max(d * core FLOPs, d * KV)``;
     * element-wise work and collectives per token, ``(p + d) * token_s``; the fixed step.
-    """
-    tokens = maximum(prefill_tokens + decode_tokens, 1)
+
+    Under speculative decoding each decode is ``verify = k + 1`` tokens for the GEMMs, the
+    LM head, element-wise work and collectives, and one KV read with ``k + 1`` queries
+    (``decode_compute`` is then the whole verify step's and the drafts')."""
+    decode_tokens_through = decode_tokens * verify
+    tokens = maximum(prefill_tokens + decode_tokens_through, 1)
     weights = dense + experts * expert_touch_fraction(tokens, model_experts,
                                                       model_experts_per_token)
-    gemms = maximum((prefill_tokens + decode_tokens) * gemm + decode_tokens * lm_head, weights)
+    gemms = maximum((prefill_tokens + decode_tokens_through) * gemm
+                    + decode_tokens_through * lm_head, weights)
     prefill_attention = prefill_tokens * maximum(prefill_compute - gemm, 0)
-    decode_attention = decode_tokens * maximum(maximum(decode_compute - gemm - lm_head, 0),
-                                               decode_kv)
+    decode_attention = decode_tokens * maximum(
+        maximum(decode_compute - verify * gemm - verify * lm_head, 0), decode_kv)
     return (gemms + prefill_attention + decode_attention
-            + (prefill_tokens + decode_tokens) * token_s + fixed)
+            + (prefill_tokens + decode_tokens_through) * token_s + fixed)
 
 
 def _cohort_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value) -> Value:
@@ -448,7 +482,8 @@ def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, p
                   prefill_compute: Value, decode_compute: Value, decode_kv: Value,
                   token_s: Value, fixed: Value, dense: Value, experts: Value,
                   model_experts: Value, model_experts_per_token: Value, gemm: Value,
-                  lm_head: Value, residence: Value, cv: Value, kind: str = "mean") -> Value:
+                  lm_head: Value, residence: Value, cv: Value, kind: str = "mean",
+                  verify: Value = 1) -> Value:
     """The ``kind`` (``mean``, ``prefill`` or ``decode``) step of a closed loop of ``batch`` running
     requests completing ``x`` requests per step: a share ``f = min(1, x S / n)`` of the steps
     carries a cohort's ``n`` prompt tokens (:func:`_cohort_tokens`) beside the decodes of the
@@ -463,11 +498,11 @@ def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, p
     if kind != "decode":
         prefill = _step_kind_s(n / pp, others / pp, prefill_compute, decode_compute, decode_kv,
                                token_s, fixed, dense, experts, model_experts,
-                               model_experts_per_token, gemm, lm_head)
+                               model_experts_per_token, gemm, lm_head, verify)
     if kind != "prefill":
         decode = _step_kind_s(0, batch / pp, prefill_compute, decode_compute, decode_kv,
                               token_s, fixed, dense, experts, model_experts,
-                              model_experts_per_token, gemm, lm_head)
+                              model_experts_per_token, gemm, lm_head, verify)
     if kind == "prefill":
         return prefill
     if kind == "decode":
@@ -491,24 +526,25 @@ def saturation_requests_per_step(max_running_batch: Value, residence_steps: Valu
 
 
 def saturation_step_s(saturation_requests_per_step: Value, max_running_batch: Value,
-                      prompt_tokens: Value, max_num_batched_tokens_effective: Value, pp: Value,
+                      prefill_tokens_computed: Value, max_num_batched_tokens_effective: Value,
+                      pp: Value,
                       prefill_compute_s_per_token: Value, decode_compute_s_per_token: Value,
                       decode_kv_s_per_token: Value, serving_token_s: Value,
                       serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                       serving_expert_weights_s: Value, model_experts: Value,
                       model_experts_per_token: Value,
         gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value) -> Value:
+        output_tokens_cv: Value, spec_verify_tokens: Value) -> Value:
     """Mean step time at saturation (full running batch ``B_max`` or full token budget): the
     closed loop at ``B_max`` (:func:`_mixed_step_s`: prefill steps of a cohort, decode-only
     steps of the batch)."""
     return _mixed_step_s(
-        max_running_batch, saturation_requests_per_step, prompt_tokens,
+        max_running_batch, saturation_requests_per_step, prefill_tokens_computed,
         max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv)
+        output_tokens_cv, "mean", spec_verify_tokens)
 
 
 def saturation_requests_per_s_replica(saturation_requests_per_step: Value,
@@ -739,11 +775,13 @@ def step_elementwise_s(micro_batch_requests_per_step: Value, request_tokens: Val
 
 
 def step_overhead_s(engine_step_overhead_s: Value, model_layers: Value,
-                    kernel_overhead_s_per_layer: Value, model_layer_kernels: Value) -> Value:
+                    kernel_overhead_s_per_layer: Value, model_layer_kernels: Value,
+                    spec_draft_fixed_s: Value) -> Value:
     """Engine and kernel-launch overhead part of every step (:func:`_layer_kernel_s` per
-    layer)."""
+    layer), with the drafter's passes under speculative decoding."""
     return engine_step_overhead_s + model_layers * _layer_kernel_s(kernel_overhead_s_per_layer,
-                                                                   model_layer_kernels)
+                                                                   model_layer_kernels) \
+        + spec_draft_fixed_s
 
 
 def step_host_link_s(host_weight_stream_s: Value) -> Value:
@@ -754,58 +792,61 @@ def step_host_link_s(host_weight_stream_s: Value) -> Value:
 
 def closed_loop_step_s(closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
                        closed_loop_batch: Value, operating_requests_per_step: Value,
-                       residence_steps: Value, prompt_tokens: Value,
+                       residence_steps: Value, prefill_tokens_computed: Value,
                        max_num_batched_tokens_effective: Value,
                        output_tokens_cv: Value) -> Value:
     """Mean step of a closed loop (and of the offline maximum) at its running batch: a share
     ``min(x S / n, 1)`` of prefill steps, the rest decode-only steps, each bound by its own
     limit (:func:`_mixed_step_s`)."""
     batch = minimum(closed_loop_batch, maximum(operating_requests_per_step * residence_steps, 1))
-    n, _others = _prefill_step_tokens(batch, prompt_tokens, max_num_batched_tokens_effective,
+    n, _others = _prefill_step_tokens(batch, prefill_tokens_computed,
+                                      max_num_batched_tokens_effective,
                                       output_tokens_cv)
-    share = _prefill_share(operating_requests_per_step, prompt_tokens, n)
+    share = _prefill_share(operating_requests_per_step, prefill_tokens_computed, n)
     return share * (closed_loop_prefill_step_s - closed_loop_decode_step_s) \
         + closed_loop_decode_step_s
 
 
 def closed_loop_prefill_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
-                               prompt_tokens: Value, max_num_batched_tokens_effective: Value,
+                               prefill_tokens_computed: Value,
+                               max_num_batched_tokens_effective: Value,
                                pp: Value, prefill_compute_s_per_token: Value,
                                decode_compute_s_per_token: Value, decode_kv_s_per_token: Value,
                                serving_token_s: Value, serving_step_fixed_s: Value,
                                serving_dense_weights_s: Value, serving_expert_weights_s: Value,
                                model_experts: Value, model_experts_per_token: Value,
         gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value) -> Value:
+        output_tokens_cv: Value, spec_verify_tokens: Value) -> Value:
     """A closed loop's prefill step: its cohort's prompt chunks beside the other requests'
     decodes (:func:`_mixed_step_s`); a request's TTFT is its prefill steps of this."""
     return _mixed_step_s(
-        closed_loop_batch, operating_requests_per_step, prompt_tokens,
+        closed_loop_batch, operating_requests_per_step, prefill_tokens_computed,
         max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "prefill")
+        output_tokens_cv, "prefill", spec_verify_tokens)
 
 
 def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
-                              prompt_tokens: Value, max_num_batched_tokens_effective: Value,
+                              prefill_tokens_computed: Value,
+                              max_num_batched_tokens_effective: Value,
                               pp: Value, prefill_compute_s_per_token: Value,
                               decode_compute_s_per_token: Value, decode_kv_s_per_token: Value,
                               serving_token_s: Value, serving_step_fixed_s: Value,
                               serving_dense_weights_s: Value, serving_expert_weights_s: Value,
                               model_experts: Value, model_experts_per_token: Value,
         gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value) -> Value:
+        output_tokens_cv: Value, spec_verify_tokens: Value) -> Value:
     """A closed loop's decode-only step: one token for each running request
     (:func:`_mixed_step_s`)."""
     return _mixed_step_s(
-        closed_loop_batch, operating_requests_per_step, prompt_tokens,
+        closed_loop_batch, operating_requests_per_step, prefill_tokens_computed,
         max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "decode")
+        output_tokens_cv, "decode", spec_verify_tokens)
 
 
 def step_s(load_mode: Value, step_compute_s: Value, step_memory_s: Value,
@@ -821,10 +862,12 @@ def step_s(load_mode: Value, step_compute_s: Value, step_memory_s: Value,
 
 
 def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
-                prompt_tokens: Value, output_tokens: Value,
+                prefill_tokens_computed: Value, output_tokens: Value,
                 max_num_batched_tokens_effective: Value, prefill_steps_per_request: Value,
                 closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
-                step_host_link_s: Value, output_tokens_cv: Value, prefill_first: Value,
+                step_host_link_s: Value, output_tokens_cv: Value,
+                decode_steps_per_request: Value,
+                spec_acceptance_length_effective: Value, prefill_first: Value,
                 cohort_ttft_steps: Value, prefill_only_step_s: Value,
                 serving_mode_code: Value, disagg_tpot_mean_s: Value) -> Value:
     """Mean time per output token (and inter-token latency) at the operating point
@@ -835,27 +878,32 @@ def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
     steps of the OTHER cohorts, ``p = B S / n - own prefill steps`` per cycle (``n`` prompt
     tokens a prefill step carries), the rest are decode-only:
     ``decode + min(p / (G - 1), 1) * (prefill - decode)`` (its own prefill is in its TTFT,
-    not its TPOT).
+    not its TPOT). Under speculative decoding a step yields ``a`` tokens per sequence: the
+    TPOT is the step over ``a`` (:func:`planner.estimator.speculative.per_output_token`) and a
+    request runs ``(G - 1)/a`` decode steps.
 
     Prefill-first scheduler with fixed lengths (:func:`_cohort_whole`): after its first token
     a request waits out the prefill-only steps of the rest of its cohort, ``B S / n -
     cohort_ttft_steps`` of them (``n = min(B S, budget)``), in which nothing decodes, then
-    decodes ``G - 1`` steps with the whole batch: ``decode + that / (G - 1) * prefill-only
-    step`` (the prefill steps add to the decode steps rather than replace them)."""
-    n, _others = _prefill_step_tokens(running_batch, prompt_tokens,
+    runs its decode steps with the whole batch: ``decode + that / steps * prefill-only step``
+    (the prefill steps add to the decode steps rather than replace them)."""
+    n, _others = _prefill_step_tokens(running_batch, prefill_tokens_computed,
                                       max_num_batched_tokens_effective, output_tokens_cv)
-    others_steps = maximum(running_batch * prompt_tokens / n - prefill_steps_per_request, 0)
-    share = minimum(safe_div(others_steps, output_tokens - 1, 0.0), 1)
+    others_steps = maximum(running_batch * prefill_tokens_computed / n
+                           - prefill_steps_per_request, 0)
+    share = minimum(safe_div(others_steps, decode_steps_per_request, 0.0), 1)
     closed = closed_loop_decode_step_s + share * (closed_loop_prefill_step_s
                                                   - closed_loop_decode_step_s)
-    cohort_n = maximum(minimum(running_batch * prompt_tokens,
+    cohort_n = maximum(minimum(running_batch * prefill_tokens_computed,
                                max_num_batched_tokens_effective), 1)
-    after_first = maximum(running_batch * prompt_tokens / cohort_n - cohort_ttft_steps, 0)
-    whole = closed_loop_decode_step_s + safe_div(after_first, output_tokens - 1, 0.0) \
+    after_first = maximum(running_batch * prefill_tokens_computed / cohort_n
+                          - cohort_ttft_steps, 0)
+    whole = closed_loop_decode_step_s + safe_div(after_first, decode_steps_per_request, 0.0) \
         * prefill_only_step_s
     closed = where(_cohort_whole(prefill_first, load_mode, output_tokens_cv) > 0, whole, closed)
     return _pick(serving_mode_code, disagg_tpot_mean_s,
-                 where(load_mode == OPEN_LOOP, step_s, closed))
+                 per_output_token(where(load_mode == OPEN_LOOP, step_s, closed),
+                                  spec_acceptance_length_effective))
 
 
 def prefill_first(engine_code: Value) -> Value:
@@ -873,7 +921,8 @@ def prefill_first(engine_code: Value) -> Value:
     return where(engine_code == ENGINES["sglang"], 1, 0)
 
 
-def cohort_ttft_steps(prefill_first: Value, closed_loop_batch: Value, prompt_tokens: Value,
+def cohort_ttft_steps(prefill_first: Value, closed_loop_batch: Value,
+                      prefill_tokens_computed: Value,
                       max_num_batched_tokens_effective: Value,
                       prefill_steps_per_request: Value) -> Value:
     """Mean prefill-only steps to first token of a cohort of ``B`` requests that arrive
@@ -888,13 +937,13 @@ def cohort_ttft_steps(prefill_first: Value, closed_loop_batch: Value, prompt_tok
     steps, finish in the same step and return together (tests/test_scheduler_sim.py plays
     SGLang's policy step by step). Decode-first engines (0): the request's own prefill steps
     (their cohorts split by the budget and stagger, :func:`_cohort_tokens`)."""
-    r = prompt_tokens / max_num_batched_tokens_effective
+    r = prefill_tokens_computed / max_num_batched_tokens_effective
     wave = maximum(prefill_steps_per_request,
                    r * (closed_loop_batch + 1) / 2 + maximum(0, 1 - r) / 2)
     return where(prefill_first > 0, wave, prefill_steps_per_request)
 
 
-def prefill_only_step_s(closed_loop_batch: Value, prompt_tokens: Value,
+def prefill_only_step_s(closed_loop_batch: Value, prefill_tokens_computed: Value,
                         max_num_batched_tokens_effective: Value, pp: Value,
                         prefill_compute_s_per_token: Value, decode_compute_s_per_token: Value,
                         decode_kv_s_per_token: Value, serving_token_s: Value,
@@ -905,7 +954,8 @@ def prefill_only_step_s(closed_loop_batch: Value, prompt_tokens: Value,
     """A prefill-only step of a cohort (a prefill-first scheduler, :func:`prefill_first`):
     ``n = min(B S, budget)`` prompt tokens and no decodes, its operators each bound by their
     own limit (:func:`_step_kind_s`), one micro-batch carrying ``1/pp`` of it."""
-    n = maximum(minimum(closed_loop_batch * prompt_tokens, max_num_batched_tokens_effective), 1)
+    n = maximum(minimum(closed_loop_batch * prefill_tokens_computed,
+                        max_num_batched_tokens_effective), 1)
     return _step_kind_s(n / pp, 0, prefill_compute_s_per_token, decode_compute_s_per_token,
                         decode_kv_s_per_token, serving_token_s, serving_step_fixed_s,
                         serving_dense_weights_s, serving_expert_weights_s, model_experts,
@@ -920,8 +970,9 @@ def _cohort_whole(prefill_first: Value, load_mode: Value, output_tokens_cv: Valu
 
 
 def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
-                   prefill_steps_per_request: Value, prompt_tokens: Value,
-                   max_num_batched_tokens_effective: Value, prefill_flops: Value, tp: Value,
+                   prefill_steps_per_request: Value, prefill_tokens_computed: Value,
+                   max_num_batched_tokens_effective: Value, prefill_flops_computed: Value,
+                   tp: Value,
                    gpu_flops_per_s: Value, matmul_efficiency_effective: Value,
                    step_compute_s: Value, step_memory_s: Value, step_elementwise_s: Value,
                    step_communication_s: Value, step_overhead_s: Value,
@@ -936,8 +987,8 @@ def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
     (:func:`_cohort_whole`) and a request waits for the prompts ahead of it in its cohort:
     ``cohort_ttft_steps`` prefill-only steps (:func:`cohort_ttft_steps`,
     :func:`prefill_only_step_s`)."""
-    chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
-    chunk_compute = prefill_flops * chunk / prompt_tokens / (
+    chunk = minimum(prefill_tokens_computed, max_num_batched_tokens_effective)
+    chunk_compute = prefill_flops_computed * chunk / prefill_tokens_computed / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
     one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s
            + step_communication_s
@@ -948,18 +999,19 @@ def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
                  cohort_ttft_steps * prefill_only_step_s, steps)
 
 
-def wave_prefill_tokens_per_step(closed_loop_batch: Value, prompt_tokens: Value,
+def wave_prefill_tokens_per_step(closed_loop_batch: Value, prefill_tokens_computed: Value,
                                  max_num_batched_tokens_effective: Value) -> Value:
     """Prefill tokens one step carries while a wave of ``B`` requests that arrived together
     is prefilled: ``min(B * S, budget)`` (the scheduler fills the token budget with their
     chunks, vLLM ``scheduler.py`` ``schedule``: running requests first, then waiting ones
     while ``token_budget`` lasts)."""
-    return maximum(minimum(closed_loop_batch * prompt_tokens, max_num_batched_tokens_effective),
+    return maximum(minimum(closed_loop_batch * prefill_tokens_computed,
+                           max_num_batched_tokens_effective),
                    1)
 
 
-def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prompt_tokens: Value,
-                        prefill_flops: Value, tp: Value, pp: Value, gpu_flops_per_s: Value,
+def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prefill_tokens_computed: Value,
+                        prefill_flops_computed: Value, tp: Value, pp: Value, gpu_flops_per_s: Value,
                         matmul_efficiency_effective: Value, serving_dense_weights_s: Value,
                         serving_expert_weights_s: Value, model_experts: Value,
                         model_experts_per_token: Value, serving_token_s: Value,
@@ -970,14 +1022,14 @@ def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prompt_tokens: Valu
     micro-batch through the ``pp`` stages carrying ``1/pp`` of it (the serving step's
     convention)."""
     n = wave_prefill_tokens_per_step / pp
-    compute = n * prefill_flops / prompt_tokens / (tp * gpu_flops_per_s
+    compute = n * prefill_flops_computed / prefill_tokens_computed / (tp * gpu_flops_per_s
                                                    * matmul_efficiency_effective)
     weights = serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
         n, model_experts, model_experts_per_token)
     return maximum(compute, weights) + n * serving_token_s + serving_step_fixed_s
 
 
-def wave_ttft_steps(closed_loop_batch: Value, prompt_tokens: Value,
+def wave_ttft_steps(closed_loop_batch: Value, prefill_tokens_computed: Value,
                     max_num_batched_tokens_effective: Value,
                     prefill_steps_per_request: Value, prefill_first: Value) -> Value:
     """Mean steps to first token of ``B`` requests that arrive together (the start of a
@@ -991,7 +1043,7 @@ def wave_ttft_steps(closed_loop_batch: Value, prompt_tokens: Value,
     decodes = where(prefill_first > 0, 0, (closed_loop_batch - 1) / 2)
     budget = maximum(max_num_batched_tokens_effective - decodes,
                      max_num_batched_tokens_effective / 2)
-    r = prompt_tokens / budget
+    r = prefill_tokens_computed / budget
     return maximum(prefill_steps_per_request,
                    r * (closed_loop_batch + 1) / 2 + maximum(0, 1 - r) / 2)
 

@@ -27,12 +27,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planner.estimator import disagg, expert_parallel, memory, serving, topology
+from planner.estimator import (
+    disagg,
+    expert_parallel,
+    memory,
+    prefix_cache,
+    serving,
+    speculative,
+    topology,
+)
 from planner.estimator import engine_memory as em
 from planner.estimator.latency import requests_per_s as roofline_requests_per_s
 from planner.estimator.ops import Value, where
 
 Formula = Callable[..., object]
+
+SPEC_AND_PREFIX: tuple[Formula, ...] = (
+    *prefix_cache.PREFIX_COLUMNS,
+    *speculative.SPEC_COUNTS,
+    speculative.spec_kv_token_factor,
+    speculative.spec_draft_weights_bytes_per_gpu,
+    speculative.spec_draft_flops_per_step,
+    speculative.serving_decode_flops,
+    speculative.serving_request_flops,
+)
+"""Prefix caching and speculative decoding (:mod:`planner.estimator.prefix_cache`,
+:mod:`planner.estimator.speculative`): what the serving columns read in place of the
+prompt, the output steps and the request's FLOPs; equal to those without a cache hit or
+speculation."""
 
 ENGINE_MEMORY: tuple[Formula, ...] = (
     em.rope_cache_bytes,
@@ -60,6 +82,7 @@ ENGINE_MEMORY: tuple[Formula, ...] = (
 SERVING_LOAD: tuple[Formula, ...] = (
     serving.matmul_efficiency_effective,
     serving.bandwidth_efficiency_effective,
+    speculative.spec_draft_kv_s_per_step,
     serving.load_mode,
     serving.replica_request_rate_per_s,
     serving.micro_batch_request_rate_per_s,
@@ -71,6 +94,7 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.serving_kv_memory_s_per_request,
     serving.serving_dense_weights_s,
     serving.serving_expert_weights_s,
+    speculative.spec_draft_fixed_s,
     topology.tp_link_kind,
     topology.tp_link_bytes_per_s,
     topology.ep_link_bytes_per_s,
@@ -150,7 +174,7 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving.engine_requests_per_s,
 )
 
-SERVING: tuple[Formula, ...] = (*ENGINE_MEMORY, *SERVING_LOAD)
+SERVING: tuple[Formula, ...] = (*SPEC_AND_PREFIX, *ENGINE_MEMORY, *SERVING_LOAD)
 """Every serving column, in dependency order; reads INFERENCE's columns."""
 
 ITERATIONS: tuple[str, ...] = tuple(f"serving_step_{i}_s" for i in range(1, 7))

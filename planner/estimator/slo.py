@@ -28,6 +28,7 @@ from planner.estimator.ops import (
     where,
 )
 from planner.estimator.serving import QUEUE_WAIT_CAP_S
+from planner.estimator.speculative import per_output_token
 
 SLO_PERCENTILES = {"50": 50, "90": 90, "99": 99}
 """The TTFT percentiles an objective may name (the serving model gives these three)."""
@@ -88,14 +89,15 @@ def slo_queue_utilization(slo_ttft_s: Value, slo_percentile_number: Value,
 
 def slo_requests_per_step(slo_ttft_s: Value, slo_tpot_s: Value,
                           request_latency_effective_s: Value,
-                          prefill_steps_per_request: Value, prompt_tokens: Value,
-                          max_num_batched_tokens_effective: Value, prefill_flops: Value,
+                          prefill_steps_per_request: Value, prefill_tokens_computed: Value,
+                          max_num_batched_tokens_effective: Value, prefill_flops_computed: Value,
                           tp: Value, gpu_flops_per_s: Value,
                           matmul_efficiency_effective: Value, request_tokens: Value,
                           serving_compute_s_per_request: Value,
                           serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                           serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                          serving_expert_weights_s: Value) -> Value:
+                          serving_expert_weights_s: Value,
+                          spec_acceptance_length_effective: Value) -> Value:
     """Most work per step (requests' worth, per pipeline micro-batch) ``y`` whose step meets
     both objectives with no wait for a slot (0: not even an idle step does; 10^12: no
     objective). The serving model's operating step at work ``y`` is
@@ -106,16 +108,19 @@ def slo_requests_per_step(slo_ttft_s: Value, slo_tpot_s: Value,
     steps, ``s = min(S, budget)`` the request's chunk, ``c`` its compute). Both are maxima of
     lines in ``y``, so ``t <= TPOT objective`` and ``TTFT <= TTFT objective`` hold exactly up
     to the least of the lines' roots. The bound is in work per step, not in rate or step:
-    the step at the target depends on the load, and the load on the step."""
+    the step at the target depends on the load, and the load on the step. Under speculative
+    decoding a step yields ``a`` tokens per sequence, so the TPOT objective bounds the step
+    at ``a`` times it; prefill counts the tokens the prefix cache leaves."""
     c_req, kv, tok = serving_compute_s_per_request, serving_kv_memory_s_per_request, \
         serving_token_s
     q, fixed, p_steps = request_tokens, serving_step_fixed_s, prefill_steps_per_request
     weights = serving_dense_weights_s + serving_expert_weights_s
     huge = 1e12
-    by_tpot = minimum(safe_div(slo_tpot_s - fixed, c_req + q * tok, huge),
-                      safe_div(slo_tpot_s - fixed - weights, kv + q * tok, huge))
-    chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
-    chunk_compute = prefill_flops * chunk / prompt_tokens / (
+    step_objective = slo_tpot_s * spec_acceptance_length_effective
+    by_tpot = minimum(safe_div(step_objective - fixed, c_req + q * tok, huge),
+                      safe_div(step_objective - fixed - weights, kv + q * tok, huge))
+    chunk = minimum(prefill_tokens_computed, max_num_batched_tokens_effective)
+    chunk_compute = prefill_flops_computed * chunk / prefill_tokens_computed / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
     half = 0.5 + p_steps
     room = slo_ttft_s - half * fixed - p_steps * chunk * tok - request_latency_effective_s
@@ -241,7 +246,7 @@ _PART_INPUTS = ("request_tokens", "serving_compute_s_per_request",
                 "model_layers",
                 "serving_activation_s_per_token",
                 "engine_step_overhead_s", "kernel_overhead_s_per_layer",
-                "model_layer_kernels")
+                "model_layer_kernels", "spec_draft_fixed_s")
 """The columns the serving model's step parts read besides the work per step."""
 
 
@@ -252,7 +257,7 @@ def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value
            collective_latency_s_per_step: Value, model_layers: Value,
            serving_activation_s_per_token: Value,
            engine_step_overhead_s: Value, kernel_overhead_s_per_layer: Value,
-           model_layer_kernels: Value
+           model_layer_kernels: Value, spec_draft_fixed_s: Value
            ) -> tuple[Value, Value, Value, Value, Value]:
     """The serving model's step parts at work ``y`` (compute, memory, communication,
     element-wise, overhead), by its own column functions (``tp`` is read by the TTFT search
@@ -265,21 +270,25 @@ def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value
                                          collective_latency_s_per_step),
             serving.step_elementwise_s(y, request_tokens, serving_activation_s_per_token),
             serving.step_overhead_s(engine_step_overhead_s, model_layers,
-                                    kernel_overhead_s_per_layer, model_layer_kernels))
+                                    kernel_overhead_s_per_layer, model_layer_kernels,
+                                    spec_draft_fixed_s))
 
 
-def _search_tpot_s(y: Value, host_weight_stream_s: Value, *parts_inputs: Value) -> Value:
-    """Bisection: the TPOT at work ``y`` (the serving model's ``step_s``)."""
+def _search_tpot_s(y: Value, host_weight_stream_s: Value,
+                   spec_acceptance_length_effective: Value, *parts_inputs: Value) -> Value:
+    """Bisection: the TPOT at work ``y`` (the serving model's ``step_s``, over the
+    acceptance length under speculative decoding)."""
     compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
-    return serving.step_s(serving.OPEN_LOOP, compute, memory_, elementwise, comm, overhead,
-                          host_weight_stream_s, 0.0)
+    return per_output_token(serving.step_s(serving.OPEN_LOOP, compute, memory_, elementwise,
+                                           comm, overhead, host_weight_stream_s, 0.0),
+                            spec_acceptance_length_effective)
 
 
-_TTFT_INPUTS = ("host_weight_stream_s", "prefill_steps_per_request", "prompt_tokens",
-                "max_num_batched_tokens_effective", "prefill_flops", "gpu_flops_per_s",
+_TTFT_INPUTS = ("host_weight_stream_s", "prefill_steps_per_request", "prefill_tokens_computed",
+                "max_num_batched_tokens_effective", "prefill_flops_computed", "gpu_flops_per_s",
                 "matmul_efficiency_effective", "serving_token_s", "request_latency_effective_s",
                 "max_running_batch", "service_scv", "serving_capacity_requests_per_s_replica",
-                "slo_percentile_number")
+                "slo_percentile_number", "spec_acceptance_length_effective")
 """The columns the TTFT of a search step reads besides its work, TPOT, rate and parts."""
 
 
@@ -290,7 +299,8 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
                    serving_token_s: Value, request_latency_effective_s: Value,
                    max_running_batch: Value,
                    service_scv: Value, serving_capacity_requests_per_s_replica: Value,
-                   slo_percentile_number: Value, *parts_inputs: Value) -> Value:
+                   slo_percentile_number: Value, spec_acceptance_length_effective: Value,
+                   *parts_inputs: Value) -> Value:
     """Bisection: the TTFT at the objective's percentile at ``rate`` per replica (the serving
     model's slot wait quantile, step alignment, prefill and front end)."""
     compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
@@ -308,7 +318,8 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
              for p in (0.5, 0.9, 0.99)]
     wait = where(slo_percentile_number == 50, waits[0],
                  where(slo_percentile_number == 90, waits[1], waits[2]))
-    return wait + tpot / 2 + service + request_latency_effective_s
+    step = tpot * spec_acceptance_length_effective  # the step: tpot is per output token
+    return wait + step / 2 + service + request_latency_effective_s
 
 
 def _search_meets(rate: Value, tpot: Value, ttft: Value, slo_ttft_s: Value, slo_tpot_s: Value,
@@ -396,8 +407,8 @@ def _search_step(k: int) -> tuple[Callable[..., Value], ...]:
                 (name + "rate", name + "step_s", "saturation_requests_per_step", "pp"),
                 _search_work, _repeats_previous(k, "work")),
         _column(name + "tpot_s", f"Replica search, step {k}: the TPOT there.",
-                (name + "work", "host_weight_stream_s", *_PART_INPUTS), _search_tpot_s,
-                _repeats_previous(k, "tpot_s")),
+                (name + "work", "host_weight_stream_s", "spec_acceptance_length_effective",
+                 *_PART_INPUTS), _search_tpot_s, _repeats_previous(k, "tpot_s")),
         _column(name + "ttft_s", f"Replica search, step {k}: the TTFT at the objective's "
                 "percentile there.", (name + "work", name + "tpot_s", name + "rate",
                                       *_TTFT_INPUTS, *_PART_INPUTS), _search_ttft_s,

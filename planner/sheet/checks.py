@@ -221,6 +221,8 @@ def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_val
     default there). Without it, an empty cell is refused (a workbook row's inputs are all
     written by the export, so an emptied one is a mistake)."""
     n = len(s)
+    if empty is None and column.kind == "text" and column.default == "":
+        empty = _empty(s)  # a text column whose default is blank: blank is its value
     if empty is None:
         empty = _empty(s)
         problems.add_rows(empty, column.name,

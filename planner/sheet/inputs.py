@@ -20,6 +20,7 @@ from planner.estimator.derived import QUANT_MODES
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.slo import SLO_PERCENTILES
+from planner.estimator.speculative import SPEC_METHODS
 from planner.units import KV_DTYPES, WEIGHT_DTYPE_CHOICES, parse_number
 
 Kind = Literal["int", "float", "choice", "bool", "text"]
@@ -87,6 +88,8 @@ class InputColumn:
             raise ValidationError(self.name, self.allowed(), value=raw)
         if self.kind == "text":
             text = str(raw).strip()
+            if not text and self.default == "" and not isinstance(raw, bool):
+                return ""  # a text column whose default is blank may stay blank
             if not text or len(text) > 200 or isinstance(raw, bool) or has_control(text):
                 raise ValidationError(self.name, self.allowed(), value=raw)
             return text.lower() if text.lower() in self.choices else text
@@ -471,7 +474,39 @@ DISAGG_INPUTS: tuple[InputColumn, ...] = (
 """Disaggregated prefill/decode serving (:mod:`planner.estimator.disagg`): with
 ``serving_mode = aggregated`` none of them changes a figure."""
 
-INFERENCE_INPUTS = (*INFERENCE_INPUTS, *SERVING_INPUTS, *OFFLOAD_INPUTS, *DISAGG_INPUTS)
+
+SPEC_INPUTS: tuple[InputColumn, ...] = (
+    _col("spec_method", "Speculation", "method", "choice", "none",
+         "Speculative decoding: none; mtp = the checkpoint's multi-token-prediction modules "
+         "draft (DeepSeek-V3/R1 num_nextn_predict_layers; vLLM --speculative-config method "
+         "deepseek_mtp / mtp, SGLang EAGLE with the MTP head, TensorRT-LLM MTPDecodingConfig);"
+         " draft = a separate draft model (spec_draft_model). Each decode step verifies "
+         "k + 1 tokens per sequence and advances it by the acceptance length.",
+         choices=tuple(SPEC_METHODS)),
+    _col("spec_draft_tokens", "Draft tokens", "tokens", "int", 0,
+         "Draft tokens k proposed per sequence per decode step; 0 = the method's default (mtp:"
+         " the checkpoint's MTP modules, 1 for DeepSeek-V3/R1, TensorRT-LLM max_draft_len "
+         "default 1; draft: 5, vLLM's draft-model example).", minimum=0, maximum=64),
+    _col("spec_acceptance_length", "Accept length", "tokens", "float", 0.0,
+         "Mean tokens accepted per verify step, the bonus token included (1 to k + 1); 0 = "
+         "the method's typical value (1 - alpha^(k+1))/(1 - alpha) (Leviathan et al. 2023): "
+         "mtp alpha 0.875, the DeepSeek-V3 technical report's 85-90 % second-token acceptance"
+         " (k = 1: 1.875); draft alpha 0.7 (k = 5: 2.94).", minimum=0.0, maximum=65.0),
+    _col("spec_draft_model", "Draft model", "model", "text", "",
+         "a catalog model name, or blank: the draft model of spec_method draft (blank "
+         "for none and mtp); its parameters run once per draft token."),
+    _col("prefix_cache_hit_fraction", "Prefix hit", "fraction", "float", 0.0,
+         "Share of prompt tokens served from the prefix cache (vLLM automatic prefix caching, "
+         "SGLang RadixAttention: shared system prompts, few-shot examples, earlier chat "
+         "turns): their prefill compute is skipped (attention still reads their KV) and the "
+         "cached prefix's blocks are held once in the pool, shared by the running requests.",
+         minimum=0.0, maximum=1.0),
+)
+"""Speculative decoding and prefix caching (issue 25; :mod:`planner.estimator.speculative`,
+:mod:`planner.estimator.prefix_cache`): at ``none`` and 0 every figure is as without them."""
+
+INFERENCE_INPUTS = (*INFERENCE_INPUTS, *SERVING_INPUTS, *OFFLOAD_INPUTS, *DISAGG_INPUTS,
+                    *SPEC_INPUTS)
 
 TRAINING_INPUTS: tuple[InputColumn, ...] = (
     *DEPLOYMENT_INPUTS,

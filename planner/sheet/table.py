@@ -22,6 +22,7 @@ from planner.estimator.figures import ModelFigures, model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
 from planner.estimator.ops import Coded, NumpyOnFirstUse
 from planner.estimator.params import lora_dims
+from planner.sheet.draft import add_draft_columns
 from planner.sheet.graph import FormulaGraph
 from planner.sheet.inputs import (
     INFERENCE_INPUTS,
@@ -143,6 +144,9 @@ def _check_text(column: InputColumn, values: Any, n: int, labels: RowLabels | No
     cleaned = []
     for value in uniques:
         text = value.strip() if isinstance(value, str) else ""
+        if not text and column.default == "" and isinstance(value, str):
+            cleaned.append("")  # a text column whose default is blank may stay blank
+            continue
         if not text or len(text) > 200 or has_control(text):
             bad = int(np.argmax(codes == uniques.index(value)))
             raise RowError(column.name, column.allowed(), _row_label(labels, bad), value)
@@ -243,8 +247,10 @@ def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any],
         from planner.catalog import resolve_gpu  # the shipped catalog: no other is at hand
 
         decode = resolve_gpu(str(values["decode_gpu"]))
-    return {**model_figures(spec).as_dict(), **gpu_figures(gpu),
+    cols = {**model_figures(spec).as_dict(), **gpu_figures(gpu),
             **decode_gpu_figures(gpu, decode if decode is not None else gpu), **values}
+    add_draft_columns(cols, 1)
+    return cols
 
 
 def check_scenario(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any], kind: str,
@@ -296,6 +302,7 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
                                         labels, values["weight_dtype"]))
     cols.update(values)
     if kind == "inference":
+        add_draft_columns(cols, n, models)
         try:
             apply_calibration(cols, g_names, g_codes, n, profiles)
         except ValidationError as exc:  # name the first row that picks the bad profile
@@ -633,6 +640,7 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     cols = {**model_columns, **gpu_columns, **values}
     if kind == "inference":
         cols.update(_decode_gpu_entry(gpu, values["decode_gpu"], gpus, values["weight_dtype"]))
+        add_draft_columns(cols, 1, models)
         choice = cols.get("calibration", "auto")
         if choice == "none" or (choice == "auto" and not profiles):
             cols[APPLIED_COLUMN] = ""  # what apply_calibration does, without its arrays

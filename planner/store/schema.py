@@ -203,6 +203,8 @@ def _input_checks() -> list[CheckConstraint]:
                 parts.append(f"{c.name} <= {c.maximum!r}")
             if parts:
                 checks.append(CheckConstraint(" AND ".join(parts), name=f"{c.name}_range"))
+        elif c.kind == "text" and c.default == "":  # may stay blank (spec_draft_model)
+            checks.append(CheckConstraint(f"length({c.name}) <= 200", name=f"{c.name}_length"))
         elif c.kind == "text":
             checks.append(CheckConstraint(f"length({c.name}) > 0", name=f"{c.name}_not_empty"))
     return checks

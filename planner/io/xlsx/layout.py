@@ -135,6 +135,17 @@ GPU_PEAK_COLUMN = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
 MODEL_META = ("name", "model_type", "source", "hidden_size", "layers", "attention_heads",
               "kv_heads", "head_dim", "vocab_size", "params_total", "params_active")
 MODEL_FIGURES = tuple(ModelFigures.__dataclass_fields__)
+DRAFT_FIGURE_UNITS = {"spec_draft_params": "params", "spec_draft_active_params": "params",
+                      "spec_draft_layers": "count"}
+"""The draft model's figure columns of an inference sheet
+(:data:`planner.sheet.draft.DRAFT_FIGURES`) and their units."""
+DRAFT_FIGURE_SOURCE: dict[str, tuple[str, ...]] = {
+    "spec_draft_params": ("model_params_total",),
+    "spec_draft_active_params": ("model_matmul_dense_params", "model_matmul_experts_active_params",
+                                 "model_lm_head_matmul_params"),
+    "spec_draft_layers": ("model_layers",),
+}
+"""Draft figure → the Models sheet columns it sums (:func:`planner.sheet.draft.draft_figures`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +213,8 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     figures = figure_columns()
     cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
     cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
+    if kind == "inference":  # the draft model's figures, by spec_draft_model (planner.sheet.draft)
+        cols += [Column(key, "lookup", unit) for key, unit in DRAFT_FIGURE_UNITS.items()]
     # last, so adding them moved no other column: the base an option belongs to, and whether
     # the row is counted (the Summary's SUMPRODUCTs match chosen = TRUE)
     cols += [Column(key, "meta") for key in OPTION_COLUMNS]

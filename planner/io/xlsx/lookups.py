@@ -10,6 +10,7 @@ from openpyxl.utils import get_column_letter
 
 from planner.io.xlsx.layout import (
     DECODE_GPU_FIGURE_SOURCE,
+    DRAFT_FIGURE_SOURCE,
     GPU_FIGURE_SOURCE,
     GPU_SHEET,
     MODEL_FIGURES,
@@ -57,7 +58,13 @@ def literal(cell: str) -> str:
 
 
 def catalog_formula(key: str, name_cell: dict[str, str], ranges: Ranges) -> str:
-    """The INDEX/MATCH formula fetching a model or GPU figure from its catalog sheet."""
+    """The INDEX/MATCH formula fetching a model or GPU figure from its catalog sheet; a draft
+    model's figure (``spec_draft_*``) from the Models sheet row ``spec_draft_model`` names
+    (0 where it is blank, as :func:`planner.sheet.draft.add_draft_columns` gives)."""
+    if key in DRAFT_FIGURE_SOURCE:
+        cell = name_cell["spec_draft_model"]
+        total = "+".join(ranges.model(k, cell) for k in DRAFT_FIGURE_SOURCE[key])
+        return f'=IF({cell}="",0,{total})'
     if key in MODEL_FIGURES:
         return "=" + ranges.model(key, name_cell["model"])
     if key == "decode_gpu_same" or key in DECODE_GPU_FIGURE_SOURCE:
