@@ -3,7 +3,8 @@
 ``tests/fixtures/disagg_aggregated_golden.json`` holds, for the demo fleet and a seeded random
 grid of inference scenarios (every engine, dense and MoE, open loop, closed loop and offline),
 the SHA-256 of every numeric output column's float64 bytes as the planner computed them at
-commit 0de9d40 (main before ``serving_mode``), so tests/test_disagg.py can check that with
+the integration tree before the disaggregated merge (d3362b7: main at 0de9d40 with the
+wide-EP, prefill-first and vLLM cache-layout branches), so tests/test_disagg.py can check that with
 ``serving_mode = aggregated`` every existing output is bit-identical. This module imports
 nothing the disaggregated model added, so it runs on that older tree:
 

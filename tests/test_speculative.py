@@ -71,7 +71,9 @@ def test_mtp_tpot_and_throughput_by_hand() -> None:
     puts 1024 + 545.6 * 2 = 2115.2 tokens through the engine. A decode step of the 64
     sequences runs the GEMMs on 128 tokens; TPOT is the step over 1.875 (every step of the
     batch is decode-only but for the prefill share); throughput = 64 / residence / step."""
-    off, on = _r1(), _r1(spec_method="mtp")
+    # vLLM's decode-first scheduler (SGLang's prefill-first cohorts have their own TPOT,
+    # serving.tpot_mean_s; tests/test_scheduler_sim.py)
+    off, on = _r1(engine="vllm"), _r1(engine="vllm", spec_method="mtp")
     assert on["decode_steps_per_request"] == pytest.approx(1023 / 1.875)
     assert on["residence_steps"] == pytest.approx(1 + 1023 / 1.875) == 546.6
     assert on["request_tokens"] == pytest.approx(1024 + 2 * 1023 / 1.875) == 2115.2
@@ -302,12 +304,12 @@ def test_migration_0015_up_gives_defaults_and_down_drops(tmp_path: Path) -> None
                         spec_method="mtp", prefix_cache_hit_fraction=0.5)
     names = reference.NEW_INPUTS
     engine = make_engine(url)
-    migrate.downgrade(engine, "0013")
+    migrate.downgrade(engine, "0014")  # 0015's parent since the merge
     with engine.connect() as conn:
         assert not names & {c["name"] for c in inspect(conn).get_columns("scenarios")}
         assert conn.execute(text("SELECT count(*) FROM scenarios")).scalar() == count + 1
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0015"
+    assert migrate.current(engine) == migrate.SCHEMA_HEAD  # 0016 after 0015 since the merge
     with engine.connect() as conn:
         rows = set(conn.execute(text(
             "SELECT spec_method, spec_draft_tokens, spec_acceptance_length, spec_draft_model, "
