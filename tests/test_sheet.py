@@ -26,12 +26,13 @@ OUTPUTS = output_columns()
 def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
-    assert len(OUTPUTS) == 68 + 11 + 86 + 4 + 2 + 85 + 12 + 4  # roofline and training (4
+    assert len(OUTPUTS) == 68 + 11 + 86 + 4 + 2 + 85 + 12 + 4 + 58  # roofline and training (4
     # fixed-state columns), the offload to host memory (11), then the serving engine
     # (engine_state_tokens, step_host_link_s), SLO and saturated (issue 24), the topology's link
     # columns and the profile run's kept MoE workspace and hidden states (issue 23), the SLO
     # sizing's bounds (5) and replica search (8 columns x 10 steps, issue 24), issue 23's step
-    # kinds (8) and first wave (4), and the front end (frontend_code and three effective figures)
+    # kinds (8) and first wave (4), the front end (frontend_code and three effective figures),
+    # and disaggregated serving's pools, transfer and operating point (58, issue 25)
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name

@@ -178,6 +178,14 @@ GPU_FIGURE_SOURCE: dict[str, str] = {
 }
 """GPU figure column of a scenario sheet → the GPUs sheet column it is fetched from."""
 
+DECODE_GPU_FIGURE_SOURCE: dict[str, str] = {
+    ("decode_gpu_price_usd_per_gpu_hour" if key == "price_usd_per_gpu_hour"
+     else f"decode_{key}"): source for key, source in GPU_FIGURE_SOURCE.items()}
+"""The decode pool's GPU figures (``decode_gpu``: ``same`` = the row's GPU; issue 25) → the
+GPUs sheet column each is fetched from; ``decode_gpu_same`` (1 when the decode GPU is the row's
+GPU) is computed beside them."""
+DECODE_GPU_COLUMNS = (*DECODE_GPU_FIGURE_SOURCE, "decode_gpu_same")
+
 
 @cache
 def scenario_columns(kind: str) -> tuple[Column, ...]:
@@ -197,6 +205,11 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     # last, so adding them moved no other column: the base an option belongs to, and whether
     # the row is counted (the Summary's SUMPRODUCTs match chosen = TRUE)
     cols += [Column(key, "meta") for key in OPTION_COLUMNS]
+    if kind == "inference":  # after the option columns, so adding them moved no other column
+        cols += [Column(key, "lookup", "code" if key == "decode_gpu_same"
+                        else GPU_COLUMNS[key.removeprefix("decode_")
+                                         .replace("gpu_price", "price")][1])
+                 for key in DECODE_GPU_COLUMNS]
     return tuple(cols)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from openpyxl.utils import get_column_letter
 
 from planner.io.xlsx.layout import (
+    DECODE_GPU_FIGURE_SOURCE,
     GPU_FIGURE_SOURCE,
     GPU_SHEET,
     MODEL_FIGURES,
@@ -59,4 +60,11 @@ def catalog_formula(key: str, name_cell: dict[str, str], ranges: Ranges) -> str:
     """The INDEX/MATCH formula fetching a model or GPU figure from its catalog sheet."""
     if key in MODEL_FIGURES:
         return "=" + ranges.model(key, name_cell["model"])
+    if key == "decode_gpu_same" or key in DECODE_GPU_FIGURE_SOURCE:
+        # the decode pool's GPU (issue 25): the row's decode_gpu, or its gpu for "same"
+        decode, gpu = name_cell["decode_gpu"], name_cell["gpu"]
+        if key == "decode_gpu_same":
+            return f'=IF(OR({decode}="same",{decode}={gpu}),1,0)'
+        return "=" + ranges.gpu(DECODE_GPU_FIGURE_SOURCE[key],
+                                f'IF({decode}="same",{gpu},{decode})')
     return "=" + ranges.gpu(GPU_FIGURE_SOURCE[key], name_cell["gpu"])

@@ -169,7 +169,9 @@ def _column_plan(kind: str, ranges: Ranges, styles: Styles) -> Plan:
             plan.append((letter, "formula", formula_template(text), style))
         elif c.role == "lookup" and c.key != "model_lora_dims":
             text = catalog_formula(c.key, {"model": f"{col['model']}{ROW}",
-                                           "gpu": f"{col['gpu']}{ROW}"}, ranges)
+                                           "gpu": f"{col['gpu']}{ROW}",
+                                           "decode_gpu": f"{col.get('decode_gpu')}{ROW}"},
+                                   ranges)
             plan.append((letter, "formula", formula_template(text), style))
         else:
             plan.append((letter, c.role if c.key != "model_lora_dims" else "dims", c.key,
