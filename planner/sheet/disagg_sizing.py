@@ -168,15 +168,11 @@ def size_disaggregated(base: Mapping[str, Any], models: Mapping[str, ModelSpec],
     prefill_ok, p_unit = _pool_counts(base, configs, "prefill", "prefill_utilization", cap,
                                       max_workers, models, gpus, profiles)
     best: list[tuple[float, int, dict[str, Any]]] = []
-    pending = []
+    pending: list[tuple[dict[str, Any], list[tuple[int, int]]]] = []
     for c, dws, pws, p_price, d_price in zip(configs, decode_ok, prefill_ok, p_unit, d_unit,
                                              strict=True):
-        if not dws or not pws:
-            continue
-        pairs = sorted(itertools.product(pws, dws),
-                       key=lambda wd, p=p_price, d=d_price: (wd[0] * p + wd[1] * d,
-                                                             wd[0] + wd[1]))
-        pending.append((c, pairs))
+        if dws and pws:
+            pending.append((c, _by_cost(pws, dws, p_price, d_price)))
     start = 0
     while pending:
         rows, owners = [], []
@@ -212,6 +208,16 @@ def size_disaggregated(base: Mapping[str, Any], models: Mapping[str, ModelSpec],
         figures["deployment_gpus"] = int(figures["deployment_gpus"])
         answers.append(DisaggAnswer({"serving_mode": "disaggregated", **row}, figures))
     return answers
+
+
+def _by_cost(prefill: Sequence[int], decode: Sequence[int], prefill_usd: float,
+             decode_usd: float) -> list[tuple[int, int]]:
+    """Every (prefill workers, decode workers) pair, cheapest first (then fewer workers):
+    ``prefill_usd`` and ``decode_usd`` are one more worker's monthly cost in each pool."""
+    def cost(pair: tuple[int, int]) -> tuple[float, int]:
+        return pair[0] * prefill_usd + pair[1] * decode_usd, pair[0] + pair[1]
+
+    return sorted(itertools.product(prefill, decode), key=cost)
 
 
 def _item(value: Any) -> Any:
