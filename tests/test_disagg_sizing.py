@@ -37,14 +37,16 @@ def _base() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _brute_force(base: dict[str, Any], models: dict[str, Any]) -> list[tuple[float, int, tuple]]:
-    """Every (prefill TP, prefill workers, decode TP, decode workers) with workers 1..6:
-    (monthly cost, GPUs, shape) of each that meets the SLO with both pools below saturation."""
+    """Every (prefill TP, prefill workers, decode TP, decode workers, weight dtype) with
+    workers 1..6: (monthly cost, GPUs, shape) of each that meets the SLO with both pools below
+    saturation."""
     shapes = list(itertools.product(ds.POOL_TPS, range(1, MAX_WORKERS + 1), ds.POOL_TPS,
-                                    range(1, MAX_WORKERS + 1)))
+                                    range(1, MAX_WORKERS + 1), ds.WEIGHT_DTYPES))
     table = {**base, "decode_gpu": np.asarray(["same"] * len(shapes), dtype=object)}
     for i, column in enumerate(("prefill_tp", "prefill_workers", "decode_tp",
                                 "decode_workers")):
         table[column] = np.asarray([s[i] for s in shapes])
+    table["weight_dtype"] = np.asarray([s[4] for s in shapes], dtype=object)
     out = evaluate_table(table, models, load_gpus(), "inference",
                          ["meets_slo", "prefill_utilization", "decode_utilization",
                           "cost_usd_per_month", "deployment_gpus"])
@@ -68,21 +70,22 @@ def test_solve_finds_the_brute_force_cheapest_xpyd_for_llama_70b() -> None:
     assert data["answer"]["cost_usd_per_month"] == cheapest
     # each answer is the brute force's cheapest deployment of its pool TPs, and the list is the
     # five cheapest pool-TP shapes
-    per_shape: dict[tuple[int, int], tuple[float, int, tuple]] = {}
+    per_shape: dict[tuple[Any, ...], tuple[float, int, tuple]] = {}
     for cost, gpus, shape in feasible:
-        per_shape.setdefault((shape[0], shape[2]), (cost, gpus, shape))
+        per_shape.setdefault((shape[0], shape[2], shape[4]), (cost, gpus, shape))
     expected = sorted(per_shape.values())[:5]
     got = [(a["cost_usd_per_month"], a["deployment_gpus"],
             (a["prefill"]["tp"], a["prefill"]["workers"], a["decode"]["tp"],
-             a["decode"]["workers"])) for a in answers]
+             a["decode"]["workers"], a["weight_dtype"])) for a in answers]
     assert [(c, g) for c, g, _ in got] == [(c, g) for c, g, _ in expected]
     for cost, gpus, shape in got:
-        best_of_shape = per_shape[(shape[0], shape[2])]
+        best_of_shape = per_shape[(shape[0], shape[2], shape[4])]
         assert (cost, gpus) == best_of_shape[:2]
         assert (cost, gpus, shape) in feasible
-    # the figures: 8 H100s, $14,600/month (730 h at $2.50 per GPU-hour), the SLO met
-    assert data["answer"]["deployment_gpus"] == 8
-    assert cheapest == 8 * 2.5 * 730
+    # the figures: 4 H100s (2 prefill workers at TP1, 1 decode worker at TP2, fp8 weights),
+    # $7,300/month (730 h at $2.50 per GPU-hour), the SLO met
+    assert data["answer"]["deployment_gpus"] == 4
+    assert cheapest == 4 * 2.5 * 730
     assert data["answer"]["meets_slo"] is True
 
 
@@ -94,7 +97,8 @@ def test_the_answer_is_the_deployment_estimate_gives_the_same_figures() -> None:
                      "disaggregated", "--prefill-tp", str(c["prefill_tp"]),
                      "--prefill-workers", str(c["prefill_workers"]),
                      "--decode-tp", str(c["decode_tp"]),
-                     "--decode-workers", str(c["decode_workers"]), "--json")
+                     "--decode-workers", str(c["decode_workers"]),
+                     "--weight-dtype", str(c["weight_dtype"]), "--json")
     assert result.exit_code == 0, result.output
     est = json.loads(result.output)
     outputs = est.get("outputs", est)

@@ -532,7 +532,8 @@ def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any]) -> Non
     cells = dict(zip(ANSWER_HEADERS, answer_cells(1, best, base), strict=True))
     o = best.outputs
     rows = [("prefill pool", esc(cells["prefill"])), ("decode pool", esc(cells["decode"])),
-            ("GPUs", cells["GPUs"]), ("cost", f"{cells['$/month']}/month"),
+            ("weight dtype", esc(cells["dtype"])), ("GPUs", cells["GPUs"]),
+            ("cost", f"{cells['$/month']}/month"),
             ("meets SLO", verdict.figure("meets_slo", o, shown)),
             *[(verdict.VERDICT_LABELS[n], verdict.figure(n, o, shown))
               for n in ("ttft_p50_s", "ttft_p99_s", "tpot_mean_s")],
@@ -545,7 +546,7 @@ def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any]) -> Non
         table = Table(title="Runners-up, cheapest first", title_justify="left",
                       title_style="bold")
         for header in ANSWER_HEADERS:
-            table.add_column(header, justify="left" if header in ("prefill", "decode")
+            table.add_column(header, justify="left" if header in ("prefill", "decode", "dtype")
                              else "right")
         for n, a in enumerate(answers[1:], 2):
             table.add_row(*map(esc, answer_cells(n, a, base)))

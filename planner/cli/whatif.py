@@ -607,6 +607,7 @@ def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dic
                                 "workers": inputs["prefill_workers"]},
                     "decode": {"gpu": decode_gpu, "tp": inputs["decode_tp"],
                                "workers": inputs["decode_workers"]},
+                    "weight_dtype": inputs["weight_dtype"],
                     **{k: masked.get(k, v) for k, v in a.outputs.items()}}
 
         emit_json({"found": bool(answers), "serving_mode": "disaggregated",

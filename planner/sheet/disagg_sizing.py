@@ -52,7 +52,11 @@ BATCH_PAIRS = 64
 ANSWERS = 5
 """Answers listed: the cheapest configuration and four runners-up (distinct pool shapes)."""
 
-POOL_COLUMNS = ("gpu", "decode_gpu", "prefill_tp", "decode_tp")
+WEIGHT_DTYPES = ("bf16", "fp8")
+"""Weight dtypes tried, as the aggregated capacity preset does
+(:data:`planner.sheet.capacity.WEIGHT_DTYPES`); both pools serve the same checkpoint."""
+
+POOL_COLUMNS = ("gpu", "decode_gpu", "prefill_tp", "decode_tp", "weight_dtype")
 """What one configuration fixes; the search then picks its two worker counts."""
 VERDICT_COLUMNS = ("meets_slo", "cost_usd_per_month", "prefill_utilization",
                    "decode_utilization", "deployment_gpus", "ttft_p50_s", "ttft_p99_s",
@@ -133,24 +137,29 @@ def _pool_counts(base: Mapping[str, Any], configs: Sequence[dict[str, Any]], poo
 def configurations(base: Mapping[str, Any], gpus: Mapping[str, GpuSpec], *,
                    prefill_gpus: Sequence[str] = (), decode_gpus: Sequence[str] = (),
                    prefill_tps: Sequence[int] = POOL_TPS,
-                   decode_tps: Sequence[int] = POOL_TPS) -> list[dict[str, Any]]:
+                   decode_tps: Sequence[int] = POOL_TPS,
+                   weight_dtypes: Sequence[str] = WEIGHT_DTYPES) -> list[dict[str, Any]]:
     """The pool shapes searched: prefill GPU (``prefill_gpus``, default the scenario's GPU) ×
     decode GPU (``decode_gpus``, default ``same``: each prefill GPU's own type) × prefill TP ×
-    decode TP. Unknown GPU names are refused, naming the catalog."""
+    decode TP × weight dtype. Unknown GPU names are refused, naming the catalog."""
     pgpus = tuple(prefill_gpus) or (str(base["gpu"]),)
     dgpus = tuple(decode_gpus) or ("same",)
     for name in (*pgpus, *(d for d in dgpus if d != "same")):
         if name not in gpus:
             raise ValidationError("gpu", f"a GPU of the catalog ({', '.join(sorted(gpus))})",
                                   value=name)
-    return [{"gpu": p, "decode_gpu": d, "prefill_tp": int(a), "decode_tp": int(b)}
-            for p, d, a, b in itertools.product(pgpus, dgpus, prefill_tps, decode_tps)]
+    return [{"gpu": p, "decode_gpu": d, "prefill_tp": int(a), "decode_tp": int(b),
+             "weight_dtype": w}
+            for p, d, a, b, w in itertools.product(pgpus, dgpus, prefill_tps, decode_tps,
+                                                   weight_dtypes)]
 
 
 def size_disaggregated(base: Mapping[str, Any], models: Mapping[str, ModelSpec],
                        gpus: Mapping[str, GpuSpec], *, prefill_gpus: Sequence[str] = (),
                        decode_gpus: Sequence[str] = (), prefill_tps: Sequence[int] = POOL_TPS,
-                       decode_tps: Sequence[int] = POOL_TPS, max_workers: int = MAX_WORKERS,
+                       decode_tps: Sequence[int] = POOL_TPS,
+                       weight_dtypes: Sequence[str] = WEIGHT_DTYPES,
+                       max_workers: int = MAX_WORKERS,
                        utilization_cap: float | None = None,
                        count: int = ANSWERS,
                        profiles: Sequence[CalibrationFigures] | None = None
@@ -161,7 +170,8 @@ def size_disaggregated(base: Mapping[str, Any], models: Mapping[str, ModelSpec],
     keeps both pools at or below that busy share."""
     _check(base, utilization_cap, max_workers)
     configs = configurations(base, gpus, prefill_gpus=prefill_gpus, decode_gpus=decode_gpus,
-                             prefill_tps=prefill_tps, decode_tps=decode_tps)
+                             prefill_tps=prefill_tps, decode_tps=decode_tps,
+                             weight_dtypes=weight_dtypes)
     cap = 1.0 if utilization_cap is None else float(utilization_cap) + 1e-12
     decode_ok, d_unit = _pool_counts(base, configs, "decode", "decode_utilization", cap,
                                      max_workers, models, gpus, profiles)
@@ -224,8 +234,8 @@ def _item(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-ANSWER_HEADERS = ("#", "prefill", "decode", "GPUs", "$/month", "TTFT p50", "TTFT p99", "TPOT",
-                  "prefill util.", "decode util.")
+ANSWER_HEADERS = ("#", "prefill", "decode", "dtype", "GPUs", "$/month", "TTFT p50",
+                  "TTFT p99", "TPOT", "prefill util.", "decode util.")
 """The columns of a disaggregated answer list."""
 
 
@@ -241,20 +251,21 @@ def answer_cells(n: int, answer: DisaggAnswer, inputs: Mapping[str, Any]) -> tup
     shown = {**inputs, **c}
     decode_gpu = c["gpu"] if c["decode_gpu"] == "same" else c["decode_gpu"]
     return (str(n), pool_text(c["gpu"], c["prefill_tp"], c["prefill_workers"]),
-            pool_text(decode_gpu, c["decode_tp"], c["decode_workers"]),
+            pool_text(decode_gpu, c["decode_tp"], c["decode_workers"]), str(c["weight_dtype"]),
             f"{o['deployment_gpus']:,}", fmt_usd(o["cost_usd_per_month"]),
             verdict.figure("ttft_p50_s", o, shown), verdict.figure("ttft_p99_s", o, shown),
             verdict.figure("tpot_mean_s", o, shown), f"{o['prefill_utilization']:.0%}",
             f"{o['decode_utilization']:.0%}")
 
 
-_LISTS = ("gpu", "decode_gpu", "prefill_tp", "decode_tp", "workers")
+_LISTS = ("gpu", "decode_gpu", "prefill_tp", "decode_tp", "weight_dtype", "workers")
 
 
 def search_from_vary(vary: Sequence[str], gpus: Mapping[str, GpuSpec]) -> dict[str, Any]:
     """The disaggregated search's keyword arguments from ``--vary COLUMN=VALUES`` texts:
     ``gpu=a,b`` (the prefill GPUs; ``*`` every GPU), ``decode_gpu=same,c`` (the decode GPUs),
-    ``prefill_tp=1,2,4,8``, ``decode_tp=...`` and ``workers=N`` (1..N workers per pool).
+    ``prefill_tp=1,2,4,8``, ``decode_tp=...``, ``weight_dtype=bf16,fp8`` and ``workers=N``
+    (1..N workers per pool).
     Anything else is refused, naming what the disaggregated solve varies."""
     out: dict[str, Any] = {}
     for text in vary:
@@ -266,6 +277,15 @@ def search_from_vary(vary: Sequence[str], gpus: Mapping[str, GpuSpec]) -> dict[s
         if column in ("gpu", "decode_gpu"):
             names = list(gpus) if items == ["*"] else items
             out["prefill_gpus" if column == "gpu" else "decode_gpus"] = tuple(names)
+            continue
+        if column == "weight_dtype":
+            from planner.sheet.inputs import WEIGHT_DTYPE_CHOICES
+
+            bad = [v for v in items if v not in WEIGHT_DTYPE_CHOICES]
+            if bad:
+                raise ValidationError("--vary weight_dtype",
+                                      "one of " + ", ".join(WEIGHT_DTYPE_CHOICES), value=bad[0])
+            out["weight_dtypes"] = tuple(items)
             continue
         try:
             numbers = [int(v) for v in items]
