@@ -591,8 +591,9 @@ def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dic
                                     **search)
     written: list[str] = []
     if as_options and answers and sc is not None:
-        made = ws.add_options(sc.fleet, sc.name, [a.changes for a in answers[:as_options]],
-                              choose_first=choose_best)
+        changes = [{k: v for k, v in a.changes.items() if base.get(k) != v}
+                   for a in answers[:as_options]]  # only what differs names the option
+        made = ws.add_options(sc.fleet, sc.name, changes, choose_first=choose_best)
         written = [f"{o.fleet}/{o.name}" for o in made]
     answers = answers[:ds.ANSWERS]
     if as_json:
