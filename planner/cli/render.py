@@ -512,7 +512,8 @@ def rollup(totals: list[Any]) -> None:
                 f"{esc(name)} (short {fmt_bytes_gib(short)}/GPU)" for name, short in t.not_fitting))
 
 
-def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any]) -> None:
+def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any],
+                    gpus: dict[str, GpuSpec]) -> None:
     """The disaggregated capacity question's answer: the cheapest xPyD that meets the SLO
     (each pool's workers × GPU × TP, GPUs, $/month, the verdict's figures at the target rate
     and each pool's utilisation), then the runners-up
@@ -529,7 +530,7 @@ def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any]) -> Non
         return
     best = answers[0]
     shown = {**base, **best.changes}
-    cells = dict(zip(ANSWER_HEADERS, answer_cells(1, best, base), strict=True))
+    cells = dict(zip(ANSWER_HEADERS, answer_cells(1, best, base, gpus), strict=True))
     o = best.outputs
     rows = [("prefill pool", esc(cells["prefill"])), ("decode pool", esc(cells["decode"])),
             ("weight dtype", esc(cells["dtype"])), ("GPUs", cells["GPUs"]),
@@ -549,5 +550,7 @@ def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any]) -> Non
             table.add_column(header, justify="left" if header in ("prefill", "decode", "dtype")
                              else "right")
         for n, a in enumerate(answers[1:], 2):
-            table.add_row(*map(esc, answer_cells(n, a, base)))
+            table.add_row(*map(esc, answer_cells(n, a, base, gpus)))
         console.print(table)
+    if any(" *" in cell for a in answers for cell in answer_cells(0, a, base, gpus)[1:3]):
+        console.print(f"* {verdict.UNMEASURED_NOTE} (estimates on these parts are less sure)")

@@ -363,7 +363,10 @@ def solve(ctx: click.Context, ref: str | None, fleet_name: str | None, maximize:
                 "lora_targets": "", **inputs}
         sc, kind, title = None, "inference", spec.name
         if gpu is not None and capacity:
-            gpus = {gpu.name: gpu}  # --gpu: the question is TP, count and dtype on that GPU
+            if kwargs.get("serving_mode") == "disaggregated":
+                vary = (f"gpu={gpu.name}", *vary)  # --gpu: the prefill pool's GPU
+            else:
+                gpus = {gpu.name: gpu}  # --gpu: the question is TP, count and dtype on it
     if capacity:
         if kind != "inference":
             raise ValidationError("--minimize", "the capacity question is for inference "
@@ -580,12 +583,13 @@ def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dic
         raise ValidationError("--subject-to", "the disaggregated solve meets the SLO; narrow it "
                               "with --utilization-cap or --vary", value=constraint)
     search = ds.search_from_vary(vary, gpus)
+    search.setdefault("prefill_gpus", tuple(gpus))  # like the aggregated question: every GPU
     if gpu_filter:
         names = tuple(n for n, spec in gpus.items() if gpu_matches(n, spec, gpu_filter))
         if not names:
             raise ValidationError("GPU filter", "matches no GPU of the catalog",
                                   value=gpu_filter)
-        search.setdefault("prefill_gpus", names)
+        search["prefill_gpus"] = tuple(n for n in search["prefill_gpus"] if n in names)
     answers = ds.size_disaggregated(base, models, gpus, utilization_cap=utilization_cap,
                                     count=max(ds.ANSWERS, as_options or 0), profiles=profiles,
                                     **search)
@@ -621,7 +625,7 @@ def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dic
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
-    render.disagg_capacity(title, base, answers)
+    render.disagg_capacity(title, base, answers, gpus)
     if written:
         click.echo(f"wrote {len(written)} option(s): " + ", ".join(written)
                    + (" (the first is chosen)" if choose_best else " (none chosen)"))

@@ -239,19 +239,26 @@ ANSWER_HEADERS = ("#", "prefill", "decode", "dtype", "GPUs", "$/month", "TTFT p5
 """The columns of a disaggregated answer list."""
 
 
-def pool_text(gpu: str, tp: int, workers: int) -> str:
-    """One pool as people write it: ``3 × h100-sxm TP4`` (workers × GPU, TP per worker)."""
-    return f"{workers} × {gpu} TP{tp}"
+def pool_text(gpu: str, tp: int, workers: int, gpus: Mapping[str, GpuSpec] | None = None
+              ) -> str:
+    """One pool as people write it: ``3 × h100-sxm TP4`` (workers × GPU, TP per worker), with
+    `` *`` after a GPU whose serving efficiencies are unmeasured defaults
+    (:func:`planner.sheet.verdict.gpu_measured`)."""
+    spec = None if gpus is None else gpus.get(gpu)
+    flag = "" if spec is None or verdict.gpu_measured(spec) else " *"
+    return f"{workers} × {gpu}{flag} TP{tp}"
 
 
-def answer_cells(n: int, answer: DisaggAnswer, inputs: Mapping[str, Any]) -> tuple[str, ...]:
+def answer_cells(n: int, answer: DisaggAnswer, inputs: Mapping[str, Any],
+                 gpus: Mapping[str, GpuSpec] | None = None) -> tuple[str, ...]:
     """Answer ``n``'s cells under :data:`ANSWER_HEADERS` (states in place of figures that are
-    states, :func:`planner.sheet.verdict.figure`)."""
+    states, :func:`planner.sheet.verdict.figure`; ``*`` marks unmeasured GPUs)."""
     c, o = answer.changes, answer.outputs
     shown = {**inputs, **c}
     decode_gpu = c["gpu"] if c["decode_gpu"] == "same" else c["decode_gpu"]
-    return (str(n), pool_text(c["gpu"], c["prefill_tp"], c["prefill_workers"]),
-            pool_text(decode_gpu, c["decode_tp"], c["decode_workers"]), str(c["weight_dtype"]),
+    return (str(n), pool_text(c["gpu"], c["prefill_tp"], c["prefill_workers"], gpus),
+            pool_text(decode_gpu, c["decode_tp"], c["decode_workers"], gpus),
+            str(c["weight_dtype"]),
             f"{o['deployment_gpus']:,}", fmt_usd(o["cost_usd_per_month"]),
             verdict.figure("ttft_p50_s", o, shown), verdict.figure("ttft_p99_s", o, shown),
             verdict.figure("tpot_mean_s", o, shown), f"{o['prefill_utilization']:.0%}",
