@@ -134,3 +134,19 @@ def test_a_disaggregated_solve_needs_a_target_rate() -> None:
     base["target_requests_per_s"] = 0.0
     with pytest.raises(Exception, match="target_requests_per_s"):
         ds.size_disaggregated(base, models, load_gpus())
+
+
+def test_solve_mixes_gpu_types_when_asked_and_prices_each_pool_at_its_own_gpu() -> None:
+    result = invoke("solve", "--model", str(LLAMA_70B), *WORKLOAD, "--serving-mode",
+                    "disaggregated", "--vary", "decode_gpu=same,h200", "--vary", "workers=4",
+                    "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)["answer"]
+    # prefill on the --gpu H100s, decode on an H200: cheaper than either type alone here
+    assert (answer["prefill"], answer["decode"]) == (
+        {"gpu": "h100-sxm", "tp": 1, "workers": 2}, {"gpu": "h200", "tp": 1, "workers": 1})
+    # seeds/gpus.toml example prices: H100 $2.50, H200 $3.50 per GPU-hour; 730 h a month
+    assert answer["cost_usd_per_month"] == pytest.approx((2 * 2.50 + 1 * 3.50) * 730)
+    assert answer["deployment_gpus"] == 3
+    # two GPU types share no NVLink domain: the KV moves over the NIC
+    assert answer["kv_transfer_s"] > 1e-3
