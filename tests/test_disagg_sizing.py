@@ -150,3 +150,54 @@ def test_solve_mixes_gpu_types_when_asked_and_prices_each_pool_at_its_own_gpu() 
     assert answer["deployment_gpus"] == 3
     # two GPU types share no NVLink domain: the KV moves over the NIC
     assert answer["kv_transfer_s"] > 1e-3
+
+
+async def test_the_ui_solve_of_a_disaggregated_scenario_lists_the_cli_answers() -> None:
+    """On a disaggregated scenario the UI's capacity solve is the disaggregated search (the
+    answers ``planner solve FLEET/NAME --json`` gives, each pool shown), and "Add as options"
+    writes them as options whose inputs differ from the scenario only where the answer does."""
+    from textual.widgets import Static
+
+    from planner.service import Workspace
+    from planner.tui.app import create_app
+    from planner.tui.screens.solve_view import SolveScreen
+    from tests.test_tui import ready, settle
+    from tests.test_verdict_tui import SIZE, select, text
+
+    with Workspace.open() as ws:
+        ws.new_scenario("demo", "pd70b", model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                        target_requests_per_s=10.0, prompt_tokens=1000, output_tokens=250,
+                        slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05,
+                        serving_mode="disaggregated")
+    cli = invoke("solve", "demo/pd70b", "--gpu-filter", "h100", "--json")
+    assert cli.exit_code == 0, cli.output
+    expected = json.loads(cli.output)["answer"]
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        select(app, "pd70b")
+        await pilot.press("o")
+        assert isinstance(app.screen, SolveScreen)
+        await pilot.press("tab", *"h100", "enter")  # GPU filter, solve
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SolveScreen) and screen.answers, text(
+            screen.query_one("#answer", Static))
+        first = screen.answers[0].changes
+        assert (first["prefill_tp"], first["prefill_workers"], first["decode_tp"],
+                first["decode_workers"]) == (expected["prefill"]["tp"],
+                                              expected["prefill"]["workers"],
+                                              expected["decode"]["tp"],
+                                              expected["decode"]["workers"])
+        shown = text(screen.query_one("#answer", Static))
+        assert f"{first['prefill_workers']} × h100-sxm TP{first['prefill_tp']}" in shown
+        assert "planner solve demo/pd70b --gpu-filter h100" in shown
+        count = len(screen.answers)
+        screen.query_one("#add-options").press()
+        await settle(pilot)
+        await settle(pilot)
+    with Workspace.open() as ws:
+        options = [s for s in ws.scenarios("demo") if s.option_of == "pd70b"]
+        assert len(options) == count and not any(s.chosen for s in options)
+        assert {(s.inputs["prefill_workers"], s.inputs["decode_workers"]) for s in options} == {
+            (a.changes["prefill_workers"], a.changes["decode_workers"]) for a in screen.answers}
