@@ -510,3 +510,47 @@ def rollup(totals: list[Any]) -> None:
         if t.not_fitting:
             console.print("[red]does not fit:[/] " + ", ".join(
                 f"{esc(name)} (short {fmt_bytes_gib(short)}/GPU)" for name, short in t.not_fitting))
+
+
+def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any],
+                    gpus: dict[str, GpuSpec]) -> None:
+    """The disaggregated capacity question's answer: the cheapest xPyD that meets the SLO
+    (each pool's workers × GPU × TP, GPUs, $/month, the verdict's figures at the target rate
+    and each pool's utilisation), then the runners-up
+    (:func:`planner.sheet.disagg_sizing.answer_cells`)."""
+    # lazy: the disaggregated search's cells (numpy), only when this runs
+    from planner.sheet.disagg_sizing import ANSWER_HEADERS, answer_cells
+
+    console.print(f"[bold]{esc(title)}[/]: the cheapest disaggregated deployment (prefill "
+                  "workers × decode workers, each pool's TP) that meets the SLO at the target "
+                  "rate")
+    if not answers:
+        console.print("[red]no disaggregated deployment meets the SLO at the target rate[/] "
+                      "among the pool shapes searched")
+        return
+    best = answers[0]
+    shown = {**base, **best.changes}
+    cells = dict(zip(ANSWER_HEADERS, answer_cells(1, best, base, gpus), strict=True))
+    o = best.outputs
+    rows = [("prefill pool", esc(cells["prefill"])), ("decode pool", esc(cells["decode"])),
+            ("weight dtype", esc(cells["dtype"])), ("GPUs", cells["GPUs"]),
+            ("cost", f"{cells['$/month']}/month"),
+            ("meets SLO", verdict.figure("meets_slo", o, shown)),
+            *[(verdict.VERDICT_LABELS[n], verdict.figure(n, o, shown))
+              for n in ("ttft_p50_s", "ttft_p99_s", "tpot_mean_s")],
+            ("KV transfer per request", fmt_seconds(float(o["kv_transfer_s"]))),
+            ("prefill utilisation", cells["prefill util."]),
+            ("decode utilisation", cells["decode util."])]
+    console.print("[bold]Answer[/]")
+    console.print(_table("", rows))
+    if len(answers) > 1:
+        table = Table(title="Runners-up, cheapest first", title_justify="left",
+                      title_style="bold")
+        for header in ANSWER_HEADERS:
+            table.add_column(header, justify="left" if header in ("prefill", "decode", "dtype")
+                             else "right")
+        for n, a in enumerate(answers[1:], 2):
+            table.add_row(*map(esc, answer_cells(n, a, base, gpus)))
+        console.print(table)
+    if any(" *" in cell for a in answers for cell in answer_cells(0, a, base, gpus)[1:3]):
+        console.print(f"* {verdict.UNMEASURED_NOTE} (estimates on these parts are less sure)")

@@ -432,7 +432,10 @@ def solve(ctx: click.Context, ref: str | None, fleet_name: str | None, maximize:
                 "lora_targets": "", **inputs}
         sc, kind, title = None, "inference", spec.name
         if gpu is not None and capacity:
-            gpus = {gpu.name: gpu}  # --gpu: the question is TP, count and dtype on that GPU
+            if kwargs.get("serving_mode") == "disaggregated":
+                vary = (f"gpu={gpu.name}", *vary)  # --gpu: the prefill pool's GPU
+            else:
+                gpus = {gpu.name: gpu}  # --gpu: the question is TP, count and dtype on it
     if capacity:
         if kind != "inference":
             raise ValidationError("--minimize", "the capacity question is for inference "
@@ -517,6 +520,10 @@ def _capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dict[str, 
               as_json: bool) -> None:
     """The capacity question (:mod:`planner.sheet.capacity`, the UI's solve preset): the
     cheapest deployment that meets the SLO at the target rate, and the runners-up."""
+    if base.get("serving_mode") == "disaggregated":
+        _disagg_capacity(ctx, ws, sc, title, base, models, gpus, profiles, vary, constraint,
+                         gpu_filter, utilization_cap, as_options, choose_best, as_json)
+        return
     # lazy: the capacity solve (numpy, the sweep), only when this runs
     from planner.sheet.capacity import ANSWERS, capacity_query, solve_capacity
 
@@ -626,3 +633,70 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
                      and not gpu_measured(specs[s.gpu])})
     if unsure:
         click.echo(f"* {', '.join(unsure)}: {UNMEASURED_NOTE} (estimates less sure)")
+
+
+def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dict[str, Any],
+                     models: dict[str, Any], gpus: dict[str, Any], profiles: Any,
+                     vary: tuple[str, ...], constraint: str | None, gpu_filter: str,
+                     utilization_cap: float | None, as_options: int | None,
+                     choose_best: bool, as_json: bool) -> None:
+    """The capacity question for a disaggregated deployment (:mod:`planner.sheet.disagg_sizing`):
+    the cheapest xPyD (each pool's workers and TP; the prefill GPU from the scenario, or every
+    GPU ``--gpu-filter`` keeps or ``--vary gpu=...`` names; the decode GPU the same type unless
+    ``--vary decode_gpu=...``), then the runners-up."""
+    # lazy: the disaggregated search (numpy), only when this runs
+    from planner.sheet import disagg_sizing as ds
+    from planner.sheet.capacity import gpu_matches
+
+    if constraint:
+        raise ValidationError("--subject-to", "the disaggregated solve meets the SLO; narrow it "
+                              "with --utilization-cap or --vary", value=constraint)
+    search = ds.search_from_vary(vary, gpus)
+    search.setdefault("prefill_gpus", tuple(gpus))  # like the aggregated question: every GPU
+    if gpu_filter:
+        names = tuple(n for n, spec in gpus.items() if gpu_matches(n, spec, gpu_filter))
+        if not names:
+            raise ValidationError("GPU filter", "matches no GPU of the catalog",
+                                  value=gpu_filter)
+        search["prefill_gpus"] = tuple(n for n in search["prefill_gpus"] if n in names)
+    answers = ds.size_disaggregated(base, models, gpus, utilization_cap=utilization_cap,
+                                    count=max(ds.ANSWERS, as_options or 0), profiles=profiles,
+                                    **search)
+    written: list[str] = []
+    if as_options and answers and sc is not None:
+        changes = [{k: v for k, v in a.changes.items() if base.get(k) != v}
+                   for a in answers[:as_options]]  # only what differs names the option
+        made = ws.add_options(sc.fleet, sc.name, changes, choose_first=choose_best)
+        written = [f"{o.fleet}/{o.name}" for o in made]
+    answers = answers[:ds.ANSWERS]
+    if as_json:
+        # lazy: the verdict's JSON rules, only when this runs
+        from planner.sheet import verdict
+
+        def record(a: Any) -> dict[str, Any]:
+            inputs = {**base, **a.changes}
+            masked = verdict.json_outputs(a.outputs, inputs)
+            decode_gpu = inputs["gpu"] if inputs["decode_gpu"] == "same" else inputs["decode_gpu"]
+            return {"prefill": {"gpu": inputs["gpu"], "tp": inputs["prefill_tp"],
+                                "workers": inputs["prefill_workers"]},
+                    "decode": {"gpu": decode_gpu, "tp": inputs["decode_tp"],
+                               "workers": inputs["decode_workers"]},
+                    "weight_dtype": inputs["weight_dtype"],
+                    **{k: masked.get(k, v) for k, v in a.outputs.items()}}
+
+        emit_json({"found": bool(answers), "serving_mode": "disaggregated",
+                   "answer": record(answers[0]) if answers else None,
+                   "runners_up": [record(a) for a in answers[1:]],
+                   **({"options": written} if as_options else {})})
+        if not answers:
+            ctx.exit(1)
+        return
+    # lazy: loads rich (~37 ms), only when this runs
+    from planner.cli import render
+
+    render.disagg_capacity(title, base, answers, gpus)
+    if written:
+        click.echo(f"wrote {len(written)} option(s): " + ", ".join(written)
+                   + (" (the first is chosen)" if choose_best else " (none chosen)"))
+    if not answers:
+        ctx.exit(1)

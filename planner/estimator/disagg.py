@@ -637,6 +637,71 @@ def decode_max_running_batch(max_num_seqs_effective: Value, decode_token_capacit
                                      prompt_tokens, 0, 1, 0)  # no prefix cache or speculation
 
 
+def prefill_kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
+                                       model_kv_elems_per_token_window: Value, kv_bits: Value,
+                                       model_kv_heads_growing: Value,
+                                       prefill_tp_effective: Value,
+                                       prefill_attention_dp_number: Value, pp: Value,
+                                       engine_code: Value,
+                                       model_indexer_elems_per_token: Value) -> Value:
+    """KV bytes one context token takes on one prefill GPU
+    (:func:`engine_memory.kv_bytes_per_token_per_gpu` at the prefill TP and attention DP)."""
+    return em.kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full,
+                                         model_kv_elems_per_token_window, kv_bits,
+                                         model_kv_heads_growing, prefill_tp_effective,
+                                         prefill_attention_dp_number, pp, engine_code,
+                                         model_indexer_elems_per_token)
+
+
+def prefill_kv_pool_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number: Value,
+                                  gpu_usable_memory_bytes: Value, gpu_memory_bytes: Value,
+                                  gpu_memory_utilization: Value, mem_fraction_static: Value,
+                                  free_gpu_memory_fraction: Value,
+                                  weights_on_gpu_bytes_per_gpu: Value, tp: Value,
+                                  prefill_tp_effective: Value, rope_cache_bytes: Value,
+                                  prefill_attention_replicated_bytes_per_gpu: Value,
+                                  activation_peak_bytes: Value,
+                                  gpu_runtime_context_bytes: Value, non_torch_gib: Value,
+                                  comm_buffer_gib: Value, reserve_bytes_per_gpu: Value) -> Value:
+    """Bytes of KV pool per prefill GPU: :func:`decode_kv_pool_bytes_per_gpu`'s accounting on
+    the scenario's GPU at the prefill TP (a prefill worker is the same engine, holding the
+    prompts it computes until their KV is sent)."""
+    return decode_kv_pool_bytes_per_gpu(
+        engine_code, vllm_v0_accounting_number, gpu_usable_memory_bytes, gpu_memory_bytes,
+        gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction,
+        weights_on_gpu_bytes_per_gpu, tp, prefill_tp_effective, rope_cache_bytes,
+        prefill_attention_replicated_bytes_per_gpu, activation_peak_bytes,
+        gpu_runtime_context_bytes, non_torch_gib, comm_buffer_gib, reserve_bytes_per_gpu)
+
+
+def prefill_token_capacity(prefill_kv_pool_bytes_per_gpu: Value,
+                           prefill_kv_bytes_per_token_per_gpu: Value,
+                           block_size_effective: Value, engine_code: Value,
+                           state_bytes_per_sequence_per_gpu: Value, tp: Value,
+                           prefill_tp_effective: Value, model_state_layers: Value,
+                           model_kv_layers: Value) -> Value:
+    """KV tokens one prefill worker's pool holds, whole blocks (:func:`decode_token_capacity`
+    at the prefill TP)."""
+    return em.engine_kv_tokens(prefill_kv_pool_bytes_per_gpu, prefill_kv_bytes_per_token_per_gpu,
+                               block_size_effective, engine_code,
+                               state_bytes_per_sequence_per_gpu * tp / prefill_tp_effective,
+                               model_state_layers, model_kv_layers)
+
+
+def pools_fit(prefill_kv_pool_bytes_per_gpu: Value, prefill_token_capacity: Value,
+              decode_kv_pool_bytes_per_gpu: Value, decode_token_capacity: Value,
+              prompt_tokens: Value, context_tokens: Value, engine_state_tokens: Value) -> Value:
+    """Whether both pools start and hold a request: a positive KV pool on each, one prompt
+    (with its fixed state) in a prefill worker's pool and one full-length context in a decode
+    worker's (:func:`engine_memory.engine_fits`'s test, per pool). ``engine_fits`` is this in
+    a disaggregated deployment."""
+    prefill_ok = (prefill_kv_pool_bytes_per_gpu > 0) * (
+        prefill_token_capacity >= prompt_tokens + engine_state_tokens)
+    decode_ok = (decode_kv_pool_bytes_per_gpu > 0) * (
+        decode_token_capacity >= context_tokens + engine_state_tokens)
+    return prefill_ok * decode_ok > 0
+
+
 _DECODE_STEP_COLUMNS = (
     "pp", "decode_token_compute_s", "decode_pool_kv_s_per_token", "decode_token_s",
     "decode_step_fixed_s", "decode_dense_weights_s", "decode_expert_weights_s", "model_experts",
@@ -701,7 +766,8 @@ POOLS: tuple = (
     decode_expert_weights_s, decode_token_s, decode_step_fixed_s,
     decode_kv_bytes_per_token_per_gpu, decode_kv_pool_bytes_per_gpu, decode_token_capacity,
     decode_max_running_batch, decode_saturation_step_s, decode_capacity_requests_per_s,
-    disagg_saturation_requests_per_s)
+    disagg_saturation_requests_per_s, prefill_kv_bytes_per_token_per_gpu,
+    prefill_kv_pool_bytes_per_gpu, prefill_token_capacity, pools_fit)
 """The two pools' steps and capacities, before ``saturation_requests_per_s``."""
 
 

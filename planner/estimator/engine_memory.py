@@ -521,12 +521,14 @@ def engine_memory_used_bytes(engine_code: Value, gpu_usable_memory_bytes: Value,
 def engine_fits(engine_code: Value, engine_memory_used_bytes: Value,
                 gpu_usable_memory_bytes: Value, engine_kv_bytes_per_gpu: Value,
                 engine_token_capacity: Value, context_tokens: Value, engine_state_tokens: Value,
-                fits: Value) -> Value:
+                fits: Value, serving_mode_code: Value, pools_fit: Value) -> Value:
     """Whether the engine starts and holds one full-length request: a positive KV pool, the
     engine's memory (CUDA graphs included) within the usable memory, and at least one
     ``context_tokens`` sequence (with its fixed state, if any) in the pool. Roofline: today's
-    ``fits``."""
+    ``fits``. Disaggregated: both pools (:func:`planner.estimator.disagg.pools_fit`), whatever
+    the scenario's own ``tp`` would hold."""
     engine_ok = ((engine_kv_bytes_per_gpu > 0)
                  * (engine_memory_used_bytes <= gpu_usable_memory_bytes)
                  * (engine_token_capacity >= context_tokens + engine_state_tokens))
-    return where(engine_code == ROOFLINE, fits, engine_ok > 0)
+    aggregated = where(engine_code == ROOFLINE, fits, engine_ok > 0)
+    return where(serving_mode_code == 1, pools_fit, aggregated)

@@ -633,9 +633,14 @@ def gpu_utilization(replica_request_rate_per_s: Value,
 
 
 def utilization(replica_request_rate_per_s: Value,
-                serving_capacity_requests_per_s_replica: Value) -> Value:
-    """Offered load over capacity (engine and front end), ``rho`` of the queue."""
-    return replica_request_rate_per_s / serving_capacity_requests_per_s_replica
+                serving_capacity_requests_per_s_replica: Value, serving_mode_code: Value,
+                prefill_utilization: Value, decode_utilization: Value) -> Value:
+    """Offered load over capacity (engine and front end), ``rho`` of the queue; disaggregated:
+    the busier pool's (:func:`planner.estimator.disagg.prefill_utilization`,
+    :func:`~planner.estimator.disagg.decode_utilization`), so ``overloaded`` and ``saturated``
+    say when either pool cannot keep up."""
+    return _pick(serving_mode_code, maximum(prefill_utilization, decode_utilization),
+                 replica_request_rate_per_s / serving_capacity_requests_per_s_replica)
 
 
 def overloaded(load_mode: Value, utilization: Value) -> Value:
@@ -1072,10 +1077,13 @@ def _ln_approx(z: Value) -> Value:
 def queue_wait_mean_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                       service_scv: Value, replica_request_rate_per_s: Value,
                       closed_loop_batch: Value, concurrency: Value, replicas: Value,
-                      operating_requests_per_step: Value, step_s: Value) -> Value:
+                      operating_requests_per_step: Value, step_s: Value,
+                      serving_mode_code: Value, prefill_queue_wait_mean_s: Value,
+                      decode_slot_wait_s: Value) -> Value:
     """Mean wait for a running slot. Open loop: Sakasegawa's M/M/c ``Lq`` times the
     Allen-Cunneen factor, over the rate (Little); :data:`QUEUE_WAIT_CAP_S` at ``rho >= 1``.
-    Closed loop: ``(M - B)/throughput``. Offline: 0."""
+    Closed loop: ``(M - B)/throughput``. Offline: 0. Disaggregated: the prefill pool's queue
+    plus the wait for a decode slot (:mod:`planner.estimator.disagg`)."""
     rho = minimum(utilization, 1)
     beta = power(2 * (max_running_batch + 1), 0.5)
     lq = (1 + service_scv) / 2 * safe_div(power(rho, beta), 1 - rho, QUEUE_WAIT_CAP_S)
@@ -1084,8 +1092,9 @@ def queue_wait_mean_s(load_mode: Value, utilization: Value, max_running_batch: V
     throughput = safe_div(operating_requests_per_step, step_s, 0.0)
     waiting = maximum(safe_div(concurrency, replicas, 0.0) - closed_loop_batch, 0)
     closed_wait = safe_div(waiting, throughput, 0.0)
-    return where(load_mode == OPEN_LOOP, open_wait,
-                 where(load_mode == CLOSED_LOOP, closed_wait, 0))
+    aggregated = where(load_mode == OPEN_LOOP, open_wait,
+                       where(load_mode == CLOSED_LOOP, closed_wait, 0))
+    return _pick(serving_mode_code, prefill_queue_wait_mean_s + decode_slot_wait_s, aggregated)
 
 
 def _queue_wait_quantile(p: float, load_mode: Value, utilization: Value,
@@ -1108,31 +1117,52 @@ def _queue_wait_quantile(p: float, load_mode: Value, utilization: Value,
 def queue_wait_p50_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
                      serving_capacity_requests_per_s_replica: Value,
-                     queue_wait_mean_s: Value) -> Value:
-    """Median slot wait (open loop: 0 unless more than half of arrivals wait)."""
-    return _queue_wait_quantile(0.5, load_mode, utilization, max_running_batch, service_scv,
+                     queue_wait_mean_s: Value, serving_mode_code: Value,
+                     disagg_ttft_p50_s: Value, disagg_ttft_service_s: Value,
+                     request_latency_effective_s: Value) -> Value:
+    """Median slot wait (open loop: 0 unless more than half of arrivals wait). Disaggregated:
+    the prefill queue's quantile plus the decode-slot wait (the disaggregated TTFT less its
+    service and front end)."""
+    aggregated = _queue_wait_quantile(0.5, load_mode, utilization, max_running_batch, service_scv,
                                 replica_request_rate_per_s,
                                 serving_capacity_requests_per_s_replica, queue_wait_mean_s)
+    disaggregated = maximum(disagg_ttft_p50_s - disagg_ttft_service_s
+                            - request_latency_effective_s, 0)
+    return _pick(serving_mode_code, disaggregated, aggregated)
 
 
 def queue_wait_p90_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
                      serving_capacity_requests_per_s_replica: Value,
-                     queue_wait_mean_s: Value) -> Value:
-    """90th-percentile slot wait."""
-    return _queue_wait_quantile(0.9, load_mode, utilization, max_running_batch, service_scv,
+                     queue_wait_mean_s: Value, serving_mode_code: Value,
+                     disagg_ttft_p90_s: Value, disagg_ttft_service_s: Value,
+                     request_latency_effective_s: Value) -> Value:
+    """90th-percentile slot wait. Disaggregated: the prefill
+    queue's quantile plus the decode-slot wait (the disaggregated TTFT less its service and
+    front end)."""
+    aggregated = _queue_wait_quantile(0.9, load_mode, utilization, max_running_batch, service_scv,
                                 replica_request_rate_per_s,
                                 serving_capacity_requests_per_s_replica, queue_wait_mean_s)
+    disaggregated = maximum(disagg_ttft_p90_s - disagg_ttft_service_s
+                            - request_latency_effective_s, 0)
+    return _pick(serving_mode_code, disaggregated, aggregated)
 
 
 def queue_wait_p99_s(load_mode: Value, utilization: Value, max_running_batch: Value,
                      service_scv: Value, replica_request_rate_per_s: Value,
                      serving_capacity_requests_per_s_replica: Value,
-                     queue_wait_mean_s: Value) -> Value:
-    """99th-percentile slot wait."""
-    return _queue_wait_quantile(0.99, load_mode, utilization, max_running_batch, service_scv,
+                     queue_wait_mean_s: Value, serving_mode_code: Value,
+                     disagg_ttft_p99_s: Value, disagg_ttft_service_s: Value,
+                     request_latency_effective_s: Value) -> Value:
+    """99th-percentile slot wait. Disaggregated: the prefill
+    queue's quantile plus the decode-slot wait (the disaggregated TTFT less its service and
+    front end)."""
+    aggregated = _queue_wait_quantile(0.99, load_mode, utilization, max_running_batch, service_scv,
                                 replica_request_rate_per_s,
                                 serving_capacity_requests_per_s_replica, queue_wait_mean_s)
+    disaggregated = maximum(disagg_ttft_p99_s - disagg_ttft_service_s
+                            - request_latency_effective_s, 0)
+    return _pick(serving_mode_code, disaggregated, aggregated)
 
 
 def step_alignment_s(load_mode: Value, step_s: Value) -> Value:

@@ -82,6 +82,23 @@ def answers_table(answers: list[CapacityAnswer], gpus: dict[str, GpuSpec],
     return table
 
 
+def disagg_answers_table(answers: list[Any], gpus: dict[str, GpuSpec],
+                         inputs: dict[str, Any]) -> Table:
+    """The disaggregated capacity answers, cheapest first: each pool's workers × GPU × TP and
+    the verdict's figures (:func:`planner.sheet.disagg_sizing.answer_cells`, the cells
+    ``planner solve --serving-mode disaggregated`` prints)."""
+    # lazy: the disaggregated search module (numpy), only when answers are shown
+    from planner.sheet.disagg_sizing import ANSWER_HEADERS, answer_cells
+
+    table = Table(box=None, padding=(0, 1))
+    for header in ANSWER_HEADERS:
+        table.add_column(header, justify="left" if header in ("prefill", "decode", "dtype")
+                         else "right")
+    for n, a in enumerate(answers, 1):
+        table.add_row(*answer_cells(n, a, inputs, gpus))
+    return table
+
+
 class SolveScreen(ModalScreen[SolveChoice | None]):
     """Goal seek on a scenario: Enter on a goal solves it; the answer is applied to the
     scenario, or the capacity answers are added as its options."""
@@ -96,7 +113,9 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
         self.sc, self.models, self.gpus = sc, models, gpus
         self.profiles = profiles
         self.changes: dict[str, Any] | None = None
-        self.answers: list[CapacityAnswer] = []
+        self.answers: list[Any] = []
+        """The capacity answers shown (:class:`planner.sheet.capacity.CapacityAnswer`, or
+        :class:`planner.sheet.disagg_sizing.DisaggAnswer` on a disaggregated scenario)."""
         self.command = ""
         """The CLI command that gives the capacity answer ('' before one is solved)."""
 
@@ -159,6 +178,9 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
         except ValueError:
             raise PlannerError(f"utilisation cap: a fraction above 0 and at most 1, not "
                                f"{cap_text!r}") from None
+        if base.get("serving_mode") == "disaggregated":
+            self._disagg_capacity(base, cap)
+            return
         query = capacity_query(base, self.gpus,
                                gpu_filter=self.query_one("#gpu-filter", Input).value,
                                utilization_cap=cap)
@@ -177,6 +199,37 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
         self._show(Group(
             Text("Cheapest that meet the SLO at the target rate:", style="bold"),
             answers_table(self.answers, self.gpus, base), Text(note.lstrip("\n"), style="yellow"),
+            Text(f"= {self.command}", style="dim")))
+        self.query_one("#apply", Button).disabled = False
+        self.query_one("#add-options", Button).disabled = False
+
+    def _disagg_capacity(self, base: dict[str, Any], cap: float | None) -> None:
+        """The capacity question of a disaggregated scenario: the cheapest xPyD
+        (:func:`planner.sheet.disagg_sizing.size_disaggregated`, what ``planner solve`` runs
+        on it), prefill GPUs narrowed by the GPU filter."""
+        # lazy: the disaggregated search (numpy), only when this runs
+        from planner.sheet.capacity import gpu_matches
+        from planner.sheet.disagg_sizing import ANSWERS, size_disaggregated
+
+        needle = self.query_one("#gpu-filter", Input).value
+        names = tuple(n for n, spec in self.gpus.items() if gpu_matches(n, spec, needle))
+        if not names:
+            raise PlannerError(f"GPU filter: matches no GPU of the catalog (got {needle!r})")
+        self.command = (f"planner solve {self.sc.fleet}/{self.sc.name}"
+                        + (f" --gpu-filter {needle}" if needle.strip() else "")
+                        + (f" --utilization-cap {cap:g}" if cap is not None else ""))
+        self.answers = size_disaggregated(base, self.models, self.gpus, prefill_gpus=names,
+                                          utilization_cap=cap, count=ANSWERS,
+                                          profiles=self.profiles)
+        if not self.answers:
+            self._show(Text.assemble(Text("No disaggregated deployment meets the SLO at the "
+                                          "target rate.", style="red"), f"\n= {self.command}"))
+            return
+        self.changes = {k: v for k, v in self.answers[0].changes.items() if base.get(k) != v}
+        self._show(Group(
+            Text("Cheapest prefill/decode pools that meet the SLO at the target rate:",
+                 style="bold"),
+            disagg_answers_table(self.answers, self.gpus, base),
             Text(f"= {self.command}", style="dim")))
         self.query_one("#apply", Button).disabled = False
         self.query_one("#add-options", Button).disabled = False
@@ -213,7 +266,12 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
 
     @on(Button.Pressed, "#add-options")
     def _add_options(self) -> None:
-        self.dismiss(SolveChoice(options=[dict(a.changes) for a in self.answers]))
+        base = self._base()
+        disaggregated = base.get("serving_mode") == "disaggregated"
+        # a disaggregated answer repeats the scenario's own inputs: only what differs names it
+        self.dismiss(SolveChoice(options=[
+            {k: v for k, v in a.changes.items() if not disaggregated or base.get(k) != v}
+            for a in self.answers]))
 
     @on(Button.Pressed, "#close")
     def action_close(self) -> None:
