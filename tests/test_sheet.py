@@ -27,7 +27,7 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
     assert len(OUTPUTS) == (68 + 11 + 86 + 4 + 2 + 85 + 12 + 4 + 3 + 5
-                            + 59 + 15)  # roofline and training (4
+                            + 59 + 4 + 15)  # roofline and training (4
     # fixed-state columns), the offload to host memory (11), then the serving engine
     # (engine_state_tokens, step_host_link_s), SLO and saturated (issue 24), the topology's link
     # columns and the profile run's kept MoE workspace and hidden states (issue 23), the SLO
@@ -35,7 +35,8 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     # kinds (8) and first wave (4), the front end (frontend_code and three effective figures),
     # the prefill-first cohort (prefill_first, cohort_ttft_steps, prefill_only_step_s), the
     # MoE exchange (issue 25 item 5: code, dispatch bytes, seconds per token, latencies) and
-    # disaggregated serving's pools, transfer and operating point (59, issue 25), speculative
+    # disaggregated serving's pools, transfer and operating point (59, and 4 of its pools'
+    # memory: prefill KV per token, pool, capacity and pools_fit; issue 25), speculative
     # decoding (12) and prefix caching (3, issue 25)
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name

@@ -643,14 +643,17 @@ def prefill_kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
                                        prefill_tp_effective: Value,
                                        prefill_attention_dp_number: Value, pp: Value,
                                        engine_code: Value,
-                                       model_indexer_elems_per_token: Value) -> Value:
+                                       model_indexer_elems_per_token: Value,
+                                       model_sparse_mla_layers: Value,
+                                       model_vllm_v4_kv_bytes_per_token: Value) -> Value:
     """KV bytes one context token takes on one prefill GPU
     (:func:`engine_memory.kv_bytes_per_token_per_gpu` at the prefill TP and attention DP)."""
     return em.kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full,
                                          model_kv_elems_per_token_window, kv_bits,
                                          model_kv_heads_growing, prefill_tp_effective,
                                          prefill_attention_dp_number, pp, engine_code,
-                                         model_indexer_elems_per_token)
+                                         model_indexer_elems_per_token, model_sparse_mla_layers,
+                                         model_vllm_v4_kv_bytes_per_token)
 
 
 def prefill_kv_pool_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number: Value,
@@ -679,13 +682,16 @@ def prefill_token_capacity(prefill_kv_pool_bytes_per_gpu: Value,
                            block_size_effective: Value, engine_code: Value,
                            state_bytes_per_sequence_per_gpu: Value, tp: Value,
                            prefill_tp_effective: Value, model_state_layers: Value,
-                           model_kv_layers: Value) -> Value:
+                           model_kv_layers: Value, model_growing_layers: Value,
+                           model_window_layers: Value,
+                           model_vllm_v4_kv_bytes_per_token: Value) -> Value:
     """KV tokens one prefill worker's pool holds, whole blocks (:func:`decode_token_capacity`
     at the prefill TP)."""
     return em.engine_kv_tokens(prefill_kv_pool_bytes_per_gpu, prefill_kv_bytes_per_token_per_gpu,
                                block_size_effective, engine_code,
                                state_bytes_per_sequence_per_gpu * tp / prefill_tp_effective,
-                               model_state_layers, model_kv_layers)
+                               model_state_layers, model_kv_layers, model_growing_layers,
+                               model_window_layers, model_vllm_v4_kv_bytes_per_token)
 
 
 def pools_fit(prefill_kv_pool_bytes_per_gpu: Value, prefill_token_capacity: Value,
