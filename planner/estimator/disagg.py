@@ -54,6 +54,8 @@ speculative decoding (other items of the issue).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from planner.estimator import derived, memory, serving, topology
 from planner.estimator import engine_memory as em
 from planner.estimator import expert_parallel as xp
@@ -875,7 +877,7 @@ def decode_batch_0(load_mode: Value, concurrency: Value, decode_workers_effectiv
                  where(load_mode == serving.OPEN_LOOP, open_, decode_max_running_batch))
 
 
-def _batch_iteration(k: int):
+def _batch_iteration(k: int) -> Callable[..., Value]:
     import inspect
 
     def column(*values: Value) -> Value:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import re
+from typing import Literal
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 """First characters that make a spreadsheet read a CSV cell as a formula (OWASP)."""
@@ -24,7 +25,7 @@ _BLANKS = " \u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u
           "\u202f\u205f\u3000\ufeff"
 """Leading characters a spreadsheet may skip before it looks for ``=`` (spaces of every
 width, the byte-order mark)."""
-CSV_QUOTING = csv.QUOTE_NONNUMERIC
+CSV_QUOTING: Literal[2] = csv.QUOTE_NONNUMERIC
 """How the planner's CSV files quote: every text cell in double quotes, numbers bare."""
 _ESCAPE_START = re.compile(r"_(?=x[0-9A-Fa-f]{4}_)")
 

@@ -249,7 +249,8 @@ def write_chart(ws: Any, title: str, result: Any, first: int, pareto: tuple[int,
         bound.graphicalProperties.line.width = 15875  # 1.25 pt (EMU)
         bound.graphicalProperties.line.dashStyle = "sysDot"
         chart.series.append(bound)
-    chart.legend.position = "r"
+    if chart.legend is not None:
+        chart.legend.position = "r"
     chart.height, chart.width = 13, 33
     ws.add_chart(chart, anchor)
     return chart
