@@ -534,28 +534,3 @@ async def test_a_line_with_columns_out_of_view_draws_as_datatable_draws_it() -> 
                 SheetTable._render_body_line = original  # type: ignore[method-assign]
             assert len(mine) == grid.row_count > 3
             assert mine == theirs
-
-
-async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
-    """Closing a dialog gives the sheet's screen its bindings back, the same keys: the footer
-    keeps its key widgets (no rebuild in the frame after a row action's dialog). Keys that do
-    change (the filter box focused) rebuild it."""
-    from textual.widgets._footer import FooterKey
-
-    from planner.tui.widgets.footer import SteadyFooter
-
-    app = create_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        footer = app.query_one(SteadyFooter)
-        await until(pilot, lambda: len(footer.query(FooterKey)) > 5, "the footer's keys")
-        keys, shown = list(footer.query(FooterKey)), footer.shown_keys()
-        await pilot.press("n")
-        await until(pilot, lambda: app.screen is not footer.screen, "the new-scenario dialog")
-        await pilot.press("escape")
-        await until(pilot, lambda: app.screen is footer.screen, "the sheet again")
-        await settle(pilot)
-        assert list(footer.query(FooterKey)) == keys and footer.shown_keys() == shown
-        await pilot.press("slash")
-        await until(pilot, lambda: footer.shown_keys() != shown, "the filter box's keys")
-        await until(pilot, lambda: not set(footer.query(FooterKey)) & set(keys), "a rebuild")

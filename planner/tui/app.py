@@ -21,7 +21,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input, TabbedContent
+from textual.widgets import DataTable, Footer, Header, Input, TabbedContent
 
 from planner.domain import Scenario
 from planner.tui.messages import CatalogLoaded, FitDone, FleetLoaded, WorkFailed
@@ -34,7 +34,6 @@ from planner.tui.state.failures import work_failures
 from planner.tui.state.outputs import OutputStore
 from planner.tui.state.types import WorkspaceRef
 from planner.tui.widgets.catalog_tabs import GpusTab, ModelsTab
-from planner.tui.widgets.footer import SteadyFooter
 from planner.tui.widgets.grid import SheetTable
 from planner.tui.widgets.measurements_tab import MeasurementsPane
 
@@ -137,7 +136,7 @@ class PlannerApp(App[None]):
         # screen's; the sheet owns what it filters (ScenarioSheet.filter_rows).
         yield Input(placeholder="filter rows by text (Esc clears)", id="filter")
         yield self.sheet
-        yield SteadyFooter()
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).can_focus = False
