@@ -498,8 +498,9 @@ async def test_a_drawn_row_formats_only_the_cells_in_view() -> None:
 
 
 async def test_a_line_with_columns_out_of_view_draws_as_datatable_draws_it() -> None:
-    """The grid assembles a row's line with one blank per run of columns out of view; the
-    line drawn (cropped to the window) is the one DataTable's own assembly gives, segment by
+    """The grid assembles a row's line with one blank per run of columns out of view, and
+    draws headers out of view as blanks; every line drawn (cropped to the window), the
+    header's included, is the one DataTable's own assembly and headers give, segment by
     segment with styles and position metadata, at the cursor and off it, scrolled or not."""
     from rich.style import Style
     from textual.widgets import DataTable
@@ -519,18 +520,22 @@ async def test_a_line_with_columns_out_of_view_draws_as_datatable_draws_it() -> 
             return [[(s.text, s.style, s.style.meta if s.style else None)
                      for s in grid._render_line(y, round(grid.scroll_x),
                                                 round(grid.scroll_x) + width, base)]
-                    for y in range(1, grid.row_count + 1)]
+                    for y in range(grid.row_count + 1)]  # the header line too
 
         for scroll in (0, grid.max_scroll_x // 2):
             grid.scroll_to(x=scroll, animate=False)
             await pilot.pause()
             mine = lines()
-            original = SheetTable._render_body_line
-            try:  # DataTable's assembly: a blank cell per column out of view
+            original, cell = SheetTable._render_body_line, SheetTable._render_cell
+            try:  # DataTable's assembly (a blank cell per column out of view), every header
                 SheetTable._render_body_line = (  # type: ignore[method-assign]
                     lambda self, *a: DataTable._render_line_in_row(self, *a))
+                SheetTable._render_cell = (  # type: ignore[method-assign]
+                    lambda self, r, *a, **k: (DataTable._render_cell if r == -1 else cell)(
+                        self, r, *a, **k))
                 theirs = lines()
             finally:
                 SheetTable._render_body_line = original  # type: ignore[method-assign]
-            assert len(mine) == grid.row_count > 3
+                SheetTable._render_cell = cell  # type: ignore[method-assign]
+            assert len(mine) == grid.row_count + 1 > 4
             assert mine == theirs

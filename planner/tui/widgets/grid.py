@@ -376,10 +376,16 @@ class SheetTable(DataTable):
 
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> Any:
-        if row_index >= 0 and column_index >= 0 and column_index not in self._in_view:
-            blank = [Segment(" " * width, base_style)]  # cropped away: never seen
-            height = 1 if self._order is not None or row_index >= self.row_count else (
-                self.ordered_rows[row_index].height or 1)
+        if row_index >= -1 and column_index >= 0 and column_index not in self._in_view:
+            # cropped away: never seen (the header's too: every row action that moves rows
+            # re-renders the header line, which drew all 83 headers through rich for ~7 shown)
+            blank = [Segment(" " * width, base_style)]
+            if row_index == -1:
+                height = self.header_height
+            elif self._order is not None or row_index >= self.row_count:
+                height = 1
+            else:
+                height = self.ordered_rows[row_index].height or 1
             return [blank] * height
         if row_index < 0 or column_index < 0 or self._order is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
