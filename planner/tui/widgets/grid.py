@@ -39,9 +39,8 @@ the internals named in :data:`INTERNALS`, and on nothing else private:
   ``_compute_row_renderables``, ``_render_line_in_row`` (for the rows of ``show_rows``
   replaced: it assembles a line as DataTable does, with one blank per run of columns out of
   view), ``_render_cell``, and those it calls: ``_get_row_renderables``,
-  ``_get_styles_to_render_cell``, ``_show_hover_cursor``, ``_pseudo_class_state``,
-  ``_header_row_key``, ``_should_highlight``, ``_get_row_style``; from the private module,
-  ``RowRenderables`` and ``default_cell_formatter``.
+  ``_get_styles_to_render_cell``, ``_show_hover_cursor``, ``_pseudo_class_state``; from the
+  private module, ``RowRenderables`` and ``default_cell_formatter``.
 
 :func:`missing_internals` lists those the installed Textual lacks; when any is missing the grid
 falls back to DataTable's public API (``add_row``, ``update_cell``: correct, slower at scale),
@@ -84,8 +83,7 @@ INTERNALS = ("_row_locations", "_data", "_new_rows", "_y_offsets", "_row_rendera
              "_row_label_column_width", "_should_render_row_labels", "_get_cell_region",
              "_get_row_region", "_update_dimensions", "_compute_row_renderables",
              "_render_line_in_row", "_render_cell", "_get_row_renderables",
-             "_get_styles_to_render_cell", "_show_hover_cursor", "_pseudo_class_state",
-             "_header_row_key", "_should_highlight", "_get_row_style")
+             "_get_styles_to_render_cell", "_show_hover_cursor", "_pseudo_class_state")
 """The private names of DataTable that :class:`SheetTable` reads, sets or overrides (the
 module docstring says what each is for)."""
 
@@ -95,6 +93,14 @@ def _discard(cache: LRUCache[K, Any], drop: Callable[[K], bool]) -> None:
     """Drop the entries of one of DataTable's render caches whose key ``drop`` picks."""
     for key in [k for k in cache.keys() if drop(k)]:  # noqa: SIM118
         cache.discard(key)
+
+
+def _highlighted(cursor: Coordinate, cell: Coordinate, cursor_type: str) -> bool:
+    """Whether a cursor of ``cursor_type`` (cell, column or none; a row cursor's lines are
+    DataTable's) at ``cursor`` highlights ``cell``, as DataTable decides it."""
+    if cursor_type == "cell":
+        return cursor == cell
+    return cursor_type == "column" and cursor.column == cell.column
 
 
 def missing_internals(table: DataTable[Any] | None = None) -> list[str]:
@@ -291,7 +297,7 @@ class SheetTable(DataTable):
             self._row_render_cache.clear()
             self._window, self._in_view = window, self._columns_in_view()
             self._column_keys = [column.key for column in self.ordered_columns]
-        if (self._order is None or row_key is self._header_row_key
+        if (self._order is None or row_key not in self._row_locations  # the header
                 or self._should_render_row_labels or self.cursor_type == "row"):
             return super()._render_line_in_row(row_key, line_no, base_style, cursor_location,
                                                hover_location)
@@ -313,8 +319,8 @@ class SheetTable(DataTable):
         hit = self._row_render_cache.get(cache_key)
         if hit is not None:
             return hit
-        row_index = self._row_locations.get(row_key) if row_key in self._row_locations else -1
-        highlight = self._should_highlight
+        row_index = self._row_locations.get(row_key)
+        highlight = _highlighted
         columns = self.ordered_columns
         fixed_row = []
         if self.fixed_columns:
@@ -326,7 +332,7 @@ class SheetTable(DataTable):
                     row_index, column_index, fixed_style, column.get_render_width(self),
                     cursor=highlight(cursor_location, at, cursor_type),
                     hover=highlight(hover_location, at, cursor_type))[line_no])
-        row_style = self._get_row_style(row_index, base_style)
+        row_style = self._row_style(row_index, base_style)
         scrollable_row: list[list[Segment]] = []
         in_view, blank = self._in_view, 0
         for column_index, column in enumerate(columns):
@@ -359,6 +365,16 @@ class SheetTable(DataTable):
         row_pair = (fixed_row, scrollable_row)
         self._row_render_cache[cache_key] = row_pair
         return row_pair
+
+    def _row_style(self, row_index: int, base_style: Style) -> Style:
+        """A body row's style, as DataTable's ``_get_row_style`` gives it: fixed rows',
+        zebra stripes', else ``base_style``."""
+        if row_index < self.fixed_rows:
+            return self.get_component_styles("datatable--fixed").rich_style
+        if self.zebra_stripes:
+            return self.get_component_styles(
+                "datatable--odd-row" if row_index % 2 else "datatable--even-row").rich_style
+        return base_style
 
     def _columns_in_view(self) -> frozenset[int]:
         """Indexes of the columns that show, in whole or in part, at the current scroll. A
