@@ -531,8 +531,8 @@ async def test_a_line_with_columns_out_of_view_draws_as_datatable_draws_it() -> 
                 SheetTable._render_body_line = (  # type: ignore[method-assign]
                     lambda self, *a: DataTable._render_line_in_row(self, *a))
                 SheetTable._render_cell = (  # type: ignore[method-assign]
-                    lambda self, r, *a, **k: (DataTable._render_cell if r == -1 else cell)(
-                        self, r, *a, **k))
+                    lambda self, r, *a, _cell=cell, **k: (
+                        DataTable._render_cell if r == -1 else _cell)(self, r, *a, **k))
                 theirs = lines()
             finally:
                 SheetTable._render_body_line = original  # type: ignore[method-assign]
