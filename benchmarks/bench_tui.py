@@ -9,11 +9,17 @@ Figures (issue 14 item 3; the aims are for 100,000 scenarios):
   rows ("filtered"; with typing debounced, this includes the pause the filter waits for);
 - sort: ``s`` on a column to the frame showing the sorted rows (aim <= 300 ms);
 - new, delete, undo, redo, rename: the key that confirms the action to the frame showing its
-  result (aim <= 100 ms); "nothing to undo": ``u`` with nothing to undo until the app is idle
-  again (every worker done, including any reload it started, and the messages they posted
-  handled: a repeated "Nothing to undo" draws no new frame to wait for);
+  result (aim <= 100 ms), wall time and the process's CPU time over the same span (every
+  thread; on a loaded machine the wall time waits for the cores, the CPU time does not);
+  "nothing to undo": ``u`` with nothing to undo until the app is idle again (every worker
+  done, including any reload it started, and the messages they posted handled: a repeated
+  "Nothing to undo" draws no new frame to wait for);
 - edit: Enter accepting a number to the frame drawing it (keep ~15 ms);
 - RSS: resident memory after all of that, and its peak (aim <= 600 MiB).
+
+``BENCH_TUI_PROFILE=DIR`` profiles each new, rename, delete, undo and redo (cProfile, from the
+key to the frame; ``python -m pstats DIR/new-0.prof``): the profiler slows them, so the figures
+printed then are not the ones to report.
 
 The fleet is written with one bulk SQL insert into a temporary SQLite file (seconds even at
 100,000 rows). Each measurement runs in a fresh process, so every import counts.
@@ -138,17 +144,34 @@ async def measure(url: str, count: int) -> dict[str, Any]:
         await idle()
         await pilot.pause(0.1)
 
+        profiles = os.environ.get("BENCH_TUI_PROFILE")
+        taken: dict[str, int] = {}
+
         async def timed(send: Callable[[], object], until: Callable[[], bool],
-                        limit_s: float = 900.0) -> float:
-            """Seconds from ``send`` to the end of the first frame after which ``until``."""
+                        limit_s: float = 900.0, what: str = "") -> float:
+            """Seconds from ``send`` to the end of the first frame after which ``until``
+            (with ``BENCH_TUI_PROFILE`` set to a folder: that span profiled, written there as
+            ``<what>-<n>.prof`` for the actions named)."""
             painted.clear()
             done[0] = until
-            t0 = time.time()
+            profiler = None
+            if profiles and what:
+                import cProfile
+
+                profiler = cProfile.Profile()
+                profiler.enable()
+            t0, c0 = time.time(), time.process_time()
             send()
             while not painted:
                 await asyncio.sleep(0)
                 if time.time() - t0 > limit_s:
                     raise TimeoutError("no frame showed the result")
+            if what:  # CPU time of the process (every thread): what the load does not inflate
+                out.setdefault(f"{what}_cpu", []).append(time.process_time() - c0)
+            if profiler is not None:
+                profiler.disable()
+                taken[what] = taken.get(what, -1) + 1
+                profiler.dump_stats(str(Path(profiles) / f"{what}-{taken[what]}.prof"))
             return painted[0] - t0
 
         def key(name: str, char: str | None = None) -> Callable[[], None]:
@@ -214,10 +237,12 @@ async def measure(url: str, count: int) -> dict[str, Any]:
         # ---- undo and redo the last edit (batch 65 -> 7 on row 42)
         grid.move_cursor(row=6 * 7, column=columns.index("batch"))
         sid = str(grid.coordinate_to_cell_key(grid.cursor_coordinate)[0].value)
-        out["undo"] = [await timed(key("u", "u"), lambda: grid.drawn_cell(sid, "batch") != "7")]
+        out["undo"] = [await timed(key("u", "u"), lambda: grid.drawn_cell(sid, "batch") != "7",
+                                   what="undo")]
         await idle()
         await pilot.pause(0.1)
-        out["redo"] = [await timed(key("U", "U"), lambda: grid.drawn_cell(sid, "batch") == "7")]
+        out["redo"] = [await timed(key("U", "U"), lambda: grid.drawn_cell(sid, "batch") == "7",
+                                   what="redo")]
         await idle()
         await pilot.pause(0.1)
         # ---- new (the dialog's confirming Enter to the frame with the new row)
@@ -229,7 +254,7 @@ async def measure(url: str, count: int) -> dict[str, Any]:
             await pilot.press(*name)
             await pilot.pause(0.05)
             news.append(await timed(key("enter", "\r"), lambda name=name, n=n: (
-                grid.row_count == count + 1 + n and current() == name)))
+                grid.row_count == count + 1 + n and current() == name), what="new"))
             await idle()
             await pilot.pause(0.1)
         out["new"] = news
@@ -238,7 +263,8 @@ async def measure(url: str, count: int) -> dict[str, Any]:
         await pilot.pause(0.1)
         await pilot.press("ctrl+u", *"bench-renamed")
         await pilot.pause(0.05)
-        out["rename"] = [await timed(key("enter", "\r"), lambda: current() == "bench-renamed")]
+        out["rename"] = [await timed(key("enter", "\r"), lambda: current() == "bench-renamed",
+                                     what="rename")]
         await idle()
         await pilot.pause(0.1)
         # ---- delete the new rows (the confirming y to the frame without the row)
@@ -250,7 +276,7 @@ async def measure(url: str, count: int) -> dict[str, Any]:
             await pilot.press("delete")
             await pilot.pause(0.1)
             deletes.append(await timed(key("y", "y"), lambda before=before:
-                                       grid.row_count == before - 1))
+                                       grid.row_count == before - 1, what="delete"))
             await idle()
             await pilot.pause(0.1)
         out["delete"] = deletes
@@ -306,6 +332,11 @@ ROWS = (("start-up, first frame with rows (s)", "startup", 1.0, 2.0),
         ("undo (ms)", "undo", 1e3, 100),
         ("redo (ms)", "redo", 1e3, 100),
         ("nothing to undo (ms)", "nothing_to_undo", 1e3, 100),
+        ("new, CPU (ms)", "new_cpu", 1e3, 100),
+        ("rename, CPU (ms)", "rename_cpu", 1e3, 100),
+        ("delete, CPU (ms)", "delete_cpu", 1e3, 100),
+        ("undo, CPU (ms)", "undo_cpu", 1e3, 100),
+        ("redo, CPU (ms)", "redo_cpu", 1e3, 100),
         ("edit (ms)", "edit", 1e3, 15),
         ("RSS after all (MiB)", "rss_mib", 1.0, None),
         ("peak RSS (MiB)", "peak_rss_mib", 1.0, 600))

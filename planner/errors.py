@@ -60,6 +60,13 @@ DIFFLIB_MAX_NAMES = 20_000
 every name: about 2 s for 100,000)."""
 
 
+def phrase(allowed: str) -> str:
+    """How a refusal says what is allowed: ``must be <allowed>`` when ``allowed`` is a noun
+    phrase (``an integer from 1 to 1024``, ``one of ...``), else ``allowed`` as it is
+    (``each month at most once``)."""
+    return f"must be {allowed}" if allowed.startswith(_NOUN_PHRASES) else allowed
+
+
 class PlannerError(Exception):
     """Base class for mistakes in the user's input or data; the message is meant for the user."""
 
@@ -76,9 +83,8 @@ class ValidationError(PlannerError, ValueError):
         self.allowed = allowed
         self.value = value
         shown = "" if value is None else f" (got {echo(value)})"
-        phrase = f"must be {allowed}" if allowed.startswith(_NOUN_PHRASES) else allowed
         named = field if len(field) <= ECHO_CHARS else echo(field)  # a field name a user typed
-        super().__init__(f"{named}: {phrase}{shown}")
+        super().__init__(f"{named}: {phrase(allowed)}{shown}")
 
 
 class ConfigError(PlannerError, ValueError):

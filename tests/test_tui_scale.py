@@ -495,3 +495,47 @@ async def test_a_drawn_row_formats_only_the_cells_in_view() -> None:
         assert str(lazy[off]) == str(row[keys[off]])
         assert len(lazy) == columns and [str(c) for c in lazy] == [str(row[k]) for k in keys]
         assert [str(c) for c in lazy[:3]] == [str(row[k]) for k in keys[:3]]
+
+
+async def test_a_line_with_columns_out_of_view_draws_as_datatable_draws_it() -> None:
+    """The grid assembles a row's line with one blank per run of columns out of view, and
+    draws headers out of view as blanks; every line drawn (cropped to the window), the
+    header's included, is the one DataTable's own assembly and headers give, segment by
+    segment with styles and position metadata, at the cursor and off it, scrolled or not."""
+    from rich.style import Style
+    from textual.widgets import DataTable
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        grid = app.query_one("#grid", SheetTable)
+        grid.move_cursor(row=1, column=2)
+        await pilot.pause()
+        base = Style(bgcolor="grey11")
+        width = grid.size.width
+        assert len(grid._columns_in_view()) < len(grid.ordered_columns)  # some out of view
+
+        def lines() -> list[Any]:
+            grid._clear_caches()
+            return [[(s.text, s.style, s.style.meta if s.style else None)
+                     for s in grid._render_line(y, round(grid.scroll_x),
+                                                round(grid.scroll_x) + width, base)]
+                    for y in range(grid.row_count + 1)]  # the header line too
+
+        for scroll in (0, grid.max_scroll_x // 2):
+            grid.scroll_to(x=scroll, animate=False)
+            await pilot.pause()
+            mine = lines()
+            original, cell = SheetTable._render_body_line, SheetTable._render_cell
+            try:  # DataTable's assembly (a blank cell per column out of view), every header
+                SheetTable._render_body_line = (  # type: ignore[method-assign]
+                    lambda self, *a: DataTable._render_line_in_row(self, *a))
+                SheetTable._render_cell = (  # type: ignore[method-assign]
+                    lambda self, r, *a, _cell=cell, **k: (
+                        DataTable._render_cell if r == -1 else _cell)(self, r, *a, **k))
+                theirs = lines()
+            finally:
+                SheetTable._render_body_line = original  # type: ignore[method-assign]
+                SheetTable._render_cell = cell  # type: ignore[method-assign]
+            assert len(mine) == grid.row_count + 1 > 4
+            assert mine == theirs

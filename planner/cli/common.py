@@ -22,6 +22,7 @@ import click
 from planner.errors import PlannerError, ValidationError, echo
 from planner.settings import database_url
 from planner.sheet.inputs import InputColumn
+from planner.sheet.validation import refusal_text
 
 if TYPE_CHECKING:
     from planner.estimator.architecture import ModelSpec
@@ -153,8 +154,7 @@ class ColumnType(click.ParamType):
         try:
             return self.column.parse(value)
         except ValidationError as exc:
-            self.fail(f"{self.column.name} must be {exc.allowed} (got {echo(value)})", param,
-                      ctx)
+            self.fail(f"{self.column.name} {refusal_text(exc.allowed, value)}", param, ctx)
 
 
 def _flag_names(column: InputColumn) -> list[str]:

@@ -16,8 +16,8 @@ from planner.sheet.inputs import (
     LORA_TARGETS_ALLOWED,
     LORA_TARGETS_MAX_CHARS,
     InputColumn,
-    forbidden_in_name,
 )
+from planner.sheet.validation import forbidden_in_name
 
 TEXT_WHITESPACE = frozenset("\t\n\r")
 """Control characters free text (notes) may hold: tab and line breaks."""
@@ -42,7 +42,7 @@ FIELDS_LISTING = "`planner estimate --help` and `planner train --help` list them
 
 def _bad_character(text: str, allowed: frozenset[str] = frozenset()) -> str | None:
     """The first character of ``text`` no name may hold
-    (:func:`planner.sheet.inputs.forbidden_in_name`: a control or invisible format character,
+    (:func:`planner.sheet.validation.forbidden_in_name`: a control or invisible format character,
     a line or paragraph separator, a lone surrogate, a private-use, unassigned or non-character,
     a space other than U+0020), skipping those in ``allowed``."""
     for ch in text:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from planner.errors import ValidationError
+from planner.errors import ValidationError, phrase
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec, compute_dtype
 from planner.estimator.params import lora_dims
@@ -37,10 +37,10 @@ from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
     TRAINING_INPUTS,
     InputColumn,
-    name_forbidden_pattern,
 )
 from planner.sheet.profiles import CalibrationFigures, resolve
 from planner.sheet.table import KINDS, parallelism_violations
+from planner.sheet.validation import check_series, empty_cells, name_forbidden_pattern
 
 MAX_REPORTED = 20
 """Problems kept with their message (the first by row); the rest are only counted."""
@@ -131,16 +131,6 @@ def _series(values: Any, n: int) -> pd.Series:
     return pd.Series(np.asarray(values) if not isinstance(values, list) else values)
 
 
-def _empty(s: pd.Series) -> np.ndarray:
-    """Where a cell is empty: missing, NaN, or text that is only spaces."""
-    if s.dtype == object or pd.api.types.is_string_dtype(s):  # each distinct value once
-        codes, uniques = pd.factorize(s, use_na_sentinel=True)
-        blank = np.array([isinstance(u, str) and not u.strip() for u in uniques] + [True],
-                         dtype=bool)
-        return blank[codes]  # code -1 (missing) takes the last entry
-    return s.isna().to_numpy()
-
-
 def _text(s: pd.Series) -> pd.Series:
     """Cells as stripped text ('' for an empty one); numbers as their text (an integral float
     without its ``.0``)."""
@@ -157,11 +147,6 @@ def _text(s: pd.Series) -> pd.Series:
     return pd.Series([one(v).strip() for v in s.tolist()], dtype=object)
 
 
-def _shown(value: Any) -> Any:
-    """A cell as the user wrote it (a numpy scalar as its Python value)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _same(message: str, _row: int) -> str:
     """``message`` whatever the row (a problem shared by every row of a combination)."""
     return message
@@ -169,31 +154,7 @@ def _same(message: str, _row: int) -> str:
 
 def _phrase(exc: ValidationError) -> str:
     """What a :class:`ValidationError` says is allowed, without its field and value."""
-    allowed = exc.allowed
-    return f"must be {allowed}" if allowed.startswith(("a ", "an ", "one of ", "true or false")) \
-        else allowed
-
-
-def _must(exc: ValidationError) -> str:
-    """A column's own parse error in words: ``must be`` what it allows."""
-    return exc.allowed if exc.allowed.startswith("must") else f"must be {exc.allowed}"
-
-
-def _by_distinct(s: pd.Series, parse: Callable[[Any], Any]) -> tuple[np.ndarray, np.ndarray,
-                                                                      list[str | None]]:
-    """``parse`` once per distinct value of ``s``: (codes per row, parsed values, error text
-    per distinct value or None)."""
-    codes, uniques = pd.factorize(s, use_na_sentinel=False)
-    parsed: list[Any] = []
-    errors: list[str | None] = []
-    for value in uniques:
-        try:
-            parsed.append(parse(value))
-            errors.append(None)
-        except ValidationError as exc:
-            parsed.append(None)
-            errors.append(_must(exc))
-    return codes, np.asarray([*parsed, None], dtype=object)[:-1], errors
+    return phrase(exc.allowed)
 
 
 def check_column(column: InputColumn, s: pd.Series, problems: Problems, *,
@@ -204,85 +165,7 @@ def check_column(column: InputColumn, s: pd.Series, problems: Problems, *,
     if skip is not None and skip.any():
         s = s.astype(object)  # a copy that may hold the default whatever the column's type
         s[skip] = column.default
-    values, bad = _check_input(column, s, problems, show_value)
-    return values, bad
-
-
-def _got(show: bool, s: pd.Series, r: int) -> str:
-    return f" (got {_shown(s.iloc[r])!r})" if show else ""
-
-
-def _check_input(column: InputColumn, s: pd.Series, problems: Problems, show_value: bool = True,
-                 *, empty: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(parsed values, bad mask) of one input column; every bad cell reported.
-
-    ``empty`` given (where a cell is empty: :func:`_empty`): an empty cell means "not
-    given" and holds the column's default, not a problem (the caller puts a kind's own
-    default there). Without it, an empty cell is refused (a workbook row's inputs are all
-    written by the export, so an emptied one is a mistake)."""
-    n = len(s)
-    if empty is None and column.kind == "text" and column.default == "":
-        empty = _empty(s)  # a text column whose default is blank: blank is its value
-    if empty is None:
-        empty = _empty(s)
-        problems.add_rows(empty, column.name,
-                          lambda _r: f"is empty; must be {column.allowed()}")
-        bad = empty.copy()
-    else:
-        bad = np.zeros(n, dtype=bool)
-    if column.kind in ("int", "float"):
-        if pd.api.types.is_bool_dtype(s):
-            values = np.where(empty, float(column.default), np.nan)
-            problems.add_rows(~empty, column.name,
-                              lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
-            return values, bad | ~empty
-        if pd.api.types.is_numeric_dtype(s):
-            values = np.array(s.to_numpy(dtype=np.float64, na_value=np.nan))
-            wrong = ~empty & ~np.isfinite(values)
-        else:  # text: plain numbers at C speed, anything else by the column's own reader
-            values = np.array(pd.to_numeric(s, errors="coerce"), dtype=np.float64)
-            if pd.api.types.infer_dtype(s, skipna=True) not in (
-                    "string", "integer", "floating", "mixed-integer-float", "empty"):
-                flags = s.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
-                values[flags] = np.nan  # a flag is not a number
-            rest = ~empty & ~np.isfinite(values)
-            if rest.any():
-                sub = s[rest]
-                codes, parsed, errors = _by_distinct(sub, column.parse)
-                ok = np.array([e is None for e in errors], dtype=bool)[codes]
-                got = np.array([np.nan if p is None else float(p) for p in parsed],
-                               dtype=np.float64)
-                values[np.flatnonzero(rest)] = np.where(ok, got[codes], np.nan)
-            wrong = ~empty & ~np.isfinite(values)
-        if column.kind == "int":
-            wrong |= np.isfinite(values) & (values != np.floor(values))
-        if column.minimum is not None:
-            wrong |= (values <= column.minimum) if column.above_minimum \
-                else (values < column.minimum)
-        if column.maximum is not None:
-            wrong |= values > column.maximum
-        wrong &= ~empty
-        problems.add_rows(wrong, column.name,
-                          lambda r: f"must be {column.allowed()}{_got(show_value, s, r)}")
-        bad |= wrong
-        # a bad or empty cell holds the default, so rules across columns never divide by zero
-        if column.kind == "int":
-            return np.where(bad | empty, column.default, values).astype(np.int64), bad
-        return np.where(bad | empty, float(column.default), values), bad
-    if column.kind == "bool" and pd.api.types.is_bool_dtype(s) and not s.isna().any():
-        return s.to_numpy(dtype=bool), bad
-    codes, parsed, errors = _by_distinct(s, column.parse)
-    wrong = ~empty & np.array([e is not None for e in errors], dtype=bool)[codes]
-    problems.add_rows(wrong, column.name,
-                      lambda r: f"{errors[codes[r]]}{_got(show_value, s, r)}")
-    bad |= wrong
-    fill = column.default
-    values = np.asarray([fill if p is None else p for p in parsed] + [fill],
-                        dtype=object)[:-1][codes]
-    values[empty] = fill
-    if column.kind == "bool":
-        values = values.astype(bool)
-    return values, bad
+    return check_series(column, s, problems, show_value)
 
 
 def _lookup(s: pd.Series, known: Collection[str], column: str, noun: str,
@@ -404,8 +287,8 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
     # kind left empty, e.g. an inference row's train_tokens, is simply not given)
     for c in SCENARIO_INPUT_COLUMNS:
         if c.name in column:
-            empty = _empty(column[c.name])
-            inputs[c.name], bad_input[c.name] = _check_input(c, column[c.name], problems,
+            empty = empty_cells(column[c.name])
+            inputs[c.name], bad_input[c.name] = check_series(c, column[c.name], problems,
                                                              empty=empty)
             if c.name in TRAINING_DEFAULT_OVERRIDES:
                 inputs[c.name][empty & training] = TRAINING_DEFAULT_OVERRIDES[c.name]

@@ -1,18 +1,17 @@
 """Scenario input columns: type, unit, bounds, default and help, and their validation.
 
 Every input a user can set (from the CLI, the UI or a workbook) is defined here once. Parsing
-raises :class:`ValidationError` naming the column and the allowed range. The numeric columns the
-formulas read (bits, codes, bytes) are derived from these by formulas like any other
-(:mod:`planner.estimator.derived`).
+and checking them is :mod:`planner.sheet.validation`'s (:meth:`InputColumn.parse` is its
+:func:`~planner.sheet.validation.parse_value`): :class:`ValidationError` naming the column and
+the allowed range. The numeric columns the formulas read (bits, codes, bytes) are derived from
+these by formulas like any other (:mod:`planner.estimator.derived`).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Literal
 
 from planner.errors import ValidationError, not_one_of
@@ -21,11 +20,10 @@ from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.slo import SLO_PERCENTILES
 from planner.estimator.speculative import SPEC_METHODS
-from planner.units import KV_DTYPES, WEIGHT_DTYPE_CHOICES, parse_number
+from planner.sheet.validation import allowed, parse_value
+from planner.units import KV_DTYPES, WEIGHT_DTYPE_CHOICES
 
 Kind = Literal["int", "float", "choice", "bool", "text"]
-_TRUE = {"1", "true", "yes", "on", "y"}
-_FALSE = {"0", "false", "no", "off", "n"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,98 +49,15 @@ class InputColumn:
             else self.unit
 
     def allowed(self) -> str:
-        """The allowed values in words, for error messages and help text."""
-        if self.kind == "choice":
-            return f"one of {', '.join(self.choices)}"
-        if self.kind == "bool":
-            return "true or false"
-        if self.kind == "text":
-            return self.help.split(":", 1)[0] if ":" in self.help else "1 to 200 characters"
-        noun = "an integer" if self.kind == "int" else "a number"
-        low = _fmt(self.minimum)
-        high = _fmt(self.maximum)
-        if self.above_minimum:
-            return f"{noun} above {low}" + (f" and at most {high}" if high else "")
-        if low is not None and high is not None:
-            return f"{noun} from {low} to {high}"
-        if low is not None:
-            return f"{noun} of at least {low}"
-        return noun
+        """The allowed values in words, for error messages and help text
+        (:func:`planner.sheet.validation.allowed`)."""
+        return allowed(self)
 
     def parse(self, raw: Any) -> Any:
         """The validated value of ``raw`` (a string or a number); :class:`ValidationError` naming
-        this column and :meth:`allowed` otherwise."""
-        if self.kind == "choice":
-            value = str(raw).strip().lower()
-            if value not in self.choices:
-                raise ValidationError(self.name, self.allowed(), value=raw)
-            return value
-        if self.kind == "bool":
-            if isinstance(raw, bool):
-                return raw
-            text = str(raw).strip().lower()
-            if text in _TRUE:
-                return True
-            if text in _FALSE:
-                return False
-            raise ValidationError(self.name, self.allowed(), value=raw)
-        if self.kind == "text":
-            text = str(raw).strip()
-            if not text and self.default == "" and not isinstance(raw, bool):
-                return ""  # a text column whose default is blank may stay blank
-            if not text or len(text) > 200 or isinstance(raw, bool) or has_control(text):
-                raise ValidationError(self.name, self.allowed(), value=raw)
-            return text.lower() if text.lower() in self.choices else text
-        if self.unit == "requests/s" and isinstance(raw, str) and "/" in raw:
-            raw = _per_second(self.name, raw)
-        number = _number(raw, integer=self.kind == "int")
-        if number is None:
-            raise ValidationError(self.name, self.allowed(), value=raw)
-        if self.minimum is not None and (number < self.minimum
-                                         or (self.above_minimum and number == self.minimum)):
-            raise ValidationError(self.name, self.allowed(), value=raw)
-        if self.maximum is not None and number > self.maximum:
-            raise ValidationError(self.name, self.allowed(), value=raw)
-        return number
-
-
-NAME_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-"""Unicode categories no name may hold: control (C0, DEL, C1), format (the invisible ones:
-zero-width space and joiners, bidi overrides, soft hyphen, BOM), surrogate, private use,
-unassigned, line and paragraph separators. None shows as itself in a terminal or a sheet, so
-two names that look alike could differ by one."""
-
-
-def forbidden_in_name(ch: str) -> bool:
-    """Whether a name may not hold ``ch``: a character of :data:`NAME_FORBIDDEN_CATEGORIES`,
-    a non-character (U+FFFE, U+FFFF) or a space other than U+0020 (no-break, ideographic,
-    thin: they look like a space and are not)."""
-    category = unicodedata.category(ch)
-    return (category in NAME_FORBIDDEN_CATEGORIES or ch in ("\ufffe", "\uffff")
-            or (category == "Zs" and ch != " "))
-
-
-@cache
-def name_forbidden_pattern() -> str:
-    """A regular expression matching one character :func:`forbidden_in_name` refuses, for a
-    vectorized check of a column of names (a bulk import): a class of the Basic Multilingual
-    Plane's such characters as ranges, then the supplementary planes' tag and private-use
-    blocks. Written with the characters themselves (no ``\\u`` escapes), so that Python's
-    ``re`` and RE2 (pandas' Arrow strings) read it alike. Built once, on first use."""
-    ranges: list[tuple[int, int]] = []
-    for code in range(0x10000):
-        if 0xD800 <= code <= 0xDFFF or not forbidden_in_name(chr(code)):
-            continue
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    ranges += [(0xE0000, 0xE007F), (0xF0000, 0x10FFFF)]
-
-    def char(code: int) -> str:
-        return "\\" + chr(code) if chr(code) in "\\]^-[" else chr(code)
-
-    return "[" + "".join(char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in ranges) + "]"
+        this column and :meth:`allowed` otherwise (:func:`planner.sheet.validation.parse_value`,
+        the one rule every entry point parses inputs by)."""
+        return parse_value(self, raw)
 
 
 LORA_TARGETS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?: *, *[A-Za-z_][A-Za-z0-9_]{0,63})*")
@@ -154,51 +69,6 @@ LORA_TARGETS_MAX_CHARS = 200
 LORA_TARGETS_ALLOWED = ("module names separated by commas, such as q,v or q,k,v,o or all "
                         f"(letters, digits and _; at most {LORA_TARGETS_MAX_CHARS} characters)")
 """``lora_targets``' rule in words, for messages."""
-
-
-def has_control(text: str) -> bool:
-    """Whether ``text`` holds a character no name may hold (:func:`forbidden_in_name`: what
-    planner.service.fields refuses in names)."""
-    if text.isascii():  # the usual name: one C-level check, then the controls only
-        return any(ch < " " or ch == "\x7f" for ch in text)
-    return any(map(forbidden_in_name, text))
-
-
-def _fmt(x: float | None) -> str | None:
-    if x is None:
-        return None
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
-
-
-RATE_UNITS = {"s": 1, "sec": 1, "min": 60, "h": 3600, "hour": 3600, "day": 86400}
-"""Time units a rate may be written per (``2000/min``), in seconds."""
-
-
-def _per_second(field: str, text: str) -> float | str:
-    """``"2000/min"`` → 33.33… (per second); the text unchanged when it is not ``N/unit``, so
-    the number check reports it."""
-    number, _, unit = text.strip().rpartition("/")
-    seconds = RATE_UNITS.get(unit.strip().lower())
-    if seconds is None:
-        raise ValidationError(field, "a rate per second, or per "
-                              + ", ".join(f"/{u}" for u in RATE_UNITS), value=text)
-    value = _number(number, integer=False)
-    return value / seconds if value is not None else text
-
-
-def _number(raw: Any, *, integer: bool) -> int | float | None:
-    """``raw`` read by :func:`planner.units.parse_number`; ``None`` if it is not a number (or
-    not a whole one, for an integer column)."""
-    if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
-        raw = str(raw)  # numpy scalars and the like: read their text
-    value = parse_number(raw)
-    if value is None:
-        return None
-    if integer:
-        if not value.is_integer():
-            return None
-        return int(raw) if isinstance(raw, int) else int(value)
-    return value
 
 
 def _col(name: str, label: str, unit: str, kind: Kind, default: Any, help: str,

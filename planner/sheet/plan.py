@@ -45,8 +45,10 @@ from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.ops import Coded
+from planner.sheet.inputs import input_columns
 from planner.sheet.profiles import CalibrationFigures
 from planner.sheet.table import build_columns, graph, inputs_of
+from planner.sheet.validation import rate_unit
 from planner.units import HOURS_PER_MONTH, parse_number
 
 PLAN_HOURS_PER_MONTH = HOURS_PER_MONTH
@@ -59,8 +61,9 @@ PRICINGS = ("on-demand", "reserved", "spot")
 RATE_UNITS: dict[str, float] = {"s": 1.0, "min": 60.0, "day": 86_400.0}
 """Seconds per unit of a request rate written ``N/unit`` (requests/s, /min, /day)."""
 
-MAX_RATE_REQUESTS_PER_S = 1e9
-"""Largest rate a demand may name (the bound of ``target_requests_per_s``)."""
+MAX_RATE_REQUESTS_PER_S = float(input_columns()["target_requests_per_s"].maximum or 0)
+"""Largest rate a demand may name: the bound of the ``target_requests_per_s`` input (1e9),
+which each month's rate becomes."""
 MAX_HORIZON_MONTHS = 120
 """Longest horizon: ten years of months."""
 GROWTH_RANGE = (-0.99, 10.0)
@@ -70,8 +73,6 @@ MAX_TERM_MONTHS = 120
 
 _MONTH = re.compile(r"^\s*(\d{4})-(\d{1,2})\s*$")
 _RATE = re.compile(r"^\s*([^/\s]+)\s*(?:(?:requests?|req)?\s*/\s*([a-z]+))?\s*$", re.IGNORECASE)
-_UNIT_ALIASES = {"s": "s", "sec": "s", "second": "s", "min": "min", "minute": "min",
-                 "day": "day", "d": "day"}
 
 
 def month_index(text: Any, field_name: str = "month") -> int:
@@ -89,17 +90,11 @@ def month_text(index: int) -> str:
 
 
 def parse_unit(text: Any, field_name: str = "unit") -> str:
-    """``s``, ``min`` or ``day`` from a unit name (``/s``, ``minute``, ``requests/day``...)."""
-    raw = str(text).strip().lower()
-    for prefix in ("requests", "request", "reqs", "req"):
-        if raw.startswith(prefix):
-            raw = raw[len(prefix):]
-            break
-    raw = raw.strip().lstrip("/").strip()
-    if raw != "s" and raw.endswith("s"):  # minutes, days, secs
-        raw = raw[:-1]
-    unit = _UNIT_ALIASES.get(raw)
-    if unit is None:
+    """``s``, ``min`` or ``day`` from a unit name (``/s``, ``minute``, ``requests/day``...),
+    read as a scenario's rate input reads it (:func:`planner.sheet.validation.rate_unit`);
+    a plan keeps the unit for display, so only those three."""
+    unit = rate_unit(str(text))
+    if unit not in RATE_UNITS:
         raise ValidationError(field_name, "one of /s, /min, /day (requests per second, minute "
                               "or day)", value=text)
     return unit
@@ -442,9 +437,17 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
     rates = np.zeros((n_w, n_m))
     basis: list[str] = []
     described: list[str] = []
+    # each workload is validated and looked up once (build_columns over the workloads, the
+    # one validation path: a bad input names its row), then its columns are taken once per
+    # distinct rate; only the rate differs
+    cols = build_columns(_scenario_table(workloads), models, gpus, "inference",
+                         labels=[f"{fleet}/{sc.name}" for sc in workloads],
+                         profiles=profiles) if n_w else {}
+    targets = np.broadcast_to(np.asarray(cols.get("target_requests_per_s", 0.0),
+                                         dtype=np.float64), (n_w,))
     for w, sc in enumerate(workloads):
         d = demands.get(sc.name)
-        target = float(sc.inputs["target_requests_per_s"])
+        target = float(targets[w])
         rates[w] = demand_rates(d, target, month_ix, start)
         basis.append("demand" if d else "target" if target > 0 else "configured")
         described.append(d.describe() if d else "")
@@ -458,11 +461,6 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
         unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         owner = unique[:, 0].astype(np.int64)
-        # each workload is validated and looked up once (build_columns over the workloads),
-        # then its columns are taken once per distinct rate; only the rate differs
-        cols = build_columns(_scenario_table(workloads), models, gpus, "inference",
-                             labels=[f"{fleet}/{sc.name}" for sc in workloads],
-                             profiles=profiles)
         rows = {k: (v[owner] if isinstance(v, Coded) or (isinstance(v, np.ndarray)
                                                          and v.ndim == 1 and len(v) == n_w)
                     else v) for k, v in cols.items()}

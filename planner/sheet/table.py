@@ -29,11 +29,10 @@ from planner.sheet.inputs import (
     TRAINING_DEFAULT_OVERRIDES,
     TRAINING_INPUTS,
     InputColumn,
-    has_control,
 )
 from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures, apply_calibration
 from planner.sheet.rowfn import RowFunction, compile_row
-from planner.units import parse_number
+from planner.sheet.validation import RowError, check_array, parse_cell, row_label
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -61,16 +60,6 @@ def graph(kind: str) -> FormulaGraph:
 def inputs_of(kind: str) -> tuple[InputColumn, ...]:
     """The input columns of a scenario kind."""
     return INFERENCE_INPUTS if kind == "inference" else TRAINING_INPUTS
-
-
-class RowError(ValidationError):
-    """A bad value in one row of a table: names the column, the row and the allowed range."""
-
-    def __init__(self, column: str, allowed: str, row: Any, value: Any) -> None:
-        self.row = row
-        super().__init__(column, allowed, value=value)
-        if row is not None:  # a one-scenario table has no row to name
-            self.args = (f"{column} (row {row}): {self.args[0].split(': ', 1)[1]}",)
 
 
 def _length(table: Mapping[str, Any]) -> int:
@@ -115,111 +104,17 @@ def _take(per_value: Sequence[float], codes: np.ndarray) -> Any:
     return np.asarray(per_value, dtype=np.float64)[codes]
 
 
-def _row_label(labels: RowLabels | None, index: int) -> Any:
-    return labels[index] if labels is not None else index
-
-
-def _check_choice(column: InputColumn, values: Any, n: int, labels: RowLabels | None
-                  ) -> np.ndarray:
-    if np.ndim(values) == 0 or isinstance(values, str):
-        return column.parse(values)  # one value for every row
-    codes, uniques = factorize(values, n)
-    cleaned = []
-    for value in uniques:
-        text = str(value).strip().lower()
-        if text not in column.choices:
-            bad = int(np.argmax(codes == uniques.index(value)))
-            raise RowError(column.name, column.allowed(), _row_label(labels, bad), value)
-        cleaned.append(text)
-    return Coded(codes, tuple(cleaned))  # type: ignore[return-value]
-
-
-def _check_text(column: InputColumn, values: Any, n: int, labels: RowLabels | None
-                ) -> Any:
-    """A free-text column (a profile name): each distinct value parsed once; a per-row array of
-    the cleaned texts, or the one text for every row."""
-    if np.ndim(values) == 0 or isinstance(values, str):
-        return column.parse(values)
-    codes, uniques = factorize(values, n)
-    cleaned = []
-    for value in uniques:
-        text = value.strip() if isinstance(value, str) else ""
-        if not text and column.default == "" and isinstance(value, str):
-            cleaned.append("")  # a text column whose default is blank may stay blank
-            continue
-        if not text or len(text) > 200 or has_control(text):
-            bad = int(np.argmax(codes == uniques.index(value)))
-            raise RowError(column.name, column.allowed(), _row_label(labels, bad), value)
-        cleaned.append(text.lower() if text.lower() in column.choices else text)
-    return np.asarray(cleaned, dtype=object)[codes]
-
-
-def _check_number(column: InputColumn, values: Any, n: int, labels: RowLabels | None
-                  ) -> np.ndarray:
-    if np.ndim(values) == 0 or isinstance(values, str):
-        return float(column.parse(values))  # type: ignore[return-value]  # broadcast later
-    raw = np.asarray(values)
-    if raw.dtype.kind in "biuf":
-        arr = raw.astype(np.float64)
-        bad = ~np.isfinite(arr) | (raw.dtype.kind == "b")
-    else:
-        codes, uniques = factorize(raw, n)  # each distinct text read once, by the one rule
-        parsed = [parse_number(v if isinstance(v, (str, int, float)) else str(v))
-                  for v in uniques]
-        arr = np.asarray([np.nan if v is None else v for v in parsed], dtype=np.float64)[codes]
-        bad = ~np.isfinite(arr)
-    if column.kind == "int":
-        bad |= np.isfinite(arr) & (arr != np.floor(arr))
-    if column.minimum is not None:
-        bad |= (arr <= column.minimum) if column.above_minimum else (arr < column.minimum)
-    if column.maximum is not None:
-        bad |= arr > column.maximum
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise RowError(column.name, column.allowed(), _row_label(labels, i), raw[i].item()
-                       if hasattr(raw[i], "item") else raw[i])
-    return arr
-
-
-def _check_bool(column: InputColumn, values: Any, n: int, labels: RowLabels | None
-                ) -> np.ndarray:
-    if np.ndim(values) == 0 or isinstance(values, str):
-        return 1.0 if column.parse(values) else 0.0  # type: ignore[return-value]
-    if isinstance(values, np.ndarray) and values.dtype == bool:  # already booleans
-        return values.astype(np.float64)
-    codes, uniques = factorize(values, n)
-    parsed = []
-    for value in uniques:
-        try:
-            parsed.append(1.0 if column.parse(value) else 0.0)
-        except ValidationError:
-            bad = int(np.argmax(codes == uniques.index(value)))
-            raise RowError(column.name, column.allowed(), _row_label(labels, bad),
-                           value) from None
-    return np.asarray(parsed)[codes]
-
-
 def validate(table: Mapping[str, Any], kind: str, *, labels: RowLabels | None = None
              ) -> dict[str, Any]:
     """Validated input columns (choices as lower-case texts, or :class:`Coded` columns of
     them; numbers as float64 arrays), defaults filled in. Raises :class:`RowError` for the
-    first bad value."""
+    first bad value (:func:`planner.sheet.validation.check_array`)."""
     n = _length(table)
     base = {c.name: c.default for c in inputs_of(kind)}
     if kind == "training":
         base.update(TRAINING_DEFAULT_OVERRIDES)
-    out: dict[str, np.ndarray] = {}
-    for column in inputs_of(kind):
-        values = table.get(column.name, base[column.name])
-        if column.kind == "choice":
-            out[column.name] = _check_choice(column, values, n, labels)
-        elif column.kind == "text":
-            out[column.name] = _check_text(column, values, n, labels)
-        elif column.kind == "bool":
-            out[column.name] = _check_bool(column, values, n, labels)
-        else:
-            out[column.name] = _check_number(column, values, n, labels)
-    return out
+    return {column.name: check_array(column, table.get(column.name, base[column.name]), n, labels)
+            for column in inputs_of(kind)}
 
 
 def _lookup(kind: str, names: Any, known: Mapping[str, Any], n: int,
@@ -231,7 +126,7 @@ def _lookup(kind: str, names: Any, known: Mapping[str, Any], n: int,
         match = lower.get(str(value).strip().lower())
         if match is None:
             bad = int(np.argmax(codes == uniques.index(value)))
-            raise NotFoundError(f"{kind} (row {_row_label(labels, bad)})", str(value),
+            raise NotFoundError(f"{kind} (row {row_label(labels, bad)})", str(value),
                                 list(known))
         resolved.append(match)
     return codes, resolved
@@ -309,7 +204,7 @@ def build_columns(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
             row = getattr(exc, "row_index", None)
             raise RowError("calibration", exc.allowed,
                            None if row is None or (labels is None and n == 1)
-                           else _row_label(labels, row), exc.value) from None
+                           else row_label(labels, row), exc.value) from None
     if kind == "training":
         cols["model_lora_dims"] = _lora_dims(table, values, specs, m_codes, n, labels)
     return cols
@@ -404,7 +299,7 @@ def check_parallelism(tp: Any, pp: Any, gpus: Any, heads: Any, layers: Any,
             "pp": f"must be at most the {int(at['layers'])} layers of {model_name(i)}",
             "gpus": f"must be a multiple of tp*pp = {int(at['tp'] * at['pp'])}",
         }[column]
-        raise RowError(column, allowed, _row_label(labels, i), int(at[column]))
+        raise RowError(column, allowed, row_label(labels, i), int(at[column]))
 
 
 def _lora_dims(table: Mapping[str, Any], values: Mapping[str, Any],
@@ -423,7 +318,7 @@ def _lora_dims(table: Mapping[str, Any], values: Mapping[str, Any],
             out[rows] = lora_dims(spec, str(targets))
         except ValidationError as exc:
             i = int(np.argmax(rows & active))
-            raise RowError("lora_targets", exc.allowed, _row_label(labels, i), targets) from None
+            raise RowError("lora_targets", exc.allowed, row_label(labels, i), targets) from None
     return out
 
 
@@ -516,18 +411,7 @@ def _row_defaults(kind: str) -> dict[str, Any]:
     base = {c.name: c.default for c in inputs_of(kind)}
     if kind == "training":
         base.update(TRAINING_DEFAULT_OVERRIDES)
-    return {c.name: _parse_one(c, base[c.name]) for c in inputs_of(kind)}
-
-
-def _parse_one(column: InputColumn, raw: Any) -> Any:
-    """What the ``_check_*`` functions give for one value: the parsed text, or a float (1.0
-    or 0.0 for a truth value); no numpy."""
-    value = column.parse(raw)
-    if column.kind == "bool":
-        return 1.0 if value else 0.0
-    if column.kind in ("int", "float"):
-        return float(value)
-    return value
+    return {c.name: parse_cell(c, base[c.name]) for c in inputs_of(kind)}
 
 
 @cache
@@ -535,8 +419,6 @@ def _input_positions(kind: str) -> dict[str, tuple[int, InputColumn]]:
     return {c.name: (i, c) for i, c in enumerate(inputs_of(kind))}
 
 
-_CHECKS: dict[str, Callable[..., Any]] = {
-    "choice": _check_choice, "text": _check_text, "bool": _check_bool}
 _ONE_ROW = [None]
 """The labels of a one-scenario table: errors name no row."""
 
@@ -623,10 +505,9 @@ def row_inputs(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     for _i, column in given:
         raw = table[column.name]
         if type(raw) in _PLAIN:
-            values[column.name] = _parse_one(column, raw)
+            values[column.name] = parse_cell(column, raw)
         else:
-            check = _CHECKS.get(column.kind, _check_number)
-            values[column.name] = check(column, raw, 1, _ONE_ROW)
+            values[column.name] = check_array(column, raw, 1, _ONE_ROW)
     spec = _one("model", table.get("model"), models)
     gpu = _one("GPU", table.get("gpu"), gpus)
     model_columns, heads, layers = _model_columns(spec)

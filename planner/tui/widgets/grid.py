@@ -36,10 +36,11 @@ the internals named in :data:`INTERNALS`, and on nothing else private:
   ``_should_render_row_labels`` it reads;
 - the rendering hooks it overrides, each calling DataTable's for what it does not handle:
   ``_get_cell_region``, ``_get_row_region``, ``_update_dimensions``,
-  ``_compute_row_renderables``, ``_render_line_in_row``, ``_render_cell``, and those it calls:
-  ``_get_row_renderables``, ``_get_styles_to_render_cell``, ``_show_hover_cursor``,
-  ``_pseudo_class_state``; from the private module, ``RowRenderables`` and
-  ``default_cell_formatter``.
+  ``_compute_row_renderables``, ``_render_line_in_row`` (for the rows of ``show_rows``
+  replaced: it assembles a line as DataTable does, with one blank per run of columns out of
+  view), ``_render_cell``, and those it calls: ``_get_row_renderables``,
+  ``_get_styles_to_render_cell``, ``_show_hover_cursor``, ``_pseudo_class_state``; from the
+  private module, ``RowRenderables`` and ``default_cell_formatter``.
 
 :func:`missing_internals` lists those the installed Textual lacks; when any is missing the grid
 falls back to DataTable's public API (``add_row``, ``update_cell``: correct, slower at scale),
@@ -59,6 +60,8 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.cache import LRUCache
+from textual.color import Color
+from textual.coordinate import Coordinate
 from textual.geometry import Region, Size
 from textual.renderables.styled import Styled
 from textual.widgets import DataTable
@@ -90,6 +93,14 @@ def _discard(cache: LRUCache[K, Any], drop: Callable[[K], bool]) -> None:
     """Drop the entries of one of DataTable's render caches whose key ``drop`` picks."""
     for key in [k for k in cache.keys() if drop(k)]:  # noqa: SIM118
         cache.discard(key)
+
+
+def _highlighted(cursor: Coordinate, cell: Coordinate, cursor_type: str) -> bool:
+    """Whether a cursor of ``cursor_type`` (cell, column or none; a row cursor's lines are
+    DataTable's) at ``cursor`` highlights ``cell``, as DataTable decides it."""
+    if cursor_type == "cell":
+        return cursor == cell
+    return cursor_type == "column" and cursor.column == cell.column
 
 
 def missing_internals(table: DataTable[Any] | None = None) -> list[str]:
@@ -286,8 +297,85 @@ class SheetTable(DataTable):
             self._row_render_cache.clear()
             self._window, self._in_view = window, self._columns_in_view()
             self._column_keys = [column.key for column in self.ordered_columns]
-        return super()._render_line_in_row(row_key, line_no, base_style, cursor_location,
-                                           hover_location)
+        if (self._order is None or row_key not in self._row_locations  # the header
+                or self._should_render_row_labels or self.cursor_type == "row"):
+            return super()._render_line_in_row(row_key, line_no, base_style, cursor_location,
+                                               hover_location)
+        return self._render_body_line(row_key, line_no, base_style, cursor_location,
+                                      hover_location)
+
+    def _render_body_line(self, row_key: Any, line_no: int, base_style: Style,
+                          cursor_location: Any, hover_location: Any) -> Any:
+        """A line of a row of :meth:`show_rows`, as DataTable's ``_render_line_in_row``
+        assembles it (same cache, same cells, same fill to the widget's width), except that
+        each run of columns out of view is one blank of their width instead of one blank
+        cell per column: with 35 columns of which about 10 show, a frame of fresh rows
+        (a new, deleted or renamed row moves every row below it) rendered 25 blank cells a
+        line, each with its cursor and hover tests, only for them to be cropped away."""
+        cursor_type = self.cursor_type
+        cache_key = (row_key, line_no, base_style, cursor_location, hover_location, cursor_type,
+                     self.show_cursor, self._show_hover_cursor, self._update_count,
+                     self._pseudo_class_state)
+        hit = self._row_render_cache.get(cache_key)
+        if hit is not None:
+            return hit
+        row_index = self._row_locations.get(row_key)
+        assert row_index is not None  # _render_line_in_row sends only rows of show_rows here
+        highlight = _highlighted
+        columns = self.ordered_columns
+        fixed_row = []
+        if self.fixed_columns:
+            fixed_style = self.get_component_styles("datatable--fixed").rich_style + \
+                Style.from_meta({"fixed": True})
+            for column_index, column in enumerate(columns[:self.fixed_columns]):
+                at = Coordinate(row_index, column_index)
+                fixed_row.append(self._render_cell(
+                    row_index, column_index, fixed_style, column.get_render_width(self),
+                    cursor=highlight(cursor_location, at, cursor_type),
+                    hover=highlight(hover_location, at, cursor_type))[line_no])
+        row_style = self._row_style(row_index, base_style)
+        scrollable_row: list[list[Segment]] = []
+        in_view, blank = self._in_view, 0
+        for column_index, column in enumerate(columns):
+            width = column.get_render_width(self)
+            if column_index not in in_view:
+                blank += width
+                continue
+            if blank:
+                scrollable_row.append([Segment(" " * blank, row_style)])
+                blank = 0
+            at = Coordinate(row_index, column_index)
+            scrollable_row.append(self._render_cell(
+                row_index, column_index, row_style, width,
+                cursor=highlight(cursor_location, at, cursor_type),
+                hover=highlight(hover_location, at, cursor_type))[line_no])
+        if blank:
+            scrollable_row.append([Segment(" " * blank, row_style)])
+        # DataTable's fill to the widget's width (a cell or column cursor: the row's colours)
+        table_width = sum(c.get_render_width(self) for c in columns[self.fixed_columns:]) + \
+            self._row_label_column_width
+        if row_style.bgcolor is not None:
+            faded = Color.from_rich_color(row_style.bgcolor).blend(self.background_colors[1],
+                                                                   factor=0.25)
+            extend_style = Style.from_color(color=row_style.color, bgcolor=faded.rich_color)
+        else:
+            extend_style = Style.from_color(row_style.color, row_style.bgcolor)
+        extend_style += Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
+        scrollable_row.append([Segment(" " * max(0, self.size.width - table_width),
+                                       extend_style)])
+        row_pair = (fixed_row, scrollable_row)
+        self._row_render_cache[cache_key] = row_pair
+        return row_pair
+
+    def _row_style(self, row_index: int, base_style: Style) -> Style:
+        """A body row's style, as DataTable's ``_get_row_style`` gives it: fixed rows',
+        zebra stripes', else ``base_style``."""
+        if row_index < self.fixed_rows:
+            return self.get_component_styles("datatable--fixed").rich_style
+        if self.zebra_stripes:
+            return self.get_component_styles(
+                "datatable--odd-row" if row_index % 2 else "datatable--even-row").rich_style
+        return base_style
 
     def _columns_in_view(self) -> frozenset[int]:
         """Indexes of the columns that show, in whole or in part, at the current scroll. A
@@ -305,10 +393,16 @@ class SheetTable(DataTable):
 
     def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
                      cursor: bool = False, hover: bool = False) -> Any:
-        if row_index >= 0 and column_index >= 0 and column_index not in self._in_view:
-            blank = [Segment(" " * width, base_style)]  # cropped away: never seen
-            height = 1 if self._order is not None or row_index >= self.row_count else (
-                self.ordered_rows[row_index].height or 1)
+        if row_index >= -1 and column_index >= 0 and column_index not in self._in_view:
+            # cropped away: never seen (the header's too: every row action that moves rows
+            # re-renders the header line, which drew all 83 headers through rich for ~7 shown)
+            blank = [Segment(" " * width, base_style)]
+            if row_index == -1:
+                height = self.header_height
+            elif self._order is not None or row_index >= self.row_count:
+                height = 1
+            else:
+                height = self.ordered_rows[row_index].height or 1
             return [blank] * height
         if row_index < 0 or column_index < 0 or self._order is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
