@@ -646,6 +646,8 @@ def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dic
     ``--vary decode_gpu=...``), then the runners-up."""
     # lazy: the disaggregated search (numpy), only when this runs
     from planner.sheet import disagg_sizing as ds
+
+    # lazy: the capacity module's GPU filter (numpy, the sweep), only when this runs
     from planner.sheet.capacity import gpu_matches
 
     if constraint:

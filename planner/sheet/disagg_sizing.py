@@ -286,6 +286,7 @@ def search_from_vary(vary: Sequence[str], gpus: Mapping[str, GpuSpec]) -> dict[s
             out["prefill_gpus" if column == "gpu" else "decode_gpus"] = tuple(names)
             continue
         if column == "weight_dtype":
+            # lazy: the input registry, only when a weight dtype is varied
             from planner.sheet.inputs import WEIGHT_DTYPE_CHOICES
 
             bad = [v for v in items if v not in WEIGHT_DTYPE_CHOICES]

@@ -207,8 +207,10 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
         """The capacity question of a disaggregated scenario: the cheapest xPyD
         (:func:`planner.sheet.disagg_sizing.size_disaggregated`, what ``planner solve`` runs
         on it), prefill GPUs narrowed by the GPU filter."""
-        # lazy: the disaggregated search (numpy), only when this runs
+        # lazy: the capacity module's GPU filter (numpy), only when this runs
         from planner.sheet.capacity import gpu_matches
+
+        # lazy: the disaggregated search (numpy), only when this runs
         from planner.sheet.disagg_sizing import ANSWERS, size_disaggregated
 
         needle = self.query_one("#gpu-filter", Input).value
