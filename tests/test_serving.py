@@ -252,10 +252,11 @@ def test_trtllm_holds_prompt_and_output_in_the_pool_vllm_the_mean_context() -> N
     formula on one row with a 100,000-token pool, S = 3,000, G = 1,000: 25 against 28."""
     for engine, expected in ((ENGINES["trtllm"], 25), (ENGINES["vllm"], 28)):
         assert serving.max_running_batch(2048, 100_000, 3_500, 0, 1_000, 0.0, engine,
-                                          3_000) == expected
+                                          3_000, 0, 1, 0) == expected
     # varying lengths: vLLM's residence-weighted context S + G(1 + cv^2)/2 = 4,000 at cv 1
     # equals TRT-LLM's reservation S + G, which stays the larger of the two
     assert serving.max_running_batch(2048, 100_000, 3_500, 0, 1_000, 1.0, ENGINES["vllm"],
-                                      3_000) == 25
+                                      3_000, 0, 1, 0) == 25
     assert serving.max_running_batch(2048, 100_000, 3_500, 0, 1_000, 1.5, ENGINES["trtllm"],
-                                      3_000) == math.floor(100_000 / (3_500 + 1_000 * 2.25 / 2))
+                                      3_000, 0, 1, 0) == math.floor(
+        100_000 / (3_500 + 1_000 * 2.25 / 2))

@@ -646,7 +646,9 @@ def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dic
     ``--vary decode_gpu=...``), then the runners-up."""
     # lazy: the disaggregated search (numpy), only when this runs
     from planner.sheet import disagg_sizing as ds
-    from planner.sheet.capacity import gpu_matches
+
+    # lazy: the capacity module's GPU filter (numpy, the sweep), only when this runs
+    from planner.sheet.capacity import filtered_gpus
 
     if constraint:
         raise ValidationError("--subject-to", "the disaggregated solve meets the SLO; narrow it "
@@ -654,10 +656,7 @@ def _disagg_capacity(ctx: click.Context, ws: Any, sc: Any, title: str, base: dic
     search = ds.search_from_vary(vary, gpus)
     search.setdefault("prefill_gpus", tuple(gpus))  # like the aggregated question: every GPU
     if gpu_filter:
-        names = tuple(n for n, spec in gpus.items() if gpu_matches(n, spec, gpu_filter))
-        if not names:
-            raise ValidationError("GPU filter", "matches no GPU of the catalog",
-                                  value=gpu_filter)
+        names = filtered_gpus(gpus, gpu_filter)
         search["prefill_gpus"] = tuple(n for n in search["prefill_gpus"] if n in names)
     answers = ds.size_disaggregated(base, models, gpus, utilization_cap=utilization_cap,
                                     count=max(ds.ANSWERS, as_options or 0), profiles=profiles,

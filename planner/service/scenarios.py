@@ -151,7 +151,10 @@ class Scenarios:
                           ) -> None:
         """A disaggregated scenario's ``decode_gpu`` (issue 25) names a GPU of the database
         with a tensor path for the scenario's weights."""
+        # lazy: only a disaggregated scenario's decode GPU needs the error type here
         from planner.errors import NotFoundError
+
+        # lazy: the GPU tensor-path rule, only for a disaggregated scenario's decode GPU
         from planner.estimator.gpu import compute_dtype
 
         try:

@@ -67,6 +67,29 @@ def gpu_matches(name: str, spec: GpuSpec, needle: str) -> bool:
     return not needle or any(needle in str(t).lower() for t in (name, spec.label, spec.vendor))
 
 
+def filtered_gpus(gpus: Mapping[str, GpuSpec], needle: str) -> tuple[str, ...]:
+    """The GPU names that pass the filter (:func:`gpu_matches`); a filter that matches none
+    is refused, naming it."""
+    names = tuple(n for n, spec in gpus.items() if gpu_matches(n, spec, needle))
+    if not names:
+        raise ValidationError("GPU filter", "matches no GPU of the catalog", value=needle)
+    return names
+
+
+def check_question(base: Mapping[str, Any], utilization_cap: float | None) -> None:
+    """Refuse a capacity question that has none: no target rate, no SLO, or a utilisation
+    cap outside (0, 1] (the aggregated and the disaggregated solve ask the same)."""
+    if not base.get("target_requests_per_s"):
+        raise ValidationError("target_requests_per_s", "set a target request rate on the "
+                              "scenario first (the capacity solve sizes for it)")
+    if not (base.get("slo_ttft_s") or base.get("slo_tpot_s")):
+        raise ValidationError("slo_ttft_s", "set slo_ttft_s or slo_tpot_s on the scenario "
+                              "first (the answers must meet an SLO)")
+    if utilization_cap is not None and not 0 < utilization_cap <= 1:
+        raise ValidationError("utilization cap", "a fraction above 0 and at most 1",
+                              value=str(utilization_cap))
+
+
 ANSWERS = 5
 """Answers the capacity question lists: the cheapest and four runners-up."""
 
@@ -81,18 +104,8 @@ def capacity_query(base: Mapping[str, Any], gpus: Mapping[str, GpuSpec], *,
     it too, and each of ``vary`` (``column=values``) replaces the default variation of its
     column or adds one. A scenario without a target rate or an SLO has no capacity question:
     refused, naming the inputs to set."""
-    if not base.get("target_requests_per_s"):
-        raise ValidationError("target_requests_per_s", "set a target request rate on the "
-                              "scenario first (the capacity solve sizes for it)")
-    if not (base.get("slo_ttft_s") or base.get("slo_tpot_s")):
-        raise ValidationError("slo_ttft_s", "set slo_ttft_s or slo_tpot_s on the scenario "
-                              "first (the answers must meet an SLO)")
-    if utilization_cap is not None and not 0 < utilization_cap <= 1:
-        raise ValidationError("utilization cap", "a fraction above 0 and at most 1",
-                              value=str(utilization_cap))
-    names = tuple(n for n, spec in gpus.items() if gpu_matches(n, spec, gpu_filter))
-    if not names:
-        raise ValidationError("GPU filter", "matches no GPU of the catalog", value=gpu_filter)
+    check_question(base, utilization_cap)
+    names = filtered_gpus(gpus, gpu_filter)
     full = CONSTRAINT if utilization_cap is None else (
         f"{CONSTRAINT} and utilization <= {utilization_cap:g}")
     if constraint:

@@ -35,6 +35,7 @@ import numpy as np
 
 from planner.errors import ValidationError
 from planner.sheet import verdict
+from planner.sheet.capacity import check_question
 from planner.sheet.table import evaluate_table
 from planner.units import fmt_usd
 
@@ -76,15 +77,7 @@ class DisaggAnswer:
 
 
 def _check(base: Mapping[str, Any], utilization_cap: float | None, max_workers: int) -> None:
-    if not base.get("target_requests_per_s"):
-        raise ValidationError("target_requests_per_s", "set a target request rate first "
-                              "(the disaggregated solve sizes both pools for it)")
-    if not (base.get("slo_ttft_s") or base.get("slo_tpot_s")):
-        raise ValidationError("slo_ttft_s", "set slo_ttft_s or slo_tpot_s first (the answers "
-                              "must meet an SLO)")
-    if utilization_cap is not None and not 0 < utilization_cap <= 1:
-        raise ValidationError("utilization cap", "a fraction above 0 and at most 1",
-                              value=str(utilization_cap))
+    check_question(base, utilization_cap)
     if base.get("concurrency"):
         raise ValidationError("concurrency", "0 (the disaggregated solve sizes both pools for "
                               "a target rate, arrivals not a fixed number of clients)",
@@ -286,6 +279,7 @@ def search_from_vary(vary: Sequence[str], gpus: Mapping[str, GpuSpec]) -> dict[s
             out["prefill_gpus" if column == "gpu" else "decode_gpus"] = tuple(names)
             continue
         if column == "weight_dtype":
+            # lazy: the input registry, only when a weight dtype is varied
             from planner.sheet.inputs import WEIGHT_DTYPE_CHOICES
 
             bad = [v for v in items if v not in WEIGHT_DTYPE_CHOICES]

@@ -139,7 +139,8 @@ def row_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any],
     bits, codes and bytes from them). Checks the cross-field rules."""
     check_scenario(spec, gpu, values, "inference")
     if decode is None and values.get("decode_gpu", DECODE_GPU_SAME) != DECODE_GPU_SAME:
-        from planner.catalog import resolve_gpu  # the shipped catalog: no other is at hand
+        # lazy: the shipped catalog (no other is at hand), only for a named decode GPU
+        from planner.catalog import resolve_gpu
 
         decode = resolve_gpu(str(values["decode_gpu"]))
     cols = {**model_figures(spec).as_dict(), **gpu_figures(gpu),

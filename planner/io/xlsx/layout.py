@@ -215,14 +215,14 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
     if kind == "inference":  # the draft model's figures, by spec_draft_model (planner.sheet.draft)
         cols += [Column(key, "lookup", unit) for key, unit in DRAFT_FIGURE_UNITS.items()]
-    # last, so adding them moved no other column: the base an option belongs to, and whether
-    # the row is counted (the Summary's SUMPRODUCTs match chosen = TRUE)
-    cols += [Column(key, "meta") for key in OPTION_COLUMNS]
-    if kind == "inference":  # after the option columns, so adding them moved no other column
+    if kind == "inference":  # the decode pool's GPU figures, by decode_gpu (issue 25)
         cols += [Column(key, "lookup", "code" if key == "decode_gpu_same"
                         else GPU_COLUMNS[key.removeprefix("decode_")
                                          .replace("gpu_price", "price")][1])
                  for key in DECODE_GPU_COLUMNS]
+    # last: the base an option belongs to, and whether the row is counted (the Summary's
+    # SUMPRODUCTs match chosen = TRUE)
+    cols += [Column(key, "meta") for key in OPTION_COLUMNS]
     return tuple(cols)
 
 

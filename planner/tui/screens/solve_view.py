@@ -207,14 +207,14 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
         """The capacity question of a disaggregated scenario: the cheapest xPyD
         (:func:`planner.sheet.disagg_sizing.size_disaggregated`, what ``planner solve`` runs
         on it), prefill GPUs narrowed by the GPU filter."""
+        # lazy: the capacity module's GPU filter (numpy), only when this runs
+        from planner.sheet.capacity import filtered_gpus
+
         # lazy: the disaggregated search (numpy), only when this runs
-        from planner.sheet.capacity import gpu_matches
         from planner.sheet.disagg_sizing import ANSWERS, size_disaggregated
 
         needle = self.query_one("#gpu-filter", Input).value
-        names = tuple(n for n, spec in self.gpus.items() if gpu_matches(n, spec, needle))
-        if not names:
-            raise PlannerError(f"GPU filter: matches no GPU of the catalog (got {needle!r})")
+        names = filtered_gpus(self.gpus, needle)
         self.command = (f"planner solve {self.sc.fleet}/{self.sc.name}"
                         + (f" --gpu-filter {needle}" if needle.strip() else "")
                         + (f" --utilization-cap {cap:g}" if cap is not None else ""))
