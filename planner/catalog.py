@@ -203,6 +203,7 @@ def gpu_from_record(name: str, rec: dict[str, Any]) -> GpuSpec:
             pcie_gen=_whole(rec.get("pcie_gen", 0)),
             nic_gbit_per_s=float(rec.get("nic_gbit_per_s", 0.0)),
             topology_source=str(rec.get("topology_source", "")),
+            compute_capability=float(rec.get("compute_capability", 0.0)),
         )
     except KeyError as exc:
         raise PlannerError(f"GPU {name!r}: catalog record lacks {exc.args[0]!r}") from exc
@@ -235,6 +236,8 @@ def gpu_record(spec: GpuSpec) -> dict[str, Any]:
     record.update({k: v for k, v in topology.items() if v})
     if spec.topology_source:
         record["topology_source"] = spec.topology_source
+    if spec.compute_capability:
+        record["compute_capability"] = spec.compute_capability
     return record
 
 

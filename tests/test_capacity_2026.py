@@ -88,10 +88,15 @@ def test_deepseek_v4_flash_in_transformers_layout_is_6880_bytes_a_token_not_5296
     6,880 B per token (one shared KV vector, replicated on every TP rank); its windows (23,040
     elements x 2 B x min(T, 128) tokens) and the CSA layers' carried overlap (21 x 2*4*(512 +
     128) elements x 2 B) are per sequence. Charging the windows per token would give 52,960 B
-    a token, 7.7 times fewer tokens."""
+    a token, 7.7 times fewer tokens. At a 16-bit cache (``kv_dtype`` fp16): SGLang's own
+    default for V4 is fp8 (``server_args.py``: ``kv_cache_dtype = "fp8_e4m3"`` when auto),
+    which the default ``kv_dtype`` takes: 3,440 x 1 B."""
     r = estimate(_spec("DeepSeek-V4-Flash"), B200, engine="sglang", gpus=8, tp=8,
-                 prompt_tokens=1024, output_tokens=128)
+                 prompt_tokens=1024, output_tokens=128, kv_dtype="fp16")
     assert r["kv_bytes_per_token_per_gpu"] == 3440 * 2 == 6880
+    default = estimate(_spec("DeepSeek-V4-Flash"), B200, engine="sglang", gpus=8, tp=8,
+                       prompt_tokens=1024, output_tokens=128)
+    assert default["kv_bytes_per_token_per_gpu"] == 3440
     assert (3440 + 23_040) * 2 == 52_960
     window = 23_040 * 2 * 128
     state = 21 * 2 * 4 * (512 + 128) * 2
@@ -162,25 +167,30 @@ def test_gemma_4_31b_figures_by_hand() -> None:
 
 
 # name -> (attention layers, growing bytes/token per GPU, state layers, state page per GPU B,
-#          vLLM attention block tokens), at vLLM's default state dtype (mamba_ssm_cache_dtype
-#          auto: the model dtype for Gated DeltaNet, the config's float32 for Nemotron-H)
+#          vLLM attention block tokens on a B200, the block's alignment there), at vLLM's
+#          default state dtype (mamba_ssm_cache_dtype auto: the model dtype for Gated DeltaNet,
+#          the config's float32 for Nemotron-H). The alignment is 16 tokens, 32 for head size
+#          256 on compute capability 10.x (the B200's 10.0: ``kernel_block_alignment_size = 32``
+#          when ``is_device_capability_family(100)`` and ``get_head_size() == 256``,
+#          HybridAttentionMambaModelConfig).
 HYBRIDS = {
     # 16 full layers of 4 KV heads x 256 (1 per rank at TP 8): 16 x 2*256*2 = 16,384 B;
     # 48 DeltaNet layers: 48/8 value heads x 128 x 128 at the config's float32
     # (mamba_ssm_dtype, which vLLM's Qwen3_5ForConditionalGenerationConfig copies) + conv
-    # (2*16*128 + 48*128)/8 x 3 at 2 B = 393,216 + 7,680 = 400,896 B; block
-    # 16 * ceil(400,896 / (16 * 1,024)) = 400
-    "Qwen3.5-27B": (16, 16_384, 48, 400_896, 400),
+    # (2*16*128 + 48*128)/8 x 3 at 2 B = 393,216 + 7,680 = 400,896 B; head size 256 on a
+    # B200: block 32 * ceil(400,896 / (32 * 1,024)) = 416 (400 at 16-token alignment)
+    "Qwen3.5-27B": (16, 16_384, 48, 400_896, 416, 32),
     # pattern MEMEM*E...: 6 attention layers of 2 KV heads x 128 (1 per rank): 6 x 512 B;
     # 23 Mamba-2 layers: 64/8 heads x 64 x 128 at float32 + conv (4096 + 2*8*128)/8 x 3 at
-    # 2 B = 262,144 + 4,608 = 266,752 B; block 16 * ceil(266,752 / (16 * 512)) = 528
-    "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": (6, 3072, 23, 266_752, 528),
+    # 2 B = 262,144 + 4,608 = 266,752 B; head size 128: block 16 * ceil(266,752 / (16 * 512))
+    # = 528
+    "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": (6, 3072, 23, 266_752, 528, 16),
 }
 
 
 @pytest.mark.parametrize("name", sorted(HYBRIDS))
 def test_state_pages_are_padded_to_the_attention_page(name: str) -> None:
-    layers, per_token, state_layers, page, block = HYBRIDS[name]
+    layers, per_token, state_layers, page, block, align = HYBRIDS[name]
     f = model_figures(_spec(name))
     assert f.model_kv_layers == layers
     assert f.model_state_layers == state_layers
@@ -188,7 +198,7 @@ def test_state_pages_are_padded_to_the_attention_page(name: str) -> None:
     assert r["kv_bytes_per_token_per_gpu"] == per_token
     assert r["state_bytes_per_sequence_per_gpu"] == state_layers * page
     attn_token = per_token // layers
-    assert block == 16 * ceil(page / (16 * attn_token))
+    assert block == align * ceil(page / (align * attn_token))
     assert block * attn_token >= page  # the padded page holds the state
     # groups of the attention-layer count: Nemotron-3-Nano's 23 Mamba layers take 24 pages
     padded = ceil(state_layers / layers) * layers
@@ -204,16 +214,23 @@ def test_state_pages_are_padded_to_the_attention_page(name: str) -> None:
 def test_qwen3_5_27b_figures_by_hand() -> None:
     """vLLM's default takes the config's ``mamba_ssm_dtype`` float32
     (``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config``): pages of
-    6 x 128 x 128 x 4 + 7,680 = 400,896 B, blocks of 16 * ceil(400,896 / 16,384) = 400 tokens,
-    48 x 400 x 1,024 / 16,384 = 1,200 pool tokens per sequence. With the state at 16 bit
-    (``state_dtype`` bf16): 48 pages of 208 x 1,024 B = 10,223,616 B = 624 pool tokens."""
+    6 x 128 x 128 x 4 + 7,680 = 400,896 B. On a B200 (compute capability 10.0, head size 256:
+    32-token alignment) blocks of 32 * ceil(400,896 / 32,768) = 416 tokens, 48 x 416 x 1,024 /
+    16,384 = 1,248 pool tokens per sequence; on an H200 (9.0: 16-token alignment)
+    16 * ceil(400,896 / 16,384) = 400 tokens, 1,200 pool tokens. With the state at 16 bit
+    (``state_dtype`` bf16) on the B200: 48 pages of 32 * ceil(204,288 / 32,768) = 224 x 1,024 B
+    = 672 pool tokens (208 and 624 at 16-token alignment)."""
     r = _vllm("Qwen3.5-27B")
     assert r["state_bytes_per_sequence_per_gpu"] == 48 * 400_896
-    assert r["engine_state_tokens"] == 48 * 400 * 1024 / 16_384 == 1200
-    assert r["engine_token_capacity"] % 400 == 0
+    assert r["engine_state_tokens"] == 48 * 416 * 1024 / 16_384 == 1248
+    assert r["engine_token_capacity"] % 416 == 0
     bf16 = _vllm("Qwen3.5-27B", state_dtype="bf16")
     assert bf16["state_bytes_per_sequence_per_gpu"] == 48 * 204_288
-    assert bf16["engine_state_tokens"] == 48 * 208 * 1024 / 16_384 == 624
+    assert bf16["engine_state_tokens"] == 48 * 224 * 1024 / 16_384 == 672
+    h200 = estimate(_spec("Qwen3.5-27B"), load_gpus()["h200"], engine="vllm", gpus=8, tp=8,
+                    prompt_tokens=1024, output_tokens=128, max_num_seqs=100_000)
+    assert h200["engine_state_tokens"] == 48 * 400 * 1024 / 16_384 == 1200
+    assert h200["engine_token_capacity"] % 400 == 0
 
 
 def test_state_dtype_auto_follows_the_engine() -> None:

@@ -66,13 +66,16 @@ EXPECTED: dict[str, tuple[int, int, float, float, int]] = {
     # 12 NoPE full layers, 36 chunked (8192 > context: 72 blocks), 8 KV heads x 128
     "Llama-4-Maverick-17B-128E-Instruct": (8, 1, 12 * 2 * 128 * 2, 36 * 2 * 128 * 2 * 1152
                                            / 6144, 16),
-    # 16 full layers of 4 KV heads x 256 (one per GPU); 48 DeltaNet pages of 400 x 1,024 B
-    # (6 value heads x 128 x 128 at mamba_ssm_dtype float32 + 7,680 B conv = 400,896 B)
-    "Qwen3.5-27B": (8, 1, 16 * 2 * 256 * 2, 48 * 400 * 1024 / 16_384, 400),
+    # 16 full layers of 4 KV heads x 256 (one per GPU); 48 DeltaNet pages of 416 x 1,024 B
+    # (6 value heads x 128 x 128 at mamba_ssm_dtype float32 + 7,680 B conv = 400,896 B; head
+    # size 256 on the B200's compute capability 10.0: 32-token alignment, 32 x ceil(400,896 /
+    # 32,768) = 416, was 400 at 16)
+    "Qwen3.5-27B": (8, 1, 16 * 2 * 256 * 2, 48 * 416 * 1024 / 16_384, 416),
     # 15 full layers of 2 KV heads x 256 (one per GPU: 1,024 B a layer); 45 DeltaNet layers:
     # 8 value heads x 128 x 128 x 4 B (float32) + 1,536 conv x 3 x 2 B = 533,504 B a page,
-    # block 16 x ceil(533,504 / 16,384) = 528
-    "Qwen3.5-397B-A17B": (8, 1, 15 * 1024, 45 * 528 * 1024 / 15_360, 528),
+    # block 32 x ceil(533,504 / 32,768) = 544 (head size 256 on compute capability 10.0; 528
+    # at 16-token alignment)
+    "Qwen3.5-397B-A17B": (8, 1, 15 * 1024, 45 * 544 * 1024 / 15_360, 544),
     # 6 attention layers of 2 KV heads x 128 (one per GPU); 23 Mamba layers take 24 pages of
     # 528 x 512 B (groups of 6)
     "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": (8, 1, 6 * 512, 24 * 528 * 512 / 3072, 528),

@@ -21,17 +21,17 @@ pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0016",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0017",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
-                                   "0013", "0014", "0015", "0016"]
+                                   "0013", "0014", "0015", "0016", "0017"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0016"
+    assert migrate.current(engine) == "0017"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -145,7 +145,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0016")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0017")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for
@@ -228,7 +228,7 @@ def test_0016_sets_the_old_front_end_defaults_to_0_and_back(db_url: str) -> None
         conn.execute(text("UPDATE scenarios SET request_latency_s = 0, request_overhead_s = 0, "
                           "stream_overhead_s_per_token = 0 WHERE name = 'none'"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0016"
+    assert migrate.current(engine) == "0017"
     with engine.connect() as conn:
         assert _front_end_inputs(conn) == {"stored": (0.0, 0.0, 0.0),
                                            "typed": (0.03, 0.0, 0.0005),
@@ -281,3 +281,28 @@ def test_0014_adds_the_disaggregated_inputs_with_defaults_both_ways(db_url: str)
         conn.execute(text("UPDATE scenarios SET serving_mode = 'both'"))
     engine.dispose()
     assert tuple(row) == ("aggregated", 0, 0, 0, "follow", 0, 0, 0, "follow", "same")
+
+
+def test_0017_gives_the_shipped_gpus_their_compute_capability(db_url: str) -> None:
+    """Migration 0017 adds ``compute_capability``; the shipped NVIDIA GPUs get NVIDIA's figure
+    (developer.nvidia.com/cuda-gpus: B200 10.0, B300 10.3, RTX PRO 6000 12.0, H100 9.0), the
+    other vendors' and a user's GPU stay NULL; a downgrade drops it, an upgrade restores it."""
+    with Workspace.open(db_url) as ws:
+        ws.add_gpu("my-card", {"memory_gib": 24, "bf16_tflops": 100,
+                               "memory_bandwidth_gb_per_s": 900})
+        assert ws.gpu("b300").spec.compute_capability == 10.3
+    engine = make_engine(db_url)
+    migrate.downgrade(engine, "0016")
+    assert migrate.current(engine) == "0016"
+    with engine.connect() as conn:
+        columns = {c["name"] for c in inspect(conn).get_columns("gpus")}
+    assert "compute_capability" not in columns
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == "0017"
+    with engine.connect() as conn:
+        rows = dict(conn.execute(text("SELECT name, compute_capability FROM gpus")).all())
+    engine.dispose()
+    assert (rows["b200"], rows["b300"], rows["rtx-pro-6000"], rows["h100-sxm"]) == (
+        10.0, 10.3, 12.0, 9.0)
+    assert rows["mi355x"] is None and rows["tpu-v6e"] is None and rows["my-card"] is None
+    assert sum(value is not None for value in rows.values()) == 19

@@ -232,7 +232,8 @@ GPU_HELP = ("FIELDS are field=value: memory_gib, bf16_tflops, fp16_tflops, fp8_t
             "int8_tops, int4_tops, nvfp4_tflops, mxfp4_tflops (dense), "
             "memory_bandwidth_gb_per_s, interconnect_gb_per_s, power_w, price_usd_per_hour, "
             "price_is_example, vendor, label, source; wiring: nvlink_domain_gpus, "
-            "mesh_links_per_gpu, pcie_gen, nic_gbit_per_s, topology_source.")
+            "mesh_links_per_gpu, pcie_gen, nic_gbit_per_s, topology_source; "
+            "compute_capability (CUDA major.minor, 0 = not CUDA).")
 
 
 @gpu.command("add", help="Add a GPU. " + GPU_HELP)

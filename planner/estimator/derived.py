@@ -13,7 +13,7 @@ from __future__ import annotations
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.gpu import DEFAULT_PATH, LOW_BIT_PATH
-from planner.estimator.ops import Value, lookup, where
+from planner.estimator.ops import Value, floor, lookup, where
 from planner.estimator.quant_config import COMPUTE_PATHS
 from planner.estimator.slo import SLO_PERCENTILES
 from planner.units import (
@@ -78,9 +78,44 @@ def matmul_path_code(weight_dtype: Value, quant_mode: Value, model_checkpoint_ma
                  where(quant_mode == "weight_activation", low, default))
 
 
-def kv_bits(kv_dtype: Value) -> Value:
-    """Bits per KV-cache element of the KV dtype."""
-    return lookup(kv_dtype, DTYPE_BITS)
+KV_DTYPE_DEFAULT = "bf16"
+"""The ``kv_dtype`` default, which stands for the engine's own default cache dtype (vLLM,
+SGLang and TensorRT-LLM ``auto``: the model dtype, 16 bit) except where an engine picks
+another one for an architecture (:func:`kv_bits`)."""
+ENGINE_FP8_KV_BITS = 8
+"""Bits of the fp8 cache an engine picks for the architectures of :func:`kv_bits`."""
+SGLANG_FP8_KV_MIN_CAPABILITY = 10
+"""Compute capability major from which SGLang caches DeepSeek-V3.2 / GLM-5 at fp8 by default."""
+
+
+def kv_bits(kv_dtype: Value, engine_code: Value, gpu_compute_capability: Value,
+            model_sparse_mla_layers: Value, model_vllm_v4_kv_bytes_per_token: Value) -> Value:
+    """Bits per KV-cache element: the KV dtype's, except where the engine's own default cache
+    dtype for the architecture is fp8 and ``kv_dtype`` is left at its default bf16 (which
+    stands for the engine's default, ``--kv-cache-dtype auto``):
+
+    * SGLang, DeepSeek-V3.2 / GLM-5 (sparse-attention MLA, ``is_deepseek_nsa``) on compute
+      capability 10 and above: ``kv_cache_dtype = "fp8_e4m3" if major >= 10 else "bfloat16"``
+      (``python/sglang/srt/server_args.py``, ``_set_default_nsa_kv_cache_dtype``), so 8 bit on
+      B200, B300, GB200, GB300 and RTX PRO 6000, 16 on Hopper and AMD parts;
+    * SGLang, DeepSeek-V4: ``if self.kv_cache_dtype == "auto": self.kv_cache_dtype =
+      "fp8_e4m3"`` (``server_args.py``, ``DeepseekV4ForCausalLM``), every GPU;
+    * vLLM, DeepSeek-V4: ``fp8_ds_mla`` whatever the choice (the pool bytes are vLLM's fp8
+      layout already, :mod:`planner.estimator.vllm_cache_layout`; this puts the KV reads at
+      fp8 too).
+
+    vLLM's ``auto`` for DeepSeek-V3.2 / GLM-5 is the model dtype (bf16) since vLLM PR 27121
+    ("Disable fp8 kv-cache by default for DeepSeek V3.2", October 2025): fp8 there only when
+    chosen (then the 656 B ``fp8_ds_mla`` rows). Any other choice, and any other model, keeps
+    the chosen dtype's bits (:data:`planner.units.DTYPES`)."""
+    chosen = lookup(kv_dtype, DTYPE_BITS)
+    sglang = engine_code == ENGINES["sglang"]
+    v4 = model_vllm_v4_kv_bytes_per_token > 0
+    dsa_fp8 = sglang * (model_sparse_mla_layers > 0) * (
+        floor(gpu_compute_capability) >= SGLANG_FP8_KV_MIN_CAPABILITY)
+    v4_fp8 = (sglang + (engine_code == ENGINES["vllm"])) * v4
+    engine_fp8 = (kv_dtype == KV_DTYPE_DEFAULT) * ((dsa_fp8 + v4_fp8) > 0)
+    return where(engine_fp8 > 0, ENGINE_FP8_KV_BITS, chosen)
 
 
 STATE_DTYPE_BITS: dict[str, int] = {"auto": 0, "bf16": 16, "fp16": 16, "fp32": 32}

@@ -352,27 +352,49 @@ VLLM_HYBRID_BLOCK_ALIGNMENT = 16
 """Tokens an attention block of a vLLM hybrid (attention + Mamba / Gated DeltaNet) model is a
 multiple of when vLLM enlarges it to hold a state page: ``kernel_block_alignment_size`` of
 ``HybridAttentionMambaModelConfig.verify_and_update_config``
-(``vllm/model_executor/models/config.py``) for non-MLA attention (FlashInfer on Blackwell with
-head size 256 asks 32 there; not modelled)."""
+(``vllm/model_executor/models/config.py``) for non-MLA attention."""
+VLLM_FLASHINFER_BLACKWELL_ALIGNMENT = 32
+"""The same alignment on compute capability 10.x (B200, GB200: 10.0; B300, GB300: 10.3) for
+head size 256 when the attention backend is FlashInfer or left to vLLM: ``if
+current_platform.is_device_capability_family(100) and model_config.get_head_size() == 256``
+then ``kernel_block_alignment_size = 32`` (FlashInfer issue 1993: head size 256 with 16-token
+pages is broken on Blackwell; ``FlashInferMetadataBuilder`` asserts ``block_size != 16``
+there). Compute capability 12.0 (RTX PRO 6000) is another family and keeps 16."""
+FLASHINFER_HEAD_SIZE = 256
+"""The head size of that rule."""
+
+
+def vllm_block_alignment(gpu_compute_capability: Value, model_attention_head_dim: Value) -> Value:
+    """Tokens a vLLM hybrid model's enlarged attention block is a multiple of:
+    :data:`VLLM_FLASHINFER_BLACKWELL_ALIGNMENT` (32) on compute capability 10.x with head size
+    256, else :data:`VLLM_HYBRID_BLOCK_ALIGNMENT` (16). Not a scenario column: the engine
+    columns inline it."""
+    blackwell = (floor(gpu_compute_capability) == 10) * (
+        model_attention_head_dim == FLASHINFER_HEAD_SIZE)
+    return where(blackwell > 0, VLLM_FLASHINFER_BLACKWELL_ALIGNMENT, VLLM_HYBRID_BLOCK_ALIGNMENT)
 
 
 def _engine_block_tokens(engine_code: Value, block_size_effective: Value,
                          state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
                          kv_bytes_per_token_per_gpu: Value, model_kv_layers: Value,
-                         model_vllm_v4_kv_bytes_per_token: Value) -> Value:
+                         model_vllm_v4_kv_bytes_per_token: Value,
+                         gpu_compute_capability: Value,
+                         model_attention_head_dim: Value) -> Value:
     """Tokens per KV block the engine uses. vLLM with state layers (Mamba-2, Gated DeltaNet)
     makes one attention page at least one layer's state page
     (``HybridAttentionMambaModelConfig.verify_and_update_config``, ``mamba_cache_mode``
-    "none"): ``max(block_size, 16 * ceil(state_page / (16 * attn_page_1_token)))`` with
-    ``state_page`` one state layer's bytes per sequence and ``attn_page_1_token`` one
-    attention layer's bytes per token, both per GPU. Qwen3.5-27B at TP 8, bf16 state: state
-    page 204,288 B, attention 1,024 B/token → 208 tokens. Otherwise ``block_size``. Not a
+    "none"): ``max(block_size, a * ceil(state_page / (a * attn_page_1_token)))`` with
+    ``state_page`` one state layer's bytes per sequence, ``attn_page_1_token`` one
+    attention layer's bytes per token, both per GPU, and ``a`` the kernel alignment, 16
+    tokens, 32 on compute capability 10.x for head size 256 (:func:`vllm_block_alignment`).
+    Qwen3.5-27B at TP 8, bf16 state: state page 204,288 B, attention 1,024 B/token → 208
+    tokens (224 on a B200); at its config's float32 400 → 416. Otherwise ``block_size``. Not a
     scenario column: :func:`engine_kv_tokens` and :func:`engine_state_tokens` inline it.
     DeepSeek-V4 under vLLM: blocks of 256 tokens
     (:data:`planner.estimator.vllm_cache_layout.V4_BLOCK_TOKENS`)."""
     state_page = safe_div(state_bytes_per_sequence_per_gpu, model_state_layers, 0.0)
     attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
-    align = VLLM_HYBRID_BLOCK_ALIGNMENT
+    align = vllm_block_alignment(gpu_compute_capability, model_attention_head_dim)
     aligned = align * ceil(safe_div(state_page, align * attn_token, 0.0))
     hybrid = (engine_code == VLLM) * (model_state_layers > 0) * (attn_token > 0)
     v4 = (engine_code == VLLM) * (model_vllm_v4_kv_bytes_per_token > 0)
@@ -386,7 +408,8 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
                      state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
                      model_kv_layers: Value, model_growing_layers: Value,
                      model_window_layers: Value,
-                     model_vllm_v4_kv_bytes_per_token: Value) -> Value:
+                     model_vllm_v4_kv_bytes_per_token: Value, gpu_compute_capability: Value,
+                     model_attention_head_dim: Value) -> Value:
     """Context tokens the engine's pool holds per replica, whole blocks:
     ``floor(kv_bytes / (block * per_token)) * block``, at least 0, with ``per_token`` the
     growing layers' bytes (:func:`kv_bytes_per_token_per_gpu`) and ``block`` the engine's
@@ -401,7 +424,8 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
     block = _engine_block_tokens(engine_code, block_size_effective,
                                  state_bytes_per_sequence_per_gpu, model_state_layers,
                                  kv_bytes_per_token_per_gpu, model_kv_layers,
-                                 model_vllm_v4_kv_bytes_per_token)
+                                 model_vllm_v4_kv_bytes_per_token, gpu_compute_capability,
+                                 model_attention_head_dim)
     pad = _vllm_padding(engine_code, model_growing_layers, model_growing_layers,
                         model_window_layers, model_state_layers)
     blocks = floor(safe_div(engine_kv_bytes_per_gpu,
@@ -422,7 +446,8 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                         model_vllm_v4_window_page_bytes: Value,
                         model_vllm_v4_csa_state_page_bytes: Value,
                         model_vllm_v4_hca_state_page_bytes: Value,
-                        model_vllm_v4_hca_ratio: Value) -> Value:
+                        model_vllm_v4_hca_ratio: Value, gpu_compute_capability: Value,
+                        model_attention_head_dim: Value) -> Value:
     """Pool tokens one sequence takes beyond its context: its fixed state and its
     sliding-window layers' cache, ``(state + window) / per_token``, all per GPU, at
     ``context_tokens`` (0 for a model whose every layer grows). A running sequence costs
@@ -453,7 +478,8 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
     block = _engine_block_tokens(engine_code, block_size_effective,
                                  state_bytes_per_sequence_per_gpu, model_state_layers,
                                  kv_bytes_per_token_per_gpu, model_kv_layers,
-                                 model_vllm_v4_kv_bytes_per_token)
+                                 model_vllm_v4_kv_bytes_per_token, gpu_compute_capability,
+                                 model_attention_head_dim)
     attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
     vllm = engine_code == VLLM
     pad_state = _vllm_padding(engine_code, model_state_layers, model_growing_layers,

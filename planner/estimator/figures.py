@@ -171,6 +171,10 @@ class ModelFigures:
     """DeepSeek-V4 under vLLM: one 8-token block of every HCA layer's compressor state."""
     model_vllm_v4_hca_ratio: int = 0
     """DeepSeek-V4's HCA compress ratio: the HCA compressor state's window (tokens)."""
+    model_attention_head_dim: int = 0
+    """Head size of the first softmax-attention layer as vLLM's ``ModelConfig.get_head_size``
+    reads it: ``head_dim`` (Qwen3.5 256), ``kv_lora_rank + qk_rope_head_dim`` for MLA (576); 0
+    when no layer has softmax attention. vLLM's FlashInfer block alignment depends on it."""
     model_layer_kernels: float = 9
     """GPU kernels a decoder layer runs per engine step, mean over layers
     (:func:`layer_kernels`): what the per-kernel launch and tail time of a small-batch step
@@ -334,11 +338,23 @@ def model_figures(spec: ModelSpec) -> ModelFigures:
         model_growing_layers=growing_layers,
         model_window_layers=window_layers,
         model_sparse_mla_layers=sparse_mla,
+        model_attention_head_dim=_attention_head_dim(spec),
         **v4_figures(spec),
         model_layer_kernels=_whole(sum(layer_kernels(layer) for layer in spec.layers)
                                    / max(len(spec.layers), 1)),
         **_checkpoint_figures(spec),
     )
+
+
+def _attention_head_dim(spec: ModelSpec) -> int:
+    """Head size of the first softmax-attention layer (vLLM ``get_head_size``: the MLA latent
+    ``kv_lora_rank + qk_rope_head_dim`` for MLA, else ``head_dim``); 0 without one."""
+    for layer in spec.layers:
+        attn = layer.attention
+        if isinstance(attn, Attention):
+            return (attn.kv_lora_rank + attn.qk_rope_head_dim if attn.kv_lora_rank
+                    else attn.head_dim)
+    return 0
 
 
 def _whole(value: float) -> float:

@@ -62,6 +62,10 @@ class GpuSpec:
     """Scale-out NIC bandwidth per GPU, one direction, Gb/s (0 = none assumed)."""
     topology_source: str = ""
     """Where the four topology figures above come from."""
+    compute_capability: float = 0.0
+    """CUDA compute capability ``major.minor`` of an NVIDIA part (B200 10.0, B300 10.3, RTX PRO
+    6000 Blackwell 12.0; NVIDIA's "CUDA GPU Compute Capability" table); 0 for other vendors or
+    unknown. Engines choose kernels, block alignments and cache dtypes by it."""
 
 
 COMPUTE_DTYPES: dict[str, tuple[str, ...]] = {
@@ -143,12 +147,14 @@ def serving_figures(gpu: GpuSpec) -> dict[str, float]:
 
 def topology_figures(gpu: GpuSpec) -> dict[str, float]:
     """The wiring figures :mod:`planner.estimator.topology` reads: scale-up domain size, mesh
-    links per GPU, PCIe generation and scale-out NIC Gb/s per GPU (0 where unknown)."""
+    links per GPU, PCIe generation and scale-out NIC Gb/s per GPU (0 where unknown); and the
+    CUDA compute capability the engines' kernel choices read (0: not CUDA or unknown)."""
     return {
         "gpu_nvlink_domain_gpus": float(gpu.nvlink_domain_gpus),
         "gpu_mesh_links_per_gpu": float(gpu.mesh_links_per_gpu),
         "gpu_pcie_gen": float(gpu.pcie_gen),
         "gpu_nic_gbit_per_s": float(gpu.nic_gbit_per_s),
+        "gpu_compute_capability": float(gpu.compute_capability),
     }
 
 

@@ -19,7 +19,7 @@ GPU_FIELDS = ("vendor", "label", "memory_gib", "bf16_tflops", "fp16_tflops", "fp
               "usable_memory_gib", "matmul_efficiency", "matmul_efficiency_8bit",
               "bandwidth_efficiency", "runtime_context_gib", "serving_source",
               "nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen", "nic_gbit_per_s",
-              "topology_source")
+              "topology_source", "compute_capability")
 """GPU fields a user sets, in the unit-suffixed form of ``seeds/gpus.toml``."""
 _POSITIVE = ("memory_gib", "memory_bandwidth_gb_per_s")
 _THROUGHPUT = ("bf16_tflops", "fp16_tflops", "fp8_tflops", "int8_tops", "int4_tops",
@@ -46,6 +46,7 @@ GPU_LIMITS: dict[str, tuple[float, float]] = {
     "mesh_links_per_gpu": (0.0, 1024.0),
     "pcie_gen": (0.0, 6.0),
     "nic_gbit_per_s": (0.0, 1e7),
+    "compute_capability": (0.0, 99.9),
 }
 """Inclusive bounds of each GPU figure: wide enough for any real GPU, narrow enough that every
 product of them stays finite (a 1e308 price would make costs infinite)."""
@@ -97,6 +98,11 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
         if key in clean and clean[key] != int(clean[key]):
             raise ValidationError(key, f"must be a whole number from {GPU_LIMITS[key][0]:g} to "
                                   f"{GPU_LIMITS[key][1]:g}", value=record[key])
+    capability = clean.get("compute_capability", 0.0)
+    if abs(capability * 10 - round(capability * 10)) > 1e-9:
+        raise ValidationError("compute_capability", "must be a CUDA compute capability "
+                              "major.minor with one minor digit (10.0, 12.0; 0 = not CUDA)",
+                              value=record["compute_capability"])
     if clean.get("pcie_gen", 0) not in (0, 3, 4, 5, 6):
         raise ValidationError("pcie_gen", "must be 0 (unknown) or a PCIe generation 3 to 6",
                               value=record["pcie_gen"])

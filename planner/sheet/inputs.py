@@ -120,7 +120,12 @@ INFERENCE_INPUTS: tuple[InputColumn, ...] = (
          minimum=1, maximum=MAX_TOKENS),
     _col("output_tokens", "Output", "tokens", "int", 128, "Generated tokens G per request.",
          minimum=1, maximum=MAX_TOKENS),
-    _col("kv_dtype", "KV", "dtype", "choice", "bf16", "KV-cache element dtype.",
+    _col("kv_dtype", "KV", "dtype", "choice", "bf16",
+         "KV-cache element dtype. The default bf16 stands for the engine's default (auto: "
+         "the model dtype), except where the engine picks fp8 for the architecture: SGLang for "
+         "DeepSeek-V3.2 / GLM-5 on compute capability 10 and above (B200, B300, RTX PRO 6000) "
+         "and for DeepSeek-V4, vLLM for DeepSeek-V4; then it is fp8 (choose fp16 for a 16-bit "
+         "cache there).",
          choices=KV_DTYPES),
     _col("state_dtype", "State", "dtype", "choice", "auto",
          "Dtype of the recurrent state of Mamba-2 / Gated DeltaNet layers (engines keep it at "

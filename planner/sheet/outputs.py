@@ -375,6 +375,9 @@ GPU_COLUMNS: dict[str, tuple[str, str, str]] = {
                      "(0: unknown)."),
     "gpu_nic_gbit_per_s": ("GPU scale-out NIC", "Gb/s", "Scale-out network per GPU, one "
                            "direction (0: none assumed)."),
+    "gpu_compute_capability": ("GPU compute capability", "major.minor",
+                               "CUDA compute capability (10.0 B200, 12.0 RTX PRO 6000; 0: not "
+                               "CUDA or unknown): engines pick kernels and cache dtypes by it."),
 }
 """Columns that come from the scenario's GPU (``gpu_flops_per_s`` is derived from the peaks
 and the weight dtype, :func:`planner.estimator.derived.gpu_flops_per_s`)."""

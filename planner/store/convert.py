@@ -83,6 +83,7 @@ def gpu_row_fields(spec: GpuSpec) -> dict[str, Any]:
         "mesh_links_per_gpu": spec.mesh_links_per_gpu or None,
         "pcie_gen": spec.pcie_gen or None, "nic_gbit_per_s": spec.nic_gbit_per_s or None,
         "topology_source": spec.topology_source,
+        "compute_capability": spec.compute_capability or None,
     }
 
 

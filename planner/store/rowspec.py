@@ -17,7 +17,7 @@ GPU_COLUMNS = ("name", "memory_bytes", *GPU_FLOPS_COLUMNS.values(),
                "usable_memory_bytes", "matmul_efficiency", "matmul_efficiency_8bit",
                "bandwidth_efficiency", "runtime_context_bytes", "serving_source",
                "nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen", "nic_gbit_per_s",
-               "topology_source")
+               "topology_source", "compute_capability")
 """The columns of the gpus table :func:`gpu_spec` reads."""
 
 
@@ -39,4 +39,5 @@ def gpu_spec(row: Any) -> GpuSpec:
                    nvlink_domain_gpus=row.nvlink_domain_gpus or 0,
                    mesh_links_per_gpu=row.mesh_links_per_gpu or 0,
                    pcie_gen=row.pcie_gen or 0, nic_gbit_per_s=row.nic_gbit_per_s or 0.0,
-                   topology_source=row.topology_source or "")
+                   topology_source=row.topology_source or "",
+                   compute_capability=row.compute_capability or 0.0)

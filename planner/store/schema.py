@@ -121,7 +121,8 @@ class GpuRow(Versioned, Base):
         *(CheckConstraint(f"{c} IS NULL OR ({c} > 0 AND {c} <= 1)", name=f"{c}_share")
           for c in ("matmul_efficiency", "matmul_efficiency_8bit", "bandwidth_efficiency")),
         *(CheckConstraint(f"{c} IS NULL OR {c} > 0", name=f"{c}_positive") for c in (
-            "nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen", "nic_gbit_per_s")),
+            "nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen", "nic_gbit_per_s",
+            "compute_capability")),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -161,6 +162,8 @@ class GpuRow(Versioned, Base):
     """Scale-out NIC per GPU, one direction, Gb/s (NULL: none; revision 0012)."""
     topology_source: Mapped[str] = mapped_column(Text, default="")
     """Where the topology figures come from (revision 0012)."""
+    compute_capability: Mapped[float | None] = mapped_column(Float)
+    """CUDA compute capability major.minor (NULL: not CUDA or unknown; revision 0017)."""
 
 
 

@@ -98,6 +98,7 @@ GPU_SHEET = (
     ("pcie_gen", "pcie_gen [code]", "value", "0"),
     ("nic_gbit_per_s", "nic_gbit_per_s [Gb/s]", "value", "#,##0"),
     ("topology_source", "topology_source", "value", None),
+    ("compute_capability", "compute_capability [major.minor]", "value", "0.0"),
     ("version", "version", "value", None),
 )
 """Columns of the GPUs sheet. The value columns (but name and version) are the GPU's figures a
@@ -125,7 +126,7 @@ def gpu_sheet_record(spec: GpuSpec, version: int) -> dict[str, Any]:
             "nvlink_domain_gpus": spec.nvlink_domain_gpus,
             "mesh_links_per_gpu": spec.mesh_links_per_gpu, "pcie_gen": spec.pcie_gen,
             "nic_gbit_per_s": spec.nic_gbit_per_s, "topology_source": spec.topology_source,
-            "version": version}
+            "compute_capability": spec.compute_capability, "version": version}
 
 
 GPU_PEAK_COLUMN = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
@@ -185,7 +186,7 @@ GPU_FIGURE_SOURCE: dict[str, str] = {
     "gpu_interconnect_bytes_per_s": "interconnect_bytes_per_s",
     "gpu_runtime_context_bytes": "runtime_context_bytes",
     **{f"gpu_{k}": k for k in ("nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen",
-                               "nic_gbit_per_s")},
+                               "nic_gbit_per_s", "compute_capability")},
 }
 """GPU figure column of a scenario sheet → the GPUs sheet column it is fetched from."""
 
