@@ -119,3 +119,19 @@ def test_other_models_keep_bf16_under_sglang_on_blackwell() -> None:
     r = estimate(_spec("Qwen3.5-27B"), GPUS["b200"], engine="sglang", gpus=8, tp=8,
                  prompt_tokens=1024, output_tokens=128)
     assert r["kv_bytes_per_token_per_gpu"] == 16 * 2 * 256 * 2 == 16_384
+
+
+def test_sglang_pages_deepseek_dsa_and_v4_in_its_own_page_sizes() -> None:
+    """SGLang's pool is whole pages (``max_total_num_tokens // page_size * page_size``): 64
+    tokens for DeepSeek-V3.2 on a CUDA part even with ``block_size`` 1 (``server_args.py``
+    sets ``page_size = 64`` for DSA), 256 for DeepSeek-V4 by default, 1 for DSA on ROCm."""
+    common: dict[str, Any] = {"gpus": 8, "tp": 8, "prompt_tokens": 1024, "output_tokens": 128}
+    for block_size in (0, 1):
+        r = estimate(_spec("DeepSeek-V3.2"), GPUS["b200"], engine="sglang",
+                     block_size=block_size, **common)
+        assert r["engine_kv_tokens"] == r["engine_kv_bytes_per_gpu"] // (64 * 61 * 708) * 64
+        assert r["engine_kv_bytes_per_gpu"] // (61 * 708) % 64 != 0  # rounding takes effect
+    v4 = estimate(_spec("DeepSeek-V4-Flash"), GPUS["b200"], engine="sglang", **common)
+    assert v4["engine_kv_tokens"] == v4["engine_kv_bytes_per_gpu"] // (256 * 3440) * 256
+    rocm = estimate(_spec("DeepSeek-V3.2"), GPUS["mi355x"], engine="sglang", **common)
+    assert rocm["engine_kv_tokens"] == rocm["engine_kv_bytes_per_gpu"] // (61 * 1284)

@@ -268,11 +268,31 @@ def max_num_batched_tokens_effective(max_num_batched_tokens: Value, engine_code:
     return where(max_num_batched_tokens > 0, max_num_batched_tokens, default)
 
 
-def block_size_effective(block_size: Value, engine_code: Value) -> Value:
+SGLANG_DSA_PAGE_TOKENS = 64
+"""SGLang's page size for DeepSeek-V3.2 / GLM-5 on CUDA, whatever ``--page-size``
+(``server_args.py``: ``self.page_size = 64``, "Setting page size to 64 for DeepSeek DSA"; 1 on
+ROCm)."""
+SGLANG_V4_PAGE_TOKENS = 256
+"""SGLang's page size for DeepSeek-V4 when none is given (``if self.page_size is None:
+self.page_size = 256``)."""
+
+
+def block_size_effective(block_size: Value, engine_code: Value,
+                         model_sparse_mla_layers: Value,
+                         model_vllm_v4_kv_bytes_per_token: Value,
+                         gpu_compute_capability: Value) -> Value:
     """KV-cache block size in tokens: ``block_size``, or when 0 the engine's (vLLM 16, SGLang
-    page_size 1, TRT-LLM tokens_per_block 32; 1 for the roofline)."""
-    default = _by_engine(engine_code, {"roofline": 1, "vllm": 16, "sglang": 1, "trtllm": 32})
-    return where(block_size > 0, block_size, default)
+    page_size 1, TRT-LLM tokens_per_block 32; 1 for the roofline). SGLang sets its own for two
+    architectures: 64 for DeepSeek-V3.2 / GLM-5 on a CUDA part (compute capability above 0)
+    whatever ``block_size`` (:data:`SGLANG_DSA_PAGE_TOKENS`), 256 for DeepSeek-V4 when
+    ``block_size`` is 0 (:data:`SGLANG_V4_PAGE_TOKENS`); its pool is whole pages
+    (``max_total_num_tokens // page_size * page_size``)."""
+    sglang = engine_code == ENGINES["sglang"]
+    default = _by_engine(engine_code, {
+        "roofline": 1, "vllm": 16, "trtllm": 32,
+        "sglang": where(model_vllm_v4_kv_bytes_per_token > 0, SGLANG_V4_PAGE_TOKENS, 1)})
+    dsa = sglang * (model_sparse_mla_layers > 0) * (gpu_compute_capability > 0)
+    return where(dsa > 0, SGLANG_DSA_PAGE_TOKENS, where(block_size > 0, block_size, default))
 
 
 def max_model_len_effective(max_model_len: Value, model_max_context_tokens: Value) -> Value:

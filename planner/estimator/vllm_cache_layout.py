@@ -36,9 +36,21 @@ layer-count figures those rules give (plain integers the scenario columns read: 
   layers are all full attention, even of several page sizes, is one group:
   ``UniformTypeKVCacheSpecs``; no padding.)
 
-Not modelled: how vLLM unifies the page sizes of V4's caches with each other (its pages differ:
-37,440, 32,832, 8,640 and 1,728 B for V4-Flash), and FlashInfer's 32-token block alignment for
-head size 256 on Blackwell (``kernel_block_alignment_size``).
+* **Kernel block alignment of hybrids** (``HybridAttentionMambaModelConfig``): the enlarged
+  attention block is a multiple of 16 tokens, 32 for head size 256 on compute capability 10.x
+  (FlashInfer on Blackwell; :func:`planner.estimator.engine_memory.vllm_block_alignment`).
+
+Not modelled: how vLLM lays V4's unequal pages (37,440, 32,832, 8,640 and 1,728 B for
+V4-Flash) into one block pool. vLLM's general rule (``unify_kv_cache_spec_page_size``) would
+grow a smaller page's block when it divides the largest and otherwise pad it to the largest
+(none of these divides 37,440); but V4, whose cache groups are all ``UniformTypeKVCacheSpecs``,
+takes the packed layout instead (``_use_packed_kv_cache_config``,
+``_get_kv_cache_config_packed``): one block id addresses every layer's page of its group at
+its own size, layers of different groups alias the same bytes, and a block costs the
+``block_stride`` of the layout whichever group holds it. That makes the bytes per context
+token ``block_stride / 256`` and each window block a whole ``block_stride``, not the per-layer
+pages summed here; the grouping of the compressor-state caches and the multi-pool variant of
+later releases were not confirmed, so the figures below still sum pages per layer.
 """
 
 from __future__ import annotations
