@@ -408,8 +408,9 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
                      state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
                      model_kv_layers: Value, model_growing_layers: Value,
                      model_window_layers: Value,
-                     model_vllm_v4_kv_bytes_per_token: Value, gpu_compute_capability: Value,
-                     model_attention_head_dim: Value) -> Value:
+                     model_vllm_v4_kv_bytes_per_token: Value,
+                     gpu_compute_capability: Value = 0.0,
+                     model_attention_head_dim: Value = 0) -> Value:
     """Context tokens the engine's pool holds per replica, whole blocks:
     ``floor(kv_bytes / (block * per_token)) * block``, at least 0, with ``per_token`` the
     growing layers' bytes (:func:`kv_bytes_per_token_per_gpu`) and ``block`` the engine's
@@ -420,7 +421,10 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
     ``num_blocks // groups * block`` instead (``_report_kv_cache_config``, every group as if
     it grew), which undercounts the context such a pool holds. vLLM pads the growing layers
     to whole groups (:func:`_vllm_padding`; 1 for every published 2026 model: their full
-    attention layers are the smallest type)."""
+    attention layers are the smallest type). The compute capability and head size pick vLLM's
+    block alignment (:func:`vllm_block_alignment`); they default to 0 (16-token alignment) for
+    callers that reuse this formula without them
+    (:func:`planner.estimator.disagg.decode_token_capacity`, until it passes the decode GPU's)."""
     block = _engine_block_tokens(engine_code, block_size_effective,
                                  state_bytes_per_sequence_per_gpu, model_state_layers,
                                  kv_bytes_per_token_per_gpu, model_kv_layers,
