@@ -43,11 +43,14 @@ def test_names_of_the_current_families() -> None:
         "glm-5": "zai-org/GLM-5", "kimi-k2": "moonshotai/Kimi-K2-Instruct",
         "minimax-m2": "MiniMaxAI/MiniMax-M2",
         "mistral-7b-instruct": "mistralai/Mistral-7B-Instruct-v0.3",
-        " deepseek-v3 ": "deepseek-ai/DeepSeek-V3"}
+        " deepseek-v3 ": "deepseek-ai/DeepSeek-V3",
+        "deepseek-r1-0528": "deepseek-ai/DeepSeek-R1-0528",
+        "qwen3-235b-a22b-instruct-2507": "Qwen/Qwen3-235B-A22B-Instruct-2507",
+        "kimi-k2-instruct-0905": "moonshotai/Kimi-K2-Instruct-0905"}
     assert {name: hub_names.hub_id_for(name) for name in expected} == expected
     assert hub_names.hub_id_for("llama-9") is None
-    assert len(hub_names.HUB_IDS) == len(set(hub_names.HUB_IDS)) == 55
-    assert len(hub_names.known_names()) == 55 + len(hub_names.ALIASES) == 72
+    assert len(hub_names.HUB_IDS) == len(set(hub_names.HUB_IDS)) == 63
+    assert len(hub_names.known_names()) == 63 + len(hub_names.ALIASES) == 80
 
 
 def test_a_short_name_reads_its_hub_config_from_the_cache(hf_cache: Path) -> None:

@@ -22,10 +22,14 @@ HUB_IDS: tuple[str, ...] = (
     # Qwen3 / Qwen3-Next / Qwen3.5
     "Qwen/Qwen3-0.6B", "Qwen/Qwen3-1.7B", "Qwen/Qwen3-4B", "Qwen/Qwen3-8B", "Qwen/Qwen3-14B",
     "Qwen/Qwen3-32B", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B",
+    "Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-235B-A22B-Instruct-2507",
+    "Qwen/Qwen3-235B-A22B-Thinking-2507", "Qwen/Qwen3-Coder-480B-A35B-Instruct",
     "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking",
     "Qwen/Qwen3.5-27B", "Qwen/Qwen3.5-397B-A17B",
     # DeepSeek
-    "deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3.1",
+    "deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3-0324", "deepseek-ai/DeepSeek-R1",
+    "deepseek-ai/DeepSeek-R1-0528", "deepseek-ai/DeepSeek-V3.1",
+    "deepseek-ai/DeepSeek-V3.1-Terminus",
     "deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2-Exp",
     "deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro",
     # gpt-oss
@@ -37,7 +41,8 @@ HUB_IDS: tuple[str, ...] = (
     "zai-org/GLM-4.5", "zai-org/GLM-4.5-Air", "zai-org/GLM-4.6", "zai-org/GLM-5",
     "zai-org/GLM-5.2",
     # Kimi
-    "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Thinking", "moonshotai/Kimi-K2.5",
+    "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Instruct-0905",
+    "moonshotai/Kimi-K2-Thinking", "moonshotai/Kimi-K2.5",
     # MiniMax
     "MiniMaxAI/MiniMax-M2", "MiniMaxAI/MiniMax-M2.5", "MiniMaxAI/MiniMax-M2.7",
     # Mistral
