@@ -143,11 +143,15 @@ def test_windowed_models_under_vllm(name: str) -> None:
     layers' blocks per sequence as pool tokens. Gemma-4-31B: 40,960 x 2 B / 4 (4 global KV
     heads, one per rank) = 20,480 B a token; 409,600 x 2 B / 8 = 102,400 B a windowed token x
     1,040 tokens (65 blocks) = 5,200 pool tokens per sequence. Llama-4's chunk (8192) is
-    longer than the context: its chunked layers hold the whole context (72 blocks)."""
+    longer than the context: its chunked layers hold the whole context (72 blocks). At
+    ``kv_dtype`` auto Gemma-4-31B-IT-NVFP4 is cached at 1 B an element: its ModelOpt config
+    declares an FP8 KV cache (``kv_cache_scheme``), which vLLM's auto takes
+    (``resolve_kv_cache_dtype_string``); the others at their model dtype, 2 B."""
     full, window, w, heads_growing, heads_window = FIGURES[name]
     r = _vllm(name)
-    per_token = full * 2 * ceil(heads_growing / 8) / heads_growing
-    per_window_token = window * 2 * ceil(heads_window / 8) / heads_window
+    elem = 1 if name == "Gemma-4-31B-IT-NVFP4" else 2
+    per_token = full * elem * ceil(heads_growing / 8) / heads_growing
+    per_window_token = window * elem * ceil(heads_window / 8) / heads_window
     assert r["kv_bytes_per_token_per_gpu"] == per_token
     full_layers, window_layers = WINDOW_LAYERS[name]
     padded = ceil(window_layers / full_layers) * full_layers  # groups of the full-layer count
@@ -161,9 +165,14 @@ def test_windowed_models_under_vllm(name: str) -> None:
 
 
 def test_gemma_4_31b_figures_by_hand() -> None:
-    r = _vllm("Gemma-4-31B-IT-NVFP4")
+    """At bf16 20,480 B a token; at auto the checkpoint's fp8 cache, half of it (the windowed
+    layers halve alike: the same 5,200 pool tokens a sequence)."""
+    r = _vllm("Gemma-4-31B-IT-NVFP4", kv_dtype="bf16")
     assert r["kv_bytes_per_token_per_gpu"] == 20_480
     assert r["engine_state_tokens"] == 102_400 * 1040 / 20_480 == 5200
+    auto = _vllm("Gemma-4-31B-IT-NVFP4")
+    assert auto["kv_bytes_per_token_per_gpu"] == 10_240
+    assert auto["engine_state_tokens"] == 51_200 * 1040 / 10_240 == 5200
 
 
 # name -> (attention layers, growing bytes/token per GPU, state layers, state page per GPU B,

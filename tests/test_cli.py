@@ -116,7 +116,7 @@ def test_train_json_contract() -> None:
     (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--mfu", "1.5"),
      "mfu must be a number above 0 and at most 1"),
     (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--kv-dtype", "int4"),
-     "kv_dtype must be one of bf16, fp16, fp8, int8"),
+     "kv_dtype must be one of auto, bf16, fp16, fp8, int8"),
     (("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--batch", "2.5"),
      "batch must be an integer from 1"),
     (("estimate", "--model", "llama-9", "--gpu", "h100-sxm"),

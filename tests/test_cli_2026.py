@@ -56,8 +56,9 @@ EXPECTED: dict[str, tuple[int, int, float, float, int]] = {
                         (61 * V4_WINDOW_PAGE * 3 + 30 * V4_CSA_STATE_PAGE * 3
                          + 31 * V4_HCA_STATE_PAGE * 17) / (30 * 180 + 31 * 6.75), 256),
     # 10 global layers of 4 KV heads x 512 (one per GPU); 50 local of 16 x 256 in a 1024 window:
-    # 102,400 B a windowed token x 65 blocks of 16
-    "Gemma-4-31B-IT-NVFP4": (8, 1, 10 * 2 * 512 * 2, 50 * 2 * 2 * 256 * 2 * 1040 / 20_480, 16),
+    # 51,200 B a windowed token x 65 blocks of 16, at 1 B an element: the checkpoint declares
+    # an FP8 KV cache (ModelOpt kv_cache_scheme), which vLLM's --kv-cache-dtype auto takes
+    "Gemma-4-31B-IT-NVFP4": (8, 1, 10 * 2 * 512 * 1, 50 * 2 * 2 * 256 * 1 * 1040 / 10_240, 16),
     # 5 global of 2 KV heads x 512 (one per GPU), 25 local of 8 x 256 (one per GPU)
     "gemma-4-26B-A4B": (8, 1, 5 * 2 * 512 * 2, 25 * 2 * 256 * 2 * 1040 / 10_240, 16),
     # 9 full layers of 4 KV heads x (192 + 128); 39 sliding of 8 heads, window 129 = 10 blocks;

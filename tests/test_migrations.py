@@ -21,17 +21,17 @@ pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0017",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0018",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
-                                   "0013", "0014", "0015", "0016", "0017"]
+                                   "0013", "0014", "0015", "0016", "0017", "0018"]
 
 
 def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0017"
+    assert migrate.current(engine) == "0018"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -56,12 +56,15 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
         ws.new_scenario("prod-2027", "chat", model="llama-3-8b", gpu="h100-sxm", batch=64,
                         notes="=SUM(A1)")
         ws.set_scenario("prod-2027", "chat", {"batch": 32})
-        # 0005's downgrade maps weight_dtype auto to bf16 (the older schema has no auto):
-        # stored as bf16 from the start, every row survives the round trip unchanged.
+        # 0005's downgrade maps weight_dtype auto to bf16 and 0018's kv_dtype auto to bf16
+        # (the older schemas have no auto): stored as bf16 from the start, every row survives
+        # the round trip unchanged.
         for fleet in ws.fleets():
             for sc in ws.scenarios(fleet.name):
-                if sc.inputs["weight_dtype"] == "auto":
-                    ws.set_scenario(fleet.name, sc.name, {"weight_dtype": "bf16"})
+                edit = {name: "bf16" for name in ("weight_dtype", "kv_dtype")
+                        if sc.inputs[name] == "auto"}
+                if edit:
+                    ws.set_scenario(fleet.name, sc.name, edit)
     # the FP4 peaks (0011) are what a downgrade below 0011 drops, by design: seeded, then
     # cleared here so the round trip compares every other figure
     engine = make_engine(db_url)
@@ -85,7 +88,9 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
         with engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM scenarios")).scalar() == 8
             changes = conn.execute(text("SELECT count(*) FROM scenario_changes")).scalar()
-            assert changes == 1 + 7  # the batch edit and the seven auto -> bf16 edits
+            # the batch edit and seven auto -> bf16 edits each of weight_dtype and
+            # kv_dtype (one change row a field)
+            assert changes == 1 + 7 + 7
         migrate.upgrade(engine)
     after = dump(db_url)
     # the plan tables (0009) are what a downgrade below 0009 drops, by design
@@ -145,7 +150,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0017")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0018")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for
@@ -228,7 +233,7 @@ def test_0016_sets_the_old_front_end_defaults_to_0_and_back(db_url: str) -> None
         conn.execute(text("UPDATE scenarios SET request_latency_s = 0, request_overhead_s = 0, "
                           "stream_overhead_s_per_token = 0 WHERE name = 'none'"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0017"
+    assert migrate.current(engine) == "0018"
     with engine.connect() as conn:
         assert _front_end_inputs(conn) == {"stored": (0.0, 0.0, 0.0),
                                            "typed": (0.03, 0.0, 0.0005),
@@ -298,7 +303,7 @@ def test_0017_gives_the_shipped_gpus_their_compute_capability(db_url: str) -> No
         columns = {c["name"] for c in inspect(conn).get_columns("gpus")}
     assert "compute_capability" not in columns
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0017"
+    assert migrate.current(engine) == "0018"
     with engine.connect() as conn:
         rows = dict(conn.execute(text("SELECT name, compute_capability FROM gpus")).all())
     engine.dispose()
@@ -306,3 +311,28 @@ def test_0017_gives_the_shipped_gpus_their_compute_capability(db_url: str) -> No
         10.0, 10.3, 12.0, 9.0)
     assert rows["mi355x"] is None and rows["tpu-v6e"] is None and rows["my-card"] is None
     assert sum(value is not None for value in rows.values()) == 19
+
+
+def test_0018_adds_kv_dtype_auto_and_a_downgrade_maps_it_to_bf16(db_url: str) -> None:
+    """A new scenario's kv_dtype is auto (the engine's launch default); stored explicit dtypes
+    stay as they are through 0018 both ways; a downgrade to 0017 sets auto to bf16 (the older
+    schema's default), which the narrowed check then holds, and an upgrade takes auto again."""
+    with Workspace.open(db_url) as ws:
+        ws.new_fleet("kv", "")
+        ws.new_scenario("kv", "default", model="llama-3-8b", gpu="h100-sxm")
+        ws.new_scenario("kv", "fp8", model="llama-3-8b", gpu="h100-sxm", kv_dtype="fp8")
+        assert ws.scenario("kv", "default").inputs["kv_dtype"] == "auto"
+    engine = make_engine(db_url)
+    query = text("SELECT name, kv_dtype FROM scenarios WHERE name IN ('default', 'fp8')")
+    migrate.downgrade(engine, "0017")
+    assert migrate.current(engine) == "0017"
+    with engine.connect() as conn:
+        assert dict(conn.execute(query).all()) == {"default": "bf16", "fp8": "fp8"}
+    with pytest.raises(Exception, match=r"(?i)check|constraint"), engine.begin() as conn:
+        conn.execute(text("UPDATE scenarios SET kv_dtype = 'auto' WHERE name = 'fp8'"))
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == "0018"
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE scenarios SET kv_dtype = 'auto' WHERE name = 'default'"))
+        assert dict(conn.execute(query).all()) == {"default": "auto", "fp8": "fp8"}
+    engine.dispose()

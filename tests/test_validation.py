@@ -33,7 +33,7 @@ from tests.helpers import run
 
 BAD = [  # (input, flag, a bad value as typed, what every entry point says of it)
     ("tp", "--tp", "0", "must be an integer from 1 to 1,024 (got '0')"),
-    ("kv_dtype", "--kv-dtype", "fp7", "must be one of bf16, fp16, fp8, int8 (got 'fp7')"),
+    ("kv_dtype", "--kv-dtype", "fp7", "must be one of auto, bf16, fp16, fp8, int8 (got 'fp7')"),
     ("target_requests_per_s", "--target-requests-per-s", "-5/min",
      "must be a number from 0 to 1,000,000,000 (got '-5/min')"),
 ]

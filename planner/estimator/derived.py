@@ -20,6 +20,7 @@ from planner.units import (
     DEFAULT_GROUP_SIZE,
     DTYPE_BITS,
     FORMAT_SCALE_BITS,
+    KV_DTYPES,
     WEIGHT_AUTO,
     WEIGHT_DTYPES,
     GiB,
@@ -78,44 +79,60 @@ def matmul_path_code(weight_dtype: Value, quant_mode: Value, model_checkpoint_ma
                  where(quant_mode == "weight_activation", low, default))
 
 
-KV_DTYPE_DEFAULT = "bf16"
-"""The ``kv_dtype`` default, which stands for the engine's own default cache dtype (vLLM,
-SGLang and TensorRT-LLM ``auto``: the model dtype, 16 bit) except where an engine picks
-another one for an architecture (:func:`kv_bits`)."""
+KV_AUTO = "auto"
+"""The ``kv_dtype`` choice that takes the engine's launch default for the checkpoint on the
+GPU (``--kv-cache-dtype auto``, :func:`kv_bits`)."""
+KV_DTYPE_CHOICES: tuple[str, ...] = (KV_AUTO, *KV_DTYPES)
+"""What a scenario's ``kv_dtype`` may be: ``auto`` or a KV dtype (:data:`planner.units.DTYPES`)."""
+KV_DTYPE_BITS: dict[str, int] = {KV_AUTO: 0, **{d: DTYPE_BITS[d] for d in KV_DTYPES}}
+"""``kv_dtype`` choices and their bits (``auto``: 0, resolved by :func:`kv_bits`)."""
+MODEL_DTYPE_KV_BITS = 16
+"""Bits of a cache at the model dtype (``torch_dtype`` bf16 / fp16 for every checkpoint the
+planner reads: the quantized ones keep their non-matmul tensors at 16 bit too)."""
 ENGINE_FP8_KV_BITS = 8
-"""Bits of the fp8 cache an engine picks for the architectures of :func:`kv_bits`."""
+"""Bits of the fp8 (e4m3) cache an engine picks for the architectures of :func:`kv_bits`."""
 SGLANG_FP8_KV_MIN_CAPABILITY = 10
 """Compute capability major from which SGLang caches DeepSeek-V3.2 / GLM-5 at fp8 by default."""
 
 
 def kv_bits(kv_dtype: Value, engine_code: Value, gpu_compute_capability: Value,
-            model_sparse_mla_layers: Value, model_vllm_v4_kv_bytes_per_token: Value) -> Value:
-    """Bits per KV-cache element: the KV dtype's, except where the engine's own default cache
-    dtype for the architecture is fp8 and ``kv_dtype`` is left at its default bf16 (which
-    stands for the engine's default, ``--kv-cache-dtype auto``):
+            model_sparse_mla_layers: Value, model_vllm_v4_kv_bytes_per_token: Value,
+            model_checkpoint_kv_bits: Value) -> Value:
+    """Bits per KV-cache element. ``bf16``, ``fp16``, ``fp8``, ``int8`` are that dtype's bits,
+    except vLLM with DeepSeek-V4, whose kernels run one layout, ``fp8_ds_mla``, whatever
+    ``--kv-cache-dtype`` (:mod:`planner.estimator.vllm_cache_layout`): 8 there. ``auto`` is the
+    engine's launch default (``--kv-cache-dtype auto``) for the checkpoint on the GPU:
 
-    * SGLang, DeepSeek-V3.2 / GLM-5 (sparse-attention MLA, ``is_deepseek_nsa``) on compute
-      capability 10 and above: ``kv_cache_dtype = "fp8_e4m3" if major >= 10 else "bfloat16"``
-      (``python/sglang/srt/server_args.py``, ``_set_default_nsa_kv_cache_dtype``), so 8 bit on
-      B200, B300, GB200, GB300 and RTX PRO 6000, 16 on Hopper and AMD parts;
+    * SGLang, DeepSeek-V3.2 / GLM-5 (sparse-attention MLA, ``is_deepseek_nsa``): ``"fp8_e4m3"
+      if major >= 10 else "bfloat16"`` (``python/sglang/srt/server_args.py``,
+      ``_set_default_nsa_kv_cache_dtype``): 8 on compute capability 10 and above (B200,
+      B300, GB200, GB300, RTX PRO 6000), 16 on Hopper and on parts without a CUDA compute
+      capability (AMD);
     * SGLang, DeepSeek-V4: ``if self.kv_cache_dtype == "auto": self.kv_cache_dtype =
-      "fp8_e4m3"`` (``server_args.py``, ``DeepseekV4ForCausalLM``), every GPU;
-    * vLLM, DeepSeek-V4: ``fp8_ds_mla`` whatever the choice (the pool bytes are vLLM's fp8
-      layout already, :mod:`planner.estimator.vllm_cache_layout`; this puts the KV reads at
-      fp8 too).
+      "fp8_e4m3"`` (``server_args.py``, ``DeepseekV4ForCausalLM``): 8 on every GPU;
+    * vLLM, DeepSeek-V4: 8 (``fp8_ds_mla``, above);
+    * a checkpoint whose ``quantization_config`` declares an FP8 KV cache
+      (``model_checkpoint_kv_bits`` 8, ModelOpt's ``kv_cache_scheme`` / ``kv_cache_quant_algo``):
+      8 under vLLM (``resolve_kv_cache_dtype_string``, ``vllm/utils/torch_utils.py``), SGLang
+      (``configure_kv_cache_dtype``: ``kv_cache_quant_algo`` "FP8") and TensorRT-LLM
+      (``KvCacheConfig.dtype`` "auto": the checkpoint's ``kv_cache_quant_algo``);
+    * otherwise the model dtype, 16 (:data:`MODEL_DTYPE_KV_BITS`): vLLM's auto for DeepSeek-V3.2
+      / GLM-5 is the model dtype since vLLM PR 27121 ("Disable fp8 kv-cache by default for
+      DeepSeek V3.2", October 2025), and the roofline caches as transformers does, at the
+      model dtype.
 
-    vLLM's ``auto`` for DeepSeek-V3.2 / GLM-5 is the model dtype (bf16) since vLLM PR 27121
-    ("Disable fp8 kv-cache by default for DeepSeek V3.2", October 2025): fp8 there only when
-    chosen (then the 656 B ``fp8_ds_mla`` rows). Any other choice, and any other model, keeps
-    the chosen dtype's bits (:data:`planner.units.DTYPES`)."""
-    chosen = lookup(kv_dtype, DTYPE_BITS)
+    So ``auto`` equals ``bf16`` for every model and engine but these."""
+    chosen = lookup(kv_dtype, KV_DTYPE_BITS)
     sglang = engine_code == ENGINES["sglang"]
     v4 = model_vllm_v4_kv_bytes_per_token > 0
     dsa_fp8 = sglang * (model_sparse_mla_layers > 0) * (
         floor(gpu_compute_capability) >= SGLANG_FP8_KV_MIN_CAPABILITY)
-    v4_fp8 = (sglang + (engine_code == ENGINES["vllm"])) * v4
-    engine_fp8 = (kv_dtype == KV_DTYPE_DEFAULT) * ((dsa_fp8 + v4_fp8) > 0)
-    return where(engine_fp8 > 0, ENGINE_FP8_KV_BITS, chosen)
+    engine_fp8 = (dsa_fp8 + sglang * v4) > 0
+    checkpoint = (engine_code != ENGINES["roofline"]) * model_checkpoint_kv_bits
+    auto = where(engine_fp8, ENGINE_FP8_KV_BITS,
+                 where(checkpoint > 0, checkpoint, MODEL_DTYPE_KV_BITS))
+    vllm_v4 = (engine_code == ENGINES["vllm"]) * v4
+    return where(vllm_v4 > 0, ENGINE_FP8_KV_BITS, where(chosen > 0, chosen, auto))
 
 
 STATE_DTYPE_BITS: dict[str, int] = {"auto": 0, "bf16": 16, "fp16": 16, "fp32": 32}

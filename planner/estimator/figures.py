@@ -103,6 +103,10 @@ class ModelFigures:
     model_checkpoint_low_bit_path: int
     """The low-bit path code of the checkpoint's weight format (for ``quant_mode``
     weight_activation; 0 when it is not quantized)."""
+    model_checkpoint_kv_bits: int = 0
+    """Bits of the KV cache the checkpoint's ``quantization_config`` declares (8 for a
+    ModelOpt FP8 KV cache; 0: none), what the engines' ``--kv-cache-dtype auto`` takes
+    (:func:`planner.estimator.derived.kv_bits`)."""
     model_state_elems_per_sequence: int = 0
     """Fixed state elements one sequence holds in linear-attention layers, summed over layers
     (recurrent state plus convolution window; 0 when every layer keeps a KV cache)."""
@@ -374,4 +378,5 @@ def _checkpoint_figures(spec: ModelSpec) -> dict[str, int]:
         "model_checkpoint_embedding_bits": stored.embedding,
         "model_checkpoint_matmul_path": COMPUTE_PATHS[scheme.compute_path] if scheme else 0,
         "model_checkpoint_low_bit_path": COMPUTE_PATHS[scheme.low_bit_path] if scheme else 0,
+        "model_checkpoint_kv_bits": scheme.kv_cache_bits if scheme else 0,
     }

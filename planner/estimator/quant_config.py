@@ -98,6 +98,11 @@ class QuantScheme:
     keep: tuple[str, ...] = ()
     """Module-name patterns the checkpoint keeps in 16 bit."""
     quantize_lm_head: bool = False
+    kv_cache_bits: int = 0
+    """Bits of the KV cache the checkpoint declares (8: a ModelOpt checkpoint's FP8 KV cache,
+    :func:`_modelopt_kv_cache_bits`; 0: none declared, the engine's cache is the model dtype
+    unless chosen). Engines take it for ``--kv-cache-dtype auto``
+    (:func:`planner.estimator.derived.kv_bits`)."""
     experts: QuantScheme | None = None
     """The routed experts' own scheme where it differs from the rest (``None``: the same).
     DeepSeek-V4's ``expert_dtype`` "fp4" (the default when absent): MXFP4 experts (E2M1
@@ -258,16 +263,37 @@ def _mxfp4(name: str, qc: Mapping[str, Any]) -> QuantScheme:
                        scale_bits=8, keep=_names(name, qc, "modules_to_not_convert"))
 
 
+def _modelopt_kv_cache_bits(qc: Mapping[str, Any]) -> int:
+    """8 when a ModelOpt ``quantization_config`` declares an FP8 KV cache, else 0: its
+    ``kv_cache_scheme`` ``{"dynamic": false, "num_bits": 8, "type": "float"}`` (the flat
+    config.json form ModelOpt 0.37 writes, Gemma-4-31B-IT-NVFP4) or ``kv_cache_quant_algo``
+    "FP8" (the hf_quant_config.json form), as vLLM reads it
+    (``vllm/utils/torch_utils.py``, ``get_kv_cache_quant_algo_string``, called by
+    ``resolve_kv_cache_dtype_string`` for ``--kv-cache-dtype auto``) and SGLang
+    (``ModelOptFp4Config.from_config`` derives ``kv_cache_quant_algo`` "FP8" from the scheme;
+    ``configure_kv_cache_dtype`` takes it for auto)."""
+    scheme = qc.get("kv_cache_scheme")
+    if isinstance(scheme, Mapping):
+        fp8 = (scheme.get("dynamic") is False and scheme.get("num_bits") == 8
+               and scheme.get("type") == "float")
+        return 8 if fp8 else 0
+    algo = qc.get("kv_cache_quant_algo")
+    return 8 if isinstance(algo, str) and algo.upper() == "FP8" else 0
+
+
 def _modelopt(name: str, qc: Mapping[str, Any]) -> QuantScheme:
     algo = str(qc.get("quant_algo", "")).upper()
     keep = _names(name, qc, "exclude_modules", "ignore")
+    kv = _modelopt_kv_cache_bits(qc)
     if algo == "NVFP4":
         group = _qc_int(name, qc, "group_size", 16)
         return QuantScheme(method="nvfp4", dtype="nvfp4", weight_bits=4, group_size=group,
-                           scale_bits=8, tensor_bits=64, activation_bits=4, keep=keep)
+                           scale_bits=8, tensor_bits=64, activation_bits=4, keep=keep,
+                           kv_cache_bits=kv)
     if algo == "FP8":
         return QuantScheme(method="fp8", dtype="fp8", weight_bits=8, group_size=-1,
-                           scale_bits=32, tensor_bits=32, activation_bits=8, keep=keep)
+                           scale_bits=32, tensor_bits=32, activation_bits=8, keep=keep,
+                           kv_cache_bits=kv)
     raise ConfigError(name, "quantization_config.quant_algo",
                       f"{qc.get('quant_algo')!r} is not supported; supported: NVFP4, FP8")
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from planner.errors import ValidationError
 from planner.estimator.architecture import LinearAttention, Mamba2, ModelSpec
+from planner.estimator.derived import kv_bits as derived_kv_bits
+from planner.estimator.engine_memory import ENGINES
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype
 from planner.estimator.memory import state_bytes_per_sequence
@@ -110,7 +112,10 @@ def inspect_model(spec: ModelSpec, kv_dtype: str = "bf16") -> dict[str, Any]:
             figures.model_state_recurrent_elems_per_sequence,
             figures.model_state_recurrent_bits)),
         "kv_dtype": kv_bits,
-        "kv_bytes_per_token": kv_elems * DTYPE_BITS[kv_bits] // 8,
+        # transformers' own cache (the roofline's): auto is the model dtype
+        "kv_bytes_per_token": kv_elems * int(derived_kv_bits(
+            kv_bits, ENGINES["roofline"], 0.0, figures.model_sparse_mla_layers,
+            figures.model_vllm_v4_kv_bytes_per_token, figures.model_checkpoint_kv_bits)) // 8,
         "architecture": {
             "hidden_size": spec.hidden_size,
             "layers": spec.num_layers,

@@ -2,8 +2,9 @@
 
 :func:`explain` walks the formula graph from one column: each computed column shows its formula
 (rendered from the same definition the numbers come from) and the value of every column it
-reads, recursively; inputs, model figures and GPU figures end the walk. The tree is data, so the
-CLI prints it and the UI shows it.
+reads, recursively; inputs, model figures and GPU figures end the walk. A derived input (bits
+from a dtype, an engine's default) asked for itself shows its own formula the same way. The
+tree is data, so the CLI prints it and the UI shows it.
 """
 
 from __future__ import annotations
@@ -66,12 +67,15 @@ def explain(graph: FormulaGraph, values: Mapping[str, Any], column: str, *,
         source = _source(name, graph)
         if source != "formula" and sources and name in sources:
             source = sources[name]
-        if source != "formula":
+        # a derived input (kv_bits from kv_dtype, the engine and the GPU) is a leaf inside a
+        # tree, but asked for itself it shows its own formula
+        derived = level == 0 and source == "input" and name in graph.derived
+        if source != "formula" and not derived:
             return ExplainNode(name, label, value, shown, source)
         if name in seen:
             return ExplainNode(name, label, value, shown, "repeat")
         seen.add(name)
-        formula = infix(symbolic(graph.formulas[name]))
+        formula = infix(symbolic(graph.derived[name] if derived else graph.formulas[name]))
         children = ([node(d, level + 1) for d in graph.deps[name]] if level < depth else [])
         return ExplainNode(name, label, value, shown, "formula", formula, children)
 

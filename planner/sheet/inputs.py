@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from planner.errors import ValidationError, not_one_of
-from planner.estimator.derived import QUANT_MODES
+from planner.estimator.derived import KV_DTYPE_CHOICES, QUANT_MODES
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.slo import SLO_PERCENTILES
 from planner.estimator.speculative import SPEC_METHODS
 from planner.sheet.validation import allowed, parse_value
-from planner.units import KV_DTYPES, WEIGHT_DTYPE_CHOICES
+from planner.units import WEIGHT_DTYPE_CHOICES
 
 Kind = Literal["int", "float", "choice", "bool", "text"]
 
@@ -120,13 +120,18 @@ INFERENCE_INPUTS: tuple[InputColumn, ...] = (
          minimum=1, maximum=MAX_TOKENS),
     _col("output_tokens", "Output", "tokens", "int", 128, "Generated tokens G per request.",
          minimum=1, maximum=MAX_TOKENS),
-    _col("kv_dtype", "KV", "dtype", "choice", "bf16",
-         "KV-cache element dtype. The default bf16 stands for the engine's default (auto: "
-         "the model dtype), except where the engine picks fp8 for the architecture: SGLang for "
-         "DeepSeek-V3.2 / GLM-5 on compute capability 10 and above (B200, B300, RTX PRO 6000) "
-         "and for DeepSeek-V4, vLLM for DeepSeek-V4; then it is fp8 (choose fp16 for a 16-bit "
-         "cache there).",
-         choices=KV_DTYPES),
+    _col("kv_dtype", "KV", "dtype", "choice", "auto",
+         "KV-cache element dtype. auto = the engine's launch default for this checkpoint on "
+         "this GPU (--kv-cache-dtype auto): the model dtype (16 bit), except fp8 where the "
+         "engine picks it: SGLang for DeepSeek-V3.2 / GLM-5 on compute capability 10 and above "
+         "(B200, B300, GB200, GB300, RTX PRO 6000; server_args.py "
+         "_set_default_nsa_kv_cache_dtype) and for DeepSeek-V4; vLLM for DeepSeek-V4; vLLM, "
+         "SGLang and TRT-LLM for a checkpoint whose quantization_config declares an FP8 KV "
+         "cache (ModelOpt kv_cache_scheme / kv_cache_quant_algo). vLLM's auto for "
+         "DeepSeek-V3.2 / GLM-5 is bf16 (vLLM PR 27121). bf16, fp16, fp8, int8 mean that "
+         "dtype, except vLLM with DeepSeek-V4, whose kernels run fp8 (fp8_ds_mla) whatever "
+         "is chosen.",
+         choices=KV_DTYPE_CHOICES),
     _col("state_dtype", "State", "dtype", "choice", "auto",
          "Dtype of the recurrent state of Mamba-2 / Gated DeltaNet layers (engines keep it at "
          "16 or 32 bit): auto = the engine's default (vLLM: the config's mamba_ssm_cache_dtype"
