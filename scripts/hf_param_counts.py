@@ -4,8 +4,8 @@ Not a runtime dependency. Needs ``torch`` and ``transformers`` (e.g. ``pip insta
 transformers==5.23.0`` in a separate virtual environment). For every config.json under
 ``seeds/models`` and ``tests/fixtures/hf_configs`` it instantiates the architecture on PyTorch's
 meta device (shapes only, no memory), sums ``p.numel()`` per component and writes
-``tests/fixtures/hf_param_counts.json``; ``tests/spec/test_params_fixtures.py`` compares the planner's
-estimator to it exactly.
+``tests/fixtures/hf_param_counts.json``; ``tests/spec/test_params_fixtures.py`` compares the
+planner's estimator to it exactly.
 
 Components, by parameter name: embedding, position, attention, mlp (dense, routed and shared
 experts), router (routers and shared-expert gates), norm, lm_head; for a multimodal checkpoint

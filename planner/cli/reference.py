@@ -97,8 +97,8 @@ def markdown(command: click.Command | None = None, name: str = "planner") -> str
         command = cli
     head = ["# Command reference", "",
             f"Generated from the click commands by `{REGENERATE}`; do not edit by hand "
-            "(`tests/project/test_docs.py` fails when this file and the commands differ). Every command "
-            "also takes `-h`/`--help`.", ""]
+            "(`tests/project/test_docs.py` fails when this file and the commands differ). Every "
+            "command also takes `-h`/`--help`.", ""]
     body = _section(command, name, None, 2)
     return "\n".join(head + body).rstrip() + "\n"
 

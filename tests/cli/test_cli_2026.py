@@ -11,8 +11,8 @@ blocks ``min(ceil(T/16), ceil(w/16) + 1)``, group padding, DeepSeek-V4's fp8 lay
 indexer's 132 B keys). ``inspect``'s parameter counts are checked against transformers 5.23's
 own modules (``tests/fixtures/hf_counts_2026.json``, written by ``scripts/hf_counts_2026.py``).
 The pool in bytes (``engine_kv_bytes_per_gpu``, vLLM's profile-run accounting, checked on
-measured start-ups in ``tests/formulas/test_engine_memory.py``) is read from the estimate: these tests
-check what the pool holds. KV bf16, 1,024 prompt + 128 output tokens (1,151 cached at the
+measured start-ups in ``tests/formulas/test_engine_memory.py``) is read from the estimate: these
+tests check what the pool holds. KV bf16, 1,024 prompt + 128 output tokens (1,151 cached at the
 end), B200, TP 8; the two models whose 16-bit weights exceed 8 x 180 GB (GLM-5, GLM-5.2)
 on 16 GPUs at TP 8 x PP 2, each GPU holding half the layers.
 """

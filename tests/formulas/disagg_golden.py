@@ -4,9 +4,9 @@
 grid of inference scenarios (every engine, dense and MoE, open loop, closed loop and offline),
 the SHA-256 of every numeric output column's float64 bytes as the planner computed them at
 the integration tree before the disaggregated merge (d3362b7: main at 0de9d40 with the
-wide-EP, prefill-first and vLLM cache-layout branches), so tests/formulas/test_disagg.py can check that with
-``serving_mode = aggregated`` every existing output is bit-identical. This module imports
-nothing the disaggregated model added, so it runs on that older tree:
+wide-EP, prefill-first and vLLM cache-layout branches), so tests/formulas/test_disagg.py can
+check that with ``serving_mode = aggregated`` every existing output is bit-identical. This
+module imports nothing the disaggregated model added, so it runs on that older tree:
 
     PYTHONPATH=<checkout at 0de9d40> python -m tests.formulas.disagg_golden   # writes the file
 
@@ -113,7 +113,7 @@ def figures(rows: list[dict[str, Any]], columns: list[str] | None = None) -> dic
 
 def main() -> None:
     """Write the golden file from the tree on ``PYTHONPATH``."""
-    golden = {"source": "planner at 0de9d40 (main before serving_mode), tests/formulas/disagg_golden.py",
+    golden = {"source": "planner at 0de9d40 (main before serving_mode), tests/disagg_golden.py",
               "demo": figures(demo_rows()), "grid": figures(grid_rows())}
     GOLDEN.write_text(json.dumps(golden, indent=0, sort_keys=True) + "\n")
     print(f"wrote {GOLDEN}: {len(golden['demo'])} demo and {len(golden['grid'])} grid columns")

@@ -1,6 +1,6 @@
 """Imports of the package's own modules sit at the top of a module, where the layers contract
-(tests/project/test_layers.py) and a reader see them. An import inside a function is allowed only where
-start-up time needs it, and then says why on the line above (``# lazy: <reason>``)."""
+(tests/project/test_layers.py) and a reader see them. An import inside a function is allowed only
+where start-up time needs it, and then says why on the line above (``# lazy: <reason>``)."""
 
 from __future__ import annotations
 
