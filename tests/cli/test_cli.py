@@ -142,6 +142,7 @@ def test_bad_input_exits_2_naming_the_field(args: tuple[str, ...], message: str)
     assert "Traceback" not in err + out
 
 
+@pytest.mark.slow
 def test_console_script_runs() -> None:
     exe = Path(sys.executable).parent / "planner"
     assert exe.exists(), "the planner console script is not installed next to this Python"

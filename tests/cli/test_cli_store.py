@@ -18,6 +18,7 @@ def default_url(data_dir: Path) -> str:
     return f"sqlite:///{data_dir / 'planner.db'}"
 
 
+@pytest.mark.slow
 def test_first_run_creates_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "fresh"))
     code, out, err = run("fleet", "list")

@@ -207,6 +207,7 @@ def _catalog_counts(url: str) -> tuple[int, int, int]:
         return len(ws.models()), len(ws.gpus()), len(ws.fleets())
 
 
+@pytest.mark.slow
 def test_a_migrated_but_unseeded_database_is_seeded_on_next_open(tmp_path: Path) -> None:
     """A first run killed between creating the schema and seeding it (the schema commits,
     the process dies) gets its catalog on the next open."""
@@ -222,6 +223,7 @@ def test_a_migrated_but_unseeded_database_is_seeded_on_next_open(tmp_path: Path)
     assert _catalog_counts(url) == (models, gpus, fleets)  # no duplicates on the next open
 
 
+@pytest.mark.slow
 def test_a_seeding_that_fails_is_completed_on_next_open(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from planner.service import Workspace

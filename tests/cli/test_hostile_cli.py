@@ -156,6 +156,7 @@ def test_data_folder_not_writable() -> None:
     one_line(err, "cannot create the planner's data folder", "permission denied")
 
 
+@pytest.mark.slow
 def test_home_unset_and_data_home_unusable(tmp_path: Path) -> None:
     blocker = tmp_path / "xdg"
     blocker.write_text("")
@@ -198,6 +199,7 @@ def test_stdout_closed(isolated_data_dir: Path, args: tuple[str, ...]) -> None:
     assert state(isolated_data_dir) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 @pytest.mark.parametrize("args", [("gpu", "list"), ("scenario", "list"),
                                   ("scenario", "show", DEMO), ("--help",)])
@@ -302,6 +304,7 @@ def test_damaged_pages_are_not_healthy(isolated_data_dir: Path, tmp_path: Path) 
     assert state(folder) == before
 
 
+@pytest.mark.slow
 def test_empty_database_file_is_created_not_listed_as_healthy(tmp_path: Path) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()
@@ -336,6 +339,7 @@ def test_db_in_a_missing_folder_is_an_error(isolated_data_dir: Path, tmp_path: P
     assert not (tmp_path / "typo").exists()
 
 
+@pytest.mark.slow
 def test_the_default_data_folder_is_still_created(tmp_path: Path) -> None:
     data = tmp_path / "new" / "nested" / "planner"
     code, _, err = run("fleet", "list", env={"PLANNER_DATA_DIR": str(data)})

@@ -131,6 +131,7 @@ def test_holdout_split_is_seeded_per_mode() -> None:
         holdout_split(runs, 1.0)
 
 
+@pytest.mark.slow
 def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
     """The development set through the real parsers, fitted on H100 + vLLM with 20 % held out
     (seed 0). Figures are the ones README.md reports (median |predicted/measured - 1|)."""
@@ -172,6 +173,7 @@ def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
         assert [p.version for p in ws.calibration_profiles()] == [1, 2]
 
 
+@pytest.mark.slow
 def test_calibrate_cli(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
     with dev_workspace(db) as ws:
@@ -256,6 +258,7 @@ def test_profiles_replace_figures_in_evaluation() -> None:
         evaluate_table({**table, "calibration": "nope"}, models, gpus, profiles=[old, new])
 
 
+@pytest.mark.slow
 def test_scenarios_use_the_fitted_profile(tmp_path: Path) -> None:
     """A stored H100 + vLLM scenario after planner calibrate: show, explain, sweep and solve
     use the profile (auto), calibration=none gives the catalog's figures, a profile of another
@@ -328,6 +331,7 @@ def test_edit_check_and_bad_rows_with_profiles() -> None:
         evaluate_scenarios([sc, other], models, gpus, [fitted])
 
 
+@pytest.mark.slow
 def test_grid_marks_calibrated_rows_and_details_name_the_profile(tmp_path: Path) -> None:
     """The UI's name cell carries ≈ on a row computed with a profile, and the details pane
     names the profile and its held-out throughput error."""
@@ -352,6 +356,7 @@ def test_grid_marks_calibrated_rows_and_details_name_the_profile(tmp_path: Path)
     assert calibration_rows(outputs[1]) == []
 
 
+@pytest.mark.slow
 def test_nothing_is_fitted_or_loaded_at_import() -> None:
     """Importing the CLI, the workspace and the calibration modules loads no scipy and fits
     nothing: a fit runs only when planner calibrate (Workspace.calibrate) is called."""
@@ -389,6 +394,7 @@ def test_runs_that_cannot_be_scored_are_listed() -> None:
         Predictor(run_table([runs[4]]), models, gpus)
 
 
+@pytest.mark.slow
 def test_tp1_runs_leave_the_collective_efficiency_unfitted(tmp_path: Path) -> None:
     """Four published H100 + vLLM files, every run on one GPU: the bounded solver used to drift
     the collective efficiency from 0.7 to 0.9948 along a flat direction and report it fitted.

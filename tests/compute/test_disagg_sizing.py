@@ -153,6 +153,7 @@ def test_solve_mixes_gpu_types_when_asked_and_prices_each_pool_at_its_own_gpu() 
     assert answer["kv_transfer_s"] > 1e-3
 
 
+@pytest.mark.slow
 async def test_the_ui_solve_of_a_disaggregated_scenario_lists_the_cli_answers() -> None:
     """On a disaggregated scenario the UI's capacity solve is the disaggregated search (the
     answers ``planner solve FLEET/NAME --json`` gives, each pool shown), and "Add as options"

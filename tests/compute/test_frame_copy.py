@@ -16,6 +16,7 @@ from planner.sheet.graph import CHUNK_ROWS
 from planner.sheet.table import evaluate_table, graph
 
 
+@pytest.mark.slow
 def test_float_outputs_are_the_evaluation_block_not_a_copy(
         monkeypatch: pytest.MonkeyPatch) -> None:
     rows = CHUNK_ROWS + 1_000  # chunked: the outputs live in one 2-D block

@@ -341,6 +341,7 @@ def test_ui_frontier_state_without_a_terminal(ws: Workspace) -> None:
         "gpus: is tp * pp in a frontier")
 
 
+@pytest.mark.slow
 async def test_ui_sweep_shows_the_frontier_with_the_pareto_points_marked() -> None:
     """In the sweep (w), ctrl+f turns it into the frontier of the fields' configurations:
     each row of the table is a point, the Pareto ones end in the mark, as the library says;
@@ -381,6 +382,7 @@ async def test_ui_sweep_shows_the_frontier_with_the_pareto_points_marked() -> No
         assert "Pareto" not in text(screen.query_one("#table", Static))
 
 
+@pytest.mark.slow
 def test_report_export_adds_the_frontier_sheet_and_imports_back_unchanged(
         tmp_path: Path, ws: Workspace) -> None:
     """``planner export --frontier`` writes the same sheet through the report's writer

@@ -109,6 +109,7 @@ def test_bit_identical_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     _compare(columns)
 
 
+@pytest.mark.slow
 def test_the_row_function_gives_every_figure_and_type_of_the_graph() -> None:
     """One scenario (the compiled row function of :mod:`planner.sheet.rowfn`, and the graph
     formula by formula on Python numbers, where a step whose bounds did not move is the step

@@ -308,6 +308,7 @@ def test_seeding_the_plan_is_idempotent_and_keeps_user_edits(ws: Workspace) -> N
     assert ws.demands("demo")["deepseek-v3-fp8-8xh200"].start_requests_per_s == 1.0
 
 
+@pytest.mark.slow
 def test_workbook_plan_sheet_holds_the_plan_with_cached_values(ws: Workspace,
                                                                tmp_path: Path) -> None:
     path = tmp_path / "plan.xlsx"
@@ -335,6 +336,7 @@ def test_workbook_plan_sheet_holds_the_plan_with_cached_values(ws: Workspace,
             for w in range(len(plan.workloads))] == plan.gpus.tolist()
 
 
+@pytest.mark.slow
 def test_workbook_formulas_recompute_to_the_plan(ws: Workspace, tmp_path: Path) -> None:
     """The month table's formulas, recomputed by an independent engine (the ``formulas``
     package), equal the plan's figures; the exported report still imports unchanged."""

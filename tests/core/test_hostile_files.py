@@ -233,6 +233,7 @@ def _dump_text(ws: Workspace) -> tuple[Any, ...]:
             sorted((g.name, g.spec.vendor, g.spec.label) for g in ws.gpus()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ESCAPES)
 def test_unedited_export_with_escape_like_names_imports_as_no_change(
         text: str, ws: Workspace, isolated_data_dir: Path, tmp_path: Path) -> None:
@@ -276,6 +277,7 @@ def test_libreoffice_saved_workbook_imports_as_no_change(ws: Workspace, tmp_path
     assert ws.scenario_versions("f") == versions  # nothing bumped
 
 
+@pytest.mark.slow
 def test_floats_rewritten_to_15_digits_are_no_change(ws: Workspace, tmp_path: Path) -> None:
     ws.new_fleet("f")
     ws.new_scenario("f", "a", model="llama-3-8b", gpu="h100-sxm",
@@ -484,6 +486,7 @@ def _bulk_sheet(tmp_path: Path, rows: str, *, sheet_data_pad: int = 0,
     return bomb
 
 
+@pytest.mark.slow
 def test_bulk_xlsx_far_cell_is_refused_in_bounded_memory(isolated_data_dir: Path,
                                                          tmp_path: Path) -> None:
     path = _bulk_sheet(tmp_path, "</row><row r=\"1048576\"><c r=\"XFD1048576\"><v>1</v></c>")
@@ -491,6 +494,7 @@ def test_bulk_xlsx_far_cell_is_refused_in_bounded_memory(isolated_data_dir: Path
                      "XFD1048576", "outside a table of scenarios")
 
 
+@pytest.mark.slow
 def test_bulk_xlsx_row_past_the_limit_is_refused(isolated_data_dir: Path,
                                                  tmp_path: Path) -> None:
     path = _bulk_sheet(tmp_path, "</row><row r=\"1048577\"><c r=\"A1048577\"><v>1</v></c>")
@@ -525,6 +529,7 @@ def test_bulk_xlsx_too_many_columns_is_refused(isolated_data_dir: Path,
             "512 columns")
 
 
+@pytest.mark.slow
 def test_workbook_gpus_sheet_far_cell_is_refused(ws: Workspace, isolated_data_dir: Path,
                                                  tmp_path: Path) -> None:
     """The GPUs sheet went to the native reader whole; it is streamed like the rest."""
@@ -615,6 +620,7 @@ def _edit_cell(path: Path, out: Path, sheet: str, ref: str, kind: str) -> None:
     _rewrite(path, out, {sheet: cell, "xl/styles.xml": lambda _data: styles})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", MEANING_XLSX)
 def test_workbook_number_cell_that_is_no_number_is_refused(kind: str, ws: Workspace,
                                                            isolated_data_dir: Path,
@@ -634,6 +640,7 @@ def test_workbook_number_cell_that_is_no_number_is_refused(kind: str, ws: Worksp
     assert len(err.strip().splitlines()) == 2, err  # the file, then the one cell
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", MEANING_XLSX)
 def test_gpus_sheet_number_cell_that_is_no_number_is_refused(kind: str, ws: Workspace,
                                                              isolated_data_dir: Path,
@@ -727,6 +734,7 @@ def test_impossible_benchmark_runs_are_refused_before_a_fit_sees_them(
     assert code == 0 and json.loads(out) == [], (out, err)  # nothing stored, nothing to fit
 
 
+@pytest.mark.slow
 def test_more_new_rows_than_one_workbook_import_creates_is_refused_by_count(
         ws: Workspace, isolated_data_dir: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:

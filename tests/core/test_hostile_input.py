@@ -64,6 +64,7 @@ def _formulas(path: Path) -> list[tuple[str, str, str]]:
 
 
 # ---------------------------------------------------------------- 10: formula injection
+@pytest.mark.slow
 def test_gpu_name_never_becomes_formula_code(ws: Workspace, tmp_path: Path) -> None:
     ws.add_gpu(INJECTION, GPU)
     ws.add_gpu("=1+1", GPU)
@@ -103,6 +104,7 @@ def test_gpu_columns_of_the_summary_count_what_libreoffice_counts(ws: Workspace,
     assert summary.cell(row=row, column=col).value == 3
 
 
+@pytest.mark.slow
 def test_text_cells_starting_with_tab_or_cr_are_text(ws: Workspace, tmp_path: Path) -> None:
     ws.new_fleet("f")
     ws.new_scenario("f", "a", model="llama-3-8b", gpu="h100-sxm", notes="\t=1+2")
@@ -116,6 +118,7 @@ def test_text_cells_starting_with_tab_or_cr_are_text(ws: Workspace, tmp_path: Pa
     wb.close()
 
 
+@pytest.mark.slow
 def test_notes_round_trip_verbatim(ws: Workspace, url: str, tmp_path: Path) -> None:
     """Found by the property test below: import stripped a note's leading tab and line break,
     and export wrote a raw CR that XML reads back as LF, so exporting and importing an
@@ -156,6 +159,7 @@ def _check_workbook(path: Path) -> int:
     return seen
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(fleet=NAME, scenario=NAME, model=NAME, gpu=NAME, notes=NAME, vendor=NAME)
@@ -219,6 +223,7 @@ def test_notes_keep_tabs_and_newlines(ws: Workspace) -> None:
     assert sc.notes == "a\tb\nc"
 
 
+@pytest.mark.slow
 def test_export_survives_control_characters_already_stored(ws: Workspace, url: str,
                                                            tmp_path: Path) -> None:
     from sqlalchemy import text
@@ -371,6 +376,7 @@ def _add_rows(path: Path, out: Path, rows: str, dimension: str | None = None) ->
             dst.writestr(item, data)
 
 
+@pytest.mark.slow
 def test_workbook_far_cell_is_refused(ws: Workspace, tmp_path: Path,
                                       isolated_data_dir: Path) -> None:
     path = tmp_path / "r.xlsx"
@@ -401,6 +407,7 @@ def test_workbook_million_rows_is_refused(ws: Workspace, tmp_path: Path,
         "1,048,575 scenario rows" in proc.stdout, proc.stdout
 
 
+@pytest.mark.slow
 def test_workbook_rows_beyond_fifty_thousand_import_back(ws: Workspace, tmp_path: Path) -> None:
     """Issue 14: the old 50,000-row bound refused the planner's own 100,000-scenario export.
     A scenario's row moved to sheet row 70,001 (below 70,000 empty rows) is read back as
@@ -457,6 +464,7 @@ def _refused(ws: Workspace, url: str, path: Path, *messages: str) -> None:
     assert code == 2 and "would" not in out, (out, stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [None, "two", "", 2.5])
 def test_import_blank_or_text_version_is_refused(ws: Workspace, url: str, tmp_path: Path,
                                                  version: Any) -> None:
@@ -468,6 +476,7 @@ def test_import_blank_or_text_version_is_refused(ws: Workspace, url: str, tmp_pa
              "(version):")
 
 
+@pytest.mark.slow
 def test_import_stale_row_is_refused_in_dry_run_too(ws: Workspace, url: str,
                                                     tmp_path: Path) -> None:
     path = _edited(ws, tmp_path, lambda wb, col, _t: wb["Scenarios"].__setitem__(
@@ -479,6 +488,7 @@ def test_import_stale_row_is_refused_in_dry_run_too(ws: Workspace, url: str,
              "changed by someone else")
 
 
+@pytest.mark.slow
 def test_import_id_of_the_other_kind_is_refused(ws: Workspace, url: str,
                                                 tmp_path: Path) -> None:
     training_id = next(s.id for s in ws.scenarios() if s.kind == "training")
@@ -492,6 +502,7 @@ def test_import_id_of_the_other_kind_is_refused(ws: Workspace, url: str,
              "(id):", "training", f"Training!{letters('training')['id']}2 (id):")
 
 
+@pytest.mark.slow
 def test_import_formula_cells_are_refused(ws: Workspace, url: str, tmp_path: Path) -> None:
     def edit(wb: Any, col: dict, _t: dict) -> None:
         wb["Scenarios"][f"{col['batch']}2"] = "=2*4"
@@ -502,6 +513,7 @@ def test_import_formula_cells_are_refused(ws: Workspace, url: str, tmp_path: Pat
              "formula", f"Scenarios!{col['notes']}3 (notes): is a formula")
 
 
+@pytest.mark.slow
 def test_import_duplicate_ids_and_swapped_names_are_refused(ws: Workspace, url: str,
                                                             tmp_path: Path) -> None:
     col = letters("inference")
@@ -545,6 +557,7 @@ CONFIG_VALUE = st.recursive(
 LLAMA_KEYS = sorted(LLAMA)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.text(max_size=12), key=st.sampled_from(LLAMA_KEYS), value=CONFIG_VALUE,

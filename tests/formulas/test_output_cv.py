@@ -37,6 +37,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+@pytest.mark.slow
 def test_cv_zero_is_bit_identical_over_the_demo_fleet(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     with Workspace.open(f"sqlite:///{tmp_path / 'cv.db'}") as ws:
@@ -59,6 +60,7 @@ def test_cv_zero_is_bit_identical_over_the_demo_fleet(tmp_path: Path,
                for a, m in zip(with_term, moved, strict=True))
 
 
+@pytest.mark.slow
 def test_cv_shrinks_the_kv_limited_batch(tmp_path: Path) -> None:
     """Qwen-sized rows on one GPU, KV-limited: the running batch scales as the slot context,
     (S + G/2) / (S + G(1 + cv^2)/2); a cv outside 0..3 is refused with the field's name."""

@@ -58,6 +58,7 @@ def import_dev_set(ws: Workspace) -> list[Any]:
     return added
 
 
+@pytest.mark.slow
 def test_dev_set_imports_through_every_parser(tmp_path: Path) -> None:
     with dev_workspace(tmp_path / "p.db") as ws:
         added = import_dev_set(ws)
@@ -90,6 +91,7 @@ def test_dev_set_imports_through_every_parser(tmp_path: Path) -> None:
         assert len(ws.measurements()) == 191
 
 
+@pytest.mark.slow
 def test_cli_import_list_show_delete(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'c.db'}"
     csv = tmp_path / "runs.csv"
@@ -114,6 +116,7 @@ def test_cli_import_list_show_delete(tmp_path: Path) -> None:
     assert [r["id"] for r in listed] == [2]
 
 
+@pytest.mark.slow
 def test_flags_fill_unknowns_and_conflicts_are_named(tmp_path: Path) -> None:
     block = (RUNS / "vllm-json").glob("*.json").__next__()
     with Workspace.open(f"sqlite:///{tmp_path / 'f.db'}") as ws:
@@ -162,6 +165,7 @@ def _bad_files(tmp: Path) -> dict[str, tuple[Path, str]]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["wrong format", "missing columns", "negative figure",
                                   "NaN figure", "unknown model", "unknown GPU", "100 MB file",
                                   "binary garbage"])

@@ -133,6 +133,7 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     assert wb["GPUs"]["A1"].value == "name" and wb["GPUs"]["O2"].value == "=D2*1073741824"
 
 
+@pytest.mark.slow
 def test_formulas_engine_recomputes_every_output(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "r.xlsx"
     ws.export(path)
@@ -173,6 +174,7 @@ def _edit_and_expect(ws: Workspace, path: Path) -> tuple[list, list]:
     return edited, evaluate_scenarios(edited, ws.model_specs(), specs)
 
 
+@pytest.mark.slow
 def test_edits_in_the_workbook_flow_formulas_engine(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "r.xlsx"
     ws.export(path)
@@ -233,6 +235,7 @@ def test_export_refuses_overwrite_and_bad_paths(ws: Workspace, tmp_path: Path) -
         (tmp_path / "ro").chmod(0o700)
 
 
+@pytest.mark.slow
 def test_sweep_sheet_with_chart(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "s.xlsx"
     code, _, err = run("export", "--out", str(path), "--fleet", "demo", "--sweep",

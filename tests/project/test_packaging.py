@@ -42,6 +42,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_migrations_seeds_and_stylesheet(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {"planner/_migrations/env.py", "planner/_migrations/script.py.mako",
@@ -70,6 +71,7 @@ def test_pyproject_lists_every_package_of_the_tree() -> None:
     assert listed == tree | set(mapped), sorted(listed ^ (tree | set(mapped)))
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_starts_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site-packages"
     zipfile.ZipFile(wheel).extractall(site)

@@ -133,6 +133,7 @@ def test_bad_row_at_line_50001_leaves_the_database_unchanged(ws: Workspace, db_u
     assert dump(db_url) == before
 
 
+@pytest.mark.slow
 def test_a_row_the_database_refuses_rolls_back_every_row(ws: Workspace, db_url: str,
                                                          tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch
@@ -406,6 +407,7 @@ def test_cli_flags_and_dry_run(tmp_path: Path) -> None:
     assert code == 2
 
 
+@pytest.mark.slow
 def test_workbook_new_rows_go_in_as_one_batch_equal_to_their_originals(
         ws: Workspace, db_url: str, tmp_path: Path) -> None:
     """``planner import``: every demo scenario (inference and training sheets) copied as a

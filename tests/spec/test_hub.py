@@ -129,6 +129,7 @@ def test_import_at_a_revision_and_the_index_cross_check(hf_cache: Path) -> None:
     assert json.loads(out)["checkpoint"]["group_size"] == 32
 
 
+@pytest.mark.slow
 def test_benchmark_commands_take_the_hub_id_of_an_imported_model(hf_cache: Path,
                                                                   tmp_path: Path) -> None:
     """``bench import``, ``bench list`` and ``calibrate`` name a model by the Hub id it was

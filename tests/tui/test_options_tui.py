@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.widgets import DataTable
 
 from planner.tui.app import create_app
@@ -22,6 +23,7 @@ def table_rows(screen: OptionsScreen) -> list[list[str]]:
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
+@pytest.mark.slow
 async def test_options_view_shows_the_group_and_enter_chooses_in_one_undo_step() -> None:
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:

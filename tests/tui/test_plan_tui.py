@@ -4,12 +4,14 @@ how to set one."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from planner.tui.app import create_app
 from tests.tui.test_tui import SIZE, db, ready, settle, text
 
 
+@pytest.mark.slow
 async def test_plan_tab_shows_the_month_by_gpu_table_and_chart() -> None:
     with db() as ws:
         plan = ws.plan("demo")

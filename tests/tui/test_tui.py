@@ -448,6 +448,7 @@ async def test_compare_sweep_solve() -> None:
         assert ws.scenario("demo", "llama3-8b-24gib-6x8k").inputs["batch"] == 6
 
 
+@pytest.mark.slow
 async def test_export_with_progress_and_errors_as_notifications(tmp_path: Path) -> None:
     app = create_app()
     target = tmp_path / "fleet.xlsx"
@@ -956,6 +957,7 @@ def test_scatter_text_places_points_on_log_axes() -> None:
     assert scatter_text([]) == "no scored runs to plot"
 
 
+@pytest.mark.slow
 async def test_measurements_tab_fit_and_chart() -> None:
     """The Measurements tab lists the imported runs with measured vs predicted and |error|;
     F fits H100 + vLLM in a worker, the dialog shows the before/after medians of the stored

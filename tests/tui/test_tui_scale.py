@@ -132,6 +132,7 @@ async def fresh_grid() -> list[tuple[str, ...]]:
         return grid_state(app)
 
 
+@pytest.mark.slow
 async def test_row_actions_update_the_grid_in_place_as_a_reload_would() -> None:
     """New, duplicate, rename, delete, undo and redo change the grid without reading the
     fleet again (its dict of scenarios is the same object throughout), and each leaves both
