@@ -17,7 +17,7 @@ keys, written for the tests), it
   compressor's carried ``overlap`` state and its ``buffer`` of a block still filling, in elements
   and in bytes at the dtypes transformers keeps them.
 
-It writes ``tests/fixtures/hf_counts_2026.json``; ``tests/test_models_2026.py`` compares the
+It writes ``tests/fixtures/hf_counts_2026.json``; ``tests/spec/test_models_2026.py`` compares the
 planner with it exactly.
 
     python scripts/hf_counts_2026.py [--configs ../shared/configs-2026] [NAME ...]

@@ -4,8 +4,8 @@ Not a runtime dependency. Needs ``torch`` and ``transformers`` (e.g. ``pip insta
 transformers==5.23.0`` in a separate virtual environment). For every config.json under
 ``seeds/models`` and ``tests/fixtures/hf_configs`` it instantiates the architecture on PyTorch's
 meta device (shapes only, no memory), sums ``p.numel()`` per component and writes
-``tests/fixtures/hf_param_counts.json``; ``tests/test_params_fixtures.py`` compares the planner's
-estimator to it exactly.
+``tests/fixtures/hf_param_counts.json``; ``tests/spec/test_params_fixtures.py`` compares the
+planner's estimator to it exactly.
 
 Components, by parameter name: embedding, position, attention, mlp (dense, routed and shared
 experts), router (routers and shared-expert gates), norm, lm_head; for a multimodal checkpoint
@@ -17,7 +17,7 @@ KV cache and fixed state, for the small test configs (under ``CACHE_MAX_PARAMS``
 not MLA, whose transformers cache holds decompressed K/V rather than the latent engines cache): the
 model runs once on CPU over ``CACHE_TOKENS`` random tokens and the cache it returns is measured:
 ``kv_elems`` (keys + values of every softmax-attention layer), ``recurrent_state_elems`` and
-``conv_state_elems`` (linear-attention layers). ``tests/test_params_fixtures.py`` checks the
+``conv_state_elems`` (linear-attention layers). ``tests/spec/test_params_fixtures.py`` checks the
 planner's per-token KV elements, windows and per-sequence state against them.
 
     python scripts/hf_param_counts.py            # rewrite the fixture file

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 async def main() -> None:
     from planner.service import Workspace
     from planner.tui.app import create_app
-    from tests.test_tui import ready, settle
-    from tests.test_verdict_tui import TASK, select
+    from tests.tui.test_tui import ready, settle
+    from tests.tui.test_verdict_tui import TASK, select
 
     with Workspace.open() as ws:
         ws.new_scenario("demo", "task70b", model="llama-3-70b", gpu="h100-sxm",

@@ -3,7 +3,7 @@
 Every command and subcommand gets its usage line, its help text and its options with their
 help, in the order ``planner --help`` lists them. The text depends on nothing but the commands:
 the width is fixed and no terminal, environment or database is consulted, so the committed file
-can be compared with a fresh rendering (``tests/test_docs.py``). Regenerate it with::
+can be compared with a fresh rendering (``tests/project/test_docs.py``). Regenerate it with::
 
     python -m planner.cli.reference > docs/cli.md
 """
@@ -97,8 +97,8 @@ def markdown(command: click.Command | None = None, name: str = "planner") -> str
         command = cli
     head = ["# Command reference", "",
             f"Generated from the click commands by `{REGENERATE}`; do not edit by hand "
-            "(`tests/test_docs.py` fails when this file and the commands differ). Every command "
-            "also takes `-h`/`--help`.", ""]
+            "(`tests/project/test_docs.py` fails when this file and the commands differ). Every "
+            "command also takes `-h`/`--help`.", ""]
     body = _section(command, name, None, 2)
     return "\n".join(head + body).rstrip() + "\n"
 

@@ -1,0 +1,205 @@
+"""Sizing a disaggregated deployment (issue 25 item 2): ``planner solve --serving-mode
+disaggregated`` finds the cheapest xPyD, checked against a brute-force search of every pair of
+worker counts and pool TPs, judged by the serving model's own columns."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from planner.catalog import load_gpus, spec_from_file
+from planner.sheet import disagg_sizing as ds
+from planner.sheet.table import evaluate_table, inputs_of
+from tests.helpers import invoke
+
+LLAMA_70B = (Path(__file__).parents[1] / "fixtures" / "serving_configs"
+             / "llama-3.3-70b-instruct.json")
+"""Llama-3.3-70B-Instruct's published config: the Llama-3.1-70B architecture (same layers,
+widths and vocabulary; tests/fixtures/serving_configs/sources.toml)."""
+
+WORKLOAD = ["--engine", "vllm", "--gpu", "h100-sxm", "--target-requests-per-s", "10",
+            "--prompt", "1000", "--output", "250", "--slo-ttft-s", "1",
+            "--slo-percentile", "50", "--slo-tpot-s", "0.05"]
+MAX_WORKERS = 6
+
+
+def _base() -> tuple[dict[str, Any], dict[str, Any]]:
+    spec = spec_from_file(LLAMA_70B)
+    base = {c.name: c.default for c in inputs_of("inference")}
+    base.update(model=spec.name, gpu="h100-sxm", engine="vllm", target_requests_per_s=10.0,
+                prompt_tokens=1000, output_tokens=250, slo_ttft_s=1.0, slo_percentile=50,
+                slo_tpot_s=0.05, serving_mode="disaggregated")
+    return base, {spec.name: spec}
+
+
+def _brute_force(base: dict[str, Any], models: dict[str, Any]) -> list[tuple[float, int, tuple]]:
+    """Every (prefill TP, prefill workers, decode TP, decode workers, weight dtype) with
+    workers 1..6: (monthly cost, GPUs, shape) of each that meets the SLO with both pools below
+    saturation."""
+    shapes = list(itertools.product(ds.POOL_TPS, range(1, MAX_WORKERS + 1), ds.POOL_TPS,
+                                    range(1, MAX_WORKERS + 1), ds.WEIGHT_DTYPES))
+    table = {**base, "decode_gpu": np.asarray(["same"] * len(shapes), dtype=object)}
+    for i, column in enumerate(("prefill_tp", "prefill_workers", "decode_tp",
+                                "decode_workers")):
+        table[column] = np.asarray([s[i] for s in shapes])
+    table["weight_dtype"] = np.asarray([s[4] for s in shapes], dtype=object)
+    out = evaluate_table(table, models, load_gpus(), "inference",
+                         ["meets_slo", "prefill_utilization", "decode_utilization",
+                          "cost_usd_per_month", "deployment_gpus"])
+    ok = (np.asarray(out["meets_slo"], dtype=bool)
+          & (np.asarray(out["prefill_utilization"]) < 1)
+          & (np.asarray(out["decode_utilization"]) < 1))
+    cost, count = np.asarray(out["cost_usd_per_month"]), np.asarray(out["deployment_gpus"])
+    return sorted((float(cost[i]), int(count[i]), shapes[i]) for i in np.flatnonzero(ok))
+
+
+def test_solve_finds_the_brute_force_cheapest_xpyd_for_llama_70b() -> None:
+    base, models = _base()
+    feasible = _brute_force(base, models)
+    assert feasible, "the workload has disaggregated answers within 6 workers a pool"
+    result = invoke("solve", "--model", str(LLAMA_70B), *WORKLOAD, "--serving-mode",
+                     "disaggregated", "--vary", f"workers={MAX_WORKERS}", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    answers = [data["answer"], *data["runners_up"]]
+    cheapest = feasible[0][0]
+    assert data["answer"]["cost_usd_per_month"] == cheapest
+    # each answer is the brute force's cheapest deployment of its pool TPs, and the list is the
+    # five cheapest pool-TP shapes
+    per_shape: dict[tuple[Any, ...], tuple[float, int, tuple]] = {}
+    for cost, gpus, shape in feasible:
+        per_shape.setdefault((shape[0], shape[2], shape[4]), (cost, gpus, shape))
+    expected = sorted(per_shape.values())[:5]
+    got = [(a["cost_usd_per_month"], a["deployment_gpus"],
+            (a["prefill"]["tp"], a["prefill"]["workers"], a["decode"]["tp"],
+             a["decode"]["workers"], a["weight_dtype"])) for a in answers]
+    assert [(c, g) for c, g, _ in got] == [(c, g) for c, g, _ in expected]
+    for cost, gpus, shape in got:
+        best_of_shape = per_shape[(shape[0], shape[2], shape[4])]
+        assert (cost, gpus) == best_of_shape[:2]
+        assert (cost, gpus, shape) in feasible
+    # the figures: 4 H100s (2 prefill workers at TP1, 1 decode worker at TP2, fp8 weights),
+    # $7,300/month (730 h at $2.50 per GPU-hour), the SLO met
+    assert data["answer"]["deployment_gpus"] == 4
+    assert cheapest == 4 * 2.5 * 730
+    assert data["answer"]["meets_slo"] is True
+
+
+def test_the_answer_is_the_deployment_estimate_gives_the_same_figures() -> None:
+    base, models = _base()
+    answer = ds.size_disaggregated(base, models, load_gpus(), max_workers=MAX_WORKERS)[0]
+    c = answer.changes
+    result = invoke("estimate", "--model", str(LLAMA_70B), *WORKLOAD, "--serving-mode",
+                     "disaggregated", "--prefill-tp", str(c["prefill_tp"]),
+                     "--prefill-workers", str(c["prefill_workers"]),
+                     "--decode-tp", str(c["decode_tp"]),
+                     "--decode-workers", str(c["decode_workers"]),
+                     "--weight-dtype", str(c["weight_dtype"]), "--json")
+    assert result.exit_code == 0, result.output
+    est = json.loads(result.output)
+    outputs = est.get("outputs", est)
+    assert outputs["tpot_mean_s"] == pytest.approx(answer.outputs["tpot_mean_s"], rel=1e-12)
+    assert outputs["ttft_p50_s"] == pytest.approx(answer.outputs["ttft_p50_s"], rel=1e-12)
+
+
+def test_a_decode_pool_on_another_gpu_type_is_searched_when_named() -> None:
+    base, models = _base()
+    answers = ds.size_disaggregated(base, models, load_gpus(), decode_gpus=("h200",),
+                                    max_workers=MAX_WORKERS)
+    assert answers and {a.changes["decode_gpu"] for a in answers} == {"h200"}
+    assert all(a.outputs["meets_slo"] for a in answers)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--vary", "gpus=1..8"], "--vary"),
+    (["--vary", "prefill_tp=0"], "whole numbers from 1 to 4096"),
+    (["--vary", "workers=2,3"], "one number N"),
+    (["--subject-to", "fits"], "--subject-to"),
+])
+def test_bad_disaggregated_search_options_are_refused_by_name(args: list[str],
+                                                              message: str) -> None:
+    result = invoke("solve", "--model", str(LLAMA_70B), *WORKLOAD, "--serving-mode",
+                     "disaggregated", *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_disaggregated_solve_needs_a_target_rate() -> None:
+    base, models = _base()
+    base["target_requests_per_s"] = 0.0
+    with pytest.raises(Exception, match="target_requests_per_s"):
+        ds.size_disaggregated(base, models, load_gpus())
+
+
+def test_solve_mixes_gpu_types_when_asked_and_prices_each_pool_at_its_own_gpu() -> None:
+    result = invoke("solve", "--model", str(LLAMA_70B), *WORKLOAD, "--serving-mode",
+                    "disaggregated", "--vary", "decode_gpu=same,h200", "--vary", "workers=4",
+                    "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)["answer"]
+    # prefill on the --gpu H100s, decode on an H200: cheaper than either type alone here
+    assert (answer["prefill"], answer["decode"]) == (
+        {"gpu": "h100-sxm", "tp": 1, "workers": 2}, {"gpu": "h200", "tp": 1, "workers": 1})
+    # seeds/gpus.toml example prices: H100 $2.50, H200 $3.50 per GPU-hour; 730 h a month
+    assert answer["cost_usd_per_month"] == pytest.approx((2 * 2.50 + 1 * 3.50) * 730)
+    assert answer["deployment_gpus"] == 3
+    # two GPU types share no NVLink domain: the KV moves over the NIC
+    assert answer["kv_transfer_s"] > 1e-3
+
+
+@pytest.mark.slow
+async def test_the_ui_solve_of_a_disaggregated_scenario_lists_the_cli_answers() -> None:
+    """On a disaggregated scenario the UI's capacity solve is the disaggregated search (the
+    answers ``planner solve FLEET/NAME --json`` gives, each pool shown), and "Add as options"
+    writes them as options whose inputs differ from the scenario only where the answer does."""
+    from textual.widgets import Static
+
+    from planner.service import Workspace
+    from planner.tui.app import create_app
+    from planner.tui.screens.solve_view import SolveScreen
+    from tests.tui.test_tui import ready, settle
+    from tests.tui.test_verdict_tui import SIZE, select, text
+
+    with Workspace.open() as ws:
+        ws.new_scenario("demo", "pd70b", model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                        target_requests_per_s=10.0, prompt_tokens=1000, output_tokens=250,
+                        slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05,
+                        serving_mode="disaggregated")
+    cli = invoke("solve", "demo/pd70b", "--gpu-filter", "h100", "--json")
+    assert cli.exit_code == 0, cli.output
+    expected = json.loads(cli.output)["answer"]
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        select(app, "pd70b")
+        await pilot.press("o")
+        assert isinstance(app.screen, SolveScreen)
+        await pilot.press("tab", *"h100", "enter")  # GPU filter, solve
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SolveScreen) and screen.answers, text(
+            screen.query_one("#answer", Static))
+        first = screen.answers[0].changes
+        assert (first["prefill_tp"], first["prefill_workers"], first["decode_tp"],
+                first["decode_workers"]) == (expected["prefill"]["tp"],
+                                              expected["prefill"]["workers"],
+                                              expected["decode"]["tp"],
+                                              expected["decode"]["workers"])
+        shown = text(screen.query_one("#answer", Static))
+        assert f"{first['prefill_workers']} × h100-sxm TP{first['prefill_tp']}" in shown
+        assert "planner solve demo/pd70b --gpu-filter h100" in shown
+        count = len(screen.answers)
+        screen.query_one("#add-options").press()
+        await settle(pilot)
+        await settle(pilot)
+    with Workspace.open() as ws:
+        options = [s for s in ws.scenarios("demo") if s.option_of == "pd70b"]
+        assert len(options) == count and not any(s.chosen for s in options)
+        assert {(s.inputs["prefill_workers"], s.inputs["decode_workers"]) for s in options} == {
+            (a.changes["prefill_workers"], a.changes["decode_workers"]) for a in screen.answers}

@@ -1,0 +1,1 @@
+"""The service layer's tests: saves, bulk import, options."""

@@ -1,0 +1,2 @@
+"""The store's tests: migrations, the Workspace API on each backend, two processes on one
+database."""
