@@ -61,6 +61,20 @@ def _check_top_k(spec: ModelSpec, cfg: Config, label: str) -> None:
                               f"layer, got {ffn.top_k}")
 
 
+def _reader_of(cfg: Config, label: str) -> Reader:
+    """The reader of the config's ``model_type``; refused, listing the supported types, when
+    it is missing or not supported."""
+    model_type = cfg.get("model_type")
+    if model_type is None:
+        raise ConfigError(label, "model_type", "is missing; supported: "
+                          + ", ".join(SUPPORTED_MODEL_TYPES))
+    reader = READERS.get(model_type) if isinstance(model_type, str) else None
+    if reader is None:
+        raise ConfigError(label, "model_type", f"{short(model_type)} is not supported; "
+                          "supported: " + ", ".join(SUPPORTED_MODEL_TYPES))
+    return reader
+
+
 def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
     """Build a :class:`ModelSpec` from a parsed config.json dict.
 
@@ -70,15 +84,7 @@ def spec_from_config(cfg: Config, name: str | None = None) -> ModelSpec:
     if not isinstance(cfg, Mapping):
         raise ConfigError(name or "config", "<root>", "must be a JSON object")
     label = name or str(cfg.get("_name_or_path") or cfg.get("model_type") or "config")[:200]
-    model_type = cfg.get("model_type")
-    if model_type is None:
-        raise ConfigError(label, "model_type", "is missing; supported: "
-                          + ", ".join(SUPPORTED_MODEL_TYPES))
-    reader = READERS.get(model_type) if isinstance(model_type, str) else None
-    if reader is None:
-        raise ConfigError(label, "model_type", f"{short(model_type)} is not supported; "
-                          "supported: " + ", ".join(SUPPORTED_MODEL_TYPES))
-    spec = reader(ConfigReader(label, cfg))
+    spec = _reader_of(cfg, label)(ConfigReader(label, cfg))
     _check_top_k(spec, cfg, label)
     total = count_params(spec).total
     if total > MAX_PARAMS:

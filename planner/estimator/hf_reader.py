@@ -139,19 +139,25 @@ class ConfigReader:
         architecture's own rule."""
         types = self.cfg.get("layer_types")
         if types is not None:
-            if not isinstance(types, list) or len(types) != n_layers:
-                raise ConfigError(self.name, "layer_types",
-                                  f"must list one type for each of the {n_layers} layers")
-            allowed = {"full_attention", "sliding_attention"}
-            bad = sorted({t for t in types if t not in allowed})
-            if bad:
-                raise ConfigError(self.name, "layer_types", f"has unsupported entries {bad}")
-            if window is None and "sliding_attention" in types:
-                raise ConfigError(self.name, "sliding_window",
-                                  "is required when layer_types has sliding_attention layers")
-            return [window if t == "sliding_attention" else None for t in types]
+            return self._listed_windows(types, n_layers, window)
         return [window if window is not None and default_sliding(i) else None
                 for i in range(n_layers)]
+
+    def _listed_windows(self, types: Any, n_layers: int, window: int | None
+                        ) -> list[int | None]:
+        """:meth:`layer_windows` from a ``layer_types`` list: ``window`` on each
+        ``sliding_attention`` layer, none on ``full_attention`` layers."""
+        if not isinstance(types, list) or len(types) != n_layers:
+            raise ConfigError(self.name, "layer_types",
+                              f"must list one type for each of the {n_layers} layers")
+        allowed = {"full_attention", "sliding_attention"}
+        bad = sorted({t for t in types if t not in allowed})
+        if bad:
+            raise ConfigError(self.name, "layer_types", f"has unsupported entries {bad}")
+        if window is None and "sliding_attention" in types:
+            raise ConfigError(self.name, "sliding_window",
+                              "is required when layer_types has sliding_attention layers")
+        return [window if t == "sliding_attention" else None for t in types]
 
 
 def short(value: Any, limit: int = 60) -> str:

@@ -232,14 +232,10 @@ _NEMOTRON_TYPES = {"linear_attention": "mamba", "moe": "moe", "full_attention": 
                    "mlp": "mlp", "mamba": "mamba", "attention": "attention"}
 
 
-def _nemotron_h(r: ConfigReader) -> ModelSpec:
-    """NVIDIA Nemotron-H / Nemotron-3 (``modeling_nemotron_h.py``): one block per character of
-    ``hybrid_override_pattern`` (``M`` Mamba-2, ``E`` MoE, ``*`` attention, ``-`` MLP; or
-    ``layers_block_type``), each with one RMSNorm. Attention: GQA without norms. MoE: routed
-    experts and shared experts as two-matrix relu² MLPs, a ``d x E`` router; with
-    ``moe_latent_size`` the experts run in that latent width between ``d x latent`` and
-    ``latent x d`` projections (Nemotron-3 Super). The MTP block is not built by transformers."""
-    d = r.integer("hidden_size")
+def _nemotron_blocks(r: ConfigReader) -> list[str]:
+    """Each block's kind (mamba, moe, attention, mlp): one per character of
+    ``hybrid_override_pattern``, else as ``layers_block_type`` (or ``layer_types``) lists
+    them; at most :data:`MAX_LAYERS`."""
     pattern = r.cfg.get("hybrid_override_pattern")
     if pattern is not None:
         if not isinstance(pattern, str) or not pattern or set(pattern) - set(_NEMOTRON_BLOCKS):
@@ -257,6 +253,18 @@ def _nemotron_h(r: ConfigReader) -> ModelSpec:
     if len(kinds) > MAX_LAYERS:
         raise ConfigError(r.name, "hybrid_override_pattern",
                           f"must have at most {MAX_LAYERS:,} blocks")
+    return kinds
+
+
+def _nemotron_h(r: ConfigReader) -> ModelSpec:
+    """NVIDIA Nemotron-H / Nemotron-3 (``modeling_nemotron_h.py``): one block per character of
+    ``hybrid_override_pattern`` (``M`` Mamba-2, ``E`` MoE, ``*`` attention, ``-`` MLP; or
+    ``layers_block_type``), each with one RMSNorm. Attention: GQA without norms. MoE: routed
+    experts and shared experts as two-matrix relu² MLPs, a ``d x E`` router; with
+    ``moe_latent_size`` the experts run in that latent width between ``d x latent`` and
+    ``latent x d`` projections (Nemotron-3 Super). The MTP block is not built by transformers."""
+    d = r.integer("hidden_size")
+    kinds = _nemotron_blocks(r)
     heads = r.integer("num_attention_heads", 32)
     head_dim = r.integer("head_dim", 128)
     bias = r.flag("attention_bias", False)
@@ -321,6 +329,26 @@ def _minimax_m2(r: ConfigReader) -> ModelSpec:
     return model_spec(r, "minimax_m2", d, layers, tie_default=False)
 
 
+def _mimo_layout(r: ConfigReader, n: int) -> tuple[list[str], list[str]]:
+    """MiMo-V2-Flash's attention and FFN type per layer as transformers 5.23 builds them
+    (``layer_types``, ``mlp_layer_types``, else its config class's rule); the published
+    ``hybrid_layer_pattern`` and ``moe_layer_freq`` are refused where they disagree."""
+    types = layer_types(r, n, ("full_attention", "sliding_attention"),
+                        lambda i: "full_attention" if i == 0 or (i + 1) % 6 == 0
+                        else "sliding_attention")
+    mlp_types = name_list(r, "mlp_layer_types", n, ("dense", "sparse"),
+                          lambda i: "dense" if i == 0 else "sparse")
+    pattern = r.cfg.get("hybrid_layer_pattern")
+    if pattern is not None and pattern != [int(t == "sliding_attention") for t in types]:
+        raise ConfigError(r.name, "hybrid_layer_pattern", "disagrees with the layer types "
+                          "transformers 5.23 builds (full on layer 0 and every 6th layer)")
+    freq = r.cfg.get("moe_layer_freq")
+    if isinstance(freq, list) and freq != [int(t == "sparse") for t in mlp_types]:
+        raise ConfigError(r.name, "moe_layer_freq", "disagrees with the FFN types "
+                          "transformers 5.23 builds (dense on layer 0, experts after)")
+    return types, mlp_types
+
+
 def _mimo_v2_flash(r: ConfigReader) -> ModelSpec:
     """Xiaomi MiMo-V2-Flash as transformers 5.23 builds it (``MiMoV2FlashConfig``,
     ``modeling_mimo_v2_flash.py``): layers by ``layer_types``, else full attention on layer 0
@@ -348,19 +376,7 @@ def _mimo_v2_flash(r: ConfigReader) -> ModelSpec:
         if r.cfg.get(key) is not None and r.cfg.get(key) != built:
             raise ConfigError(r.name, key, f"is {r.cfg.get(key)!r}, but transformers 5.23 "
                               f"builds {built} (from the unprefixed keys)")
-    types = layer_types(r, n, ("full_attention", "sliding_attention"),
-                        lambda i: "full_attention" if i == 0 or (i + 1) % 6 == 0
-                        else "sliding_attention")
-    mlp_types = name_list(r, "mlp_layer_types", n, ("dense", "sparse"),
-                          lambda i: "dense" if i == 0 else "sparse")
-    pattern = r.cfg.get("hybrid_layer_pattern")
-    if pattern is not None and pattern != [int(t == "sliding_attention") for t in types]:
-        raise ConfigError(r.name, "hybrid_layer_pattern", "disagrees with the layer types "
-                          "transformers 5.23 builds (full on layer 0 and every 6th layer)")
-    freq = r.cfg.get("moe_layer_freq")
-    if isinstance(freq, list) and freq != [int(t == "sparse") for t in mlp_types]:
-        raise ConfigError(r.name, "moe_layer_freq", "disagrees with the FFN types "
-                          "transformers 5.23 builds (dense on layer 0, experts after)")
+    types, mlp_types = _mimo_layout(r, n)
     size = r.opt_int("sliding_window_size")
     window = size + 1 if size is not None else r.integer("sliding_window", 129)
     moe = Moe(num_experts=r.integer("n_routed_experts", 256),

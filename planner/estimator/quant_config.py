@@ -176,30 +176,16 @@ def _bitsandbytes(name: str, qc: Mapping[str, Any]) -> QuantScheme:
 
 
 def _compressed_tensors(name: str, qc: Mapping[str, Any]) -> QuantScheme:
-    groups = qc.get("config_groups")
-    if not isinstance(groups, Mapping) or not groups:
-        raise ConfigError(name, "quantization_config.config_groups",
-                          "must map group names to their weights / input_activations")
-    schemes = {repr((g.get("weights"), g.get("input_activations"))): g
-               for g in groups.values() if isinstance(g, Mapping)}
-    if len(schemes) != 1:
-        raise ConfigError(name, "quantization_config.config_groups",
-                          f"has {len(schemes)} different schemes; one is supported")
-    group = next(iter(schemes.values()))
-    w = group.get("weights")
-    if not isinstance(w, Mapping):
-        raise ConfigError(name, "quantization_config.config_groups.weights",
-                          "is required (a weight quantization scheme)")
+    """llm-compressor's ``compressed-tensors`` format: the one scheme of its
+    ``config_groups`` (weights, and input activations when quantized too), NVFP4 packed,
+    block-wise or by strategy tensor / channel / group (module docstring)."""
+    group = _ct_group(name, qc)
+    w = group["weights"]
     fmt = str(qc.get("format", ""))
     bits = _bits(name, w, "num_bits", (4, 8))
     kind = str(w.get("type", "int"))
     strategy = str(w.get("strategy", "tensor"))
-    acts = group.get("input_activations")
-    act_bits = FULL_BITS
-    if isinstance(acts, Mapping) and acts.get("num_bits"):
-        act_bits = _bits(name, acts, "num_bits", (4, 8))
-    static_acts = isinstance(acts, Mapping) and not acts.get("dynamic", False) \
-        and act_bits < FULL_BITS
+    act_bits, static_acts = _ct_activations(name, group.get("input_activations"))
     keep = _names(name, qc, "ignore")
     if fmt == "nvfp4-pack-quantized" or (kind == "float" and bits == 4):
         gs = _qc_int(name, w, "group_size", 16)
@@ -213,29 +199,69 @@ def _compressed_tensors(name: str, qc: Mapping[str, Any]) -> QuantScheme:
     packed = bits == 4
     tensor = (128 if packed else 0) + (32 if static_acts else 0)
     if strategy == "block":
-        block = w.get("block_structure")
-        if (not isinstance(block, list) or len(block) != 2
-                or not all(isinstance(v, int) and v > 0 for v in block)):
-            raise ConfigError(name, "quantization_config.config_groups.weights.block_structure",
-                              f"must be two positive integers, got {block!r}")
         return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
-                           block=(block[0], block[1]), scale_bits=16, tensor_bits=tensor,
+                           block=_ct_block(name, w), scale_bits=16, tensor_bits=tensor,
                            activation_bits=act_bits, keep=keep)
+    return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
+                       group_size=_ct_group_size(name, w, strategy), scale_bits=16,
+                       zero_bits=zero, tensor_bits=tensor, activation_bits=act_bits, keep=keep)
+
+
+def _ct_activations(name: str, acts: Any) -> tuple[int, bool]:
+    """(bits of the input activations, whether their scales are static): 16 and False when
+    the scheme quantizes weights only."""
+    act_bits = FULL_BITS
+    if isinstance(acts, Mapping) and acts.get("num_bits"):
+        act_bits = _bits(name, acts, "num_bits", (4, 8))
+    static_acts = isinstance(acts, Mapping) and not acts.get("dynamic", False) \
+        and act_bits < FULL_BITS
+    return act_bits, bool(static_acts)
+
+
+def _ct_group(name: str, qc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The one scheme of ``config_groups`` (groups that differ only in their targets count
+    once), with its ``weights``; refused, naming the key, otherwise."""
+    groups = qc.get("config_groups")
+    if not isinstance(groups, Mapping) or not groups:
+        raise ConfigError(name, "quantization_config.config_groups",
+                          "must map group names to their weights / input_activations")
+    schemes = {repr((g.get("weights"), g.get("input_activations"))): g
+               for g in groups.values() if isinstance(g, Mapping)}
+    if len(schemes) != 1:
+        raise ConfigError(name, "quantization_config.config_groups",
+                          f"has {len(schemes)} different schemes; one is supported")
+    group = next(iter(schemes.values()))
+    if not isinstance(group.get("weights"), Mapping):
+        raise ConfigError(name, "quantization_config.config_groups.weights",
+                          "is required (a weight quantization scheme)")
+    return group
+
+
+def _ct_block(name: str, w: Mapping[str, Any]) -> tuple[int, int]:
+    """``block_structure`` of a block-wise scheme: (rows, columns), two positive integers."""
+    block = w.get("block_structure")
+    if (not isinstance(block, list) or len(block) != 2
+            or not all(isinstance(v, int) and v > 0 for v in block)):
+        raise ConfigError(name, "quantization_config.config_groups.weights.block_structure",
+                          f"must be two positive integers, got {block!r}")
+    return block[0], block[1]
+
+
+def _ct_group_size(name: str, w: Mapping[str, Any], strategy: str) -> int:
+    """Weights per scale of a ``strategy``: ``group`` its positive ``group_size``, ``channel``
+    0 (one per output row), ``tensor`` -1 (one per tensor)."""
     sizes = {"tensor": -1, "channel": 0}
     if strategy == "group":
         gs = _qc_int(name, w, "group_size")
         if gs <= 0:
             raise ConfigError(name, "quantization_config.config_groups.weights.group_size",
                               f"must be positive, got {gs}")
-    elif strategy in sizes:
-        gs = sizes[strategy]
-    else:
-        raise ConfigError(name, "quantization_config.config_groups.weights.strategy",
-                          f"{strategy!r} is not supported; supported: tensor, channel, group, "
-                          "block")
-    return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
-                       group_size=gs, scale_bits=16, zero_bits=zero, tensor_bits=tensor,
-                       activation_bits=act_bits, keep=keep)
+        return gs
+    if strategy in sizes:
+        return sizes[strategy]
+    raise ConfigError(name, "quantization_config.config_groups.weights.strategy",
+                      f"{strategy!r} is not supported; supported: tensor, channel, group, "
+                      "block")
 
 
 READERS = {
@@ -300,17 +326,7 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
     layer = spec.layers[i]
     d = spec.hidden_size
     base = f"model.layers.{i}"
-    names = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "q_a": "q_a_proj",
-             "q_b": "q_b_proj", "kv_a": "kv_a_proj_with_mqa", "kv_b": "kv_b_proj"}
-    block = "self_attn"
-    if isinstance(layer.attention, LinearAttention):  # Gated DeltaNet (Qwen3-Next)
-        block = "linear_attn"
-        names = {"qkvz": "in_proj_qkvz", "ba": "in_proj_ba", "o": "out_proj"}
-    if isinstance(layer.attention, Mamba2):  # Nemotron-H
-        block = "mixer"
-        names = {"in": "in_proj", "o": "out_proj"}
-    out = [(f"{base}.{block}.{names.get(k, k)}", n_in, n_out, 1)
-           for k, (n_in, n_out, _) in attention_projections(layer.attention, d).items()]
+    out = _attention_modules(layer.attention, d, base)
     ffn = layer.ffn
     if isinstance(ffn, Mlp):
         return out + [(f"{base}.mlp.{k}_proj", n_in, n_out, 1)
@@ -321,9 +337,32 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
         out += [(f"{moe}.experts.0.{w[k]}", n_in, n_out, ffn.num_experts)
                 for k, (n_in, n_out, _) in mlp_projections(ffn.expert, d).items()]
         return [*out, (f"{moe}.gate", d, ffn.num_experts, -1)]
-    out += [(f"{base}.mlp.experts.0.{k}_proj", n_in, n_out, ffn.num_experts)
-            for k, (n_in, n_out, _) in mlp_projections(ffn.expert,
-                                                       ffn.latent_size or d).items()]
+    return out + _moe_modules(ffn, d, base)
+
+
+def _attention_modules(attention: Any, d: int, base: str) -> list[tuple[str, int, int, int]]:
+    """The mixer's matmuls with their Hugging Face names: ``self_attn`` projections, Gated
+    DeltaNet's ``linear_attn`` (Qwen3-Next) or Mamba-2's ``mixer`` (Nemotron-H)."""
+    names = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "q_a": "q_a_proj",
+             "q_b": "q_b_proj", "kv_a": "kv_a_proj_with_mqa", "kv_b": "kv_b_proj"}
+    block = "self_attn"
+    if isinstance(attention, LinearAttention):  # Gated DeltaNet (Qwen3-Next)
+        block = "linear_attn"
+        names = {"qkvz": "in_proj_qkvz", "ba": "in_proj_ba", "o": "out_proj"}
+    if isinstance(attention, Mamba2):  # Nemotron-H
+        block = "mixer"
+        names = {"in": "in_proj", "o": "out_proj"}
+    return [(f"{base}.{block}.{names.get(k, k)}", n_in, n_out, 1)
+            for k, (n_in, n_out, _) in attention_projections(attention, d).items()]
+
+
+def _moe_modules(ffn: Any, d: int, base: str) -> list[tuple[str, int, int, int]]:
+    """A llama-style MoE block's matmuls: the experts (named by expert 0), a dense MLP beside
+    them (Gemma 4), latent projections (Nemotron-3 Super), shared experts, the router and the
+    shared expert's gate (routers: ``copies = -1``)."""
+    out = [(f"{base}.mlp.experts.0.{k}_proj", n_in, n_out, ffn.num_experts)
+           for k, (n_in, n_out, _) in mlp_projections(ffn.expert,
+                                                      ffn.latent_size or d).items()]
     if ffn.dense is not None:  # Gemma 4: a dense MLP beside the experts
         out += [(f"{base}.mlp.dense.{k}_proj", n_in, n_out, 1)
                 for k, (n_in, n_out, _) in mlp_projections(ffn.dense, d).items()]
@@ -340,6 +379,18 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
     return out
 
 
+def _matrix_bits(scheme: QuantScheme | None, module: str, n_in: int, n_out: int,
+                 copies: int) -> int:
+    """Stored bits of one copy of a matrix: 16 bit without a scheme, for a router
+    (``copies < 0``) or a module the scheme keeps; the experts' own scheme for an expert;
+    else the scheme's (:meth:`QuantScheme.matrix_bits`)."""
+    if scheme is None or copies < 0 or scheme.keeps(module):
+        return n_in * n_out * FULL_BITS
+    if scheme.experts is not None and ".experts." in module:
+        return scheme.experts.matrix_bits(n_in, n_out)
+    return scheme.matrix_bits(n_in, n_out)
+
+
 @lru_cache(maxsize=256)
 def checkpoint_bits(spec: ModelSpec, scheme: QuantScheme | None) -> CheckpointBits:
     """Exact stored bits of ``spec``'s weights under ``scheme`` (16 bit everywhere when
@@ -352,12 +403,7 @@ def checkpoint_bits(spec: ModelSpec, scheme: QuantScheme | None) -> CheckpointBi
         for module, n_in, n_out, copies in _layer_modules(spec, i):
             n = max(copies, 1)
             matmul_weights += n * n_in * n_out
-            if scheme is None or copies < 0 or scheme.keeps(module):
-                matmul += n * n_in * n_out * FULL_BITS
-            elif scheme.experts is not None and ".experts." in module:
-                matmul += n * scheme.experts.matrix_bits(n_in, n_out)
-            else:
-                matmul += n * scheme.matrix_bits(n_in, n_out)
+            matmul += n * _matrix_bits(scheme, module, n_in, n_out, copies)
     d, vocab = spec.hidden_size, spec.vocab_size
     embedding = (counts.embedding + counts.position) * FULL_BITS
     if counts.lm_head:
