@@ -48,12 +48,7 @@ def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
             raise ValidationError(required, "is a required column of the scenario frame")
     models = models if models is not None else _catalog_models()
     gpus = gpus if gpus is not None else _catalog_gpus()
-    kinds = (frame["kind"].astype(str).str.strip().str.lower() if "kind" in frame.columns
-             else pd.Series("inference", index=frame.index))
-    bad = ~kinds.isin(KINDS)
-    if bad.any():
-        raise ValidationError(f"kind (row {kinds.index[bad][0]})", "one of " + ", ".join(KINDS),
-                              value=frame.loc[kinds.index[bad][0], "kind"])
+    kinds = _kinds(frame)
     present = [k for k in KINDS if (kinds == k).any()]
     added: dict[str, Any] = {}
     for kind in present:
@@ -64,10 +59,10 @@ def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
         wanted = [o for o in wanted if o in graph(kind).formulas]
         values = evaluate_table(table, models, gpus, kind, wanted, labels=part.index,
                                 profiles=profiles)
+        if len(present) == 1:
+            added.update((name, values[name]) for name in wanted)
+            continue
         for name in wanted:
-            if len(present) == 1:
-                added[name] = values[name]
-                continue
             dtype: Literal["boolean", "float64"] = (
                 "boolean" if values[name].dtype == np.bool_ else "float64")
             column = added.setdefault(name, pd.array([None] * len(frame), dtype=dtype))
@@ -75,6 +70,20 @@ def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
     computed = _frame_of(added, frame.index)
     return pd.concat([frame.drop(columns=[c for c in added if c in frame.columns]), computed],
                      axis=1)
+
+
+def _kinds(frame: pd.DataFrame) -> pd.Series:
+    """Each row's kind (``kind`` stripped and lower-cased; absent: inference); the first
+    row of another kind is refused, naming its label."""
+    import pandas as pd
+
+    kinds = (frame["kind"].astype(str).str.strip().str.lower() if "kind" in frame.columns
+             else pd.Series("inference", index=frame.index))
+    bad = ~kinds.isin(KINDS)
+    if bad.any():
+        raise ValidationError(f"kind (row {kinds.index[bad][0]})", "one of " + ", ".join(KINDS),
+                              value=frame.loc[kinds.index[bad][0], "kind"])
+    return kinds
 
 
 def _frame_of(columns: dict[str, Any], index: Any) -> pd.DataFrame:

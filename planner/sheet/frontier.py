@@ -249,38 +249,9 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
         raise ValidationError("frontier", f"needs the serving model's columns "
                               f"{', '.join(READ)}; this model has no {', '.join(missing)}")
     points: list[FrontierPoint] = []
-    axis = Variation(AXIS, concurrency)
     for changes in configurations:
-        row = {**base, **changes}
-        tp, pp = int(row.get("tp", 1)), int(row.get("pp", 1))
-        row["gpus"] = tp * pp
-        grid = build_grid(row, [axis], models, gpus, outputs=list(READ), profiles=profiles)
-        label = _label(changes)
-        n = len(grid)
-
-        def column(name: str, grid: Any = grid, n: int = n) -> np.ndarray:
-            value = grid.values.get(name, np.full(n, np.nan))
-            return np.broadcast_to(np.asarray(value, dtype=float), (n,))
-
-        out_tps, tpot, ttft, cost_h = (column(c) for c in (
-            "output_tokens_per_s", "tpot_mean_s", "ttft_slo_percentile_s", "cost_usd_per_hour"))
-        meets, fits, saturated = (np.nan_to_num(column(c)) > 0
-                                  for c in ("meets_slo", "engine_fits", "saturated"))
-        for k in range(n):
-            valid = bool(grid.valid[k])
-            ok = bool(valid and fits[k] and not saturated[k] and out_tps[k] > 0
-                      and tpot[k] > 0)
-            per_gpu = out_tps[k] / row["gpus"] if valid else math.nan
-            per_user = 1.0 / tpot[k] if valid and tpot[k] > 0 else math.nan
-            cost_m = (cost_h[k] * PER_MILLION / (SECONDS_PER_HOUR * out_tps[k])
-                      if valid and out_tps[k] > 0 else math.nan)
-            points.append(FrontierPoint(
-                label, int(concurrency[k]), int(row["gpus"]), float(out_tps[k]),
-                float(per_gpu), float(per_user), float(ttft[k]), float(tpot[k]),
-                bool(meets[k]) and ok,
-                _state(valid, str(grid.reasons[k]), bool(fits[k]), bool(saturated[k]),
-                       bool(meets[k])),
-                float(cost_h[k]), float(cost_m), usable=ok))
+        points += _configuration_points({**base, **changes}, _label(changes), concurrency,
+                                        models, gpus, profiles)
     x = np.array([p.tokens_per_s_per_user for p in points], dtype=float)
     y = np.array([p.output_tokens_per_s_per_gpu for p in points], dtype=float)
     usable = np.array([p.usable for p in points], dtype=bool)
@@ -293,6 +264,44 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
     slo = {k: base.get(k) for k in ("slo_ttft_s", "slo_percentile", "slo_tpot_s")}
     return Frontier([_label(c) for c in configurations], configurations, concurrency, points,
                     cheapest_at(points, levels), slo)
+
+
+def _configuration_points(row: dict[str, Any], label: str, concurrency: Sequence[int],
+                          models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
+                          profiles: Sequence[CalibrationFigures] | None
+                          ) -> list[FrontierPoint]:
+    """The points of one configuration (``row``: one replica, ``gpus = tp * pp``) at every
+    concurrency, in one grid evaluation."""
+    tp, pp = int(row.get("tp", 1)), int(row.get("pp", 1))
+    row["gpus"] = tp * pp
+    grid = build_grid(row, [Variation(AXIS, concurrency)], models, gpus, outputs=list(READ),
+                      profiles=profiles)
+    n = len(grid)
+
+    def column(name: str) -> np.ndarray:
+        value = grid.values.get(name, np.full(n, np.nan))
+        return np.broadcast_to(np.asarray(value, dtype=float), (n,))
+
+    out_tps, tpot, ttft, cost_h = (column(c) for c in (
+        "output_tokens_per_s", "tpot_mean_s", "ttft_slo_percentile_s", "cost_usd_per_hour"))
+    meets, fits, saturated = (np.nan_to_num(column(c)) > 0
+                              for c in ("meets_slo", "engine_fits", "saturated"))
+    points = []
+    for k in range(n):
+        valid = bool(grid.valid[k])
+        ok = bool(valid and fits[k] and not saturated[k] and out_tps[k] > 0 and tpot[k] > 0)
+        per_gpu = out_tps[k] / row["gpus"] if valid else math.nan
+        per_user = 1.0 / tpot[k] if valid and tpot[k] > 0 else math.nan
+        cost_m = (cost_h[k] * PER_MILLION / (SECONDS_PER_HOUR * out_tps[k])
+                  if valid and out_tps[k] > 0 else math.nan)
+        points.append(FrontierPoint(
+            label, int(concurrency[k]), int(row["gpus"]), float(out_tps[k]),
+            float(per_gpu), float(per_user), float(ttft[k]), float(tpot[k]),
+            bool(meets[k]) and ok,
+            _state(valid, str(grid.reasons[k]), bool(fits[k]), bool(saturated[k]),
+                   bool(meets[k])),
+            float(cost_h[k]), float(cost_m), usable=ok))
+    return points
 
 
 FIELDS: tuple[tuple[str, str], ...] = (
