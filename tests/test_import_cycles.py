@@ -21,29 +21,49 @@ def module_imports(path: Path, root: Path, modules: set[str]) -> dict[str, int]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: dict[str, int] = {}
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names if a.name in modules]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                source = ".".join([*base, node.module] if node.module else base)
-            else:
-                source = node.module or ""
-            if source in modules:
-                targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source
-                           for a in node.names]
+            targets = _from_targets(node, package, modules)
+        else:
+            continue
         for target in targets:
             if target != name:
                 found.setdefault(target, node.lineno)
     return found
 
 
+def _from_targets(node: ast.ImportFrom, package: str, modules: set[str]) -> list[str]:
+    """The modules ``from X import a, b`` names: ``X.a`` where that is a module, else ``X``
+    (relative ``X`` resolved against ``package``)."""
+    if node.level:
+        base = package.split(".")[: len(package.split(".")) - node.level + 1]
+        source = ".".join([*base, node.module] if node.module else base)
+    else:
+        source = node.module or ""
+    if source not in modules:
+        return []
+    return [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source
+            for a in node.names]
+
+
 def import_circles(root: Path = PACKAGE) -> list[str]:
-    """Each circle (a strongly connected set of modules, Tarjan's algorithm) as one line:
-    its modules in order and the ``file:line`` of each import around it."""
+    """Each circle (a strongly connected set of modules) as one line: its modules in order
+    and the ``file:line`` of each import around it."""
     paths = {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
     graph = {m: module_imports(p, root, set(paths)) for m, p in paths.items()}
+    out = []
+    for members in strongly_connected(graph):
+        inside = set(members)
+        edges = [f"{paths[a].relative_to(root.parent)}:{line} ({a} -> {b})"
+                 for a in members for b, line in sorted(graph[a].items()) if b in inside]
+        out.append(" <-> ".join(members) + ": " + "; ".join(edges))
+    return sorted(out)
+
+
+def strongly_connected(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected sets of more than one module (Tarjan's algorithm), each
+    sorted."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -62,25 +82,16 @@ def import_circles(root: Path = PACKAGE) -> list[str]:
                 low[v] = min(low[v], index[w])
         if low[v] == index[v]:
             members = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                members.append(w)
-                if w == v:
-                    break
+            while not members or members[-1] != v:
+                members.append(stack.pop())
+                on_stack.discard(members[-1])
             if len(members) > 1:
                 circles.append(sorted(members))
 
     for module in sorted(graph):
         if module not in index:
             connect(module)
-    out = []
-    for members in circles:
-        inside = set(members)
-        edges = [f"{paths[a].relative_to(root.parent)}:{line} ({a} -> {b})"
-                 for a in members for b, line in sorted(graph[a].items()) if b in inside]
-        out.append(" <-> ".join(members) + ": " + "; ".join(edges))
-    return sorted(out)
+    return circles
 
 
 def test_no_module_imports_itself_round_a_circle() -> None:
