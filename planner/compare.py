@@ -100,11 +100,16 @@ def _default_columns(scenarios: Sequence[Scenario], records: Sequence[Mapping[st
     outputs any scenario has (the disaggregated ones first when a scenario is split)."""
     differing = [k for k in ("kind", "model", "gpu", *scenarios[0].inputs)
                  if len({repr(r.get(k)) for r in records}) > 1]
-    shown = [c for c in COMPARE_OUTPUTS if any(c in r for r in records)]
+    shown = _present(COMPARE_OUTPUTS, records)
     if any(_disaggregated(s) for s in scenarios):
-        shown = [c for c in DISAGG_OUTPUTS if any(c in r for r in records)] + shown
+        shown = _present(DISAGG_OUTPUTS, records) + shown
     lead = [VERDICT_ROW, *verdict.VERDICT] if judged else []
     return [*lead, *differing, *shown]
+
+
+def _present(columns: Sequence[str], records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The ``columns`` any record has, in their order."""
+    return [c for c in columns if any(c in r for r in records)]
 
 
 def _changes(values: Sequence[Any]) -> tuple[list[float | None], list[float | None]]:
@@ -247,21 +252,26 @@ def options_table(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, 
     """An option group side by side (``scenarios``: base first, as :func:`option_group`
     orders them), the cheapest by ``cost_usd_per_month`` among those that fit and meet the
     SLO marked (ties: the first). Inference columns are None for training options."""
-    rows = []
-    for i, (s, o) in enumerate(zip(scenarios, outputs, strict=True)):
-        inference = s.kind == "inference"
-        target = float(s.inputs.get("target_requests_per_s") or 0.0)
-        per_mtok = _number(o.get("cost_usd_per_million_output_tokens")) if inference else None
-        rows.append(OptionRow(
-            name=s.name, gpu=s.gpu, base=i == 0, chosen=s.chosen, gpus=int(s.inputs["gpus"]),
-            gpus_needed=int(o["gpus_needed"]) if inference and target > 0
-            and verdict.masked("gpus_needed", o, s.inputs) is None else None,
-            cost_usd_per_month=float(o["cost_usd_per_month"]) if inference else None,
-            cost_usd_per_million_output_tokens=per_mtok,
-            fits=bool(o["fits"] if inference else o["train_fits"]),
-            meets_slo=bool(o["meets_slo"]) if inference else None))
+    rows = [_option_row(s, o, base=i == 0)
+            for i, (s, o) in enumerate(zip(scenarios, outputs, strict=True))]
     meeting = [i for i, r in enumerate(rows) if r.fits and r.meets_slo]
     if meeting:
         best = min(meeting, key=lambda i: rows[i].cost_usd_per_month or 0.0)
         rows[best] = replace(rows[best], cheapest_meeting_slo=True)
     return rows
+
+
+def _option_row(s: Scenario, o: Mapping[str, Any], *, base: bool) -> OptionRow:
+    """One option's row: its deployment, and for inference its GPUs needed at the target
+    rate (None without one, or where that is a state), cost and SLO verdict."""
+    inference = s.kind == "inference"
+    target = float(s.inputs.get("target_requests_per_s") or 0.0)
+    per_mtok = _number(o.get("cost_usd_per_million_output_tokens")) if inference else None
+    return OptionRow(
+        name=s.name, gpu=s.gpu, base=base, chosen=s.chosen, gpus=int(s.inputs["gpus"]),
+        gpus_needed=int(o["gpus_needed"]) if inference and target > 0
+        and verdict.masked("gpus_needed", o, s.inputs) is None else None,
+        cost_usd_per_month=float(o["cost_usd_per_month"]) if inference else None,
+        cost_usd_per_million_output_tokens=per_mtok,
+        fits=bool(o["fits"] if inference else o["train_fits"]),
+        meets_slo=bool(o["meets_slo"]) if inference else None)

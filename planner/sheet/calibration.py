@@ -151,9 +151,6 @@ def _identified(predictor: Predictor, x: np.ndarray, train: np.ndarray) -> np.nd
 def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
         start: Sequence[float] | None = None) -> FitResult:
     """Fit the predictor's parameters to the runs not held out (see the module docstring)."""
-    # lazy-loaded: scipy costs ~0.3 s and only a fit needs it
-    from scipy.optimize import least_squares
-
     holdout_ids = holdout_ids or set()
     run_ids = np.array([r.id for r in predictor.runs.runs])[predictor.rows]
     held = np.isin(run_ids, sorted(holdout_ids))
@@ -163,27 +160,8 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
     every = predictor.parameters
     x_all = np.asarray(start if start is not None else predictor.start(), dtype=np.float64)
     free = _free_parameters(predictor, x_all, train)
-    params = tuple(p for p, f in zip(every, free, strict=True) if f)
-    lows = np.log([p.low for p in params])
-    highs = np.log([p.high for p in params])
-    z0 = np.clip(np.log(np.maximum(x_all[free], 1e-30)), lows + 1e-9, highs - 1e-9)
-
-    def full(z: np.ndarray) -> np.ndarray:
-        x = x_all.copy()
-        x[free] = np.exp(z)
-        return x
     before_res = predictor.log_residuals(None)
-    def residuals(z: np.ndarray) -> np.ndarray:
-        return np.asarray(predictor.log_residuals(full(z))[train])
-
-    # diff_step per parameter (a scalar would broadcast to the same steps; the stubs take 1-D)
-    result = least_squares(residuals, z0, bounds=(lows, highs), loss="soft_l1",
-                           f_scale=LOSS_SCALE, diff_step=np.full(z0.shape, 1e-3),
-                           max_nfev=400)
-    # a parameter the runs do not move (no TP > 1 run for the collective efficiency, no
-    # TTFT for the request latency) keeps its starting value and is not reported as fitted
-    fitted = [p.name for p, z, s in zip(params, result.x, z0, strict=True) if abs(z - s) > 1e-6]
-    x, x0 = full(result.x), full(z0)
+    x, x0, fitted, iterations = _least_squares(predictor, x_all, free, train)
     after_res = predictor.log_residuals(x)
     return FitResult(
         parameters={p.name: float(v) for p, v in zip(every, x, strict=True)},
@@ -196,7 +174,38 @@ def fit(predictor: Predictor, holdout_ids: set[int] | None = None,
         holdout_before=error_summary(before_res, predictor.metrics, held),
         holdout=error_summary(after_res, predictor.metrics, held),
         residuals=_residual_rows(predictor, run_ids, held, before_res, after_res),
-        skipped=list(predictor.runs.skipped), iterations=int(result.nfev))
+        skipped=list(predictor.runs.skipped), iterations=iterations)
+
+
+def _least_squares(predictor: Predictor, x_all: np.ndarray, free: np.ndarray,
+                   train: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str], int]:
+    """(fitted parameters, starting parameters, names of those the fit moved, function
+    evaluations): the ``free`` parameters searched on a log scale within their bounds by
+    ``scipy.optimize.least_squares`` (soft-L1 loss) on the training figures' log residuals."""
+    # lazy-loaded: scipy costs ~0.3 s and only a fit needs it
+    from scipy.optimize import least_squares
+
+    params = tuple(p for p, f in zip(predictor.parameters, free, strict=True) if f)
+    lows = np.log([p.low for p in params])
+    highs = np.log([p.high for p in params])
+    z0 = np.clip(np.log(np.maximum(x_all[free], 1e-30)), lows + 1e-9, highs - 1e-9)
+
+    def full(z: np.ndarray) -> np.ndarray:
+        x = x_all.copy()
+        x[free] = np.exp(z)
+        return x
+
+    def residuals(z: np.ndarray) -> np.ndarray:
+        return np.asarray(predictor.log_residuals(full(z))[train])
+
+    # diff_step per parameter (a scalar would broadcast to the same steps; the stubs take 1-D)
+    result = least_squares(residuals, z0, bounds=(lows, highs), loss="soft_l1",
+                           f_scale=LOSS_SCALE, diff_step=np.full(z0.shape, 1e-3),
+                           max_nfev=400)
+    # a parameter the runs do not move (no TP > 1 run for the collective efficiency, no
+    # TTFT for the request latency) keeps its starting value and is not reported as fitted
+    fitted = [p.name for p, z, s in zip(params, result.x, z0, strict=True) if abs(z - s) > 1e-6]
+    return full(result.x), full(z0), fitted, int(result.nfev)
 
 
 def _free_parameters(predictor: Predictor, x_all: np.ndarray, train: np.ndarray) -> np.ndarray:

@@ -139,13 +139,18 @@ def run_table(runs: Sequence[Run]) -> RunTable:
         pairs += [(len(rows), metric, value) for metric, value in figures]
         rows.append(row)
         kept.append(run)
+    return RunTable(kept, _columns(rows), pairs, skipped)
+
+
+def _columns(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The rows as columns: every key any row has, a row without it taking the input's
+    default; texts and choices as object arrays, flags as bool, numbers as float64."""
     names = sorted({k for r in rows for k in r})
     defaults = {c.name: c.default for c in INFERENCE_INPUTS}
     kinds = {c.name: c.kind for c in INFERENCE_INPUTS}
-    table = {k: np.array([r.get(k, defaults.get(k)) for r in rows],
-                         dtype=object if k in _TEXT or kinds.get(k) == "choice"
-                         else bool if kinds.get(k) == "bool" else np.float64) for k in names}
-    return RunTable(kept, table, pairs, skipped)
+    return {k: np.array([r.get(k, defaults.get(k)) for r in rows],
+                        dtype=object if k in _TEXT or kinds.get(k) == "choice"
+                        else bool if kinds.get(k) == "bool" else np.float64) for k in names}
 
 
 _TEXT = frozenset({"model", "gpu", "engine", "weight_dtype", "kv_dtype"})

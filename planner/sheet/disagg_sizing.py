@@ -281,11 +281,7 @@ def search_from_vary(vary: Sequence[str], gpus: Mapping[str, GpuSpec]) -> dict[s
     Anything else is refused, naming what the disaggregated solve varies."""
     out: dict[str, Any] = {}
     for text in vary:
-        column, sep, values = text.partition("=")
-        column, items = column.strip(), [v.strip() for v in values.split(",") if v.strip()]
-        if not sep or column not in _LISTS or not items:
-            raise ValidationError("--vary", "in a disaggregated solve one of "
-                                  + ", ".join(f"{c}=..." for c in _LISTS), value=text)
+        column, items, values = _vary_item(text)
         if column in ("gpu", "decode_gpu"):
             names = list(gpus) if items == ["*"] else items
             out["prefill_gpus" if column == "gpu" else "decode_gpus"] = tuple(names)
@@ -300,6 +296,17 @@ def search_from_vary(vary: Sequence[str], gpus: Mapping[str, GpuSpec]) -> dict[s
         else:
             out[f"{column}s"] = tuple(_vary_numbers(column, items, values))
     return out
+
+
+def _vary_item(text: str) -> tuple[str, list[str], str]:
+    """(column, its values, the values as written) of one ``--vary COLUMN=VALUES``; the
+    column must be one the disaggregated solve varies."""
+    column, sep, values = text.partition("=")
+    column, items = column.strip(), [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or column not in _LISTS or not items:
+        raise ValidationError("--vary", "in a disaggregated solve one of "
+                              + ", ".join(f"{c}=..." for c in _LISTS), value=text)
+    return column, items, values
 
 
 def _vary_dtypes(items: Sequence[str]) -> tuple[str, ...]:

@@ -239,24 +239,12 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
     cheapest configuration at; default those of the Pareto points that meet the SLO."""
     concurrency = parse_concurrency(concurrency)
     configurations = _configurations(variations)
-    if len(configurations) * len(concurrency) > MAX_POINTS:
-        total = len(configurations) * len(concurrency)
-        raise ValidationError("--vary/--concurrency", f"the frontier has {total:,} points "
-                              f"(configurations x concurrencies); at most {MAX_POINTS:,}")
-    formulas = graph("inference").formulas
-    missing = [c for c in READ if c not in formulas]
-    if missing:
-        raise ValidationError("frontier", f"needs the serving model's columns "
-                              f"{', '.join(READ)}; this model has no {', '.join(missing)}")
+    _check_frontier(len(configurations) * len(concurrency))
     points: list[FrontierPoint] = []
     for changes in configurations:
         points += _configuration_points({**base, **changes}, _label(changes), concurrency,
                                         models, gpus, profiles)
-    x = np.array([p.tokens_per_s_per_user for p in points], dtype=float)
-    y = np.array([p.output_tokens_per_s_per_gpu for p in points], dtype=float)
-    usable = np.array([p.usable for p in points], dtype=bool)
-    mask = pareto_mask(np.nan_to_num(x), np.nan_to_num(y), usable)
-    points = [replace(p, pareto=bool(m)) for p, m in zip(points, mask, strict=True)]
+    points = _with_pareto(points)
     if levels is None:
         levels = sorted({p.tokens_per_s_per_user for p in points if p.pareto and p.meets_slo})
     else:
@@ -266,7 +254,30 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
                     cheapest_at(points, levels), slo)
 
 
-def _configuration_points(row: dict[str, Any], label: str, concurrency: Sequence[int],
+def _check_frontier(total: int) -> None:
+    """At most :data:`MAX_POINTS` points, and a serving model with every column of
+    :data:`READ`."""
+    if total > MAX_POINTS:
+        raise ValidationError("--vary/--concurrency", f"the frontier has {total:,} points "
+                              f"(configurations x concurrencies); at most {MAX_POINTS:,}")
+    formulas = graph("inference").formulas
+    missing = [c for c in READ if c not in formulas]
+    if missing:
+        raise ValidationError("frontier", f"needs the serving model's columns "
+                              f"{', '.join(READ)}; this model has no {', '.join(missing)}")
+
+
+def _with_pareto(points: list[FrontierPoint]) -> list[FrontierPoint]:
+    """The points with :attr:`FrontierPoint.pareto` set (:func:`pareto_mask` over the usable
+    points: tokens/s per user against output tokens/s per GPU)."""
+    x = np.array([p.tokens_per_s_per_user for p in points], dtype=float)
+    y = np.array([p.output_tokens_per_s_per_gpu for p in points], dtype=float)
+    usable = np.array([p.usable for p in points], dtype=bool)
+    mask = pareto_mask(np.nan_to_num(x), np.nan_to_num(y), usable)
+    return [replace(p, pareto=bool(m)) for p, m in zip(points, mask, strict=True)]
+
+
+def _configuration_points(row: dict[str, Any], label: str, concurrency: tuple[int, ...],
                           models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
                           profiles: Sequence[CalibrationFigures] | None
                           ) -> list[FrontierPoint]:
@@ -290,10 +301,7 @@ def _configuration_points(row: dict[str, Any], label: str, concurrency: Sequence
     for k in range(n):
         valid = bool(grid.valid[k])
         ok = bool(valid and fits[k] and not saturated[k] and out_tps[k] > 0 and tpot[k] > 0)
-        per_gpu = out_tps[k] / row["gpus"] if valid else math.nan
-        per_user = 1.0 / tpot[k] if valid and tpot[k] > 0 else math.nan
-        cost_m = (cost_h[k] * PER_MILLION / (SECONDS_PER_HOUR * out_tps[k])
-                  if valid and out_tps[k] > 0 else math.nan)
+        per_gpu, per_user, cost_m = _rates(valid, out_tps[k], tpot[k], cost_h[k], row["gpus"])
         points.append(FrontierPoint(
             label, int(concurrency[k]), int(row["gpus"]), float(out_tps[k]),
             float(per_gpu), float(per_user), float(ttft[k]), float(tpot[k]),
@@ -302,6 +310,18 @@ def _configuration_points(row: dict[str, Any], label: str, concurrency: Sequence
                    bool(meets[k])),
             float(cost_h[k]), float(cost_m), usable=ok))
     return points
+
+
+def _rates(valid: bool, out_tps: float, tpot: float, cost_h: float, gpus: int
+           ) -> tuple[float, float, float]:
+    """(output tokens/s per GPU, tokens/s per user = 1 / TPOT, USD per million output
+    tokens = cost per hour x 1e6 / (3600 x output tokens/s)) of one point; NaN where not
+    defined."""
+    per_gpu = out_tps / gpus if valid else math.nan
+    per_user = 1.0 / tpot if valid and tpot > 0 else math.nan
+    cost_m = (cost_h * PER_MILLION / (SECONDS_PER_HOUR * out_tps)
+              if valid and out_tps > 0 else math.nan)
+    return per_gpu, per_user, cost_m
 
 
 FIELDS: tuple[tuple[str, str], ...] = (

@@ -47,6 +47,7 @@ from planner.domain import Scenario
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.ops import Coded
+from planner.sheet.fleet import scenario_table
 from planner.sheet.plan_inputs import PLAN_HOURS_PER_MONTH, Demand, GpuPrice, month_index
 from planner.sheet.plan_inputs import Horizon as Horizon  # re-exported: their old home
 from planner.sheet.plan_inputs import check_horizon_months as check_horizon_months
@@ -66,7 +67,7 @@ from planner.sheet.plan_result import plan_chart_lines as plan_chart_lines
 from planner.sheet.plan_result import plan_record as plan_record
 from planner.sheet.plan_result import plan_table_lines as plan_table_lines
 from planner.sheet.profiles import CalibrationFigures
-from planner.sheet.table import build_columns, graph, inputs_of
+from planner.sheet.table import build_columns, graph
 
 
 def demand_rates(demand: Demand | None, target_requests_per_s: float, months: np.ndarray,
@@ -90,20 +91,6 @@ PLAN_OUTPUTS = ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica")
 """The serving model's columns a plan reads at each month's rate."""
 
 
-def _scenario_table(rows: Sequence[Scenario]) -> dict[str, Any]:
-    """The input table of scenarios, one row each (as :mod:`planner.sheet.fleet` builds it)."""
-    table: dict[str, Any] = {
-        "model": np.array([sc.model for sc in rows], dtype=object),
-        "gpu": np.array([sc.gpu for sc in rows], dtype=object),
-        "lora_targets": np.array([sc.lora_targets for sc in rows], dtype=object),
-    }
-    for column in inputs_of("inference"):
-        table[column.name] = np.array([sc.inputs[column.name] for sc in rows],
-                                      dtype=object if column.kind in ("choice", "text")
-                                      else None)
-    return table
-
-
 def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[str, Demand],
                   months: Sequence[str], horizon_start: str, models: Mapping[str, ModelSpec],
                   gpus: Mapping[str, GpuSpec], prices: Sequence[GpuPrice], pricing: str,
@@ -117,7 +104,7 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
     # each workload is validated and looked up once (build_columns over the workloads, the
     # one validation path: a bad input names its row), then its columns are taken once per
     # distinct rate; only the rate differs
-    cols = build_columns(_scenario_table(workloads), models, gpus, "inference",
+    cols = build_columns(scenario_table(workloads), models, gpus, "inference",
                          labels=[f"{fleet}/{sc.name}" for sc in workloads],
                          profiles=profiles) if n_w else {}
     rates, basis, described = _workload_rates(workloads, demands, cols, month_ix, start)

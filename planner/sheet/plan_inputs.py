@@ -180,9 +180,7 @@ def demand_spec(*, start_rate: Any = None, growth: Any = None, series: Any = Non
     if series is not None:
         if start_rate is not None or growth is not None or start_month is not None:
             raise ValidationError("series", "a series or a start rate with growth, not both")
-        points = parse_series(series, given_unit or "s")
-        return {"kind": "series", "unit": given_unit or _series_unit(series) or "s",
-                "points": points}
+        return _series_spec(series, given_unit)
     if start_rate is None:
         raise ValidationError("start_rate", "a start rate (e.g. 5/s) with --growth, or "
                               "--series month=rate,...")
@@ -192,6 +190,14 @@ def demand_spec(*, start_rate: Any = None, growth: Any = None, series: Any = Non
             "growth_fraction_per_month": parse_growth(growth) if growth is not None else 0.0,
             "start_month": (month_text(month_index(start_month, "start_month"))
                             if start_month is not None else None)}
+
+
+def _series_spec(series: Any, given_unit: str | None) -> dict[str, Any]:
+    """A series demand's fields: its points in requests/s, and the unit to show them in
+    (the one given, else the one its values were written in, else per second)."""
+    points = parse_series(series, given_unit or "s")
+    return {"kind": "series", "unit": given_unit or _series_unit(series) or "s",
+            "points": points}
 
 
 def _series_unit(series: Any) -> str | None:

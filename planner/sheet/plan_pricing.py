@@ -39,15 +39,23 @@ def price_matrix(gpu_names: Sequence[str], months: np.ndarray, prices: Sequence[
                 usd[g, after] = getattr(p, attr)
             if pricing == "reserved" and p.reserved_term_months is not None:
                 term[g, after] = p.reserved_term_months
-        missing = np.isnan(usd[g]) | ((term[g] < 1) if pricing == "reserved" else False)
-        if missing.any():
-            month = month_text(int(months[int(np.argmax(missing))]))
-            what = "reserved price and term" if pricing == "reserved" else f"{pricing} price"
-            flags = "--reserved USD --term MONTHS" if pricing == "reserved" else "--spot USD"
-            raise ValidationError("pricing", f"no {what} for GPU {name} in {month}; set one "
-                                  f"with `planner gpu price {name} {flags}` or plan with "
-                                  "--pricing on-demand", value=pricing)
+        _check_priced(name, usd[g], term[g], months, pricing)
     return usd, term
+
+
+def _check_priced(name: str, usd: np.ndarray, term: np.ndarray, months: np.ndarray,
+                  pricing: str) -> None:
+    """Refuse, naming the GPU, the first month and the command that sets it, a month without
+    a price at ``pricing`` (reserved: without a price and a term)."""
+    missing = np.isnan(usd) | ((term < 1) if pricing == "reserved" else False)
+    if not missing.any():
+        return
+    month = month_text(int(months[int(np.argmax(missing))]))
+    what = "reserved price and term" if pricing == "reserved" else f"{pricing} price"
+    flags = "--reserved USD --term MONTHS" if pricing == "reserved" else "--spot USD"
+    raise ValidationError("pricing", f"no {what} for GPU {name} in {month}; set one "
+                          f"with `planner gpu price {name} {flags}` or plan with "
+                          "--pricing on-demand", value=pricing)
 
 
 def reserve(needed: np.ndarray, usd: np.ndarray, term: np.ndarray

@@ -61,21 +61,38 @@ def _progression(items: list[float], last: float, column: str) -> list[float]:
     """``a, b, ..., z``: arithmetic if b-a is constant, geometric if b/a is; up to ``last``."""
     if len(items) < 2:
         raise ValidationError(column, "needs at least two values before '...' to continue")
-    diffs = {b - a for a, b in itertools.pairwise(items)}
-    ratios = {b / a for a, b in itertools.pairwise(items) if a} if all(items) else set()
-    out = list(items)
-    if len(diffs) == 1 and (step := diffs.pop()) != 0 and (last - out[-1]) * step > 0:
-        while (out[-1] + step - last) * step <= 1e-9 * abs(step):
-            out.append(out[-1] + step)
-    elif len(ratios) == 1 and (ratio := ratios.pop()) > 1 and last > out[-1]:
-        while out[-1] * ratio <= last * (1 + 1e-12):
-            out.append(out[-1] * ratio)
-    else:
+    out = _arithmetic(items, last)
+    if out is None:
+        out = _geometric(items, last)
+    if out is None:
         raise ValidationError(column, "values before '...' must step by a constant difference "
                               "or ratio toward the last value", value=items)
     if abs(out[-1] - last) > 1e-9 * max(1.0, abs(last)):
         raise ValidationError(column, f"the progression {items[0]:g}, {items[1]:g}, ... does "
                               f"not reach {last:g}", value=last)
+    return out
+
+
+def _arithmetic(items: list[float], last: float) -> list[float] | None:
+    """``items`` continued by their constant difference up to ``last`` (within 1e-9 of a
+    step), or None when the difference is not constant, zero or away from ``last``."""
+    diffs = {b - a for a, b in itertools.pairwise(items)}
+    if not (len(diffs) == 1 and (step := diffs.pop()) != 0 and (last - items[-1]) * step > 0):
+        return None
+    out = list(items)
+    while (out[-1] + step - last) * step <= 1e-9 * abs(step):
+        out.append(out[-1] + step)
+    return out
+
+
+def _geometric(items: list[float], last: float) -> list[float] | None:
+    """``items`` continued by their constant ratio (> 1) up to ``last``, or None."""
+    ratios = {b / a for a, b in itertools.pairwise(items) if a} if all(items) else set()
+    if not (len(ratios) == 1 and (ratio := ratios.pop()) > 1 and last > items[-1]):
+        return None
+    out = list(items)
+    while out[-1] * ratio <= last * (1 + 1e-12):
+        out.append(out[-1] * ratio)
     return out
 
 

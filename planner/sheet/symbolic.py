@@ -169,12 +169,19 @@ def infix(expr: Expr, names: Mapping[str, str] | None = None, _parent: int = 0) 
     if op == "neg":
         return f"-{infix(args[0], names, 6)}"
     if op in BINARY:
-        prec = BINARY[op]
-        right_prec = prec + 1 if op in ("-", "/", "**") or prec == 2 else prec
-        text = f"{infix(args[0], names, prec)} {op} {infix(args[1], names, right_prec)}"
-        return f"({text})" if prec < _parent or (prec == _parent and op == "**") else text
+        return _infix_binary(op, args, names, _parent)
     label = {"where": "if", "minimum": "min", "maximum": "max"}.get(op, op)
     return f"{label}({', '.join(infix(a, names) for a in args)})"
+
+
+def _infix_binary(op: str, args: tuple[Any, ...], names: Mapping[str, str] | None,
+                  parent: int) -> str:
+    """``a op b``, parenthesized where it binds looser than its ``parent`` (a power inside a
+    power too, as ``**`` groups to the right)."""
+    prec = BINARY[op]
+    right_prec = prec + 1 if op in ("-", "/", "**") or prec == 2 else prec
+    text = f"{infix(args[0], names, prec)} {op} {infix(args[1], names, right_prec)}"
+    return f"({text})" if prec < parent or (prec == parent and op == "**") else text
 
 
 EXCEL_BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "**": "^", "<": "<", "<=": "<=",

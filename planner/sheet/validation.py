@@ -424,21 +424,7 @@ def check_series(column: ColumnRule, s: pd.Series, problems: Problems, show_valu
     else:
         bad = np.zeros(n, dtype=bool)
     if column.kind in ("int", "float"):
-        if pd.api.types.is_bool_dtype(s):
-            report(~empty)
-            return np.where(empty, float(column.default), np.nan), bad | ~empty
-        values = _series_numbers(column, s, empty)
-        wrong = ~empty & ~np.isfinite(values)
-        if column.kind == "int":
-            wrong |= np.isfinite(values) & (values != np.floor(values))
-        wrong |= outside(column, values)
-        wrong &= ~empty
-        report(wrong)
-        bad |= wrong
-        # a bad or empty cell holds the default, so rules across columns never divide by zero
-        if column.kind == "int":
-            return np.where(bad | empty, column.default, values).astype(np.int64), bad
-        return np.where(bad | empty, float(column.default), values), bad
+        return _check_numbers_series(column, s, empty, bad, report)
     if column.kind == "bool" and pd.api.types.is_bool_dtype(s) and not s.isna().any():
         return s.to_numpy(dtype=bool), bad
     codes, parsed, refused = _by_distinct(column, s)
@@ -452,6 +438,30 @@ def check_series(column: ColumnRule, s: pd.Series, problems: Problems, show_valu
     if column.kind == "bool":
         values = values.astype(bool)
     return values, bad
+
+
+def _check_numbers_series(column: ColumnRule, s: pd.Series, empty: np.ndarray, bad: np.ndarray,
+                          report: Callable[[np.ndarray], None]
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`check_series` of an int or float column: a finite number (whole for an int)
+    within the bounds; a bad or empty cell holds the default, so rules across columns never
+    divide by zero."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(s):
+        report(~empty)
+        return np.where(empty, float(column.default), np.nan), bad | ~empty
+    values = _series_numbers(column, s, empty)
+    wrong = ~empty & ~np.isfinite(values)
+    if column.kind == "int":
+        wrong |= np.isfinite(values) & (values != np.floor(values))
+    wrong |= outside(column, values)
+    wrong &= ~empty
+    report(wrong)
+    bad |= wrong
+    if column.kind == "int":
+        return np.where(bad | empty, column.default, values).astype(np.int64), bad
+    return np.where(bad | empty, float(column.default), values), bad
 
 
 def _series_numbers(column: ColumnRule, s: pd.Series, empty: np.ndarray) -> np.ndarray:
