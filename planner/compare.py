@@ -84,25 +84,45 @@ def compare(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]],
                for s, o in zip(scenarios, outputs, strict=True)]
     judged = [s.kind == "inference" and verdict.applies(s.inputs) for s in scenarios]
     if columns is None:
-        differing = [k for k in ("kind", "model", "gpu", *scenarios[0].inputs)
-                     if len({repr(r.get(k)) for r in records}) > 1]
-        shown = [c for c in COMPARE_OUTPUTS if any(c in r for r in records)]
-        if any(_disaggregated(s) for s in scenarios):
-            shown = [c for c in DISAGG_OUTPUTS if any(c in r for r in records)] + shown
-        lead = [VERDICT_ROW, *verdict.VERDICT] if any(judged) else []
-        columns = [*lead, *differing, *shown]
+        columns = _default_columns(scenarios, records, any(judged))
     rows = []
     for column in columns:
         values = [_shown(column, r, s, o, judge) for r, s, o, judge
                   in zip(records, scenarios, outputs, judged, strict=True)]
-        first = _number(values[0])
-        deltas, ratios = [], []
-        for v in values:
-            x = _number(v)
-            deltas.append(None if x is None or first is None else x - first)
-            ratios.append(None if x is None or not first else (x - first) / abs(first))
+        deltas, ratios = _changes(values)
         rows.append(CompareRow(column, values, deltas, ratios))
     return rows
+
+
+def _default_columns(scenarios: Sequence[Scenario], records: Sequence[Mapping[str, Any]],
+                     judged: bool) -> list[str]:
+    """The verdict's rows (when any scenario is judged), the inputs that differ, then the key
+    outputs any scenario has (the disaggregated ones first when a scenario is split)."""
+    differing = [k for k in ("kind", "model", "gpu", *scenarios[0].inputs)
+                 if len({repr(r.get(k)) for r in records}) > 1]
+    shown = _present(COMPARE_OUTPUTS, records)
+    if any(_disaggregated(s) for s in scenarios):
+        shown = _present(DISAGG_OUTPUTS, records) + shown
+    lead = [VERDICT_ROW, *verdict.VERDICT] if judged else []
+    return [*lead, *differing, *shown]
+
+
+def _present(columns: Sequence[str], records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The ``columns`` any record has, in their order."""
+    return [c for c in columns if any(c in r for r in records)]
+
+
+def _changes(values: Sequence[Any]) -> tuple[list[float | None], list[float | None]]:
+    """Each value's difference from the first and that difference relative to the first's
+    magnitude (None where a value or the first is not a number, or the first is 0)."""
+    first = _number(values[0])
+    deltas: list[float | None] = []
+    ratios: list[float | None] = []
+    for v in values:
+        x = _number(v)
+        deltas.append(None if x is None or first is None else x - first)
+        ratios.append(None if x is None or not first else (x - first) / abs(first))
+    return deltas, ratios
 
 
 @dataclass(slots=True)
@@ -148,28 +168,42 @@ def rollup(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]]
         if i not in keep:
             f.not_counted.append(s.name)
             continue
-        if _disaggregated(s):  # each pool on its GPU type
-            decode = s.inputs.get("decode_gpu", "same")
-            for gpu, n in ((s.gpu, o["prefill_gpus"]),
-                           (s.gpu if decode == "same" else decode, o["decode_gpus"])):
-                gpus[s.fleet][gpu] = gpus[s.fleet].get(gpu, 0) + int(n)
-        elif s.kind == "inference":
-            gpus[s.fleet][s.gpu] = gpus[s.fleet].get(s.gpu, 0) + int(s.inputs["gpus"])
-        if s.kind == "inference":
-            f.cost_usd_per_hour += o["cost_usd_per_hour"]
-            f.cost_usd_per_month += o["cost_usd_per_month"]
-            f.tokens_per_day += o["tokens_per_day"]
-            if not o["fits"]:
-                f.not_fitting.append((s.name, o["shortfall_bytes"]))
-        else:
-            f.training_cost_usd += o["train_cost_usd"]
-            f.training_gpu_hours += o["gpu_hours"]
-            if not o["train_fits"]:
-                f.not_fitting.append((s.name, o["train_memory_bytes_per_gpu"]
-                                      - o.get("gpu_memory_bytes", 0)))
+        for gpu, n in _gpus_by_type(s, o):
+            gpus[s.fleet][gpu] = gpus[s.fleet].get(gpu, 0) + n
+        _add(f, s, o)
     for name, f in fleets.items():
         f.gpus_by_type = dict(sorted(gpus[name].items()))
     return [fleets[k] for k in sorted(fleets)]
+
+
+def _gpus_by_type(s: Scenario, o: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """(GPU type, GPUs) a counted scenario adds to its fleet: an inference deployment's
+    configured GPUs, or each pool of a disaggregated one on its own type; none for training."""
+    if _disaggregated(s):
+        decode = s.inputs.get("decode_gpu", "same")
+        return [(s.gpu, int(o["prefill_gpus"])),
+                (s.gpu if decode == "same" else decode, int(o["decode_gpus"]))]
+    if s.kind == "inference":
+        return [(s.gpu, int(s.inputs["gpus"]))]
+    return []
+
+
+def _add(f: FleetRollup, s: Scenario, o: Mapping[str, Any]) -> None:
+    """Add a counted scenario's cost to its fleet's totals: an inference scenario's USD per
+    hour and month and tokens per day, a training one's USD and GPU-hours; one that does not
+    fit is listed with its shortfall per GPU in bytes."""
+    if s.kind == "inference":
+        f.cost_usd_per_hour += o["cost_usd_per_hour"]
+        f.cost_usd_per_month += o["cost_usd_per_month"]
+        f.tokens_per_day += o["tokens_per_day"]
+        if not o["fits"]:
+            f.not_fitting.append((s.name, o["shortfall_bytes"]))
+        return
+    f.training_cost_usd += o["train_cost_usd"]
+    f.training_gpu_hours += o["gpu_hours"]
+    if not o["train_fits"]:
+        f.not_fitting.append((s.name, o["train_memory_bytes_per_gpu"]
+                              - o.get("gpu_memory_bytes", 0)))
 
 
 def option_group(scenarios: Sequence[Scenario], name: str) -> list[int]:
@@ -218,21 +252,26 @@ def options_table(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, 
     """An option group side by side (``scenarios``: base first, as :func:`option_group`
     orders them), the cheapest by ``cost_usd_per_month`` among those that fit and meet the
     SLO marked (ties: the first). Inference columns are None for training options."""
-    rows = []
-    for i, (s, o) in enumerate(zip(scenarios, outputs, strict=True)):
-        inference = s.kind == "inference"
-        target = float(s.inputs.get("target_requests_per_s") or 0.0)
-        per_mtok = _number(o.get("cost_usd_per_million_output_tokens")) if inference else None
-        rows.append(OptionRow(
-            name=s.name, gpu=s.gpu, base=i == 0, chosen=s.chosen, gpus=int(s.inputs["gpus"]),
-            gpus_needed=int(o["gpus_needed"]) if inference and target > 0
-            and verdict.masked("gpus_needed", o, s.inputs) is None else None,
-            cost_usd_per_month=float(o["cost_usd_per_month"]) if inference else None,
-            cost_usd_per_million_output_tokens=per_mtok,
-            fits=bool(o["fits"] if inference else o["train_fits"]),
-            meets_slo=bool(o["meets_slo"]) if inference else None))
+    rows = [_option_row(s, o, base=i == 0)
+            for i, (s, o) in enumerate(zip(scenarios, outputs, strict=True))]
     meeting = [i for i, r in enumerate(rows) if r.fits and r.meets_slo]
     if meeting:
         best = min(meeting, key=lambda i: rows[i].cost_usd_per_month or 0.0)
         rows[best] = replace(rows[best], cheapest_meeting_slo=True)
     return rows
+
+
+def _option_row(s: Scenario, o: Mapping[str, Any], *, base: bool) -> OptionRow:
+    """One option's row: its deployment, and for inference its GPUs needed at the target
+    rate (None without one, or where that is a state), cost and SLO verdict."""
+    inference = s.kind == "inference"
+    target = float(s.inputs.get("target_requests_per_s") or 0.0)
+    per_mtok = _number(o.get("cost_usd_per_million_output_tokens")) if inference else None
+    return OptionRow(
+        name=s.name, gpu=s.gpu, base=base, chosen=s.chosen, gpus=int(s.inputs["gpus"]),
+        gpus_needed=int(o["gpus_needed"]) if inference and target > 0
+        and verdict.masked("gpus_needed", o, s.inputs) is None else None,
+        cost_usd_per_month=float(o["cost_usd_per_month"]) if inference else None,
+        cost_usd_per_million_output_tokens=per_mtok,
+        fits=bool(o["fits"] if inference else o["train_fits"]),
+        meets_slo=bool(o["meets_slo"]) if inference else None)

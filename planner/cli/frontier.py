@@ -105,7 +105,7 @@ def write_file(title: str, result: Any, path: Path) -> None:
             _write_csv(result, path)
         else:
             # lazy: openpyxl, only when an .xlsx is written
-            from planner.io.xlsx.frontier import save_frontier
+            from planner.io.xlsx.workbook import save_frontier
 
             save_frontier(title, result, path)
     except OSError as exc:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from planner.estimator.quant_config import QuantScheme
+    from planner.estimator.quant_scheme import QuantScheme
 
 NormKind = Literal["rms", "layer"]
 

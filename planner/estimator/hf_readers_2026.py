@@ -8,21 +8,19 @@ modeling file (``models/<type>/modeling_<type>.py``, v5.23) and its config class
 counts and caches were checked on the published configs by ``scripts/hf_counts_2026.py``
 (``tests/fixtures/hf_counts_2026.json``).
 
-The readers are registered in :data:`planner.estimator.hf_config.READERS`; this module imports
-that module only inside functions (it is imported at the end of it).
+The readers are listed in :data:`READERS_2026`; :mod:`planner.estimator.hf_config` adds them to
+its registry (this module imports the reader machinery, never the registry). Their vision towers
+are in :mod:`planner.estimator.hf_readers_vision`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
 
 from planner.errors import ConfigError
 from planner.estimator.architecture import (
     Attention,
-    CompressedAttention,
-    Indexer,
     Layer,
     Mamba2,
     Mlp,
@@ -30,182 +28,28 @@ from planner.estimator.architecture import (
     Moe,
     NoMixer,
 )
-
-if TYPE_CHECKING:
-    from planner.estimator.hf_config import _Reader
-
-
-def _base() -> Any:
-    """:mod:`planner.estimator.hf_config` (imported here: it imports this module at its end)."""
-    # lazy: hf_config imports this module at its end (a cycle), so it is reached at call time
-    from planner.estimator import hf_config
-    return hf_config
-
-
-def _state_bits(r: _Reader, *keys: str) -> int:
-    """Bits of the recurrent state from the config's dtype key (``float32`` → 32; absent or a
-    16-bit name → 16)."""
-    for key in keys:
-        value = r.cfg.get(key)
-        if value is None:
-            continue
-        if value in ("float32", "fp32"):
-            return 32
-        if value in ("bfloat16", "float16", "bf16", "fp16"):
-            return 16
-        raise ConfigError(r.name, key, f"must be float32, bfloat16 or float16, got {value!r}")
-    return 16
-
-
-def _str_list(r: _Reader, key: str, n: int, allowed: tuple[str, ...],
-              default: Callable[[int], str]) -> list[str]:
-    """A per-layer list of names (``indexer_types``, ``mlp_layer_types``): ``n`` entries from
-    ``allowed``, else the config class's rule ``default(i)``."""
-    value = r.cfg.get(key)
-    if value is None:
-        return [default(i) for i in range(n)]
-    if not isinstance(value, list) or len(value) < n:
-        raise ConfigError(r.name, key, f"must list one entry for each of the {n} layers")
-    bad = sorted({str(v) for v in value[:n] if v not in allowed})
-    if bad:
-        raise ConfigError(r.name, key, f"has unsupported entries {bad}; allowed: "
-                          + ", ".join(allowed))
-    return list(value[:n])
-
-
-# ------------------------------------------------------------- DeepSeek sparse attention (DSA)
-def _mla(r: _Reader, *, indexer: Indexer | None, topk: int) -> Attention:
-    heads = r.integer("num_attention_heads")
-    nope, rope = r.integer("qk_nope_head_dim"), r.integer("qk_rope_head_dim")
-    bias = r.flag("attention_bias", False)
-    return Attention(
-        num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
-        v_head_dim=r.integer("v_head_dim"),
-        qkv_bias=bias, o_bias=bias, q_lora_rank=r.opt_int("q_lora_rank") or 0,
-        kv_lora_rank=r.integer("kv_lora_rank"), qk_rope_head_dim=rope, qk_nope_head_dim=nope,
-        indexer=indexer, sparse_topk=topk)
-
-
-def _indexer(r: _Reader) -> Indexer:
-    q_lora = r.opt_int("q_lora_rank")
-    if not q_lora:
-        raise ConfigError(r.name, "q_lora_rank", "is required with a sparse-attention indexer "
-                          "(its query reads the q_lora latent)")
-    return Indexer(num_heads=r.integer("index_n_heads"), head_dim=r.integer("index_head_dim"),
-                   topk=r.integer("index_topk"), q_lora_rank=q_lora)
-
-
-def _deepseek_moe(r: _Reader) -> Moe:
-    size = r.integer("moe_intermediate_size")
-    shared = r.integer("n_shared_experts", 1, minimum=0)
-    return Moe(num_experts=r.integer("n_routed_experts"), top_k=_top_k(r, "num_experts_per_tok",
-                                                                   "n_routed_experts"),
-               expert=Mlp(size), shared=Mlp(size * shared) if shared else None)
-
-
-def _top_k(r: _Reader, key: str, experts_key: str, default: Any = None) -> int:
-    """Experts per token, at most the experts per layer (named by their config keys)."""
-    k = r.integer(key) if default is None else r.integer(key, default)
-    experts = r.integer(experts_key) if default is None else r.cfg.get(experts_key)
-    if isinstance(experts, int) and k > experts:
-        raise ConfigError(r.name, key, f"must be at most {experts_key} ({experts}), got {k}")
-    return k
-
-
-def _deepseek_v32(r: _Reader) -> ModelSpec:
-    """DeepSeek-V3.2 (``modeling_deepseek_v32.py``): DeepSeek-V3 (MLA, dense first
-    ``first_k_dense_replace`` layers, routed + shared experts) plus a lightning indexer in every
-    layer; attention reads the indexer's ``index_topk`` tokens. The cache holds the latent
-    (``kv_lora_rank + qk_rope_head_dim``) and the indexer key (``index_head_dim``) per token:
-    61 x 704 x 2 B = 85,888 B/token in bf16, 15,616 B (22%) over V3's latent."""
-    attn = _mla(r, indexer=_indexer(r), topk=r.integer("index_topk"))
-    first_dense = r.integer("first_k_dense_replace", 0, minimum=0)
-    layers = _base()._moe_layers(r, attn=attn, dense=Mlp(r.integer("intermediate_size")),
-                                 moe=_deepseek_moe(r), is_sparse=lambda i: i >= first_dense)
-    return _base()._model(r, "deepseek_v32", r.integer("hidden_size"), layers, tie_default=False)
-
-
-def _glm_moe_dsa(r: _Reader) -> ModelSpec:
-    """GLM-5 / GLM-5.2 (``modeling_glm_moe_dsa.py``): MLA with a DSA indexer. With
-    ``indexer_types`` (GLM-5.2's IndexShare) only ``full`` layers compute and cache their own
-    indexer; ``shared`` layers reuse the previous top-k and hold neither indexer weights nor
-    indexer keys. FFNs by ``mlp_layer_types`` (``dense``/``sparse``), else dense for the first
-    ``first_k_dense_replace`` layers (default 3)."""
-    n = r.integer("num_hidden_layers")
-    full = _indexer(r)
-    topk = r.integer("index_topk")
-    kinds = _str_list(r, "indexer_types", n, ("full", "shared"), lambda i: "full")
-    first_dense = r.integer("first_k_dense_replace", 3, minimum=0)
-    mlp_kinds = _str_list(r, "mlp_layer_types", n, ("dense", "sparse"),
-                          lambda i: "dense" if i < first_dense else "sparse")
-    dense, moe = Mlp(r.integer("intermediate_size")), _deepseek_moe(r)
-    with_ix, shared = _mla(r, indexer=full, topk=topk), _mla(r, indexer=None, topk=topk)
-    layers = tuple(Layer(with_ix if k == "full" else shared, moe if m == "sparse" else dense)
-                   for k, m in zip(kinds, mlp_kinds, strict=True))
-    return _base()._model(r, "glm_moe_dsa", r.integer("hidden_size"), layers, tie_default=False)
-
-
-# --------------------------------------------------------------------------- DeepSeek-V4
-_V4_RATIO_TYPES = {0: "sliding_attention", 4: "compressed_sparse_attention",
-                   128: "heavily_compressed_attention"}
-
-
-def _deepseek_v4(r: _Reader) -> ModelSpec:
-    """DeepSeek-V4 Flash / Pro (``modeling_deepseek_v4.py``): every layer
-    :class:`CompressedAttention` over a ``sliding_window`` (default 128), by ``layer_types``
-    or the legacy per-layer ``compress_ratios`` (0 sliding only, 4 CSA, 128 HCA; entries past
-    ``num_hidden_layers`` are the MTP layers, not built). Every layer's FFN is ``n_routed_experts``
-    experts (the first ``num_hash_layers`` routed by a token-id hash, same shapes) plus shared
-    experts. Hyper-connections (``hc_mult`` streams): per layer, for attention and FFN, a
-    ``(2+m)*m x m*d`` mixing matrix, ``(2+m)*m`` base and 3 scales; a head ``m x m*d``, ``m``
-    base and 1 scale. MTP layers are not built by transformers, not counted."""
-    d, n = r.integer("hidden_size"), r.integer("num_hidden_layers")
-    heads, head_dim = r.integer("num_attention_heads"), r.integer("head_dim", 512)
-    groups = r.integer("o_groups", 8)
-    if (heads * head_dim) % groups:
-        raise ConfigError(r.name, "o_groups", f"({groups}) must divide num_attention_heads x "
-                          f"head_dim ({heads * head_dim})")
-    types = r.cfg.get("layer_types")
-    if types is None:
-        ratios = r.int_list("compress_ratios") if r.cfg.get("compress_ratios") is not None \
-            else [0] * min(n, 2) + [4 if i % 2 == 0 else 128 for i in range(max(0, n - 2))]
-        if len(ratios) < n or any(x not in _V4_RATIO_TYPES for x in ratios[:n]):
-            raise ConfigError(r.name, "compress_ratios", f"must give one of 0, 4, 128 for "
-                              f"each of the {n} layers")
-        types = [_V4_RATIO_TYPES[x] for x in ratios[:n]]
-    else:
-        types = _base()._layer_types(r, n, tuple(_V4_RATIO_TYPES.values()), lambda i: "")
-    ratio_of = {v: k for k, v in _V4_RATIO_TYPES.items()}
-    rates = r.cfg.get("compress_rates") or {}
-    if not isinstance(rates, Mapping):
-        raise ConfigError(r.name, "compress_rates", "must be an object of attention type → rate")
-    if rates.get("compressed_sparse_attention", 4) != 4:
-        raise ConfigError(r.name, "compress_rates", "compressed_sparse_attention must be 4 "
-                          "(the overlapping CSA windows are built for 4)")
-    ratio_of["heavily_compressed_attention"] = int(rates.get("heavily_compressed_attention", 128))
-    common = {"num_heads": heads, "head_dim": head_dim, "q_lora_rank": r.integer("q_lora_rank"),
-              "o_groups": groups, "o_lora_rank": r.integer("o_lora_rank"),
-              "index_heads": r.integer("index_n_heads"),
-              "index_head_dim": r.integer("index_head_dim"),
-              "index_topk": r.integer("index_topk"),
-              "rope_head_dim": r.integer("qk_rope_head_dim", 64)}
-    size = r.integer("moe_intermediate_size")
-    shared = r.integer("n_shared_experts", 1, minimum=0)
-    moe = Moe(num_experts=r.integer("n_routed_experts"),
-              top_k=_top_k(r, "num_experts_per_tok", "n_routed_experts"),
-              expert=Mlp(size), shared=Mlp(size * shared) if shared else None)
-    window = r.integer("sliding_window", 128)
-    layers = tuple(Layer(CompressedAttention(compress_ratio=ratio_of[t], **common), moe,
-                         sliding_window=window) for t in types)
-    m = r.integer("hc_mult", 4)
-    mix = (2 + m) * m
-    hc = n * 2 * (mix * m * d + mix + 3) + m * m * d + m + 1
-    spec = _base()._model(r, "deepseek_v4", d, layers, tie_default=False)
-    return replace(spec, extra_params=hc)
+from planner.estimator.hf_reader import (
+    MAX_LAYERS,
+    ConfigReader,
+    experts_per_token,
+    layer_types,
+    model_spec,
+    name_list,
+    state_bits,
+    sub_config,
+)
+from planner.estimator.hf_readers_dsa import deepseek_v4, deepseek_v32, glm_moe_dsa
+from planner.estimator.hf_readers_text import TEXT_READERS, gated_deltanet_hybrid
+from planner.estimator.hf_readers_vision import (
+    gemma4_vision_params,
+    kimi_vision_params,
+    multimodal,
+    qwen3_5_vision_params,
+)
 
 
 # ------------------------------------------------------------- Qwen3.5: Gated DeltaNet hybrids
-def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
+def _qwen3_5_text(r: ConfigReader, *, moe: bool) -> ModelSpec:
     """Qwen3.5 text model (``modeling_qwen3_5.py`` / ``modeling_qwen3_5_moe.py``): Qwen3-Next's
     layout (Gated DeltaNet layers between gated full-attention layers, by ``layer_types`` or
     every ``full_attention_interval``-th layer) with a dense SwiGLU FFN (``qwen3_5_text``) or
@@ -214,70 +58,60 @@ def _qwen3_5_text(r: _Reader, *, moe: bool) -> ModelSpec:
     configs; vLLM's default takes it too, ``Qwen3_5ForConditionalGenerationConfig``), the
     convolution window in the model dtype."""
     d = r.integer("hidden_size")
-    full, linear, types = _base()._gated_deltanet_hybrid(
+    full, linear, types = gated_deltanet_hybrid(
         r, output_gate=r.flag("attn_output_gate", True))
     if moe:
         shared = r.integer("shared_expert_intermediate_size", 512, minimum=0)
         ffn: Mlp | Moe = Moe(
             num_experts=r.integer("num_experts", 256),
-            top_k=_top_k(r, "num_experts_per_tok", "num_experts", 8),
+            top_k=experts_per_token(r, "num_experts_per_tok", "num_experts", 8),
             expert=Mlp(r.integer("moe_intermediate_size", 512)),
             shared=Mlp(shared) if shared else None, shared_gate=True)
     else:
         ffn = Mlp(r.integer("intermediate_size"))
     layers = tuple(Layer(full if t == "full_attention" else linear, ffn) for t in types)
     kind = "qwen3_5_moe_text" if moe else "qwen3_5_text"
-    spec = _base()._model(r, kind, d, layers, tie_default=False)
-    bits = _state_bits(r, "mamba_ssm_dtype")  # vLLM copies it into mamba_ssm_cache_dtype
+    spec = model_spec(r, kind, d, layers, tie_default=False)
+    bits = state_bits(r, "mamba_ssm_dtype")  # vLLM copies it into mamba_ssm_cache_dtype
     return replace(spec, state_recurrent_bits=bits, state_recurrent_bits_vllm=bits)
 
 
-def _qwen3_5_vision(v: _Reader, text_hidden: int) -> int:
-    """Qwen3.5 vision tower (``Qwen3_5VisionModel``): Conv3d patch embedding with bias
-    (``C*t*p*p*d + d``), a learned table of ``num_position_embeddings`` positions, ``depth``
-    blocks (two LayerNorms, fused qkv and proj with biases, a two-layer MLP with biases) and
-    the merger (LayerNorm ``2d``, ``D x D`` and ``D x out_hidden_size`` with biases,
-    ``D = d*m^2``). ``deepstack_visual_indexes`` add one merger each."""
-    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
-    c, t = v.integer("in_channels", 3), v.integer("temporal_patch_size", 2)
-    p = v.integer("patch_size")
-    block = 4 * d + 3 * d * d + 3 * d + d * d + d + d * f + f + f * d + d
-    merged = d * v.integer("spatial_merge_size", 2) ** 2
-    out = v.integer("out_hidden_size")
-    merger = 2 * d + merged * merged + merged + merged * out + out
-    deepstack = len(v.cfg.get("deepstack_visual_indexes") or [])
-    deep_merger = 2 * merged + merged * merged + merged + merged * out + out
-    return (c * t * p * p * d + d + v.integer("num_position_embeddings") * d
-            + v.integer("depth") * block
-            + merger + deepstack * deep_merger)
+def _qwen3_5_dense(r: ConfigReader) -> ModelSpec:
+    """``qwen3_5_text``: the dense Qwen3.5 text model."""
+    return _qwen3_5_text(r, moe=False)
 
 
-def _qwen3_5(r: _Reader) -> ModelSpec:
+def _qwen3_5_moe_text(r: ConfigReader) -> ModelSpec:
+    """``qwen3_5_moe_text``: the MoE Qwen3.5 text model."""
+    return _qwen3_5_text(r, moe=True)
+
+
+def _qwen3_5(r: ConfigReader) -> ModelSpec:
     """Qwen3.5 dense (``Qwen3_5ForConditionalGeneration``): text model and vision tower."""
-    return _base()._multimodal(r, model_type="qwen3_5", text_default="qwen3_5_text",
-                               text_types=("qwen3_5_text",), vision=_qwen3_5_vision)
+    return multimodal(r, model_type="qwen3_5", text_default="qwen3_5_text",
+                      text_readers={"qwen3_5_text": _qwen3_5_dense},
+                      vision=qwen3_5_vision_params)
 
 
-def _qwen3_5_moe(r: _Reader) -> ModelSpec:
+def _qwen3_5_moe(r: ConfigReader) -> ModelSpec:
     """Qwen3.5 MoE (``Qwen3_5MoeForConditionalGeneration``): text model and vision tower."""
-    return _base()._multimodal(r, model_type="qwen3_5_moe", text_default="qwen3_5_moe_text",
-                               text_types=("qwen3_5_moe_text",), vision=_qwen3_5_vision)
+    return multimodal(r, model_type="qwen3_5_moe", text_default="qwen3_5_moe_text",
+                      text_readers={"qwen3_5_moe_text": _qwen3_5_moe_text},
+                      vision=qwen3_5_vision_params)
 
 
 # ------------------------------------------------------------------ Nemotron-H (Mamba-2 hybrid)
 _NEMOTRON_BLOCKS = {"M": "mamba", "E": "moe", "*": "attention", "-": "mlp"}
+
+
 _NEMOTRON_TYPES = {"linear_attention": "mamba", "moe": "moe", "full_attention": "attention",
                    "mlp": "mlp", "mamba": "mamba", "attention": "attention"}
 
 
-def _nemotron_h(r: _Reader) -> ModelSpec:
-    """NVIDIA Nemotron-H / Nemotron-3 (``modeling_nemotron_h.py``): one block per character of
-    ``hybrid_override_pattern`` (``M`` Mamba-2, ``E`` MoE, ``*`` attention, ``-`` MLP; or
-    ``layers_block_type``), each with one RMSNorm. Attention: GQA without norms. MoE: routed
-    experts and shared experts as two-matrix relu² MLPs, a ``d x E`` router; with
-    ``moe_latent_size`` the experts run in that latent width between ``d x latent`` and
-    ``latent x d`` projections (Nemotron-3 Super). The MTP block is not built by transformers."""
-    d = r.integer("hidden_size")
+def _nemotron_blocks(r: ConfigReader) -> list[str]:
+    """Each block's kind (mamba, moe, attention, mlp): one per character of
+    ``hybrid_override_pattern``, else as ``layers_block_type`` (or ``layer_types``) lists
+    them; at most :data:`MAX_LAYERS`."""
     pattern = r.cfg.get("hybrid_override_pattern")
     if pattern is not None:
         if not isinstance(pattern, str) or not pattern or set(pattern) - set(_NEMOTRON_BLOCKS):
@@ -292,9 +126,21 @@ def _nemotron_h(r: _Reader) -> ModelSpec:
             raise ConfigError(r.name, "hybrid_override_pattern", "is required (or "
                               "layers_block_type listing mamba, moe, attention, mlp blocks)")
         kinds = [_NEMOTRON_TYPES[t] for t in listed]
-    if len(kinds) > _base().MAX_LAYERS:
+    if len(kinds) > MAX_LAYERS:
         raise ConfigError(r.name, "hybrid_override_pattern",
-                          f"must have at most {_base().MAX_LAYERS:,} blocks")
+                          f"must have at most {MAX_LAYERS:,} blocks")
+    return kinds
+
+
+def _nemotron_h(r: ConfigReader) -> ModelSpec:
+    """NVIDIA Nemotron-H / Nemotron-3 (``modeling_nemotron_h.py``): one block per character of
+    ``hybrid_override_pattern`` (``M`` Mamba-2, ``E`` MoE, ``*`` attention, ``-`` MLP; or
+    ``layers_block_type``), each with one RMSNorm. Attention: GQA without norms. MoE: routed
+    experts and shared experts as two-matrix relu² MLPs, a ``d x E`` router; with
+    ``moe_latent_size`` the experts run in that latent width between ``d x latent`` and
+    ``latent x d`` projections (Nemotron-3 Super). The MTP block is not built by transformers."""
+    d = r.integer("hidden_size")
+    kinds = _nemotron_blocks(r)
     heads = r.integer("num_attention_heads", 32)
     head_dim = r.integer("head_dim", 128)
     bias = r.flag("attention_bias", False)
@@ -311,7 +157,7 @@ def _nemotron_h(r: _Reader) -> ModelSpec:
     shared = Mlp(r.integer("moe_shared_expert_intermediate_size", 7688) * shared_n, gated=False,
                  bias=mlp_bias) if shared_n else None
     moe = Moe(num_experts=r.integer("n_routed_experts", 8),
-              top_k=_top_k(r, "num_experts_per_tok", "n_routed_experts", 2),
+              top_k=experts_per_token(r, "num_experts_per_tok", "n_routed_experts", 2),
               expert=Mlp(r.integer("moe_intermediate_size", 7688), gated=False, bias=mlp_bias),
               shared=shared, latent_size=r.opt_int("moe_latent_size") or 0)
     dense = Mlp(r.integer("intermediate_size", 21504), gated=False, bias=mlp_bias)
@@ -323,14 +169,14 @@ def _nemotron_h(r: _Reader) -> ModelSpec:
         name=r.name, model_type="nemotron_h", hidden_size=d, vocab_size=r.integer("vocab_size"),
         layers=layers, tie_word_embeddings=r.flag("tie_word_embeddings", False),
         max_position_embeddings=r.integer("max_position_embeddings", 4096),
-        state_recurrent_bits=_state_bits(r, "mamba_ssm_cache_dtype") if "mamba_ssm_cache_dtype"
+        state_recurrent_bits=state_bits(r, "mamba_ssm_cache_dtype") if "mamba_ssm_cache_dtype"
         in r.cfg else 32,
-        state_recurrent_bits_vllm=_state_bits(r, "mamba_ssm_cache_dtype"))
+        state_recurrent_bits_vllm=state_bits(r, "mamba_ssm_cache_dtype"))
     return spec
 
 
 # --------------------------------------------------------------------- MiniMax-M2, MiMo-V2
-def _minimax_m2(r: _Reader) -> ModelSpec:
+def _minimax_m2(r: ConfigReader) -> ModelSpec:
     """MiniMax-M2 / M2.5 / M2.7 (``modeling_minimax_m2.py``): GQA with q/k RMSNorms over the
     whole projection (``qk_norm_type`` per_layer: ``h*d_h`` and ``n_kv*d_h``), every layer
     ``num_local_experts`` experts (no shared expert), a ``d x E`` router (the routing bias is a
@@ -342,7 +188,7 @@ def _minimax_m2(r: _Reader) -> ModelSpec:
                      v_head_dim=head_dim, qk_norm=qk_norm,
                      qk_norm_across_heads=r.cfg.get("qk_norm_type", "per_layer") == "per_layer")
     moe = Moe(num_experts=r.integer("num_local_experts"),
-              top_k=_top_k(r, "num_experts_per_tok", "num_local_experts"),
+              top_k=experts_per_token(r, "num_experts_per_tok", "num_local_experts"),
               expert=Mlp(r.integer("intermediate_size")))
     n = r.integer("num_hidden_layers")
     window = r.opt_int("sliding_window")
@@ -356,10 +202,30 @@ def _minimax_m2(r: _Reader) -> ModelSpec:
                           "sliding (0) layers")
     layers = tuple(Layer(attn, moe, sliding_window=window if kinds and kinds[i] == 0 else None)
                    for i in range(n))
-    return _base()._model(r, "minimax_m2", d, layers, tie_default=False)
+    return model_spec(r, "minimax_m2", d, layers, tie_default=False)
 
 
-def _mimo_v2_flash(r: _Reader) -> ModelSpec:
+def _mimo_layout(r: ConfigReader, n: int) -> tuple[list[str], list[str]]:
+    """MiMo-V2-Flash's attention and FFN type per layer as transformers 5.23 builds them
+    (``layer_types``, ``mlp_layer_types``, else its config class's rule); the published
+    ``hybrid_layer_pattern`` and ``moe_layer_freq`` are refused where they disagree."""
+    types = layer_types(r, n, ("full_attention", "sliding_attention"),
+                        lambda i: "full_attention" if i == 0 or (i + 1) % 6 == 0
+                        else "sliding_attention")
+    mlp_types = name_list(r, "mlp_layer_types", n, ("dense", "sparse"),
+                          lambda i: "dense" if i == 0 else "sparse")
+    pattern = r.cfg.get("hybrid_layer_pattern")
+    if pattern is not None and pattern != [int(t == "sliding_attention") for t in types]:
+        raise ConfigError(r.name, "hybrid_layer_pattern", "disagrees with the layer types "
+                          "transformers 5.23 builds (full on layer 0 and every 6th layer)")
+    freq = r.cfg.get("moe_layer_freq")
+    if isinstance(freq, list) and freq != [int(t == "sparse") for t in mlp_types]:
+        raise ConfigError(r.name, "moe_layer_freq", "disagrees with the FFN types "
+                          "transformers 5.23 builds (dense on layer 0, experts after)")
+    return types, mlp_types
+
+
+def _mimo_v2_flash(r: ConfigReader) -> ModelSpec:
     """Xiaomi MiMo-V2-Flash as transformers 5.23 builds it (``MiMoV2FlashConfig``,
     ``modeling_mimo_v2_flash.py``): layers by ``layer_types``, else full attention on layer 0
     and every 6th layer, sliding-window attention elsewhere; sliding layers have twice
@@ -386,34 +252,22 @@ def _mimo_v2_flash(r: _Reader) -> ModelSpec:
         if r.cfg.get(key) is not None and r.cfg.get(key) != built:
             raise ConfigError(r.name, key, f"is {r.cfg.get(key)!r}, but transformers 5.23 "
                               f"builds {built} (from the unprefixed keys)")
-    types = _base()._layer_types(r, n, ("full_attention", "sliding_attention"),
-                                 lambda i: "full_attention" if i == 0 or (i + 1) % 6 == 0
-                                 else "sliding_attention")
-    mlp_types = _str_list(r, "mlp_layer_types", n, ("dense", "sparse"),
-                          lambda i: "dense" if i == 0 else "sparse")
-    pattern = r.cfg.get("hybrid_layer_pattern")
-    if pattern is not None and pattern != [int(t == "sliding_attention") for t in types]:
-        raise ConfigError(r.name, "hybrid_layer_pattern", "disagrees with the layer types "
-                          "transformers 5.23 builds (full on layer 0 and every 6th layer)")
-    freq = r.cfg.get("moe_layer_freq")
-    if isinstance(freq, list) and freq != [int(t == "sparse") for t in mlp_types]:
-        raise ConfigError(r.name, "moe_layer_freq", "disagrees with the FFN types "
-                          "transformers 5.23 builds (dense on layer 0, experts after)")
+    types, mlp_types = _mimo_layout(r, n)
     size = r.opt_int("sliding_window_size")
     window = size + 1 if size is not None else r.integer("sliding_window", 129)
     moe = Moe(num_experts=r.integer("n_routed_experts", 256),
-              top_k=_top_k(r, "num_experts_per_tok", "n_routed_experts", 8),
+              top_k=experts_per_token(r, "num_experts_per_tok", "n_routed_experts", 8),
               expert=Mlp(r.integer("moe_intermediate_size", 2048)))
     dense = Mlp(r.integer("intermediate_size", 16384))
     layers = tuple(Layer(swa if t == "sliding_attention" else full,
                          moe if m == "sparse" else dense,
                          sliding_window=window if t == "sliding_attention" else None)
                    for t, m in zip(types, mlp_types, strict=True))
-    return _base()._model(r, "mimo_v2_flash", d, layers, tie_default=False)
+    return model_spec(r, "mimo_v2_flash", d, layers, tie_default=False)
 
 
 # ----------------------------------------------------------------------------------- Gemma 4
-def _gemma4_text(r: _Reader) -> ModelSpec:
+def _gemma4_text(r: ConfigReader) -> ModelSpec:
     """Gemma 4 text model (``modeling_gemma4.py``): local layers (``head_dim``,
     ``num_key_value_heads``, window ``sliding_window``) and global layers (``global_head_dim``,
     ``num_global_key_value_heads``; with ``attention_k_eq_v`` no ``v_proj``: keys double as
@@ -444,85 +298,46 @@ def _gemma4_text(r: _Reader) -> ModelSpec:
     if r.cfg.get("use_bidirectional_attention") == "all":
         window = window // 2 + 1  # Gemma4TextConfig.__post_init__
     n = r.integer("num_hidden_layers")
-    types = _base()._layer_types(r, n, ("full_attention", "sliding_attention"),
-                                 lambda i: "sliding_attention" if (i + 1) % 6
-                                 else "full_attention")
+    types = layer_types(r, n, ("full_attention", "sliding_attention"),
+                        lambda i: "sliding_attention" if (i + 1) % 6
+                        else "full_attention")
     mlp = Mlp(r.integer("intermediate_size"), fused_gate_up=False)
     ffn: Mlp | Moe = mlp
     norms = 4
     if r.flag("enable_moe_block", False):
         experts = r.integer("num_experts")
         size = r.opt_int("moe_intermediate_size") or r.integer("expert_intermediate_size")
-        ffn = Moe(num_experts=experts, top_k=_top_k(r, "top_k_experts", "num_experts"),
+        ffn = Moe(num_experts=experts, top_k=experts_per_token(r, "top_k_experts", "num_experts"),
                   expert=Mlp(size), router_extra=d + experts, dense=mlp)
         norms = 7
     layers = tuple(Layer(local if t == "sliding_attention" else glob, ffn, norms=norms,
                          sliding_window=window if t == "sliding_attention" else None)
                    for t in types)
-    return _base()._model(r, "gemma4_text", d, layers, tie_default=True)
+    return model_spec(r, "gemma4_text", d, layers, tie_default=True)
 
 
-def _gemma4_vision(v: _Reader, text_hidden: int) -> int:
-    """Gemma 4 vision tower and embedder (``Gemma4VisionModel``, ``Gemma4MultimodalEmbedder``):
-    a bias-free ``3*p*p -> d`` patch projection, a two-axis position table
-    (``2 x position_embedding_size x d``), ``num_hidden_layers`` layers of four RMSNorms,
-    per-head q/k norms, q/k/v/o and a gated MLP (no biases), and the projection into the
-    text width ``d x d_text``."""
-    d, f = v.integer("hidden_size"), v.integer("intermediate_size")
-    heads = v.integer("num_attention_heads")
-    head_dim = v.integer("head_dim", d // heads)
-    n_kv = v.integer("num_key_value_heads", heads)
-    p = v.integer("patch_size")
-    layer = (4 * d + 2 * head_dim + 2 * d * heads * head_dim + 2 * d * n_kv * head_dim
-             + 3 * d * f)
-    return (3 * p * p * d + 2 * v.integer("position_embedding_size") * d
-            + v.integer("num_hidden_layers") * layer + d * text_hidden)
-
-
-def _gemma4(r: _Reader) -> ModelSpec:
+def _gemma4(r: ConfigReader) -> ModelSpec:
     """Gemma 4 (``Gemma4ForConditionalGeneration``): the Gemma 4 text model and its vision
     tower (an ``audio_config``, when given, is not counted)."""
-    return _base()._multimodal(r, model_type="gemma4", text_default="gemma4_text",
-                               text_types=("gemma4_text",), vision=_gemma4_vision)
+    return multimodal(r, model_type="gemma4", text_default="gemma4_text",
+                      text_readers={"gemma4_text": _gemma4_text}, vision=gemma4_vision_params)
 
 
-# ---------------------------------------------------------------------------------- Kimi-K2.5
-def _kimi_vision(v: _Reader, text_hidden: int, projection: int) -> int:
-    """Kimi-K2.5's MoonViT tower and patch-merger projector (``modeling_kimi_k25.py``), with
-    the keys ``Kimi_K25VisionConfig`` reads (the published file's ``vt_*`` and
-    ``init_pos_emb_*`` keys are not among them; its defaults, 1152 wide, 4304 MLP, 27 layers,
-    a 64 x 64 position table, patch 14, are what the published tower has): a Conv2d patch
-    embedding with bias, the position table, layers of q/k/v/proj and a two-layer MLP with
-    biases and two LayerNorms, a final LayerNorm, and the projector (LayerNorm of
-    ``projection_hidden_size``, ``D x D`` and ``D x d_text`` with biases,
-    ``D = projection_hidden_size * merge_h * merge_w``)."""
-    d, f = v.integer("hidden_size", 1152), v.integer("intermediate_size", 4304)
-    p = v.integer("patch_size", 14)
-    layer = 4 * (d * d + d) + d * f + f + f * d + d + 4 * d
-    merge = v.cfg.get("merge_kernel_size") or [2, 2]
-    if not (isinstance(merge, list) and len(merge) == 2
-            and all(isinstance(x, int) and 0 < x < 64 for x in merge)):
-        raise ConfigError(v.name, "merge_kernel_size", "must be two integers from 1 to 63")
-    big = projection * merge[0] * merge[1]
-    return (3 * p * p * d + d + v.integer("pos_emb_height", 64) * v.integer("pos_emb_width", 64) * d
-            + v.integer("num_hidden_layers", 27) * layer + 2 * d
-            + 2 * projection + big * big + big + big * text_hidden + text_hidden)
-
-
-def _kimi_k25(r: _Reader) -> ModelSpec:
+def _kimi_k25(r: ConfigReader) -> ModelSpec:
     """Kimi-K2.5 (``KimiK25ForConditionalGeneration``): its ``text_config`` (``model_type``
     ``kimi_k2``) is DeepSeek-V3 (transformers 5.23 maps it to ``DeepseekV3Config``) and its
     int4 ``quantization_config`` sits inside ``text_config``; the MoonViT tower is counted
     apart."""
-    text = dict(_base()._sub_config(r, "text_config"))
+    text = dict(sub_config(r, "text_config"))
     if text.get("model_type") in (None, "kimi_k2"):
         text["model_type"] = "deepseek_v3"
     cfg = {**r.cfg, "text_config": text,
            "tie_word_embeddings": r.flag("tie_word_embeddings", True)}  # Kimi_K25Config's
     projection = r.integer("projection_hidden_size", 1152)
-    spec = _base()._multimodal(type(r)(r.name, cfg), model_type="kimi_k25",
-                               text_default="deepseek_v3", text_types=("deepseek_v3",),
-                               vision=lambda v, d: _kimi_vision(v, d, projection))
+    spec = multimodal(ConfigReader(r.name, cfg), model_type="kimi_k25",
+                      text_default="deepseek_v3",
+                      text_readers={"deepseek_v3": TEXT_READERS["deepseek_v3"]},
+                      vision=lambda v, d: kimi_vision_params(v, d, projection))
     spec = replace(spec, model_type="kimi_k25")
     if spec.quantization is None and isinstance(text.get("quantization_config"), Mapping):
         # lazy: only for a Kimi config whose text_config holds the quantization_config
@@ -532,19 +347,19 @@ def _kimi_k25(r: _Reader) -> ModelSpec:
     return spec
 
 
-def _kimi_k2(r: _Reader) -> ModelSpec:
+def _kimi_k2(r: ConfigReader) -> ModelSpec:
     """Kimi-K2 (``model_type`` ``kimi_k2`` at the top level, moonshotai/Kimi-K2-Instruct):
     transformers 5.23 has no class for it outside Kimi-K2.5's wrapper, where it maps the same
     config to ``DeepseekV3Config``; it is read the same way here (DeepSeek-V3's reader)."""
-    return replace(_base()._deepseek_v3(r), model_type="kimi_k2")
+    return replace(TEXT_READERS["deepseek_v3"](r), model_type="kimi_k2")
 
 
-READERS_2026: dict[str, Callable[[_Reader], ModelSpec]] = {
-    "deepseek_v32": _deepseek_v32,
-    "glm_moe_dsa": _glm_moe_dsa,
-    "deepseek_v4": _deepseek_v4,
-    "qwen3_5_text": lambda r: _qwen3_5_text(r, moe=False),
-    "qwen3_5_moe_text": lambda r: _qwen3_5_text(r, moe=True),
+READERS_2026: dict[str, Callable[[ConfigReader], ModelSpec]] = {
+    "deepseek_v32": deepseek_v32,
+    "glm_moe_dsa": glm_moe_dsa,
+    "deepseek_v4": deepseek_v4,
+    "qwen3_5_text": _qwen3_5_dense,
+    "qwen3_5_moe_text": _qwen3_5_moe_text,
     "qwen3_5": _qwen3_5,
     "qwen3_5_moe": _qwen3_5_moe,
     "nemotron_h": _nemotron_h,
@@ -555,4 +370,5 @@ READERS_2026: dict[str, Callable[[_Reader], ModelSpec]] = {
     "kimi_k25": _kimi_k25,
     "kimi_k2": _kimi_k2,
 }
-"""The readers of this module by ``model_type``."""
+"""The readers of the 2025-2026 architectures by ``model_type`` (the DeepSeek sparse-attention
+family from :mod:`planner.estimator.hf_readers_dsa`)."""

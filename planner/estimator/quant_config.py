@@ -41,140 +41,18 @@ bitsandbytes.py, compressed_tensors/) and the OCP Microscaling Formats (MX) v1.0
 
 from __future__ import annotations
 
-import fnmatch
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 from planner.errors import ConfigError
 from planner.estimator.architecture import LinearAttention, Mamba2, Mlp, ModelSpec
 from planner.estimator.params import attention_projections, count_params, mlp_projections
-
-FULL_BITS = 16
-"""Bits of a tensor the checkpoint keeps unquantized (bf16/fp16)."""
-
-ComputePath = Literal["16bit", "fp8", "int8", "int4", "fp4", "mxfp4"]
-COMPUTE_PATHS: dict[str, int] = {"16bit": 0, "fp8": 1, "int8": 2, "int4": 3, "fp4": 4,
-                                 "mxfp4": 5}
-"""Matmul paths by code: 16-bit tensor cores (weight-only quantization dequantizes to 16 bit),
-or the 8-bit / 4-bit tensor path of weight-and-activation quantization (W8A8, W4A4): ``fp4``
-is NVFP4 (E2M1 values, FP8 scales per 16), ``mxfp4`` the OCP MX format (E8M0 scales per 32);
-a GPU lists a dense peak for each it runs on its tensor cores."""
-_FP4_PATH = {"nvfp4": "fp4", "mxfp4": "mxfp4"}
-
-
-@dataclass(frozen=True, slots=True)
-class QuantScheme:
-    """How a checkpoint stores its quantized matmul weights (see the module docstring)."""
-
-    method: str
-    """``gptq``, ``awq``, ``fp8``, ``compressed-tensors``, ``mxfp4``, ``nvfp4``,
-    ``bitsandbytes``."""
-    dtype: str
-    """The planner dtype of the quantized weights (:data:`planner.units.DTYPES`): int4, int8,
-    fp8, mxfp4 or nvfp4 (4-bit nf4 counts as int4)."""
-    weight_bits: int
-    group_size: int = 0
-    """Weights per scale along the input dimension; 0 = one scale per output row (channel);
-    -1 = one scale per tensor."""
-    block: tuple[int, int] = (0, 0)
-    """``(rows, columns)`` of a 2-D scale block (FP8 block-wise), else (0, 0)."""
-    scale_bits: int = 16
-    """Bits of one scale."""
-    zero_bits: int = 0
-    """Bits of one zero point (0: symmetric, none stored)."""
-    tensor_bits: int = 0
-    """Bits stored once per quantized matrix (global / input scales, shapes, code tables)."""
-    row_index_bits: int = 0
-    """Bits stored per input row (GPTQ's int32 ``g_idx``)."""
-    double_quant: bool = False
-    """bitsandbytes nested quantization of the absmax (8-bit, fp32 scale per 256)."""
-    activation_bits: int = 16
-    """16 for weight-only quantization; 8 or 4 when activations are quantized too."""
-    keep: tuple[str, ...] = ()
-    """Module-name patterns the checkpoint keeps in 16 bit."""
-    quantize_lm_head: bool = False
-    kv_cache_bits: int = 0
-    """Bits of the KV cache the checkpoint declares (8: a ModelOpt checkpoint's FP8 KV cache,
-    :func:`_modelopt_kv_cache_bits`; 0: none declared, the engine's cache is the model dtype
-    unless chosen). Engines take it for ``--kv-cache-dtype auto``
-    (:func:`planner.estimator.derived.kv_bits`)."""
-    experts: QuantScheme | None = None
-    """The routed experts' own scheme where it differs from the rest (``None``: the same).
-    DeepSeek-V4's ``expert_dtype`` "fp4" (the default when absent): MXFP4 experts (E2M1
-    values, one E8M0 scale per 32) beside FP8 block-quantized linears and shared experts
-    (vLLM ``DeepseekV4FP8Config.get_quant_method``: ``Mxfp4MoEMethod`` for ``FusedMoE``;
-    ``vllm/model_executor/models/deepseek_v4.py``). Only the stored bits follow it: the
-    matmul path stays the scheme's own."""
-
-    @property
-    def weight_only(self) -> bool:
-        """True when matmuls run in 16 bit on dequantized weights."""
-        return self.activation_bits >= FULL_BITS
-
-    @property
-    def compute_path(self) -> str:
-        """The matmul path this scheme runs on: 16bit for weight-only, else the low-bit one."""
-        if self.weight_only:
-            return "16bit"
-        if self.dtype in ("mxfp4", "nvfp4"):
-            return _FP4_PATH[self.dtype]
-        return self.dtype if self.dtype in COMPUTE_PATHS else "16bit"
-
-    @property
-    def low_bit_path(self) -> str:
-        """The low-bit tensor path the weights' own format would use under W-and-A
-        quantization (int4 for GPTQ/AWQ int4, fp8 for fp8, fp4 for NVFP4, mxfp4 for MXFP4)."""
-        if self.dtype in ("mxfp4", "nvfp4"):
-            return _FP4_PATH[self.dtype]
-        return self.dtype if self.dtype in COMPUTE_PATHS else "16bit"
-
-    def matrix_bits(self, n_in: int, n_out: int) -> int:
-        """Exact stored bits of one ``n_in x n_out`` matrix: values, scales, zero points,
-        per-row indices and per-tensor extras (formulas in the module docstring)."""
-        n = n_in * n_out
-        bits = n * self.weight_bits + n_in * self.row_index_bits + self.tensor_bits
-        if self.block != (0, 0):
-            rows, cols = self.block
-            return bits + math.ceil(n_out / rows) * math.ceil(n_in / cols) * self.scale_bits
-        if self.method == "bitsandbytes" and self.weight_bits == 4:
-            blocks = math.ceil(n / 64)
-            if self.double_quant:
-                return bits + blocks * 8 + math.ceil(blocks / 256) * 32
-            return bits + blocks * 32
-        if self.group_size < 0:
-            groups, per_group_out = 1, 1
-        elif self.group_size == 0:
-            groups, per_group_out = 1, n_out
-        else:
-            groups, per_group_out = math.ceil(n_in / self.group_size), n_out
-        return bits + groups * per_group_out * (self.scale_bits + self.zero_bits)
-
-    def bits_per_weight(self, n_in: int = 4096, n_out: int = 4096) -> Fraction:
-        """Stored bits per weight of an ``n_in x n_out`` matrix, exactly (a fraction)."""
-        return Fraction(self.matrix_bits(n_in, n_out), n_in * n_out)
-
-    def keeps(self, module: str) -> bool:
-        """True when ``module`` (a dotted Hugging Face module name) stays in 16 bit."""
-        return any(_matches(pattern, module) for pattern in self.keep)
-
-
-def _matches(pattern: str, module: str) -> bool:
-    """compressed-tensors ``re:`` patterns as regular expressions; glob patterns
-    (``model.layers.*.self_attn``) and plain names against the name or any of its dotted
-    prefixes, or as a dotted component run inside it (``lm_head``, ``mlp.gate``)."""
-    if pattern.startswith("re:"):
-        return re.match(pattern[3:], module) is not None
-    parts = module.split(".")
-    prefixes = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    if any(ch in pattern for ch in "*?["):
-        return any(fnmatch.fnmatchcase(p, pattern) for p in prefixes)
-    return pattern == module or f".{pattern}." in f".{module}."
-
+from planner.estimator.quant_scheme import COMPUTE_PATHS as COMPUTE_PATHS  # re-exported
+from planner.estimator.quant_scheme import FULL_BITS as FULL_BITS
+from planner.estimator.quant_scheme import QuantScheme as QuantScheme
 
 # --------------------------------------------------------------------------- parsing
 MAX_QUANT_INT = 2**24
@@ -319,30 +197,16 @@ def _bitsandbytes(name: str, qc: Mapping[str, Any]) -> QuantScheme:
 
 
 def _compressed_tensors(name: str, qc: Mapping[str, Any]) -> QuantScheme:
-    groups = qc.get("config_groups")
-    if not isinstance(groups, Mapping) or not groups:
-        raise ConfigError(name, "quantization_config.config_groups",
-                          "must map group names to their weights / input_activations")
-    schemes = {repr((g.get("weights"), g.get("input_activations"))): g
-               for g in groups.values() if isinstance(g, Mapping)}
-    if len(schemes) != 1:
-        raise ConfigError(name, "quantization_config.config_groups",
-                          f"has {len(schemes)} different schemes; one is supported")
-    group = next(iter(schemes.values()))
-    w = group.get("weights")
-    if not isinstance(w, Mapping):
-        raise ConfigError(name, "quantization_config.config_groups.weights",
-                          "is required (a weight quantization scheme)")
+    """llm-compressor's ``compressed-tensors`` format: the one scheme of its
+    ``config_groups`` (weights, and input activations when quantized too), NVFP4 packed,
+    block-wise or by strategy tensor / channel / group (module docstring)."""
+    group = _ct_group(name, qc)
+    w = group["weights"]
     fmt = str(qc.get("format", ""))
     bits = _bits(name, w, "num_bits", (4, 8))
     kind = str(w.get("type", "int"))
     strategy = str(w.get("strategy", "tensor"))
-    acts = group.get("input_activations")
-    act_bits = FULL_BITS
-    if isinstance(acts, Mapping) and acts.get("num_bits"):
-        act_bits = _bits(name, acts, "num_bits", (4, 8))
-    static_acts = isinstance(acts, Mapping) and not acts.get("dynamic", False) \
-        and act_bits < FULL_BITS
+    act_bits, static_acts = _ct_activations(name, group.get("input_activations"))
     keep = _names(name, qc, "ignore")
     if fmt == "nvfp4-pack-quantized" or (kind == "float" and bits == 4):
         gs = _qc_int(name, w, "group_size", 16)
@@ -356,29 +220,69 @@ def _compressed_tensors(name: str, qc: Mapping[str, Any]) -> QuantScheme:
     packed = bits == 4
     tensor = (128 if packed else 0) + (32 if static_acts else 0)
     if strategy == "block":
-        block = w.get("block_structure")
-        if (not isinstance(block, list) or len(block) != 2
-                or not all(isinstance(v, int) and v > 0 for v in block)):
-            raise ConfigError(name, "quantization_config.config_groups.weights.block_structure",
-                              f"must be two positive integers, got {block!r}")
         return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
-                           block=(block[0], block[1]), scale_bits=16, tensor_bits=tensor,
+                           block=_ct_block(name, w), scale_bits=16, tensor_bits=tensor,
                            activation_bits=act_bits, keep=keep)
+    return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
+                       group_size=_ct_group_size(name, w, strategy), scale_bits=16,
+                       zero_bits=zero, tensor_bits=tensor, activation_bits=act_bits, keep=keep)
+
+
+def _ct_activations(name: str, acts: Any) -> tuple[int, bool]:
+    """(bits of the input activations, whether their scales are static): 16 and False when
+    the scheme quantizes weights only."""
+    act_bits = FULL_BITS
+    if isinstance(acts, Mapping) and acts.get("num_bits"):
+        act_bits = _bits(name, acts, "num_bits", (4, 8))
+    static_acts = isinstance(acts, Mapping) and not acts.get("dynamic", False) \
+        and act_bits < FULL_BITS
+    return act_bits, bool(static_acts)
+
+
+def _ct_group(name: str, qc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The one scheme of ``config_groups`` (groups that differ only in their targets count
+    once), with its ``weights``; refused, naming the key, otherwise."""
+    groups = qc.get("config_groups")
+    if not isinstance(groups, Mapping) or not groups:
+        raise ConfigError(name, "quantization_config.config_groups",
+                          "must map group names to their weights / input_activations")
+    schemes = {repr((g.get("weights"), g.get("input_activations"))): g
+               for g in groups.values() if isinstance(g, Mapping)}
+    if len(schemes) != 1:
+        raise ConfigError(name, "quantization_config.config_groups",
+                          f"has {len(schemes)} different schemes; one is supported")
+    group = next(iter(schemes.values()))
+    if not isinstance(group.get("weights"), Mapping):
+        raise ConfigError(name, "quantization_config.config_groups.weights",
+                          "is required (a weight quantization scheme)")
+    return group
+
+
+def _ct_block(name: str, w: Mapping[str, Any]) -> tuple[int, int]:
+    """``block_structure`` of a block-wise scheme: (rows, columns), two positive integers."""
+    block = w.get("block_structure")
+    if (not isinstance(block, list) or len(block) != 2
+            or not all(isinstance(v, int) and v > 0 for v in block)):
+        raise ConfigError(name, "quantization_config.config_groups.weights.block_structure",
+                          f"must be two positive integers, got {block!r}")
+    return block[0], block[1]
+
+
+def _ct_group_size(name: str, w: Mapping[str, Any], strategy: str) -> int:
+    """Weights per scale of a ``strategy``: ``group`` its positive ``group_size``, ``channel``
+    0 (one per output row), ``tensor`` -1 (one per tensor)."""
     sizes = {"tensor": -1, "channel": 0}
     if strategy == "group":
         gs = _qc_int(name, w, "group_size")
         if gs <= 0:
             raise ConfigError(name, "quantization_config.config_groups.weights.group_size",
                               f"must be positive, got {gs}")
-    elif strategy in sizes:
-        gs = sizes[strategy]
-    else:
-        raise ConfigError(name, "quantization_config.config_groups.weights.strategy",
-                          f"{strategy!r} is not supported; supported: tensor, channel, group, "
-                          "block")
-    return QuantScheme(method="compressed-tensors", dtype=dtype, weight_bits=bits,
-                       group_size=gs, scale_bits=16, zero_bits=zero, tensor_bits=tensor,
-                       activation_bits=act_bits, keep=keep)
+        return gs
+    if strategy in sizes:
+        return sizes[strategy]
+    raise ConfigError(name, "quantization_config.config_groups.weights.strategy",
+                      f"{strategy!r} is not supported; supported: tensor, channel, group, "
+                      "block")
 
 
 READERS = {
@@ -443,17 +347,7 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
     layer = spec.layers[i]
     d = spec.hidden_size
     base = f"model.layers.{i}"
-    names = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "q_a": "q_a_proj",
-             "q_b": "q_b_proj", "kv_a": "kv_a_proj_with_mqa", "kv_b": "kv_b_proj"}
-    block = "self_attn"
-    if isinstance(layer.attention, LinearAttention):  # Gated DeltaNet (Qwen3-Next)
-        block = "linear_attn"
-        names = {"qkvz": "in_proj_qkvz", "ba": "in_proj_ba", "o": "out_proj"}
-    if isinstance(layer.attention, Mamba2):  # Nemotron-H
-        block = "mixer"
-        names = {"in": "in_proj", "o": "out_proj"}
-    out = [(f"{base}.{block}.{names.get(k, k)}", n_in, n_out, 1)
-           for k, (n_in, n_out, _) in attention_projections(layer.attention, d).items()]
+    out = _attention_modules(layer.attention, d, base)
     ffn = layer.ffn
     if isinstance(ffn, Mlp):
         return out + [(f"{base}.mlp.{k}_proj", n_in, n_out, 1)
@@ -464,9 +358,32 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
         out += [(f"{moe}.experts.0.{w[k]}", n_in, n_out, ffn.num_experts)
                 for k, (n_in, n_out, _) in mlp_projections(ffn.expert, d).items()]
         return [*out, (f"{moe}.gate", d, ffn.num_experts, -1)]
-    out += [(f"{base}.mlp.experts.0.{k}_proj", n_in, n_out, ffn.num_experts)
-            for k, (n_in, n_out, _) in mlp_projections(ffn.expert,
-                                                       ffn.latent_size or d).items()]
+    return out + _moe_modules(ffn, d, base)
+
+
+def _attention_modules(attention: Any, d: int, base: str) -> list[tuple[str, int, int, int]]:
+    """The mixer's matmuls with their Hugging Face names: ``self_attn`` projections, Gated
+    DeltaNet's ``linear_attn`` (Qwen3-Next) or Mamba-2's ``mixer`` (Nemotron-H)."""
+    names = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "q_a": "q_a_proj",
+             "q_b": "q_b_proj", "kv_a": "kv_a_proj_with_mqa", "kv_b": "kv_b_proj"}
+    block = "self_attn"
+    if isinstance(attention, LinearAttention):  # Gated DeltaNet (Qwen3-Next)
+        block = "linear_attn"
+        names = {"qkvz": "in_proj_qkvz", "ba": "in_proj_ba", "o": "out_proj"}
+    if isinstance(attention, Mamba2):  # Nemotron-H
+        block = "mixer"
+        names = {"in": "in_proj", "o": "out_proj"}
+    return [(f"{base}.{block}.{names.get(k, k)}", n_in, n_out, 1)
+            for k, (n_in, n_out, _) in attention_projections(attention, d).items()]
+
+
+def _moe_modules(ffn: Any, d: int, base: str) -> list[tuple[str, int, int, int]]:
+    """A llama-style MoE block's matmuls: the experts (named by expert 0), a dense MLP beside
+    them (Gemma 4), latent projections (Nemotron-3 Super), shared experts, the router and the
+    shared expert's gate (routers: ``copies = -1``)."""
+    out = [(f"{base}.mlp.experts.0.{k}_proj", n_in, n_out, ffn.num_experts)
+           for k, (n_in, n_out, _) in mlp_projections(ffn.expert,
+                                                      ffn.latent_size or d).items()]
     if ffn.dense is not None:  # Gemma 4: a dense MLP beside the experts
         out += [(f"{base}.mlp.dense.{k}_proj", n_in, n_out, 1)
                 for k, (n_in, n_out, _) in mlp_projections(ffn.dense, d).items()]
@@ -483,6 +400,18 @@ def _layer_modules(spec: ModelSpec, i: int) -> list[tuple[str, int, int, int]]:
     return out
 
 
+def _matrix_bits(scheme: QuantScheme | None, module: str, n_in: int, n_out: int,
+                 copies: int) -> int:
+    """Stored bits of one copy of a matrix: 16 bit without a scheme, for a router
+    (``copies < 0``) or a module the scheme keeps; the experts' own scheme for an expert;
+    else the scheme's (:meth:`QuantScheme.matrix_bits`)."""
+    if scheme is None or copies < 0 or scheme.keeps(module):
+        return n_in * n_out * FULL_BITS
+    if scheme.experts is not None and ".experts." in module:
+        return scheme.experts.matrix_bits(n_in, n_out)
+    return scheme.matrix_bits(n_in, n_out)
+
+
 @lru_cache(maxsize=256)
 def checkpoint_bits(spec: ModelSpec, scheme: QuantScheme | None) -> CheckpointBits:
     """Exact stored bits of ``spec``'s weights under ``scheme`` (16 bit everywhere when
@@ -495,12 +424,7 @@ def checkpoint_bits(spec: ModelSpec, scheme: QuantScheme | None) -> CheckpointBi
         for module, n_in, n_out, copies in _layer_modules(spec, i):
             n = max(copies, 1)
             matmul_weights += n * n_in * n_out
-            if scheme is None or copies < 0 or scheme.keeps(module):
-                matmul += n * n_in * n_out * FULL_BITS
-            elif scheme.experts is not None and ".experts." in module:
-                matmul += n * scheme.experts.matrix_bits(n_in, n_out)
-            else:
-                matmul += n * scheme.matrix_bits(n_in, n_out)
+            matmul += n * _matrix_bits(scheme, module, n_in, n_out, copies)
     d, vocab = spec.hidden_size, spec.vocab_size
     embedding = (counts.embedding + counts.position) * FULL_BITS
     if counts.lm_head:

@@ -144,15 +144,8 @@ def solve_capacity(base: Mapping[str, Any], query: CapacityQuery,
     if not picked:
         return []
     varied = [v.column for v in variations]
-    table: dict[str, Any] = dict(base)
-    for column in varied:
-        values = [p[column] for p in picked]
-        table[column] = np.asarray(values, dtype=object if isinstance(values[0], str)
-                                   else None)
-    wanted = [*verdict.VERDICT, "saturated", "engine_fits", "fits", "replicas",
-              query.objective]
-    evaluated = evaluate_table(table, models, gpus, "inference", list(dict.fromkeys(wanted)),
-                               profiles=profiles)
+    evaluated = _evaluate_answers(base, picked, varied, query.objective, models, gpus,
+                                  profiles)
     integer = {k for k, c in output_columns().items() if c.integer}
     answers = []
     for i, p in enumerate(picked):
@@ -160,6 +153,22 @@ def solve_capacity(base: Mapping[str, Any], query: CapacityQuery,
         out.update({k: int(v) for k, v in out.items() if k in integer})
         answers.append(CapacityAnswer({k: p[k] for k in varied}, out))
     return answers
+
+
+def _evaluate_answers(base: Mapping[str, Any], picked: Sequence[Mapping[str, Any]],
+                      varied: Sequence[str], objective: str, models: Mapping[str, ModelSpec],
+                      gpus: Mapping[str, GpuSpec],
+                      profiles: Sequence[CalibrationFigures] | None) -> dict[str, Any]:
+    """The verdict's columns (and ``saturated``, ``engine_fits``, ``fits``, ``replicas``, the
+    objective) of the picked answers, one row each, in one vectorized evaluation."""
+    table: dict[str, Any] = dict(base)
+    for column in varied:
+        values = [p[column] for p in picked]
+        table[column] = np.asarray(values, dtype=object if isinstance(values[0], str)
+                                   else None)
+    wanted = [*verdict.VERDICT, "saturated", "engine_fits", "fits", "replicas", objective]
+    return evaluate_table(table, models, gpus, "inference", list(dict.fromkeys(wanted)),
+                          profiles=profiles)
 
 
 ANSWER_HEADERS = ("#", "GPU", "TP", "GPUs", "replicas", "dtype", "$/month", "TTFT p50",
@@ -210,18 +219,26 @@ def one_deployment(base: Mapping[str, Any], grid: Any, columns: Sequence[str],
                                        dtype=float), needed.shape)
     count = np.where(sized, needed, typed)
     if sized.any():
-        table: dict[str, Any] = dict(base)
-        for column, values in grid.varied.items():
-            table[column] = np.asarray(values)[sized]
-        table["gpus"] = needed[sized].astype(np.int64)
-        wanted = list(dict.fromkeys([*others, *verdict.STATE_INPUTS]))
-        wanted = [w for w in wanted if w in grid.values and w not in grid.varied]
-        again = evaluate_table(table, models, gpus, "inference", wanted, profiles=profiles)
-        for name in wanted:
-            full = np.array(np.broadcast_to(np.asarray(grid.values[name]), needed.shape),
-                            dtype=object if np.asarray(again[name]).dtype == object
-                            else float)
-            full[sized] = np.broadcast_to(np.asarray(again[name]), (int(sized.sum()),))
-            grid.values[name] = full
+        _resize(base, grid, others, sized, needed, models, gpus, profiles)
     grid.values["gpus"] = count.astype(np.int64)
     return True
+
+
+def _resize(base: Mapping[str, Any], grid: Any, others: Sequence[str], sized: np.ndarray,
+            needed: np.ndarray, models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
+            profiles: Sequence[CalibrationFigures] | None) -> None:
+    """Evaluate ``others`` and the verdict's state inputs again on the ``sized`` rows at
+    ``gpus = needed``, in place in ``grid.values``."""
+    table: dict[str, Any] = dict(base)
+    for column, values in grid.varied.items():
+        table[column] = np.asarray(values)[sized]
+    table["gpus"] = needed[sized].astype(np.int64)
+    wanted = list(dict.fromkeys([*others, *verdict.STATE_INPUTS]))
+    wanted = [w for w in wanted if w in grid.values and w not in grid.varied]
+    again = evaluate_table(table, models, gpus, "inference", wanted, profiles=profiles)
+    for name in wanted:
+        full = np.array(np.broadcast_to(np.asarray(grid.values[name]), needed.shape),
+                        dtype=object if np.asarray(again[name]).dtype == object
+                        else float)
+        full[sized] = np.broadcast_to(np.asarray(again[name]), (int(sized.sum()),))
+        grid.values[name] = full

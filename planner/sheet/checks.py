@@ -18,7 +18,7 @@ Rows are numbered from 0; the header is row -1, so a file's line is ``row + 2``.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -38,12 +38,14 @@ from planner.sheet.inputs import (
     TRAINING_INPUTS,
     InputColumn,
 )
+from planner.sheet.kinds import KINDS
+from planner.sheet.names import name_forbidden_pattern
+from planner.sheet.parallelism import parallelism_violations
+from planner.sheet.problems import MAX_REPORTED as MAX_REPORTED  # re-exported: its old home
+from planner.sheet.problems import CellProblem as CellProblem
+from planner.sheet.problems import Problems
 from planner.sheet.profiles import CalibrationFigures, resolve
-from planner.sheet.table import KINDS, parallelism_violations
-from planner.sheet.validation import check_series, empty_cells, name_forbidden_pattern
-
-MAX_REPORTED = 20
-"""Problems kept with their message (the first by row); the rest are only counted."""
+from planner.sheet.validation import check_series, empty_cells
 
 SCENARIO_INPUT_COLUMNS: tuple[InputColumn, ...] = tuple(
     {c.name: c for c in (*INFERENCE_INPUTS, *TRAINING_INPUTS)}.values())
@@ -57,51 +59,6 @@ META_DEFAULTS = {"kind": "inference", "notes": "", "lora_targets": "q,v"}
 
 _TEXT_CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]"
 """Characters free text may not hold: control characters other than tab and line breaks."""
-
-
-@dataclass(frozen=True, slots=True)
-class CellProblem:
-    """One bad cell: its 0-based row (-1: the header), column and what is wrong."""
-
-    row: int
-    column: str
-    message: str
-
-
-@dataclass(slots=True)
-class Problems:
-    """The problems of a table: the first ``cap`` by row with messages, and the total count."""
-
-    cap: int = MAX_REPORTED
-    items: list[CellProblem] = field(default_factory=list)
-    total: int = 0
-
-    def add(self, row: int, column: str, message: str) -> None:
-        """One problem."""
-        self.total += 1
-        self.items.append(CellProblem(row, column, message))
-        self._trim()
-
-    def add_rows(self, mask: np.ndarray, column: str, message: Callable[[int], str]) -> None:
-        """A problem in ``column`` at every row where ``mask`` holds; ``message(row)`` is
-        called only for the rows that may be reported (at most ``cap``)."""
-        rows = np.flatnonzero(mask)
-        if not len(rows):
-            return
-        self.total += len(rows)
-        self.items.extend(CellProblem(int(r), column, message(int(r))) for r in rows[:self.cap])
-        self._trim()
-
-    def _trim(self) -> None:
-        if len(self.items) > 4 * self.cap:
-            self.items = self.first()
-
-    def first(self) -> list[CellProblem]:
-        """The problems kept, by row then column order of discovery (at most ``cap``)."""
-        return sorted(self.items, key=lambda p: p.row)[:self.cap]
-
-    def __bool__(self) -> bool:
-        return self.total > 0
 
 
 @dataclass(slots=True)
@@ -219,8 +176,32 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
         raise ValidationError("table", f"columns have different lengths {sorted(lengths)}")
     n = lengths.pop() if lengths else 0
     column = {k: _series(v, n) for k, v in table.items()}
+    names, _bad_name, clashes = _check_names(column, n, taken, taken_message, problems)
+    kinds, bad_kind = _check_kinds(column, n, problems)
+    training = kinds == "training"
+    notes = _check_notes(column, n, problems)
+    lora_targets, bad_targets = _check_lora_targets(column, n, problems)
+    model_names, bad_model = _lookup(column.get("model", pd.Series([""] * n, dtype=object)),
+                                     models, "model", "model", problems)
+    gpu_names, bad_gpu = _lookup(column.get("gpu", pd.Series([""] * n, dtype=object)),
+                                 gpus, "gpu", "GPU", problems)
+    inputs, bad_input = _check_inputs(column, n, training, problems)
+    # rules across columns, over rows whose cells are each valid
+    row_ok = ~(bad_kind | bad_model | bad_gpu | bad_targets)
+    for mask in bad_input.values():
+        row_ok &= ~mask
+    check_rules(row_ok, training, model_names, gpu_names, inputs, lora_targets, models,
+                gpus, profiles, problems)
+    return CheckedTable(n, names, kinds, model_names, gpu_names, notes, lora_targets, inputs,
+                        problems, clashes)
 
-    # names: stripped, 1-200 characters, no control characters, unique, not taken
+
+def _check_names(column: Mapping[str, pd.Series], n: int, taken: Collection[str],
+                 taken_message: str, problems: Problems
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(names, bad mask, clash mask) of the ``name`` column: stripped, 1-200 characters, no
+    control characters, unique within the table, and (``taken``) not already used; a clash
+    is reported with ``taken_message`` unless it is empty."""
     names_s = _text(column["name"]) if "name" in column else pd.Series([""] * n, dtype=object)
     length = names_s.str.len().to_numpy()
     control = names_s.str.contains(name_forbidden_pattern(), regex=True).to_numpy(dtype=bool)
@@ -241,50 +222,59 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
         else np.zeros(n, dtype=bool)
     if taken_message:
         problems.add_rows(clashes, "name", lambda r: f"{names[r]!r} {taken_message}")
+    return names, bad_name, clashes
 
-    # kind, notes, LoRA targets
-    if "kind" in column:
-        kinds_s = _text(column["kind"]).str.lower()
-        kinds_s = kinds_s.where(kinds_s != "", "inference")
-        bad_kind = ~kinds_s.isin(KINDS).to_numpy(dtype=bool)
-        problems.add_rows(bad_kind, "kind", lambda r: (
-            f"must be one of {', '.join(KINDS)} (got {column['kind'].iloc[r]!r})"))
-        kinds = kinds_s.to_numpy(dtype=object)
-    else:
-        kinds, bad_kind = np.full(n, "inference", dtype=object), np.zeros(n, dtype=bool)
-    training = kinds == "training"
-    if "notes" in column:
-        notes_s = column["notes"].map(lambda v: "" if v is None or (isinstance(v, float)
-                                                                    and np.isnan(v))
-                                      else str(v))
-        bad_notes = notes_s.str.contains(_TEXT_CONTROL, regex=True).to_numpy(dtype=bool)
-        problems.add_rows(bad_notes, "notes", lambda _r: "must be text without control "
-                          "characters (tabs and line breaks are allowed)")
-        notes = notes_s.to_numpy(dtype=object)
-    else:
-        notes = np.full(n, "", dtype=object)
-    if "lora_targets" in column:
-        targets_s = _text(column["lora_targets"])
-        targets_s = targets_s.where(targets_s != "", "q,v")
-        bad_targets = (~targets_s.str.strip().str.fullmatch(LORA_TARGETS.pattern).to_numpy(
-            dtype=bool) | (targets_s.str.len().to_numpy() > LORA_TARGETS_MAX_CHARS))
-        problems.add_rows(bad_targets, "lora_targets",
-                          lambda _r: f"must be {LORA_TARGETS_ALLOWED}")
-        lora_targets = targets_s.to_numpy(dtype=object)
-    else:
-        lora_targets, bad_targets = np.full(n, "q,v", dtype=object), np.zeros(n, dtype=bool)
 
-    # model and GPU
-    model_names, bad_model = _lookup(column.get("model", pd.Series([""] * n, dtype=object)),
-                                     models, "model", "model", problems)
-    gpu_names, bad_gpu = _lookup(column.get("gpu", pd.Series([""] * n, dtype=object)),
-                                 gpus, "gpu", "GPU", problems)
+def _check_kinds(column: Mapping[str, pd.Series], n: int, problems: Problems
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(kind per row, bad mask): ``inference`` or ``training``; empty or absent: inference."""
+    if "kind" not in column:
+        return np.full(n, "inference", dtype=object), np.zeros(n, dtype=bool)
+    kinds_s = _text(column["kind"]).str.lower()
+    kinds_s = kinds_s.where(kinds_s != "", "inference")
+    bad_kind = ~kinds_s.isin(KINDS).to_numpy(dtype=bool)
+    problems.add_rows(bad_kind, "kind", lambda r: (
+        f"must be one of {', '.join(KINDS)} (got {column['kind'].iloc[r]!r})"))
+    return kinds_s.to_numpy(dtype=object), bad_kind
 
-    # every input column, given or defaulted (a training row's own defaults where absent)
+
+def _check_notes(column: Mapping[str, pd.Series], n: int, problems: Problems) -> np.ndarray:
+    """The notes per row (empty where absent): text without control characters other than
+    tabs and line breaks."""
+    if "notes" not in column:
+        return np.full(n, "", dtype=object)
+    notes_s = column["notes"].map(lambda v: "" if v is None or (isinstance(v, float)
+                                                                and np.isnan(v))
+                                  else str(v))
+    bad_notes = notes_s.str.contains(_TEXT_CONTROL, regex=True).to_numpy(dtype=bool)
+    problems.add_rows(bad_notes, "notes", lambda _r: "must be text without control "
+                      "characters (tabs and line breaks are allowed)")
+    return notes_s.to_numpy(dtype=object)
+
+
+def _check_lora_targets(column: Mapping[str, pd.Series], n: int, problems: Problems
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(LoRA targets per row, bad mask): :data:`~planner.sheet.inputs.LORA_TARGETS`, at most
+    :data:`~planner.sheet.inputs.LORA_TARGETS_MAX_CHARS`; empty or absent: ``q,v``."""
+    if "lora_targets" not in column:
+        return np.full(n, "q,v", dtype=object), np.zeros(n, dtype=bool)
+    targets_s = _text(column["lora_targets"])
+    targets_s = targets_s.where(targets_s != "", "q,v")
+    bad_targets = (~targets_s.str.strip().str.fullmatch(LORA_TARGETS.pattern).to_numpy(
+        dtype=bool) | (targets_s.str.len().to_numpy() > LORA_TARGETS_MAX_CHARS))
+    problems.add_rows(bad_targets, "lora_targets",
+                      lambda _r: f"must be {LORA_TARGETS_ALLOWED}")
+    return targets_s.to_numpy(dtype=object), bad_targets
+
+
+def _check_inputs(column: Mapping[str, pd.Series], n: int, training: np.ndarray,
+                  problems: Problems) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(parsed values, bad mask) of every input column, given or defaulted: an empty cell is
+    "not given", the default of the row's kind (a training row's own defaults where they
+    differ); a field of the other kind left empty, e.g. an inference row's train_tokens, is
+    simply not given."""
     inputs: dict[str, np.ndarray] = {}
     bad_input: dict[str, np.ndarray] = {}
-    # (an empty cell is "not given": the default of the row's kind; a field of the other
-    # kind left empty, e.g. an inference row's train_tokens, is simply not given)
     for c in SCENARIO_INPUT_COLUMNS:
         if c.name in column:
             empty = empty_cells(column[c.name])
@@ -297,15 +287,7 @@ def check_table(table: Mapping[str, Any], *, models: Mapping[str, ModelSpec],
         if c.name in TRAINING_DEFAULT_OVERRIDES:
             default[training] = TRAINING_DEFAULT_OVERRIDES[c.name]
         inputs[c.name], bad_input[c.name] = default, np.zeros(n, dtype=bool)
-
-    # rules across columns, over rows whose cells are each valid
-    row_ok = ~(bad_kind | bad_model | bad_gpu | bad_targets)
-    for mask in bad_input.values():
-        row_ok &= ~mask
-    check_rules(row_ok, training, model_names, gpu_names, inputs, lora_targets, models,
-                gpus, profiles, problems)
-    return CheckedTable(n, names, kinds, model_names, gpu_names, notes, lora_targets, inputs,
-                        problems, clashes)
+    return inputs, bad_input
 
 
 def _dtype(c: InputColumn) -> Any:
@@ -326,6 +308,36 @@ def check_rules(ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
         return
     inputs = {**{c.name: np.full(n, c.default, dtype=_dtype(c)) for c in SCENARIO_INPUT_COLUMNS
                  if c.name not in inputs}, **inputs}
+    weight_ok = ~_check_parallelism(ok, model_names, models, inputs, problems)
+    per_combo = partial(_per_combo, problems)
+
+    def tensor_path(model: str, gpu: str, dtype: str, mode: str) -> None:
+        compute_dtype(gpus[gpu], dtype, mode, models[model].quantization)
+
+    per_combo(weight_ok, [model_names, gpu_names, inputs["weight_dtype"],
+                          inputs["quant_mode"]], "gpu", tensor_path)
+    decode = inputs.get("decode_gpu")
+    if decode is not None:  # the decode pool's GPU (issue 25): "same", or one with a path
+        per_combo(weight_ok & ~training & (decode != "same"),
+                  [decode, model_names, inputs["weight_dtype"], inputs["quant_mode"]],
+                  "decode_gpu", partial(_decode_path, models, gpus))
+    lora = weight_ok & training & (inputs["lora_rank"] > 0)
+    per_combo(lora, [model_names, lora_targets], "lora_targets",
+              lambda model, targets: lora_dims(models[model], str(targets)))
+    if not calibration:
+        return
+    choice = inputs["calibration"]
+    named = weight_ok & ~training & ~np.isin(choice, ["auto", "none"])
+    per_combo(named, [choice, gpu_names, inputs["engine"]], "calibration",
+              lambda choice, gpu, engine: resolve(str(choice), gpu, str(engine), profiles))
+
+
+def _check_parallelism(ok: np.ndarray, model_names: np.ndarray,
+                       models: Mapping[str, ModelSpec], inputs: Mapping[str, np.ndarray],
+                       problems: Problems) -> np.ndarray:
+    """Report each row ``ok`` that breaks a deployment rule
+    (:func:`~planner.sheet.parallelism.parallelism_violations`: tp, then pp, then gpus; one
+    problem per row); the rows not ``ok`` or reported (the rest need no further rule)."""
     m_codes, m_names = pd.factorize(model_names, use_na_sentinel=False)
     specs = [models.get(m, None) for m in m_names]
     heads = np.array([s.attention.num_heads if s else 1 for s in specs], dtype=np.int64)[m_codes]
@@ -345,50 +357,34 @@ def check_rules(ok: np.ndarray, training: np.ndarray, model_names: np.ndarray,
 
         problems.add_rows(mask, col, reason)
         done = done | mask
+    return done
 
-    def per_combo(mask: np.ndarray, keys: Sequence[np.ndarray], column: str,
-                  check: Callable[..., object]) -> None:
-        if not mask.any():
-            return
-        frame = pd.DataFrame({str(i): k for i, k in enumerate(keys)})[mask]
-        codes = np.full(n, -1, dtype=np.int64)
-        group_codes, uniques = pd.MultiIndex.from_frame(frame).factorize()
-        codes[np.flatnonzero(mask)] = group_codes
-        for code, combo in enumerate(uniques):
-            try:
-                check(*combo)
-            except ValidationError as exc:
-                message = _phrase(exc) + ("" if exc.value is None else f" (got {exc.value!r})")
-                problems.add_rows(codes == code, column, partial(_same, message))
 
-    def tensor_path(model: str, gpu: str, dtype: str, mode: str) -> None:
-        compute_dtype(gpus[gpu], dtype, mode, models[model].quantization)
-
-    weight_ok = ~done
-    per_combo(weight_ok, [model_names, gpu_names, inputs["weight_dtype"],
-                          inputs["quant_mode"]], "gpu", tensor_path)
-    # the decode pool's GPU (issue 25): "same", or a catalog GPU with a tensor path
-    lower = {k.lower(): k for k in gpus}
-
-    def decode_path(name: str, model: str, dtype: str, mode: str) -> None:
-        match = lower.get(str(name).strip().lower())
-        if match is None:
-            raise ValidationError("decode_gpu", "same or a GPU of the catalog ("
-                                  + ", ".join(sorted(gpus)[:12])
-                                  + (", …" if len(gpus) > 12 else "") + ")", value=name)
-        compute_dtype(gpus[match], dtype, mode, models[model].quantization)
-
-    decode = inputs.get("decode_gpu")
-    if decode is not None:
-        per_combo(weight_ok & ~training & (decode != "same"),
-                  [decode, model_names, inputs["weight_dtype"], inputs["quant_mode"]],
-                  "decode_gpu", decode_path)
-    lora = weight_ok & training & (inputs["lora_rank"] > 0)
-    per_combo(lora, [model_names, lora_targets], "lora_targets",
-              lambda model, targets: lora_dims(models[model], str(targets)))
-    if not calibration:
+def _per_combo(problems: Problems, mask: np.ndarray, keys: Sequence[np.ndarray], column: str,
+               check: Callable[..., object]) -> None:
+    """``check(*combination)`` once per distinct combination of ``keys`` among the rows
+    ``mask``; a :class:`ValidationError` is reported in ``column`` on every row of it."""
+    if not mask.any():
         return
-    choice = inputs["calibration"]
-    named = weight_ok & ~training & ~np.isin(choice, ["auto", "none"])
-    per_combo(named, [choice, gpu_names, inputs["engine"]], "calibration",
-              lambda choice, gpu, engine: resolve(str(choice), gpu, str(engine), profiles))
+    frame = pd.DataFrame({str(i): k for i, k in enumerate(keys)})[mask]
+    codes = np.full(len(mask), -1, dtype=np.int64)
+    group_codes, uniques = pd.MultiIndex.from_frame(frame).factorize()
+    codes[np.flatnonzero(mask)] = group_codes
+    for code, combo in enumerate(uniques):
+        try:
+            check(*combo)
+        except ValidationError as exc:
+            message = _phrase(exc) + ("" if exc.value is None else f" (got {exc.value!r})")
+            problems.add_rows(codes == code, column, partial(_same, message))
+
+
+def _decode_path(models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec], name: str,
+                 model: str, dtype: str, mode: str) -> None:
+    """The decode pool's GPU ``name`` is in the catalog (case-insensitively) and has a tensor
+    path for the weights (:func:`~planner.estimator.gpu.compute_dtype`)."""
+    match = {k.lower(): k for k in gpus}.get(str(name).strip().lower())
+    if match is None:
+        raise ValidationError("decode_gpu", "same or a GPU of the catalog ("
+                              + ", ".join(sorted(gpus)[:12])
+                              + (", …" if len(gpus) > 12 else "") + ")", value=name)
+    compute_dtype(gpus[match], dtype, mode, models[model].quantization)

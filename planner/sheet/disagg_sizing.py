@@ -170,12 +170,34 @@ def size_disaggregated(base: Mapping[str, Any], models: Mapping[str, ModelSpec],
                                      max_workers, models, gpus, profiles)
     prefill_ok, p_unit = _pool_counts(base, configs, "prefill", "prefill_utilization", cap,
                                       max_workers, models, gpus, profiles)
-    best: list[tuple[float, int, dict[str, Any]]] = []
     pending: list[tuple[dict[str, Any], list[tuple[int, int]]]] = []
     for c, dws, pws, p_price, d_price in zip(configs, decode_ok, prefill_ok, p_unit, d_unit,
                                              strict=True):
         if dws and pws:
             pending.append((c, _by_cost(pws, dws, p_price, d_price)))
+    best = _cheapest_meeting(base, pending, cap, models, gpus, profiles)
+    best.sort(key=lambda t: (t[0], t[1]))
+    picked = [row for _, _, row in best[:count]]
+    if not picked:
+        return []
+    out = _evaluate(base, picked, VERDICT_COLUMNS, models, gpus, profiles)
+    answers = []
+    for k, row in enumerate(picked):
+        figures = {name: _item(out[name][k]) for name in VERDICT_COLUMNS}
+        figures["deployment_gpus"] = int(figures["deployment_gpus"])
+        answers.append(DisaggAnswer({"serving_mode": "disaggregated", **row}, figures))
+    return answers
+
+
+def _cheapest_meeting(base: Mapping[str, Any],
+                      pending: list[tuple[dict[str, Any], list[tuple[int, int]]]], cap: float,
+                      models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
+                      profiles: Sequence[CalibrationFigures] | None
+                      ) -> list[tuple[float, int, dict[str, Any]]]:
+    """(USD per month, GPUs, row) of each configuration's cheapest worker pair that meets the
+    SLO with both pools below ``cap``: its pairs (cheapest first) evaluated
+    :data:`BATCH_PAIRS` at a time, every configuration still searching in one graph call."""
+    best: list[tuple[float, int, dict[str, Any]]] = []
     start = 0
     while pending:
         rows, owners = [], []
@@ -200,17 +222,7 @@ def size_disaggregated(base: Mapping[str, Any], models: Mapping[str, ModelSpec],
                          rows[k]))
         pending = [p for i, p in enumerate(pending) if i not in found]
         start += BATCH_PAIRS
-    best.sort(key=lambda t: (t[0], t[1]))
-    picked = [row for _, _, row in best[:count]]
-    if not picked:
-        return []
-    out = _evaluate(base, picked, VERDICT_COLUMNS, models, gpus, profiles)
-    answers = []
-    for k, row in enumerate(picked):
-        figures = {name: _item(out[name][k]) for name in VERDICT_COLUMNS}
-        figures["deployment_gpus"] = int(figures["deployment_gpus"])
-        answers.append(DisaggAnswer({"serving_mode": "disaggregated", **row}, figures))
-    return answers
+    return best
 
 
 def _by_cost(prefill: Sequence[int], decode: Sequence[int], prefill_usd: float,
@@ -269,38 +281,54 @@ def search_from_vary(vary: Sequence[str], gpus: Mapping[str, GpuSpec]) -> dict[s
     Anything else is refused, naming what the disaggregated solve varies."""
     out: dict[str, Any] = {}
     for text in vary:
-        column, sep, values = text.partition("=")
-        column, items = column.strip(), [v.strip() for v in values.split(",") if v.strip()]
-        if not sep or column not in _LISTS or not items:
-            raise ValidationError("--vary", "in a disaggregated solve one of "
-                                  + ", ".join(f"{c}=..." for c in _LISTS), value=text)
+        column, items, values = _vary_item(text)
         if column in ("gpu", "decode_gpu"):
             names = list(gpus) if items == ["*"] else items
             out["prefill_gpus" if column == "gpu" else "decode_gpus"] = tuple(names)
-            continue
-        if column == "weight_dtype":
-            # lazy: the input registry, only when a weight dtype is varied
-            from planner.sheet.inputs import WEIGHT_DTYPE_CHOICES
-
-            bad = [v for v in items if v not in WEIGHT_DTYPE_CHOICES]
-            if bad:
-                raise ValidationError("--vary weight_dtype",
-                                      "one of " + ", ".join(WEIGHT_DTYPE_CHOICES), value=bad[0])
-            out["weight_dtypes"] = tuple(items)
-            continue
-        try:
-            numbers = [int(v) for v in items]
-        except ValueError:
-            raise ValidationError(f"--vary {column}", "whole numbers separated by commas",
-                                  value=values) from None
-        if any(n < 1 or n > 4096 for n in numbers):
-            raise ValidationError(f"--vary {column}", "whole numbers from 1 to 4096",
-                                  value=values)
-        if column == "workers":
+        elif column == "weight_dtype":
+            out["weight_dtypes"] = _vary_dtypes(items)
+        elif column == "workers":
+            numbers = _vary_numbers(column, items, values)
             if len(numbers) != 1:
                 raise ValidationError("--vary workers", "one number N (1..N workers per pool)",
                                       value=values)
             out["max_workers"] = numbers[0]
         else:
-            out[f"{column}s"] = tuple(numbers)
+            out[f"{column}s"] = tuple(_vary_numbers(column, items, values))
     return out
+
+
+def _vary_item(text: str) -> tuple[str, list[str], str]:
+    """(column, its values, the values as written) of one ``--vary COLUMN=VALUES``; the
+    column must be one the disaggregated solve varies."""
+    column, sep, values = text.partition("=")
+    column, items = column.strip(), [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or column not in _LISTS or not items:
+        raise ValidationError("--vary", "in a disaggregated solve one of "
+                              + ", ".join(f"{c}=..." for c in _LISTS), value=text)
+    return column, items, values
+
+
+def _vary_dtypes(items: Sequence[str]) -> tuple[str, ...]:
+    """``--vary weight_dtype=...``: each a weight dtype choice of the scenario inputs."""
+    # lazy: the input registry, only when a weight dtype is varied
+    from planner.sheet.inputs import WEIGHT_DTYPE_CHOICES
+
+    bad = [v for v in items if v not in WEIGHT_DTYPE_CHOICES]
+    if bad:
+        raise ValidationError("--vary weight_dtype",
+                              "one of " + ", ".join(WEIGHT_DTYPE_CHOICES), value=bad[0])
+    return tuple(items)
+
+
+def _vary_numbers(column: str, items: Sequence[str], values: str) -> list[int]:
+    """``--vary COLUMN=1,2,4``: whole numbers from 1 to 4096 (``values``: as written)."""
+    try:
+        numbers = [int(v) for v in items]
+    except ValueError:
+        raise ValidationError(f"--vary {column}", "whole numbers separated by commas",
+                              value=values) from None
+    if any(n < 1 or n > 4096 for n in numbers):
+        raise ValidationError(f"--vary {column}", "whole numbers from 1 to 4096",
+                              value=values)
+    return numbers

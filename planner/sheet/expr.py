@@ -280,48 +280,72 @@ def check_types(text: str, node: Node, texts: set[str], conditions: set[str]) ->
     ``texts`` are the columns holding text (``gpu``, dtypes), ``conditions`` the yes/no
     columns (``fits``, ``meets_slo``); every other column is a number. Arithmetic and ``<``
     take numbers, ``==``/``!=`` two of one type, and/or/not conditions."""
-    def fail(n: Node, problem: str) -> ExpressionError:
-        return ExpressionError(text, n.position, problem)
+    kind = _Types(text, texts, conditions).of(node)
+    if kind != CONDITION:
+        raise ExpressionError(
+            text, node.position, f"a constraint must be a condition, true or false for each "
+            f"candidate ({_EXAMPLES}); this is {_what(kind)}, which would hold for every one")
 
-    def what(kind: str) -> str:
-        return {CONDITION: "a condition", NUMBER: "a number", TEXT: "a text"}[kind]
 
-    def type_of(n: Node) -> str:
+def _what(kind: str) -> str:
+    """A type in words: ``a condition``, ``a number``, ``a text``."""
+    return {CONDITION: "a condition", NUMBER: "a number", TEXT: "a text"}[kind]
+
+
+class _Types:
+    """The type of each part of a constraint (:func:`check_types`), refusing the first part
+    an operator cannot take with its position in ``text``."""
+
+    def __init__(self, text: str, texts: set[str], conditions: set[str]) -> None:
+        self.text, self.texts, self.conditions = text, texts, conditions
+
+    def fail(self, n: Node, problem: str) -> ExpressionError:
+        """The refusal of part ``n``."""
+        return ExpressionError(self.text, n.position, problem)
+
+    def of(self, n: Node) -> str:
+        """The type of ``n``: a literal's, a column's, or what its operator gives."""
         op, args = n.op, n.args
         if op == "num":
             return NUMBER
         if op == "str":
             return TEXT
         if op == "name":
-            return TEXT if args[0] in texts else CONDITION if args[0] in conditions else NUMBER
-        kinds = [type_of(a) for a in args]
+            return (TEXT if args[0] in self.texts
+                    else CONDITION if args[0] in self.conditions else NUMBER)
+        kinds = [self.of(a) for a in args]
         if op in ("not", "and", "or"):
-            for a, kind in zip(args, kinds, strict=True):
-                if kind != CONDITION:
-                    raise fail(a, f"'{op}' needs conditions on both sides, not {what(kind)} "
-                                  f"({_EXAMPLES})" if op != "not" else
-                               f"'not' needs a condition, not {what(kind)} ({_EXAMPLES})")
-            return CONDITION
+            return self.logical(op, args, kinds)
         if op in ("==", "!="):
             if kinds[0] != kinds[1]:
-                raise fail(n, f"'{op}' compares {what(kinds[0])} with {what(kinds[1])}; "
-                              "compare numbers with numbers and texts with texts")
+                raise self.fail(n, f"'{op}' compares {_what(kinds[0])} with "
+                                   f"{_what(kinds[1])}; compare numbers with numbers and "
+                                   "texts with texts")
             return CONDITION
-        for a, kind in zip(args, kinds, strict=True):  # neg, arithmetic, ordering
+        return self.numeric(n, kinds)
+
+    def logical(self, op: str, args: tuple[Any, ...], kinds: list[str]) -> str:
+        """``not``, ``and``, ``or``: conditions in, a condition out."""
+        for a, kind in zip(args, kinds, strict=True):
+            if kind != CONDITION:
+                raise self.fail(a, f"'{op}' needs conditions on both sides, not {_what(kind)} "
+                                   f"({_EXAMPLES})" if op != "not" else
+                                f"'not' needs a condition, not {_what(kind)} ({_EXAMPLES})")
+        return CONDITION
+
+    def numeric(self, n: Node, kinds: list[str]) -> str:
+        """Negation, arithmetic and ordering: numbers in; a number out, or a condition for
+        an ordering."""
+        op = n.op
+        for a, kind in zip(n.args, kinds, strict=True):
             if kind != NUMBER:
                 shown = "'-'" if op == "neg" else f"'{op}'"
                 hint = ("; only == and != compare texts" if kind == TEXT and op in COMPARISONS
                         else "; combine conditions with and, or, not" if kind == CONDITION
                         else "")
-                raise fail(a if a.position else n,
-                           f"{shown} needs numbers, not {what(kind)}{hint}")
+                raise self.fail(a if a.position else n,
+                                f"{shown} needs numbers, not {_what(kind)}{hint}")
         return CONDITION if op in COMPARISONS else NUMBER
-
-    kind = type_of(node)
-    if kind != CONDITION:
-        raise fail(node, f"a constraint must be a condition, true or false for each candidate "
-                         f"({_EXAMPLES}); this is {what(kind)}, which would hold for every "
-                         "one")
 
 
 def compute(node: Node, values: Mapping[str, Any]) -> Any:

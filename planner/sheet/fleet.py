@@ -36,19 +36,25 @@ def evaluate_columns(scenarios: list[Scenario], models: Mapping[str, ModelSpec],
         if not index:
             continue
         rows = [scenarios[i] for i in index]
-        table: dict[str, Any] = {
-            "model": np.array([sc.model for sc in rows], dtype=object),
-            "gpu": np.array([sc.gpu for sc in rows], dtype=object),
-            "lora_targets": np.array([sc.lora_targets for sc in rows], dtype=object),
-        }
-        for column in inputs_of(kind):
-            table[column.name] = np.array([sc.inputs[column.name] for sc in rows],
-                                          dtype=object if column.kind in ("choice", "text")
-                                          else None)
-        by_kind[kind] = (index, evaluate_table(table, models, gpus, kind,
+        by_kind[kind] = (index, evaluate_table(scenario_table(rows, kind), models, gpus, kind,
                                                labels=[f"{sc.fleet}/{sc.name}" for sc in rows],
                                                profiles=profiles))
     return by_kind
+
+
+def scenario_table(rows: Sequence[Scenario], kind: str = "inference") -> dict[str, Any]:
+    """The input table of scenarios of one ``kind``, one row each: ``model``, ``gpu``,
+    ``lora_targets`` and every input column (texts as object arrays)."""
+    table: dict[str, Any] = {
+        "model": np.array([sc.model for sc in rows], dtype=object),
+        "gpu": np.array([sc.gpu for sc in rows], dtype=object),
+        "lora_targets": np.array([sc.lora_targets for sc in rows], dtype=object),
+    }
+    for column in inputs_of(kind):
+        table[column.name] = np.array([sc.inputs[column.name] for sc in rows],
+                                      dtype=object if column.kind in ("choice", "text")
+                                      else None)
+    return table
 
 
 def output_list(values: Mapping[str, Any], name: str, start: int = 0,
@@ -97,18 +103,25 @@ def record_columns(scenarios: list[Scenario],
     cols["compute_dtype"] = compute_dtypes(rows, models, gpus)
     cols["gpu_memory_bytes"] = [gpus[sc.gpu].memory_bytes for sc in rows]
     if kind == "inference":
-        errors = {p.label: p.holdout_throughput_error for p in profiles or ()}
         applied = np.broadcast_to(np.asarray(values.get(APPLIED_COLUMN, ""), dtype=object),
                                   (len(index),))[start:stop]
-        names = [str(a) for a in applied.tolist()]
-        cols[APPLIED_COLUMN] = names
-        cols["calibration_holdout_error"] = [errors.get(a) for a in names]
-        for bound, compute_s, memory_s in (("ttft_bound", "ttft_compute_s", "ttft_memory_s"),
-                                           ("tpot_bound", "tpot_compute_s", "tpot_memory_s")):
-            cols[bound] = ["compute" if c >= m else "memory" for c, m in
-                           zip(column_values(compute_s, cols[compute_s]),
-                               column_values(memory_s, cols[memory_s]), strict=True)]
+        _add_inference_records(cols, [str(a) for a in applied.tolist()], profiles)
     return cols
+
+
+def _add_inference_records(cols: dict[str, Any], applied: list[str],
+                           profiles: Sequence[CalibrationFigures] | None) -> None:
+    """An inference slice's calibration profile applied per row (``applied``), that
+    profile's hold-out throughput error, and which bound (compute or memory) sets TTFT and
+    TPOT."""
+    errors = {p.label: p.holdout_throughput_error for p in profiles or ()}
+    cols[APPLIED_COLUMN] = applied
+    cols["calibration_holdout_error"] = [errors.get(a) for a in applied]
+    for bound, compute_s, memory_s in (("ttft_bound", "ttft_compute_s", "ttft_memory_s"),
+                                       ("tpot_bound", "tpot_compute_s", "tpot_memory_s")):
+        cols[bound] = ["compute" if c >= m else "memory" for c, m in
+                       zip(column_values(compute_s, cols[compute_s]),
+                           column_values(memory_s, cols[memory_s]), strict=True)]
 
 
 def column_values(name: str, column: Any) -> list[Any]:

@@ -48,33 +48,50 @@ def evaluate(frame: pd.DataFrame, models: Mapping[str, ModelSpec] | None = None,
             raise ValidationError(required, "is a required column of the scenario frame")
     models = models if models is not None else _catalog_models()
     gpus = gpus if gpus is not None else _catalog_gpus()
+    kinds = _kinds(frame)
+    present = [k for k in KINDS if (kinds == k).any()]
+    added: dict[str, Any] = {}
+    for kind in present:
+        mask = (kinds == kind).to_numpy()
+        part = frame if len(present) == 1 else frame.loc[mask]
+        wanted = [o for o in (outputs if outputs is not None else graph(kind).outputs)
+                  if o in graph(kind).formulas]
+        values = evaluate_table({c: part[c].to_numpy() for c in part.columns}, models, gpus,
+                                kind, wanted, labels=part.index, profiles=profiles)
+        if len(present) == 1:
+            added.update((name, values[name]) for name in wanted)
+        else:
+            _merge_kind(added, values, wanted, mask, len(frame))
+    computed = _frame_of(added, frame.index)
+    return pd.concat([frame.drop(columns=[c for c in added if c in frame.columns]), computed],
+                     axis=1)
+
+
+def _merge_kind(added: dict[str, Any], values: Mapping[str, Any], wanted: Sequence[str],
+                mask: np.ndarray, n: int) -> None:
+    """One kind's outputs into the rows ``mask`` of the frame's output columns (nullable
+    boolean or float columns of ``n`` rows, empty where another kind's rows are)."""
+    import pandas as pd
+
+    for name in wanted:
+        dtype: Literal["boolean", "float64"] = (
+            "boolean" if values[name].dtype == np.bool_ else "float64")
+        column = added.setdefault(name, pd.array([None] * n, dtype=dtype))
+        column[mask] = values[name]
+
+
+def _kinds(frame: pd.DataFrame) -> pd.Series:
+    """Each row's kind (``kind`` stripped and lower-cased; absent: inference); the first
+    row of another kind is refused, naming its label."""
+    import pandas as pd
+
     kinds = (frame["kind"].astype(str).str.strip().str.lower() if "kind" in frame.columns
              else pd.Series("inference", index=frame.index))
     bad = ~kinds.isin(KINDS)
     if bad.any():
         raise ValidationError(f"kind (row {kinds.index[bad][0]})", "one of " + ", ".join(KINDS),
                               value=frame.loc[kinds.index[bad][0], "kind"])
-    present = [k for k in KINDS if (kinds == k).any()]
-    added: dict[str, Any] = {}
-    for kind in present:
-        mask = (kinds == kind).to_numpy()
-        part = frame if len(present) == 1 else frame.loc[mask]
-        table: dict[str, Any] = {c: part[c].to_numpy() for c in part.columns}
-        wanted = list(outputs) if outputs is not None else list(graph(kind).outputs)
-        wanted = [o for o in wanted if o in graph(kind).formulas]
-        values = evaluate_table(table, models, gpus, kind, wanted, labels=part.index,
-                                profiles=profiles)
-        for name in wanted:
-            if len(present) == 1:
-                added[name] = values[name]
-                continue
-            dtype: Literal["boolean", "float64"] = (
-                "boolean" if values[name].dtype == np.bool_ else "float64")
-            column = added.setdefault(name, pd.array([None] * len(frame), dtype=dtype))
-            column[mask] = values[name]
-    computed = _frame_of(added, frame.index)
-    return pd.concat([frame.drop(columns=[c for c in added if c in frame.columns]), computed],
-                     axis=1)
+    return kinds
 
 
 def _frame_of(columns: dict[str, Any], index: Any) -> pd.DataFrame:

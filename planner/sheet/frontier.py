@@ -239,53 +239,12 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
     cheapest configuration at; default those of the Pareto points that meet the SLO."""
     concurrency = parse_concurrency(concurrency)
     configurations = _configurations(variations)
-    if len(configurations) * len(concurrency) > MAX_POINTS:
-        total = len(configurations) * len(concurrency)
-        raise ValidationError("--vary/--concurrency", f"the frontier has {total:,} points "
-                              f"(configurations x concurrencies); at most {MAX_POINTS:,}")
-    formulas = graph("inference").formulas
-    missing = [c for c in READ if c not in formulas]
-    if missing:
-        raise ValidationError("frontier", f"needs the serving model's columns "
-                              f"{', '.join(READ)}; this model has no {', '.join(missing)}")
+    _check_frontier(len(configurations) * len(concurrency))
     points: list[FrontierPoint] = []
-    axis = Variation(AXIS, concurrency)
     for changes in configurations:
-        row = {**base, **changes}
-        tp, pp = int(row.get("tp", 1)), int(row.get("pp", 1))
-        row["gpus"] = tp * pp
-        grid = build_grid(row, [axis], models, gpus, outputs=list(READ), profiles=profiles)
-        label = _label(changes)
-        n = len(grid)
-
-        def column(name: str, grid: Any = grid, n: int = n) -> np.ndarray:
-            value = grid.values.get(name, np.full(n, np.nan))
-            return np.broadcast_to(np.asarray(value, dtype=float), (n,))
-
-        out_tps, tpot, ttft, cost_h = (column(c) for c in (
-            "output_tokens_per_s", "tpot_mean_s", "ttft_slo_percentile_s", "cost_usd_per_hour"))
-        meets, fits, saturated = (np.nan_to_num(column(c)) > 0
-                                  for c in ("meets_slo", "engine_fits", "saturated"))
-        for k in range(n):
-            valid = bool(grid.valid[k])
-            ok = bool(valid and fits[k] and not saturated[k] and out_tps[k] > 0
-                      and tpot[k] > 0)
-            per_gpu = out_tps[k] / row["gpus"] if valid else math.nan
-            per_user = 1.0 / tpot[k] if valid and tpot[k] > 0 else math.nan
-            cost_m = (cost_h[k] * PER_MILLION / (SECONDS_PER_HOUR * out_tps[k])
-                      if valid and out_tps[k] > 0 else math.nan)
-            points.append(FrontierPoint(
-                label, int(concurrency[k]), int(row["gpus"]), float(out_tps[k]),
-                float(per_gpu), float(per_user), float(ttft[k]), float(tpot[k]),
-                bool(meets[k]) and ok,
-                _state(valid, str(grid.reasons[k]), bool(fits[k]), bool(saturated[k]),
-                       bool(meets[k])),
-                float(cost_h[k]), float(cost_m), usable=ok))
-    x = np.array([p.tokens_per_s_per_user for p in points], dtype=float)
-    y = np.array([p.output_tokens_per_s_per_gpu for p in points], dtype=float)
-    usable = np.array([p.usable for p in points], dtype=bool)
-    mask = pareto_mask(np.nan_to_num(x), np.nan_to_num(y), usable)
-    points = [replace(p, pareto=bool(m)) for p, m in zip(points, mask, strict=True)]
+        points += _configuration_points({**base, **changes}, _label(changes), concurrency,
+                                        models, gpus, profiles)
+    points = _with_pareto(points)
     if levels is None:
         levels = sorted({p.tokens_per_s_per_user for p in points if p.pareto and p.meets_slo})
     else:
@@ -293,6 +252,76 @@ def frontier(base: Mapping[str, Any], variations: Sequence[Variation],
     slo = {k: base.get(k) for k in ("slo_ttft_s", "slo_percentile", "slo_tpot_s")}
     return Frontier([_label(c) for c in configurations], configurations, concurrency, points,
                     cheapest_at(points, levels), slo)
+
+
+def _check_frontier(total: int) -> None:
+    """At most :data:`MAX_POINTS` points, and a serving model with every column of
+    :data:`READ`."""
+    if total > MAX_POINTS:
+        raise ValidationError("--vary/--concurrency", f"the frontier has {total:,} points "
+                              f"(configurations x concurrencies); at most {MAX_POINTS:,}")
+    formulas = graph("inference").formulas
+    missing = [c for c in READ if c not in formulas]
+    if missing:
+        raise ValidationError("frontier", f"needs the serving model's columns "
+                              f"{', '.join(READ)}; this model has no {', '.join(missing)}")
+
+
+def _with_pareto(points: list[FrontierPoint]) -> list[FrontierPoint]:
+    """The points with :attr:`FrontierPoint.pareto` set (:func:`pareto_mask` over the usable
+    points: tokens/s per user against output tokens/s per GPU)."""
+    x = np.array([p.tokens_per_s_per_user for p in points], dtype=float)
+    y = np.array([p.output_tokens_per_s_per_gpu for p in points], dtype=float)
+    usable = np.array([p.usable for p in points], dtype=bool)
+    mask = pareto_mask(np.nan_to_num(x), np.nan_to_num(y), usable)
+    return [replace(p, pareto=bool(m)) for p, m in zip(points, mask, strict=True)]
+
+
+def _configuration_points(row: dict[str, Any], label: str, concurrency: tuple[int, ...],
+                          models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
+                          profiles: Sequence[CalibrationFigures] | None
+                          ) -> list[FrontierPoint]:
+    """The points of one configuration (``row``: one replica, ``gpus = tp * pp``) at every
+    concurrency, in one grid evaluation."""
+    tp, pp = int(row.get("tp", 1)), int(row.get("pp", 1))
+    row["gpus"] = tp * pp
+    grid = build_grid(row, [Variation(AXIS, concurrency)], models, gpus, outputs=list(READ),
+                      profiles=profiles)
+    n = len(grid)
+
+    def column(name: str) -> np.ndarray:
+        value = grid.values.get(name, np.full(n, np.nan))
+        return np.broadcast_to(np.asarray(value, dtype=float), (n,))
+
+    out_tps, tpot, ttft, cost_h = (column(c) for c in (
+        "output_tokens_per_s", "tpot_mean_s", "ttft_slo_percentile_s", "cost_usd_per_hour"))
+    meets, fits, saturated = (np.nan_to_num(column(c)) > 0
+                              for c in ("meets_slo", "engine_fits", "saturated"))
+    points = []
+    for k in range(n):
+        valid = bool(grid.valid[k])
+        ok = bool(valid and fits[k] and not saturated[k] and out_tps[k] > 0 and tpot[k] > 0)
+        per_gpu, per_user, cost_m = _rates(valid, out_tps[k], tpot[k], cost_h[k], row["gpus"])
+        points.append(FrontierPoint(
+            label, int(concurrency[k]), int(row["gpus"]), float(out_tps[k]),
+            float(per_gpu), float(per_user), float(ttft[k]), float(tpot[k]),
+            bool(meets[k]) and ok,
+            _state(valid, str(grid.reasons[k]), bool(fits[k]), bool(saturated[k]),
+                   bool(meets[k])),
+            float(cost_h[k]), float(cost_m), usable=ok))
+    return points
+
+
+def _rates(valid: bool, out_tps: float, tpot: float, cost_h: float, gpus: int
+           ) -> tuple[float, float, float]:
+    """(output tokens/s per GPU, tokens/s per user = 1 / TPOT, USD per million output
+    tokens = cost per hour x 1e6 / (3600 x output tokens/s)) of one point; NaN where not
+    defined."""
+    per_gpu = out_tps / gpus if valid else math.nan
+    per_user = 1.0 / tpot if valid and tpot > 0 else math.nan
+    cost_m = (cost_h * PER_MILLION / (SECONDS_PER_HOUR * out_tps)
+              if valid and out_tps > 0 else math.nan)
+    return per_gpu, per_user, cost_m
 
 
 FIELDS: tuple[tuple[str, str], ...] = (

@@ -47,6 +47,12 @@ def _parameters(f: Callable[..., Any]) -> tuple[str, ...]:
     return tuple(inspect.signature(f).parameters)
 
 
+def _rule_columns(rule: Repeats) -> tuple[str, ...]:
+    """The columns a :class:`Repeats` shortcut reads: the column it repeats and both columns
+    of each pair that must be equal."""
+    return (rule.column, *(c for pair in rule.when for c in pair))
+
+
 class FormulaGraph:
     """The columns computed by ``formulas`` and the input columns they need."""
 
@@ -77,21 +83,25 @@ class FormulaGraph:
         shortcuts that hold there."""
         self.inputs: frozenset[str] = frozenset(
             d for ds in self.deps.values() for d in ds if d not in self._all)
-        self.repeats: dict[str, Repeats] = {}
+        self.repeats: dict[str, Repeats] = self._repeats() if repeats else {}
         """Formula → its :class:`Repeats` shortcut (only with ``repeats`` True)."""
+
+    def _repeats(self) -> dict[str, Repeats]:
+        """Each formula's :class:`Repeats` shortcut, checked: the columns it reads must come
+        before it (a column an evaluation did not need is absent when it runs: the formula is
+        then evaluated on every row)."""
         position = {n: i for i, n in enumerate(self.order)}
+        out: dict[str, Repeats] = {}
         for name, f in self._all.items():
-            rule = getattr(f, "__planner_repeats__", None) if repeats else None
+            rule = getattr(f, "__planner_repeats__", None)
             if rule is None:
                 continue
-            # the columns it reads must come before it (a column an evaluation did not need
-            # is absent when it runs: the formula is then evaluated on every row)
-            late = [c for c in (rule.column, *(c for pair in rule.when for c in pair))
-                    if position.get(c, -1) > position[name]]
+            late = [c for c in _rule_columns(rule) if position.get(c, -1) > position[name]]
             if late:
                 raise ValueError(f"formula {name!r} repeats from columns computed after it: "
                                  f"{', '.join(late)}")
-            self.repeats[name] = rule
+            out[name] = rule
+        return out
 
     @property
     def outputs(self) -> tuple[str, ...]:
@@ -139,14 +149,7 @@ class FormulaGraph:
             raise MissingInputError(unknown)
         plan = self._plans.get(wanted)
         if plan is None:  # the formulas and inputs ``wanted`` needs, worked out once
-            needed = self.closure(wanted)
-            inputs = frozenset(d for n in needed for d in self.deps[n] if d not in self._all)
-            # a shortcut whose columns are all evaluated or read here (else: evaluated as is)
-            rules = {n: rule for n, rule in self.repeats.items() if n in needed and all(
-                c in needed or c in inputs
-                for c in (rule.column, *(c for pair in rule.when for c in pair)))}
-            plan = self._plans[wanted] = ([n for n in self.order if n in needed], inputs,
-                                          rules)
+            plan = self._plans[wanted] = self._plan(wanted)
         order, inputs, rules = plan
         missing = {d for d in inputs if d not in columns}
         if missing:
@@ -157,6 +160,16 @@ class FormulaGraph:
             self._run(order, values, rules)
             return values
         return self._run_chunked(order, values, rows, progress, first=wanted, rules=rules)
+
+    def _plan(self, wanted: Sequence[str]
+              ) -> tuple[list[str], frozenset[str], dict[str, Repeats]]:
+        """The formulas ``wanted`` needs in order, the inputs they read, and the shortcuts
+        whose columns are all evaluated or read there (the others' formulas run as is)."""
+        needed = self.closure(wanted)
+        inputs = frozenset(d for n in needed for d in self.deps[n] if d not in self._all)
+        rules = {n: rule for n, rule in self.repeats.items() if n in needed and all(
+            c in needed or c in inputs for c in _rule_columns(rule))}
+        return [n for n in self.order if n in needed], inputs, rules
 
     def _run(self, order: list[str], values: dict[str, Any],
              rules: Mapping[str, Repeats] | None = None, *, share: bool = False) -> None:
@@ -304,6 +317,23 @@ def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any,
         return f(*args)
     if rows.size == 0:
         return earlier if share else earlier.copy()
+    taken = _taken(args, length, rows)
+    if taken is None:
+        return f(*args)
+    part = f(*taken)
+    if not (isinstance(part, np.ndarray) and part.shape == rows.shape
+            and part.dtype == earlier.dtype):
+        return f(*args)
+    out = earlier.copy()
+    out[rows] = part
+    return out
+
+
+def _taken(args: list[Any], length: int, rows: Any) -> list[Any] | None:
+    """The arguments at ``rows``: a 1-D array of the table's ``length`` taken there, a number
+    as it is; None when an argument is neither (the formula then runs on every row)."""
+    import numpy as np  # imported already: ``rows`` is an array
+
     taken = []
     for arg in args:
         if isinstance(arg, np.ndarray) and arg.shape == (length,):
@@ -312,14 +342,16 @@ def _repeat(f: Callable[..., Any], args: list[Any], earlier: Any, rows: Any,
                 isinstance(arg, np.ndarray) and arg.ndim == 0):
             taken.append(arg)
         else:
-            return f(*args)
-    part = f(*taken)
-    if not (isinstance(part, np.ndarray) and part.shape == rows.shape
-            and part.dtype == earlier.dtype):
-        return f(*args)
-    out = earlier.copy()
-    out[rows] = part
-    return out
+            return None
+    return taken
+
+
+def _float_columns(values: Mapping[str, Any], names: Iterable[str]) -> list[str]:
+    """The names among ``names`` whose values are 1-D float64 arrays."""
+    import numpy as np
+
+    return [n for n in names if isinstance(values.get(n), np.ndarray)
+            and values[n].ndim == 1 and values[n].dtype == np.float64]
 
 
 def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
@@ -344,10 +376,7 @@ def _as_float_arrays(columns: Mapping[str, Any]) -> dict[str, Any]:
 def float_block(values: Mapping[str, Any], names: Iterable[str]) -> tuple[Any, list[str]] | None:
     """If the float64 columns among ``names`` are exactly the rows of one 2-D array (as a
     chunked evaluation leaves them), that array and the names in row order; else None."""
-    import numpy as np
-
-    names = [n for n in names if isinstance(values.get(n), np.ndarray)
-             and values[n].ndim == 1 and values[n].dtype == np.float64]
+    names = _float_columns(values, names)
     if not names:
         return None
     base = values[names[0]].base
@@ -373,10 +402,7 @@ def float_rows(values: Mapping[str, Any], names: Iterable[str]
     outputs it was asked for): that 2-D view of exactly those rows (no copy) and their names;
     else None. Columns that are not rows of it (an output constant over every row, broadcast)
     are left out."""
-    import numpy as np
-
-    arrays = [n for n in names if isinstance(values.get(n), np.ndarray)
-              and values[n].ndim == 1 and values[n].dtype == np.float64]
+    arrays = _float_columns(values, names)
     base = next((values[n].base for n in arrays if values[n].base is not None
                  and values[n].base.ndim == 2
                  and values[n].base.shape[1] == len(values[n])), None)

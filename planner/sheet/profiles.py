@@ -18,7 +18,7 @@ Profiles come from the caller (the service layer reads them from the database); 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +85,17 @@ def resolve(choice: str, gpu: str, engine: str,
     if choice == "auto":
         matching = [p for p in found if p.gpu.lower() == gpu.lower() and p.engine == engine]
         return max(matching, key=lambda p: p.order) if matching else None
+    profile = _named(choice, found)
+    if profile.gpu.lower() != gpu.lower() or profile.engine != engine:
+        raise ValidationError("calibration", f"a profile fitted for {gpu}/{engine}; "
+                              f"{profile.label} is fitted for {profile.gpu}/{profile.engine}",
+                              value=choice)
+    return profile
+
+
+def _named(choice: str, found: Sequence[CalibrationFigures]) -> CalibrationFigures:
+    """The latest version of the profile called ``choice``; refused, listing the names, when
+    there is none."""
     named = [p for p in found if p.name == choice]
     if not named:
         names = sorted({p.name for p in found})
@@ -92,12 +103,7 @@ def resolve(choice: str, gpu: str, engine: str,
                               + (f" ({', '.join(names)})" if names else
                                  " (no profiles here: planner calibrate makes one)"),
                               value=choice)
-    profile = max(named, key=lambda p: p.version)
-    if profile.gpu.lower() != gpu.lower() or profile.engine != engine:
-        raise ValidationError("calibration", f"a profile fitted for {gpu}/{engine}; "
-                              f"{profile.label} is fitted for {profile.gpu}/{profile.engine}",
-                              value=choice)
-    return profile
+    return max(named, key=lambda p: p.version)
 
 
 def apply_calibration(cols: dict[str, Any], gpu_names: Sequence[str], g_codes: np.ndarray,
@@ -134,17 +140,24 @@ def apply_calibration(cols: dict[str, Any], gpu_names: Sequence[str], g_codes: n
         if profile is None:
             continue
         applied[rows] = profile.label
-        p = profile.parameters
-        if "matmul_efficiency" in p:
-            sixteen, eight = column("gpu_matmul_efficiency_16bit"), column(
-                "gpu_matmul_efficiency_8bit")
-            eight[rows] = p["matmul_efficiency"] * eight[rows] / sixteen[rows]
-            sixteen[rows] = p["matmul_efficiency"]
-        if "bandwidth_efficiency" in p:
-            column("gpu_bandwidth_efficiency")[rows] = p["bandwidth_efficiency"]
-        for name in INPUT_REPLACED:
-            if name in p:
-                target = column(name)
-                target[rows & (target == defaults[name])] = p[name]
+        _replace_figures(profile.parameters, rows, column, defaults)
     cols.update(columns)
     cols[APPLIED_COLUMN] = applied if applied.any() else ""
+
+
+def _replace_figures(p: Mapping[str, float], rows: np.ndarray,
+                     column: Callable[[str], np.ndarray], defaults: Mapping[str, Any]) -> None:
+    """A profile's fitted figures in place on ``rows``: the 16-bit GEMM share (the 8-bit one
+    keeps its ratio to it), the bandwidth share, and each input of :data:`INPUT_REPLACED` the
+    row left at its default."""
+    if "matmul_efficiency" in p:
+        sixteen, eight = column("gpu_matmul_efficiency_16bit"), column(
+            "gpu_matmul_efficiency_8bit")
+        eight[rows] = p["matmul_efficiency"] * eight[rows] / sixteen[rows]
+        sixteen[rows] = p["matmul_efficiency"]
+    if "bandwidth_efficiency" in p:
+        column("gpu_bandwidth_efficiency")[rows] = p["bandwidth_efficiency"]
+    for name in INPUT_REPLACED:
+        if name in p:
+            target = column(name)
+            target[rows & (target == defaults[name])] = p[name]

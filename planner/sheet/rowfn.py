@@ -255,70 +255,101 @@ class _Writer:
         return text, kind
 
     def _expr(self, node: _Trace) -> tuple[str, str | None]:
-        op, args = node.op, node.args
-        if op == "neg":
-            text, kind = self.expr(args[0])
-            return f"(-{text})", (INT if kind == BOOL else kind)
-        if op == "lookup":
-            key, _ = self.expr(args[0])
-            table = args[1]
-            kinds = {_TYPES.get(type(v)) for v in table.values()}
-            return f"{self.constant(table)}[{key}]", (kinds.pop() if len(kinds) == 1 else None)
+        """Source text and type of an operator node, by the writer of its operator."""
+        op = node.op
+        writer = _WRITERS.get(op)
+        if writer is not None:
+            return writer(self, node)
         if op in _COMPARISON:
-            (a, _), (b, _) = self.expr(args[0]), self.expr(args[1])
+            (a, _), (b, _) = self.expr(node.args[0]), self.expr(node.args[1])
             return f"({a} {op} {b})", BOOL
-        if op == "/":
-            (a, _), (b, _) = self.expr(args[0]), self.expr(args[1])
-            den = args[1]
-            if den.op == "const" and den.args[0] != 0:
-                return f"({a} / {b})", FLOAT
-            if _atom(a) and _atom(b):
-                return f"({a} / {b} if {b} else _zero_div({a}, {b}))", FLOAT
-            t = b if _atom(b) else self.temp()
-            bind = b if t == b else f"({t} := {b})"
-            if _atom(a):
-                return f"({a} / {t} if {bind} else _zero_div({a}, {t}))", FLOAT
-            n = self.temp()
-            # numerator, then denominator (Python's order); each written once
-            return (f"({n} / {t} if ({n} := {a}) is {n} and {bind} "
-                    f"else _zero_div({n}, {t}))"), FLOAT
         if op in _ARITHMETIC:
-            (a, ka), (b, kb) = self.expr(args[0]), self.expr(args[1])
+            (a, ka), (b, kb) = self.expr(node.args[0]), self.expr(node.args[1])
             kind = _promote(ka, kb)
             return f"({a} {op} {b})", (INT if kind == BOOL else kind)
-        if op == "**":
-            (a, _), (b, _) = self.expr(args[0]), self.expr(args[1])
-            exponent = args[1]
-            if exponent.op == "const" and exponent.args[0] == 0.5:
-                t = self.temp()
-                return f"(_sqrt({t}) if ({t} := {a}) >= 0 else _power({t}, 0.5))", FLOAT
-            return f"_power({a}, {b})", FLOAT
-        if op in ("floor", "ceil"):
-            (x, _), t = self.expr(args[0]), self.temp()
-            return (f"(float(_{op}({t})) if ({t} := {x}) - {t} == 0 else float({t}))", FLOAT)
-        if op == "where":
-            c, _ = self.expr(args[0])
-            self.lazy += 1
-            (a, ka), (b, kb) = self.expr(args[1]), self.expr(args[2])
-            self.lazy -= 1
-            kind = _promote(ka, kb)
-            if kind is None:
-                return f"_where({c}, {a}, {b})", None
-            return f"({_cast(a, ka, kind)} if {c} else {_cast(b, kb, kind)})", kind
-        if op in ("minimum", "maximum"):
-            (a, ka), (b, kb) = self.expr(args[0]), self.expr(args[1])
-            kind = _promote(ka, kb)
-            if kind is None or kind == TEXT:
-                return f"_{op}({a}, {b})", None
-            ta = a if _atom(a) else self.temp()
-            tb = b if _atom(b) else self.temp()
-            bind_a = a if ta == a else f"({ta} := {a})"
-            bind_b = b if tb == b else f"({tb} := {b})"
-            less = "<" if op == "minimum" else ">"
-            nan = f" or {ta} != {ta}" if kind == FLOAT and not _constant(a) else ""
-            return (f"({_cast(ta, ka, kind)} if {bind_a} {less} {bind_b}{nan} "
-                    f"else {_cast(tb, kb, kind)})"), kind
         raise TraceError(f"cannot write operator {op!r}")
+
+    def _neg(self, node: _Trace) -> tuple[str, str | None]:
+        """``-x``: a negated flag is an integer, as in numpy."""
+        text, kind = self.expr(node.args[0])
+        return f"(-{text})", (INT if kind == BOOL else kind)
+
+    def _lookup(self, node: _Trace) -> tuple[str, str | None]:
+        """``table[key]`` from a constant dict; its type when every value has the same one."""
+        key, _ = self.expr(node.args[0])
+        table = node.args[1]
+        kinds = {_TYPES.get(type(v)) for v in table.values()}
+        return f"{self.constant(table)}[{key}]", (kinds.pop() if len(kinds) == 1 else None)
+
+    def _divide(self, node: _Trace) -> tuple[str, str | None]:
+        """``a / b`` with numpy's result for a zero denominator (:func:`_zero_div`), each
+        operand computed once, numerator first."""
+        (a, _), (b, _) = self.expr(node.args[0]), self.expr(node.args[1])
+        den = node.args[1]
+        if den.op == "const" and den.args[0] != 0:
+            return f"({a} / {b})", FLOAT
+        if _atom(a) and _atom(b):
+            return f"({a} / {b} if {b} else _zero_div({a}, {b}))", FLOAT
+        t = b if _atom(b) else self.temp()
+        bind = b if t == b else f"({t} := {b})"
+        if _atom(a):
+            return f"({a} / {t} if {bind} else _zero_div({a}, {t}))", FLOAT
+        n = self.temp()
+        # numerator, then denominator (Python's order); each written once
+        return (f"({n} / {t} if ({n} := {a}) is {n} and {bind} "
+                f"else _zero_div({n}, {t}))"), FLOAT
+
+    def _power(self, node: _Trace) -> tuple[str, str | None]:
+        """``a ** b`` as numpy computes it; a square root by ``math.sqrt`` where defined."""
+        (a, _), (b, _) = self.expr(node.args[0]), self.expr(node.args[1])
+        exponent = node.args[1]
+        if exponent.op == "const" and exponent.args[0] == 0.5:
+            t = self.temp()
+            return f"(_sqrt({t}) if ({t} := {a}) >= 0 else _power({t}, 0.5))", FLOAT
+        return f"_power({a}, {b})", FLOAT
+
+    def _round(self, node: _Trace) -> tuple[str, str | None]:
+        """``floor`` / ``ceil`` as a float, an infinity or NaN passed through (numpy's)."""
+        op = node.op
+        (x, _), t = self.expr(node.args[0]), self.temp()
+        return (f"(float(_{op}({t})) if ({t} := {x}) - {t} == 0 else float({t}))", FLOAT)
+
+    def _where(self, node: _Trace) -> tuple[str, str | None]:
+        """``where(c, a, b)`` as a conditional expression when both branches have one type
+        (each branch computed only when taken), else :func:`_where`."""
+        c, _ = self.expr(node.args[0])
+        self.lazy += 1
+        (a, ka), (b, kb) = self.expr(node.args[1]), self.expr(node.args[2])
+        self.lazy -= 1
+        kind = _promote(ka, kb)
+        if kind is None:
+            return f"_where({c}, {a}, {b})", None
+        return f"({_cast(a, ka, kind)} if {c} else {_cast(b, kb, kind)})", kind
+
+    def _extremum(self, node: _Trace) -> tuple[str, str | None]:
+        """``minimum`` / ``maximum`` with numpy's NaN propagation, each operand computed
+        once."""
+        op = node.op
+        (a, ka), (b, kb) = self.expr(node.args[0]), self.expr(node.args[1])
+        kind = _promote(ka, kb)
+        if kind is None or kind == TEXT:
+            return f"_{op}({a}, {b})", None
+        ta = a if _atom(a) else self.temp()
+        tb = b if _atom(b) else self.temp()
+        bind_a = a if ta == a else f"({ta} := {a})"
+        bind_b = b if tb == b else f"({tb} := {b})"
+        less = "<" if op == "minimum" else ">"
+        nan = f" or {ta} != {ta}" if kind == FLOAT and not _constant(a) else ""
+        return (f"({_cast(ta, ka, kind)} if {bind_a} {less} {bind_b}{nan} "
+                f"else {_cast(tb, kb, kind)})"), kind
+
+
+_WRITERS: dict[str, Callable[[_Writer, _Trace], tuple[str, str | None]]] = {
+    "neg": _Writer._neg, "lookup": _Writer._lookup, "/": _Writer._divide,
+    "**": _Writer._power, "floor": _Writer._round, "ceil": _Writer._round,
+    "where": _Writer._where, "minimum": _Writer._extremum, "maximum": _Writer._extremum,
+}
+"""The writer of each operator that is not a plain comparison or arithmetic."""
 
 
 _ATOM = re.compile(r"[A-Za-z_]\w*|\((?:-?[\w.+-]+|'[^']*')\)")

@@ -35,16 +35,13 @@ from planner.errors import (
 from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.sheet import expr as expressions
+from planner.sheet.distinct import factorize
 from planner.sheet.inputs import InputColumn, input_columns
+from planner.sheet.kinds import graph, inputs_of
 from planner.sheet.outputs import GPU_COLUMNS, figure_columns, output_columns
+from planner.sheet.parallelism import parallelism_reasons
 from planner.sheet.profiles import CalibrationFigures
-from planner.sheet.table import (
-    evaluate_table,
-    factorize,
-    graph,
-    inputs_of,
-    parallelism_reasons,
-)
+from planner.sheet.table import evaluate_table
 
 MAX_GRID = 5_000_000
 """Largest grid a sweep or solve evaluates (rows)."""
@@ -64,21 +61,38 @@ def _progression(items: list[float], last: float, column: str) -> list[float]:
     """``a, b, ..., z``: arithmetic if b-a is constant, geometric if b/a is; up to ``last``."""
     if len(items) < 2:
         raise ValidationError(column, "needs at least two values before '...' to continue")
-    diffs = {b - a for a, b in itertools.pairwise(items)}
-    ratios = {b / a for a, b in itertools.pairwise(items) if a} if all(items) else set()
-    out = list(items)
-    if len(diffs) == 1 and (step := diffs.pop()) != 0 and (last - out[-1]) * step > 0:
-        while (out[-1] + step - last) * step <= 1e-9 * abs(step):
-            out.append(out[-1] + step)
-    elif len(ratios) == 1 and (ratio := ratios.pop()) > 1 and last > out[-1]:
-        while out[-1] * ratio <= last * (1 + 1e-12):
-            out.append(out[-1] * ratio)
-    else:
+    out = _arithmetic(items, last)
+    if out is None:
+        out = _geometric(items, last)
+    if out is None:
         raise ValidationError(column, "values before '...' must step by a constant difference "
                               "or ratio toward the last value", value=items)
     if abs(out[-1] - last) > 1e-9 * max(1.0, abs(last)):
         raise ValidationError(column, f"the progression {items[0]:g}, {items[1]:g}, ... does "
                               f"not reach {last:g}", value=last)
+    return out
+
+
+def _arithmetic(items: list[float], last: float) -> list[float] | None:
+    """``items`` continued by their constant difference up to ``last`` (within 1e-9 of a
+    step), or None when the difference is not constant, zero or away from ``last``."""
+    diffs = {b - a for a, b in itertools.pairwise(items)}
+    if not (len(diffs) == 1 and (step := diffs.pop()) != 0 and (last - items[-1]) * step > 0):
+        return None
+    out = list(items)
+    while (out[-1] + step - last) * step <= 1e-9 * abs(step):
+        out.append(out[-1] + step)
+    return out
+
+
+def _geometric(items: list[float], last: float) -> list[float] | None:
+    """``items`` continued by their constant ratio (> 1) up to ``last``, or None."""
+    ratios = {b / a for a, b in itertools.pairwise(items) if a} if all(items) else set()
+    if not (len(ratios) == 1 and (ratio := ratios.pop()) > 1 and last > items[-1]):
+        return None
+    out = list(items)
+    while out[-1] * ratio <= last * (1 + 1e-12):
+        out.append(out[-1] * ratio)
     return out
 
 
@@ -95,28 +109,42 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
                                                  "is not an input that can vary",
                                                  "`planner estimate --help` lists them"))
     if column in ("gpu", "model"):
-        catalog = list(gpus if column == "gpu" else models)
-        if spec.strip() == "*":
-            return Variation(column, tuple(catalog))
-        lower = {c.lower(): c for c in catalog}
-        picked = []
-        for item in (v.strip() for v in spec.split(",")):
-            if item.lower() not in lower:
-                close = close_matches(item, catalog)
-                noun = "GPUs" if column == "gpu" else "models"
-                raise ValidationError(column, (f"one of the catalog's {len(catalog)} "
-                                               f"{noun} (or *)") + (
-                    f"; did you mean {or_list(close)}?" if close else ""), value=item)
-            picked.append(lower[item.lower()])
-        return Variation(column, tuple(picked))
+        return _catalog_variation(column, spec, list(gpus if column == "gpu" else models))
     col = known[column]
-    if col.kind in ("choice", "bool"):
-        if spec.strip() == "*":
-            return Variation(column, col.choices if col.kind == "choice" else (False, True))
-        return Variation(column, tuple(col.parse(v) for v in spec.split(",")))
-    if col.kind == "text":  # calibration=none,auto,my-profile
-        return Variation(column, tuple(col.parse(v) for v in spec.split(",")))
-    spec = spec.strip()
+    if col.kind in ("choice", "bool", "text"):
+        return Variation(column, _listed(col, spec))
+    return Variation(column, _numbers(col, column, spec.strip()))
+
+
+def _listed(col: InputColumn, spec: str) -> tuple[Any, ...]:
+    """The values of a choice, flag or text column (``calibration=none,auto,my-profile``):
+    each parsed by the column's rule; ``*`` every choice, or both truth values."""
+    if col.kind != "text" and spec.strip() == "*":
+        return col.choices if col.kind == "choice" else (False, True)
+    return tuple(col.parse(v) for v in spec.split(","))
+
+
+def _catalog_variation(column: str, spec: str, catalog: list[str]) -> Variation:
+    """``gpu=`` / ``model=``: names of the catalog (case-insensitively), or ``*`` for all;
+    an unknown name is refused with the closest names."""
+    if spec.strip() == "*":
+        return Variation(column, tuple(catalog))
+    lower = {c.lower(): c for c in catalog}
+    picked = []
+    for item in (v.strip() for v in spec.split(",")):
+        if item.lower() not in lower:
+            close = close_matches(item, catalog)
+            noun = "GPUs" if column == "gpu" else "models"
+            raise ValidationError(column, (f"one of the catalog's {len(catalog)} "
+                                           f"{noun} (or *)") + (
+                f"; did you mean {or_list(close)}?" if close else ""), value=item)
+        picked.append(lower[item.lower()])
+    return Variation(column, tuple(picked))
+
+
+def _numbers(col: InputColumn, column: str, spec: str) -> tuple[Any, ...]:
+    """The values of a numeric column: a range ``a..b`` (integers), a progression
+    ``a, b, ..., z`` (:func:`_progression`) or a list, each parsed by the column's rule."""
     if ".." in spec and "..." not in spec:
         low_text, _, high_text = spec.partition("..")
         low, high = col.parse(low_text), col.parse(high_text)
@@ -124,7 +152,7 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
             raise ValidationError(column, "a range a..b needs integers with a <= b", value=spec)
         if high - low + 1 > MAX_GRID:
             raise ValidationError(column, f"a range of at most {MAX_GRID:,} values", value=spec)
-        return Variation(column, tuple(range(int(low), int(high) + 1)))
+        return tuple(range(int(low), int(high) + 1))
     parts = [p.strip() for p in spec.split(",")]
     if "..." in parts:
         at = parts.index("...")
@@ -134,8 +162,7 @@ def parse_variation(text: str, *, gpus: Sequence[str] = (), models: Sequence[str
         values = _progression(head, float(col.parse(parts[-1])), column)
     else:
         values = [col.parse(p) for p in parts]
-    values = [col.parse(round(v) if col.kind == "int" else v) for v in values]
-    return Variation(column, tuple(values))
+    return tuple(col.parse(round(v) if col.kind == "int" else v) for v in values)
 
 
 @dataclass(slots=True)
@@ -264,10 +291,15 @@ def _pick(values: Mapping[str, Any], mask: np.ndarray, objective: str, sense: st
     return int(next(i for i in order if ok[i]))
 
 
+def _integer_columns() -> set[str]:
+    """The integer inputs and the whole-count outputs (reported as ints)."""
+    return ({c.name for c in input_columns().values() if c.kind == "int"}
+            | {c.name for c in output_columns().values() if c.integer})
+
+
 def _row(values: Mapping[str, Any], i: int) -> dict[str, Any]:
     """Row ``i`` as plain Python values; integer inputs and counts as ints."""
-    ints = ({c.name for c in input_columns().values() if c.kind == "int"}
-            | {c.name for c in output_columns().values() if c.integer})
+    ints = _integer_columns()
     out = {}
     for k, v in values.items():
         item = v[i] if np.ndim(v) == 1 and not isinstance(v, str) else v
@@ -319,32 +351,48 @@ def solve(base: Mapping[str, Any], objective: str, sense: str, constraint: str |
     variations = list(variations)
     inputs = dict(columns or {c.name: c for c in inputs_of(kind)})
     if not variations:
-        if objective not in inputs:
-            raise ValidationError("vary", f"{objective} is computed: say what may change "
-                                  "(--vary column=values)")
-        col = inputs[objective]
-        if col.kind != "int":
-            raise ValidationError("vary", f"give the values of {objective} to try (--vary)")
-        low, high = int(col.minimum or 0), int(col.maximum or 0)
-        if objective == "prompt_tokens":
-            spec = models[str(base["model"])]
-            if spec.max_position_embeddings:
-                high = min(high, spec.max_position_embeddings)
+        low, high = _objective_range(base, objective, inputs, models)
         if high - low + 1 > BRUTE_FORCE_LIMIT:
             return _bisect(base, objective, sense, node, low, high, models, gpus, kind,
                            profiles)
         variations = [Variation(objective, tuple(range(low, high + 1)))]
-    wanted = sorted((known & (expressions.names(node) if node else set()))
-                    | {objective, "cost_usd_per_hour"} - {"model", "gpu"})
-    wanted = [w for w in wanted if w in graph(kind).formulas]
-    grid = build_grid(base, variations, models, gpus, kind=kind, outputs=wanted,
-                      profiles=profiles)
+    grid = build_grid(base, variations, models, gpus, kind=kind,
+                      outputs=_wanted(known, node, objective, kind), profiles=profiles)
     values = {**{k: v for k, v in base.items()}, **grid.values}
     mask = _constraint_mask(node, values, len(grid)) & grid.valid
     best = _pick(values, mask, objective, sense)
     return Solution(best is not None, objective, sense,
                     _row(values, best) if best is not None else {}, len(grid),
                     int(mask.sum()), "grid")
+
+
+def _objective_range(base: Mapping[str, Any], objective: str,
+                     inputs: Mapping[str, InputColumn],
+                     models: Mapping[str, ModelSpec]) -> tuple[int, int]:
+    """The values an integer input being solved for may take without ``--vary``: its bounds
+    (``prompt_tokens``: at most the model's positions); a computed or non-integer objective
+    needs the values to try."""
+    if objective not in inputs:
+        raise ValidationError("vary", f"{objective} is computed: say what may change "
+                              "(--vary column=values)")
+    col = inputs[objective]
+    if col.kind != "int":
+        raise ValidationError("vary", f"give the values of {objective} to try (--vary)")
+    low, high = int(col.minimum or 0), int(col.maximum or 0)
+    if objective == "prompt_tokens":
+        spec = models[str(base["model"])]
+        if spec.max_position_embeddings:
+            high = min(high, spec.max_position_embeddings)
+    return low, high
+
+
+def _wanted(known: set[str], node: expressions.Node | None, objective: str, kind: str
+            ) -> list[str]:
+    """The formula columns a solve evaluates: those the constraint names, the objective and
+    ``cost_usd_per_hour`` (the tie-break)."""
+    wanted = sorted((known & (expressions.names(node) if node else set()))
+                    | {objective, "cost_usd_per_hour"} - {"model", "gpu"})
+    return [w for w in wanted if w in graph(kind).formulas]
 
 
 def _bisect(base: Mapping[str, Any], variable: str, sense: str,
@@ -369,29 +417,7 @@ def _bisect(base: Mapping[str, Any], variable: str, sense: str,
     ok, _ = feasible(probes)
     if not ok.any():
         return Solution(False, variable, sense, {}, evaluated, 0, "bisection")
-    if sense == "max":
-        j = int(np.flatnonzero(ok).max())
-        lo, hi = int(probes[j]), (int(probes[j + 1]) if j + 1 < len(probes) else None)
-        if hi is None:
-            lo = hi = int(probes[j])
-        while hi is not None and hi - lo > 1:
-            mid = (lo + hi) // 2
-            if feasible(np.array([mid]))[0][0]:
-                lo = mid
-            else:
-                hi = mid
-        answer = lo
-    else:
-        j = int(np.flatnonzero(ok).min())
-        hi = int(probes[j])
-        lo = int(probes[j - 1]) if j > 0 else hi
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if feasible(np.array([mid]))[0][0]:
-                hi = mid
-            else:
-                lo = mid
-        answer = hi
+    answer = _boundary(lambda x: bool(feasible(np.array([x]))[0][0]), probes, ok, sense)
     mask, values = feasible(np.array([answer]))
     note = ""
     neighbour = answer + (1 if sense == "max" else -1)
@@ -399,6 +425,35 @@ def _bisect(base: Mapping[str, Any], variable: str, sense: str,
         note = f"the constraint also holds at {neighbour}: it is not monotone in {variable}"
     return Solution(bool(mask[0]), variable, sense, _row(values, 0), evaluated,
                     int(ok.sum()), "bisection", note)
+
+
+def _boundary(holds: Callable[[int], bool], probes: np.ndarray, ok: np.ndarray, sense: str
+              ) -> int:
+    """The largest (``max``) or smallest (``min``) value where the constraint ``holds``, by
+    bisection between the last feasible probe and the next one (the first feasible probe and
+    the one before it)."""
+    if sense == "max":
+        j = int(np.flatnonzero(ok).max())
+        lo, hi = int(probes[j]), (int(probes[j + 1]) if j + 1 < len(probes) else None)
+        if hi is None:
+            lo = hi = int(probes[j])
+        while hi is not None and hi - lo > 1:
+            mid = (lo + hi) // 2
+            if holds(mid):
+                lo = mid
+            else:
+                hi = mid
+        return lo
+    j = int(np.flatnonzero(ok).min())
+    hi = int(probes[j])
+    lo = int(probes[j - 1]) if j > 0 else hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def solve_best(base: Mapping[str, Any], objective: str, sense: str, constraint: str | None,
@@ -414,11 +469,8 @@ def solve_best(base: Mapping[str, Any], objective: str, sense: str, constraint: 
     if not variations:
         raise ValidationError("vary", "say what may change (--vary column=values) to rank "
                               "answers as options")
-    wanted = sorted((known & (expressions.names(node) if node else set()))
-                    | {objective, "cost_usd_per_hour"} - {"model", "gpu"})
-    wanted = [w for w in wanted if w in graph(kind).formulas]
-    grid = build_grid(base, variations, models, gpus, kind=kind, outputs=wanted,
-                      profiles=profiles)
+    grid = build_grid(base, variations, models, gpus, kind=kind,
+                      outputs=_wanted(known, node, objective, kind), profiles=profiles)
     values = {**dict(base.items()), **grid.values}
     mask = _constraint_mask(node, values, len(grid)) & grid.valid
     obj = np.broadcast_to(np.asarray(values[objective], dtype=float), mask.shape)

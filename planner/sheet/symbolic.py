@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from planner.estimator import ops
@@ -169,12 +169,19 @@ def infix(expr: Expr, names: Mapping[str, str] | None = None, _parent: int = 0) 
     if op == "neg":
         return f"-{infix(args[0], names, 6)}"
     if op in BINARY:
-        prec = BINARY[op]
-        right_prec = prec + 1 if op in ("-", "/", "**") or prec == 2 else prec
-        text = f"{infix(args[0], names, prec)} {op} {infix(args[1], names, right_prec)}"
-        return f"({text})" if prec < _parent or (prec == _parent and op == "**") else text
+        return _infix_binary(op, args, names, _parent)
     label = {"where": "if", "minimum": "min", "maximum": "max"}.get(op, op)
     return f"{label}({', '.join(infix(a, names) for a in args)})"
+
+
+def _infix_binary(op: str, args: tuple[Any, ...], names: Mapping[str, str] | None,
+                  parent: int) -> str:
+    """``a op b``, parenthesized where it binds looser than its ``parent`` (a power inside a
+    power too, as ``**`` groups to the right)."""
+    prec = BINARY[op]
+    right_prec = prec + 1 if op in ("-", "/", "**") or prec == 2 else prec
+    text = f"{infix(args[0], names, prec)} {op} {infix(args[1], names, right_prec)}"
+    return f"({text})" if prec < parent or (prec == parent and op == "**") else text
 
 
 EXCEL_BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "**": "^", "<": "<", "<=": "<=",
@@ -193,14 +200,8 @@ def excel(expr: Expr, ref: Callable[[str], str], _parent: int = 0) -> str:
         return _number(args[0], excel=True)
     if op == "text":
         return '"' + args[0].replace('"', '""') + '"'
-    if op == "lookup":  # IF(k="a",1,IF(k="b",2,3)): the last entry is the fallback
-        key = excel(args[0], ref)
-        *first, (_, last) = args[1]
-        text = _number(last, excel=True)
-        for k, v in reversed(first):
-            quoted = '"' + k.replace('"', '""') + '"'
-            text = f"IF({key}={quoted},{_number(v, excel=True)},{text})"
-        return text
+    if op == "lookup":
+        return _excel_lookup(excel(args[0], ref), args[1])
     if op == "neg":  # Excel's unary minus binds tighter than ^: parenthesize any operator
         return f"(-{excel(args[0], ref, 8)})"
     if op in BINARY:
@@ -211,17 +212,26 @@ def excel(expr: Expr, ref: Callable[[str], str], _parent: int = 0) -> str:
         # Excel's unary minus binds tighter than ^ and comparisons chain left: parenthesize
         # whenever a child binds no tighter than its parent.
         return f"({text})" if prec <= _parent else text
-    if op == "where":
-        return f"IF({','.join(excel(a, ref) for a in args)})"
-    if op == "minimum":
-        return f"MIN({excel(args[0], ref)},{excel(args[1], ref)})"
-    if op == "maximum":
-        return f"MAX({excel(args[0], ref)},{excel(args[1], ref)})"
-    if op == "floor":
-        return f"INT({excel(args[0], ref)})"
-    if op == "ceil":
-        return f"(-INT(-({excel(args[0], ref)})))"
-    raise ValueError(f"cannot render operator {op!r}")
+    call = EXCEL_CALLS.get(op)
+    if call is None:
+        raise ValueError(f"cannot render operator {op!r}")
+    return call.format(",".join(excel(a, ref) for a in args))
+
+
+EXCEL_CALLS = {"where": "IF({})", "minimum": "MIN({})", "maximum": "MAX({})",
+               "floor": "INT({})", "ceil": "(-INT(-({})))"}
+"""The Excel text of each function operator, its arguments separated by commas in the
+braces (``ceil(x) = -INT(-x)``)."""
+
+
+def _excel_lookup(key: str, table: Sequence[tuple[str, Any]]) -> str:
+    """``IF(k="a",1,IF(k="b",2,3))``: a chain of IFs, the last entry the fallback."""
+    *first, (_, last) = table
+    text = _number(last, excel=True)
+    for k, v in reversed(first):
+        quoted = '"' + k.replace('"', '""') + '"'
+        text = f"IF({key}={quoted},{_number(v, excel=True)},{text})"
+    return text
 
 
 def compute_tree(expr: Expr, values: Mapping[str, Any]) -> Any:

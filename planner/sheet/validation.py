@@ -1,7 +1,8 @@
 """The one path a scenario's inputs are parsed and checked by, whatever they come from.
 
-A value for an input column (:class:`planner.sheet.inputs.InputColumn`) becomes its parsed value
-or a refusal naming the field and the allowed range, by the rules here and nowhere else:
+A value for an input column (:class:`planner.sheet.inputs.InputColumn`, read here through
+:class:`ColumnRule`) becomes its parsed value or a refusal naming the field and the allowed
+range, by the rules here and nowhere else:
 
 - :func:`parse_value`: one value (a CLI flag, a UI cell edit, an API field, a sweep's value);
   :class:`~planner.errors.ValidationError` naming the column and :func:`allowed`.
@@ -20,13 +21,15 @@ adds where the value was (``tp:``, ``tp (row 3):``, ``line 2 (tp):``). The numer
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Sequence
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from planner.errors import ValidationError, echo, phrase
 from planner.estimator.ops import Coded, NumpyOnFirstUse
+from planner.sheet.distinct import factorize
+from planner.sheet.names import forbidden_in_name as forbidden_in_name  # re-exported
+from planner.sheet.names import has_control
+from planner.sheet.names import name_forbidden_pattern as name_forbidden_pattern
 from planner.units import parse_number
 
 if TYPE_CHECKING:
@@ -35,13 +38,37 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from planner.sheet.checks import Problems
-    from planner.sheet.inputs import InputColumn
+    from planner.sheet.problems import Problems
 
     RowLabels: TypeAlias = Sequence[Any] | pd.Index
     """What errors name a table's rows by: a DataFrame's index, or a list of labels."""
 else:
     np = NumpyOnFirstUse(globals())  # numpy at its first use: one-value paths need none
+
+class ColumnRule(Protocol):
+    """What the rules here read of an input column (:class:`planner.sheet.inputs.InputColumn`
+    has these fields; naming the protocol keeps this module free of the column catalog, which
+    imports it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def default(self) -> Any: ...
+    @property
+    def help(self) -> str: ...
+    @property
+    def minimum(self) -> float | None: ...
+    @property
+    def maximum(self) -> float | None: ...
+    @property
+    def above_minimum(self) -> bool: ...
+    @property
+    def choices(self) -> tuple[str, ...]: ...
+
 
 TRUE_TEXTS = frozenset({"1", "true", "yes", "on", "y"})
 FALSE_TEXTS = frozenset({"0", "false", "no", "off", "n"})
@@ -51,56 +78,9 @@ TEXT_MAX_CHARS = 200
 """Longest free text (a profile name) and name."""
 
 
-# ---- names and free text -------------------------------------------------------------------
+# ---- free text -----------------------------------------------------------------------------
 
-NAME_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-"""Unicode categories no name may hold: control (C0, DEL, C1), format (the invisible ones:
-zero-width space and joiners, bidi overrides, soft hyphen, BOM), surrogate, private use,
-unassigned, line and paragraph separators. None shows as itself in a terminal or a sheet, so
-two names that look alike could differ by one."""
-
-
-def forbidden_in_name(ch: str) -> bool:
-    """Whether a name may not hold ``ch``: a character of :data:`NAME_FORBIDDEN_CATEGORIES`,
-    a non-character (U+FFFE, U+FFFF) or a space other than U+0020 (no-break, ideographic,
-    thin: they look like a space and are not)."""
-    category = unicodedata.category(ch)
-    return (category in NAME_FORBIDDEN_CATEGORIES or ch in ("\ufffe", "\uffff")
-            or (category == "Zs" and ch != " "))
-
-
-@cache
-def name_forbidden_pattern() -> str:
-    """A regular expression matching one character :func:`forbidden_in_name` refuses, for a
-    vectorized check of a column of names (a bulk import): a class of the Basic Multilingual
-    Plane's such characters as ranges, then the supplementary planes' tag and private-use
-    blocks. Written with the characters themselves (no ``\\u`` escapes), so that Python's
-    ``re`` and RE2 (pandas' Arrow strings) read it alike. Built once, on first use."""
-    ranges: list[tuple[int, int]] = []
-    for code in range(0x10000):
-        if 0xD800 <= code <= 0xDFFF or not forbidden_in_name(chr(code)):
-            continue
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    ranges += [(0xE0000, 0xE007F), (0xF0000, 0x10FFFF)]
-
-    def char(code: int) -> str:
-        return "\\" + chr(code) if chr(code) in "\\]^-[" else chr(code)
-
-    return "[" + "".join(char(a) if a == b else f"{char(a)}-{char(b)}" for a, b in ranges) + "]"
-
-
-def has_control(text: str) -> bool:
-    """Whether ``text`` holds a character no name may hold (:func:`forbidden_in_name`: what
-    planner.service.fields refuses in names)."""
-    if text.isascii():  # the usual name: one C-level check, then the controls only
-        return any(ch < " " or ch == "\x7f" for ch in text)
-    return any(map(forbidden_in_name, text))
-
-
-def _clean_text(column: InputColumn, text: str) -> str | None:
+def _clean_text(column: ColumnRule, text: str) -> str | None:
     """A free-text value stripped (a choice it names in lower case), or None when it is empty,
     longer than :data:`TEXT_MAX_CHARS` or holds a forbidden character."""
     text = text.strip()
@@ -151,7 +131,7 @@ def _fmt(x: float | None) -> str | None:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-def allowed(column: InputColumn) -> str:
+def allowed(column: ColumnRule) -> str:
     """The allowed values of ``column`` in words, for refusals and help text."""
     if column.kind == "choice":
         return f"one of {', '.join(column.choices)}"
@@ -160,6 +140,11 @@ def allowed(column: InputColumn) -> str:
     if column.kind == "text":
         return column.help.split(":", 1)[0] if ":" in column.help \
             else f"1 to {TEXT_MAX_CHARS} characters"
+    return _allowed_number(column)
+
+
+def _allowed_number(column: ColumnRule) -> str:
+    """An int or float column's range in words: ``an integer from 1 to 1,024``."""
     noun = "an integer" if column.kind == "int" else "a number"
     low = _fmt(column.minimum)
     high = _fmt(column.maximum)
@@ -172,7 +157,7 @@ def allowed(column: InputColumn) -> str:
     return noun
 
 
-def refusal(column: InputColumn, value: Any = None, *, show: bool = True) -> str:
+def refusal(column: ColumnRule, value: Any = None, *, show: bool = True) -> str:
     """What every entry point says of a bad value of ``column``, without where it was:
     ``must be an integer from 1 to 1024 (got '0')`` (``show`` False: without the value, for
     a workbook cell, whose reference the message gives)."""
@@ -205,7 +190,7 @@ def _number(raw: Any, *, integer: bool) -> int | float | None:
     return value
 
 
-def outside(column: InputColumn, x: Any) -> Any:
+def outside(column: ColumnRule, x: Any) -> Any:
     """Whether ``x`` (a number, or an array of them: the mask) is outside ``column``'s bounds:
     below ``minimum`` (at it too, when ``above_minimum``) or above ``maximum``."""
     bad: Any = False
@@ -216,42 +201,61 @@ def outside(column: InputColumn, x: Any) -> Any:
     return bad
 
 
-def parse_value(column: InputColumn, raw: Any) -> Any:
+def parse_value(column: ColumnRule, raw: Any) -> Any:
     """The validated value of ``raw`` (a string or a number) for ``column``: a choice in lower
     case, a stripped text, a bool, an int or a float; :class:`ValidationError` naming the
-    column and :func:`allowed` otherwise."""
-    kind = column.kind
-    if kind == "choice":
-        value = str(raw).strip().lower()
-        if value not in column.choices:
-            raise ValidationError(column.name, allowed(column), value=raw)
-        return value
-    if kind == "bool":
-        if isinstance(raw, bool):
-            return raw
-        text = str(raw).strip().lower()
-        if text in TRUE_TEXTS:
-            return True
-        if text in FALSE_TEXTS:
-            return False
+    column and :func:`allowed` otherwise (the rule of each kind: :data:`_PARSERS`)."""
+    return _PARSERS.get(column.kind, _parse_number)(column, raw)
+
+
+def _parse_choice(column: ColumnRule, raw: Any) -> str:
+    """A choice: one of the column's choices, case-insensitively, in lower case."""
+    value = str(raw).strip().lower()
+    if value not in column.choices:
         raise ValidationError(column.name, allowed(column), value=raw)
-    if kind == "text":
-        if not isinstance(raw, bool) and not str(raw).strip() and column.default == "":
-            return ""  # a text column whose default is blank may stay blank
-        cleaned = None if isinstance(raw, bool) else _clean_text(column, str(raw))
-        if cleaned is None:
-            raise ValidationError(column.name, allowed(column), value=raw)
-        return cleaned
+    return value
+
+
+def _parse_flag(column: ColumnRule, raw: Any) -> bool:
+    """A flag: a bool, or one of :data:`TRUE_TEXTS` / :data:`FALSE_TEXTS`."""
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in TRUE_TEXTS:
+        return True
+    if text in FALSE_TEXTS:
+        return False
+    raise ValidationError(column.name, allowed(column), value=raw)
+
+
+def _parse_text(column: ColumnRule, raw: Any) -> str:
+    """A free text, cleaned (:func:`_clean_text`); blank only where the default is blank."""
+    if not isinstance(raw, bool) and not str(raw).strip() and column.default == "":
+        return ""  # a text column whose default is blank may stay blank
+    cleaned = None if isinstance(raw, bool) else _clean_text(column, str(raw))
+    if cleaned is None:
+        raise ValidationError(column.name, allowed(column), value=raw)
+    return cleaned
+
+
+def _parse_number(column: ColumnRule, raw: Any) -> Any:
+    """An int or float column's number within its bounds (:func:`outside`); a rate may be
+    written ``N/unit`` (:func:`rate_unit`)."""
     number: Any = raw
     if column.unit == "requests/s" and isinstance(raw, str) and "/" in raw:
         number = _per_second(column.name, raw)
-    number = _number(number, integer=kind == "int")
+    number = _number(number, integer=column.kind == "int")
     if number is None or outside(column, number):
         raise ValidationError(column.name, allowed(column), value=raw)  # as it was written
     return number
 
 
-def parse_cell(column: InputColumn, raw: Any) -> Any:
+_PARSERS: dict[str, Callable[[ColumnRule, Any], Any]] = {
+    "choice": _parse_choice, "bool": _parse_flag, "text": _parse_text}
+"""The rule of each non-numeric kind; ``int`` and ``float`` are :func:`_parse_number`."""
+
+
+def parse_cell(column: ColumnRule, raw: Any) -> Any:
     """:func:`parse_value` as a formula cell holds it: the parsed text, or a float (1.0 or 0.0
     for a truth value); no numpy. What :func:`check_array` gives for one value."""
     value = parse_value(column, raw)
@@ -262,7 +266,7 @@ def parse_cell(column: InputColumn, raw: Any) -> Any:
     return value
 
 
-def _read_number(column: InputColumn, raw: Any) -> float | None:
+def _read_number(column: ColumnRule, raw: Any) -> float | None:
     """A table cell's number as :func:`parse_value` reads it (a rate ``N/unit`` included),
     before the bounds; None when it is not one."""
     if column.unit == "requests/s" and isinstance(raw, str) and "/" in raw:
@@ -290,19 +294,11 @@ def row_label(labels: RowLabels | None, index: int) -> Any:
     return labels[index] if labels is not None else index
 
 
-def _factorize(values: Any, n: int) -> tuple[np.ndarray, list[Any]]:
-    """:func:`planner.sheet.table.factorize` (imported here at first use: table imports this
-    module, and a one-value parse needs no table)."""
-    from planner.sheet.table import factorize
-
-    return factorize(values, n)
-
-
-def _each_distinct(column: InputColumn, values: Any, n: int, labels: RowLabels | None,
+def _each_distinct(column: ColumnRule, values: Any, n: int, labels: RowLabels | None,
                    parse: Callable[[Any], Any]) -> tuple[np.ndarray, list[Any]]:
     """(codes per row, ``parse`` of each distinct value); the first value refused raises
     :class:`RowError` at its first row."""
-    codes, uniques = _factorize(values, n)
+    codes, uniques = factorize(values, n)
     parsed = []
     for position, value in enumerate(uniques):
         try:
@@ -314,7 +310,7 @@ def _each_distinct(column: InputColumn, values: Any, n: int, labels: RowLabels |
     return codes, parsed
 
 
-def _text_cell(column: InputColumn, value: Any) -> str:
+def _text_cell(column: ColumnRule, value: Any) -> str:
     """A table's free-text cell: a cell that is not text (a missing NaN) counts as empty; a
     text column whose default is blank may stay blank."""
     if isinstance(value, str) and not value.strip() and column.default == "":
@@ -325,7 +321,7 @@ def _text_cell(column: InputColumn, value: Any) -> str:
     return cleaned
 
 
-def check_array(column: InputColumn, values: Any, n: int, labels: RowLabels | None) -> Any:
+def check_array(column: ColumnRule, values: Any, n: int, labels: RowLabels | None) -> Any:
     """One input column of an ``n``-row table, validated: one value for every row
     (:func:`parse_cell`), or per row: a :class:`~planner.estimator.ops.Coded` column of a
     choice, an object array of texts, a float64 array of numbers (1.0/0.0 for flags).
@@ -349,14 +345,14 @@ def check_array(column: InputColumn, values: Any, n: int, labels: RowLabels | No
     return _check_numbers(column, values, n, labels)
 
 
-def _check_numbers(column: InputColumn, values: Any, n: int, labels: RowLabels | None
+def _check_numbers(column: ColumnRule, values: Any, n: int, labels: RowLabels | None
                    ) -> np.ndarray:
     raw = np.asarray(values)
     if raw.dtype.kind in "biuf":
         arr = raw.astype(np.float64)
         bad = ~np.isfinite(arr) | (raw.dtype.kind == "b")
     else:
-        codes, uniques = _factorize(raw, n)  # each distinct text read once, by the one rule
+        codes, uniques = factorize(raw, n)  # each distinct text read once, by the one rule
         parsed = [_read_number(column, v) for v in uniques]
         arr = np.asarray([np.nan if v is None else v for v in parsed], dtype=np.float64)[codes]
         bad = ~np.isfinite(arr)
@@ -383,7 +379,7 @@ def empty_cells(s: pd.Series) -> np.ndarray:
     return s.isna().to_numpy()
 
 
-def _by_distinct(column: InputColumn, s: pd.Series
+def _by_distinct(column: ColumnRule, s: pd.Series
                  ) -> tuple[np.ndarray, np.ndarray, list[bool]]:
     """:func:`parse_value` once per distinct value of ``s``: (codes per row, parsed values,
     whether each distinct value was refused)."""
@@ -402,7 +398,7 @@ def _by_distinct(column: InputColumn, s: pd.Series
     return codes, np.asarray([*parsed, None], dtype=object)[:-1], refused
 
 
-def check_series(column: InputColumn, s: pd.Series, problems: Problems, show_value: bool = True,
+def check_series(column: ColumnRule, s: pd.Series, problems: Problems, show_value: bool = True,
                  *, empty: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(parsed values, bad mask) of one input column of a file; every bad cell reported to
     ``problems`` as :func:`refusal` says it (``show_value``: with the value found).
@@ -428,21 +424,7 @@ def check_series(column: InputColumn, s: pd.Series, problems: Problems, show_val
     else:
         bad = np.zeros(n, dtype=bool)
     if column.kind in ("int", "float"):
-        if pd.api.types.is_bool_dtype(s):
-            report(~empty)
-            return np.where(empty, float(column.default), np.nan), bad | ~empty
-        values = _series_numbers(column, s, empty)
-        wrong = ~empty & ~np.isfinite(values)
-        if column.kind == "int":
-            wrong |= np.isfinite(values) & (values != np.floor(values))
-        wrong |= outside(column, values)
-        wrong &= ~empty
-        report(wrong)
-        bad |= wrong
-        # a bad or empty cell holds the default, so rules across columns never divide by zero
-        if column.kind == "int":
-            return np.where(bad | empty, column.default, values).astype(np.int64), bad
-        return np.where(bad | empty, float(column.default), values), bad
+        return _check_numbers_series(column, s, empty, bad, report)
     if column.kind == "bool" and pd.api.types.is_bool_dtype(s) and not s.isna().any():
         return s.to_numpy(dtype=bool), bad
     codes, parsed, refused = _by_distinct(column, s)
@@ -458,7 +440,31 @@ def check_series(column: InputColumn, s: pd.Series, problems: Problems, show_val
     return values, bad
 
 
-def _series_numbers(column: InputColumn, s: pd.Series, empty: np.ndarray) -> np.ndarray:
+def _check_numbers_series(column: ColumnRule, s: pd.Series, empty: np.ndarray, bad: np.ndarray,
+                          report: Callable[[np.ndarray], None]
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`check_series` of an int or float column: a finite number (whole for an int)
+    within the bounds; a bad or empty cell holds the default, so rules across columns never
+    divide by zero."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(s):
+        report(~empty)
+        return np.where(empty, float(column.default), np.nan), bad | ~empty
+    values = _series_numbers(column, s, empty)
+    wrong = ~empty & ~np.isfinite(values)
+    if column.kind == "int":
+        wrong |= np.isfinite(values) & (values != np.floor(values))
+    wrong |= outside(column, values)
+    wrong &= ~empty
+    report(wrong)
+    bad |= wrong
+    if column.kind == "int":
+        return np.where(bad | empty, column.default, values).astype(np.int64), bad
+    return np.where(bad | empty, float(column.default), values), bad
+
+
+def _series_numbers(column: ColumnRule, s: pd.Series, empty: np.ndarray) -> np.ndarray:
     """A numeric column's cells as float64 (NaN where not a number): plain numbers at C
     speed, anything else by :func:`parse_value` once per distinct text."""
     import pandas as pd

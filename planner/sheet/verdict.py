@@ -134,6 +134,18 @@ COST_COLUMNS = frozenset({"cost_usd_per_hour", "cost_usd_per_month",
 serve)."""
 
 
+def _sizing_state(outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> str | None:
+    """The state a sizing figure shows: no target rate, does not fit, or no replica count
+    within the SLO; ``None`` for its number."""
+    if not inputs.get("target_requests_per_s"):
+        return NO_TARGET
+    if not fits(outputs):
+        return DOES_NOT_FIT
+    if not outputs.get("replicas_needed"):
+        return UNREACHABLE
+    return None
+
+
 def masked(name: str, outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> str | None:
     """The state a figure shows instead of its number, or ``None`` for its number: queue
     latencies of a saturated row are "saturated"; the sizing of a row without a target rate
@@ -141,13 +153,7 @@ def masked(name: str, outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> 
     can bring within the SLO "SLO unreachable"; the load figures of a row that does not fit
     are "does not fit"."""
     if name in SIZING:
-        if not inputs.get("target_requests_per_s"):
-            return NO_TARGET
-        if not fits(outputs):
-            return DOES_NOT_FIT
-        if not outputs.get("replicas_needed"):
-            return UNREACHABLE
-        return None
+        return _sizing_state(outputs, inputs)
     if name in SATURATED_NULL or name in AT_LOAD or name == "meets_slo":
         if not fits(outputs):
             return DOES_NOT_FIT

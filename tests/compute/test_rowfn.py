@@ -282,7 +282,7 @@ def test_division_by_zero_is_numpys() -> None:
 
 
 def test_the_row_function_is_built_once_per_kind_on_its_second_row(monkeypatch: Any) -> None:
-    from planner.sheet import table
+    from planner.sheet import one_row as table
 
     monkeypatch.setattr(table, "_row_functions", {})
     monkeypatch.setattr(table, "_rows_interpreted", set())

@@ -212,7 +212,7 @@ def test_factorize_dict_and_pandas_paths_agree(monkeypatch: pytest.MonkeyPatch,
                                                small: int) -> None:
     """Small tables factorize with a dict (no pandas import at UI start-up), large ones with
     pandas; both give first-appearance order and Python equality."""
-    from planner.sheet import table as sheet_table
+    from planner.sheet import distinct as sheet_table
 
     monkeypatch.setattr(sheet_table, "_SMALL", small)
     values = np.asarray(["bf16", "int4", "bf16", "fp8", "int4", 1, 1.0], dtype=object)

@@ -8,13 +8,13 @@ output tokens = USD/h * 1e6 / (3600 * output)``), each with the planner's value 
 value, so an edit of a TPOT or a price in the sheet moves the chart. The model's figures are
 values (the serving model's columns at each point). The sheet is written by
 :func:`write_frontier`, which the report (:func:`planner.io.xlsx.workbook.build_workbook`)
-and ``planner sweep --frontier --out x.xlsx`` (:func:`save_frontier`) both call.
+and ``planner sweep --frontier --out x.xlsx``
+(:func:`planner.io.xlsx.workbook.save_frontier`) both call.
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from openpyxl.chart import Reference, ScatterChart, Series
@@ -255,17 +255,3 @@ def write_chart(ws: Any, title: str, result: Any, first: int, pareto: tuple[int,
     ws.add_chart(chart, anchor)
     return chart
 
-
-def save_frontier(title: str, result: Any, path: Path) -> None:
-    """A workbook holding the Frontier sheet alone, saved atomically (the report's save:
-    :func:`planner.io.xlsx.workbook.save_workbook`); ``path`` was checked by the caller."""
-    from openpyxl import Workbook
-
-    # lazy: the workbook module imports this one (its report's Frontier sheets)
-    from planner.io.xlsx.workbook import Built, save_workbook
-
-    wb = Workbook()
-    ws = wb.worksheets[0]
-    ws.title = SHEET
-    cached = write_frontier(ws, title, result)
-    save_workbook(Built(wb, {}, {SHEET: cached}), path, force=True)

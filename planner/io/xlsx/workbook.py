@@ -270,3 +270,15 @@ def save_workbook(built: Built, path: Path, *, force: bool = False) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise PlannerError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def save_frontier(title: str, result: Any, path: Path) -> None:
+    """A workbook holding the Frontier sheet alone
+    (:func:`~planner.io.xlsx.frontier.write_frontier`), saved atomically as the report is
+    (:func:`save_workbook`); ``path`` was checked by the caller. Here, not in the frontier
+    module: this module imports that one."""
+    wb = Workbook()
+    ws = wb.worksheets[0]
+    ws.title = FRONTIER_SHEET
+    cached = write_frontier(ws, title, result)
+    save_workbook(Built(wb, {}, {FRONTIER_SHEET: cached}), path, force=True)
