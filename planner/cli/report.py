@@ -11,7 +11,7 @@ import click
 
 from planner.cli.common import emit_json, json_option, workspace
 from planner.cli.fleets import _ref
-from planner.cli.whatif import _variations
+from planner.cli.varied import variations as _variations
 from planner.errors import ValidationError
 
 

@@ -107,12 +107,7 @@ def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequen
     text, measured with rich's ``cell_len``); the others are measured with ``len``."""
     stream = out if out is not None else sys.stdout
     rows = len(columns[0]) if columns else 0
-    measures: list[Callable[[str], int]] = [len] * len(columns)
-    if wide is not None and any(wide):
-        # lazy: rich's cell widths, only for columns of user text
-        from rich.cells import cell_len
-
-        measures = [cell_len if w else len for w in wide]
+    measures = _measures(len(columns), wide)
     widths = [max(measure(h), max(map(measure, c), default=0))
               for h, c, measure in zip(headers, columns, measures, strict=True)]
     total = sum(widths) + 3 * len(widths) + 1
@@ -126,26 +121,41 @@ def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequen
                                                   and sys.stderr.isatty())
     bar = (click.progressbar(length=rows, label="printing", file=sys.stderr) if show
            else contextlib.nullcontext())
-    fast = all(m is len for m in measures)
-    specs = [f"{{:{'<' if is_left else '>'}{w}}}" for w, is_left in zip(widths, left,
-                                                                          strict=True)]
-    line = "│ " + " │ ".join(specs) + " │"
+    lines = _box_lines(widths, left, measures)
     with bar as progress_bar:
         for start in range(0, rows, CHUNK_ROWS):
             stop = min(start + CHUNK_ROWS, rows)
-            chunk = zip(*(c[start:stop] for c in columns), strict=True)
-            if fast:
-                text = "\n".join(line.format(*cells) for cells in chunk)
-            else:
-                text = "\n".join(
-                    "│ " + " │ ".join(_pad(t, w, is_left, m) for t, w, is_left, m in
-                                     zip(cells, widths, left, measures, strict=True)) + " │"
-                    for cells in chunk)
-            stream.write(text + "\n")
+            stream.write(lines(zip(*(c[start:stop] for c in columns), strict=True)) + "\n")
             if progress_bar is not None:
                 progress_bar.update(stop - start)
     stream.write("└" + "┴".join("─" * (w + 2) for w in widths) + "┘\n")
     stream.flush()
+
+
+def _measures(count: int, wide: Sequence[bool] | None) -> list[Callable[[str], int]]:
+    """Per column, how its text's width is measured: rich's ``cell_len`` for a column of user
+    text (``wide``), else ``len``."""
+    if wide is None or not any(wide):
+        return [len] * count
+    # lazy: rich's cell widths, only for columns of user text
+    from rich.cells import cell_len
+
+    return [cell_len if w else len for w in wide]
+
+
+def _box_lines(widths: list[int], left: Sequence[bool],
+               measures: list[Callable[[str], int]]) -> Callable[[Iterable[Any]], str]:
+    """The function that writes rows of cells as the table's light-ruled body lines: one
+    ``str.format`` per row when every width is ``len``, padding by cell width otherwise."""
+    if all(m is len for m in measures):
+        specs = [f"{{:{'<' if is_left else '>'}{w}}}" for w, is_left in zip(widths, left,
+                                                                              strict=True)]
+        line = "│ " + " │ ".join(specs) + " │"
+        return lambda chunk: "\n".join(line.format(*cells) for cells in chunk)
+    return lambda chunk: "\n".join(
+        "│ " + " │ ".join(_pad(t, w, is_left, m) for t, w, is_left, m in
+                         zip(cells, widths, left, measures, strict=True)) + " │"
+        for cells in chunk)
 
 
 def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = None,
