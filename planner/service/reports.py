@@ -70,15 +70,8 @@ class Reports:
         import makes, applying the plans in a transaction that is then rolled back, so it
         refuses exactly what the import refuses.
         An error while applying a row names its ``Sheet!Cell (column)``."""
-        from openpyxl.utils import get_column_letter
-
         # lazy: openpyxl and pandas, which only an import needs
-        from planner.io.xlsx.layout import GPU_SHEET, letters
-
-        # lazy: as above
-        from planner.io.xlsx.read_scenarios import CellError, ImportError_, read_plan
-
-        gpu_letters = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+        from planner.io.xlsx.read_scenarios import read_plan
 
         existing = {sc.id: sc for sc in self.scenarios.scenarios()}
         models, gpus = self.evaluation.catalog_specs()
@@ -87,53 +80,61 @@ class Reports:
                           default_fleet=fleet, fleets={f.name for f in self.fleets.fleets()},
                           gpu_versions=versions)
         gpu_plans = [p for p in plans if p.kind == "gpu"]
-        creates = [p for p in plans if p.id is None and p.kind != "gpu"]
-        errors = []
-        for plan in gpu_plans:  # every GPU edit validated before anything is applied
-            try:
-                changed_spec(gpus[plan.name], dict(plan.fields))
-            except ValidationError as exc:
-                key = exc.field if exc.field in gpu_letters else "name"
-                errors.append(CellError("GPUs", f"{gpu_letters[key]}{plan.row}", key,
-                                        str(exc).split(": ", 1)[-1]))
-        if errors:
-            raise ImportError_(Path(path), errors)
+        _check_gpu_edits(Path(path), gpu_plans, gpus)  # before anything is applied
         try:
             with write_transaction(self.engine) as s:
-                for plan in gpu_plans:
-                    try:
-                        self.catalog.set_gpu_in(s, plan.name, dict(plan.fields), plan.version)
-                    except PlannerError as exc:
-                        column = "version" if isinstance(exc, ConflictError) else "name"
-                        raise ImportError_(Path(path), [CellError(
-                            "GPUs", f"{gpu_letters[column]}{plan.row}", column,
-                            str(exc))]) from None
-                # new rows that are no one's option go in first, in one batch (they may be
-                # the bases other rows name); then edits, rows joining a group last (a stable
-                # sort); then new options, one at a time through the option rules
-                plain = [p for p in creates if not p.fields.get("option_of")]
-                if plain:
-                    self._create(s, Path(path), plain)
-                edits = [p for p in plans if p.kind != "gpu" and p.id is not None and p.fields]
-                new_options = [p for p in creates if p.fields.get("option_of")]
-                for plan in [*sorted(edits, key=lambda p: bool(p.fields.get("option_of"))),
-                             *new_options]:
-                    try:
-                        if plan.id is None:
-                            self.scenarios.new_in(s, plan.fleet, plan.fields)
-                        else:
-                            self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
-                                                  plan.version)
-                    except PlannerError as exc:
-                        column = _column_of(exc, letters(plan.kind))
-                        cell = f"{letters(plan.kind)[column]}{plan.row}"
-                        raise ImportError_(Path(path), [CellError(plan.sheet, cell, column,
-                                                                  str(exc))]) from None
+                self._apply_gpu_edits(s, Path(path), gpu_plans)
+                self._apply_rows(s, Path(path), plans)
                 if dry_run:
                     raise _RollBack
         except _RollBack:
             pass
         return plans
+
+    def _apply_gpu_edits(self, s: Any, path: Path, gpu_plans: list[Any]) -> None:
+        """The GPUs sheet's edits, as ``planner gpu set`` applies them; a refusal names the
+        GPU's ``GPUs!Cell`` (its version cell for a conflict, else its name)."""
+        # lazy: openpyxl and pandas, which only an import needs
+        from planner.io.xlsx.read_scenarios import CellError, ImportError_
+
+        gpu_letters = _gpu_letters()
+        for plan in gpu_plans:
+            try:
+                self.catalog.set_gpu_in(s, plan.name, dict(plan.fields), plan.version)
+            except PlannerError as exc:
+                column = "version" if isinstance(exc, ConflictError) else "name"
+                raise ImportError_(path, [CellError(
+                    "GPUs", f"{gpu_letters[column]}{plan.row}", column, str(exc))]) from None
+
+    def _apply_rows(self, s: Any, path: Path, plans: list[Any]) -> None:
+        """The scenario rows' plans: new rows that are no one's option first, in one batch
+        (they may be the bases other rows name); then edits, rows joining a group last (a
+        stable sort); then new options, one at a time through the option rules. A refusal
+        names the row's ``Sheet!Cell (column)``."""
+        # lazy: openpyxl and pandas, which only an import needs
+        from planner.io.xlsx.layout import letters
+
+        # lazy: as above
+        from planner.io.xlsx.read_scenarios import CellError, ImportError_
+
+        creates = [p for p in plans if p.id is None and p.kind != "gpu"]
+        plain = [p for p in creates if not p.fields.get("option_of")]
+        if plain:
+            self._create(s, path, plain)
+        edits = [p for p in plans if p.kind != "gpu" and p.id is not None and p.fields]
+        new_options = [p for p in creates if p.fields.get("option_of")]
+        for plan in [*sorted(edits, key=lambda p: bool(p.fields.get("option_of"))),
+                     *new_options]:
+            try:
+                if plan.id is None:
+                    self.scenarios.new_in(s, plan.fleet, plan.fields)
+                else:
+                    self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields, plan.version)
+            except PlannerError as exc:
+                column = _column_of(exc, letters(plan.kind))
+                cell = f"{letters(plan.kind)[column]}{plan.row}"
+                raise ImportError_(path, [CellError(plan.sheet, cell, column,
+                                                    str(exc))]) from None
 
     def _create(self, s: Any, path: Path, plans: list[Any]) -> None:
         """The new rows of a workbook, per fleet: checked whole (names, notes, calibration
@@ -190,3 +191,32 @@ def _column_of(exc: PlannerError, columns: dict[str, str]) -> str:
     if isinstance(exc, ValidationError) and exc.field in columns:
         return exc.field
     return "id"
+
+
+def _gpu_letters() -> dict[str, str]:
+    """The GPUs sheet's column letter of each field, in its layout's order."""
+    from openpyxl.utils import get_column_letter
+
+    # lazy: openpyxl and pandas, which only an import needs
+    from planner.io.xlsx.layout import GPU_SHEET
+
+    return {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+
+
+def _check_gpu_edits(path: Path, gpu_plans: list[Any], gpus: dict[str, Any]) -> None:
+    """Every GPU edit of the GPUs sheet checked (:func:`changed_spec`) before anything is
+    applied: all refusals at once, each naming its ``GPUs!Cell (field)``."""
+    # lazy: openpyxl and pandas, which only an import needs
+    from planner.io.xlsx.read_scenarios import CellError, ImportError_
+
+    gpu_letters = _gpu_letters()
+    errors = []
+    for plan in gpu_plans:
+        try:
+            changed_spec(gpus[plan.name], dict(plan.fields))
+        except ValidationError as exc:
+            key = exc.field if exc.field in gpu_letters else "name"
+            errors.append(CellError("GPUs", f"{gpu_letters[key]}{plan.row}", key,
+                                    str(exc).split(": ", 1)[-1]))
+    if errors:
+        raise ImportError_(path, errors)

@@ -197,65 +197,82 @@ def seed_plans(session: Session, report: SeedReport) -> None:
         return
     with path.open("rb") as fh:
         data = tomllib.load(fh)
-
-    def fleet_id(name: str) -> int | None:
-        return session.scalar(select(FleetRow.id).where(FleetRow.name == name))
-
     for h in data.get("horizons", []):
-        fid = fleet_id(h["fleet"])
-
-        def horizon(h: dict[str, Any] = h, fid: int | None = fid) -> list[Any]:
-            return [] if fid is None else [FleetHorizonRow(
-                fleet_id=fid, start_month=month_text(month_index(h["start_month"])),
-                months=check_horizon_months(h["months"]),
-                pricing=check_pricing(h.get("pricing", "on-demand")))]
-
-        def has_horizon(fid: int | None = fid) -> bool:
-            return fid is not None and session.get(FleetHorizonRow, fid) is not None
-
-        _seed_once(session, report, "horizon", h["fleet"], h, has_horizon, horizon)
+        _seed_horizon(session, report, h)
     for d in data.get("demands", []):
-        fid = fleet_id(d["fleet"])
-        sid = None if fid is None else session.scalar(select(ScenarioRow.id).where(
-            ScenarioRow.fleet_id == fid, ScenarioRow.name == d["scenario"]))
-
-        def demand(d: dict[str, Any] = d, sid: int | None = sid) -> list[Any]:
-            if sid is None:
-                return []
-            fields = demand_spec(**{k: v for k, v in d.items()
-                                    if k not in ("fleet", "scenario")})
-            return [ScenarioDemandRow(
-                scenario_id=sid, kind=fields["kind"], unit=fields["unit"],
-                start_month=fields.get("start_month"),
-                start_requests_per_s=fields.get("start_requests_per_s"),
-                growth_fraction_per_month=fields.get("growth_fraction_per_month")),
-                *(DemandPointRow(scenario_id=sid, month=m, requests_per_s=r)
-                  for m, r in fields.get("points", {}).items())]
-
-        def has_demand(sid: int | None = sid) -> bool:
-            return sid is not None and session.get(ScenarioDemandRow, sid) is not None
-
-        _seed_once(session, report, "demand", f"{d['fleet']}/{d['scenario']}", d, has_demand,
-                   demand)
+        _seed_demand(session, report, d)
     for p in data.get("prices", []):
-        gid = session.scalar(select(GpuRow.id).where(GpuRow.name == p["gpu"]))
-        month = month_text(month_index(p["month"])) if p.get("month") else None
+        _seed_price(session, report, p)
 
-        def exists(gid: int | None = gid, month: str | None = month) -> bool:
-            return gid is not None and session.scalar(select(GpuPriceRow.id).where(
-                GpuPriceRow.gpu_id == gid, GpuPriceRow.month.is_(None) if month is None
-                else GpuPriceRow.month == month)) is not None
 
-        def price(p: dict[str, Any] = p, gid: int | None = gid, month: str | None = month
-                  ) -> list[Any]:
-            opt = {k: p.get(k) for k in ("on_demand", "reserved", "spot")}
-            return [] if gid is None else [GpuPriceRow(
-                gpu_id=gid, month=month,
-                **{f"{k}_usd_per_gpu_hour": None if v is None else check_price(v, k)
-                   for k, v in opt.items()},
-                reserved_term_months=check_term(p["term"]) if "term" in p else None)]
+def _fleet_id(session: Session, name: str) -> int | None:
+    """The id of the fleet named ``name``, or ``None`` when there is none."""
+    return session.scalar(select(FleetRow.id).where(FleetRow.name == name))
 
-        _seed_once(session, report, "price", f"{p['gpu']}@{month or 'start'}", p, exists, price)
+
+def _seed_horizon(session: Session, report: SeedReport, h: dict[str, Any]) -> None:
+    """One ``[[horizons]]`` entry: the fleet's planning horizon, once (none when the fleet
+    is not there)."""
+    fid = _fleet_id(session, h["fleet"])
+
+    def horizon() -> list[Any]:
+        return [] if fid is None else [FleetHorizonRow(
+            fleet_id=fid, start_month=month_text(month_index(h["start_month"])),
+            months=check_horizon_months(h["months"]),
+            pricing=check_pricing(h.get("pricing", "on-demand")))]
+
+    def has_horizon() -> bool:
+        return fid is not None and session.get(FleetHorizonRow, fid) is not None
+
+    _seed_once(session, report, "horizon", h["fleet"], h, has_horizon, horizon)
+
+
+def _seed_demand(session: Session, report: SeedReport, d: dict[str, Any]) -> None:
+    """One ``[[demands]]`` entry: a scenario's demand and its points, once (none when the
+    scenario is not there)."""
+    fid = _fleet_id(session, d["fleet"])
+    sid = None if fid is None else session.scalar(select(ScenarioRow.id).where(
+        ScenarioRow.fleet_id == fid, ScenarioRow.name == d["scenario"]))
+
+    def demand() -> list[Any]:
+        if sid is None:
+            return []
+        fields = demand_spec(**{k: v for k, v in d.items() if k not in ("fleet", "scenario")})
+        return [ScenarioDemandRow(
+            scenario_id=sid, kind=fields["kind"], unit=fields["unit"],
+            start_month=fields.get("start_month"),
+            start_requests_per_s=fields.get("start_requests_per_s"),
+            growth_fraction_per_month=fields.get("growth_fraction_per_month")),
+            *(DemandPointRow(scenario_id=sid, month=m, requests_per_s=r)
+              for m, r in fields.get("points", {}).items())]
+
+    def has_demand() -> bool:
+        return sid is not None and session.get(ScenarioDemandRow, sid) is not None
+
+    _seed_once(session, report, "demand", f"{d['fleet']}/{d['scenario']}", d, has_demand,
+               demand)
+
+
+def _seed_price(session: Session, report: SeedReport, p: dict[str, Any]) -> None:
+    """One ``[[prices]]`` entry: a GPU's plan prices from a month (or from the start), once
+    (none when the GPU is not there)."""
+    gid = session.scalar(select(GpuRow.id).where(GpuRow.name == p["gpu"]))
+    month = month_text(month_index(p["month"])) if p.get("month") else None
+
+    def exists() -> bool:
+        return gid is not None and session.scalar(select(GpuPriceRow.id).where(
+            GpuPriceRow.gpu_id == gid, GpuPriceRow.month.is_(None) if month is None
+            else GpuPriceRow.month == month)) is not None
+
+    def price() -> list[Any]:
+        opt = {k: p.get(k) for k in ("on_demand", "reserved", "spot")}
+        return [] if gid is None else [GpuPriceRow(
+            gpu_id=gid, month=month,
+            **{f"{k}_usd_per_gpu_hour": None if v is None else check_price(v, k)
+               for k, v in opt.items()},
+            reserved_term_months=check_term(p["term"]) if "term" in p else None)]
+
+    _seed_once(session, report, "price", f"{p['gpu']}@{month or 'start'}", p, exists, price)
 
 
 def unseeded_and_empty(session: Session) -> bool:
