@@ -197,15 +197,7 @@ def set_unmeasured_gpus(names: frozenset[str]) -> None:
 def cell(sc: Scenario, outputs: Mapping[str, Any], key: str, role: str) -> Any:
     """One grid cell: meta and inputs as plain text, outputs styled and with units."""
     if key == "name":
-        text = Text(sc.name, style="" if sc.chosen else "dim")  # dim: an option not counted
-        if not fits_of(sc.kind, outputs):
-            text = Text("✗ " + sc.name, style="bold red" if sc.chosen else "red")
-        if sc.option_of is not None:  # an option of another row: ↳, and ✓ when chosen
-            text = Text("↳ ✓ " if sc.chosen else "↳ ", style="bold" if sc.chosen else "dim") \
-                + text
-        if outputs.get("calibration_profile"):  # computed with a fitted profile's figures
-            text.append(" ≈", style="bold cyan")
-        return text
+        return name_cell(sc, outputs)
     if role == "group":
         return Text("…", style="dim")
     if key == "lora_targets" and not sc.inputs.get("lora_rank"):
@@ -215,12 +207,39 @@ def cell(sc: Scenario, outputs: Mapping[str, Any], key: str, role: str) -> Any:
     if role == "meta":
         return str(getattr(sc, key))
     if role == "input":
-        value = sc.inputs[key]
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-            return f"{value:,.1f}" if abs(value) < 10 else f"{value:,.0f}"
-        return f"{value:,}" if isinstance(value, int) else str(value)
+        return input_text(sc.inputs[key])
+    return output_cell(sc, outputs, key)
+
+
+def name_cell(sc: Scenario, outputs: Mapping[str, Any]) -> Text:
+    """The name cell: dim for an option not counted, ``✗`` in red when it does not fit, ``↳``
+    (and ``✓`` when chosen) for an option of another row, ``≈`` when computed with a fitted
+    calibration profile's figures."""
+    text = Text(sc.name, style="" if sc.chosen else "dim")  # dim: an option not counted
+    if not fits_of(sc.kind, outputs):
+        text = Text("✗ " + sc.name, style="bold red" if sc.chosen else "red")
+    if sc.option_of is not None:  # an option of another row: ↳, and ✓ when chosen
+        text = Text("↳ ✓ " if sc.chosen else "↳ ", style="bold" if sc.chosen else "dim") \
+            + text
+    if outputs.get("calibration_profile"):  # computed with a fitted profile's figures
+        text.append(" ≈", style="bold cyan")
+    return text
+
+
+def input_text(value: Any) -> str:
+    """An input's cell text: yes/no, whole floats with one decimal under 10 and none above
+    (thousands separated), integers separated, anything else as it is."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return f"{value:,.1f}" if abs(value) < 10 else f"{value:,.0f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def output_cell(sc: Scenario, outputs: Mapping[str, Any], key: str) -> Text:
+    """An output's cell: a dash when not computed or when it needs a target rate the
+    scenario lacks, the verdict's state or figure for a verdict column, else the value with
+    its unit (fits in green or red, a negative KV headroom in red)."""
     value = outputs.get(key)
     if value is None:
         return Text("–", style="dim")
