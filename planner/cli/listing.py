@@ -165,10 +165,9 @@ def _encode_array(name: str, column: Any, indent: str) -> _Encoded:
     if isinstance(column, list):
         return _encode_objects(column, indent)
     kind = column.dtype.kind
-    integer = name in output_columns() and output_columns()[name].integer
     if not len(column) or kind not in "fiub":
         return _encode_objects(column_values(name, column), indent)
-    if integer and kind in "fb":
+    if kind in "fb" and name in output_columns() and output_columns()[name].integer:
         if kind == "f" and not (np.isfinite(column).all()
                                 and (np.abs(column) < 2.0**62).all()):
             return _encode_objects(column_values(name, column), indent)
@@ -182,6 +181,12 @@ def _encode_array(name: str, column: Any, indent: str) -> _Encoded:
         if (column == column[0]).all():
             return int.__repr__(int(column[0]))
         return list(map(int.__repr__, column.tolist()))
+    return _encode_floats(column, indent)
+
+
+def _encode_floats(column: np.ndarray, indent: str) -> _Encoded:
+    """A float array as JSON texts (``float.__repr__`` of each, NaN and infinities as
+    ``null``); one text when every value has the same bits."""
     if column.itemsize == 8 and (column.view(np.int64) == column.view(np.int64)[0]).all():
         return _encode(float(column[0]), indent)  # the same bits: the same text
     texts = float_reprs(column)

@@ -124,22 +124,29 @@ def import_(ctx: click.Context, path: Path, fleet: str | None, dry_run: bool,
     if as_json:
         emit_json({"dry_run": dry_run, "changes": [
             {"sheet": p.sheet, "row": p.row, "fleet": p.fleet, "name": p.name, "id": p.id,
-             "action": ("update GPU" if p.kind == "gpu" else "create" if p.id is None
-                        else "update"), "fields": p.fields}
+             "action": _action(p), "fields": p.fields}
             for p in changes]})
         return
-    verb = "would" if dry_run else ""
+    verb = "would " if dry_run else ""
     for p in changes:
-        if p.kind == "gpu":
-            detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
-            click.echo(f"{verb + ' ' if verb else ''}update GPU {p.name}: {detail}")
-        elif p.id is None:
-            click.echo(f"{verb + ' ' if verb else ''}create {p.fleet}/{p.name} "
-                       f"({p.sheet} row {p.row})")
-        else:
-            detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
-            click.echo(f"{verb + ' ' if verb else ''}update {p.fleet}/{p.name}: {detail}")
+        click.echo(verb + _change_line(p))
     if not changes:
         click.echo("no changes")
     elif dry_run:
         click.echo(f"dry run: {len(changes)} change(s) not applied")
+
+
+def _action(p: Any) -> str:
+    """What an import does with a row plan: update a GPU, create a scenario or update one."""
+    return "update GPU" if p.kind == "gpu" else "create" if p.id is None else "update"
+
+
+def _change_line(p: Any) -> str:
+    """A row plan as ``planner import`` prints it: the GPU or scenario and its fields as
+    typed, or the new scenario and the sheet row it comes from."""
+    detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
+    if p.kind == "gpu":
+        return f"update GPU {p.name}: {detail}"
+    if p.id is None:
+        return f"create {p.fleet}/{p.name} ({p.sheet} row {p.row})"
+    return f"update {p.fleet}/{p.name}: {detail}"

@@ -295,22 +295,34 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
     columns = [c.strip() for c in show.split(",")] if show else None
     rows = run(scenarios, outputs, columns)
     if as_json:
-        # lazy: the verdict's states, only when this runs
-        from planner.sheet import verdict
-
-        states = {*verdict.STATES, verdict.NO_TARGET, verdict.UNREACHABLE}
-        records = [asdict(r) for r in rows]
-        for record in records:  # a figure that is a state is null, as estimate --json gives
-            if record["column"] in verdict.MASKED_COLUMNS:
-                record["values"] = [None if isinstance(v, str) and v in states else v
-                                    for v in record["values"]]
         emit_json({"scenarios": [f"{s.fleet}/{s.name}" for s in scenarios],
-                   "rows": records})
+                   "rows": _comparison_records(rows)})
         return
     # lazy: loads rich (~37 ms), only when this runs
     from planner.cli import render
 
     render.comparison(scenarios, rows)
+    _unmeasured_note(ws, scenarios)
+
+
+def _comparison_records(rows: list[Any]) -> list[dict[str, Any]]:
+    """The comparison's rows as JSON records: a figure that is a state is null, as
+    ``estimate --json`` gives it."""
+    # lazy: the verdict's states, only when this runs
+    from planner.sheet import verdict
+
+    states = {*verdict.STATES, verdict.NO_TARGET, verdict.UNREACHABLE}
+    records = [asdict(r) for r in rows]
+    for record in records:
+        if record["column"] in verdict.MASKED_COLUMNS:
+            record["values"] = [None if isinstance(v, str) and v in states else v
+                                for v in record["values"]]
+    return records
+
+
+def _unmeasured_note(ws: Any, scenarios: list[Any]) -> None:
+    """The ``*`` note under a comparison naming its GPUs whose serving efficiencies are
+    planner defaults (nothing when all are measured)."""
     # lazy: the verdict's confidence rule, only when this runs
     from planner.sheet.verdict import UNMEASURED_NOTE, gpu_measured
 

@@ -115,10 +115,21 @@ def _merge(record: RunRecord, flags: Mapping[str, Any]) -> dict[str, Any]:
         elif str(have).lower() != str(flag).lower() and have != flag:
             raise BenchFileError(f"{record.source}: {name} is {have!r} in the file but "
                                  f"--{name.replace('_', '-')} gives {flag!r}")
+    _normalise(record.source, values)
+    for name in ("model", "gpu"):
+        if values[name] is None:
+            raise BenchFileError(f"{record.source}: the file does not name the {name}; give "
+                                 f"--{name}")
+    return values
+
+
+def _normalise(source: str, values: dict[str, Any]) -> None:
+    """The engine lower-cased and one of :data:`ENGINES`, the weight and KV dtypes parsed as
+    the scenario inputs parse them, in place; a bad one refused naming ``source``."""
     if values["engine"] is not None:
         values["engine"] = str(values["engine"]).lower()
         if values["engine"] not in ENGINES:
-            raise BenchFileError(f"{record.source}: engine {values['engine']!r} is not one of "
+            raise BenchFileError(f"{source}: engine {values['engine']!r} is not one of "
                                  f"{', '.join(ENGINES)}")
     columns = {c.name: c for c in INFERENCE_INPUTS}
     for name in ("weight_dtype", "kv_dtype"):
@@ -126,13 +137,8 @@ def _merge(record: RunRecord, flags: Mapping[str, Any]) -> dict[str, Any]:
             try:
                 values[name] = columns[name].parse(values[name])
             except ValidationError as exc:
-                raise BenchFileError(f"{record.source}: {name} {values[name]!r} must be "
+                raise BenchFileError(f"{source}: {name} {values[name]!r} must be "
                                      f"{exc.allowed}") from None
-    for name in ("model", "gpu"):
-        if values[name] is None:
-            raise BenchFileError(f"{record.source}: the file does not name the {name}; give "
-                                 f"--{name}")
-    return values
 
 
 def content_hash(model_id: int, gpu_id: int, values: Mapping[str, Any],

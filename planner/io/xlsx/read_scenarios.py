@@ -183,22 +183,7 @@ def _sheet_records(z: zipfile.ZipFile, path: Path, sheet: str, kind: str,
     _refuse_many_new(path, sheet, sheet_columns, at["id"] - 1, at["name"] - 1)
     _check_header(path, sheet, [c.header for c in all_columns], sheet_columns.header)
     index = {c.key: i for i, c in enumerate(all_columns)}
-    inputs = {c.name for c in inputs_of(kind) if c.kind in ("int", "float")}
-    names = {c.name for c in inputs_of(kind)}
-    # each kept column once: inputs as Series for the column checks, the other fields as
-    # Python values per row; formula cells per row (rare: only rows that have one)
-    series: dict[str, Any] = {}
-    meta: dict[str, list[Any]] = {}
-    formula_rows: dict[int, set[str]] = {}
-    for c in columns:
-        values, formula = sheet_columns.values(index[c.key], numeric=c.key in inputs,
-                                               strip=c.key != "notes")
-        if c.key in names:
-            series[c.key] = values
-        else:
-            meta[c.key] = values.tolist()
-        for i in np.flatnonzero(formula).tolist():
-            formula_rows.setdefault(i, set()).add(c.key)
+    series, meta, formula_rows = _split_columns(sheet_columns, columns, index, kind)
     # a date, an error value or a NaN: refused like a formula cell, with its own reason
     marked: dict[tuple[int, str], str] = {}
     for c in columns:
@@ -213,6 +198,28 @@ def _sheet_records(z: zipfile.ZipFile, path: Path, sheet: str, kind: str,
             cell[key] = None
         records.append((rows_of[i], cell, formula_rows.get(i, set())))
     return records, series, marked
+
+
+def _split_columns(sheet_columns: Any, columns: list[Any], index: dict[str, int], kind: str
+                   ) -> tuple[dict[str, Any], dict[str, list[Any]], dict[int, set[str]]]:
+    """Each kept column read once: the inputs as Series (numbers parsed for the numeric
+    ones, for the column checks), the other fields as Python values per row, and per row the
+    keys of its formula cells (rare: only rows that have one)."""
+    inputs = {c.name for c in inputs_of(kind) if c.kind in ("int", "float")}
+    names = {c.name for c in inputs_of(kind)}
+    series: dict[str, Any] = {}
+    meta: dict[str, list[Any]] = {}
+    formula_rows: dict[int, set[str]] = {}
+    for c in columns:
+        values, formula = sheet_columns.values(index[c.key], numeric=c.key in inputs,
+                                               strip=c.key != "notes")
+        if c.key in names:
+            series[c.key] = values
+        else:
+            meta[c.key] = values.tolist()
+        for i in np.flatnonzero(formula).tolist():
+            formula_rows.setdefault(i, set()).add(c.key)
+    return series, meta, formula_rows
 
 
 def _check_header(path: Path, sheet: str, expected: list[str], header: list[Any]) -> None:

@@ -147,22 +147,33 @@ def column_widths(kind: str, rows: Sequence[tuple[Scenario, Mapping[str, Any]]],
         rest_outputs = (lambda key: [out.get(key) for _sc, out in tail])  # noqa: E731
         rest_row = (lambda at: tail[at][1])  # noqa: E731
     if rest:
-        inputs = [sc.inputs for sc in rest]
-        for key, _header, role in columns:
-            if role not in ("input", "output"):
-                continue
-            values = np.asarray([row.get(key) for row in inputs] if role == "input"
-                                else rest_outputs(key))
-            if values.dtype.kind not in "biuf":
-                continue  # text or missing: the measured rows stand for the rest
-            for at in (int(values.argmin()), int(values.argmax())):
-                picked.append((rest[at], rest_row(at)))
+        picked += _extremes(columns, rest, rest_outputs, rest_row)
     for key, _header, role in columns:
         if key == "name" or role == "group":
             continue
         widest = max((cell_width(sc, out, key, role) for sc, out in picked), default=0)
         widths[key] = max(widths[key], widest)
     return widths
+
+
+def _extremes(columns: tuple[tuple[str, str, str], ...], rest: Sequence[Scenario],
+              rest_outputs: Callable[[str], Sequence[Any]],
+              rest_row: Callable[[int], Mapping[str, Any]]
+              ) -> list[tuple[Scenario, Mapping[str, Any]]]:
+    """The rows of ``rest`` holding each numeric input or output column's smallest and
+    largest value (the longest numbers); a text or missing column adds none."""
+    inputs = [sc.inputs for sc in rest]
+    picked: list[tuple[Scenario, Mapping[str, Any]]] = []
+    for key, _header, role in columns:
+        if role not in ("input", "output"):
+            continue
+        values = np.asarray([row.get(key) for row in inputs] if role == "input"
+                            else rest_outputs(key))
+        if values.dtype.kind not in "biuf":
+            continue  # text or missing: the measured rows stand for the rest
+        for at in (int(values.argmin()), int(values.argmax())):
+            picked.append((rest[at], rest_row(at)))
+    return picked
 
 
 def cell_width(sc: Scenario, outputs: Mapping[str, Any], key: str, role: str) -> int:
