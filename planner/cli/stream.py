@@ -75,10 +75,7 @@ def write_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[s
     stream.write(f"{title}\n")
     stream.write(line.format(*headers).rstrip() + "\n")
     stream.write("  ".join("-" * w for w in widths) + "\n")
-    show = progress if progress is not None else (rows >= PROGRESS_MIN_ROWS
-                                                  and sys.stderr.isatty())
-    bar = (click.progressbar(length=rows, label="printing", file=sys.stderr) if show
-           else contextlib.nullcontext())
+    bar = progress_context(progress, rows, PROGRESS_MIN_ROWS, "printing")
     with bar as progress_bar:
         fmt = line.format
         for start in range(0, rows, CHUNK_ROWS):
@@ -93,6 +90,15 @@ def write_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[s
 def _pad(text: str, width: int, is_left: bool, measure: Callable[[str], int]) -> str:
     gap = width - measure(text)
     return text + " " * gap if is_left else " " * gap + text
+
+
+def progress_context(progress: bool | None, total: int, minimum: int, label: str) -> Any:
+    """A progress bar of ``total`` steps on stderr as a context manager, or a null context:
+    shown when ``progress`` says so, else (``None``) when ``total`` is at least ``minimum``
+    and stderr is a terminal."""
+    show = progress if progress is not None else (total >= minimum and sys.stderr.isatty())
+    return (click.progressbar(length=total, label=label, file=sys.stderr) if show
+            else contextlib.nullcontext())
 
 
 def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[str]],
@@ -117,10 +123,7 @@ def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequen
     stream.write("┃ " + " ┃ ".join(_pad(h, w, is_left, len) for h, w, is_left in
                                    zip(headers, widths, left, strict=True)) + " ┃\n")
     stream.write("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩\n")
-    show = progress if progress is not None else (rows >= PROGRESS_MIN_ROWS
-                                                  and sys.stderr.isatty())
-    bar = (click.progressbar(length=rows, label="printing", file=sys.stderr) if show
-           else contextlib.nullcontext())
+    bar = progress_context(progress, rows, PROGRESS_MIN_ROWS, "printing")
     lines = _box_lines(widths, left, measures)
     with bar as progress_bar:
         for start in range(0, rows, CHUNK_ROWS):
@@ -163,23 +166,12 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
     """Print the ``count`` ``items`` as one JSON list, exactly the text of
     ``json_text(list(items))`` (:func:`planner.cli.common.json_text`: indented by two, NaN and
     infinities as null), but written as the items are produced: memory is one chunk of items."""
-    # lazy: the CLI's JSON rules (a cycle at module level: common imports nothing from here)
-    from planner.cli.common import json_records_fast, json_text_fast
-
-    def encode(chunk: list[Any]) -> list[str]:
-        if all(type(item) is dict for item in chunk):
-            return json_records_fast(chunk, "  ")
-        return [json_text_fast(item).replace("\n", "\n  ") for item in chunk]
-
     stream = out if out is not None else sys.stdout
     if count == 0:
         stream.write("[]\n")
         stream.flush()
         return
-    show = progress if progress is not None else (count >= PROGRESS_MIN_JSON_ITEMS
-                                                  and sys.stderr.isatty())
-    bar = (click.progressbar(length=count, label="writing JSON", file=sys.stderr) if show
-           else contextlib.nullcontext())
+    bar = progress_context(progress, count, PROGRESS_MIN_JSON_ITEMS, "writing JSON")
     stream.write("[\n")
     chunk: list[Any] = []
     written = 0
@@ -189,7 +181,7 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
                 chunk.append(item)
             if chunk and (len(chunk) == chunk_items or item is _END):
                 written += len(chunk)
-                stream.write(",\n".join("  " + text for text in encode(chunk))
+                stream.write(",\n".join("  " + text for text in _encode_items(chunk))
                              + (",\n" if item is not _END and written < count else ""))
                 if progress_bar is not None:
                     progress_bar.update(len(chunk))
@@ -198,3 +190,14 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
         raise ValueError(f"write_json_list: {written} items, {count} announced")
     stream.write("\n]\n")
     stream.flush()
+
+
+def _encode_items(chunk: list[Any]) -> list[str]:
+    """The JSON text of each item of ``chunk`` nested one level in a list: records (dicts)
+    a column at a time, anything else one at a time."""
+    # lazy: the CLI's JSON rules (a cycle at module level: common imports nothing from here)
+    from planner.cli.common import json_records_fast, json_text_fast
+
+    if all(type(item) is dict for item in chunk):
+        return json_records_fast(chunk, "  ")
+    return [json_text_fast(item).replace("\n", "\n  ") for item in chunk]

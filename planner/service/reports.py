@@ -111,12 +111,6 @@ class Reports:
         (they may be the bases other rows name); then edits, rows joining a group last (a
         stable sort); then new options, one at a time through the option rules. A refusal
         names the row's ``Sheet!Cell (column)``."""
-        # lazy: openpyxl and pandas, which only an import needs
-        from planner.io.xlsx.layout import letters
-
-        # lazy: as above
-        from planner.io.xlsx.read_scenarios import CellError, ImportError_
-
         creates = [p for p in plans if p.id is None and p.kind != "gpu"]
         plain = [p for p in creates if not p.fields.get("option_of")]
         if plain:
@@ -125,16 +119,27 @@ class Reports:
         new_options = [p for p in creates if p.fields.get("option_of")]
         for plan in [*sorted(edits, key=lambda p: bool(p.fields.get("option_of"))),
                      *new_options]:
-            try:
-                if plan.id is None:
-                    self.scenarios.new_in(s, plan.fleet, plan.fields)
-                else:
-                    self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields, plan.version)
-            except PlannerError as exc:
-                column = _column_of(exc, letters(plan.kind))
-                cell = f"{letters(plan.kind)[column]}{plan.row}"
-                raise ImportError_(path, [CellError(plan.sheet, cell, column,
-                                                    str(exc))]) from None
+            self._apply_row(s, path, plan)
+
+    def _apply_row(self, s: Any, path: Path, plan: Any) -> None:
+        """One row's plan: a new option created through the option rules, or an edit
+        guarded by the version the export wrote; a refusal names its ``Sheet!Cell``."""
+        # lazy: openpyxl and pandas, which only an import needs
+        from planner.io.xlsx.layout import letters
+
+        # lazy: as above
+        from planner.io.xlsx.read_scenarios import CellError, ImportError_
+
+        try:
+            if plan.id is None:
+                self.scenarios.new_in(s, plan.fleet, plan.fields)
+            else:
+                self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields, plan.version)
+        except PlannerError as exc:
+            column = _column_of(exc, letters(plan.kind))
+            cell = f"{letters(plan.kind)[column]}{plan.row}"
+            raise ImportError_(path, [CellError(plan.sheet, cell, column,
+                                                str(exc))]) from None
 
     def _create(self, s: Any, path: Path, plans: list[Any]) -> None:
         """The new rows of a workbook, per fleet: checked whole (names, notes, calibration

@@ -419,6 +419,34 @@ def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]],
     checked as arrays), then the rules across columns once per distinct model, GPU and dtype
     (:func:`planner.sheet.checks.check_rules`) over the rows whose cells are each valid."""
     import numpy as np
+
+    n = len(records)
+    values, errors, arrays, ok = _check_inputs(records, columns, inputs)
+    model_names = np.array([lower_models.get(str(cell["model"] or "").lower()) or ""
+                            for _r, cell, _f in records], dtype=object)
+    gpu_names = np.array([lower_gpus.get(str(cell["gpu"] or "").lower()) or ""
+                          for _r, cell, _f in records], dtype=object)
+    targets = np.array([str(cell.get("lora_targets") or "q,v") for _r, cell, _f in records],
+                       dtype=object)
+    ok &= (model_names != "") & (gpu_names != "")
+    ok &= np.fromiter((not f for _r, _c, f in records), dtype=bool, count=n)
+    rules = Problems(cap=n + 1)
+    check_rules(ok, np.full(n, kind == "training"), model_names, gpu_names, arrays, targets,
+                models, gpus, None, rules, calibration=False)
+    first: dict[int, tuple[str, str]] = {}
+    for p in rules.items:
+        first.setdefault(p.row, (p.column, p.message))
+    return _Checked(values, errors, first)
+
+
+def _check_inputs(records: list[tuple[int, dict[str, Any], set[str]]],
+                  columns: dict[str, Any], inputs: dict[str, Any]
+                  ) -> tuple[dict[str, list[Any]], dict[str, dict[int, str]], dict[str, Any],
+                             Any]:
+    """Each input column checked alone (:func:`planner.sheet.checks.check_column`, the
+    cells refused as formulas or marks skipped): per input its parsed values as a list, its
+    problems by record and its array; and per record whether all its cells are valid."""
+    import numpy as np
     import pandas as pd
 
     n = len(records)
@@ -436,21 +464,7 @@ def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]],
         values[key] = arrays[key].tolist()
         errors[key] = {p.row: p.message for p in problems.items}
         ok &= ~wrong & ~skip
-    model_names = np.array([lower_models.get(str(cell["model"] or "").lower()) or ""
-                            for _r, cell, _f in records], dtype=object)
-    gpu_names = np.array([lower_gpus.get(str(cell["gpu"] or "").lower()) or ""
-                          for _r, cell, _f in records], dtype=object)
-    targets = np.array([str(cell.get("lora_targets") or "q,v") for _r, cell, _f in records],
-                       dtype=object)
-    ok &= (model_names != "") & (gpu_names != "")
-    ok &= np.fromiter((not f for _r, _c, f in records), dtype=bool, count=n)
-    rules = Problems(cap=n + 1)
-    check_rules(ok, np.full(n, kind == "training"), model_names, gpu_names, arrays, targets,
-                models, gpus, None, rules, calibration=False)
-    first: dict[int, tuple[str, str]] = {}
-    for p in rules.items:
-        first.setdefault(p.row, (p.column, p.message))
-    return _Checked(values, errors, first)
+    return values, errors, arrays, ok
 
 
 def _name_clashes(plans: list[RowPlan], existing: dict[int, Any]) -> list[CellError]:
