@@ -92,20 +92,17 @@ def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: 
     built = [_sweep(ctx, s) for s in sweeps]
     fronts = [_frontier(ctx, f) for f in frontiers]
     total = sum(f.scenario_count for f in ws.fleets() if not fleets or f.name in fleets)
+    kwargs: dict[str, Any] = {"force": force, "sweeps": built, "frontiers": fronts}
     if total > 500 and sys.stderr.isatty():
         with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
-            report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built,
-                               progress=bar.update, frontiers=fronts)
+            report = ws.export(out_path, list(fleets) or None, progress=bar.update, **kwargs)
     else:
-        report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built,
-                           frontiers=fronts)
+        report = ws.export(out_path, list(fleets) or None, **kwargs)
     if as_json:
         emit_json({"path": str(report.path.resolve()), "scenarios": report.scenarios,
                    "training": report.training, "sheets": report.sheets})
         return
-    click.echo(f"wrote {report.path.resolve()}: {report.scenarios} inference and "
-               f"{report.training} training scenarios, {report.models} models, "
-               f"{report.gpus} GPUs" + (f", {report.sweeps} sweep(s)" if report.sweeps else ""))
+    click.echo(_export_line(report))
 
 
 @click.command("import")
@@ -134,6 +131,14 @@ def import_(ctx: click.Context, path: Path, fleet: str | None, dry_run: bool,
         click.echo("no changes")
     elif dry_run:
         click.echo(f"dry run: {len(changes)} change(s) not applied")
+
+
+def _export_line(report: Any) -> str:
+    """What ``planner export`` wrote, in one line: the file and its scenarios, models, GPUs
+    and sweeps."""
+    return (f"wrote {report.path.resolve()}: {report.scenarios} inference and "
+            f"{report.training} training scenarios, {report.models} models, "
+            f"{report.gpus} GPUs" + (f", {report.sweeps} sweep(s)" if report.sweeps else ""))
 
 
 def _action(p: Any) -> str:

@@ -141,6 +141,27 @@ def _normalise(source: str, values: dict[str, Any]) -> None:
                                      f"{exc.allowed}") from None
 
 
+def _parsed_runs(paths: Sequence[Path], flags: Mapping[str, Any] | None,
+                 settings: Mapping[str, Any] | None
+                 ) -> list[tuple[RunRecord, dict[str, Any], dict[str, float]]]:
+    """Every run of ``paths`` parsed before anything is stored: its record, its values with
+    the flags filled in (:func:`_merge`) and its engine settings (the file's, then
+    ``--set``'s); flags that are no setting, no file or no run refused."""
+    given = {k: v for k, v in (flags or {}).items() if v is not None}
+    unknown = set(given) - set(SETTING_FLAGS)
+    if unknown:
+        raise ValidationError("flags", "one of " + ", ".join(SETTING_FLAGS),
+                              value=sorted(unknown))
+    extra = _engine_settings(settings or {}, "--set")
+    if not paths:
+        raise ValidationError("FILE", "at least one benchmark result file")
+    records = [record for path in paths for record in parse_file(Path(path))]
+    if not records:
+        raise BenchFileError(f"{paths[0]}:1: no benchmark runs in the file(s)")
+    return [(r, _merge(r, given), {**_engine_settings(r.settings, r.source), **extra})
+            for r in records]
+
+
 def content_hash(model_id: int, gpu_id: int, values: Mapping[str, Any],
                  settings: Mapping[str, float]) -> str:
     """SHA-256 of the run's content: model and GPU rows, every setting and figure (not the
@@ -163,19 +184,7 @@ class Measurements:
     def import_files(self, paths: Sequence[Path], flags: Mapping[str, Any] | None = None,
                      settings: Mapping[str, Any] | None = None) -> ImportResult:
         """Parse every file, then store every run in one transaction (all or none)."""
-        flags = {k: v for k, v in (flags or {}).items() if v is not None}
-        unknown = set(flags) - set(SETTING_FLAGS)
-        if unknown:
-            raise ValidationError("flags", "one of " + ", ".join(SETTING_FLAGS),
-                                  value=sorted(unknown))
-        extra = _engine_settings(settings or {}, "--set")
-        if not paths:
-            raise ValidationError("FILE", "at least one benchmark result file")
-        records = [record for path in paths for record in parse_file(Path(path))]
-        if not records:
-            raise BenchFileError(f"{paths[0]}:1: no benchmark runs in the file(s)")
-        merged = [(r, _merge(r, flags), {**_engine_settings(r.settings, r.source), **extra})
-                  for r in records]
+        merged = _parsed_runs(paths, flags, settings)
         added: list[Measurement] = []
         duplicates = 0
         with write_transaction(self.engine) as s:

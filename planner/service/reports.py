@@ -48,11 +48,7 @@ class Reports:
         names = fleets or [f.name for f in self.fleets.fleets()]
         scenarios = [s for name in names for s in self.scenarios.scenarios(name)]
         models, gpus = self.catalog.models(), self.catalog.gpus()
-        # lazy: as above (numpy-backed run mapping, only an export with runs needs it)
-        from planner.sheet.calibration import Run
-
-        runs = [Run(m.id, m.model, m.gpu, m.values, m.settings)
-                for m in (self.measurements.list() if self.measurements else [])]
+        runs = self._runs()
         built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress,
                                profiles=self.evaluation.profiles(), runs=runs,
                                plans=self.plans(names, scenarios) if self.plans else (),
@@ -61,6 +57,15 @@ class Reports:
         return ExportReport(Path(path), sum(s.kind == "inference" for s in scenarios),
                             sum(s.kind == "training" for s in scenarios), len(models), len(gpus),
                             len(sweeps or ()), built.workbook.sheetnames)
+
+    def _runs(self) -> list[Any]:
+        """The stored benchmark runs as the Calibration sheet takes them (none without a
+        measurements store)."""
+        # lazy: numpy-backed run mapping, only an export with runs needs it
+        from planner.sheet.calibration import Run
+
+        return [Run(m.id, m.model, m.gpu, m.values, m.settings)
+                for m in (self.measurements.list() if self.measurements else [])]
 
     def import_workbook(self, path: Any, *, fleet: str | None = None,
                         dry_run: bool = False) -> list[Any]:
