@@ -219,20 +219,11 @@ def _parquet(fh: BinaryIO, path: Path) -> pd.DataFrame:
     if len(schema) > MAX_TABLE_COLUMNS:
         raise _too_many(path, columns=len(schema))
     for f in schema:
-        t = f.type
-        if pa.types.is_dictionary(t):
-            t = t.value_type
-        if pa.types.is_nested(t):
-            what = "nested (struct, list or map)"
-        elif pa.types.is_binary(t) or pa.types.is_large_binary(t) or \
-                pa.types.is_fixed_size_binary(t):
-            what = "binary"
-        elif pa.types.is_temporal(t):
-            what = "date or time"
-        else:
-            continue
-        raise PlannerError(f"{path}: column {_short(f.name, 80)!r} holds {what} values ({t}); "
-                           "a table of scenarios holds numbers, text and flags")
+        t = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
+        what = _refused_type(pa, t)
+        if what is not None:
+            raise PlannerError(f"{path}: column {_short(f.name, 80)!r} holds {what} values "
+                               f"({t}); a table of scenarios holds numbers, text and flags")
     table = meta.read()
     for name, column in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
@@ -241,6 +232,18 @@ def _parquet(fh: BinaryIO, path: Path) -> pd.DataFrame:
                                "number (leave the cell empty for the default)")
     frame: pd.DataFrame = table.to_pandas()
     return frame
+
+
+def _refused_type(pa: Any, t: Any) -> str | None:
+    """What a Parquet column type is, in words, when a table of scenarios cannot hold it
+    (nested, binary, date or time); ``None`` for numbers, text and flags."""
+    if pa.types.is_nested(t):
+        return "nested (struct, list or map)"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return "binary"
+    if pa.types.is_temporal(t):
+        return "date or time"
+    return None
 
 
 def columns_of(frame: pd.DataFrame) -> dict[str, Any]:

@@ -130,42 +130,53 @@ def seed_fleets(session: Session, report: SeedReport,
     with path.open("rb") as fh:
         data = tomllib.load(fh)
     for spec in data.get("fleets", []):
-        fleet_name = spec["name"]
-
-        def refresh_fleet(row: FleetRow, spec: dict[str, Any] = spec) -> None:
-            row.description = spec.get("description", "")
-
-        def find_fleet(name: str = fleet_name) -> FleetRow | None:
-            return session.scalar(select(FleetRow).where(FleetRow.name == name))
-
-        def create_fleet(spec: dict[str, Any] = spec) -> FleetRow:
-            return FleetRow(name=spec["name"], description=spec.get("description", ""))
-
-        _seed_item(session, report, "fleet", fleet_name,
-                   {"description": spec.get("description", "")},
-                   find_fleet, create_fleet, refresh_fleet)
-        fleet_row = session.scalar(select(FleetRow).where(FleetRow.name == fleet_name))
+        fleet_row = _seed_fleet(session, report, spec)
         if fleet_row is None:  # the user deleted the demo fleet: leave its scenarios out too
             continue
         for item in spec.get("scenarios", []):
-            key = f"{fleet_name}/{item['name']}"
+            _seed_scenario(session, report, build_scenario, fleet_row, item)
 
-            def find(item: dict[str, Any] = item, fleet_row: FleetRow = fleet_row) -> Any:
-                return session.scalar(select(ScenarioRow).where(
-                    ScenarioRow.fleet_id == fleet_row.id, ScenarioRow.name == item["name"]))
 
-            def refresh(row: ScenarioRow, item: dict[str, Any] = item,
-                        fleet_row: FleetRow = fleet_row) -> None:
-                fresh = build_scenario(session, fleet_row, item)  # not added to the session
-                for column in ScenarioRow.__table__.columns:
-                    if column.name not in ("id", "fleet_id", "version", "created_at"):
-                        setattr(row, column.key, getattr(fresh, column.key))
+def _seed_fleet(session: Session, report: SeedReport, spec: dict[str, Any]) -> FleetRow | None:
+    """One ``[[fleets]]`` entry's fleet (its description refreshed while the user has not
+    changed it); the fleet's row, or ``None`` when the user deleted it."""
+    fleet_name = spec["name"]
 
-            def create(item: dict[str, Any] = item, fleet_row: FleetRow = fleet_row
-                       ) -> ScenarioRow:
-                return build_scenario(session, fleet_row, item)
+    def refresh_fleet(row: FleetRow) -> None:
+        row.description = spec.get("description", "")
 
-            _seed_item(session, report, "scenario", key, item, find, create, refresh)
+    def find_fleet() -> FleetRow | None:
+        return session.scalar(select(FleetRow).where(FleetRow.name == fleet_name))
+
+    def create_fleet() -> FleetRow:
+        return FleetRow(name=spec["name"], description=spec.get("description", ""))
+
+    _seed_item(session, report, "fleet", fleet_name,
+               {"description": spec.get("description", "")},
+               find_fleet, create_fleet, refresh_fleet)
+    return session.scalar(select(FleetRow).where(FleetRow.name == fleet_name))
+
+
+def _seed_scenario(session: Session, report: SeedReport,
+                   build_scenario: Callable[[Session, FleetRow, dict[str, Any]], ScenarioRow],
+                   fleet_row: FleetRow, item: dict[str, Any]) -> None:
+    """One seeded scenario of ``fleet_row``, built as ``scenario new`` builds it (and
+    refreshed in place, its id and version kept, while the user has not changed it)."""
+    def find() -> Any:
+        return session.scalar(select(ScenarioRow).where(
+            ScenarioRow.fleet_id == fleet_row.id, ScenarioRow.name == item["name"]))
+
+    def refresh(row: ScenarioRow) -> None:
+        fresh = build_scenario(session, fleet_row, item)  # not added to the session
+        for column in ScenarioRow.__table__.columns:
+            if column.name not in ("id", "fleet_id", "version", "created_at"):
+                setattr(row, column.key, getattr(fresh, column.key))
+
+    def create() -> ScenarioRow:
+        return build_scenario(session, fleet_row, item)
+
+    _seed_item(session, report, "scenario", f"{fleet_row.name}/{item['name']}", item, find,
+               create, refresh)
 
 
 def _seed_once(session: Session, report: SeedReport, kind: str, name: str, content: Any,
