@@ -442,14 +442,22 @@ def _two_way(plain_title: str, frame: Any, varied: list[str], column: str,
     for label in col_labels:
         table.add_column(esc(label), justify="right")
     for r, by_col in at.items():
-        cells = []
-        for v in col_values:
-            j = by_col.get(v)
-            note = notes[j] if j is not None else ""
-            cells.append(f"[dim]{esc(note)}[/]" if note else
-                         esc(figures[j]) if j is not None else "")
-        table.add_row(esc(_text_or_cell(row_key)(r)), *cells)
+        table.add_row(esc(_text_or_cell(row_key)(r)),
+                      *_two_way_cells(by_col, col_values, notes, figures))
     console.print(table)
+
+
+def _two_way_cells(by_col: dict[Any, int], col_values: list[Any], notes: list[str],
+                   figures: list[str]) -> list[str]:
+    """One row of the rich two-way table: per column value its figure, the row's note
+    (dim) in its place, or nothing where the grid has no such point."""
+    cells = []
+    for v in col_values:
+        j = by_col.get(v)
+        note = notes[j] if j is not None else ""
+        cells.append(f"[dim]{esc(note)}[/]" if note else
+                     esc(figures[j]) if j is not None else "")
+    return cells
 
 
 def comparison(scenarios: list[Any], rows: list[Any]) -> None:

@@ -70,12 +70,7 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     if frontier:
         _frontier(ctx, ref, fleet_name, vary, concurrency, levels, out_path, force, as_json)
         return
-    if not vary:
-        raise ValidationError("--vary", "give one or two variations, e.g. --vary "
-                              "batch=1,2,4,...,256 (or --frontier)")
-    if levels is not None or concurrency != CONCURRENCY_DEFAULT:
-        raise ValidationError("--concurrency/--levels", "work with --frontier (a sweep "
-                              "varies concurrency with --vary concurrency=...)")
+    _check_sweep_options(vary, levels, concurrency)
     sc, base = scenario_base(ctx, ref, fleet_name)
     varied = variations(ctx, vary, sc.kind)
     if len(varied) > 2:
@@ -101,6 +96,17 @@ def sweep(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str,
     if unmeasured & set(grid.varied["gpu"].tolist() if "gpu" in grid.varied else ()):
         click.echo("* GPU whose serving efficiencies are not measured: planner defaults "
                    "(estimates on it are less sure)")
+
+
+def _check_sweep_options(vary: tuple[str, ...], levels: str | None, concurrency: str) -> None:
+    """Refuse a sweep without ``--vary``, or with the frontier's ``--levels`` or
+    ``--concurrency`` (a sweep varies concurrency with ``--vary concurrency=...``)."""
+    if not vary:
+        raise ValidationError("--vary", "give one or two variations, e.g. --vary "
+                              "batch=1,2,4,...,256 (or --frontier)")
+    if levels is not None or concurrency != CONCURRENCY_DEFAULT:
+        raise ValidationError("--concurrency/--levels", "work with --frontier (a sweep "
+                              "varies concurrency with --vary concurrency=...)")
 
 
 def _show_columns(kind: str, show: str) -> list[str]:
