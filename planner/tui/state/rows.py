@@ -252,7 +252,7 @@ class KindIndex:
         if all(has):  # an input
             return [inputs[key] for inputs in held]
         if gather is not None and not any(has):  # an output: read as a column
-            return gather(key, self.ids)  # type: ignore[no-any-return]
+            return gather(key, self.ids)
         return [inputs[key] if here else outputs[i].get(key)
                 for i, inputs, here in zip(ids, held, has, strict=True)]
 
