@@ -61,11 +61,12 @@ def _register() -> None:
         options,  # noqa: F401  (registers scenario option/choose)
         plan,
         report,
+        solve,
         whatif,
     )
 
     for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
-                    fleets.fleet, fleets.scenario, whatif.sweep, whatif.solve, whatif.compare,
+                    fleets.fleet, fleets.scenario, whatif.sweep, solve.solve, whatif.compare,
                     report.export, report.import_, bench.bench, bench.calibrate, db.db):
         cli.add_command(command)
     fleets.scenario.add_command(bulk.scenario_import)

@@ -120,33 +120,14 @@ def model_import(ctx: click.Context, configs: tuple[str, ...], name: str | None,
     The stored model records the repo id and the commit it was read at; when the repo has a
     model.safetensors.index.json its total size is shown beside the planner's weight bytes.
     """
-    # lazy: ~13 ms of imports, only when this runs
-    from planner import catalog
-
     # lazy: the service layer (~26 ms), only when this runs
-    from planner.service import estimates, hub, hub_names
+    from planner.service import estimates
 
     if name and len(configs) > 1:
         raise ValidationError("--name", "can only be given with a single config")
     ws = workspace(ctx)
     fetched: dict[str, Any] = {}
-    items: list[tuple[Any, ...]] = []
-    for ref in configs:
-        path = Path(ref).expanduser()
-        if not ref.endswith(".json") and not path.exists() and hub_names.hub_id_for(ref):
-            ref = hub_names.hub_id_for(ref) or ref  # a short name (qwen3-8b) is its Hub id
-        if hub.is_hub_id(ref):
-            read = hub.fetch_config(ref)
-            fetched[name or read.name] = read
-            items.append((name or read.name, read.config, read.source_url, read.repo_id,
-                          read.commit))
-            continue
-        path = Path(ref).expanduser()
-        file = path / "config.json" if path.is_dir() else path
-        default = file.parent.name if file.stem == "config" else file.stem
-        catalog.load_config(file)  # a clear error for a missing or malformed file
-        items.append(((name or default), catalog.read_config_text(file), source))
-
+    items = [_import_item(ref, name, source, fetched) for ref in configs]
     if len(items) > 20:
         with click.progressbar(length=len(items), label="importing", file=sys.stderr) as bar:
             added = ws.import_models(items, notes=notes, progress=lambda _i: bar.update(1))
@@ -160,15 +141,45 @@ def model_import(ctx: click.Context, configs: tuple[str, ...], name: str | None,
                     "checkpoint": checks[m.name]} for m in added])
         return
     for m in added:
-        line = f"imported {m.name} ({m.model_type}, {m.params_total:,} params)"
-        check = checks[m.name]
-        if m.hub_repo:
-            line += (f" from {m.hub_repo}@{m.hub_revision[:12]}; weights as stored "
-                     f"{check['weights_bytes'] / 1e9:,.2f} GB")
-        if "index_total_bytes" in check:
-            line += (f" vs the safetensors index {check['index_total_bytes'] / 1e9:,.2f} GB "
-                     f"({check['weights_vs_index']:+.2%})")
-        click.echo(line)
+        click.echo(_imported_line(m, checks[m.name]))
+
+
+def _import_item(ref: str, name: str | None, source: str,
+                 fetched: dict[str, Any]) -> tuple[Any, ...]:
+    """One CONFIG of ``model import`` as the item :meth:`Workspace.import_models` takes: a Hub
+    id (or a short name that is one) read from the Hub or its cache, recorded in ``fetched``
+    under its name; else a config.json file, or a folder holding one."""
+    # lazy: ~13 ms of imports, only when this runs
+    from planner import catalog
+
+    # lazy: the service layer (~26 ms), only when this runs
+    from planner.service import hub, hub_names
+
+    path = Path(ref).expanduser()
+    if not ref.endswith(".json") and not path.exists() and hub_names.hub_id_for(ref):
+        ref = hub_names.hub_id_for(ref) or ref  # a short name (qwen3-8b) is its Hub id
+    if hub.is_hub_id(ref):
+        read = hub.fetch_config(ref)
+        fetched[name or read.name] = read
+        return (name or read.name, read.config, read.source_url, read.repo_id, read.commit)
+    path = Path(ref).expanduser()
+    file = path / "config.json" if path.is_dir() else path
+    default = file.parent.name if file.stem == "config" else file.stem
+    catalog.load_config(file)  # a clear error for a missing or malformed file
+    return ((name or default), catalog.read_config_text(file), source)
+
+
+def _imported_line(m: Any, check: dict[str, Any]) -> str:
+    """The line ``model import`` prints for one model added: its type and size, and for a Hub
+    model the repo, commit and weights as stored against the safetensors index."""
+    line = f"imported {m.name} ({m.model_type}, {m.params_total:,} params)"
+    if m.hub_repo:
+        line += (f" from {m.hub_repo}@{m.hub_revision[:12]}; weights as stored "
+                 f"{check['weights_bytes'] / 1e9:,.2f} GB")
+    if "index_total_bytes" in check:
+        line += (f" vs the safetensors index {check['index_total_bytes'] / 1e9:,.2f} GB "
+                 f"({check['weights_vs_index']:+.2%})")
+    return line
 
 
 @model.command("delete")

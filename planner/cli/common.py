@@ -213,32 +213,43 @@ def _encode(value: Any, indent: str) -> str:
         return encode_basestring_ascii(value)
     if kind is float or (kind is not bool and isinstance(value, float)):
         return float.__repr__(value) if math.isfinite(value) else "null"
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
+    if value is None or kind is bool:
+        return _LITERALS[value]
     if kind is int or isinstance(value, int):
         return int.__repr__(value)
     if kind is dict or isinstance(value, dict):
-        if not value:
-            return "{}"
-        inner = indent + "  "
-        parts = []
-        for key, item in value.items():
-            if type(key) is not str:
-                return _json_fallback(value, indent)
-            parts.append(f"{inner}{encode_basestring_ascii(key)}: {_encode(item, inner)}")
-        return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
+        return _encode_dict(value, indent)
     if kind is list or kind is tuple or isinstance(value, (list, tuple)):
-        if not value:
-            return "[]"
-        inner = indent + "  "
-        return ("[\n" + ",\n".join(inner + _encode(item, inner) for item in value) + "\n"
-                + indent + "]")
+        return _encode_list(value, indent)
     # anything else (a datetime, a Decimal): json_text's default=str
     return encode_basestring_ascii(str(value))
+
+
+_LITERALS = {None: "null", True: "true", False: "false"}
+"""JSON's literals, by the Python value (``None`` and the two ``bool``s only)."""
+
+
+def _encode_dict(value: dict[Any, Any], indent: str) -> str:
+    """:func:`_encode` of a dict: its entries indented by two under ``indent``; one with a key
+    that is not text through the standard encoder (:func:`_json_fallback`)."""
+    if not value:
+        return "{}"
+    inner = indent + "  "
+    parts = []
+    for key, item in value.items():
+        if type(key) is not str:
+            return _json_fallback(value, indent)
+        parts.append(f"{inner}{encode_basestring_ascii(key)}: {_encode(item, inner)}")
+    return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
+
+
+def _encode_list(value: list[Any] | tuple[Any, ...], indent: str) -> str:
+    """:func:`_encode` of a list or tuple: its items indented by two under ``indent``."""
+    if not value:
+        return "[]"
+    inner = indent + "  "
+    return ("[\n" + ",\n".join(inner + _encode(item, inner) for item in value) + "\n"
+            + indent + "]")
 
 
 def _json_fallback(value: Any, indent: str) -> str:

@@ -209,13 +209,7 @@ def scenario_new(ctx: click.Context, ref: str, fields: tuple[str, ...], fleet_na
                  model: str | None, gpu: str | None, kind: str | None) -> None:
     fleet_, name = _ref(ctx, ref, fleet_name)
     values = parse_assignments(fields)
-    given = {"model": model, "gpu": gpu, "kind": kind}
-    for key, option in given.items():
-        field = values.pop(key, None)
-        if field is not None and option is not None and field.strip() != option:
-            raise ValidationError(key, f"given twice (--{key} {option} and {key}={field}); "
-                                  "give it once")
-        given[key] = option if option is not None else field
+    given = _options_or_fields(values, {"model": model, "gpu": gpu, "kind": kind})
     named = values.pop("name", None)
     if named is not None and named.strip() != name:
         raise ValidationError("name", f"is {name!r} from SCENARIO; name={named} differs "
@@ -229,6 +223,20 @@ def scenario_new(ctx: click.Context, ref: str, fields: tuple[str, ...], fleet_na
                                      gpu=str(given["gpu"]), kind=given["kind"] or "inference",
                                      **values)
     click.echo(f"created {sc.fleet}/{sc.name}")
+
+
+def _options_or_fields(values: dict[str, str],
+                       options: dict[str, str | None]) -> dict[str, str | None]:
+    """Each of ``options`` (``--model``, ``--gpu``, ``--kind``) from its option or its
+    ``key=value`` field (taken out of ``values``); refused when both are given and differ."""
+    given = dict(options)
+    for key, option in options.items():
+        field = values.pop(key, None)
+        if field is not None and option is not None and field.strip() != option:
+            raise ValidationError(key, f"given twice (--{key} {option} and {key}={field}); "
+                                  "give it once")
+        given[key] = option if option is not None else field
+    return given
 
 
 @scenario.command("set", help="Change fields of a scenario, as one logged edit. " + FIELDS_HELP)

@@ -18,7 +18,6 @@ once and folded into the literal text, and each float's text made once per disti
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import sys
 from bisect import bisect_left
@@ -28,7 +27,6 @@ from json.encoder import encode_basestring_ascii
 from operator import attrgetter, itemgetter
 from typing import Any, TextIO
 
-import click
 import numpy as np
 
 from planner.cli import stream
@@ -71,20 +69,31 @@ def _inference_columns(fv: FleetValues, index: list[int], values: Any) -> list[l
     out.append(_fmt(str)([s.inputs["batch"] for s in rows]))
     out.append(_fmt(lambda pair: f"{pair[0]:,}+{pair[1]:,}")(
         [(s.inputs["prompt_tokens"], s.inputs["output_tokens"]) for s in rows]))
-    fits = output_list(values, "engine_fits")  # one accounting per engine: roofline's fits
-    shortfall = output_list(values, "shortfall_bytes")
-    short = _fmt(fmt_bytes_gib)(shortfall)
-    out.append(["yes" if f else f"no (−{s})" if b > 0 else "no"
-                for f, s, b in zip(fits, short, shortfall, strict=True)])
-    names = [n for n in (*verdict.VERDICT, "engine_fits", "fits", "saturated") if n in values]
-    columns = {n: output_list(values, n) for n in names}
-    cells = [verdict.list_cells({n: columns[n][at] for n in names}, s.inputs)
-             for at, s in enumerate(rows)]
-    out += [list(c) for c in zip(*cells, strict=True)] if cells else [[], [], []]
+    out.append(_fits_column(values))
+    out += _verdict_columns(rows, values)
     out.append(_fmt(fmt_seconds)(output_list(values, "ttft_s")))
     out.append(_fmt(fmt_seconds)(output_list(values, "tpot_s")))
     out.append(_fmt(fmt_usd)(output_list(values, "cost_usd_per_hour")))
     return out
+
+
+def _fits_column(values: Any) -> list[str]:
+    """The fits column: yes, or no with the shortfall per GPU when there is one (one
+    accounting per engine: the engine's own fits)."""
+    fits = output_list(values, "engine_fits")
+    shortfall = output_list(values, "shortfall_bytes")
+    short = _fmt(fmt_bytes_gib)(shortfall)
+    return ["yes" if f else f"no (−{s})" if b > 0 else "no"
+            for f, s, b in zip(fits, short, shortfall, strict=True)]
+
+
+def _verdict_columns(rows: list[Any], values: Any) -> list[list[str]]:
+    """The verdict's list columns (:func:`planner.sheet.verdict.list_cells`) of ``rows``."""
+    names = [n for n in (*verdict.VERDICT, "engine_fits", "fits", "saturated") if n in values]
+    columns = {n: output_list(values, n) for n in names}
+    cells = [verdict.list_cells({n: columns[n][at] for n in names}, s.inputs)
+             for at, s in enumerate(rows)]
+    return [list(c) for c in zip(*cells, strict=True)] if cells else [[], [], []]
 
 
 def _training_columns(fv: FleetValues, index: list[int], values: Any) -> list[list[str]]:
@@ -165,10 +174,9 @@ def _encode_array(name: str, column: Any, indent: str) -> _Encoded:
     if isinstance(column, list):
         return _encode_objects(column, indent)
     kind = column.dtype.kind
-    integer = name in output_columns() and output_columns()[name].integer
     if not len(column) or kind not in "fiub":
         return _encode_objects(column_values(name, column), indent)
-    if integer and kind in "fb":
+    if kind in "fb" and name in output_columns() and output_columns()[name].integer:
         if kind == "f" and not (np.isfinite(column).all()
                                 and (np.abs(column) < 2.0**62).all()):
             return _encode_objects(column_values(name, column), indent)
@@ -182,6 +190,12 @@ def _encode_array(name: str, column: Any, indent: str) -> _Encoded:
         if (column == column[0]).all():
             return int.__repr__(int(column[0]))
         return list(map(int.__repr__, column.tolist()))
+    return _encode_floats(column, indent)
+
+
+def _encode_floats(column: np.ndarray, indent: str) -> _Encoded:
+    """A float array as JSON texts (``float.__repr__`` of each, NaN and infinities as
+    ``null``); one text when every value has the same bits."""
     if column.itemsize == 8 and (column.view(np.int64) == column.view(np.int64)[0]).all():
         return _encode(float(column[0]), indent)  # the same bits: the same text
     texts = float_reprs(column)
@@ -275,31 +289,37 @@ def scenario_json(fv: FleetValues, *, out: TextIO | None = None,
         stream_out.write("[]\n")
         stream_out.flush()
         return
-    show = progress if progress is not None else (count >= stream.PROGRESS_MIN_JSON_ITEMS
-                                                  and sys.stderr.isatty())
-    bar = (click.progressbar(length=count, label="writing JSON", file=sys.stderr) if show
-           else contextlib.nullcontext())
+    bar = stream.progress_context(progress, count, stream.PROGRESS_MIN_JSON_ITEMS,
+                                  "writing JSON")
     stream_out.write("[\n")
     with bar as progress_bar:
         for a in range(0, count, chunk_rows):
             b = min(a + chunk_rows, count)
-            texts: list[str | None] = [None] * (b - a)
-            for kind, (index, _values) in fv.by_kind.items():
-                lo, hi = bisect_left(index, a), bisect_left(index, b)
-                if lo == hi:
-                    continue
-                rows = [fv.scenarios[i] for i in index[lo:hi]]
-                cols = record_columns(fv.scenarios, fv.by_kind, kind, lo, hi, fv.models,
-                                      fv.gpus, fv.profiles)
-                if kind == "inference":
-                    cols = _masked(rows, cols)
-                for i, text in zip(index[lo:hi], _records_json(rows, cols), strict=True):
-                    texts[i - a] = text
-            if None in texts:
-                raise KeyError(f"scenario {fv.scenarios[a + texts.index(None)].name!r} "
-                               "was not evaluated")
-            stream_out.write(",\n".join(texts) + (",\n" if b < count else "\n"))  # type: ignore[arg-type]
+            texts = _chunk_texts(fv, a, b)
+            stream_out.write(",\n".join(texts) + (",\n" if b < count else "\n"))
             if progress_bar is not None:
                 progress_bar.update(b - a)
     stream_out.write("]\n")
     stream_out.flush()
+
+
+def _chunk_texts(fv: FleetValues, a: int, b: int) -> list[str]:
+    """The JSON text of scenarios ``a:b`` of ``fv``: each kind's rows in the chunk
+    evaluated as columns (:func:`planner.sheet.fleet.record_columns`; an inference row's
+    state figures null) and encoded; a scenario left unevaluated is a ``KeyError``."""
+    texts: list[str | None] = [None] * (b - a)
+    for kind, (index, _values) in fv.by_kind.items():
+        lo, hi = bisect_left(index, a), bisect_left(index, b)
+        if lo == hi:
+            continue
+        rows = [fv.scenarios[i] for i in index[lo:hi]]
+        cols = record_columns(fv.scenarios, fv.by_kind, kind, lo, hi, fv.models,
+                              fv.gpus, fv.profiles)
+        if kind == "inference":
+            cols = _masked(rows, cols)
+        for i, text in zip(index[lo:hi], _records_json(rows, cols), strict=True):
+            texts[i - a] = text
+    if None in texts:
+        raise KeyError(f"scenario {fv.scenarios[a + texts.index(None)].name!r} "
+                       "was not evaluated")
+    return texts  # type: ignore[return-value]

@@ -64,16 +64,7 @@ def fleet_plan(ctx: click.Context, fleet_name: str, start: str | None, end: str 
         click.echo(line)
     if detail:
         for w, name in enumerate(plan.workloads):
-            click.echo("")
-            click.echo(f"{name}  ({plan.workload_models[w]} on {plan.workload_gpus[w]}; "
-                       f"{plan.basis[w]}{': ' + plan.demand[w] if plan.demand[w] else ''})")
-            click.echo(f"  {'month':7}  {'requests/s':>11}  {'replicas':>8}  {'GPUs':>6}  "
-                       f"{'headroom req/s':>14}  {'cost USD':>12}")
-            for m, month in enumerate(plan.months):
-                click.echo(f"  {month:7}  {plan.rate_requests_per_s[w, m]:>11,.3f}  "
-                           f"{int(plan.replicas[w, m]):>8,}  {int(plan.gpus[w, m]):>6,}  "
-                           f"{plan.headroom_requests_per_s[w, m]:>14,.3f}  "
-                           f"{plan.cost_usd[w, m]:>12,.0f}")
+            _echo_workload(plan, w, name)
     for name, reason in plan.excluded:
         click.echo(f"not planned: {name} ({reason})")
 
@@ -171,14 +162,34 @@ def gpu_price(ctx: click.Context, gpu: str, month: str | None, on_demand: str | 
     if not prices:
         click.echo(f"{gpu}: no plan prices (on-demand: the catalog price)")
     for p in prices:
-        parts = [f"on-demand {p.on_demand_usd_per_gpu_hour:g}"
-                 if p.on_demand_usd_per_gpu_hour is not None else "on-demand: catalog",
-                 f"reserved {p.reserved_usd_per_gpu_hour:g} for {p.reserved_term_months} months"
-                 if p.reserved_usd_per_gpu_hour is not None else "reserved: none",
-                 f"spot {p.spot_usd_per_gpu_hour:g}"
-                 if p.spot_usd_per_gpu_hour is not None else "spot: none"]
-        click.echo(f"{p.gpu} from {p.month or 'the start'}: {', '.join(parts)} "
-                   "(USD per GPU-hour)")
+        click.echo(_price_line(p))
+
+
+def _price_line(p: Any) -> str:
+    """A GPU's plan prices from one month, in USD per GPU-hour (the catalog price where there
+    is no on-demand one, ``none`` where there is no reserved or spot price)."""
+    parts = [f"on-demand {p.on_demand_usd_per_gpu_hour:g}"
+             if p.on_demand_usd_per_gpu_hour is not None else "on-demand: catalog",
+             f"reserved {p.reserved_usd_per_gpu_hour:g} for {p.reserved_term_months} months"
+             if p.reserved_usd_per_gpu_hour is not None else "reserved: none",
+             f"spot {p.spot_usd_per_gpu_hour:g}"
+             if p.spot_usd_per_gpu_hour is not None else "spot: none"]
+    return f"{p.gpu} from {p.month or 'the start'}: {', '.join(parts)} (USD per GPU-hour)"
+
+
+def _echo_workload(plan: Any, w: int, name: str) -> None:
+    """Workload ``w``'s months under its name, model, GPU and demand basis: request rate,
+    replicas, GPUs, headroom and cost per month."""
+    click.echo("")
+    click.echo(f"{name}  ({plan.workload_models[w]} on {plan.workload_gpus[w]}; "
+               f"{plan.basis[w]}{': ' + plan.demand[w] if plan.demand[w] else ''})")
+    click.echo(f"  {'month':7}  {'requests/s':>11}  {'replicas':>8}  {'GPUs':>6}  "
+               f"{'headroom req/s':>14}  {'cost USD':>12}")
+    for m, month in enumerate(plan.months):
+        click.echo(f"  {month:7}  {plan.rate_requests_per_s[w, m]:>11,.3f}  "
+                   f"{int(plan.replicas[w, m]):>8,}  {int(plan.gpus[w, m]):>6,}  "
+                   f"{plan.headroom_requests_per_s[w, m]:>14,.3f}  "
+                   f"{plan.cost_usd[w, m]:>12,.0f}")
 
 
 def register(fleet: click.Group, scenario: click.Group, gpu: click.Group) -> None:

@@ -40,7 +40,9 @@ def esc(value: Any) -> str:
     return escape(str(value))
 
 
-def _table(title: str, rows: Iterable[tuple[str, str]], *, note: str = "") -> Table:
+def figure_table(title: str, rows: Iterable[tuple[str, str]], *, note: str = "") -> Table:
+    """A borderless two-column table: a bold label and its right-aligned figure per row, the
+    note as its caption."""
     table = Table(title=title, title_justify="left", show_header=False, box=None,
                   padding=(0, 2), caption=note or None, caption_justify="left")
     table.add_column("figure", style="bold")
@@ -81,9 +83,9 @@ def model_inspect(info: dict[str, Any]) -> None:
     if info["vision_params"]:
         rows.append(("vision tower and projector (not in total)",
                      f"{fmt_count(info['vision_params'])} params"))
-    console.print(_table(f"{esc(info['name'])} ({esc(info['model_type'])})", rows))
+    console.print(figure_table(f"{esc(info['name'])} ({esc(info['model_type'])})", rows))
     arch = info["architecture"]
-    console.print(_table("architecture", [(esc(k.replace("_", " ")), esc(v))
+    console.print(figure_table("architecture", [(esc(k.replace("_", " ")), esc(v))
                                           for k, v in arch.items()]))
     ck = info.get("checkpoint")
     if ck:
@@ -95,7 +97,7 @@ def model_inspect(info: dict[str, Any]) -> None:
         if "index_total_bytes" in ck:
             rows.append(("safetensors index total", f"{fmt_count(ck['index_total_bytes'])} B "
                                                     f"({ck['weights_vs_index']:+.2%})"))
-        console.print(_table("checkpoint", rows))
+        console.print(figure_table("checkpoint", rows))
 
 
 def gpu_list(gpus: list[GpuSpec]) -> None:
@@ -130,65 +132,86 @@ def _gpu_line(gpu: GpuSpec, result: dict[str, Any]) -> str:
 
 
 def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
-    """An inference estimate in four short tables."""
+    """An inference estimate in four short tables (after the verdict, when it applies)."""
     i = r["inputs"]
     console.print(f"[bold]{esc(r['model'])}[/] on {i['gpus']} × {_gpu_line(gpu, r)}")
     console.print(f"tp={i['tp']} pp={i['pp']} replicas={r['replicas']}  batch={i['batch']}  "
                   f"prompt={i['prompt_tokens']:,} tokens  output={i['output_tokens']:,} tokens  "
                   f"weights={i['weight_dtype']} kv={i['kv_dtype']}  MFU={i['mfu']:g} "
                   f"MBU={i['mbu']:g}\n")
-    short = fmt_bytes_gib(r["shortfall_bytes"])
-    fits = "[green]yes[/]" if r["fits"] else f"[red]no: short {short}/GPU[/]"
-    offloaded = r["weight_offload_bytes_per_gpu"] > 0
-    weights = [("weights", fmt_bytes_gib(r["weights_bytes_per_gpu"], 4))]
-    if offloaded:
-        weights += [("  in host memory (streamed every pass)",
-                     fmt_bytes_gib(r["weight_offload_bytes_per_gpu"], 4)),
-                    ("  on the GPU", fmt_bytes_gib(r["weights_on_gpu_bytes_per_gpu"], 4))]
-    host_kv = []
-    if i["kv_offload_gib"] > 0:
-        host_kv = [("host KV store: tokens (per replica)",
-                    f"{fmt_count(r['kv_offload_tokens'])} tokens"),
-                   ("sequences held, GPU + host", fmt_count(r["held_sequences"])),
-                   (f"prompt swap-in over {i['host_link_gb_per_s']:g} GB/s",
-                    fmt_seconds(r["kv_swap_in_s"]))]
-    link = (f" + {fmt_seconds(r['host_weight_stream_s'])} host link" if offloaded else "")
     engine = str(i.get("engine", "roofline"))
     if verdict.applies(i):
-        console.print(_table(verdict_title(i), verdict_rows(r, i)))
+        console.print(figure_table(verdict_title(i), verdict_rows(r, i)))
+    weights = _weight_rows(r)
     if engine != "roofline":
-        memory_rows = _engine_memory_rows(r, i, fits, weights)
+        memory_rows = _engine_memory_rows(r, weights)
         memory_title = f"Memory per GPU ({esc(engine)}'s accounting)"
     else:
-        memory_rows = [
-            ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
-            *weights,
-            ("reserve", fmt_bytes_gib(r["reserve_bytes_per_gpu"], 4)),
-            ("KV budget", fmt_bytes_gib(r["kv_budget_bytes"], 4)),
-            ("KV per token (per sequence, whole model)",
-             f"{fmt_count(r['kv_bytes_per_token'])} B ({fmt_bytes(r['kv_bytes_per_token'])})"),
-            (f"KV per sequence at {r['context_tokens']:,} tokens",
-             fmt_bytes(r["kv_bytes_per_sequence_per_gpu"])),
-            (f"KV in use (batch {i['batch']})", fmt_bytes_gib(r["kv_in_use_bytes_per_gpu"], 4)),
-            ("KV headroom", fmt_bytes_gib(r["kv_headroom_bytes"], 4)),
-            ("fits", fits),
-            ("max concurrent sequences (per replica)", fmt_count(r["max_concurrent_sequences"])),
-            ("token capacity (per replica)", f"{fmt_count(r['token_capacity'])} tokens"),
-            (f"max context at batch {i['batch']}",
-             f"{fmt_count(r['max_context_tokens'])} tokens"),
-        ]
+        memory_rows = _roofline_memory_rows(r, i, weights)
         memory_title = "Memory per GPU"
-    console.print(_table(memory_title, [*memory_rows, *host_kv]))
-    console.print(_table("Compute per request", [
+    console.print(figure_table(memory_title, [*memory_rows, *_host_kv_rows(r, i)]))
+    console.print(figure_table("Compute per request", [
         ("prefill", fmt_flops(r["prefill_flops"])),
         ("decode (G−1 steps)", fmt_flops(r["decode_flops"])),
         ("whole request", fmt_flops(r["request_flops"])),
         (f"one decode step (batch {i['batch']})", fmt_flops(r["decode_step_flops"])),
         ("bytes read per decode step", f"{r['decode_bytes_per_step'] / GB:,.2f} GB"),
     ]))
+    _latency_and_cost(r, i)
+
+
+def _weight_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """The weights per GPU, and their split between host memory and the GPU when offloaded."""
+    weights = [("weights", fmt_bytes_gib(r["weights_bytes_per_gpu"], 4))]
+    if r["weight_offload_bytes_per_gpu"] > 0:
+        weights += [("  in host memory (streamed every pass)",
+                     fmt_bytes_gib(r["weight_offload_bytes_per_gpu"], 4)),
+                    ("  on the GPU", fmt_bytes_gib(r["weights_on_gpu_bytes_per_gpu"], 4))]
+    return weights
+
+
+def _host_kv_rows(r: dict[str, Any], i: dict[str, Any]) -> list[tuple[str, str]]:
+    """The host KV store's rows (tokens, sequences held, swap-in time) when it has memory."""
+    if i["kv_offload_gib"] <= 0:
+        return []
+    return [("host KV store: tokens (per replica)", f"{fmt_count(r['kv_offload_tokens'])} tokens"),
+            ("sequences held, GPU + host", fmt_count(r["held_sequences"])),
+            (f"prompt swap-in over {i['host_link_gb_per_s']:g} GB/s",
+             fmt_seconds(r["kv_swap_in_s"]))]
+
+
+def _roofline_memory_rows(r: dict[str, Any], i: dict[str, Any],
+                          weights: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The roofline's memory accounting per GPU: reserve, KV budget, KV in use and headroom,
+    whether it fits, and the concurrency and context it leaves."""
+    short = fmt_bytes_gib(r["shortfall_bytes"])
+    fits = "[green]yes[/]" if r["fits"] else f"[red]no: short {short}/GPU[/]"
+    return [
+        ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
+        *weights,
+        ("reserve", fmt_bytes_gib(r["reserve_bytes_per_gpu"], 4)),
+        ("KV budget", fmt_bytes_gib(r["kv_budget_bytes"], 4)),
+        ("KV per token (per sequence, whole model)",
+         f"{fmt_count(r['kv_bytes_per_token'])} B ({fmt_bytes(r['kv_bytes_per_token'])})"),
+        (f"KV per sequence at {r['context_tokens']:,} tokens",
+         fmt_bytes(r["kv_bytes_per_sequence_per_gpu"])),
+        (f"KV in use (batch {i['batch']})", fmt_bytes_gib(r["kv_in_use_bytes_per_gpu"], 4)),
+        ("KV headroom", fmt_bytes_gib(r["kv_headroom_bytes"], 4)),
+        ("fits", fits),
+        ("max concurrent sequences (per replica)", fmt_count(r["max_concurrent_sequences"])),
+        ("token capacity (per replica)", f"{fmt_count(r['token_capacity'])} tokens"),
+        (f"max context at batch {i['batch']}", f"{fmt_count(r['max_context_tokens'])} tokens"),
+    ]
+
+
+def _latency_and_cost(r: dict[str, Any], i: dict[str, Any]) -> None:
+    """The estimate's last two tables: the idle-server latency and throughput bounds, and the
+    cost per hour, month and million tokens."""
+    link = (f" + {fmt_seconds(r['host_weight_stream_s'])} host link"
+            if r["weight_offload_bytes_per_gpu"] > 0 else "")
     bounds = ("Idle-server bounds (one request at a time, no queue; lower bounds, not the "
               "verdict)" if verdict.applies(i) else "Latency and throughput (lower bounds)")
-    console.print(_table(bounds, [
+    console.print(figure_table(bounds, [
         ("time to first token", f"{fmt_seconds(r['ttft_s'])} ({r['ttft_bound']} bound{link})"),
         ("time per output token",
          f"{fmt_seconds(r['tpot_s'])} ({r['tpot_bound']} bound{link})"),
@@ -197,7 +220,7 @@ def estimate(r: dict[str, Any], gpu: GpuSpec) -> None:
         ("decode rate", f"{r['decode_tokens_per_s']:,.1f} tokens/s"),
         ("requests", f"{r['requests_per_s']:,.3f} requests/s"),
     ]))
-    console.print(_table("Cost", [
+    console.print(figure_table("Cost", [
         ("per hour", fmt_usd(r["cost_usd_per_hour"])),
         ("per month", fmt_usd(r["cost_usd_per_month"])),
         ("per million input tokens", fmt_usd(r["cost_usd_per_million_input_tokens"])),
@@ -234,12 +257,11 @@ def verdict_rows(r: dict[str, Any], i: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _engine_memory_rows(r: dict[str, Any], i: dict[str, Any], fits: str,
+def _engine_memory_rows(r: dict[str, Any],
                         weights: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The engine's memory accounting (docs/serving.md), in place of the roofline's reserve and
     KV budget: one accounting per engine."""
     engine_fits = "[green]yes[/]" if r["engine_fits"] else "[red]no[/]"
-    del fits
     return [
         ("GPU memory", fmt_bytes_gib(r["gpu_memory_bytes"], 4)),
         *weights,
@@ -281,7 +303,7 @@ def train(r: dict[str, Any], gpu: GpuSpec) -> None:
     if i["budget_gpu_hours"]:
         rows.append((f"tokens for {i['budget_gpu_hours']:,.0f} GPU-h",
                      f"{r['tokens_for_gpu_hours']:,.0f} tokens"))
-    console.print(_table("Training", rows))
+    console.print(figure_table("Training", rows))
 
 
 def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
@@ -289,39 +311,56 @@ def scenario_list(scenarios: list[Any], outputs: list[dict[str, Any]]) -> None:
     inference = [(s, o) for s, o in zip(scenarios, outputs, strict=True) if s.kind == "inference"]
     training = [(s, o) for s, o in zip(scenarios, outputs, strict=True) if s.kind == "training"]
     if inference:
-        table = Table(title="Inference scenarios")
-        for column in ("scenario", "model", "GPU", "GPUs", "batch", "prompt+output tokens",
-                       "fits", *verdict.LIST_HEADERS, "idle TTFT", "idle TPOT", "USD/h"):
-            table.add_column(column, justify="left" if column in ("scenario", "model", "GPU")
-                             else "right")
-        for s, o in inference:
-            i = s.inputs
-            fits = ("yes" if o["engine_fits"] else  # one accounting per engine
-                    f"[red]no (−{fmt_bytes_gib(o['shortfall_bytes'])})[/]"
-                    if o["shortfall_bytes"] > 0 else "[red]no[/]")
-            table.add_row(esc(f"{s.fleet}/{s.name}"), esc(s.model), esc(s.gpu), str(i["gpus"]),
-                          str(i["batch"]),
-                          f"{i['prompt_tokens']:,}+{i['output_tokens']:,}", fits,
-                          *map(esc, verdict.list_cells(o, i)), fmt_seconds(o["ttft_s"]),
-                          fmt_seconds(o["tpot_s"]), fmt_usd(o["cost_usd_per_hour"]))
-        console.print(table)
+        console.print(_inference_list(inference))
     if training:
-        table = Table(title="Training scenarios")
-        for column in ("scenario", "model", "GPU", "GPUs", "tokens", "trainable params",
-                       "FLOPs", "time", "GPU-h", "USD", "memory/GPU", "fits"):
-            table.add_column(column, justify="left" if column in ("scenario", "model", "GPU")
-                             else "right")
-        for s, o in training:
-            table.add_row(esc(f"{s.fleet}/{s.name}"), esc(s.model), esc(s.gpu),
-                          str(s.inputs["gpus"]),
-                          f"{s.inputs['train_tokens']:,.0f}", fmt_count(o["trainable_params"]),
-                          f"{o['train_flops']:.3g}", fmt_seconds(o["train_time_s"]),
-                          f"{o['gpu_hours']:,.1f}", fmt_usd(o["train_cost_usd"]),
-                          fmt_bytes_gib(o["train_memory_bytes_per_gpu"]),
-                          "yes" if o["train_fits"] else "[red]no[/]")
-        console.print(table)
+        console.print(_training_list(training))
     if not scenarios:
         console.print("no scenarios")
+
+
+def _list_table(title: str, headers: tuple[str, ...]) -> Table:
+    """An empty list table: the scenario, model and GPU columns left-aligned, figures right."""
+    table = Table(title=title)
+    for column in headers:
+        table.add_column(column, justify="left" if column in ("scenario", "model", "GPU")
+                         else "right")
+    return table
+
+
+def _inference_list(rows: list[tuple[Any, dict[str, Any]]]) -> Table:
+    """The inference scenarios' table: shape, whether it fits (by the engine's accounting),
+    the verdict's list cells, the idle bounds and the hourly cost."""
+    table = _list_table("Inference scenarios", (
+        "scenario", "model", "GPU", "GPUs", "batch", "prompt+output tokens", "fits",
+        *verdict.LIST_HEADERS, "idle TTFT", "idle TPOT", "USD/h"))
+    for s, o in rows:
+        i = s.inputs
+        fits = ("yes" if o["engine_fits"] else  # one accounting per engine
+                f"[red]no (−{fmt_bytes_gib(o['shortfall_bytes'])})[/]"
+                if o["shortfall_bytes"] > 0 else "[red]no[/]")
+        table.add_row(esc(f"{s.fleet}/{s.name}"), esc(s.model), esc(s.gpu), str(i["gpus"]),
+                      str(i["batch"]),
+                      f"{i['prompt_tokens']:,}+{i['output_tokens']:,}", fits,
+                      *map(esc, verdict.list_cells(o, i)), fmt_seconds(o["ttft_s"]),
+                      fmt_seconds(o["tpot_s"]), fmt_usd(o["cost_usd_per_hour"]))
+    return table
+
+
+def _training_list(rows: list[tuple[Any, dict[str, Any]]]) -> Table:
+    """The training scenarios' table: tokens, trainable parameters, FLOPs, time, GPU-hours,
+    cost, memory per GPU and whether it fits."""
+    table = _list_table("Training scenarios", (
+        "scenario", "model", "GPU", "GPUs", "tokens", "trainable params", "FLOPs", "time",
+        "GPU-h", "USD", "memory/GPU", "fits"))
+    for s, o in rows:
+        table.add_row(esc(f"{s.fleet}/{s.name}"), esc(s.model), esc(s.gpu),
+                      str(s.inputs["gpus"]),
+                      f"{s.inputs['train_tokens']:,.0f}", fmt_count(o["trainable_params"]),
+                      f"{o['train_flops']:.3g}", fmt_seconds(o["train_time_s"]),
+                      f"{o['gpu_hours']:,.1f}", fmt_usd(o["train_cost_usd"]),
+                      fmt_bytes_gib(o["train_memory_bytes_per_gpu"]),
+                      "yes" if o["train_fits"] else "[red]no[/]")
+    return table
 
 
 RICH_MAX_ROWS = 1_000
@@ -349,40 +388,9 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
 
     varied = [v.column for v in grid.variations]
     plain_title = f"{sc.fleet}/{sc.name}: " + " × ".join(varied)
-    title = esc(plain_title)
     notes = frame["note"].tolist()
     if len(varied) == 2 and len(columns) == 1:
-        row_key, col_key = varied
-        column = columns[0]
-        row_values, col_cells = frame[row_key].tolist(), frame[col_key].tolist()
-        figures = stream.format_column(frame[column].tolist(), _figure(column))
-        col_values = list(dict.fromkeys(col_cells))
-        at: dict[Any, dict[Any, int]] = {}  # one pass: row value → column value → first row
-        for i, (r, v) in enumerate(zip(row_values, col_cells, strict=True)):
-            at.setdefault(r, {}).setdefault(v, i)
-        col_labels = stream.format_column(col_values, _text_or_cell(col_key))
-        if len(at) > RICH_MAX_ROWS or len(col_values) > 40:
-            body = [stream.format_column(list(at), _text_or_cell(row_key))]
-            for v in col_values:
-                body.append([(notes[j] or figures[j]) if (j := by_col.get(v)) is not None
-                             else "" for by_col in at.values()])
-            stream.write_table(f"{plain_title} → {column}", [f"{row_key} \\ {col_key}",
-                                                              *col_labels], body,
-                               [False] * (1 + len(col_values)))
-            return
-        table = Table(title=f"{title} → {column}")
-        table.add_column(f"{row_key} \\ {col_key}", justify="right")
-        for label in col_labels:
-            table.add_column(esc(label), justify="right")
-        for r, by_col in at.items():
-            cells = []
-            for v in col_values:
-                j = by_col.get(v)
-                note = notes[j] if j is not None else ""
-                cells.append(f"[dim]{esc(note)}[/]" if note else
-                             esc(figures[j]) if j is not None else "")
-            table.add_row(esc(_text_or_cell(row_key)(r)), *cells)
-        console.print(table)
+        _two_way(plain_title, frame, varied, columns[0], notes)
         return
     names = list(dict.fromkeys((*varied, *(c for c in frame.columns if c == "gpus"),
                                 *columns)))
@@ -396,7 +404,7 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     if len(frame) > RICH_MAX_ROWS:
         stream.write_table(plain_title, headers, body, left)
         return
-    table = Table(title=title)
+    table = Table(title=esc(plain_title))
     for h, is_left in zip(headers, left, strict=True):
         table.add_column(h, justify="left" if is_left else "right")
     for row_cells in zip(*body, strict=True):
@@ -404,84 +412,52 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     console.print(table)
 
 
-def solution(title: str, result: Any, constraint: str | None, varied: list[str]) -> None:
-    """A solve result: the answer, the objective and the constraint's columns (``title``:
-    the scenario solved, FLEET/NAME, or the model of an unsaved one)."""
-    what = f"{'maximize' if result.sense == 'max' else 'minimize'} {result.objective}"
-    console.print(f"[bold]{esc(title)}[/]: {esc(what)}"
-                  + (f" subject to {esc(constraint)}" if constraint else ""))
-    if not result.found:
-        console.print(f"[red]no feasible answer[/] among {result.candidates:,} candidates")
+def _two_way(plain_title: str, frame: Any, varied: list[str], column: str,
+             notes: list[str]) -> None:
+    """A two-way table of one output: the first varied input down, the second across (rich
+    when it has at most :data:`RICH_MAX_ROWS` rows and 40 columns, streamed text otherwise);
+    a row's note in place of its figure."""
+    # lazy: the streaming writer, only when a sweep is printed
+    from planner.cli import stream
+
+    row_key, col_key = varied
+    row_values, col_cells = frame[row_key].tolist(), frame[col_key].tolist()
+    figures = stream.format_column(frame[column].tolist(), _figure(column))
+    col_values = list(dict.fromkeys(col_cells))
+    at: dict[Any, dict[Any, int]] = {}  # one pass: row value → column value → first row
+    for i, (r, v) in enumerate(zip(row_values, col_cells, strict=True)):
+        at.setdefault(r, {}).setdefault(v, i)
+    col_labels = stream.format_column(col_values, _text_or_cell(col_key))
+    if len(at) > RICH_MAX_ROWS or len(col_values) > 40:
+        body = [stream.format_column(list(at), _text_or_cell(row_key))]
+        for v in col_values:
+            body.append([(notes[j] or figures[j]) if (j := by_col.get(v)) is not None
+                         else "" for by_col in at.values()])
+        stream.write_table(f"{plain_title} → {column}", [f"{row_key} \\ {col_key}",
+                                                          *col_labels], body,
+                           [False] * (1 + len(col_values)))
         return
-    v = result.values
-    keys = list(dict.fromkeys([*varied, result.objective]))
-    rows = [(k, esc(v[k]) if isinstance(v.get(k), str) else _cell(k, v.get(k))) for k in keys]
-    for extra in ("fits", "max_concurrent_sequences", "ttft_s", "tpot_s", "requests_per_s",
-                  "cost_usd_per_hour"):
-        if extra in v and extra not in keys:
-            rows.append((extra, _cell(extra, v[extra])))
-    console.print(_table("Answer", rows, note=f"{result.feasible:,} of {result.candidates:,} "
-                         f"candidates feasible ({result.method})"
-                         + (f"; warning: {esc(result.note)}" if result.note else "")))
+    table = Table(title=f"{esc(plain_title)} → {column}")
+    table.add_column(f"{row_key} \\ {col_key}", justify="right")
+    for label in col_labels:
+        table.add_column(esc(label), justify="right")
+    for r, by_col in at.items():
+        table.add_row(esc(_text_or_cell(row_key)(r)),
+                      *_two_way_cells(by_col, col_values, notes, figures))
+    console.print(table)
 
 
-def capacity(title: str, base: dict[str, Any], answers: list[Any], gpus: dict[str, GpuSpec],
-             query: Any) -> None:
-    """The capacity question's answer: the cheapest deployment that meets the SLO (GPU, TP,
-    count, replicas, dtype, $/month and the verdict's figures at the target rate), then the
-    runners-up (:func:`planner.sheet.capacity.answer_cells`, the UI's table), the ``*`` note
-    and the search that was run."""
-    # lazy: the capacity module's cells (numpy), only when this runs
-    from planner.sheet.capacity import ANSWER_HEADERS, answer_cells
-
-    i = {**base}
-    console.print(f"[bold]{esc(title)}[/]: the cheapest GPU × TP × count × weight dtype that "
-                  "meets the SLO at the target rate")
-    if not answers:
-        console.print("[red]no deployment meets the SLO at the target rate[/] among the "
-                      f"candidates of: {esc(' '.join(f'--vary {v}' for v in query.vary))}")
-        return
-    best = answers[0]
-    shown = {**i, **best.changes}
-    cells = dict(zip(ANSWER_HEADERS, answer_cells(1, best, gpus, i), strict=True))
-    o = best.outputs
-    rows = [("GPU", esc(cells["GPU"])), ("tensor parallel (TP)", cells["TP"]),
-            ("GPUs", f"{cells['GPUs']} ({cells['replicas']} replicas × TP {cells['TP']}"
-                     + (f" × PP {shown['pp']}" if int(shown.get("pp", 1)) > 1 else "") + ")"),
-            ("weight dtype", esc(cells["dtype"])), ("cost", f"{cells['$/month']}/month"),
-            ("meets SLO", verdict.figure("meets_slo", o, shown)),
-            *[(verdict.VERDICT_LABELS[n], verdict.figure(n, o, shown))
-              for n in ("ttft_p50_s", "ttft_p99_s", "tpot_mean_s", "utilization",
-                        "saturation_requests_per_s")]]
-    console.print(f"[bold]Answer[/] {verdict_title(shown).removeprefix('Verdict ')}")
-    console.print(_table("", rows))
-    if len(answers) > 1:
-        table = Table(title="Runners-up, cheapest first", title_justify="left",
-                      title_style="bold")
-        for header in ANSWER_HEADERS:
-            table.add_column(header, justify="left" if header in ("GPU", "dtype") else "right")
-        for n, a in enumerate(answers[1:], 2):
-            table.add_row(*map(esc, answer_cells(n, a, gpus, i)))
-        console.print(table)
-    unsure = sorted({str(a.changes.get("gpu", i.get("gpu"))) for a in answers
-                     if str(a.changes.get("gpu", i.get("gpu"))) in gpus
-                     and not verdict.gpu_measured(gpus[str(a.changes.get("gpu", i.get("gpu")))])})
-    if unsure:
-        console.print(f"[yellow]* {esc(', '.join(unsure))}: {verdict.UNMEASURED_NOTE} "
-                      "(estimates on them are less sure)[/]")
-    console.print(f"searched: minimize {query.objective} subject to {esc(query.constraint)}, "
-                  + esc(" ".join(f"--vary {v}" for v in query.vary)))
-
-
-def answer_verdict(r: dict[str, Any], measured: bool) -> None:
-    """The solved deployment's verdict (an estimate of the answer), and whether its GPU's
-    serving efficiencies are measured."""
-    i = r["inputs"]
-    if verdict.applies(i):
-        console.print(_table(verdict_title(i), verdict_rows(r, i)))
-    if not measured:
-        console.print(f"[yellow]* {esc(r['gpu'])}: {verdict.UNMEASURED_NOTE}; this answer is "
-                      "less sure than one on a measured part[/]")
+def _two_way_cells(by_col: dict[Any, int], col_values: list[Any], notes: list[str],
+                   figures: list[str]) -> list[str]:
+    """One row of the rich two-way table: per column value its figure, the row's note
+    (dim) in its place, or nothing where the grid has no such point."""
+    cells = []
+    for v in col_values:
+        j = by_col.get(v)
+        note = notes[j] if j is not None else ""
+        cells.append(f"[dim]{esc(note)}[/]" if note else
+                     esc(figures[j]) if j is not None else "")
+    return cells
 
 
 def comparison(scenarios: list[Any], rows: list[Any]) -> None:
@@ -494,7 +470,7 @@ def rollup(totals: list[Any]) -> None:
     for t in totals:
         gpus = ", ".join(f"{n}× {esc(g)}" for g, n in t.gpus_by_type.items()) or "none"
         counted = t.scenarios - len(t.not_counted)
-        console.print(_table(f"Fleet {esc(t.fleet)} ({counted} of {t.scenarios} scenarios "
+        console.print(figure_table(f"Fleet {esc(t.fleet)} ({counted} of {t.scenarios} scenarios "
                              "counted)" if t.not_counted else
                              f"Fleet {esc(t.fleet)} ({t.scenarios} scenarios)", [
             ("GPUs serving", gpus),
@@ -510,47 +486,3 @@ def rollup(totals: list[Any]) -> None:
         if t.not_fitting:
             console.print("[red]does not fit:[/] " + ", ".join(
                 f"{esc(name)} (short {fmt_bytes_gib(short)}/GPU)" for name, short in t.not_fitting))
-
-
-def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any],
-                    gpus: dict[str, GpuSpec]) -> None:
-    """The disaggregated capacity question's answer: the cheapest xPyD that meets the SLO
-    (each pool's workers × GPU × TP, GPUs, $/month, the verdict's figures at the target rate
-    and each pool's utilisation), then the runners-up
-    (:func:`planner.sheet.disagg_sizing.answer_cells`)."""
-    # lazy: the disaggregated search's cells (numpy), only when this runs
-    from planner.sheet.disagg_sizing import ANSWER_HEADERS, answer_cells
-
-    console.print(f"[bold]{esc(title)}[/]: the cheapest disaggregated deployment (prefill "
-                  "workers × decode workers, each pool's TP) that meets the SLO at the target "
-                  "rate")
-    if not answers:
-        console.print("[red]no disaggregated deployment meets the SLO at the target rate[/] "
-                      "among the pool shapes searched")
-        return
-    best = answers[0]
-    shown = {**base, **best.changes}
-    cells = dict(zip(ANSWER_HEADERS, answer_cells(1, best, base, gpus), strict=True))
-    o = best.outputs
-    rows = [("prefill pool", esc(cells["prefill"])), ("decode pool", esc(cells["decode"])),
-            ("weight dtype", esc(cells["dtype"])), ("GPUs", cells["GPUs"]),
-            ("cost", f"{cells['$/month']}/month"),
-            ("meets SLO", verdict.figure("meets_slo", o, shown)),
-            *[(verdict.VERDICT_LABELS[n], verdict.figure(n, o, shown))
-              for n in ("ttft_p50_s", "ttft_p99_s", "tpot_mean_s")],
-            ("KV transfer per request", fmt_seconds(float(o["kv_transfer_s"]))),
-            ("prefill utilisation", cells["prefill util."]),
-            ("decode utilisation", cells["decode util."])]
-    console.print("[bold]Answer[/]")
-    console.print(_table("", rows))
-    if len(answers) > 1:
-        table = Table(title="Runners-up, cheapest first", title_justify="left",
-                      title_style="bold")
-        for header in ANSWER_HEADERS:
-            table.add_column(header, justify="left" if header in ("prefill", "decode", "dtype")
-                             else "right")
-        for n, a in enumerate(answers[1:], 2):
-            table.add_row(*map(esc, answer_cells(n, a, base, gpus)))
-        console.print(table)
-    if any(" *" in cell for a in answers for cell in answer_cells(0, a, base, gpus)[1:3]):
-        console.print(f"* {verdict.UNMEASURED_NOTE} (estimates on these parts are less sure)")

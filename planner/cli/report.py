@@ -11,7 +11,7 @@ import click
 
 from planner.cli.common import emit_json, json_option, workspace
 from planner.cli.fleets import _ref
-from planner.cli.whatif import _variations
+from planner.cli.varied import variations as _variations
 from planner.errors import ValidationError
 
 
@@ -92,20 +92,17 @@ def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: 
     built = [_sweep(ctx, s) for s in sweeps]
     fronts = [_frontier(ctx, f) for f in frontiers]
     total = sum(f.scenario_count for f in ws.fleets() if not fleets or f.name in fleets)
+    kwargs: dict[str, Any] = {"force": force, "sweeps": built, "frontiers": fronts}
     if total > 500 and sys.stderr.isatty():
         with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
-            report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built,
-                               progress=bar.update, frontiers=fronts)
+            report = ws.export(out_path, list(fleets) or None, progress=bar.update, **kwargs)
     else:
-        report = ws.export(out_path, list(fleets) or None, force=force, sweeps=built,
-                           frontiers=fronts)
+        report = ws.export(out_path, list(fleets) or None, **kwargs)
     if as_json:
         emit_json({"path": str(report.path.resolve()), "scenarios": report.scenarios,
                    "training": report.training, "sheets": report.sheets})
         return
-    click.echo(f"wrote {report.path.resolve()}: {report.scenarios} inference and "
-               f"{report.training} training scenarios, {report.models} models, "
-               f"{report.gpus} GPUs" + (f", {report.sweeps} sweep(s)" if report.sweeps else ""))
+    click.echo(_export_line(report))
 
 
 @click.command("import")
@@ -124,22 +121,37 @@ def import_(ctx: click.Context, path: Path, fleet: str | None, dry_run: bool,
     if as_json:
         emit_json({"dry_run": dry_run, "changes": [
             {"sheet": p.sheet, "row": p.row, "fleet": p.fleet, "name": p.name, "id": p.id,
-             "action": ("update GPU" if p.kind == "gpu" else "create" if p.id is None
-                        else "update"), "fields": p.fields}
+             "action": _action(p), "fields": p.fields}
             for p in changes]})
         return
-    verb = "would" if dry_run else ""
+    verb = "would " if dry_run else ""
     for p in changes:
-        if p.kind == "gpu":
-            detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
-            click.echo(f"{verb + ' ' if verb else ''}update GPU {p.name}: {detail}")
-        elif p.id is None:
-            click.echo(f"{verb + ' ' if verb else ''}create {p.fleet}/{p.name} "
-                       f"({p.sheet} row {p.row})")
-        else:
-            detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
-            click.echo(f"{verb + ' ' if verb else ''}update {p.fleet}/{p.name}: {detail}")
+        click.echo(verb + _change_line(p))
     if not changes:
         click.echo("no changes")
     elif dry_run:
         click.echo(f"dry run: {len(changes)} change(s) not applied")
+
+
+def _export_line(report: Any) -> str:
+    """What ``planner export`` wrote, in one line: the file and its scenarios, models, GPUs
+    and sweeps."""
+    return (f"wrote {report.path.resolve()}: {report.scenarios} inference and "
+            f"{report.training} training scenarios, {report.models} models, "
+            f"{report.gpus} GPUs" + (f", {report.sweeps} sweep(s)" if report.sweeps else ""))
+
+
+def _action(p: Any) -> str:
+    """What an import does with a row plan: update a GPU, create a scenario or update one."""
+    return "update GPU" if p.kind == "gpu" else "create" if p.id is None else "update"
+
+
+def _change_line(p: Any) -> str:
+    """A row plan as ``planner import`` prints it: the GPU or scenario and its fields as
+    typed, or the new scenario and the sheet row it comes from."""
+    detail = ", ".join(f"{k}={v!r}" for k, v in p.fields.items())
+    if p.kind == "gpu":
+        return f"update GPU {p.name}: {detail}"
+    if p.id is None:
+        return f"create {p.fleet}/{p.name} ({p.sheet} row {p.row})"
+    return f"update {p.fleet}/{p.name}: {detail}"

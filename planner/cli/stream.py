@@ -75,10 +75,7 @@ def write_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[s
     stream.write(f"{title}\n")
     stream.write(line.format(*headers).rstrip() + "\n")
     stream.write("  ".join("-" * w for w in widths) + "\n")
-    show = progress if progress is not None else (rows >= PROGRESS_MIN_ROWS
-                                                  and sys.stderr.isatty())
-    bar = (click.progressbar(length=rows, label="printing", file=sys.stderr) if show
-           else contextlib.nullcontext())
+    bar = progress_context(progress, rows, PROGRESS_MIN_ROWS, "printing")
     with bar as progress_bar:
         fmt = line.format
         for start in range(0, rows, CHUNK_ROWS):
@@ -95,6 +92,15 @@ def _pad(text: str, width: int, is_left: bool, measure: Callable[[str], int]) ->
     return text + " " * gap if is_left else " " * gap + text
 
 
+def progress_context(progress: bool | None, total: int, minimum: int, label: str) -> Any:
+    """A progress bar of ``total`` steps on stderr as a context manager, or a null context:
+    shown when ``progress`` says so, else (``None``) when ``total`` is at least ``minimum``
+    and stderr is a terminal."""
+    show = progress if progress is not None else (total >= minimum and sys.stderr.isatty())
+    return (click.progressbar(length=total, label=label, file=sys.stderr) if show
+            else contextlib.nullcontext())
+
+
 def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[str]],
                     left: Sequence[bool], *, out: TextIO | None = None,
                     progress: bool | None = None, wide: Sequence[bool] | None = None) -> None:
@@ -107,12 +113,7 @@ def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequen
     text, measured with rich's ``cell_len``); the others are measured with ``len``."""
     stream = out if out is not None else sys.stdout
     rows = len(columns[0]) if columns else 0
-    measures: list[Callable[[str], int]] = [len] * len(columns)
-    if wide is not None and any(wide):
-        # lazy: rich's cell widths, only for columns of user text
-        from rich.cells import cell_len
-
-        measures = [cell_len if w else len for w in wide]
+    measures = _measures(len(columns), wide)
     widths = [max(measure(h), max(map(measure, c), default=0))
               for h, c, measure in zip(headers, columns, measures, strict=True)]
     total = sum(widths) + 3 * len(widths) + 1
@@ -122,30 +123,42 @@ def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequen
     stream.write("┃ " + " ┃ ".join(_pad(h, w, is_left, len) for h, w, is_left in
                                    zip(headers, widths, left, strict=True)) + " ┃\n")
     stream.write("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩\n")
-    show = progress if progress is not None else (rows >= PROGRESS_MIN_ROWS
-                                                  and sys.stderr.isatty())
-    bar = (click.progressbar(length=rows, label="printing", file=sys.stderr) if show
-           else contextlib.nullcontext())
-    fast = all(m is len for m in measures)
-    specs = [f"{{:{'<' if is_left else '>'}{w}}}" for w, is_left in zip(widths, left,
-                                                                          strict=True)]
-    line = "│ " + " │ ".join(specs) + " │"
+    bar = progress_context(progress, rows, PROGRESS_MIN_ROWS, "printing")
+    lines = _box_lines(widths, left, measures)
     with bar as progress_bar:
         for start in range(0, rows, CHUNK_ROWS):
             stop = min(start + CHUNK_ROWS, rows)
-            chunk = zip(*(c[start:stop] for c in columns), strict=True)
-            if fast:
-                text = "\n".join(line.format(*cells) for cells in chunk)
-            else:
-                text = "\n".join(
-                    "│ " + " │ ".join(_pad(t, w, is_left, m) for t, w, is_left, m in
-                                     zip(cells, widths, left, measures, strict=True)) + " │"
-                    for cells in chunk)
-            stream.write(text + "\n")
+            stream.write(lines(zip(*(c[start:stop] for c in columns), strict=True)) + "\n")
             if progress_bar is not None:
                 progress_bar.update(stop - start)
     stream.write("└" + "┴".join("─" * (w + 2) for w in widths) + "┘\n")
     stream.flush()
+
+
+def _measures(count: int, wide: Sequence[bool] | None) -> list[Callable[[str], int]]:
+    """Per column, how its text's width is measured: rich's ``cell_len`` for a column of user
+    text (``wide``), else ``len``."""
+    if wide is None or not any(wide):
+        return [len] * count
+    # lazy: rich's cell widths, only for columns of user text
+    from rich.cells import cell_len
+
+    return [cell_len if w else len for w in wide]
+
+
+def _box_lines(widths: list[int], left: Sequence[bool],
+               measures: list[Callable[[str], int]]) -> Callable[[Iterable[Any]], str]:
+    """The function that writes rows of cells as the table's light-ruled body lines: one
+    ``str.format`` per row when every width is ``len``, padding by cell width otherwise."""
+    if all(m is len for m in measures):
+        specs = [f"{{:{'<' if is_left else '>'}{w}}}" for w, is_left in zip(widths, left,
+                                                                              strict=True)]
+        line = "│ " + " │ ".join(specs) + " │"
+        return lambda chunk: "\n".join(line.format(*cells) for cells in chunk)
+    return lambda chunk: "\n".join(
+        "│ " + " │ ".join(_pad(t, w, is_left, m) for t, w, is_left, m in
+                         zip(cells, widths, left, measures, strict=True)) + " │"
+        for cells in chunk)
 
 
 def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = None,
@@ -153,23 +166,12 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
     """Print the ``count`` ``items`` as one JSON list, exactly the text of
     ``json_text(list(items))`` (:func:`planner.cli.common.json_text`: indented by two, NaN and
     infinities as null), but written as the items are produced: memory is one chunk of items."""
-    # lazy: the CLI's JSON rules (a cycle at module level: common imports nothing from here)
-    from planner.cli.common import json_records_fast, json_text_fast
-
-    def encode(chunk: list[Any]) -> list[str]:
-        if all(type(item) is dict for item in chunk):
-            return json_records_fast(chunk, "  ")
-        return [json_text_fast(item).replace("\n", "\n  ") for item in chunk]
-
     stream = out if out is not None else sys.stdout
     if count == 0:
         stream.write("[]\n")
         stream.flush()
         return
-    show = progress if progress is not None else (count >= PROGRESS_MIN_JSON_ITEMS
-                                                  and sys.stderr.isatty())
-    bar = (click.progressbar(length=count, label="writing JSON", file=sys.stderr) if show
-           else contextlib.nullcontext())
+    bar = progress_context(progress, count, PROGRESS_MIN_JSON_ITEMS, "writing JSON")
     stream.write("[\n")
     chunk: list[Any] = []
     written = 0
@@ -179,7 +181,7 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
                 chunk.append(item)
             if chunk and (len(chunk) == chunk_items or item is _END):
                 written += len(chunk)
-                stream.write(",\n".join("  " + text for text in encode(chunk))
+                stream.write(",\n".join("  " + text for text in _encode_items(chunk))
                              + (",\n" if item is not _END and written < count else ""))
                 if progress_bar is not None:
                     progress_bar.update(len(chunk))
@@ -188,3 +190,14 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
         raise ValueError(f"write_json_list: {written} items, {count} announced")
     stream.write("\n]\n")
     stream.flush()
+
+
+def _encode_items(chunk: list[Any]) -> list[str]:
+    """The JSON text of each item of ``chunk`` nested one level in a list: records (dicts)
+    a column at a time, anything else one at a time."""
+    # lazy: the CLI's JSON rules (a cycle at module level: common imports nothing from here)
+    from planner.cli.common import json_records_fast, json_text_fast
+
+    if all(type(item) is dict for item in chunk):
+        return json_records_fast(chunk, "  ")
+    return [json_text_fast(item).replace("\n", "\n  ") for item in chunk]

@@ -122,25 +122,9 @@ def _xlsx(fh: BinaryIO, path: Path) -> pd.DataFrame:
     cells, formulas as their cached values, a constant flag formula as its flag; a date, an
     error value or a NaN refused naming its cell."""
     with zipfile.ZipFile(fh) as z:
-        try:
-            sheets = sheet_parts(z)
-            if not sheets:
-                return pd.DataFrame()
-            name, member = next(iter(sheets.items()))
-            strings = shared_strings(z, MAX_STRINGS_BYTES, lambda: PlannerError(
-                f"{path}: the shared string table is larger than "
-                f"{MAX_STRINGS_BYTES >> 20} MiB uncompressed"))
-            cols = read_columns(z, member, keep=range(1, MAX_TABLE_COLUMNS + 1),
-                                width=MAX_TABLE_COLUMNS, max_rows=MAX_TABLE_ROWS,
-                                max_bytes=MAX_SHEET_BYTES, strings=strings,
-                                dates=date_styles(z))
-        except SheetRefused as exc:
-            if exc.cell:
-                raise PlannerError(
-                    f"{path}: cell {name}!{exc.cell} is outside a table of scenarios (at most "
-                    f"{MAX_TABLE_ROWS:,} data rows and {MAX_TABLE_COLUMNS} columns); clear it "
-                    "and save again") from None
-            raise PlannerError(f"{path}: sheet {name} {exc.what}") from None
+        cols = _first_sheet(z, path)
+    if cols is None:
+        return pd.DataFrame()
     header = [("" if h is None else str(h)) for h in cols.header]
     while header and not header[-1].strip():  # trailing empty header cells
         header.pop()
@@ -153,6 +137,39 @@ def _xlsx(fh: BinaryIO, path: Path) -> pd.DataFrame:
         raise PlannerError(f"{path}: the sheet spans {n:,} rows × {width} columns, more than "
                            f"{MAX_TABLE_CELLS:,} cells; a table of scenarios is far smaller")
     _refuse_marked(path, cols, header, width)
+    return _sheet_frame(cols, header, n)
+
+
+def _first_sheet(z: zipfile.ZipFile, path: Path) -> Any:
+    """The workbook's first sheet streamed (at most :data:`MAX_TABLE_COLUMNS` columns and
+    :data:`MAX_TABLE_ROWS` rows), ``None`` when it has no sheet; a cell outside those bounds
+    or a sheet too large refused naming it."""
+    try:
+        sheets = sheet_parts(z)
+        if not sheets:
+            return None
+        name, member = next(iter(sheets.items()))
+        strings = shared_strings(z, MAX_STRINGS_BYTES, lambda: PlannerError(
+            f"{path}: the shared string table is larger than "
+            f"{MAX_STRINGS_BYTES >> 20} MiB uncompressed"))
+        return read_columns(z, member, keep=range(1, MAX_TABLE_COLUMNS + 1),
+                            width=MAX_TABLE_COLUMNS, max_rows=MAX_TABLE_ROWS,
+                            max_bytes=MAX_SHEET_BYTES, strings=strings, dates=date_styles(z))
+    except SheetRefused as exc:
+        if exc.cell:
+            raise PlannerError(
+                f"{path}: cell {name}!{exc.cell} is outside a table of scenarios (at most "
+                f"{MAX_TABLE_ROWS:,} data rows and {MAX_TABLE_COLUMNS} columns); clear it "
+                "and save again") from None
+        raise PlannerError(f"{path}: sheet {name} {exc.what}") from None
+
+
+def _sheet_frame(cols: Any, header: list[str], n: int) -> pd.DataFrame:
+    """The sheet's ``n`` data rows as a frame of Python values (blank rows kept as empty
+    lines), a column per header cell (``Unnamed: i`` for an empty one) and one more when
+    cells lie past the header."""
+    rows = cols.rows
+    width = len(header)
     at = rows - 2
     columns: dict[str, pd.Series] = {}
     for i, title in enumerate(header):
@@ -202,20 +219,11 @@ def _parquet(fh: BinaryIO, path: Path) -> pd.DataFrame:
     if len(schema) > MAX_TABLE_COLUMNS:
         raise _too_many(path, columns=len(schema))
     for f in schema:
-        t = f.type
-        if pa.types.is_dictionary(t):
-            t = t.value_type
-        if pa.types.is_nested(t):
-            what = "nested (struct, list or map)"
-        elif pa.types.is_binary(t) or pa.types.is_large_binary(t) or \
-                pa.types.is_fixed_size_binary(t):
-            what = "binary"
-        elif pa.types.is_temporal(t):
-            what = "date or time"
-        else:
-            continue
-        raise PlannerError(f"{path}: column {_short(f.name, 80)!r} holds {what} values ({t}); "
-                           "a table of scenarios holds numbers, text and flags")
+        t = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
+        what = _refused_type(pa, t)
+        if what is not None:
+            raise PlannerError(f"{path}: column {_short(f.name, 80)!r} holds {what} values "
+                               f"({t}); a table of scenarios holds numbers, text and flags")
     table = meta.read()
     for name, column in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
@@ -224,6 +232,18 @@ def _parquet(fh: BinaryIO, path: Path) -> pd.DataFrame:
                                "number (leave the cell empty for the default)")
     frame: pd.DataFrame = table.to_pandas()
     return frame
+
+
+def _refused_type(pa: Any, t: Any) -> str | None:
+    """What a Parquet column type is, in words, when a table of scenarios cannot hold it
+    (nested, binary, date or time); ``None`` for numbers, text and flags."""
+    if pa.types.is_nested(t):
+        return "nested (struct, list or map)"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return "binary"
+    if pa.types.is_temporal(t):
+        return "date or time"
+    return None
 
 
 def columns_of(frame: pd.DataFrame) -> dict[str, Any]:

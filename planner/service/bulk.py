@@ -98,28 +98,10 @@ class BulkImport:
         if on_clash not in CLASH_CHOICES:
             raise PlannerError(f"on_clash must be one of {', '.join(CLASH_CHOICES)}, "
                                f"not {on_clash!r}")
-        # lazy: pandas (~0.2 s), only when a table is imported
-        import pandas as pd
-
         # lazy: the column checks import pandas, which Workspace users need not load
         from planner.sheet.checks import Problems, check_header, check_table
 
-        if isinstance(source, pd.DataFrame):
-            frame, label = source, "DataFrame"
-            index = list(source.index)
-
-            def where(row: int) -> str:
-                return f"{label}:header" if row < 0 else f"{label}:row {index[row]!r}"
-        else:
-            # lazy: the file readers (pandas, pyarrow, streamed xlsx), only for a file
-            from planner.io.tables import read_table
-
-            label = str(source)
-            frame = read_table(Path(source))
-
-            def where(row: int) -> str:
-                return f"{label}:{row + 2}"
-
+        frame, label, where = _source_frame(source)
         with read_session(self.engine) as s:
             fleet_row = queries.fleet_row(s, fleet)
             taken = bulk.existing(s, fleet_row.id)
@@ -235,3 +217,30 @@ def _ids(names: np.ndarray, ids: dict[str, int]) -> np.ndarray:
 
 __all__ = ["BulkImport", "BulkImportError", "BulkResult", "Clash",
            "insert_checked"]
+
+
+def _source_frame(source: Any) -> tuple[Any, str, Callable[[int], str]]:
+    """``source`` as a DataFrame (a path read by :func:`planner.io.tables.read_table`), the
+    label its problems are reported under, and the function naming a row (``-1``: the
+    header): ``DataFrame:row <index>`` for a frame, ``FILE:<line>`` for a file."""
+    # lazy: pandas (~0.2 s), only when a table is imported
+    import pandas as pd
+
+    if isinstance(source, pd.DataFrame):
+        label = "DataFrame"
+        index = list(source.index)
+
+        def where(row: int) -> str:
+            return f"{label}:header" if row < 0 else f"{label}:row {index[row]!r}"
+
+        return source, label, where
+    # lazy: the file readers (pandas, pyarrow, streamed xlsx), only for a file
+    from planner.io.tables import read_table
+
+    path_label = str(source)
+    frame = read_table(Path(source))
+
+    def where_in_file(row: int) -> str:
+        return f"{path_label}:{row + 2}"
+
+    return frame, path_label, where_in_file

@@ -121,31 +121,10 @@ class Calibration:
         if not 0 <= holdout < 1:
             raise ValidationError("holdout", "a fraction from 0 to below 1", value=holdout)
         stored = self.measurements.list(model=model, gpu=gpu, engine=engine)
-        if not stored:
-            raise PlannerError("no stored benchmark runs match"
-                               + "".join(f" {k} {v}" for k, v in
-                                         (("--gpu", gpu), ("--engine", engine),
-                                          ("--model", model)) if v)
-                               + " (planner bench import FILE...)")
-        for m in stored:  # a run stored before its figures were bounded is never fitted
-            try:
-                check_record(RunRecord(f"run {m.id} ({m.source[-60:]})", m.source_format,
-                                       m.values))
-            except BenchFileError as exc:
-                raise PlannerError(f"{exc}; delete it (planner bench delete {m.id}) and "
-                                   "calibrate again") from None
+        _check_runs(stored, gpu, engine, model)
         if model:  # the stored model's name (``--model`` may be the Hub id it came from)
             model = stored[0].model
-        pairs = Counter((m.gpu, m.values.get("engine")) for m in stored)
-        if len(pairs) > 1:
-            listed = ", ".join(f"{g}/{e or 'unknown engine'} ({n} runs)"
-                               for (g, e), n in sorted(pairs.items(), key=str))
-            raise ValidationError("--gpu/--engine", "one GPU and one engine (a profile is "
-                                  f"per GPU and engine); the runs are of {listed}")
-        (gpu_name, engine_name), = pairs
-        if engine_name is None:
-            raise PlannerError(f"the {len(stored)} matching runs do not say their engine; "
-                               "re-import them with --engine")
+        gpu_name, engine_name = _one_pair(stored)
         runs = [Run(m.id, m.model, m.gpu, m.values, m.settings) for m in stored]
         with read_session(self.engine) as s:
             models, gpus = self.specs.model_specs(s), self.specs.gpu_specs(s)
@@ -227,3 +206,38 @@ class Calibration:
 
 PARAMETER_HELP: dict[str, str] = {p.name: p.help for p in PARAMETERS}
 """What each fitted parameter is (for the CLI's table)."""
+
+
+def _check_runs(stored: list[Any], gpu: str | None, engine: str | None,
+                model: str | None) -> None:
+    """Refuse a calibration with no matching runs (naming the filters), or with a run stored
+    before its figures were bounded (it is never fitted: delete it)."""
+    if not stored:
+        raise PlannerError("no stored benchmark runs match"
+                           + "".join(f" {k} {v}" for k, v in
+                                     (("--gpu", gpu), ("--engine", engine),
+                                      ("--model", model)) if v)
+                           + " (planner bench import FILE...)")
+    for m in stored:  # a run stored before its figures were bounded is never fitted
+        try:
+            check_record(RunRecord(f"run {m.id} ({m.source[-60:]})", m.source_format,
+                                   m.values))
+        except BenchFileError as exc:
+            raise PlannerError(f"{exc}; delete it (planner bench delete {m.id}) and "
+                               "calibrate again") from None
+
+
+def _one_pair(stored: list[Any]) -> tuple[str, str]:
+    """The one GPU and engine of the runs (a profile is per GPU and engine); refused when
+    they span several, or do not say their engine."""
+    pairs = Counter((m.gpu, m.values.get("engine")) for m in stored)
+    if len(pairs) > 1:
+        listed = ", ".join(f"{g}/{e or 'unknown engine'} ({n} runs)"
+                           for (g, e), n in sorted(pairs.items(), key=str))
+        raise ValidationError("--gpu/--engine", "one GPU and one engine (a profile is "
+                              f"per GPU and engine); the runs are of {listed}")
+    (gpu_name, engine_name), = pairs
+    if engine_name is None:
+        raise PlannerError(f"the {len(stored)} matching runs do not say their engine; "
+                           "re-import them with --engine")
+    return gpu_name, engine_name

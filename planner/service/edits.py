@@ -48,19 +48,7 @@ def check_edit(sc: Scenario, changes: Mapping[str, Any], models: Mapping[str, Mo
     calibration ``profiles`` its ``calibration`` input may pick); raises
     :class:`ValidationError` naming the field (and the allowed range) otherwise."""
     columns = {c.name: c for c in inputs_of(sc.kind)}
-    parsed: dict[str, Any] = {}
-    for key, raw in changes.items():
-        if key in columns:
-            parsed[key] = columns[key].parse(raw)
-        elif key == "name":
-            parsed[key] = clean_name(str(raw), "name")
-        elif key in META_FIELDS:
-            parsed[key] = (str(raw).strip() if key in ("model", "gpu")
-                           else clean_lora_targets(raw) if key == "lora_targets"
-                           else clean_text(raw, key))
-        else:
-            raise ValidationError(key, not_one_of(key, (*META_FIELDS, *columns),
-                                                  "is not a scenario field", FIELDS_LISTING))
+    parsed = {key: _parsed_field(key, raw, columns) for key, raw in changes.items()}
     meta = {k: v for k, v in parsed.items() if k in META_FIELDS}
     inputs = {**sc.inputs, **{k: v for k, v in parsed.items() if k in columns}}
     after = dataclasses.replace(sc, inputs=inputs, **meta)
@@ -69,3 +57,18 @@ def check_edit(sc: Scenario, changes: Mapping[str, Any], models: Mapping[str, Mo
     except RowError as exc:  # one row: name the field, not the row
         raise ValidationError(exc.field, exc.allowed, value=exc.value) from None
     return CheckedEdit(sc, after, parsed, outputs)
+
+
+def _parsed_field(key: str, raw: Any, columns: Mapping[str, Any]) -> Any:
+    """One edited field parsed: an input by its column, the name cleaned, the model and GPU
+    names stripped, LoRA targets and notes cleaned; any other field refused."""
+    if key in columns:
+        return columns[key].parse(raw)
+    if key == "name":
+        return clean_name(str(raw), "name")
+    if key in META_FIELDS:
+        return (str(raw).strip() if key in ("model", "gpu")
+                else clean_lora_targets(raw) if key == "lora_targets"
+                else clean_text(raw, key))
+    raise ValidationError(key, not_one_of(key, (*META_FIELDS, *columns),
+                                          "is not a scenario field", FIELDS_LISTING))

@@ -68,6 +68,16 @@ def adhoc_gpu(base: GpuSpec | None, *, memory_gib: float | None = None,
                                   f"(missing {', '.join(missing)})")
         base = GpuSpec(name="custom", memory_bytes=0, flops_per_s={}, bandwidth_bytes_per_s=0.0,
                        label="custom GPU")
+    changes = _gpu_changes(memory_gib, tflops, bandwidth_gb_per_s, price_usd_per_hour)
+    return replace(base, **changes) if changes else base
+
+
+def _gpu_changes(memory_gib: float | None, tflops: float | None,
+                 bandwidth_gb_per_s: float | None,
+                 price_usd_per_hour: float | None) -> dict[str, Any]:
+    """The GpuSpec fields the given figures set: memory in bytes (GiB = 2^30 B), the dense
+    peak for every dtype (TFLOP/s = 1e12 FLOP/s), bandwidth in B/s (GB = 1e9 B), a real
+    (not example) price."""
     changes: dict[str, Any] = {}
     if memory_gib is not None:
         changes["memory_bytes"] = round(memory_gib * GiB)
@@ -78,7 +88,7 @@ def adhoc_gpu(base: GpuSpec | None, *, memory_gib: float | None = None,
     if price_usd_per_hour is not None:
         changes["price_usd_per_hour"] = price_usd_per_hour
         changes["price_is_example"] = False
-    return replace(base, **changes) if changes else base
+    return changes
 
 
 def scenario_columns(spec: ModelSpec, gpu: GpuSpec, values: Mapping[str, Any]) -> dict[str, Any]:

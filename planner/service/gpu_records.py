@@ -80,14 +80,26 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
         raise ValidationError(unknown[0], not_one_of(unknown[0], GPU_FIELDS, "is not a GPU field",
                                                      "`planner gpu show NAME --json` lists "
                                                      "them"))
-    clean: dict[str, Any] = {}
-    for key, value in record.items():
-        if key in ("vendor", "label", "source", "serving_source", "topology_source"):
-            clean[key] = clean_text(value, key)
-        elif key == "price_is_example":
-            clean[key] = parse_bool(key, value)
-        else:
-            clean[key] = gpu_number(key, value)
+    clean = {key: _clean_field(key, value) for key, value in record.items()}
+    _check_figures(clean, record)
+    clean = {k: v for k, v in clean.items() if not (k in _THROUGHPUT and v == 0)}
+    return gpu_from_record(clean_name(name, "name"), clean)
+
+
+def _clean_field(key: str, value: Any) -> Any:
+    """One field of a user's GPU record parsed: text cleaned, the example-price flag a
+    boolean, anything else a number in its range (:func:`gpu_number`)."""
+    if key in ("vendor", "label", "source", "serving_source", "topology_source"):
+        return clean_text(value, key)
+    if key == "price_is_example":
+        return parse_bool(key, value)
+    return gpu_number(key, value)
+
+
+def _check_figures(clean: dict[str, Any], record: dict[str, Any]) -> None:
+    """Refuse a parsed GPU record without memory and bandwidth or any throughput, with a
+    fractional count, an unknown PCIe generation or a share above 1 (``record``: the values
+    as given, named in the message)."""
     for key in _POSITIVE:
         if key not in clean:
             raise ValidationError(key, "is required (a number above 0)")
@@ -110,8 +122,6 @@ def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
         if clean.get(key, 0) > 1:
             raise ValidationError(key, "must be a share from 0 to 1 (0: the default)",
                                   value=record[key])
-    clean = {k: v for k, v in clean.items() if not (k in _THROUGHPUT and v == 0)}
-    return gpu_from_record(clean_name(name, "name"), clean)
 
 
 def changed_spec(spec: GpuSpec, changes: dict[str, Any]) -> GpuSpec:

@@ -257,6 +257,27 @@ def fetch_config(ref: str) -> HubConfig:
         raise HubError(f"{echo(ref)} is not a Hub id: write org/name or org/name@revision")
     repo_id, revision = parsed
     check_hub_id(ref, repo_id, revision)
+    path = _config_path(repo_id, revision)
+    at = f"@{revision}" if revision else ""
+    try:
+        config = json.loads(read_config_text(path))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{repo_id}{at}", "<file>", f"config.json is not valid JSON (line "
+                          f"{exc.lineno}, column {exc.colno}: {exc.msg})") from exc
+    if not isinstance(config, dict):
+        raise ConfigError(f"{repo_id}{at}", "<root>", "must be a JSON object")
+    commit = path.parent.name
+    if "quantization_config" not in config:
+        side = _side_quantization(repo_id, commit)
+        if side is not None:
+            config["quantization_config"] = side
+    return HubConfig(repo_id=repo_id, revision=revision or "main", commit=commit,
+                     config=config, index_total_bytes=_index_total_bytes(repo_id, commit))
+
+
+def _config_path(repo_id: str, revision: str | None) -> Path:
+    """The cached path of ``repo_id``'s config.json at ``revision`` (downloaded when not
+    cached); each Hub failure as a :class:`HubError` that says what to do."""
     # lazy: huggingface_hub errors, only when a Hub id is resolved
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -269,7 +290,7 @@ def fetch_config(ref: str) -> HubConfig:
 
     at = f"@{revision}" if revision else ""
     try:
-        path = _download(repo_id, "config.json", revision)
+        return _download(repo_id, "config.json", revision)
     except GatedRepoError as exc:
         raise HubError(f"{repo_id} is gated: accept its terms on https://huggingface.co/"
                        f"{repo_id} and set HF_TOKEN to a token that has access") from exc
@@ -285,25 +306,16 @@ def fetch_config(ref: str) -> HubConfig:
         raise HubError(f"{repo_id}{at} has no config.json") from exc
     except HfHubHTTPError as exc:
         raise HubError(f"{repo_id}{at}: the Hub answered {exc}") from exc
-    try:
-        config = json.loads(read_config_text(path))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{repo_id}{at}", "<file>", f"config.json is not valid JSON (line "
-                          f"{exc.lineno}, column {exc.colno}: {exc.msg})") from exc
-    if not isinstance(config, dict):
-        raise ConfigError(f"{repo_id}{at}", "<root>", "must be a JSON object")
-    commit = path.parent.name
-    if "quantization_config" not in config:
-        side = _side_quantization(repo_id, commit)
-        if side is not None:
-            config["quantization_config"] = side
+
+
+def _index_total_bytes(repo_id: str, commit: str) -> int | None:
+    """The safetensors index's ``metadata.total_size`` (bytes) at ``commit``, when the repo
+    has an index with a positive size."""
     index = _optional_json(repo_id, INDEX_FILE, commit)
-    total = None
-    if index is not None:
-        size = (index.get("metadata") or {}).get("total_size")
-        total = int(size) if isinstance(size, (int, float)) and size > 0 else None
-    return HubConfig(repo_id=repo_id, revision=revision or "main", commit=commit,
-                     config=config, index_total_bytes=total)
+    if index is None:
+        return None
+    size = (index.get("metadata") or {}).get("total_size")
+    return int(size) if isinstance(size, (int, float)) and size > 0 else None
 
 
 def fetch_spec(ref: str) -> ModelSpec:

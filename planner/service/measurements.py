@@ -115,10 +115,21 @@ def _merge(record: RunRecord, flags: Mapping[str, Any]) -> dict[str, Any]:
         elif str(have).lower() != str(flag).lower() and have != flag:
             raise BenchFileError(f"{record.source}: {name} is {have!r} in the file but "
                                  f"--{name.replace('_', '-')} gives {flag!r}")
+    _normalise(record.source, values)
+    for name in ("model", "gpu"):
+        if values[name] is None:
+            raise BenchFileError(f"{record.source}: the file does not name the {name}; give "
+                                 f"--{name}")
+    return values
+
+
+def _normalise(source: str, values: dict[str, Any]) -> None:
+    """The engine lower-cased and one of :data:`ENGINES`, the weight and KV dtypes parsed as
+    the scenario inputs parse them, in place; a bad one refused naming ``source``."""
     if values["engine"] is not None:
         values["engine"] = str(values["engine"]).lower()
         if values["engine"] not in ENGINES:
-            raise BenchFileError(f"{record.source}: engine {values['engine']!r} is not one of "
+            raise BenchFileError(f"{source}: engine {values['engine']!r} is not one of "
                                  f"{', '.join(ENGINES)}")
     columns = {c.name: c for c in INFERENCE_INPUTS}
     for name in ("weight_dtype", "kv_dtype"):
@@ -126,13 +137,29 @@ def _merge(record: RunRecord, flags: Mapping[str, Any]) -> dict[str, Any]:
             try:
                 values[name] = columns[name].parse(values[name])
             except ValidationError as exc:
-                raise BenchFileError(f"{record.source}: {name} {values[name]!r} must be "
+                raise BenchFileError(f"{source}: {name} {values[name]!r} must be "
                                      f"{exc.allowed}") from None
-    for name in ("model", "gpu"):
-        if values[name] is None:
-            raise BenchFileError(f"{record.source}: the file does not name the {name}; give "
-                                 f"--{name}")
-    return values
+
+
+def _parsed_runs(paths: Sequence[Path], flags: Mapping[str, Any] | None,
+                 settings: Mapping[str, Any] | None
+                 ) -> list[tuple[RunRecord, dict[str, Any], dict[str, float]]]:
+    """Every run of ``paths`` parsed before anything is stored: its record, its values with
+    the flags filled in (:func:`_merge`) and its engine settings (the file's, then
+    ``--set``'s); flags that are no setting, no file or no run refused."""
+    given = {k: v for k, v in (flags or {}).items() if v is not None}
+    unknown = set(given) - set(SETTING_FLAGS)
+    if unknown:
+        raise ValidationError("flags", "one of " + ", ".join(SETTING_FLAGS),
+                              value=sorted(unknown))
+    extra = _engine_settings(settings or {}, "--set")
+    if not paths:
+        raise ValidationError("FILE", "at least one benchmark result file")
+    records = [record for path in paths for record in parse_file(Path(path))]
+    if not records:
+        raise BenchFileError(f"{paths[0]}:1: no benchmark runs in the file(s)")
+    return [(r, _merge(r, given), {**_engine_settings(r.settings, r.source), **extra})
+            for r in records]
 
 
 def content_hash(model_id: int, gpu_id: int, values: Mapping[str, Any],
@@ -157,19 +184,7 @@ class Measurements:
     def import_files(self, paths: Sequence[Path], flags: Mapping[str, Any] | None = None,
                      settings: Mapping[str, Any] | None = None) -> ImportResult:
         """Parse every file, then store every run in one transaction (all or none)."""
-        flags = {k: v for k, v in (flags or {}).items() if v is not None}
-        unknown = set(flags) - set(SETTING_FLAGS)
-        if unknown:
-            raise ValidationError("flags", "one of " + ", ".join(SETTING_FLAGS),
-                                  value=sorted(unknown))
-        extra = _engine_settings(settings or {}, "--set")
-        if not paths:
-            raise ValidationError("FILE", "at least one benchmark result file")
-        records = [record for path in paths for record in parse_file(Path(path))]
-        if not records:
-            raise BenchFileError(f"{paths[0]}:1: no benchmark runs in the file(s)")
-        merged = [(r, _merge(r, flags), {**_engine_settings(r.settings, r.source), **extra})
-                  for r in records]
+        merged = _parsed_runs(paths, flags, settings)
         added: list[Measurement] = []
         duplicates = 0
         with write_transaction(self.engine) as s:

@@ -159,6 +159,15 @@ def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[s
                                   "options: it is always counted")
         row.chosen = True
         return
+    _choose_in_group(row, group, asked, touched)
+
+
+def _choose_in_group(row: ScenarioRow, group: list[ScenarioRow], asked: bool | None,
+                     touched: Touched) -> None:
+    """Exactly one chosen in ``row``'s group of two or more after ``row`` asked for
+    ``chosen`` (``None``: did not ask): choosing it unchooses the others; unchoosing the
+    chosen one hands the choice to the group's first other member; a group left with none
+    chosen gets its first."""
     if asked is True:
         row.chosen = True
     elif asked is False and row.chosen:

@@ -137,12 +137,7 @@ class Plans:
         their value. A reserved price needs a term (given now or before). ``clear`` removes
         the row of that month instead."""
         key = month_text(month_index(month, "month")) if month is not None else None
-        values = {"on_demand_usd_per_gpu_hour": None if on_demand is None
-                  else check_price(on_demand, "on_demand"),
-                  "reserved_usd_per_gpu_hour": None if reserved is None
-                  else check_price(reserved, "reserved"),
-                  "reserved_term_months": None if term is None else check_term(term),
-                  "spot_usd_per_gpu_hour": None if spot is None else check_price(spot, "spot")}
+        values = _price_values(on_demand, reserved, term, spot)
         with write_transaction(self.engine) as s:
             gpu_row = queries.gpu_row(s, gpu, lock=True)
             row = s.scalar(select(GpuPriceRow).where(
@@ -182,27 +177,11 @@ class Plans:
         """The plan of a fleet over its horizon (or ``start`` to ``end``, YYYY-MM, inside or
         outside it) at ``pricing`` (default: the horizon's)."""
         horizon = self.horizon(fleet)
-        if horizon is None and (start is None or end is None):
-            raise ValidationError("horizon", f"fleet {fleet!r} has no horizon; set one with "
-                                  f"`planner fleet horizon {fleet} --start YYYY-MM --months N` "
-                                  "or pass --from and --to")
-        months = horizon.month_list if horizon else []
-        first = month_index(start, "from") if start is not None else month_index(months[0])
-        last = month_index(end, "to") if end is not None else month_index(months[-1])
-        if last < first:
-            raise ValidationError("to", f"a month at or after --from ({month_text(first)})",
-                                  value=month_text(last))
-        if last - first + 1 > 120:
-            raise ValidationError("to", "at most 120 months after --from", value=end)
+        first, last = _plan_months(fleet, horizon, start, end)
         chosen = check_pricing(pricing if pricing is not None
                                else horizon.pricing if horizon else "on-demand")
         everything = scenarios if scenarios is not None else self.scenarios.scenarios(fleet)
-        keep = set(counted(everything))
-        workloads = [sc for i, sc in enumerate(everything)
-                     if i in keep and sc.kind == "inference"]
-        excluded = [(sc.name, "training" if sc.kind == "training" else "option not chosen")
-                    for i, sc in enumerate(everything)
-                    if sc.kind == "training" or i not in keep]
+        workloads, excluded = _workloads(everything)
         demands = self.demands(fleet)
         for sc in workloads:  # an option group is one workload: a chosen option without a
             if sc.option_of and sc.name not in demands and sc.option_of in demands:  # demand
@@ -213,6 +192,46 @@ class Plans:
             [month_text(k) for k in range(first, last + 1)],
             horizon.start_month if horizon else month_text(first), models, gpus,
             self.prices(), chosen, self.evaluation.profiles(), excluded)
+
+
+def _plan_months(fleet: str, horizon: Any, start: Any, end: Any) -> tuple[int, int]:
+    """The first and last month (indexes) a plan covers: ``start``/``end`` where given, else
+    the horizon's; refused without either, backwards, or over 120 months."""
+    if horizon is None and (start is None or end is None):
+        raise ValidationError("horizon", f"fleet {fleet!r} has no horizon; set one with "
+                              f"`planner fleet horizon {fleet} --start YYYY-MM --months N` "
+                              "or pass --from and --to")
+    months = horizon.month_list if horizon else []
+    first = month_index(start, "from") if start is not None else month_index(months[0])
+    last = month_index(end, "to") if end is not None else month_index(months[-1])
+    if last < first:
+        raise ValidationError("to", f"a month at or after --from ({month_text(first)})",
+                              value=month_text(last))
+    if last - first + 1 > 120:
+        raise ValidationError("to", "at most 120 months after --from", value=end)
+    return first, last
+
+
+def _workloads(everything: list[Scenario]) -> tuple[list[Scenario], list[tuple[str, str]]]:
+    """The scenarios a plan serves (counted inference scenarios), and the others with why
+    they are left out (training, or an option not chosen)."""
+    keep = set(counted(everything))
+    workloads = [sc for i, sc in enumerate(everything) if i in keep and sc.kind == "inference"]
+    excluded = [(sc.name, "training" if sc.kind == "training" else "option not chosen")
+                for i, sc in enumerate(everything) if sc.kind == "training" or i not in keep]
+    return workloads, excluded
+
+
+def _price_values(on_demand: Any, reserved: Any, term: Any, spot: Any) -> dict[str, Any]:
+    """A price row's fields from ``set_price``'s arguments, each checked (``None``: not
+    given, keeps its value)."""
+    def checked(value: Any, check: Any, name: str) -> Any:
+        return None if value is None else check(value, name)
+
+    return {"on_demand_usd_per_gpu_hour": checked(on_demand, check_price, "on_demand"),
+            "reserved_usd_per_gpu_hour": checked(reserved, check_price, "reserved"),
+            "reserved_term_months": None if term is None else check_term(term),
+            "spot_usd_per_gpu_hour": checked(spot, check_price, "spot")}
 
 
 def _check_inference(row: ScenarioRow) -> None:

@@ -48,11 +48,7 @@ class Reports:
         names = fleets or [f.name for f in self.fleets.fleets()]
         scenarios = [s for name in names for s in self.scenarios.scenarios(name)]
         models, gpus = self.catalog.models(), self.catalog.gpus()
-        # lazy: as above (numpy-backed run mapping, only an export with runs needs it)
-        from planner.sheet.calibration import Run
-
-        runs = [Run(m.id, m.model, m.gpu, m.values, m.settings)
-                for m in (self.measurements.list() if self.measurements else [])]
+        runs = self._runs()
         built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress,
                                profiles=self.evaluation.profiles(), runs=runs,
                                plans=self.plans(names, scenarios) if self.plans else (),
@@ -62,6 +58,15 @@ class Reports:
                             sum(s.kind == "training" for s in scenarios), len(models), len(gpus),
                             len(sweeps or ()), built.workbook.sheetnames)
 
+    def _runs(self) -> list[Any]:
+        """The stored benchmark runs as the Calibration sheet takes them (none without a
+        measurements store)."""
+        # lazy: numpy-backed run mapping, only an export with runs needs it
+        from planner.sheet.calibration import Run
+
+        return [Run(m.id, m.model, m.gpu, m.values, m.settings)
+                for m in (self.measurements.list() if self.measurements else [])]
+
     def import_workbook(self, path: Any, *, fleet: str | None = None,
                         dry_run: bool = False) -> list[Any]:
         """Apply a report's edited inputs and GPUs sheet figures (all rows or, on any error,
@@ -70,15 +75,8 @@ class Reports:
         import makes, applying the plans in a transaction that is then rolled back, so it
         refuses exactly what the import refuses.
         An error while applying a row names its ``Sheet!Cell (column)``."""
-        from openpyxl.utils import get_column_letter
-
         # lazy: openpyxl and pandas, which only an import needs
-        from planner.io.xlsx.layout import GPU_SHEET, letters
-
-        # lazy: as above
-        from planner.io.xlsx.read_scenarios import CellError, ImportError_, read_plan
-
-        gpu_letters = {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+        from planner.io.xlsx.read_scenarios import read_plan
 
         existing = {sc.id: sc for sc in self.scenarios.scenarios()}
         models, gpus = self.evaluation.catalog_specs()
@@ -87,53 +85,66 @@ class Reports:
                           default_fleet=fleet, fleets={f.name for f in self.fleets.fleets()},
                           gpu_versions=versions)
         gpu_plans = [p for p in plans if p.kind == "gpu"]
-        creates = [p for p in plans if p.id is None and p.kind != "gpu"]
-        errors = []
-        for plan in gpu_plans:  # every GPU edit validated before anything is applied
-            try:
-                changed_spec(gpus[plan.name], dict(plan.fields))
-            except ValidationError as exc:
-                key = exc.field if exc.field in gpu_letters else "name"
-                errors.append(CellError("GPUs", f"{gpu_letters[key]}{plan.row}", key,
-                                        str(exc).split(": ", 1)[-1]))
-        if errors:
-            raise ImportError_(Path(path), errors)
+        _check_gpu_edits(Path(path), gpu_plans, gpus)  # before anything is applied
         try:
             with write_transaction(self.engine) as s:
-                for plan in gpu_plans:
-                    try:
-                        self.catalog.set_gpu_in(s, plan.name, dict(plan.fields), plan.version)
-                    except PlannerError as exc:
-                        column = "version" if isinstance(exc, ConflictError) else "name"
-                        raise ImportError_(Path(path), [CellError(
-                            "GPUs", f"{gpu_letters[column]}{plan.row}", column,
-                            str(exc))]) from None
-                # new rows that are no one's option go in first, in one batch (they may be
-                # the bases other rows name); then edits, rows joining a group last (a stable
-                # sort); then new options, one at a time through the option rules
-                plain = [p for p in creates if not p.fields.get("option_of")]
-                if plain:
-                    self._create(s, Path(path), plain)
-                edits = [p for p in plans if p.kind != "gpu" and p.id is not None and p.fields]
-                new_options = [p for p in creates if p.fields.get("option_of")]
-                for plan in [*sorted(edits, key=lambda p: bool(p.fields.get("option_of"))),
-                             *new_options]:
-                    try:
-                        if plan.id is None:
-                            self.scenarios.new_in(s, plan.fleet, plan.fields)
-                        else:
-                            self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields,
-                                                  plan.version)
-                    except PlannerError as exc:
-                        column = _column_of(exc, letters(plan.kind))
-                        cell = f"{letters(plan.kind)[column]}{plan.row}"
-                        raise ImportError_(Path(path), [CellError(plan.sheet, cell, column,
-                                                                  str(exc))]) from None
+                self._apply_gpu_edits(s, Path(path), gpu_plans)
+                self._apply_rows(s, Path(path), plans)
                 if dry_run:
                     raise _RollBack
         except _RollBack:
             pass
         return plans
+
+    def _apply_gpu_edits(self, s: Any, path: Path, gpu_plans: list[Any]) -> None:
+        """The GPUs sheet's edits, as ``planner gpu set`` applies them; a refusal names the
+        GPU's ``GPUs!Cell`` (its version cell for a conflict, else its name)."""
+        # lazy: openpyxl and pandas, which only an import needs
+        from planner.io.xlsx.read_scenarios import CellError, ImportError_
+
+        gpu_letters = _gpu_letters()
+        for plan in gpu_plans:
+            try:
+                self.catalog.set_gpu_in(s, plan.name, dict(plan.fields), plan.version)
+            except PlannerError as exc:
+                column = "version" if isinstance(exc, ConflictError) else "name"
+                raise ImportError_(path, [CellError(
+                    "GPUs", f"{gpu_letters[column]}{plan.row}", column, str(exc))]) from None
+
+    def _apply_rows(self, s: Any, path: Path, plans: list[Any]) -> None:
+        """The scenario rows' plans: new rows that are no one's option first, in one batch
+        (they may be the bases other rows name); then edits, rows joining a group last (a
+        stable sort); then new options, one at a time through the option rules. A refusal
+        names the row's ``Sheet!Cell (column)``."""
+        creates = [p for p in plans if p.id is None and p.kind != "gpu"]
+        plain = [p for p in creates if not p.fields.get("option_of")]
+        if plain:
+            self._create(s, path, plain)
+        edits = [p for p in plans if p.kind != "gpu" and p.id is not None and p.fields]
+        new_options = [p for p in creates if p.fields.get("option_of")]
+        for plan in [*sorted(edits, key=lambda p: bool(p.fields.get("option_of"))),
+                     *new_options]:
+            self._apply_row(s, path, plan)
+
+    def _apply_row(self, s: Any, path: Path, plan: Any) -> None:
+        """One row's plan: a new option created through the option rules, or an edit
+        guarded by the version the export wrote; a refusal names its ``Sheet!Cell``."""
+        # lazy: openpyxl and pandas, which only an import needs
+        from planner.io.xlsx.layout import letters
+
+        # lazy: as above
+        from planner.io.xlsx.read_scenarios import CellError, ImportError_
+
+        try:
+            if plan.id is None:
+                self.scenarios.new_in(s, plan.fleet, plan.fields)
+            else:
+                self.scenarios.set_in(s, plan.fleet, plan.name, plan.fields, plan.version)
+        except PlannerError as exc:
+            column = _column_of(exc, letters(plan.kind))
+            cell = f"{letters(plan.kind)[column]}{plan.row}"
+            raise ImportError_(path, [CellError(plan.sheet, cell, column,
+                                                str(exc))]) from None
 
     def _create(self, s: Any, path: Path, plans: list[Any]) -> None:
         """The new rows of a workbook, per fleet: checked whole (names, notes, calibration
@@ -190,3 +201,32 @@ def _column_of(exc: PlannerError, columns: dict[str, str]) -> str:
     if isinstance(exc, ValidationError) and exc.field in columns:
         return exc.field
     return "id"
+
+
+def _gpu_letters() -> dict[str, str]:
+    """The GPUs sheet's column letter of each field, in its layout's order."""
+    from openpyxl.utils import get_column_letter
+
+    # lazy: openpyxl and pandas, which only an import needs
+    from planner.io.xlsx.layout import GPU_SHEET
+
+    return {key: get_column_letter(i) for i, (key, *_r) in enumerate(GPU_SHEET, 1)}
+
+
+def _check_gpu_edits(path: Path, gpu_plans: list[Any], gpus: dict[str, Any]) -> None:
+    """Every GPU edit of the GPUs sheet checked (:func:`changed_spec`) before anything is
+    applied: all refusals at once, each naming its ``GPUs!Cell (field)``."""
+    # lazy: openpyxl and pandas, which only an import needs
+    from planner.io.xlsx.read_scenarios import CellError, ImportError_
+
+    gpu_letters = _gpu_letters()
+    errors = []
+    for plan in gpu_plans:
+        try:
+            changed_spec(gpus[plan.name], dict(plan.fields))
+        except ValidationError as exc:
+            key = exc.field if exc.field in gpu_letters else "name"
+            errors.append(CellError("GPUs", f"{gpu_letters[key]}{plan.row}", key,
+                                    str(exc).split(": ", 1)[-1]))
+    if errors:
+        raise ImportError_(path, errors)

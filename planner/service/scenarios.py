@@ -116,16 +116,7 @@ class Scenarios:
         base_row = resolve_base(s, fleet_row.id, fleet_row.name, name,
                                 fields.pop("option_of", None))
         chosen = parse_chosen(fields.pop("chosen", base_row is None))
-        known = {c.name for c in SCENARIO_INPUTS}
-        for key in fields:
-            if key not in known:
-                raise ValidationError(key, not_one_of(
-                    key, (*SCENARIO_META_FIELDS, *sorted(known)), "is not a scenario field",
-                    FIELDS_LISTING))
-        base = {**defaults(SCENARIO_INPUTS),
-                **(TRAINING_DEFAULT_OVERRIDES if kind == "training" else {})}
-        inputs = {**base, **{k: fields[k] if k in checked else c.parse(fields[k])
-                             for c in SCENARIO_INPUTS for k in [c.name] if k in fields}}
+        inputs = _parsed_inputs(fields, kind, checked)
         self._check(kind, model_row, gpu_row, inputs, lora_targets)
         if kind == "inference" and inputs.get("decode_gpu", "same") != "same":
             self._check_decode_gpu(s, model_row, inputs)
@@ -292,3 +283,19 @@ class Scenarios:
             row = queries.scenario_row(s, fleet, name, lock=True)
             check_delete(s, row, fleet)
             s.delete(row)
+
+
+def _parsed_inputs(fields: dict[str, Any], kind: str, checked: frozenset[str]) -> dict[str, Any]:
+    """A scenario's inputs: the kind's defaults, then each input of ``fields`` parsed (those
+    in ``checked`` taken as they are); a field that is no scenario input refused, naming the
+    fields there are."""
+    known = {c.name for c in SCENARIO_INPUTS}
+    for key in fields:
+        if key not in known:
+            raise ValidationError(key, not_one_of(
+                key, (*SCENARIO_META_FIELDS, *sorted(known)), "is not a scenario field",
+                FIELDS_LISTING))
+    base = {**defaults(SCENARIO_INPUTS),
+            **(TRAINING_DEFAULT_OVERRIDES if kind == "training" else {})}
+    return {**base, **{k: fields[k] if k in checked else c.parse(fields[k])
+                       for c in SCENARIO_INPUTS for k in [c.name] if k in fields}}

@@ -198,7 +198,26 @@ def replace_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
     names = [*META, *(c.name for c in SCENARIO_INPUTS)]
     keys, values = _columns(fleet_id, rows, names, columns, model_ids, gpu_ids)
     before = field_rows(s, [sid for sid, _v in targets])
-    table = _table(ScenarioRow)
+    updates, changes = _differences(before, rows, targets, names, keys, values,
+                                    model_names, gpu_names)
+    if not updates:
+        if progress:
+            progress(n)
+        return 0
+    done = _guarded_updates(s, updates, progress)
+    s.connection().execute(_table(ScenarioChangeRow).insert(), changes)
+    if progress and n > len(updates):
+        progress(n - len(updates))
+    return done
+
+
+def _differences(before: dict[int, dict[str, Any]], rows: np.ndarray,
+                 targets: Sequence[tuple[int, int]], names: list[str], keys: list[str],
+                 values: list[Any], model_names: np.ndarray,
+                 gpu_names: np.ndarray) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The UPDATE of each target whose fields differ from ``before`` (the version bumped,
+    guarded by the one read), and its change log rows: one change set per scenario, a row per
+    field changed. Targets that change nothing are left out."""
     now = datetime.now(UTC)
     who = author()
     updates: list[dict[str, Any]] = []
@@ -218,10 +237,15 @@ def replace_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
                         "old_value": json.dumps(old[k]), "new_value": json.dumps(after[k]),
                         "version_after": version + 1, "changed_at": now, "undone": False,
                         "author": who} for k in differ)
-    if not updates:
-        if progress:
-            progress(n)
-        return 0
+    return updates, changes
+
+
+def _guarded_updates(s: Session, updates: list[dict[str, Any]],
+                     progress: Callable[[int], None] | None) -> int:
+    """The scenario UPDATEs, :data:`CHUNK_ROWS` at a time, each guarded by the version read
+    (``_id``, ``_version``): a batch that updates fewer rows than it holds is a
+    :class:`ConflictError`. Returns the rows updated."""
+    table = _table(ScenarioRow)
     settable = [k for k in updates[0] if not k.startswith("_")]
     stmt = (update(table)
             .where(table.c.id == bindparam("_id"), table.c.version == bindparam("_version"))
@@ -236,13 +260,12 @@ def replace_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
         done += len(batch)
         if progress:
             progress(len(batch))
-    conn.execute(_table(ScenarioChangeRow).insert(), changes)
-    if progress and n > len(updates):
-        progress(n - len(updates))
     return done
 
 
 def _same(a: Any, b: Any) -> bool:
+    """Whether a stored field and its replacement are the same value (booleans by truth,
+    numbers by value, anything else by ``==``)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return bool(a) == bool(b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):

@@ -30,14 +30,14 @@ def gpu_spec(row: Any) -> GpuSpec:
                    price_usd_per_hour=row.price_usd_per_gpu_hour, vendor=row.vendor,
                    label=row.label, interconnect_bytes_per_s=row.interconnect_bytes_per_s,
                    power_w=row.power_w, price_is_example=row.price_is_example,
-                   source=row.source, usable_memory_bytes=row.usable_memory_bytes or 0,
-                   matmul_efficiency=row.matmul_efficiency or 0.0,
-                   matmul_efficiency_8bit=row.matmul_efficiency_8bit or 0.0,
-                   bandwidth_efficiency=row.bandwidth_efficiency or 0.0,
-                   runtime_context_bytes=row.runtime_context_bytes or 0,
-                   serving_source=row.serving_source or "",
-                   nvlink_domain_gpus=row.nvlink_domain_gpus or 0,
-                   mesh_links_per_gpu=row.mesh_links_per_gpu or 0,
-                   pcie_gen=row.pcie_gen or 0, nic_gbit_per_s=row.nic_gbit_per_s or 0.0,
-                   topology_source=row.topology_source or "",
-                   compute_capability=row.compute_capability or 0.0)
+                   source=row.source,
+                   **{key: getattr(row, key) or empty for key, empty in GPU_OPTIONAL.items()})
+
+
+GPU_OPTIONAL: dict[str, Any] = {
+    "usable_memory_bytes": 0, "matmul_efficiency": 0.0, "matmul_efficiency_8bit": 0.0,
+    "bandwidth_efficiency": 0.0, "runtime_context_bytes": 0, "serving_source": "",
+    "nvlink_domain_gpus": 0, "mesh_links_per_gpu": 0, "pcie_gen": 0, "nic_gbit_per_s": 0.0,
+    "topology_source": "", "compute_capability": 0.0}
+"""The gpus columns that may be empty (a row stored before they existed), each read under
+its own name with the :class:`GpuSpec` default for empty (0: the planner's default)."""

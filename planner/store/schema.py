@@ -193,24 +193,28 @@ SCENARIO_INPUTS: tuple[InputColumn, ...] = tuple(
 
 def _input_checks() -> list[CheckConstraint]:
     """CHECK constraints mirroring the bounds and choices of every scenario input column."""
-    checks = []
-    for c in SCENARIO_INPUTS:
-        if c.kind == "choice":
-            allowed = ", ".join(f"'{v}'" for v in c.choices)
-            checks.append(CheckConstraint(f"{c.name} IN ({allowed})", name=f"{c.name}_choice"))
-        elif c.kind in ("int", "float"):
-            parts = []
-            if c.minimum is not None:
-                parts.append(f"{c.name} {'>' if c.above_minimum else '>='} {c.minimum!r}")
-            if c.maximum is not None:
-                parts.append(f"{c.name} <= {c.maximum!r}")
-            if parts:
-                checks.append(CheckConstraint(" AND ".join(parts), name=f"{c.name}_range"))
-        elif c.kind == "text" and c.default == "":  # may stay blank (spec_draft_model)
-            checks.append(CheckConstraint(f"length({c.name}) <= 200", name=f"{c.name}_length"))
-        elif c.kind == "text":
-            checks.append(CheckConstraint(f"length({c.name}) > 0", name=f"{c.name}_not_empty"))
-    return checks
+    return [check for c in SCENARIO_INPUTS if (check := _input_check(c)) is not None]
+
+
+def _input_check(c: InputColumn) -> CheckConstraint | None:
+    """The CHECK constraint of one input column: its choices, its range (open or closed at
+    the minimum), or a text's length (at most 200 where it may stay blank, as
+    spec_draft_model, else not empty); ``None`` for a column with neither (a flag)."""
+    if c.kind == "choice":
+        allowed = ", ".join(f"'{v}'" for v in c.choices)
+        return CheckConstraint(f"{c.name} IN ({allowed})", name=f"{c.name}_choice")
+    if c.kind in ("int", "float"):
+        parts = []
+        if c.minimum is not None:
+            parts.append(f"{c.name} {'>' if c.above_minimum else '>='} {c.minimum!r}")
+        if c.maximum is not None:
+            parts.append(f"{c.name} <= {c.maximum!r}")
+        return CheckConstraint(" AND ".join(parts), name=f"{c.name}_range") if parts else None
+    if c.kind == "text" and c.default == "":  # may stay blank (spec_draft_model)
+        return CheckConstraint(f"length({c.name}) <= 200", name=f"{c.name}_length")
+    if c.kind == "text":
+        return CheckConstraint(f"length({c.name}) > 0", name=f"{c.name}_not_empty")
+    return None
 
 
 _SQL_TYPES: dict[str, Any] = {"int": Integer, "float": Float, "bool": Boolean,

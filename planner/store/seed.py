@@ -130,42 +130,53 @@ def seed_fleets(session: Session, report: SeedReport,
     with path.open("rb") as fh:
         data = tomllib.load(fh)
     for spec in data.get("fleets", []):
-        fleet_name = spec["name"]
-
-        def refresh_fleet(row: FleetRow, spec: dict[str, Any] = spec) -> None:
-            row.description = spec.get("description", "")
-
-        def find_fleet(name: str = fleet_name) -> FleetRow | None:
-            return session.scalar(select(FleetRow).where(FleetRow.name == name))
-
-        def create_fleet(spec: dict[str, Any] = spec) -> FleetRow:
-            return FleetRow(name=spec["name"], description=spec.get("description", ""))
-
-        _seed_item(session, report, "fleet", fleet_name,
-                   {"description": spec.get("description", "")},
-                   find_fleet, create_fleet, refresh_fleet)
-        fleet_row = session.scalar(select(FleetRow).where(FleetRow.name == fleet_name))
+        fleet_row = _seed_fleet(session, report, spec)
         if fleet_row is None:  # the user deleted the demo fleet: leave its scenarios out too
             continue
         for item in spec.get("scenarios", []):
-            key = f"{fleet_name}/{item['name']}"
+            _seed_scenario(session, report, build_scenario, fleet_row, item)
 
-            def find(item: dict[str, Any] = item, fleet_row: FleetRow = fleet_row) -> Any:
-                return session.scalar(select(ScenarioRow).where(
-                    ScenarioRow.fleet_id == fleet_row.id, ScenarioRow.name == item["name"]))
 
-            def refresh(row: ScenarioRow, item: dict[str, Any] = item,
-                        fleet_row: FleetRow = fleet_row) -> None:
-                fresh = build_scenario(session, fleet_row, item)  # not added to the session
-                for column in ScenarioRow.__table__.columns:
-                    if column.name not in ("id", "fleet_id", "version", "created_at"):
-                        setattr(row, column.key, getattr(fresh, column.key))
+def _seed_fleet(session: Session, report: SeedReport, spec: dict[str, Any]) -> FleetRow | None:
+    """One ``[[fleets]]`` entry's fleet (its description refreshed while the user has not
+    changed it); the fleet's row, or ``None`` when the user deleted it."""
+    fleet_name = spec["name"]
 
-            def create(item: dict[str, Any] = item, fleet_row: FleetRow = fleet_row
-                       ) -> ScenarioRow:
-                return build_scenario(session, fleet_row, item)
+    def refresh_fleet(row: FleetRow) -> None:
+        row.description = spec.get("description", "")
 
-            _seed_item(session, report, "scenario", key, item, find, create, refresh)
+    def find_fleet() -> FleetRow | None:
+        return session.scalar(select(FleetRow).where(FleetRow.name == fleet_name))
+
+    def create_fleet() -> FleetRow:
+        return FleetRow(name=spec["name"], description=spec.get("description", ""))
+
+    _seed_item(session, report, "fleet", fleet_name,
+               {"description": spec.get("description", "")},
+               find_fleet, create_fleet, refresh_fleet)
+    return session.scalar(select(FleetRow).where(FleetRow.name == fleet_name))
+
+
+def _seed_scenario(session: Session, report: SeedReport,
+                   build_scenario: Callable[[Session, FleetRow, dict[str, Any]], ScenarioRow],
+                   fleet_row: FleetRow, item: dict[str, Any]) -> None:
+    """One seeded scenario of ``fleet_row``, built as ``scenario new`` builds it (and
+    refreshed in place, its id and version kept, while the user has not changed it)."""
+    def find() -> Any:
+        return session.scalar(select(ScenarioRow).where(
+            ScenarioRow.fleet_id == fleet_row.id, ScenarioRow.name == item["name"]))
+
+    def refresh(row: ScenarioRow) -> None:
+        fresh = build_scenario(session, fleet_row, item)  # not added to the session
+        for column in ScenarioRow.__table__.columns:
+            if column.name not in ("id", "fleet_id", "version", "created_at"):
+                setattr(row, column.key, getattr(fresh, column.key))
+
+    def create() -> ScenarioRow:
+        return build_scenario(session, fleet_row, item)
+
+    _seed_item(session, report, "scenario", f"{fleet_row.name}/{item['name']}", item, find,
+               create, refresh)
 
 
 def _seed_once(session: Session, report: SeedReport, kind: str, name: str, content: Any,
@@ -197,65 +208,82 @@ def seed_plans(session: Session, report: SeedReport) -> None:
         return
     with path.open("rb") as fh:
         data = tomllib.load(fh)
-
-    def fleet_id(name: str) -> int | None:
-        return session.scalar(select(FleetRow.id).where(FleetRow.name == name))
-
     for h in data.get("horizons", []):
-        fid = fleet_id(h["fleet"])
-
-        def horizon(h: dict[str, Any] = h, fid: int | None = fid) -> list[Any]:
-            return [] if fid is None else [FleetHorizonRow(
-                fleet_id=fid, start_month=month_text(month_index(h["start_month"])),
-                months=check_horizon_months(h["months"]),
-                pricing=check_pricing(h.get("pricing", "on-demand")))]
-
-        def has_horizon(fid: int | None = fid) -> bool:
-            return fid is not None and session.get(FleetHorizonRow, fid) is not None
-
-        _seed_once(session, report, "horizon", h["fleet"], h, has_horizon, horizon)
+        _seed_horizon(session, report, h)
     for d in data.get("demands", []):
-        fid = fleet_id(d["fleet"])
-        sid = None if fid is None else session.scalar(select(ScenarioRow.id).where(
-            ScenarioRow.fleet_id == fid, ScenarioRow.name == d["scenario"]))
-
-        def demand(d: dict[str, Any] = d, sid: int | None = sid) -> list[Any]:
-            if sid is None:
-                return []
-            fields = demand_spec(**{k: v for k, v in d.items()
-                                    if k not in ("fleet", "scenario")})
-            return [ScenarioDemandRow(
-                scenario_id=sid, kind=fields["kind"], unit=fields["unit"],
-                start_month=fields.get("start_month"),
-                start_requests_per_s=fields.get("start_requests_per_s"),
-                growth_fraction_per_month=fields.get("growth_fraction_per_month")),
-                *(DemandPointRow(scenario_id=sid, month=m, requests_per_s=r)
-                  for m, r in fields.get("points", {}).items())]
-
-        def has_demand(sid: int | None = sid) -> bool:
-            return sid is not None and session.get(ScenarioDemandRow, sid) is not None
-
-        _seed_once(session, report, "demand", f"{d['fleet']}/{d['scenario']}", d, has_demand,
-                   demand)
+        _seed_demand(session, report, d)
     for p in data.get("prices", []):
-        gid = session.scalar(select(GpuRow.id).where(GpuRow.name == p["gpu"]))
-        month = month_text(month_index(p["month"])) if p.get("month") else None
+        _seed_price(session, report, p)
 
-        def exists(gid: int | None = gid, month: str | None = month) -> bool:
-            return gid is not None and session.scalar(select(GpuPriceRow.id).where(
-                GpuPriceRow.gpu_id == gid, GpuPriceRow.month.is_(None) if month is None
-                else GpuPriceRow.month == month)) is not None
 
-        def price(p: dict[str, Any] = p, gid: int | None = gid, month: str | None = month
-                  ) -> list[Any]:
-            opt = {k: p.get(k) for k in ("on_demand", "reserved", "spot")}
-            return [] if gid is None else [GpuPriceRow(
-                gpu_id=gid, month=month,
-                **{f"{k}_usd_per_gpu_hour": None if v is None else check_price(v, k)
-                   for k, v in opt.items()},
-                reserved_term_months=check_term(p["term"]) if "term" in p else None)]
+def _fleet_id(session: Session, name: str) -> int | None:
+    """The id of the fleet named ``name``, or ``None`` when there is none."""
+    return session.scalar(select(FleetRow.id).where(FleetRow.name == name))
 
-        _seed_once(session, report, "price", f"{p['gpu']}@{month or 'start'}", p, exists, price)
+
+def _seed_horizon(session: Session, report: SeedReport, h: dict[str, Any]) -> None:
+    """One ``[[horizons]]`` entry: the fleet's planning horizon, once (none when the fleet
+    is not there)."""
+    fid = _fleet_id(session, h["fleet"])
+
+    def horizon() -> list[Any]:
+        return [] if fid is None else [FleetHorizonRow(
+            fleet_id=fid, start_month=month_text(month_index(h["start_month"])),
+            months=check_horizon_months(h["months"]),
+            pricing=check_pricing(h.get("pricing", "on-demand")))]
+
+    def has_horizon() -> bool:
+        return fid is not None and session.get(FleetHorizonRow, fid) is not None
+
+    _seed_once(session, report, "horizon", h["fleet"], h, has_horizon, horizon)
+
+
+def _seed_demand(session: Session, report: SeedReport, d: dict[str, Any]) -> None:
+    """One ``[[demands]]`` entry: a scenario's demand and its points, once (none when the
+    scenario is not there)."""
+    fid = _fleet_id(session, d["fleet"])
+    sid = None if fid is None else session.scalar(select(ScenarioRow.id).where(
+        ScenarioRow.fleet_id == fid, ScenarioRow.name == d["scenario"]))
+
+    def demand() -> list[Any]:
+        if sid is None:
+            return []
+        fields = demand_spec(**{k: v for k, v in d.items() if k not in ("fleet", "scenario")})
+        return [ScenarioDemandRow(
+            scenario_id=sid, kind=fields["kind"], unit=fields["unit"],
+            start_month=fields.get("start_month"),
+            start_requests_per_s=fields.get("start_requests_per_s"),
+            growth_fraction_per_month=fields.get("growth_fraction_per_month")),
+            *(DemandPointRow(scenario_id=sid, month=m, requests_per_s=r)
+              for m, r in fields.get("points", {}).items())]
+
+    def has_demand() -> bool:
+        return sid is not None and session.get(ScenarioDemandRow, sid) is not None
+
+    _seed_once(session, report, "demand", f"{d['fleet']}/{d['scenario']}", d, has_demand,
+               demand)
+
+
+def _seed_price(session: Session, report: SeedReport, p: dict[str, Any]) -> None:
+    """One ``[[prices]]`` entry: a GPU's plan prices from a month (or from the start), once
+    (none when the GPU is not there)."""
+    gid = session.scalar(select(GpuRow.id).where(GpuRow.name == p["gpu"]))
+    month = month_text(month_index(p["month"])) if p.get("month") else None
+
+    def exists() -> bool:
+        return gid is not None and session.scalar(select(GpuPriceRow.id).where(
+            GpuPriceRow.gpu_id == gid, GpuPriceRow.month.is_(None) if month is None
+            else GpuPriceRow.month == month)) is not None
+
+    def price() -> list[Any]:
+        opt = {k: p.get(k) for k in ("on_demand", "reserved", "spot")}
+        return [] if gid is None else [GpuPriceRow(
+            gpu_id=gid, month=month,
+            **{f"{k}_usd_per_gpu_hour": None if v is None else check_price(v, k)
+               for k, v in opt.items()},
+            reserved_term_months=check_term(p["term"]) if "term" in p else None)]
+
+    _seed_once(session, report, "price", f"{p['gpu']}@{month or 'start'}", p, exists, price)
 
 
 def unseeded_and_empty(session: Session) -> bool:

@@ -335,7 +335,8 @@ def test_edit_check_and_bad_rows_with_profiles() -> None:
 def test_grid_marks_calibrated_rows_and_details_name_the_profile(tmp_path: Path) -> None:
     """The UI's name cell carries ≈ on a row computed with a profile, and the details pane
     names the profile and its held-out throughput error."""
-    from planner.tui.state.cells import calibration_rows, cell
+    from planner.tui.state.cells import cell
+    from planner.tui.state.details import calibration_rows
 
     with dev_workspace(tmp_path / "g.db") as ws:
         import_dev_set(ws)

@@ -278,7 +278,7 @@ def test_details_pane_shows_both_pools(ws: Any) -> None:
     KV transfer and TTFT in its parts, the GPU count of both pools."""
     from rich.console import Console
 
-    from planner.tui.state.cells import details
+    from planner.tui.state.details import details
 
     sc = {s.name: s for s in _disagg_fleet(ws)}["open-h200"]
     out = ws.evaluate(sc)

@@ -73,13 +73,7 @@ def _parse_text(text: str, name: str) -> list[RunRecord]:
     if stripped.startswith("{") and _several_objects(stripped):
         return parse_jsonl(text, name)
     if stripped.startswith(("{", "[")):
-        data = json_value(text, name)
-        if isinstance(data, dict) and "benchmarks" in data:
-            return parse_guidellm(text, name)
-        if isinstance(data, dict) and "output_throughput" in data:
-            return parse_vllm_json(text, name)
-        raise BenchFileError(f"{name}:1: JSON that is neither a vllm bench serve result (no "
-                             "output_throughput) nor a GuideLLM report (no benchmarks)")
+        return _parse_json(text, name)
     if "PERFORMANCE OVERVIEW" in text:
         return parse_trtllm(text, name)
     if "Serving Benchmark Result" in text:
@@ -88,6 +82,18 @@ def _parse_text(text: str, name: str) -> list[RunRecord]:
                          "generic CSV header, vllm/SGLang 'Serving Benchmark Result' output, "
                          "trtllm-bench 'PERFORMANCE OVERVIEW', vllm --save-result JSON or a "
                          "GuideLLM report)")
+
+
+def _parse_json(text: str, name: str) -> list[RunRecord]:
+    """A JSON file: a GuideLLM report (``benchmarks``) or a vllm bench serve result
+    (``output_throughput``); anything else refused."""
+    data = json_value(text, name)
+    if isinstance(data, dict) and "benchmarks" in data:
+        return parse_guidellm(text, name)
+    if isinstance(data, dict) and "output_throughput" in data:
+        return parse_vllm_json(text, name)
+    raise BenchFileError(f"{name}:1: JSON that is neither a vllm bench serve result (no "
+                         "output_throughput) nor a GuideLLM report (no benchmarks)")
 
 
 def parse_file(path: Path) -> list[RunRecord]:

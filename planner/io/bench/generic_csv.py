@@ -32,23 +32,35 @@ def parse_csv(text: str, name: str) -> list[RunRecord]:
             continue
         if len(row) != len(CSV_HEADER):
             raise BenchFileError(f"{where}: {len(row)} cells, the header has {len(CSV_HEADER)}")
-        values: dict[str, str | int | float | None] = {}
-        for column, cell in zip(CSV_HEADER, row, strict=True):
-            cell = cell.strip()
-            if not cell:
-                values[column] = None
-            elif column in TEXT_FIELDS:
-                values[column] = cell
-            else:
-                values[column] = checked_number(cell, column, where, column in INT_FIELDS)
-        for column in ("model", "gpu"):
-            if values[column] is None:
-                raise BenchFileError(f"{where}: {column} is required")
-        if values["engine"] is not None and values["engine"] not in ENGINES:
-            raise BenchFileError(f"{where}: engine {values['engine']!r} is not one of "
-                                 f"{', '.join(ENGINES)}")
-        if values["mode"] is not None and values["mode"] not in MODES:
-            raise BenchFileError(f"{where}: mode {values['mode']!r} is not one of "
-                                 f"{', '.join(MODES)}")
+        values = _row_values(row, where)
+        _check_row(values, where)
         records.append(RunRecord(where, "csv", values))
     return records
+
+
+def _row_values(row: list[str], where: str) -> dict[str, str | int | float | None]:
+    """One CSV row's cells by column: empty as ``None``, text fields as text, the others
+    checked numbers (integers where the field counts)."""
+    values: dict[str, str | int | float | None] = {}
+    for column, cell in zip(CSV_HEADER, row, strict=True):
+        cell = cell.strip()
+        if not cell:
+            values[column] = None
+        elif column in TEXT_FIELDS:
+            values[column] = cell
+        else:
+            values[column] = checked_number(cell, column, where, column in INT_FIELDS)
+    return values
+
+
+def _check_row(values: dict[str, str | int | float | None], where: str) -> None:
+    """Refuse a row without a model or GPU, or with an engine or mode not in the lists."""
+    for column in ("model", "gpu"):
+        if values[column] is None:
+            raise BenchFileError(f"{where}: {column} is required")
+    if values["engine"] is not None and values["engine"] not in ENGINES:
+        raise BenchFileError(f"{where}: engine {values['engine']!r} is not one of "
+                             f"{', '.join(ENGINES)}")
+    if values["mode"] is not None and values["mode"] not in MODES:
+        raise BenchFileError(f"{where}: mode {values['mode']!r} is not one of "
+                             f"{', '.join(MODES)}")

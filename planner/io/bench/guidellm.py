@@ -4,6 +4,8 @@ run per entry of ``benchmarks``, its mode from the strategy that drove it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner.io.bench.records import (
     CSV_HEADER,
     BenchFileError,
@@ -56,34 +58,49 @@ def parse_guidellm(text: str, name: str) -> list[RunRecord]:
         metrics = bench.get("metrics") if isinstance(bench, dict) else None
         if not isinstance(metrics, dict):
             raise BenchFileError(f"{where}: no 'metrics' object")
-        values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
-        for key, stat, field_name, scale in GUIDELLM_METRICS:
-            raw = _stat(metrics, key, stat)
-            if raw is not None:
-                values[field_name] = float(checked_number(str(raw), f"{key}.{stat}", where,
-                                                   False)) * scale
-        if values["output_tokens_per_s"] is None:
-            raise BenchFileError(f"{where}: no output_tokens_per_second.successful.mean")
-        strategy: object = None
-        for holder in ("args", "config"):
-            section = bench.get(holder)
-            if isinstance(section, dict) and isinstance(section.get("strategy"), dict):
-                strategy = section["strategy"]
-        kind = strategy.get("type_") if isinstance(strategy, dict) else None
-        if kind == "synchronous":
-            values["mode"], values["concurrency"] = "single", 1
-        elif kind == "concurrent" and isinstance(strategy, dict):
-            values["concurrency"] = checked_number(str(strategy.get("streams")), "strategy.streams",
-                                            where, True)
-            values["mode"] = "concurrency"
-        elif kind in ("constant", "poisson") and isinstance(strategy, dict):
-            values["request_rate"] = checked_number(str(strategy.get("rate")), "strategy.rate",
-                                             where, False)
-            values["mode"] = "rate"
-        elif kind == "throughput":
-            values["mode"] = "burst"
+        values = _metric_values(metrics, where)
+        values.update(_strategy_fields(bench, where))
         worker = bench.get("worker")
         if isinstance(worker, dict) and isinstance(worker.get("backend_model"), str):
             values["model"] = worker["backend_model"]
         records.append(RunRecord(f"{name}:1#benchmarks[{i}]", "guidellm-json", values))
     return records
+
+
+def _metric_values(metrics: dict[str, Any], where: str) -> dict[str, str | int | float | None]:
+    """A record's fields from a benchmark's ``metrics`` (:data:`GUIDELLM_METRICS`), every
+    other field ``None``; refused without an output throughput."""
+    values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
+    for key, stat, field_name, scale in GUIDELLM_METRICS:
+        raw = _stat(metrics, key, stat)
+        if raw is not None:
+            values[field_name] = float(checked_number(str(raw), f"{key}.{stat}", where,
+                                                      False)) * scale
+    if values["output_tokens_per_s"] is None:
+        raise BenchFileError(f"{where}: no output_tokens_per_second.successful.mean")
+    return values
+
+
+def _strategy_fields(bench: dict[str, Any], where: str) -> dict[str, str | int | float | None]:
+    """The mode (and its clients or rate) of a benchmark's strategy (``config.strategy``, else
+    ``args.strategy``): synchronous = single, concurrent = ``streams`` clients, constant or
+    poisson = open loop at ``rate``, throughput = burst; nothing for another strategy."""
+    strategy: object = None
+    for holder in ("args", "config"):
+        section = bench.get(holder)
+        if isinstance(section, dict) and isinstance(section.get("strategy"), dict):
+            strategy = section["strategy"]
+    if not isinstance(strategy, dict):
+        return {}
+    kind = strategy.get("type_")
+    if kind == "synchronous":
+        return {"mode": "single", "concurrency": 1}
+    if kind == "concurrent":
+        return {"concurrency": checked_number(str(strategy.get("streams")), "strategy.streams",
+                                              where, True), "mode": "concurrency"}
+    if kind in ("constant", "poisson"):
+        return {"request_rate": checked_number(str(strategy.get("rate")), "strategy.rate",
+                                               where, False), "mode": "rate"}
+    if kind == "throughput":
+        return {"mode": "burst"}
+    return {}

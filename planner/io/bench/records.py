@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,30 +110,35 @@ def json_value(text: str, name: str, line: int | None = None) -> object:
         raise BenchFileError(f"{where}: not JSON a benchmark result holds ({exc})") from None
 
 
+_JSON_MARK = re.compile(r'["\[\]{}]')
+"""The characters :func:`json_depth` reads outside strings: a quote and the brackets."""
+_STRING_REST = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+"""The rest of a JSON string after its opening quote, to its closing quote (an escaped
+character, whatever it is, is skipped)."""
+
+
 def json_depth(text: str) -> int:
     """Deepest nesting of ``[`` and ``{`` in ``text`` outside strings (an upper bound: a
-    malformed text may count more, which is refused anyway)."""
+    malformed text may count more, which is refused anyway); counting stops once it is over
+    :data:`MAX_JSON_DEPTH`. A string left open runs to the end of the text."""
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
         return 0
     depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
+    pos = 0
+    while (mark := _JSON_MARK.search(text, pos)) is not None:
+        pos = mark.end()
+        ch = mark.group()
+        if ch == '"':
+            rest = _STRING_REST.match(text, pos)
+            if rest is None:  # an unterminated string: the rest of the text is in it
+                break
+            pos = rest.end()
         elif ch in "[{":
             depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_JSON_DEPTH:
-                    return deepest
-        elif ch in "]}":
+            deepest = max(deepest, depth)
+            if deepest > MAX_JSON_DEPTH:
+                break
+        else:
             depth -= 1
     return deepest
 

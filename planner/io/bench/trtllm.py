@@ -48,19 +48,7 @@ def parse_trtllm(text: str, name: str) -> list[RunRecord]:
         key, rest = key.strip(), rest.strip()
         if not sep or not rest or rest.lower() == "none":
             continue
-        where = f"{name}:{index + 1}"
-        if key == "Model":
-            values["model"] = rest
-        elif key == "Number of requests":
-            requests = float(checked_number(rest, key, where, False))
-        elif key in TRTLLM_KEYS:
-            field_name = TRTLLM_KEYS[key]
-            values[field_name] = checked_number(rest.replace(",", ""), key, where,
-                                         field_name in INT_FIELDS)
-        elif key in TRTLLM_SETTINGS:
-            number = checked_number(rest.rstrip("%"), key, where, False)
-            settings[TRTLLM_SETTINGS[key]] = (number / 100 if rest.endswith("%")
-                                              else float(number))
+        requests = _read_line(key, rest, f"{name}:{index + 1}", values, settings, requests)
     if values["output_tokens_per_s"] is None:
         raise BenchFileError(f"{name}:{start + 1}: the report has no 'Total Output Throughput "
                              "(tokens/sec)' line")
@@ -69,3 +57,23 @@ def parse_trtllm(text: str, name: str) -> list[RunRecord]:
     values["num_requests"] = (int(requests) if requests is not None and requests < 2**63
                               else requests)
     return [RunRecord(f"{name}:{start + 1}", "trtllm-text", values, settings)]
+
+
+def _read_line(key: str, rest: str, where: str, values: dict[str, str | int | float | None],
+               settings: dict[str, float], requests: float | None) -> float | None:
+    """One ``key: value`` line of the report into ``values`` (the model, a figure of
+    :data:`TRTLLM_KEYS`) or ``settings`` (:data:`TRTLLM_SETTINGS`, a percentage as a
+    fraction); returns the number of requests, read from its line or as it was."""
+    if key == "Model":
+        values["model"] = rest
+    elif key == "Number of requests":
+        return float(checked_number(rest, key, where, False))
+    elif key in TRTLLM_KEYS:
+        field_name = TRTLLM_KEYS[key]
+        values[field_name] = checked_number(rest.replace(",", ""), key, where,
+                                            field_name in INT_FIELDS)
+    elif key in TRTLLM_SETTINGS:
+        number = checked_number(rest.rstrip("%"), key, where, False)
+        settings[TRTLLM_SETTINGS[key]] = (number / 100 if rest.endswith("%")
+                                          else float(number))
+    return requests

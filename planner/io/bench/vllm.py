@@ -69,33 +69,41 @@ def parse_vllm_summary(text: str, name: str) -> list[RunRecord]:
     fmt = "sglang-text" if is_sglang(lines) else "vllm-text"
     for block, start in enumerate(starts):
         end = starts[block + 1] if block + 1 < len(starts) else len(lines)
-        values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
-        totals: dict[str, float] = {}
-        rate_infinite: list[bool] = []
-        # vLLM and SGLang print the rate and concurrency settings just above the block too
-        for index in [*_preamble(lines, start), *range(start + 1, end)]:
-            key, sep, rest = lines[index].partition(":")
-            if not sep or rest.strip().lower() in UNSET:
-                continue
-            key, rest = key.strip().lstrip("#").strip(), rest.strip()
-            key = SGLANG_ALIASES.get(key, key)
-            where = f"{name}:{index + 1}"
-            if key in ("Total input tokens", "Total generated tokens", "Successful requests"):
-                totals[key] = float(checked_number(rest, key, where, False))
-            elif key == "Request rate configured (RPS)" and rest.lower() == "inf":
-                rate_infinite.append(True)
-                values["request_rate"] = None
-            elif key in VLLM_SUMMARY_KEYS:
-                field_name = VLLM_SUMMARY_KEYS[key]
-                values[field_name] = checked_number(rest, key, where, field_name in INT_FIELDS)
-        if values.get("output_tokens_per_s") is None:
-            raise BenchFileError(f"{name}:{start + 1}: the block has no output token throughput")
-        per_request(values, totals.get("Total input tokens"),
-                     totals.get("Total generated tokens"), totals.get("Successful requests"))
-        run_mode(values, rate_infinite[0] if rate_infinite else None,
-              totals.get("Successful requests"))
-        records.append(RunRecord(f"{name}:{start + 1}", fmt, values))
+        records.append(RunRecord(f"{name}:{start + 1}", fmt,
+                                 _block_values(lines, start, end, name)))
     return records
+
+
+def _block_values(lines: list[str], start: int, end: int,
+                  name: str) -> dict[str, str | int | float | None]:
+    """One result block's record (lines ``start`` to ``end``, and the rate and concurrency
+    settings vLLM and SGLang print just above it): its figures, the per-request token counts
+    from the totals, and the run's mode."""
+    values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
+    totals: dict[str, float] = {}
+    rate_infinite: list[bool] = []
+    for index in [*_preamble(lines, start), *range(start + 1, end)]:
+        key, sep, rest = lines[index].partition(":")
+        if not sep or rest.strip().lower() in UNSET:
+            continue
+        key, rest = key.strip().lstrip("#").strip(), rest.strip()
+        key = SGLANG_ALIASES.get(key, key)
+        where = f"{name}:{index + 1}"
+        if key in ("Total input tokens", "Total generated tokens", "Successful requests"):
+            totals[key] = float(checked_number(rest, key, where, False))
+        elif key == "Request rate configured (RPS)" and rest.lower() == "inf":
+            rate_infinite.append(True)
+            values["request_rate"] = None
+        elif key in VLLM_SUMMARY_KEYS:
+            field_name = VLLM_SUMMARY_KEYS[key]
+            values[field_name] = checked_number(rest, key, where, field_name in INT_FIELDS)
+    if values.get("output_tokens_per_s") is None:
+        raise BenchFileError(f"{name}:{start + 1}: the block has no output token throughput")
+    per_request(values, totals.get("Total input tokens"),
+                totals.get("Total generated tokens"), totals.get("Successful requests"))
+    run_mode(values, rate_infinite[0] if rate_infinite else None,
+             totals.get("Successful requests"))
+    return values
 
 
 def parse_vllm_json(text: str, name: str) -> list[RunRecord]:

@@ -68,10 +68,7 @@ def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> dict[str, Any]:
                 write_text(cell, value if value not in (None, "") or key in ("vendor", "label",
                                                                               "source") else None)
             else:
-                cell.value = kind.format(**{k: f"{v}{i}" for k, v in letter.items()})
-                source, factor = kind.removeprefix("={").split("}*")
-                figure = record.get(source)
-                out[cell.coordinate] = float(figure or 0) * float(factor)
+                out[cell.coordinate] = _base_unit_cell(cell, kind, i, letter, record)
             if fmt:
                 cell.number_format = fmt
     ws.freeze_panes = "B2"
@@ -79,6 +76,15 @@ def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> dict[str, Any]:
         ws.column_dimensions[get_column_letter(j)].width = 18
     print_setup(ws, f"A1:{get_column_letter(len(GPU_SHEET))}{len(gpus) + 1}", "$1:$1")
     return out
+
+
+def _base_unit_cell(cell: Any, template: str, row: int, letter: dict[str, str],
+                    record: dict[str, Any]) -> float:
+    """A GPU row's base-unit column: ``template`` (``={column}*factor``) as the cell's
+    formula on ``row``; returns its value, the figure it reads (empty: 0) times the factor."""
+    cell.value = template.format(**{k: f"{v}{row}" for k, v in letter.items()})
+    source, factor = template.removeprefix("={").split("}*")
+    return float(record.get(source) or 0) * float(factor)
 
 
 def write_lists(ws: Any) -> None:

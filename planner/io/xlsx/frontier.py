@@ -94,67 +94,116 @@ def _header(ws: Any, row: int, col: int, text: str) -> None:
     cell.alignment = Alignment(wrap_text=True, vertical="top")
 
 
+def _text(cell: Any, value: str) -> None:
+    """``value`` in ``cell`` as text (OOXML-safe), never run as a formula."""
+    value = ooxml_text(value)
+    cell.value = value
+    if value.startswith(TEXT_TRIGGERS):
+        cell.data_type = "s"  # text, never a formula
+        cell.quotePrefix = True
+
+
+def _formulas(r: int) -> dict[str, str]:
+    """The point table's live formulas on row ``r``, by column key: tokens/s/GPU = output /
+    GPUs, tokens/s/user = 1 / TPOT, USD/M output tokens = USD/h * 1e6 / (3600 * output)."""
+    out = f"{LETTER['output_tokens_per_s']}{r}"
+    gpus, tpot = f"{LETTER['gpus']}{r}", f"{LETTER['tpot_mean_s']}{r}"
+    return {"output_tokens_per_s_per_gpu": f"=IF({gpus}>0,{out}/{gpus},\"\")",
+            "tokens_per_s_per_user": f"=IF(N({tpot})>0,1/{tpot},\"\")",
+            "cost_usd_per_million_output_tokens": (
+                f"=IF(N({out})>0,{LETTER['cost_usd_per_hour']}{r}*1000000/(3600*{out}),\"\")")}
+
+
+POINT_FORMATS = {"output_tokens_per_s_per_gpu": "#,##0.0", "tokens_per_s_per_user": "#,##0.0",
+                 "output_tokens_per_s": "#,##0.0", "tpot_mean_s": "0.0000",
+                 "ttft_slo_percentile_s": "0.0000", "cost_usd_per_hour": "#,##0.000",
+                 "cost_usd_per_million_output_tokens": "#,##0.000",
+                 "meets_slo": YES_NO, "pareto": YES_NO}
+"""The point table's number formats by column key (the flags centred)."""
+TEXT_KEYS = ("configuration", "state")
+"""The point table's text columns."""
+
+
 def write_frontier(ws: Any, title: str, result: Any) -> dict[str, Any]:
     """The Frontier sheet of ``result`` on ``ws`` (title, SLO, point table, Pareto block,
     cheapest-at-level block, chart, print area). Returns the cached values of the formula
     cells it wrote (cell → value), for :func:`planner.io.xlsx.sheetxml.save`."""
-    def text(cell: Any, value: str) -> None:
-        value = ooxml_text(value)
-        cell.value = value
-        if value.startswith(TEXT_TRIGGERS):
-            cell.data_type = "s"  # text, never a formula
-            cell.quotePrefix = True
-
     cached: dict[str, Any] = {}
-    text(ws.cell(row=1, column=1), f"{title}: throughput against interactivity")
-    ws.cell(row=1, column=1).font = Font(bold=True, size=13)
-    slo = result.slo
-    ws.cell(row=2, column=1, value=(
-        f"SLO: TTFT p{slo.get('slo_percentile')} <= {slo.get('slo_ttft_s') or 0:g} s (0: "
-        f"none), TPOT <= {slo.get('slo_tpot_s') or 0:g} s (0: none). One engine per "
-        "configuration (GPUs = TP x PP); concurrency = its closed-loop clients. Cost: all "
-        "GPU time over output tokens."))
-    for j, (_key, head) in enumerate(COLUMNS, 1):
-        _header(ws, HEADER_ROW, j, head)
+    _title_rows(ws, title, result.slo)
     first = HEADER_ROW + 1
-    rows: dict[int, int] = {}
-    for i, p in enumerate(result.points):
-        r = first + i
-        rows[i] = r
-        for j, (key, _h) in enumerate(COLUMNS, 1):
-            cell = ws.cell(row=r, column=j)
-            if key == "configuration" or key == "state":
-                text(cell, str(getattr(p, key)))
-            elif key == "output_tokens_per_s_per_gpu":
-                cell.value = f"=IF({LETTER['gpus']}{r}>0,{LETTER['output_tokens_per_s']}{r}/" \
-                             f"{LETTER['gpus']}{r},\"\")"
-            elif key == "tokens_per_s_per_user":
-                cell.value = f"=IF(N({LETTER['tpot_mean_s']}{r})>0,1/{LETTER['tpot_mean_s']}{r}," \
-                             f"\"\")"
-            elif key == "cost_usd_per_million_output_tokens":
-                out = f"{LETTER['output_tokens_per_s']}{r}"
-                cell.value = (f"=IF(N({out})>0,{LETTER['cost_usd_per_hour']}{r}*1000000/"
-                              f"(3600*{out}),\"\")")
-            else:
-                cell.value = _number(getattr(p, key))
-            if cell.data_type == "f":
-                value = _number(getattr(p, key))
-                cached[cell.coordinate] = "" if value is None else value
-            if key in ("output_tokens_per_s_per_gpu", "tokens_per_s_per_user",
-                       "output_tokens_per_s"):
-                cell.number_format = "#,##0.0"
-            elif key in ("tpot_mean_s", "ttft_slo_percentile_s"):
-                cell.number_format = "0.0000"
-            elif key in ("cost_usd_per_hour", "cost_usd_per_million_output_tokens"):
-                cell.number_format = "#,##0.000"
-            elif key in ("meets_slo", "pareto"):
-                cell.number_format = YES_NO
-                cell.alignment = Alignment(horizontal="center")
+    rows = _point_table(ws, result, first, cached)
     last = first + len(result.points) - 1
     ws.row_dimensions[HEADER_ROW].height = 44
     chart_row = last + 2
     below = chart_row + CHART_ROWS + 1  # the Pareto and cheapest blocks' header row
     ws.row_dimensions[below].height = 44
+    pareto = _pareto_block(ws, result, rows, below, cached)
+    _cheapest_block(ws, result, rows, below, cached)
+    slo_first = CHEAPEST_FIRST + len(CHEAPEST_COLUMNS) + 1
+    slo_rows = _slo_block(ws, result, below, slo_first)
+    for j, (key, _h) in enumerate(COLUMNS, 1):
+        ws.column_dimensions[get_column_letter(j)].width = 24 if key == "configuration" else 13
+    ws.freeze_panes = f"B{first}"
+    write_chart(ws, title, result, first, (below + 1, len(pareto)), f"A{chart_row}",
+                (below + 1, slo_first, slo_rows))
+    end = below + max(len(pareto), len(result.cheapest), 1)
+    print_setup(ws, f"A1:{get_column_letter(len(COLUMNS))}{end}", f"${HEADER_ROW}:${HEADER_ROW}")
+    return cached
+
+
+def _title_rows(ws: Any, title: str, slo: dict[str, Any]) -> None:
+    """Rows 1 and 2: the sheet's title and the SLO and cost conventions in words."""
+    _text(ws.cell(row=1, column=1), f"{title}: throughput against interactivity")
+    ws.cell(row=1, column=1).font = Font(bold=True, size=13)
+    ws.cell(row=2, column=1, value=(
+        f"SLO: TTFT p{slo.get('slo_percentile')} <= {slo.get('slo_ttft_s') or 0:g} s (0: "
+        f"none), TPOT <= {slo.get('slo_tpot_s') or 0:g} s (0: none). One engine per "
+        "configuration (GPUs = TP x PP); concurrency = its closed-loop clients. Cost: all "
+        "GPU time over output tokens."))
+
+
+def _point_table(ws: Any, result: Any, first: int, cached: dict[str, Any]) -> dict[int, int]:
+    """The point table: its headers on :data:`HEADER_ROW`, a row per point from ``first``
+    (texts, values, and the three live formulas with the planner's values cached in
+    ``cached``). Returns each point's row."""
+    for j, (_key, head) in enumerate(COLUMNS, 1):
+        _header(ws, HEADER_ROW, j, head)
+    rows: dict[int, int] = {}
+    for i, p in enumerate(result.points):
+        r = first + i
+        rows[i] = r
+        formulas = _formulas(r)
+        for j, (key, _h) in enumerate(COLUMNS, 1):
+            cell = ws.cell(row=r, column=j)
+            if key in TEXT_KEYS:
+                _text(cell, str(getattr(p, key)))
+            elif key in formulas:
+                cell.value = formulas[key]
+            else:
+                cell.value = _number(getattr(p, key))
+            if cell.data_type == "f":
+                value = _number(getattr(p, key))
+                cached[cell.coordinate] = "" if value is None else value
+            if key in POINT_FORMATS:
+                cell.number_format = POINT_FORMATS[key]
+            if POINT_FORMATS.get(key) == YES_NO:
+                cell.alignment = Alignment(horizontal="center")
+    return rows
+
+
+def _reference_format(key: str) -> str | None:
+    """The number format of a block's reference to the point table's ``key`` column."""
+    if key == "configuration":
+        return None
+    if key == "cost_usd_per_million_output_tokens":
+        return "#,##0.000"
+    return "#,##0.0" if key != "concurrency" else "#,##0"
+
+
+def _pareto_block(ws: Any, result: Any, rows: dict[int, int], below: int,
+                  cached: dict[str, Any]) -> list[int]:
+    """The Pareto block from column A under the chart: the optimal points by tokens/s per
+    user, each cell a reference to its point's row. Returns the points, in that order."""
     pareto = sorted((i for i, p in enumerate(result.points) if p.pareto),
                     key=lambda i: result.points[i].tokens_per_s_per_user)
     for j, (_key, head) in enumerate(PARETO_COLUMNS, 1):
@@ -163,8 +212,15 @@ def write_frontier(ws: Any, title: str, result: Any) -> dict[str, Any]:
         for j, (key, _h) in enumerate(PARETO_COLUMNS, 1):
             cell = ws.cell(row=below + k, column=j, value=f"={LETTER[key]}{rows[i]}")
             cached[cell.coordinate] = _number(getattr(result.points[i], key))
-            if key != "configuration":
-                cell.number_format = "#,##0.0" if key != "concurrency" else "#,##0"
+            if (fmt := _reference_format(key)) is not None:
+                cell.number_format = fmt
+    return pareto
+
+
+def _cheapest_block(ws: Any, result: Any, rows: dict[int, int], below: int,
+                    cached: dict[str, Any]) -> None:
+    """The cheapest point meeting the SLO at each interactivity level, beside the Pareto
+    block: the level, then references to the point's row."""
     for j, (_key, head) in enumerate(CHEAPEST_COLUMNS):
         _header(ws, below, CHEAPEST_FIRST + j, head)
     for k, c in enumerate(result.cheapest, 1):
@@ -174,29 +230,24 @@ def write_frontier(ws: Any, title: str, result: Any) -> dict[str, Any]:
             cell = ws.cell(row=below + k, column=CHEAPEST_FIRST + j,
                            value=f"={LETTER[key]}{rows[c.point]}")
             cached[cell.coordinate] = _number(getattr(result.points[c.point], key))
-            if key == "cost_usd_per_million_output_tokens":
-                cell.number_format = "#,##0.000"
-            elif key != "configuration":
-                cell.number_format = "#,##0.0" if key != "concurrency" else "#,##0"
-    slo_first = CHEAPEST_FIRST + len(CHEAPEST_COLUMNS) + 1
+            if (fmt := _reference_format(key)) is not None:
+                cell.number_format = fmt
+
+
+def _slo_block(ws: Any, result: Any, below: int, slo_first: int) -> int:
+    """The TPOT objective's two points (x = 1 / slo_tpot_s, y from 0 to the largest
+    tokens/s/GPU) from column ``slo_first``, when there is a TPOT objective and a usable
+    point. Returns the rows written (2 or 0)."""
     tpot = float(result.slo.get("slo_tpot_s") or 0)
     tops = [p.output_tokens_per_s_per_gpu for p in result.points if p.usable]
-    slo_rows = 0
-    if tpot > 0 and tops:
-        for j, (_key, head) in enumerate(SLO_COLUMNS):
-            _header(ws, below, slo_first + j, head)
-        for k, y in enumerate((0.0, max(tops)), 1):
-            ws.cell(row=below + k, column=slo_first, value=1 / tpot).number_format = "#,##0.0"
-            ws.cell(row=below + k, column=slo_first + 1, value=y).number_format = "#,##0.0"
-        slo_rows = 2
-    for j, (key, _h) in enumerate(COLUMNS, 1):
-        ws.column_dimensions[get_column_letter(j)].width = 24 if key == "configuration" else 13
-    ws.freeze_panes = f"B{first}"
-    write_chart(ws, title, result, first, (below + 1, len(pareto)), f"A{chart_row}",
-                (below + 1, slo_first, slo_rows))
-    end = below + max(len(pareto), len(result.cheapest), 1)
-    print_setup(ws, f"A1:{get_column_letter(len(COLUMNS))}{end}", f"${HEADER_ROW}:${HEADER_ROW}")
-    return cached
+    if not (tpot > 0 and tops):
+        return 0
+    for j, (_key, head) in enumerate(SLO_COLUMNS):
+        _header(ws, below, slo_first + j, head)
+    for k, y in enumerate((0.0, max(tops)), 1):
+        ws.cell(row=below + k, column=slo_first, value=1 / tpot).number_format = "#,##0.0"
+        ws.cell(row=below + k, column=slo_first + 1, value=y).number_format = "#,##0.0"
+    return 2
 
 
 def write_chart(ws: Any, title: str, result: Any, first: int, pareto: tuple[int, int],

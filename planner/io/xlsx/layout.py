@@ -214,17 +214,24 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
     figures = figure_columns()
     cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
     cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
-    if kind == "inference":  # the draft model's figures, by spec_draft_model (planner.sheet.draft)
-        cols += [Column(key, "lookup", unit) for key, unit in DRAFT_FIGURE_UNITS.items()]
-    if kind == "inference":  # the decode pool's GPU figures, by decode_gpu (issue 25)
-        cols += [Column(key, "lookup", "code" if key == "decode_gpu_same"
-                        else GPU_COLUMNS[key.removeprefix("decode_")
-                                         .replace("gpu_price", "price")][1])
-                 for key in DECODE_GPU_COLUMNS]
+    if kind == "inference":
+        cols += _serving_lookups()
     # last: the base an option belongs to, and whether the row is counted (the Summary's
     # SUMPRODUCTs match chosen = TRUE)
     cols += [Column(key, "meta") for key in OPTION_COLUMNS]
     return tuple(cols)
+
+
+def _serving_lookups() -> list[Column]:
+    """An inference sheet's extra lookup columns: the draft model's figures (by
+    ``spec_draft_model``, :mod:`planner.sheet.draft`), then the decode pool's GPU figures (by
+    ``decode_gpu``, issue 25; ``decode_gpu_same`` a code)."""
+    cols = [Column(key, "lookup", unit) for key, unit in DRAFT_FIGURE_UNITS.items()]
+    cols += [Column(key, "lookup", "code" if key == "decode_gpu_same"
+                    else GPU_COLUMNS[key.removeprefix("decode_")
+                                     .replace("gpu_price", "price")][1])
+             for key in DECODE_GPU_COLUMNS]
+    return cols
 
 
 def letters(kind: str) -> dict[str, str]:

@@ -246,6 +246,13 @@ class Decoder:
             return np.nan, self.text(text), formula, formula or bool(text.strip())
         if raw is None:
             return np.nan, -1, formula, formula
+        return self._typed(kind, raw, formula)
+
+    def _typed(self, kind: str, raw: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """:meth:`decode` of a cell with a value ``raw`` (its ``<v>`` text), by ``kind``:
+        a shared string, a boolean, an error, an ISO date, a formula's text, else a number
+        (a NaN or infinity, or a number styled as a date, marked; text that is no number as
+        text)."""
         if kind == "s":
             try:
                 text = self.strings[int(raw)]

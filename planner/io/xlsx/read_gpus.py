@@ -79,16 +79,11 @@ def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
     column no longer a formula, a date, error value or NaN in any cell (``marks``), and an
     edited row whose version is not the GPU's now. ``table``: the sheet's rows from row 1;
     ``formulas``: the (row, column) of its formula cells."""
-    headers = [h for _k, h, _kind, _f in GPU_SHEET]
     rows = iter(table)
-    got = [str(h) if h not in (None, "") else "" for h in (next(rows, None) or ())]
-    if got[:len(headers)] != headers or any(got[len(headers):]):
-        at = next((i for i, (g, e) in enumerate(zip(got, headers, strict=False)) if g != e),
-                  min(len(got), len(headers)))
-        found = got[at] if at < len(got) else "(missing)"
-        wanted = headers[at] if at < len(headers) else "(nothing)"
-        return [], [CellError("GPUs", f"{get_column_letter(at + 1)}1", "header",
-                              f"unexpected header {found!r}; expected {wanted!r}")]
+    header = _header_error([str(h) if h not in (None, "") else ""
+                            for h in (next(rows, None) or ())])
+    if header is not None:
+        return [], [header]
     errors: list[CellError] = []
     plans: list[RowPlan] = []
     lower = {name.lower(): name for name in gpus}
@@ -102,17 +97,40 @@ def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
         if name is None:
             continue
         _kept_formulas(bad, r, formulas)
-        changed = _changed(cells, gpu_sheet_record(gpus[name], versions.get(name, 0)))
-        if not changed:
-            continue
-        version = integer(cells[INDEX["version"]])
-        if version != versions.get(name):
-            bad("version", f"GPU {name!r} was changed since the export (exported version "
-                           f"{cells[INDEX['version']]!r}, now {versions.get(name)}); export "
-                           "again and redo the edit")
-            continue
-        plans.append(RowPlan("GPUs", r, "gpu", "", name, None, version, changed))
+        plan = _row_plan(bad, r, cells, gpus[name], name, versions.get(name))
+        if plan is not None:
+            plans.append(plan)
     return plans, errors
+
+
+def _header_error(got: list[str]) -> CellError | None:
+    """The GPUs sheet's header row refused at its first cell other than the layout's (or a
+    header past the layout's last), else ``None``."""
+    headers = [h for _k, h, _kind, _f in GPU_SHEET]
+    if got[:len(headers)] == headers and not any(got[len(headers):]):
+        return None
+    at = next((i for i, (g, e) in enumerate(zip(got, headers, strict=False)) if g != e),
+              min(len(got), len(headers)))
+    found = got[at] if at < len(got) else "(missing)"
+    wanted = headers[at] if at < len(headers) else "(nothing)"
+    return CellError("GPUs", f"{get_column_letter(at + 1)}1", "header",
+                     f"unexpected header {found!r}; expected {wanted!r}")
+
+
+def _row_plan(bad: _Bad, r: int, cells: list[Any], spec: GpuSpec, name: str,
+              version_now: int | None) -> RowPlan | None:
+    """The plan of GPU row ``r`` when its figures differ from the export's (its version must
+    be the GPU's now, else a refusal is recorded); ``None`` when unchanged or refused."""
+    changed = _changed(cells, gpu_sheet_record(spec, version_now or 0))
+    if not changed:
+        return None
+    version = integer(cells[INDEX["version"]])
+    if version != version_now:
+        bad("version", f"GPU {name!r} was changed since the export (exported version "
+                       f"{cells[INDEX['version']]!r}, now {version_now}); export "
+                       "again and redo the edit")
+        return None
+    return RowPlan("GPUs", r, "gpu", "", name, None, version, changed)
 
 
 INDEX = {key: i for i, (key, *_r) in enumerate(GPU_SHEET)}

@@ -43,6 +43,7 @@ from planner.estimator.architecture import ModelSpec
 from planner.estimator.gpu import GpuSpec
 from planner.io.xlsx.layout import KNOWN_SHEETS, SCENARIO_SHEETS, letters, scenario_columns
 from planner.io.xlsx.parts import SheetRefused, date_styles, shared_strings, sheet_parts
+from planner.io.xlsx.read_checks import check_columns
 from planner.io.xlsx.read_common import (
     MAX_STRINGS_BYTES,
     CellError,
@@ -57,7 +58,6 @@ from planner.io.xlsx.read_common import (
 )
 from planner.io.xlsx.read_gpus import gpu_table, read_gpu_sheet
 from planner.io.xlsx.stream import SheetColumns
-from planner.sheet.checks import Problems, check_column, check_rules
 from planner.sheet.table import inputs_of
 
 __all__ = ["CellError", "ImportError_", "RowPlan", "read_plan"]
@@ -183,22 +183,7 @@ def _sheet_records(z: zipfile.ZipFile, path: Path, sheet: str, kind: str,
     _refuse_many_new(path, sheet, sheet_columns, at["id"] - 1, at["name"] - 1)
     _check_header(path, sheet, [c.header for c in all_columns], sheet_columns.header)
     index = {c.key: i for i, c in enumerate(all_columns)}
-    inputs = {c.name for c in inputs_of(kind) if c.kind in ("int", "float")}
-    names = {c.name for c in inputs_of(kind)}
-    # each kept column once: inputs as Series for the column checks, the other fields as
-    # Python values per row; formula cells per row (rare: only rows that have one)
-    series: dict[str, Any] = {}
-    meta: dict[str, list[Any]] = {}
-    formula_rows: dict[int, set[str]] = {}
-    for c in columns:
-        values, formula = sheet_columns.values(index[c.key], numeric=c.key in inputs,
-                                               strip=c.key != "notes")
-        if c.key in names:
-            series[c.key] = values
-        else:
-            meta[c.key] = values.tolist()
-        for i in np.flatnonzero(formula).tolist():
-            formula_rows.setdefault(i, set()).add(c.key)
+    series, meta, formula_rows = _split_columns(sheet_columns, columns, index, kind)
     # a date, an error value or a NaN: refused like a formula cell, with its own reason
     marked: dict[tuple[int, str], str] = {}
     for c in columns:
@@ -213,6 +198,28 @@ def _sheet_records(z: zipfile.ZipFile, path: Path, sheet: str, kind: str,
             cell[key] = None
         records.append((rows_of[i], cell, formula_rows.get(i, set())))
     return records, series, marked
+
+
+def _split_columns(sheet_columns: Any, columns: list[Any], index: dict[str, int], kind: str
+                   ) -> tuple[dict[str, Any], dict[str, list[Any]], dict[int, set[str]]]:
+    """Each kept column read once: the inputs as Series (numbers parsed for the numeric
+    ones, for the column checks), the other fields as Python values per row, and per row the
+    keys of its formula cells (rare: only rows that have one)."""
+    inputs = {c.name for c in inputs_of(kind) if c.kind in ("int", "float")}
+    names = {c.name for c in inputs_of(kind)}
+    series: dict[str, Any] = {}
+    meta: dict[str, list[Any]] = {}
+    formula_rows: dict[int, set[str]] = {}
+    for c in columns:
+        values, formula = sheet_columns.values(index[c.key], numeric=c.key in inputs,
+                                               strip=c.key != "notes")
+        if c.key in names:
+            series[c.key] = values
+        else:
+            meta[c.key] = values.tolist()
+        for i in np.flatnonzero(formula).tolist():
+            formula_rows.setdefault(i, set()).add(c.key)
+    return series, meta, formula_rows
 
 
 def _check_header(path: Path, sheet: str, expected: list[str], header: list[Any]) -> None:
@@ -252,7 +259,7 @@ class _Rows:
               marked: dict[tuple[int, str], str]) -> None:
         """Check a sheet's records column-wise, then plan each row (or list its errors)."""
         inputs = {c.name: c for c in inputs_of(kind)}
-        checked = _check_columns(records, series, kind, inputs, self.lower_models,
+        checked = check_columns(records, series, kind, inputs, self.lower_models,
                                  self.lower_gpus, self.models, self.gpus)
         index = {c.key: i for i, c in enumerate(scenario_columns(kind))}
         for i, (r, cell, formula_keys) in enumerate(records):
@@ -276,11 +283,7 @@ class _Rows:
         """One row's meta cells checked; its plan, or its errors."""
         model, gpu = self._names(row, cell, formula_keys)
         sid, current = self._id(row, cell["id"])
-        version = integer(cell["version"])
-        if current is not None and version is None and "version" not in formula_keys:
-            row.bad("version", f"must be the version number the row was exported with (an "
-                               f"integer), got {cell['version']!r}; it guards against "
-                               "overwriting someone else's edit")
+        version = _version(row, cell, current is not None, formula_keys)
         fleet = self._fleet(row, cell["fleet"] or self.default_fleet, cell["id"], current, sid)
         if not row.errors and model and gpu and rule is not None:
             row.bad(rule[0] if rule[0] in row.index else "model", rule[1])
@@ -391,59 +394,17 @@ class _Row:
                                      f"{self.r}", key, reason))
 
 
-@dataclass(slots=True)
-class _Checked:
-    """A sheet's input columns checked column-wise: per input, the parsed value of each
-    record and the problem of each bad one (by record index); per record, the first rule
-    across columns it breaks (column, reason)."""
-
-    values: dict[str, list[Any]]
-    errors: dict[str, dict[int, str]]
-    rules: dict[int, tuple[str, str]]
-
-
-def _check_columns(records: list[tuple[int, dict[str, Any], set[str]]],
-                   columns: dict[str, Any], kind: str, inputs: dict[str, Any],
-                   lower_models: dict[str, str], lower_gpus: dict[str, str],
-                   models: dict[str, ModelSpec], gpus: dict[str, GpuSpec]) -> _Checked:
-    """Every input cell of ``records`` (``columns``: per input, its cells as a Series, one
-    per record; a missing column is all empty) validated one column at a time
-    (:func:`planner.sheet.checks.check_column`: each distinct text parsed once, numbers
-    checked as arrays), then the rules across columns once per distinct model, GPU and dtype
-    (:func:`planner.sheet.checks.check_rules`) over the rows whose cells are each valid."""
-    import numpy as np
-    import pandas as pd
-
-    n = len(records)
-    values: dict[str, list[Any]] = {}
-    errors: dict[str, dict[int, str]] = {}
-    arrays: dict[str, Any] = {}
-    ok = np.ones(n, dtype=bool)
-    for key, spec in inputs.items():
-        series = columns.get(key)
-        if series is None:
-            series = pd.Series([None] * n, dtype=object)
-        skip = np.fromiter((key in f for _r, _c, f in records), dtype=bool, count=n)
-        problems = Problems(cap=n + 1)
-        arrays[key], wrong = check_column(spec, series, problems, show_value=False, skip=skip)
-        values[key] = arrays[key].tolist()
-        errors[key] = {p.row: p.message for p in problems.items}
-        ok &= ~wrong & ~skip
-    model_names = np.array([lower_models.get(str(cell["model"] or "").lower()) or ""
-                            for _r, cell, _f in records], dtype=object)
-    gpu_names = np.array([lower_gpus.get(str(cell["gpu"] or "").lower()) or ""
-                          for _r, cell, _f in records], dtype=object)
-    targets = np.array([str(cell.get("lora_targets") or "q,v") for _r, cell, _f in records],
-                       dtype=object)
-    ok &= (model_names != "") & (gpu_names != "")
-    ok &= np.fromiter((not f for _r, _c, f in records), dtype=bool, count=n)
-    rules = Problems(cap=n + 1)
-    check_rules(ok, np.full(n, kind == "training"), model_names, gpu_names, arrays, targets,
-                models, gpus, None, rules, calibration=False)
-    first: dict[int, tuple[str, str]] = {}
-    for p in rules.items:
-        first.setdefault(p.row, (p.column, p.message))
-    return _Checked(values, errors, first)
+def _version(row: _Row, cell: dict[str, Any], existing: bool,
+             formula_keys: set[str]) -> int | None:
+    """The row's version cell as an integer; an existing scenario's row without one (and not
+    a formula, refused already) is refused: the version guards against overwriting someone
+    else's edit."""
+    version = integer(cell["version"])
+    if existing and version is None and "version" not in formula_keys:
+        row.bad("version", f"must be the version number the row was exported with (an "
+                           f"integer), got {cell['version']!r}; it guards against "
+                           "overwriting someone else's edit")
+    return version
 
 
 def _name_clashes(plans: list[RowPlan], existing: dict[int, Any]) -> list[CellError]:

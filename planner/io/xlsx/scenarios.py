@@ -100,17 +100,24 @@ def evaluator(models: Sequence[ModelInfo], gpus: Sequence[GpuInfo],
                 if key in values and np.asarray(values[key]).dtype != object:
                     values[key] = np.asarray(values[key]).astype(bool)
             return values
-        single: list[dict[str, Any] | None] = []
-        for sc in rows:
-            try:
-                single.append(run(kind, [sc]))
-            except (PlannerError, KeyError):
-                single.append(None)
-        keys = next((list(v) for v in single if v is not None), [])
-        return {k: np.array([v[k][0] if v is not None else None for v in single],
-                            dtype=object) for k in keys}
+        return _row_by_row(run, kind, rows)
 
     return evaluate
+
+
+def _row_by_row(run: Callable[[str, Sequence[Scenario]], dict[str, Any]], kind: str,
+                rows: Sequence[Scenario]) -> dict[str, Any]:
+    """A chunk with an invalid row evaluated a row at a time: every column an object array
+    of the rows' values, ``None`` for a row that cannot be evaluated."""
+    single: list[dict[str, Any] | None] = []
+    for sc in rows:
+        try:
+            single.append(run(kind, [sc]))
+        except (PlannerError, KeyError):
+            single.append(None)
+    keys = next((list(v) for v in single if v is not None), [])
+    return {k: np.array([v[k][0] if v is not None else None for v in single],
+                        dtype=object) for k in keys}
 
 
 Plan = list[tuple[str, str, str, str]]

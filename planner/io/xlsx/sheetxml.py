@@ -233,26 +233,32 @@ def formula_column(letter: str, rows: list[str], style: str, values: Any, *, ind
     per cell. The chunk holding the ``first`` row (its cell carries the formula text) and a
     column of mixed or non-finite values go cell by cell through :func:`formula_cells`."""
     array = np.asarray(values)
-    kind = array.dtype.kind
-    texts: str | list[str]
-    if not rows or int(rows[0]) == first or len(array) != len(rows):
-        kind = "O"
-    if kind == "b":
-        texts, attr = _same(np.where(array, "1", "0").tolist()), ' t="b"'
-    elif kind in "iu":
-        texts, attr = _same(list(map(int.__repr__, array.tolist()))), ""
-    elif kind == "f" and bool(np.isfinite(array).all()):
-        texts, attr = _same(float_reprs(array)), ""
-    elif kind == "O" and rows and int(rows[0]) != first and len(array) == len(rows) and \
-            set(map(type, items := array.tolist())) == {str}:
-        # text results (a GPU's name, "yes"/"no"): each distinct text escaped once
-        memo = {v: escape(xml_safe(v)).replace("\r", "&#13;") for v in dict.fromkeys(items)}
-        texts, attr = _same(list(map(memo.__getitem__, items))), ' t="str"'
-    else:
+    column = None
+    if rows and int(rows[0]) != first and len(array) == len(rows):
+        column = _result_texts(array)
+    if column is None:
         return [formula_cells(letter, rows, style, values, index=index, first=first,
                               last=last, template=template)]
+    texts, attr = column
     return [f'<c r="{letter}', ROW_NUMBER,
             f'"{style}{attr}><f t="shared" si="{index}"/><v>', texts, "</v></c>"]
+
+
+def _result_texts(array: np.ndarray) -> tuple[str | list[str], str] | None:
+    """A formula column's cached values as value texts and the cells' type attribute:
+    flags, integers, finite floats, or texts (a GPU's name, "yes"/"no": each distinct text
+    escaped once); ``None`` for a column of mixed or non-finite values."""
+    kind = array.dtype.kind
+    if kind == "b":
+        return _same(np.where(array, "1", "0").tolist()), ' t="b"'
+    if kind in "iu":
+        return _same(list(map(int.__repr__, array.tolist()))), ""
+    if kind == "f" and bool(np.isfinite(array).all()):
+        return _same(float_reprs(array)), ""
+    if kind == "O" and set(map(type, items := array.tolist())) == {str}:
+        memo = {v: escape(xml_safe(v)).replace("\r", "&#13;") for v in dict.fromkeys(items)}
+        return _same(list(map(memo.__getitem__, items))), ' t="str"'
+    return None
 
 
 def value_column(letter: str, rows: list[str], style: str, values: list[Any],

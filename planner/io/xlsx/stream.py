@@ -383,10 +383,7 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
     columns = np.array([col_of.get(x, -1) for x in l_uniques], dtype=np.int64)[l_codes]
     row_numbers = rows.astype(np.int64)
     a_codes, a_uniques = pd.factorize(attrs)
-    kinds = [m.group(1) if (m := _TYPE.search(a)) else "n" for a in a_uniques.tolist()]
-    if dates:
-        kinds = ["date" if k == "n" and (m := _STYLE.search(a)) and int(m.group(1)) in dates
-                 else k for k, a in zip(kinds, a_uniques.tolist(), strict=True)]
+    kinds = _kinds(a_uniques.tolist(), dates)
     numeric = np.array([k == "n" for k in kinds], dtype=bool)[a_codes]
     count = len(found)
     num = np.full(count, np.nan)
@@ -409,13 +406,30 @@ def _take(xml: str, prefix: str, cell_re: re.Pattern[str], col_of: dict[str, int
     if not present.any():
         return
     data_rows.append(np.unique(row_numbers[present]))
+    _append_by_column(present, columns, pieces, (row_numbers, num, code, formula))
+
+
+def _kinds(attributes: list[str], dates: frozenset[int]) -> list[str]:
+    """Each distinct cell attribute text's kind: its ``t=`` type (``n`` without one), and
+    ``date`` for a number whose ``s=`` style is in ``dates``."""
+    kinds = [m.group(1) if (m := _TYPE.search(a)) else "n" for a in attributes]
+    if dates:
+        kinds = ["date" if k == "n" and (m := _STYLE.search(a)) and int(m.group(1)) in dates
+                 else k for k, a in zip(kinds, attributes, strict=True)]
+    return kinds
+
+
+def _append_by_column(present: np.ndarray, columns: np.ndarray,
+                      pieces: dict[int, list[tuple[np.ndarray, ...]]],
+                      arrays: tuple[np.ndarray, ...]) -> None:
+    """The present cells' ``arrays`` (rows, numbers, text codes, formula flags) appended to
+    ``pieces`` a column at a time (one stable sort by column, then a split per column)."""
     order = np.argsort(columns[present], kind="stable")
     at = np.flatnonzero(present)[order]
     cols = columns[at]
     bounds = np.flatnonzero(np.diff(cols)) + 1
     for group in np.split(at, bounds):
-        pieces[int(columns[group[0]])].append(
-            (row_numbers[group], num[group], code[group], formula[group]))
+        pieces[int(columns[group[0]])].append(tuple(a[group] for a in arrays))
 
 
 def _decode_rest(rest: np.ndarray, a_codes: np.ndarray, kinds: list[str], plain_v: np.ndarray,

@@ -240,6 +240,22 @@ class Cells(dict[str, str]):
         return f"Scenarios!{self.col[key]}2"
 
 
+def _gathered(gather: Gather, reads: tuple[str, ...], lo: int,
+              hi: int) -> tuple[dict[str, list[Any]], np.ndarray]:
+    """The gathered figures a column reads over rows ``lo:hi`` (padded with ``None`` to the
+    rows asked for), and per row whether any of them is ``None`` (not evaluated)."""
+    n = hi - lo
+    raw: dict[str, list[Any]] = {}
+    bad = np.zeros(n, dtype=bool)
+    for key in reads:
+        got = gather.columns[key][lo:hi]
+        got = got + [None] * (n - len(got))
+        if None in got:
+            bad |= np.fromiter((v is None for v in got), dtype=bool, count=n)
+        raw[key] = got
+    return raw, bad
+
+
 def column_values(gather: Gather, column: SummaryColumn, lo: int, hi: int) -> np.ndarray:
     """The values Python computes for rows ``lo:hi`` of a Summary scenario column (its
     formula over the gathered Scenarios figures), as one array; a row whose figures could not
@@ -247,14 +263,7 @@ def column_values(gather: Gather, column: SummaryColumn, lo: int, hi: int) -> np
     if column.reads == ("gpu",):
         return np.array([gpu for _f, _n, gpu in gather.meta[lo:hi]], dtype=object)
     n = hi - lo
-    raw = {}
-    bad = np.zeros(n, dtype=bool)
-    for key in column.reads:
-        got = gather.columns[key][lo:hi]
-        got = got + [None] * (n - len(got))
-        if None in got:
-            bad |= np.fromiter((v is None for v in got), dtype=bool, count=n)
-        raw[key] = got
+    raw, bad = _gathered(gather, column.reads, lo, hi)
     if bad.all():
         return np.full(n, None, dtype=object)
     if bad.any():

@@ -44,7 +44,7 @@ from planner.io.xlsx.layout import (
     scenario_columns,
 )
 from planner.io.xlsx.lookups import Ranges
-from planner.io.xlsx.plan import CatalogPrice, write_plan_sheets
+from planner.io.xlsx.plan import CatalogPrice, PlanLine, write_plan_sheets
 from planner.io.xlsx.scenarios import evaluator, write_scenario_sheet
 from planner.io.xlsx.sheetxml import (
     Styles,
@@ -141,28 +141,48 @@ def build_workbook(scenarios: Sequence[Scenario], models: Sequence[ModelInfo],
     ctx.cached["GPUs"] = write_gpus(wb.create_sheet("GPUs"), gpus)
     write_lists(wb.create_sheet("Lists"))
     _sweep_sheets(ctx, sweeps)
-    for k, (title, result) in enumerate(frontiers, 1):
-        ws = wb.create_sheet(FRONTIER_SHEET if len(frontiers) == 1 else f"{FRONTIER_SHEET} {k}")
-        ctx.cached[ws.title] = write_frontier(ws, title, result)
+    _frontier_sheets(ctx, frontiers)
     _calibration_sheets(ctx, predictions)
-    price_col = get_column_letter(next(j for j, (key, *_r) in enumerate(GPU_SHEET, 1)
-                                       if key == "price_usd_per_hour"))
-    plan_bodies, plan_lines = write_plan_sheets(wb, plans, styles, {
-        g.name: CatalogPrice(g.spec.price_usd_per_hour, f"GPUs!${price_col}${row}")
-        for row, g in enumerate(gpus, 2)})
-    ctx.bodies.update(plan_bodies)
+    plan_lines = _plan_sheets(ctx, plans, gpus)
     info = _summary_info(scenarios, inference, gpus, plan_lines)
     body, last = write_summary(summary, info, gathered["inference"], gathered["training"],
                                styles, {g.name: row for row, g in enumerate(gpus, 2)},
                                len(training))
     ctx.bodies["Summary"] = (body, last, SUMMARY_WIDTH)
     styles.close()
+    _defined_names(wb, ranges)
+    wb.calculation.fullCalcOnLoad = True
+    return Built(wb, ctx.bodies, ctx.cached)
+
+
+def _frontier_sheets(ctx: _Context, frontiers: Sequence[tuple[str, Any]]) -> None:
+    """A Frontier sheet per (title, frontier) pair (numbered when there are several)."""
+    for k, (title, result) in enumerate(frontiers, 1):
+        ws = ctx.wb.create_sheet(FRONTIER_SHEET if len(frontiers) == 1
+                                 else f"{FRONTIER_SHEET} {k}")
+        ctx.cached[ws.title] = write_frontier(ws, title, result)
+
+
+def _plan_sheets(ctx: _Context, plans: Sequence[Any],
+                 gpus: Sequence[GpuInfo]) -> list[PlanLine]:
+    """The Plan sheets (their bodies streamed at save), each GPU's catalog price a reference
+    to its GPUs sheet cell; returns the plan lines the Summary shows."""
+    price_col = get_column_letter(next(j for j, (key, *_r) in enumerate(GPU_SHEET, 1)
+                                       if key == "price_usd_per_hour"))
+    plan_bodies, plan_lines = write_plan_sheets(ctx.wb, plans, ctx.styles, {
+        g.name: CatalogPrice(g.spec.price_usd_per_hour, f"GPUs!${price_col}${row}")
+        for row, g in enumerate(gpus, 2)})
+    ctx.bodies.update(plan_bodies)
+    return plan_lines
+
+
+def _defined_names(wb: Workbook, ranges: Ranges) -> None:
+    """The workbook's defined names: the catalog ranges the formulas read and the planner's
+    constants."""
     for name, target in ranges.names().items():
         wb.defined_names[name] = DefinedName(name, attr_text=target)
     for name, value in CONSTANTS.items():
         wb.defined_names[name] = DefinedName(name, attr_text=str(value))
-    wb.calculation.fullCalcOnLoad = True
-    return Built(wb, ctx.bodies, ctx.cached)
 
 
 def _predictions(inference: Sequence[Scenario], models: Sequence[ModelInfo],

@@ -250,14 +250,7 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
             return
         decided = [objective] if not vary else [v.split("=")[0] for v in vary]
         self.changes = {k: result.values[k] for k in decided if k in result.values}
-        shown = ", ".join(f"{k} = {format_value(k, v) if not isinstance(v, str) else v}"
-                          for k, v in self.changes.items())
-        extra = ", ".join(f"{k} {format_value(k, result.values[k])}" for k in
-                          ("cost_usd_per_hour",) if k in result.values)
-        self._show(Text.assemble(
-            Text("Answer: ", style="bold"), Text(shown, style="bold green"),
-            f"  ({extra}; {result.feasible:,} of {result.candidates:,} feasible, "
-            f"{result.method})"))
+        self._show(_answer_text(self.changes, result))
         self.query_one("#apply", Button).disabled = False
 
     @on(Button.Pressed, "#apply")
@@ -276,3 +269,16 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
     @on(Button.Pressed, "#close")
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _answer_text(changes: dict[str, Any], result: Any) -> Text:
+    """A preset goal's answer: the values decided, the hourly cost, how many candidates were
+    feasible and the method that found it."""
+    shown = ", ".join(f"{k} = {format_value(k, v) if not isinstance(v, str) else v}"
+                      for k, v in changes.items())
+    extra = ", ".join(f"{k} {format_value(k, result.values[k])}" for k in
+                      ("cost_usd_per_hour",) if k in result.values)
+    return Text.assemble(
+        Text("Answer: ", style="bold"), Text(shown, style="bold green"),
+        f"  ({extra}; {result.feasible:,} of {result.candidates:,} feasible, "
+        f"{result.method})")

@@ -158,6 +158,18 @@ class SweepScreen(ModalScreen[None]):
             self.query_one("#table", Static).update(Text(str(exc), style="bold red"))
             self.query_one("#chart", Static).update("")
             return
+        table, labels = self._sweep_table(column, variation, grid, shown)
+        self.query_one("#table", Static).update(table)
+        chart = bar_chart(labels, [float(v) for v in grid.values["throughput_tokens_per_s"]],
+                          lambda v: format_value("throughput_tokens_per_s", v))
+        self.query_one("#chart", Static).update(Text.assemble(
+            Text("\noutput throughput\n", style="bold"), chart))
+
+    def _sweep_table(self, column: str, variation: Any, grid: Any,
+                     shown: tuple[str, ...]) -> tuple[Table, list[str]]:
+        """The sweep's table: a row per value of ``column`` (its reason, dim, where the
+        value has no estimate), the verdict's figures as every screen shows them; and the
+        values' labels for the chart."""
         table = Table()
         table.add_column(column, justify="right")
         for name in shown:
@@ -174,11 +186,7 @@ class SweepScreen(ModalScreen[None]):
             table.add_row(str(value), *[verdict.figure(n, row, inputs)
                                         if n in verdict.MASKED_COLUMNS or n == "utilization"
                                         else format_value(n, row[n]) for n in shown])
-        self.query_one("#table", Static).update(table)
-        chart = bar_chart(labels, [float(v) for v in grid.values["throughput_tokens_per_s"]],
-                          lambda v: format_value("throughput_tokens_per_s", v))
-        self.query_one("#chart", Static).update(Text.assemble(
-            Text("\noutput throughput\n", style="bold"), chart))
+        return table, labels
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -122,17 +122,7 @@ class CellEditing(RowActions):
         if len(self.app.screen_stack) > 1:  # a dialog is opening: its keys are not the grid's
             return False
         if edit is None:
-            if event.key == "enter":
-                self.edit()
-                return True
-            if event.character and event.character in "0123456789.":
-                sc, key, role = self._current()
-                column = rows.input_column(sc.kind, key) if sc and key and role == "input" \
-                    else None
-                if sc is not None and column is not None and column.kind in ("int", "float"):
-                    self._begin_edit(sc, key or "", typed=event.character)
-                    return True
-            return False
+            return self._key_on_cell(event)
         outcome = edit.press(event.key, event.character)
         if outcome == "cancel":
             self._end_edit()
@@ -142,6 +132,21 @@ class CellEditing(RowActions):
             edit.error = self._edit_error(edit)
             self._draw_edit()
         return True
+
+    def _key_on_cell(self, event: events.Key) -> bool:
+        """A key on the grid while no cell is edited: Enter edits the cell, a digit (or a
+        point) on a number input starts editing it with that character; True if taken."""
+        if event.key == "enter":
+            self.edit()
+            return True
+        if event.character and event.character in "0123456789.":
+            sc, key, role = self._current()
+            column = rows.input_column(sc.kind, key) if sc and key and role == "input" \
+                else None
+            if sc is not None and column is not None and column.kind in ("int", "float"):
+                self._begin_edit(sc, key or "", typed=event.character)
+                return True
+        return False
 
     def paste(self, text: str) -> None:
         """Pasted text goes into the cell being edited (the grid itself ignores pastes)."""

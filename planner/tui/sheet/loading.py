@@ -156,6 +156,12 @@ class FleetLoading(SheetLayout):
         if not self.loaded:
             self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
         self.loaded = True
+        self._loaded_status(message)
+
+    def _loaded_status(self, message: FleetLoaded) -> None:
+        """After a load: a partial one says how many rows show while the rest are read; the
+        first complete one hands the fleet's objects to the collector policy (and counts
+        the rows of a large fleet), a reload re-arms it once the grid is drawn."""
         if message.partial:
             if message.shown is not None:
                 self.call_after_refresh(message.shown.set)

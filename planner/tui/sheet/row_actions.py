@@ -174,15 +174,8 @@ class RowActions(FleetLoading):
         only at those rows."""
         if message.fleet != self.fleet:
             return
-        kinds: set[str] = set()
+        kinds = self._drop_rows(message.removed)
         moved = bool(message.removed)
-        for sid in message.removed:
-            sc = self.scenarios.pop(sid, None)
-            self.outputs.pop(sid, None)
-            self.marked.discard(sid)
-            if sc is not None:
-                self.index[sc.kind].remove(sid)
-                kinds.add(sc.kind)
         relayout = False
         for sc, outputs in zip(message.scenarios, message.outputs, strict=True):
             old, place = self.scenarios.get(sc.id), self._place(sc)
@@ -193,6 +186,25 @@ class RowActions(FleetLoading):
             self.saves.read({sc.id: sc.version})
             kinds.add(sc.kind)
             relayout = relayout or not self._fits(sc.id)
+        self._redraw_rows(message, kinds, moved, relayout)
+
+    def _drop_rows(self, removed: Any) -> set[str]:
+        """Scenarios ``removed`` taken out of the arrays, the marks and their kind's index;
+        the kinds they were of."""
+        kinds: set[str] = set()
+        for sid in removed:
+            sc = self.scenarios.pop(sid, None)
+            self.outputs.pop(sid, None)
+            self.marked.discard(sid)
+            if sc is not None:
+                self.index[sc.kind].remove(sid)
+                kinds.add(sc.kind)
+        return kinds
+
+    def _redraw_rows(self, message: RowsUpdated, kinds: set[str], moved: bool,
+                     relayout: bool) -> None:
+        """The grids after a row action: rebuilt when a row outgrew its column, the rows
+        of ``kinds`` shown again when one moved, else only the changed rows redrawn."""
         if relayout:  # a name or value wider than its column (rare)
             for sc in message.scenarios:
                 self._widen(sc.id, relayout=False)

@@ -230,39 +230,31 @@ class KindIndex:
         cached = self._sort
         if cached is not None and cached[:3] == (self.generation, key, reverse):
             return cached[3]
-        ids = self.ids.tolist()
-        gather = getattr(outputs, "gather", None)
-        if key in TEXT_FIELDS:
-            values: list[Any] = [str(getattr(scenarios[i], key)).lower() for i in ids]
-        else:
-            held = [scenarios[i].inputs for i in ids]
-            has = [key in inputs for inputs in held]
-            if all(has):  # an input
-                values = [inputs[key] for inputs in held]
-            elif gather is not None and not any(has):  # an output: read as a column
-                values = gather(key, self.ids)
-            else:
-                values = [inputs[key] if here else outputs[i].get(key)
-                          for i, inputs, here in zip(ids, held, has, strict=True)]
-        gathered = np.asarray(values)  # numbers (and flags) come out as a numeric dtype
-        if key in TEXT_FIELDS:
-            keys: tuple[np.ndarray, ...] = (np.array(values, dtype=str),)
-        elif gathered.dtype.kind in "biuf":
-            keys = (gathered.astype(np.float64),)
-        else:  # numbers first, then text
-            numeric = np.fromiter((isinstance(v, (int, float)) for v in values), dtype=bool,
-                                  count=len(values))
-            number = np.array([float(v) if n else 0.0 for v, n in zip(values, numeric,
-                                                                     strict=True)])
-            text = np.array(["" if n else str(v) for v, n in zip(values, numeric,
-                                                                  strict=True)], dtype=str)
-            keys = (text, number, ~numeric)
+        values = self._column(key, scenarios, outputs)
+        keys = _sort_keys(key, values)
         order = _stable_order(keys, reverse)
         if key in verdict.COST_COLUMNS:  # a cost that buys no deployment sorts last
             usable = self._usable(outputs)[order]
             order = np.concatenate((order[usable], order[~usable]))
         self._sort = (self.generation, key, reverse, order)
         return order
+
+    def _column(self, key: str, scenarios: Mapping[int, Scenario],
+                outputs: Mapping[int, Outputs]) -> list[Any] | np.ndarray:
+        """Column ``key`` of the rows in ``ids`` order: a text field lower-cased, an input
+        from the scenarios, an output read as a column where the outputs can gather one."""
+        ids = self.ids.tolist()
+        if key in TEXT_FIELDS:
+            return [str(getattr(scenarios[i], key)).lower() for i in ids]
+        gather = getattr(outputs, "gather", None)
+        held = [scenarios[i].inputs for i in ids]
+        has = [key in inputs for inputs in held]
+        if all(has):  # an input
+            return [inputs[key] for inputs in held]
+        if gather is not None and not any(has):  # an output: read as a column
+            return gather(key, self.ids)
+        return [inputs[key] if here else outputs[i].get(key)
+                for i, inputs, here in zip(ids, held, has, strict=True)]
 
     def _usable(self, outputs: Mapping[int, Outputs]) -> np.ndarray:
         """Per position in ``ids``: the row fits and is not saturated
@@ -288,6 +280,22 @@ class KindIndex:
         if mask is not None:
             order = order[mask[order]]
         return self.ids[order]
+
+
+def _sort_keys(key: str, values: list[Any] | np.ndarray) -> tuple[np.ndarray, ...]:
+    """The keys :func:`_stable_order` sorts ``values`` of column ``key`` by: text for a text
+    field, the numbers for a numeric column, else text, then number, numbers first."""
+    gathered = np.asarray(values)  # numbers (and flags) come out as a numeric dtype
+    if key in TEXT_FIELDS:
+        return (np.array(values, dtype=str),)
+    if gathered.dtype.kind in "biuf":
+        return (gathered.astype(np.float64),)
+    numeric = np.fromiter((isinstance(v, (int, float)) for v in values), dtype=bool,
+                          count=len(values))
+    number = np.array([float(v) if n else 0.0 for v, n in zip(values, numeric, strict=True)])
+    text = np.array(["" if n else str(v) for v, n in zip(values, numeric, strict=True)],
+                    dtype=str)
+    return (text, number, ~numeric)
 
 
 def _stable_order(keys: tuple[np.ndarray, ...], reverse: bool) -> np.ndarray:

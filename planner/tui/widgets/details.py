@@ -2,7 +2,7 @@
 inputs, its memory against the GPU's, its verdict, and the explanation of the output under
 the cursor), shown wide, narrowed or hidden.
 
-The text is composed by :func:`planner.tui.state.cells.details` (no terminal needed); this
+The text is composed by :func:`planner.tui.state.details.details` (no terminal needed); this
 widget only shows it and keeps its mode as CSS classes (``narrow``, ``hidden``; the widths
 are in ``app.tcss``), so a mode change is a restyle, not a rebuild.
 """
@@ -15,7 +15,7 @@ from typing import Any
 from textual.widgets import Static
 
 from planner.domain import Scenario
-from planner.tui.state import cells
+from planner.tui.state import details as pane_text
 
 
 class DetailsPane(Static):
@@ -43,4 +43,4 @@ class DetailsPane(Static):
         if sc is None:
             self.update("No scenario selected. Press n to create one.")
             return
-        self.update(cells.details(sc, outputs, memory_bytes, explanation))
+        self.update(pane_text.details(sc, outputs, memory_bytes, explanation))

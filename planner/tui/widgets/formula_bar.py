@@ -88,12 +88,9 @@ class FormulaBar(Static):
         self.update(Text("\n").join([first, second]), layout=False)
 
 
-def choice_row(shown: list[str], index: int, width: int) -> Text:
-    """The choices around the highlighted one that fit in ``width`` cells, with ``…`` where
-    some are cut off."""
-    if not shown:
-        return Text("no choice matches what is typed", style="bold red")
-    index = min(index, len(shown) - 1)
+def _window(shown: list[str], index: int, width: int) -> tuple[int, int]:
+    """The first and last choice shown around ``index``: grown on both sides, one choice at
+    a time, while the choices (each with two cells of padding) fit in ``width - 4`` cells."""
     first = last = index
     used = len(shown[index]) + 2
     while True:  # grow the window on both sides while it fits
@@ -105,7 +102,16 @@ def choice_row(shown: list[str], index: int, width: int) -> Text:
                 first, last = (at, last) if side < 0 else (first, at)
                 grew = True
         if not grew:
-            break
+            return first, last
+
+
+def choice_row(shown: list[str], index: int, width: int) -> Text:
+    """The choices around the highlighted one that fit in ``width`` cells, with ``…`` where
+    some are cut off."""
+    if not shown:
+        return Text("no choice matches what is typed", style="bold red")
+    index = min(index, len(shown) - 1)
+    first, last = _window(shown, index, width)
     row = Text("… " if first > 0 else "  ", style="dim")
     for i in range(first, last + 1):
         row.append(f" {shown[i]} ", style="reverse bold" if i == index else "")

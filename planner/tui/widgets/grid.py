@@ -323,16 +323,7 @@ class SheetTable(DataTable):
         assert row_index is not None  # _render_line_in_row sends only rows of show_rows here
         highlight = _highlighted
         columns = self.ordered_columns
-        fixed_row = []
-        if self.fixed_columns:
-            fixed_style = self.get_component_styles("datatable--fixed").rich_style + \
-                Style.from_meta({"fixed": True})
-            for column_index, column in enumerate(columns[:self.fixed_columns]):
-                at = Coordinate(row_index, column_index)
-                fixed_row.append(self._render_cell(
-                    row_index, column_index, fixed_style, column.get_render_width(self),
-                    cursor=highlight(cursor_location, at, cursor_type),
-                    hover=highlight(hover_location, at, cursor_type))[line_no])
+        fixed_row = self._fixed_cells(row_index, line_no, cursor_location, hover_location)
         row_style = self._row_style(row_index, base_style)
         scrollable_row: list[list[Segment]] = []
         in_view, blank = self._in_view, 0
@@ -351,7 +342,33 @@ class SheetTable(DataTable):
                 hover=highlight(hover_location, at, cursor_type))[line_no])
         if blank:
             scrollable_row.append([Segment(" " * blank, row_style)])
-        # DataTable's fill to the widget's width (a cell or column cursor: the row's colours)
+        scrollable_row.append(self._fill(row_index, row_style))
+        row_pair = (fixed_row, scrollable_row)
+        self._row_render_cache[cache_key] = row_pair
+        return row_pair
+
+    def _fixed_cells(self, row_index: int, line_no: int, cursor_location: Any,
+                     hover_location: Any) -> list[list[Segment]]:
+        """Line ``line_no`` of each fixed column's cell of a body row, in DataTable's fixed
+        style (with its ``fixed`` metadata), cursor and hover as DataTable tests them."""
+        if not self.fixed_columns:
+            return []
+        cursor_type = self.cursor_type
+        fixed_style = self.get_component_styles("datatable--fixed").rich_style + \
+            Style.from_meta({"fixed": True})
+        fixed_row = []
+        for column_index, column in enumerate(self.ordered_columns[:self.fixed_columns]):
+            at = Coordinate(row_index, column_index)
+            fixed_row.append(self._render_cell(
+                row_index, column_index, fixed_style, column.get_render_width(self),
+                cursor=_highlighted(cursor_location, at, cursor_type),
+                hover=_highlighted(hover_location, at, cursor_type))[line_no])
+        return fixed_row
+
+    def _fill(self, row_index: int, row_style: Style) -> list[Segment]:
+        """DataTable's fill of a body line to the widget's width (a cell or column cursor:
+        the row's colours, its background faded a quarter toward the widget's)."""
+        columns = self.ordered_columns
         table_width = sum(c.get_render_width(self) for c in columns[self.fixed_columns:]) + \
             self._row_label_column_width
         if row_style.bgcolor is not None:
@@ -361,11 +378,7 @@ class SheetTable(DataTable):
         else:
             extend_style = Style.from_color(row_style.color, row_style.bgcolor)
         extend_style += Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
-        scrollable_row.append([Segment(" " * max(0, self.size.width - table_width),
-                                       extend_style)])
-        row_pair = (fixed_row, scrollable_row)
-        self._row_render_cache[cache_key] = row_pair
-        return row_pair
+        return [Segment(" " * max(0, self.size.width - table_width), extend_style)]
 
     def _row_style(self, row_index: int, base_style: Style) -> Style:
         """A body row's style, as DataTable's ``_get_row_style`` gives it: fixed rows',

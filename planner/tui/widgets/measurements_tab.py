@@ -67,6 +67,13 @@ def scatter_text(points: Sequence[tuple[float, float, str]], width: int = 48,
     for x, y, marker in kept:
         r, c = row(y), col(x)
         grid[r][c] = marker if grid[r][c] in (" ", "·", marker) else "*"
+    return _framed(grid, lo, hi, width)
+
+
+def _framed(grid: list[list[str]], lo: int, hi: int, width: int) -> str:
+    """The scatter's grid with its axes: the decade labels at the top and bottom of the
+    y axis and at both ends of the x axis, then the legend of the markers."""
+    height = len(grid)
     label = f"1e{hi}"
     pad = max(len(label), len(f"1e{lo}"))
     lines = [f"{(label if i == 0 else f'1e{lo}' if i == height - 1 else ''):>{pad}} │"
@@ -80,6 +87,25 @@ def scatter_text(points: Sequence[tuple[float, float, str]], width: int = 48,
 
 def _figure(value: float | None) -> str:
     return "–" if value is None else f"{value:,.1f}" if value >= 100 else f"{value:,.2f}"
+
+
+def _run_cells(m: Any, p: Any, points: list[tuple[float, float, str]]) -> list[str]:
+    """A run's row of the table: its id, model, GPU, engine, mode and profile, then per
+    figure measured, predicted and |error| (dashes where not scored); each scored figure
+    added to ``points`` for the scatter."""
+    cells = [str(m.id), m.model, m.gpu, str(m.values.get("engine") or "–"),
+             str(m.values.get("mode") or "–"),
+             (p.profile or "catalog") if p is not None else "not scored"]
+    for metric, _label, marker in METRICS:
+        measured = p.measured.get(metric) if p is not None else None
+        predicted = p.predicted.get(metric) if p is not None else None
+        if measured is not None and predicted is not None:
+            cells += [_figure(measured), _figure(predicted),
+                      f"{abs_error(measured, predicted):.1%}"]
+            points.append((measured, predicted, marker))
+        else:
+            cells += ["–", "–", "–"]
+    return cells
 
 
 def error_table(profile: Any) -> Table:
@@ -169,19 +195,7 @@ class MeasurementsPane(Vertical):
             table.add_column("|error|", key=f"{metric}_error")
         points: list[tuple[float, float, str]] = []
         for m, p in self.rows:
-            cells = [str(m.id), m.model, m.gpu, str(m.values.get("engine") or "–"),
-                     str(m.values.get("mode") or "–"),
-                     (p.profile or "catalog") if p is not None else "not scored"]
-            for metric, _label, marker in METRICS:
-                measured = p.measured.get(metric) if p is not None else None
-                predicted = p.predicted.get(metric) if p is not None else None
-                if measured is not None and predicted is not None:
-                    cells += [_figure(measured), _figure(predicted),
-                              f"{abs_error(measured, predicted):.1%}"]
-                    points.append((measured, predicted, marker))
-                else:
-                    cells += ["–", "–", "–"]
-            table.add_row(*cells, key=str(m.id))
+            table.add_row(*_run_cells(m, p, points), key=str(m.id))
         chart = self.query_one("#measurements-chart", Static)
         if not self.rows:
             chart.update("No benchmark runs imported (planner bench import FILE...).")
