@@ -230,7 +230,8 @@ DEPLOYMENT_INPUTS: tuple[InputColumn, ...] = (
     _col("quant_mode", "Quant mode", "convention", "choice", "auto",
          "Which matmul throughput applies: weight_only (16-bit matmuls on dequantized "
          "weights), weight_activation (W8A8 / W4A4 on the weights' low-bit tensor path where "
-         "the GPU has it), auto (fp8/int8 W8A8, int4/FP4 weight-only; a checkpoint's own "
+         "the GPU has it), auto (fp8/int8 W8A8, NVFP4 W4A4 as vLLM and TensorRT-LLM serve it "
+         "where the GPU has FP4 tensor cores, int4/MXFP4 weight-only; a checkpoint's own "
          "scheme for weight_dtype auto).", choices=tuple(QUANT_MODES)),
     _col("reserve_gib", "Reserve", "GiB", "float", 0.0,
          "Fixed memory per GPU held back for activations, workspace and the runtime.",
