@@ -223,13 +223,38 @@ def max_num_seqs_effective(max_num_seqs: Value, engine_code: Value,
     return where(max_num_seqs > 0, max_num_seqs, default)
 
 
+SGLANG_CHUNKED_PREFILL_TIERS: tuple[tuple[float, int], ...] = (
+    (35 * GiB, 2048), (60 * GiB, 4096), (160 * GiB, 8192))
+"""SGLang's default ``chunked_prefill_size`` by the memory of one GPU (``python/sglang/srt/
+server_args.py``, ``_handle_gpu_memory_settings``, ``gpu_mem`` in MiB from the device):
+below 20 and below 35 GiB (T4, A10, 4090) 2048, below 60 GiB (A100 40 GB, L40) 4096, below
+90 GiB (H100, A100 80 GB) and below 160 GiB (H20, H200) 8192, else (B200, MI300) 16384, as
+(bound, tokens) pairs below which the figure applies. A prefill batch holds at most that many
+prompt tokens (``PrefillAdder``: each request added takes its extend length off
+``rem_chunk_tokens``; the default ``max_prefill_tokens`` 16384 binds no earlier)."""
+SGLANG_CHUNKED_PREFILL_LARGE = 16384
+"""SGLang's ``chunked_prefill_size`` on parts of 160 GiB or more (B200, MI300)."""
+
+
+def sglang_chunked_prefill_size(gpu_usable_memory_bytes: Value) -> Value:
+    """SGLang's default token budget of a prefill batch on this GPU
+    (:data:`SGLANG_CHUNKED_PREFILL_TIERS`: the memory the runtime sees, what SGLang reads)."""
+    out: Value = SGLANG_CHUNKED_PREFILL_LARGE
+    for bound, tokens in reversed(SGLANG_CHUNKED_PREFILL_TIERS):
+        out = where(gpu_usable_memory_bytes < bound, tokens, out)
+    return out
+
+
 def max_num_batched_tokens_effective(max_num_batched_tokens: Value, engine_code: Value,
-                                     vllm_large_part: Value) -> Value:
+                                     vllm_large_part: Value,
+                                     gpu_usable_memory_bytes: Value) -> Value:
     """Token budget of one engine step: ``max_num_batched_tokens``, or when 0 the engine's
-    default (vLLM 8192 on large parts, 2048 otherwise; SGLang chunked_prefill_size 8192;
-    TRT-LLM max_num_tokens 8192)."""
-    default = _by_engine(engine_code, {"roofline": 8192, "sglang": 8192, "trtllm": 8192,
-                                       "vllm": where(vllm_large_part > 0, 8192, 2048)})
+    default (vLLM 8192 on large parts, 2048 otherwise; SGLang ``chunked_prefill_size`` by GPU
+    memory, :func:`sglang_chunked_prefill_size`: 8192 on H100/H200, 16384 on B200/MI300X/
+    MI355X; TRT-LLM max_num_tokens 8192)."""
+    default = _by_engine(engine_code, {
+        "roofline": 8192, "sglang": sglang_chunked_prefill_size(gpu_usable_memory_bytes),
+        "trtllm": 8192, "vllm": where(vllm_large_part > 0, 8192, 2048)})
     return where(max_num_batched_tokens > 0, max_num_batched_tokens, default)
 
 

@@ -291,8 +291,10 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
          'weights and warm-up that becomes KV cache (default 0.9).',
          minimum=0.01, maximum=1.0),
     _col('max_num_batched_tokens', 'Step tokens', 'tokens', 'int', 0,
-         "0 = the engine's default (vLLM 8192 on large parts, 2048 otherwise; SGLang and TRT-"
-         'LLM 8192). Token budget of one engine step (prefill chunks + one token per decode).',
+         "0 = the engine's default (vLLM 8192 on large parts, 2048 otherwise; SGLang by GPU "
+         'memory: 2048 below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384; '
+         'TRT-LLM 8192). Token budget of one engine step (prefill chunks + one token per '
+         'decode).',
          minimum=0, maximum=10000000),
     _col('max_num_seqs', 'Max seqs', 'sequences', 'int', 0,
          "0 = the engine's default (vLLM 1024 on large parts, 256 otherwise; SGLang 1024; TRT-"
