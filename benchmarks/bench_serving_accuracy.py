@@ -19,6 +19,7 @@ by metric, by band and by source group. It prints; it does not assert. Runs that
 scored are counted with the reason.
 
     python -m benchmarks.bench_serving_accuracy [--measurements DIR] [--details] [--cv-fit]
+        [--inferencex-lengths] [--mtp-script-drafts]
 
 Cross-validation. A source group is one publication or one silicon set: GPUStack, TRT-LLM
 1.0, Qwen3 speed, AIC rows by GPU, InferenceX rows by GPU. The default figures scores every
@@ -45,7 +46,9 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   measured throughput of an InferenceX disaggregated run is its per-GPU output rate times its
   decode GPUs (:func:`ix_disagg_case`). Engine from ``engine`` (Dynamo-orchestrated rows by their
   backend; AMD ATOM has no engine model: not scored). Fixed lengths ISL/OSL,
-  ``output_tokens_cv`` 0; ``concurrency = max_concurrency`` (closed loop).
+  ``output_tokens_cv`` 0 (``--inferencex-lengths``: the runs of InferenceX origin at the
+  lengths their client drew, uniform over ``[0.8 L, L]``, :func:`inferencex_lengths`);
+  ``concurrency = max_concurrency`` (closed loop).
 * GPUs: AIC ``tp * pp * attention_dp`` of the one worker (with attention DP > 1 the planner's
   ``tp`` is that GPU count with ``attention_dp`` on, experts over ``moe_ep``); InferenceX
   ``decode_tp`` GPUs (``decode_dp_attention``, ``decode_ep`` as given); measured throughput =
@@ -571,17 +574,49 @@ def ix_disagg_case(r: dict[str, Any]) -> Case:
                 band("concurrency", clients), run, met.get("mean_e2el_s"))
 
 
+INFERENCEX_RANGE_RATIO = 0.8
+"""InferenceX's random-dataset length draw: every run sets ``--random-range-ratio 0.8``
+(``RANDOM_RANGE_RATIO: 0.8`` in ``.github/workflows/benchmark-tmpl.yml`` and
+``benchmark-multinode-tmpl.yml``; the measurements README: "lengths are drawn from [0.8 L, L]"),
+and its ``utils/bench_serving/benchmark_serving.py`` ``sample_random_requests`` draws input and
+output lengths uniformly from the integers ``[int(L * ratio), L]``."""
+INFERENCEX_LENGTHS = False
+"""``--inferencex-lengths``: score the runs of InferenceX origin (InferenceX rows, AIC rows
+copied from its database) with the lengths their client drew (:func:`inferencex_lengths`)
+instead of the issue-23 mapping's fixed ISL/OSL with ``output_tokens_cv`` 0."""
+
+
+def inferencex_lengths(values: dict[str, Any], settings: dict[str, Any],
+                       ratio: float = INFERENCEX_RANGE_RATIO) -> None:
+    """Set a case's lengths to the uniform draw over ``[ratio L, L]``
+    (:data:`INFERENCEX_RANGE_RATIO`): mean input and output ``(1 + ratio)/2 * L`` and output
+    coefficient of variation ``(1 - ratio) / (sqrt(3) (1 + ratio))`` (a uniform on ``[a, b]``
+    has standard deviation ``(b - a)/sqrt(12)``): 0.9 L and 0.0642 at 0.8. A spread of output
+    lengths spreads the clients' completions, so the closed loop's prompts no longer return
+    and prefill as one cohort (:func:`planner.estimator.serving._cohort_tokens`)."""
+    mean = (1 + ratio) / 2
+    values["input_tokens"] = float(values["input_tokens"]) * mean
+    values["output_tokens"] = float(values["output_tokens"]) * mean
+    settings["output_tokens_cv"] = (1 - ratio) / (3 ** 0.5 * (1 + ratio))
+
+
 def load_cases(folder: Path) -> tuple[list[Case], dict[str, int]]:
     """Every scorable case of the development files in ``folder`` and the count of records
-    left out, by reason."""
+    left out, by reason (with :data:`INFERENCEX_LENGTHS`, the runs of InferenceX origin at the
+    lengths their client drew, :func:`inferencex_lengths`)."""
     cases: list[Case] = []
     left: dict[str, int] = defaultdict(int)
 
     def add(make: Any, r: dict[str, Any], source: str) -> None:
         try:
-            cases.append(make(r))
+            case = make(r)
         except KeyError as exc:
             left[f"{source}: no mapping for {exc.args[0]!r}"] += 1
+            return
+        if INFERENCEX_LENGTHS and (source.startswith("inferencex")
+                                   or str(r.get("origin", "")).startswith("InferenceX")):
+            inferencex_lengths(case.run.values, case.run.settings)
+        cases.append(case)
 
     for r in json.loads((folder / "serving_perf_dev.json").read_text())["records"]:
         add(perf_case, r, "serving_perf")
@@ -804,12 +839,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cv-fit", action="store_true",
                         help="also score each source group with calibration parameters "
                              "fitted on the other groups (slow)")
+    parser.add_argument("--inferencex-lengths", action="store_true",
+                        help="score runs of InferenceX origin at the lengths their client drew "
+                             "(uniform over [0.8 L, L]) instead of fixed ISL/OSL")
     parser.add_argument("--mtp-script-drafts", action="store_true",
                         help="score MTP runs with their launch scripts' draft tokens (2-3) "
                              "instead of the method's default (1)")
     args = parser.parse_args(argv)
-    global MTP_SCRIPT_DRAFTS
+    global MTP_SCRIPT_DRAFTS, INFERENCEX_LENGTHS
     MTP_SCRIPT_DRAFTS = args.mtp_script_drafts
+    INFERENCEX_LENGTHS = args.inferencex_lengths
     folder = args.measurements
     print(f"measurements: {folder}")
 

@@ -82,7 +82,8 @@ DTYPES: Final[dict[str, Dtype]] = {
 default). The FP4 formats: MXFP4 (OCP Microscaling v1.0) is E2M1 values with one E8M0 (8-bit
 power-of-two) scale per 32; NVFP4 is E2M1 values with one FP8 E4M3 scale per 16 (and one fp32
 scale per tensor, which a checkpoint's own count includes: :mod:`planner.estimator.quant_config`).
-Both run weight-only (dequantized to 16 bit) unless the scenario asks for W4A4."""
+MXFP4 runs weight-only (dequantized to 16 bit) unless the scenario asks for W4A4; NVFP4
+runs W4A4 where the part has FP4 tensor cores (:data:`planner.estimator.gpu.W4A4_BY_DEFAULT`)."""
 
 WEIGHT_AUTO: Final = "auto"
 """The weight-dtype choice that takes the checkpoint's own ``quantization_config`` (16 bit when

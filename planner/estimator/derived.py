@@ -13,7 +13,7 @@ from __future__ import annotations
 from planner.estimator.engine_memory import ENGINES
 from planner.estimator.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.estimator.gpu import DEFAULT_PATH, LOW_BIT_PATH
-from planner.estimator.ops import Value, floor, lookup, where
+from planner.estimator.ops import Value, floor, lookup, minimum, safe_div, where
 from planner.estimator.quant_config import COMPUTE_PATHS
 from planner.estimator.slo import SLO_PERCENTILES
 from planner.units import (
@@ -275,13 +275,38 @@ def max_num_seqs_effective(max_num_seqs: Value, engine_code: Value,
     return where(max_num_seqs > 0, max_num_seqs, default)
 
 
+SGLANG_CHUNKED_PREFILL_TIERS: tuple[tuple[float, int], ...] = (
+    (35 * GiB, 2048), (60 * GiB, 4096), (160 * GiB, 8192))
+"""SGLang's default ``chunked_prefill_size`` by the memory of one GPU (``python/sglang/srt/
+server_args.py``, ``_handle_gpu_memory_settings``, ``gpu_mem`` in MiB from the device):
+below 20 and below 35 GiB (T4, A10, 4090) 2048, below 60 GiB (A100 40 GB, L40) 4096, below
+90 GiB (H100, A100 80 GB) and below 160 GiB (H20, H200) 8192, else (B200, MI300) 16384, as
+(bound, tokens) pairs below which the figure applies. A prefill batch holds at most that many
+prompt tokens (``PrefillAdder``: each request added takes its extend length off
+``rem_chunk_tokens``; the default ``max_prefill_tokens`` 16384 binds no earlier)."""
+SGLANG_CHUNKED_PREFILL_LARGE = 16384
+"""SGLang's ``chunked_prefill_size`` on parts of 160 GiB or more (B200, MI300)."""
+
+
+def sglang_chunked_prefill_size(gpu_usable_memory_bytes: Value) -> Value:
+    """SGLang's default token budget of a prefill batch on this GPU
+    (:data:`SGLANG_CHUNKED_PREFILL_TIERS`: the memory the runtime sees, what SGLang reads)."""
+    out: Value = SGLANG_CHUNKED_PREFILL_LARGE
+    for bound, tokens in reversed(SGLANG_CHUNKED_PREFILL_TIERS):
+        out = where(gpu_usable_memory_bytes < bound, tokens, out)
+    return out
+
+
 def max_num_batched_tokens_effective(max_num_batched_tokens: Value, engine_code: Value,
-                                     vllm_large_part: Value) -> Value:
+                                     vllm_large_part: Value,
+                                     gpu_usable_memory_bytes: Value) -> Value:
     """Token budget of one engine step: ``max_num_batched_tokens``, or when 0 the engine's
-    default (vLLM 8192 on large parts, 2048 otherwise; SGLang chunked_prefill_size 8192;
-    TRT-LLM max_num_tokens 8192)."""
-    default = _by_engine(engine_code, {"roofline": 8192, "sglang": 8192, "trtllm": 8192,
-                                       "vllm": where(vllm_large_part > 0, 8192, 2048)})
+    default (vLLM 8192 on large parts, 2048 otherwise; SGLang ``chunked_prefill_size`` by GPU
+    memory, :func:`sglang_chunked_prefill_size`: 8192 on H100/H200, 16384 on B200/MI300X/
+    MI355X; TRT-LLM max_num_tokens 8192)."""
+    default = _by_engine(engine_code, {
+        "roofline": 8192, "sglang": sglang_chunked_prefill_size(gpu_usable_memory_bytes),
+        "trtllm": 8192, "vllm": where(vllm_large_part > 0, 8192, 2048)})
     return where(max_num_batched_tokens > 0, max_num_batched_tokens, default)
 
 
@@ -331,11 +356,32 @@ def gpu_compute_bits(matmul_path_code: Value, gpu_fp8_peak: Value, gpu_int8_peak
     return chosen
 
 
+FOUR_BIT_GEMM_SPEEDUP = 2.03
+"""Throughput of W4A4 NVFP4 GEMMs over 16-bit GEMMs on the same Blackwell part, the input's
+quantization included: 2.03x (NVIDIA Transformer Engine docs, "GEMM Speedups Across
+Precisions", B300, 5B-model shapes hidden 4,096 / intermediate 16,384, autocast mode, which
+counts the per-GEMM conversion of the inputs to NVFP4 and their scales, as a serving engine's
+``scaled_fp4_quant`` before each ``cutlass_scaled_fp4_mm`` does; the raw kernel reaches 3.55x).
+Well short of the datasheet's 4x (B200 9,000 vs 2,250 TFLOP/s dense): the quantization passes
+stream the activations and the 16-element block scales, and the smaller per-byte intensity
+of 4-bit operands leaves more of the GEMM bandwidth-bound (the 8-bit share of
+:data:`planner.estimator.gpu.EIGHT_BIT_GEMM_SHARE` for the same reasons)."""
+
+
 def gpu_matmul_efficiency(gpu_compute_bits: Value, gpu_matmul_efficiency_16bit: Value,
-                          gpu_matmul_efficiency_8bit: Value) -> Value:
-    """Achievable share of the tensor peak at the compute dtype (the GPU catalog's 8-bit figure
-    for FP8/INT8 matmuls, its 16-bit figure otherwise)."""
-    return where(gpu_compute_bits <= 8, gpu_matmul_efficiency_8bit, gpu_matmul_efficiency_16bit)
+                          gpu_matmul_efficiency_8bit: Value, gpu_flops_per_s: Value,
+                          gpu_bf16_peak: Value, gpu_fp16_peak: Value) -> Value:
+    """Achievable share of the tensor peak at the compute dtype: the GPU catalog's 8-bit figure
+    for FP8/INT8 matmuls, its 16-bit figure for 16-bit ones, and for 4-bit (W4A4) matmuls the
+    16-bit share times :data:`FOUR_BIT_GEMM_SPEEDUP` over the ratio of the 4-bit to the 16-bit
+    peak: ``eff16 * 2.03 * peak16 / peak4`` (B200: 0.7 * 2.03 / 4 = 0.355 of 9,000 TFLOP/s,
+    3,200 TFLOP/s achieved, 2.03x its 16-bit GEMMs), at most the 8-bit share."""
+    sixteen_peak = where(gpu_bf16_peak > 0, gpu_bf16_peak, gpu_fp16_peak)
+    four = minimum(gpu_matmul_efficiency_16bit * FOUR_BIT_GEMM_SPEEDUP
+                   * safe_div(sixteen_peak, gpu_flops_per_s, 1.0), gpu_matmul_efficiency_8bit)
+    return where(gpu_compute_bits <= 4, four,
+                 where(gpu_compute_bits <= 8, gpu_matmul_efficiency_8bit,
+                       gpu_matmul_efficiency_16bit))
 
 
 def slo_percentile_number(slo_percentile: Value) -> Value:

@@ -143,14 +143,18 @@ def decode_gpu_matmul_efficiency(matmul_path_code: Value, decode_gpu_fp8_peak: V
                                  decode_gpu_int8_peak: Value, decode_gpu_int4_peak: Value,
                                  decode_gpu_nvfp4_peak: Value, decode_gpu_mxfp4_peak: Value,
                                  decode_gpu_matmul_efficiency_16bit: Value,
-                                 decode_gpu_matmul_efficiency_8bit: Value) -> Value:
+                                 decode_gpu_matmul_efficiency_8bit: Value,
+                                 decode_gpu_flops_per_s: Value, decode_gpu_bf16_peak: Value,
+                                 decode_gpu_fp16_peak: Value) -> Value:
     """The decode GPU's achievable GEMM share at its compute dtype
     (:func:`planner.estimator.derived.gpu_matmul_efficiency`)."""
     bits = derived.gpu_compute_bits(matmul_path_code, decode_gpu_fp8_peak, decode_gpu_int8_peak,
                                     decode_gpu_int4_peak, decode_gpu_nvfp4_peak,
                                     decode_gpu_mxfp4_peak)
     return derived.gpu_matmul_efficiency(bits, decode_gpu_matmul_efficiency_16bit,
-                                         decode_gpu_matmul_efficiency_8bit)
+                                         decode_gpu_matmul_efficiency_8bit,
+                                         decode_gpu_flops_per_s, decode_gpu_bf16_peak,
+                                         decode_gpu_fp16_peak)
 
 
 DERIVED: tuple = (serving_mode_code, prefill_tp_effective, decode_tp_effective,

@@ -80,11 +80,26 @@ PATH_DTYPES: dict[str, tuple[str, ...]] = {
 best first: a part without the low-bit path runs the dequantized weights in 16 bit (an NVFP4
 checkpoint is W4A4 on Blackwell's FP4 tensor cores, W4A16 on a Hopper)."""
 
+W4A4_BY_DEFAULT: tuple[str, ...] = ("nvfp4",)
+"""Weight dtypes whose serving kernels quantize the activations too under ``quant_mode`` auto,
+so the matmuls run on the weights' low-bit tensor path where the part has one. NVFP4 is the
+ModelOpt scheme (``quant_algo`` NVFP4, ``NVFP4_DEFAULT_CFG``: weights and inputs E2M1 with FP8
+scales per 16), which the engines serve W4A4: vLLM ``modelopt.py``
+``ModelOptNvFp4LinearMethod.apply`` quantizes the input with ``scaled_fp4_quant`` and
+multiplies with ``cutlass_scaled_fp4_mm`` on SM100, falling back to Marlin W4A16 only where
+the part has no FP4 tensor cores (``is_fp4_marlin_supported``, SM80+); TensorRT-LLM's NVFP4
+linear (``_torch/modules/linear.py``, ``QuantAlgo.NVFP4``) likewise. The checkpoint path
+(:attr:`planner.estimator.quant_config.QuantScheme.compute_path`) already reads an NVFP4
+``quantization_config`` so; this makes the explicit ``weight_dtype nvfp4`` agree. MXFP4 stays
+weight-only (gpt-oss's MoE kernels take 16-bit activations on Hopper)."""
+
 DEFAULT_PATH: dict[str, str] = {
-    name: (c[0] if c and c[0] in COMPUTE_PATHS else "16bit")
+    name: (DTYPES[name].activation_path if name in W4A4_BY_DEFAULT
+           else c[0] if c and c[0] in COMPUTE_PATHS else "16bit")
     for name, c in COMPUTE_DTYPES.items()}
-"""The matmul path of each weight dtype under ``quant_mode`` auto: fp8 and int8 W8A8, the
-rest 16-bit (int4 and the FP4 formats weight-only)."""
+"""The matmul path of each weight dtype under ``quant_mode`` auto: fp8 and int8 W8A8, NVFP4
+W4A4 (:data:`W4A4_BY_DEFAULT`; W4A16 on a part without FP4 tensor cores, :data:`PATH_DTYPES`),
+the rest 16-bit (int4 and MXFP4 weight-only)."""
 
 LOW_BIT_PATH: dict[str, str] = {name: d.activation_path for name, d in DTYPES.items() if d.weight}
 """The matmul path of each weight dtype under ``quant_mode`` weight_activation."""

@@ -35,6 +35,7 @@ first ``clients`` requests at once and a new one as each finishes (``vllm bench 
 from __future__ import annotations
 
 import math
+import random
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -101,13 +102,28 @@ class SimResult:
 def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
                          cost: StepCost, *, requests: int, budget_tokens: int,
                          max_seqs: int, kv_blocks: int, block_tokens: int = 16,
-                         prefill_first: bool = False) -> SimResult:
+                         prefill_first: bool = False, range_ratio: float = 1.0,
+                         seed: int = 0) -> SimResult:
     """Play a closed loop of ``clients`` over ``requests`` requests of ``prompt_tokens`` and
-    ``output_tokens`` (fixed lengths) through the scheduler of the module docstring (vLLM's
-    decode-first policy, or SGLang's prefill-first one with ``prefill_first``)."""
+    ``output_tokens`` through the scheduler of the module docstring (vLLM's decode-first
+    policy, or SGLang's prefill-first one with ``prefill_first``). Fixed lengths with
+    ``range_ratio`` 1; below 1 each request draws its prompt and output lengths uniformly from
+    the integers ``[int(L * range_ratio), L]`` (``vllm bench serve --random-range-ratio`` as
+    InferenceX's client draws them, ``benchmark_serving.py`` ``sample_random_requests``),
+    from a generator seeded with ``seed``."""
     if min(clients, prompt_tokens, output_tokens, requests, budget_tokens, max_seqs,
            kv_blocks, block_tokens) < 1:
         raise ValueError("every count must be at least 1")
+    if not 0 < range_ratio <= 1:
+        raise ValueError("range_ratio must be in (0, 1]")
+    rng = random.Random(seed)
+
+    def draw(length: int) -> int:
+        return length if range_ratio >= 1 else rng.randint(int(length * range_ratio), length)
+
+    def new_request(at: float) -> _Request:
+        return _Request(at, max(draw(prompt_tokens), 1), max(draw(output_tokens), 1))
+
     now = 0.0
     waiting: deque[_Request] = deque()
     running: list[_Request] = []
@@ -117,7 +133,7 @@ def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
     preemptions = 0
     steps = 0
     for _ in range(min(clients, requests)):
-        waiting.append(_Request(now, prompt_tokens, output_tokens))
+        waiting.append(new_request(now))
         sent += 1
     while len(finished) < requests:
         steps += 1
@@ -188,7 +204,7 @@ def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
             free += r.blocks
             finished.append(r)
             if sent < requests:
-                waiting.append(_Request(now, prompt_tokens, output_tokens))
+                waiting.append(new_request(now))
                 sent += 1
     return _result(finished, clients, requests, output_tokens, now, preemptions, steps)
 
@@ -211,7 +227,7 @@ def _result(finished: list[_Request], clients: int, requests: int, output_tokens
             if steady else math.nan)
     return SimResult(
         ttft_mean_s=_mean(ttft), tpot_mean_s=_mean(tpot), e2e_mean_s=_mean(e2e),
-        output_tokens_per_s=requests * output_tokens / end_s,
+        output_tokens_per_s=sum(r.output for r in finished) / end_s,
         first_wave_ttft_mean_s=_mean([(r.first_token_s or 0) - r.arrival_s for r in wave]),
         steady_ttft_mean_s=_mean([(r.first_token_s or 0) - r.arrival_s for r in steady]),
         steady_tpot_mean_s=_mean([((r.finish_s or 0) - (r.first_token_s or 0)) / (r.output - 1)
@@ -223,9 +239,8 @@ def _result(finished: list[_Request], clients: int, requests: int, output_tokens
 
 def _steady_rate(by_arrival: list[_Request], clients: int, output_tokens: int) -> float:
     """Output tokens per second between the end of the first wave's last request and the
-    last request sent: completions in that window times the output length."""
-    ends = sorted(r.finish_s or 0 for r in by_arrival)
+    last request sent: the output tokens of the completions in that window over its length."""
     start = max((r.finish_s or 0) for r in by_arrival[:clients])
     stop = by_arrival[-1].arrival_s
-    done = [t for t in ends if start < t <= stop]
-    return len(done) * output_tokens / (stop - start) if stop > start and done else math.nan
+    done = [r.output for r in by_arrival if start < (r.finish_s or 0) <= stop]
+    return sum(done) / (stop - start) if stop > start and done else math.nan

@@ -454,26 +454,37 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
             + (prefill_tokens + decode_tokens_through) * token_s + fixed)
 
 
-def _cohort_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value) -> Value:
-    """Prompt tokens a prefill step carries in a closed loop of ``batch`` running requests.
+def _cohort_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value,
+                   arrivals: Value) -> Value:
+    """Prompt tokens a prefill step carries in a closed loop of ``batch`` running requests
+    completing ``arrivals`` requests per step.
 
     Fixed lengths (``output_tokens_cv = 0``): ``min(batch * S, budget)``. Requests that
     finish together return together and prefill in the same steps (a cohort), so the waves of
     a benchmark's start persist: each prefill step holds the prompts of a whole cohort, up to
     the budget (tests/test_scheduler_sim.py plays it step by step; where the budget cuts a
     cohort's last prompt, cohorts split and merge over the run, which this does not follow:
-    the steady TTFT there is within the ranges that test states, not 5 %). Varying output
-    lengths spread the completions: one prompt per prefill step, ``min(S, budget)``."""
-    cohort = where(cv > 0, 1, batch)
+    the steady TTFT there is within the ranges that test states, not 5 %).
+
+    Varying output lengths spread the completions, so the clients' next requests reach the
+    engine at independent steps: a request's prefill step holds its own prompt and those of
+    the others that arrived at the same step boundary, on average ``arrivals`` more (the
+    completions of one step are near Poisson with mean ``x = arrivals``, and given one, the
+    others' count keeps that mean): ``min((1 + x) S, budget)``. The share of prefill steps,
+    ``x S / n``, then keeps the prompt tokens per step at ``x S``. At ``x`` well below 1 this
+    is one prompt per prefill step; at ``x`` near 1 (many clients, short outputs) the step
+    carries two, which is the wait of a new request behind the others' prompts in the budget
+    (tests/test_scheduler_sim.py, lengths drawn as InferenceX's client draws them)."""
+    cohort = where(cv > 0, 1 + arrivals, batch)
     return maximum(minimum(cohort * prompt_tokens, budget), 1)
 
 
-def _prefill_step_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value
-                         ) -> tuple[Value, Value]:
+def _prefill_step_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value,
+                         arrivals: Value) -> tuple[Value, Value]:
     """(prompt tokens, decodes) of a closed loop's prefill step: the cohort's chunks
     (:func:`_cohort_tokens`) in what the decodes of the other requests leave of the budget
     (decodes are scheduled first)."""
-    cohort = _cohort_tokens(batch, prompt_tokens, budget, cv)
+    cohort = _cohort_tokens(batch, prompt_tokens, budget, cv, arrivals)
     others = maximum(batch - cohort / prompt_tokens, 0)
     return maximum(minimum(cohort, budget - minimum(others, budget - 1)), 1), others
 
@@ -493,7 +504,7 @@ def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, p
     micro-batch carries ``1/pp`` of each. The running batch is at most what the token budget
     keeps busy, ``x * residence_steps``."""
     batch = minimum(batch, maximum(x * residence, 1))
-    n, others = _prefill_step_tokens(batch, prompt_tokens, budget, cv)
+    n, others = _prefill_step_tokens(batch, prompt_tokens, budget, cv, x)
     prefill = decode = 0.0
     if kind != "decode":
         prefill = _step_kind_s(n / pp, others / pp, prefill_compute, decode_compute, decode_kv,
@@ -806,7 +817,7 @@ def closed_loop_step_s(closed_loop_prefill_step_s: Value, closed_loop_decode_ste
     batch = minimum(closed_loop_batch, maximum(operating_requests_per_step * residence_steps, 1))
     n, _others = _prefill_step_tokens(batch, prefill_tokens_computed,
                                       max_num_batched_tokens_effective,
-                                      output_tokens_cv)
+                                      output_tokens_cv, operating_requests_per_step)
     share = _prefill_share(operating_requests_per_step, prefill_tokens_computed, n)
     return share * (closed_loop_prefill_step_s - closed_loop_decode_step_s) \
         + closed_loop_decode_step_s
@@ -874,7 +885,8 @@ def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
                 decode_steps_per_request: Value,
                 spec_acceptance_length_effective: Value, prefill_first: Value,
                 cohort_ttft_steps: Value, prefill_only_step_s: Value,
-                serving_mode_code: Value, disagg_tpot_mean_s: Value) -> Value:
+                serving_mode_code: Value, disagg_tpot_mean_s: Value,
+                operating_requests_per_step: Value) -> Value:
     """Mean time per output token (and inter-token latency) at the operating point
     (disaggregated: the decode pool's step,
     :func:`planner.estimator.disagg.disagg_tpot_mean_s`). Open
@@ -893,7 +905,8 @@ def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,
     runs its decode steps with the whole batch: ``decode + that / steps * prefill-only step``
     (the prefill steps add to the decode steps rather than replace them)."""
     n, _others = _prefill_step_tokens(running_batch, prefill_tokens_computed,
-                                      max_num_batched_tokens_effective, output_tokens_cv)
+                                      max_num_batched_tokens_effective, output_tokens_cv,
+                                      operating_requests_per_step)
     others_steps = maximum(running_batch * prefill_tokens_computed / n
                            - prefill_steps_per_request, 0)
     share = minimum(safe_div(others_steps, decode_steps_per_request, 0.0), 1)
@@ -970,7 +983,7 @@ def prefill_only_step_s(closed_loop_batch: Value, prefill_tokens_computed: Value
 def _cohort_whole(prefill_first: Value, load_mode: Value, output_tokens_cv: Value) -> Value:
     """1 where a closed loop's (or the offline maximum's) cohort stays whole cycle after cycle
     under a prefill-first scheduler: fixed output lengths (``cv = 0``; varying lengths spread
-    the completions, one prompt per prefill step, :func:`_cohort_tokens`)."""
+    the completions, :func:`_cohort_tokens`)."""
     return (prefill_first > 0) * (load_mode != OPEN_LOOP) * (output_tokens_cv <= 0)
 
 

@@ -100,7 +100,8 @@ DEPLOYMENT_INPUTS: tuple[InputColumn, ...] = (
     _col("quant_mode", "Quant mode", "convention", "choice", "auto",
          "Which matmul throughput applies: weight_only (16-bit matmuls on dequantized "
          "weights), weight_activation (W8A8 / W4A4 on the weights' low-bit tensor path where "
-         "the GPU has it), auto (fp8/int8 W8A8, int4/FP4 weight-only; a checkpoint's own "
+         "the GPU has it), auto (fp8/int8 W8A8, NVFP4 W4A4 as vLLM and TensorRT-LLM serve it "
+         "where the GPU has FP4 tensor cores, int4/MXFP4 weight-only; a checkpoint's own "
          "scheme for weight_dtype auto).", choices=tuple(QUANT_MODES)),
     _col("reserve_gib", "Reserve", "GiB", "float", 0.0,
          "Fixed memory per GPU held back for activations, workspace and the runtime.",
@@ -170,8 +171,10 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
          'weights and warm-up that becomes KV cache (default 0.9).',
          minimum=0.01, maximum=1.0),
     _col('max_num_batched_tokens', 'Step tokens', 'tokens', 'int', 0,
-         "0 = the engine's default (vLLM 8192 on large parts, 2048 otherwise; SGLang and TRT-"
-         'LLM 8192). Token budget of one engine step (prefill chunks + one token per decode).',
+         "0 = the engine's default (vLLM 8192 on large parts, 2048 otherwise; SGLang by GPU "
+         'memory: 2048 below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384; '
+         'TRT-LLM 8192). Token budget of one engine step (prefill chunks + one token per '
+         'decode).',
          minimum=0, maximum=10000000),
     _col('max_num_seqs', 'Max seqs', 'sequences', 'int', 0,
          "0 = the engine's default (vLLM 1024 on large parts, 256 otherwise; SGLang 1024; TRT-"

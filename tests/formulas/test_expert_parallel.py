@@ -60,9 +60,15 @@ def test_all_to_all_inside_one_nvl72_domain() -> None:
     assert r["serving_comm_s_per_token"] == r["moe_comm_s_per_token"]  # no TP all-reduce
     assert r["moe_collective_latency_s"] == LAT
     assert r["collective_latency_s_per_step"] == pytest.approx(2 * L * LAT, rel=1e-12)
-    # BF16 activations (quant_mode auto runs NVFP4 weight-only): 13,440 B per layer and token
+    # BF16 activations (NVFP4 weight-only): 13,440 B per layer and token
     bf16 = run("gb200", {"engine": "trtllm", "tp": 16, "gpus": 16, "ep": 16,
+                         "attention_dp": True, "weight_dtype": "nvfp4",
+                         "quant_mode": "weight_only"})
+    assert bf16["moe_dispatch_bytes"] == 2
+    # quant_mode auto serves NVFP4 W4A4 like the engines (gpu.W4A4_BY_DEFAULT): FP4 dispatch
+    auto = run("gb200", {"engine": "trtllm", "tp": 16, "gpus": 16, "ep": 16,
                          "attention_dp": True, "weight_dtype": "nvfp4"})
+    assert auto["moe_dispatch_bytes"] == 0.5625
     assert bf16["moe_dispatch_bytes"] == 2
     assert bf16["moe_comm_s_per_token"] == pytest.approx(L * 13_440 / 630e9, rel=1e-12)
 

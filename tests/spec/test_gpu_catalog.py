@@ -142,3 +142,23 @@ def test_fp4_checkpoint_takes_the_fp4_peak_where_the_gpu_lists_one() -> None:
     f = gpu_figures(GPUS["b200"])
     assert gpu_compute_bits(4, f["gpu_fp8_peak"], f["gpu_int8_peak"], f["gpu_int4_peak"],
                             f["gpu_nvfp4_peak"], f["gpu_mxfp4_peak"]) == 4
+
+
+def test_nvfp4_w4a4_gemm_share_is_the_measured_speedup_over_16_bit() -> None:
+    """W4A4 NVFP4 GEMMs reach 2.03x their 16-bit GEMMs (Transformer Engine, "GEMM Speedups
+    Across Precisions", B300, autocast), not the datasheet's 4x: on a B200 the 4-bit share is
+    ``0.7 * 2.03 * 2,250 / 9,000`` = 0.355 of the 9,000 TFLOP/s peak; 8-bit and 16-bit
+    matmuls keep the catalog's shares; ``weight_dtype nvfp4`` under ``quant_mode`` auto takes
+    the FP4 path (4) as the engines do, MXFP4 stays weight-only (0)."""
+    from planner.estimator.derived import FOUR_BIT_GEMM_SPEEDUP, gpu_matmul_efficiency
+    from planner.estimator.gpu import DEFAULT_PATH, gpu_figures, matmul_path
+
+    f = gpu_figures(GPUS["b200"])
+    e16, e8 = f["gpu_matmul_efficiency_16bit"], f["gpu_matmul_efficiency_8bit"]
+    four = gpu_matmul_efficiency(4, e16, e8, 9000e12, f["gpu_bf16_peak"], f["gpu_fp16_peak"])
+    assert four == pytest.approx(e16 * 2.03 * 2250 / 9000, rel=1e-12)
+    assert 9000e12 * four == pytest.approx(FOUR_BIT_GEMM_SPEEDUP * e16 * 2250e12, rel=1e-12)
+    assert gpu_matmul_efficiency(8, e16, e8, 4500e12, 2250e12, 2250e12) == e8
+    assert gpu_matmul_efficiency(16, e16, e8, 2250e12, 2250e12, 2250e12) == e16
+    assert DEFAULT_PATH["nvfp4"] == matmul_path("nvfp4") == "fp4"
+    assert DEFAULT_PATH["mxfp4"] == "16bit" and matmul_path("nvfp4", "weight_only") == "16bit"
