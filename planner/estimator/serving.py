@@ -53,7 +53,10 @@ all-reduce sums the experts' partial outputs, whatever ``ep``), under attention 
 all-gather before the experts and a reduce-scatter after them, or by a dispatch and a combine
 all-to-all (``k (ep-1)/ep * d * b`` per token of each GPU) where TRT-LLM's NVL72 path applies,
 each over the link the group spans, two collectives per layer. Weights
-read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
+read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE, and with
+experts spread over ``ep`` ranks every step is the busiest rank's: the share of its own experts
+it reads and its routed-expert work beyond the mean GPU's (:func:`_busiest_rank_extra_s`,
+:mod:`planner.estimator.expert_parallel`; exactly 0 for one rank). Weight-only
 quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
 16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``).
 
