@@ -328,3 +328,27 @@ def test_busiest_rank_columns_agree_on_rows_and_excel() -> None:
         assert np.allclose(np.broadcast_to(np.asarray(got, dtype=float), (n,)),
                            np.broadcast_to(np.asarray(vec[name], dtype=float), (n,)),
                            rtol=1e-12), name
+
+
+def test_a_disaggregated_decode_pool_waits_for_its_busiest_rank() -> None:
+    """1P1D of DeepSeek-V3 on H200 (TRT-LLM, fp8, TP 8 workers, 64 clients): the decode
+    worker at EP 8 reads the busiest rank's share of its experts, so its TPOT exceeds the
+    TP'd experts' (decode_ep 1) by exactly decode_expert_weights_s * z sqrt(q (1 - q)/32)
+    (64 sequences, q = 1 - (31/32)^64; decode steps bound by the weights they read); the
+    prefill pool, at EP 1, keeps the mean."""
+    from planner.sheet.table import evaluate_row
+
+    base = {"model": "deepseek-v3", "gpu": "h200", "engine": "trtllm", "prompt_tokens": 1024,
+            "output_tokens": 1024, "weight_dtype": "fp8", "serving_mode": "disaggregated",
+            "prefill_workers": 1, "decode_workers": 1, "tp": 8, "gpus": 8, "concurrency": 64}
+    specs = {"deepseek-v3": DSV3}
+    tp_experts = evaluate_row({**base, "decode_ep": 1}, specs, GPUS)
+    ep8 = evaluate_row({**base, "decode_ep": 8}, specs, GPUS)
+    assert (tp_experts["decode_expert_ranks"], ep8["decode_expert_ranks"]) == (1, 8)
+    assert ep8["prefill_expert_ranks"] == 1 and ep8["decode_batch_3"] == 64
+    q = 1 - (31 / 32) ** 64
+    extra = ep8["decode_expert_weights_s"] * ep8["decode_expert_rank_max_sd"] * np.sqrt(
+        q * (1 - q) / 32)
+    assert ep8["disagg_tpot_mean_s"] - tp_experts["disagg_tpot_mean_s"] == pytest.approx(
+        extra, rel=1e-9)
+    assert extra == pytest.approx(1.645e-3, rel=1e-3)
