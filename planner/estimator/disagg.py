@@ -225,6 +225,27 @@ def prefill_gemm_s_per_token(matmul_params_per_token: Value, prefill_tp_effectiv
                                     gpu_flops_per_s, matmul_efficiency_effective)
 
 
+def prefill_expert_ranks(prefill_ep_effective: Value, model_experts: Value) -> Value:
+    """Expert ranks of a prefill worker (:func:`expert_parallel.expert_ranks` at its EP)."""
+    return xp.expert_ranks(prefill_ep_effective, model_experts)
+
+
+def prefill_expert_rank_max_sd(prefill_expert_ranks: Value) -> Value:
+    """The busiest prefill expert rank's excess in standard deviations
+    (:func:`expert_parallel.expert_rank_max_sd`)."""
+    return xp.expert_rank_max_sd(prefill_expert_ranks)
+
+
+def prefill_expert_gemm_s_per_token(model_matmul_experts_active_params: Value,
+                                    prefill_tp_effective: Value, gpu_flops_per_s: Value,
+                                    matmul_efficiency_effective: Value) -> Value:
+    """Routed-expert GEMM seconds per prompt token on a prefill GPU
+    (:func:`expert_parallel.expert_gemm_s_per_token`)."""
+    return xp.expert_gemm_s_per_token(model_matmul_experts_active_params,
+                                                   prefill_tp_effective, gpu_flops_per_s,
+                                                   matmul_efficiency_effective)
+
+
 def prefill_token_compute_s(prefill_flops: Value, prompt_tokens: Value,
                             prefill_tp_effective: Value, gpu_flops_per_s: Value,
                             matmul_efficiency_effective: Value) -> Value:
@@ -367,26 +388,32 @@ def prefill_step_fixed_s(prefill_tp_effective: Value, pp: Value, prefill_ep_effe
 def _prefill_step_at(tokens: Value, prefill_token_compute_s: Value, prefill_token_s: Value,
                      prefill_step_fixed_s: Value, prefill_dense_weights_s: Value,
                      prefill_expert_weights_s: Value, model_experts: Value,
-                     model_experts_per_token: Value, prefill_gemm_s_per_token: Value) -> Value:
+                     model_experts_per_token: Value, prefill_gemm_s_per_token: Value,
+                     prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
+                     prefill_expert_rank_max_sd: Value) -> Value:
     """A prefill-only step of ``tokens`` prompt tokens (:func:`serving._step_kind_s` with no
-    decodes). Not a column."""
+    decodes), on the busiest of the prefill worker's expert ranks. Not a column."""
     return serving._step_kind_s(tokens, 0, prefill_token_compute_s, 0, 0, prefill_token_s,
                                 prefill_step_fixed_s, prefill_dense_weights_s,
                                 prefill_expert_weights_s, model_experts, model_experts_per_token,
-                                prefill_gemm_s_per_token, 0)
+                                prefill_gemm_s_per_token, 0, 1, prefill_expert_gemm_s_per_token,
+                                prefill_expert_ranks, prefill_expert_rank_max_sd)
 
 
 def prefill_step_s(max_num_batched_tokens_effective: Value, pp: Value,
                    prefill_token_compute_s: Value, prefill_token_s: Value,
                    prefill_step_fixed_s: Value, prefill_dense_weights_s: Value,
                    prefill_expert_weights_s: Value, model_experts: Value,
-                   model_experts_per_token: Value, prefill_gemm_s_per_token: Value) -> Value:
+                   model_experts_per_token: Value, prefill_gemm_s_per_token: Value,
+                   prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
+                   prefill_expert_rank_max_sd: Value) -> Value:
     """A full prefill step: the token budget of prompt chunks, one micro-batch carrying
     ``1/pp`` of it (the serving step's convention)."""
     return _prefill_step_at(max_num_batched_tokens_effective / pp, prefill_token_compute_s,
                             prefill_token_s, prefill_step_fixed_s, prefill_dense_weights_s,
                             prefill_expert_weights_s, model_experts, model_experts_per_token,
-                            prefill_gemm_s_per_token)
+                            prefill_gemm_s_per_token, prefill_expert_gemm_s_per_token,
+                            prefill_expert_ranks, prefill_expert_rank_max_sd)
 
 
 def prefill_chunk_step_s(prompt_tokens: Value, max_num_batched_tokens_effective: Value,
@@ -394,13 +421,16 @@ def prefill_chunk_step_s(prompt_tokens: Value, max_num_batched_tokens_effective:
                          prefill_step_fixed_s: Value, prefill_dense_weights_s: Value,
                          prefill_expert_weights_s: Value, model_experts: Value,
                          model_experts_per_token: Value,
-                         prefill_gemm_s_per_token: Value) -> Value:
+                         prefill_gemm_s_per_token: Value,
+                         prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
+                         prefill_expert_rank_max_sd: Value) -> Value:
     """A prefill step carrying one prompt's chunk alone, ``min(S, budget)`` tokens."""
     chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
     return _prefill_step_at(chunk / pp, prefill_token_compute_s, prefill_token_s,
                             prefill_step_fixed_s, prefill_dense_weights_s,
                             prefill_expert_weights_s, model_experts, model_experts_per_token,
-                            prefill_gemm_s_per_token)
+                            prefill_gemm_s_per_token, prefill_expert_gemm_s_per_token,
+                            prefill_expert_ranks, prefill_expert_rank_max_sd)
 
 
 def prefill_capacity_requests_per_s(prefill_workers_effective: Value, pp: Value,
@@ -441,6 +471,27 @@ def decode_gemm_s_per_token(matmul_params_per_token: Value, decode_tp_effective:
     """GEMM seconds per decode token on a decode GPU (:func:`serving.gemm_s_per_token`)."""
     return serving.gemm_s_per_token(matmul_params_per_token, decode_tp_effective,
                                     decode_gpu_flops_per_s, decode_matmul_efficiency_effective)
+
+
+def decode_expert_ranks(decode_ep_effective: Value, model_experts: Value) -> Value:
+    """Expert ranks of a decode worker (:func:`expert_parallel.expert_ranks` at its EP)."""
+    return xp.expert_ranks(decode_ep_effective, model_experts)
+
+
+def decode_expert_rank_max_sd(decode_expert_ranks: Value) -> Value:
+    """The busiest decode expert rank's excess in standard deviations
+    (:func:`expert_parallel.expert_rank_max_sd`)."""
+    return xp.expert_rank_max_sd(decode_expert_ranks)
+
+
+def decode_expert_gemm_s_per_token(model_matmul_experts_active_params: Value,
+                                   decode_tp_effective: Value, decode_gpu_flops_per_s: Value,
+                                   decode_matmul_efficiency_effective: Value) -> Value:
+    """Routed-expert GEMM seconds per decode token on a decode GPU
+    (:func:`expert_parallel.expert_gemm_s_per_token`)."""
+    return xp.expert_gemm_s_per_token(model_matmul_experts_active_params,
+                                                   decode_tp_effective, decode_gpu_flops_per_s,
+                                                   decode_matmul_efficiency_effective)
 
 
 def decode_lm_head_s_per_token(model_lm_head_matmul_params: Value, decode_tp_effective: Value,
@@ -717,7 +768,8 @@ def pools_fit(prefill_kv_pool_bytes_per_gpu: Value, prefill_token_capacity: Valu
 _DECODE_STEP_COLUMNS = (
     "pp", "decode_token_compute_s", "decode_pool_kv_s_per_token", "decode_token_s",
     "decode_step_fixed_s", "decode_dense_weights_s", "decode_expert_weights_s", "model_experts",
-    "model_experts_per_token", "decode_gemm_s_per_token", "decode_lm_head_s_per_token")
+    "model_experts_per_token", "decode_gemm_s_per_token", "decode_lm_head_s_per_token",
+    "decode_expert_gemm_s_per_token", "decode_expert_ranks", "decode_expert_rank_max_sd")
 """The columns a decode step reads besides its batch, in :func:`_decode_step_at`'s order."""
 
 
@@ -726,14 +778,17 @@ def _decode_step_at(batch: Value, pp: Value, decode_token_compute_s: Value,
                     decode_step_fixed_s: Value, decode_dense_weights_s: Value,
                     decode_expert_weights_s: Value, model_experts: Value,
                     model_experts_per_token: Value, decode_gemm_s_per_token: Value,
-                    decode_lm_head_s_per_token: Value) -> Value:
+                    decode_lm_head_s_per_token: Value, decode_expert_gemm_s_per_token: Value,
+                    decode_expert_ranks: Value, decode_expert_rank_max_sd: Value) -> Value:
     """A decode-only step of ``batch`` running sequences (:func:`serving._step_kind_s` with
-    no prompt tokens), one micro-batch of ``batch / pp``. Not a column."""
+    no prompt tokens), one micro-batch of ``batch / pp``, on the busiest of the decode
+    worker's expert ranks. Not a column."""
     return serving._step_kind_s(0, maximum(batch, 1) / pp, 0, decode_token_compute_s,
                                 decode_pool_kv_s_per_token, decode_token_s, decode_step_fixed_s,
                                 decode_dense_weights_s, decode_expert_weights_s, model_experts,
                                 model_experts_per_token, decode_gemm_s_per_token,
-                                decode_lm_head_s_per_token)
+                                decode_lm_head_s_per_token, 1, decode_expert_gemm_s_per_token,
+                                decode_expert_ranks, decode_expert_rank_max_sd)
 
 
 def decode_saturation_step_s(decode_max_running_batch: Value, pp: Value,
@@ -742,13 +797,16 @@ def decode_saturation_step_s(decode_max_running_batch: Value, pp: Value,
                              decode_dense_weights_s: Value, decode_expert_weights_s: Value,
                              model_experts: Value, model_experts_per_token: Value,
                              decode_gemm_s_per_token: Value,
-                             decode_lm_head_s_per_token: Value) -> Value:
+                             decode_lm_head_s_per_token: Value,
+                       decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
+                       decode_expert_rank_max_sd: Value) -> Value:
     """A decode step at the decode worker's full batch."""
     return _decode_step_at(decode_max_running_batch, pp, decode_token_compute_s,
                            decode_pool_kv_s_per_token, decode_token_s, decode_step_fixed_s,
                            decode_dense_weights_s, decode_expert_weights_s, model_experts,
                            model_experts_per_token, decode_gemm_s_per_token,
-                           decode_lm_head_s_per_token)
+                           decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
+                           decode_expert_ranks, decode_expert_rank_max_sd)
 
 
 def decode_capacity_requests_per_s(decode_workers_effective: Value,
@@ -769,10 +827,12 @@ def disagg_saturation_requests_per_s(prefill_capacity_requests_per_s: Value,
 
 
 POOLS: tuple = (
+    prefill_expert_ranks, prefill_expert_rank_max_sd, prefill_expert_gemm_s_per_token,
     prefill_gemm_s_per_token, prefill_token_compute_s, prefill_attention_replicated_bytes_per_gpu,
     prefill_dense_weights_s, prefill_expert_weights_s, prefill_token_s, prefill_step_fixed_s,
     prefill_step_s, prefill_chunk_step_s, prefill_capacity_requests_per_s, prefill_service_s,
     decode_matmul_efficiency_effective, decode_bandwidth_efficiency_effective,
+    decode_expert_ranks, decode_expert_rank_max_sd, decode_expert_gemm_s_per_token,
     decode_gemm_s_per_token, decode_lm_head_s_per_token, decode_token_compute_s,
     decode_pool_kv_s_per_token, decode_attention_replicated_bytes_per_gpu, decode_dense_weights_s,
     decode_expert_weights_s, decode_token_s, decode_step_fixed_s,
@@ -866,7 +926,9 @@ def decode_batch_0(load_mode: Value, concurrency: Value, decode_workers_effectiv
                    decode_token_s: Value, decode_step_fixed_s: Value,
                    decode_dense_weights_s: Value, decode_expert_weights_s: Value,
                    model_experts: Value, model_experts_per_token: Value,
-                   decode_gemm_s_per_token: Value, decode_lm_head_s_per_token: Value) -> Value:
+                   decode_gemm_s_per_token: Value, decode_lm_head_s_per_token: Value,
+                       decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
+                       decode_expert_rank_max_sd: Value) -> Value:
     """Running sequences per decode worker, first estimate: closed loop ``min(clients / Wd,
     B_max)``; offline ``B_max``; open loop ``c * step(1)`` (the idle step)."""
     closed = minimum(maximum(safe_div(concurrency, decode_workers_effective, 0.0), 1),
@@ -875,7 +937,8 @@ def decode_batch_0(load_mode: Value, concurrency: Value, decode_workers_effectiv
                            decode_token_s,
                            decode_step_fixed_s, decode_dense_weights_s, decode_expert_weights_s,
                            model_experts, model_experts_per_token, decode_gemm_s_per_token,
-                           decode_lm_head_s_per_token)
+                           decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
+                           decode_expert_ranks, decode_expert_rank_max_sd)
     open_ = minimum(maximum(decode_arrivals_steps_per_s * idle, 1), decode_max_running_batch)
     return where(load_mode == serving.CLOSED_LOOP, closed,
                  where(load_mode == serving.OPEN_LOOP, open_, decode_max_running_batch))
@@ -909,13 +972,17 @@ def disagg_tpot_mean_s(decode_batch_3: Value, pp: Value, decode_token_compute_s:
                        decode_step_fixed_s: Value, decode_dense_weights_s: Value,
                        decode_expert_weights_s: Value, model_experts: Value,
                        model_experts_per_token: Value, decode_gemm_s_per_token: Value,
-                       decode_lm_head_s_per_token: Value) -> Value:
+                       decode_lm_head_s_per_token: Value,
+                       decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
+                       decode_expert_rank_max_sd: Value) -> Value:
     """Mean time per output token of a disaggregated deployment: a decode step at the
     operating batch (no prompt chunk ever enters a decode step)."""
     return _decode_step_at(decode_batch_3, pp, decode_token_compute_s, decode_pool_kv_s_per_token,
                            decode_token_s, decode_step_fixed_s, decode_dense_weights_s,
                            decode_expert_weights_s, model_experts, model_experts_per_token,
-                           decode_gemm_s_per_token, decode_lm_head_s_per_token)
+                           decode_gemm_s_per_token, decode_lm_head_s_per_token,
+                           decode_expert_gemm_s_per_token, decode_expert_ranks,
+                           decode_expert_rank_max_sd)
 
 
 def disagg_cycle_s(prefill_service_s: Value, kv_transfer_s: Value, disagg_tpot_mean_s: Value,
@@ -1063,7 +1130,9 @@ def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_
                    pp: Value, prefill_token_compute_s: Value, prefill_token_s: Value,
                    prefill_step_fixed_s: Value, prefill_dense_weights_s: Value,
                    prefill_expert_weights_s: Value, model_experts: Value,
-                   model_experts_per_token: Value, prefill_gemm_s_per_token: Value) -> Value:
+                   model_experts_per_token: Value, prefill_gemm_s_per_token: Value,
+                   prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
+                   prefill_expert_rank_max_sd: Value) -> Value:
     """Mean time from arrival to the end of its prefill of a prompt of the ``M`` closed-loop
     clients that arrive together (the first wave of a benchmark): each prefill worker takes
     ``M / Wp`` prompts at once,
@@ -1078,7 +1147,8 @@ def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_
     step = _prefill_step_at(tokens / pp, prefill_token_compute_s, prefill_token_s,
                             prefill_step_fixed_s, prefill_dense_weights_s,
                             prefill_expert_weights_s, model_experts, model_experts_per_token,
-                            prefill_gemm_s_per_token)
+                            prefill_gemm_s_per_token, prefill_expert_gemm_s_per_token,
+                            prefill_expert_ranks, prefill_expert_rank_max_sd)
     return steps * step
 
 

@@ -48,6 +48,33 @@ domain) and one more network step (:data:`planner.estimator.topology.NIC_HOP_LAT
 the group spans hosts. Every layer is counted as an MoE layer, as the serving model counts its
 all-reduces (DeepSeek-V3's three dense layers are 3 of 61).
 
+**The busiest expert-parallel rank.** With experts spread over ``ep`` ranks each rank runs
+only its own experts, and the layer waits for the busiest one (the combine, or the all-reduce
+that sums the experts' outputs, needs every rank's part). Under TP'd experts (``ep`` 1) every
+GPU holds a slice of every expert and the work is the mean. Under uniform routing (each token
+draws its ``k`` experts from ``E`` without replacement, the router's intent) the busiest rank
+carries more than the mean by the spread of a sum of many small draws, ``z_ep`` standard
+deviations, ``z_ep`` the expected maximum of ``ep`` standard normal variables
+(:func:`expected_max_standard_normal`):
+
+* weights: a rank holds ``m = E/ep`` experts, each touched with probability
+  ``q = 1 - (1 - k/E)^T`` (:func:`planner.estimator.latency.expert_touch_fraction`), so the
+  busiest rank reads ``min(1, q + z_ep sqrt(q (1 - q)/m))`` of its experts
+  (:func:`busiest_rank_touch_extra`: 0.869 -> 0.954 for DeepSeek-V3, 64 tokens, EP 8);
+* GEMM work: the (token, expert) pairs a rank computes, mean ``T k/ep``, variance
+  ``T k (1/ep)(1 - 1/ep)(E - k)/(E - 1)`` (hypergeometric: a token's ``k`` distinct experts
+  among ``E``, ``E/ep`` of them the rank's), so the busiest rank runs
+  ``z_ep sqrt(T (ep - 1)(E - k)/(k (E - 1)))`` tokens' worth of expert work more than the mean
+  (:func:`busiest_rank_expert_tokens_extra`: 1.4 % more at 8,192 prompt tokens, 8 % at 256
+  decodes, DeepSeek-V3 EP 8).
+
+Against routing sampled that way both are within 5 % of the sampled busiest rank (10 % low
+where a rank's mean is a few pairs; tests/test_expert_parallel.py). Uniform routing is the
+floor of the imbalance: trained routers are skewed (hot experts), which
+is why DeepSeek balances with redundant experts (EPLB, ``deepseek-ai/EPLB``); no measured skew
+is assumed here, and the engines' defaults run no redundant experts (SGLang
+``--ep-num-redundant-experts`` 0, TRT-LLM's MoE load balancer off unless configured).
+
 The plain functions take ``(ep, tp, attention DP, top-k, hidden size, bytes, links)`` and no
 scenario columns, so a disaggregated pool with its own ``ep`` and ``tp`` can call them; the
 functions named after scenario columns are the serving sheet's formula columns. All run on the
@@ -57,7 +84,8 @@ operator set (:mod:`planner.estimator.ops`): scalars, numpy arrays and Excel for
 from __future__ import annotations
 
 from planner.estimator.engine_memory import TRTLLM
-from planner.estimator.ops import Value, maximum, safe_div, where
+from planner.estimator.latency import expert_touch_fraction
+from planner.estimator.ops import Value, maximum, minimum, power, safe_div, where
 from planner.estimator.topology import LINK_NIC, NIC_HOP_LATENCY_S, tp_link_kind
 
 IN_ALLREDUCE, GATHER_SCATTER, ALL_TO_ALL = 0, 1, 2
@@ -147,7 +175,94 @@ def exchange_latency_s(group: Value, gpu_nvlink_domain_gpus: Value,
     return collective_latency_s + where(spans, NIC_HOP_LATENCY_S, 0)
 
 
+_LN_STEP = 1e-6
+"""``ln z`` as ``(z^h - 1)/h`` with ``h`` = 1e-6 (the limit that defines it; relative error
+``h |ln z| / 2``, below 1e-5 for ``z > 1e-8``): the operator set has ``power`` and no ``LN``."""
+
+_CHEN_TYLER_BASE = 0.5264
+"""Chen & Tyler (1999), "Accurate approximation to the extreme order statistics of Gaussian
+samples", Commun. Stat. Simul. Comput. 28(1): the expected maximum of ``n`` standard normal
+variables is about ``Phi^-1(0.5264^(1/n))`` (exact values: Harter 1961, "Expected values of
+normal order statistics", Biometrika 48)."""
+
+_AS_26_2_23 = (2.515517, 0.802853, 0.010328, 1.432788, 0.189269, 0.001308)
+"""Abramowitz & Stegun, Handbook of Mathematical Functions (1964), 26.2.23: the upper-tail
+normal quantile ``x_p = t - (c0 + c1 t + c2 t^2)/(1 + d1 t + d2 t^2 + d3 t^3)``,
+``t = sqrt(-2 ln p)``, ``|error| < 4.5e-4`` for ``0 < p <= 0.5``."""
+
+
+_MAX_OF_2 = 0.5641895835477563
+"""Expected maximum of two standard normal variables, exactly ``1/sqrt(pi)``."""
+_MAX_OF_3 = 0.8462843753216345
+"""Expected maximum of three standard normal variables, exactly ``3/(2 sqrt(pi))``."""
+
+
+def expected_max_standard_normal(n: Value) -> Value:
+    """Expected maximum of ``n`` independent standard normal variables, 0 for ``n <= 1``,
+    exact for 2 and 3 (:data:`_MAX_OF_2`, :data:`_MAX_OF_3`), else Chen and Tyler's
+    ``Phi^-1(0.5264^(1/n))`` (:data:`_CHEN_TYLER_BASE`), the quantile by Abramowitz & Stegun
+    26.2.23 (:data:`_AS_26_2_23`) at the upper tail ``p = 1 - 0.5264^(1/n)``: within 1.5 % of
+    the exact values from 4 on (4: 1.044 against 1.0294, 8: 1.425 against 1.4236, 72: 2.371
+    against 2.3881, 256: 2.807 against 2.8272; tests/test_expert_parallel.py integrates
+    them)."""
+    c0, c1, c2, d1, d2, d3 = _AS_26_2_23
+    tail = 1 - power(_CHEN_TYLER_BASE, 1 / maximum(n, 1))
+    ln_tail = (power(tail, _LN_STEP) - 1) / _LN_STEP
+    t = power(maximum(-2 * ln_tail, 0), 0.5)
+    x = t - (c0 + c1 * t + c2 * t * t) / (1 + d1 * t + d2 * t * t + d3 * t * t * t)
+    return where(n > 3, maximum(x, 0), where(n > 2, _MAX_OF_3, where(n > 1, _MAX_OF_2, 0)))
+
+
+def busiest_rank_touch_extra(tokens: Value, experts: Value, experts_per_token: Value,
+                             expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+    """Share of a rank's experts the busiest of ``expert_ranks`` ranks reads beyond the mean
+    touched share ``q`` (module docstring): ``min(1, q + z sqrt(q (1 - q)/m)) - q`` with
+    ``m = E/ep`` experts a rank, ``z`` = ``expert_rank_max_sd``; exactly 0 for one rank.
+    DeepSeek-V3 (E 256, k 8), EP 8, 64 tokens: q = 0.869, busiest 0.954, extra 0.085."""
+    touched = expert_touch_fraction(tokens, experts, experts_per_token)
+    per_rank = maximum(experts / maximum(expert_ranks, 1), 1)
+    spread = power(maximum(touched * (1 - touched), 0) / per_rank, 0.5)
+    extra = minimum(1, touched + expert_rank_max_sd * spread) - touched
+    return where(expert_ranks > 1, extra, 0)
+
+
+def busiest_rank_expert_tokens_extra(tokens: Value, experts: Value, experts_per_token: Value,
+                                     expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+    """Tokens' worth of routed-expert GEMM work the busiest of ``ep`` ranks runs beyond the
+    mean ``T k / ep`` pairs (module docstring): ``z sqrt(T (ep - 1)(E - k)/(k (E - 1)))``;
+    exactly 0 for one rank. DeepSeek-V3, EP 8, 8,192 tokens: 1.425 * sqrt(8192 * 7 * 248 /
+    (8 * 255)) = 120 tokens (1.5 %)."""
+    var = safe_div(tokens * (expert_ranks - 1) * (experts - experts_per_token),
+                   experts_per_token * (experts - 1), 0.0)
+    return where(expert_ranks > 1, expert_rank_max_sd * power(maximum(var, 0), 0.5), 0)
+
+
 # ------------------------------------------------------------------ formula columns
+
+
+def expert_ranks(ep: Value, model_experts: Value) -> Value:
+    """Ranks the routed experts are spread over, each holding its own ``E/ep`` experts
+    (whole): ``ep`` for an MoE model, 1 for a dense one or TP'd experts (every GPU a slice of
+    every expert, so every GPU has the mean work)."""
+    return where(model_experts > 1, maximum(ep, 1), 1)
+
+
+def expert_rank_max_sd(expert_ranks: Value) -> Value:
+    """Standard deviations by which the busiest expert rank's load exceeds the mean:
+    :func:`expected_max_standard_normal` of ``expert_ranks`` (0 for one rank; 1.425 for 8)."""
+    return expected_max_standard_normal(expert_ranks)
+
+
+def expert_gemm_s_per_token(model_matmul_experts_active_params: Value, tp: Value,
+                            gpu_flops_per_s: Value, matmul_efficiency_effective: Value) -> Value:
+    """Compute seconds of the routed experts' GEMMs one token runs, on the mean GPU (part of
+    :func:`planner.estimator.serving.gemm_s_per_token`): ``2 * P_experts_active / (tp * peak
+    * efficiency)``; the busiest rank runs
+    :func:`busiest_rank_expert_tokens_extra` tokens more of it."""
+    return 2 * model_matmul_experts_active_params / (tp * gpu_flops_per_s
+                                                     * matmul_efficiency_effective)
+
+
 
 
 def moe_exchange_code(tp: Value, ep: Value, attention_dp_number: Value, model_experts: Value,

@@ -53,7 +53,10 @@ all-reduce sums the experts' partial outputs, whatever ``ep``), under attention 
 all-gather before the experts and a reduce-scatter after them, or by a dispatch and a combine
 all-to-all (``k (ep-1)/ep * d * b`` per token of each GPU) where TRT-LLM's NVL72 path applies,
 each over the link the group spans, two collectives per layer. Weights
-read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE. Weight-only
+read per step follow :func:`planner.estimator.latency.expert_touch_fraction` for MoE, and with
+experts spread over ``ep`` ranks every step is the busiest rank's: the share of its own experts
+it reads and its routed-expert work beyond the mean GPU's (:func:`_busiest_rank_extra_s`,
+:mod:`planner.estimator.expert_parallel`; exactly 0 for one rank). Weight-only
 quantization (int4/fp8 on parts without fp8) reads the quantized bytes and multiplies at the
 16-bit peak (``gpu_flops_per_s`` is already resolved that way by ``compute_dtype``).
 
@@ -100,6 +103,10 @@ import inspect
 from collections.abc import Callable
 
 from planner.estimator.engine_memory import ENGINES, ROOFLINE
+from planner.estimator.expert_parallel import (
+    busiest_rank_expert_tokens_extra,
+    busiest_rank_touch_extra,
+)
 from planner.estimator.frontends import (
     ENGINE_FRONTENDS,
     FRONTENDS,
@@ -363,16 +370,37 @@ def serving_step_fixed_s(collective_latency_s_per_step: Value, model_layers: Val
             + collective_latency_s_per_step) + host_weight_stream_s + spec_draft_fixed_s
 
 
+def _busiest_rank_extra_s(tokens: Value, serving_expert_weights_s: Value,
+                          expert_gemm_s_per_token: Value, model_experts: Value,
+                          model_experts_per_token: Value, expert_ranks: Value,
+                          expert_rank_max_sd: Value) -> tuple[Value, Value]:
+    """(compute, memory) seconds the busiest expert-parallel rank adds to a step of
+    ``tokens`` tokens over the mean GPU (:mod:`planner.estimator.expert_parallel`): its extra
+    routed-expert GEMM work and the extra share of its experts it reads; both exactly 0 for
+    one rank."""
+    compute = expert_gemm_s_per_token * busiest_rank_expert_tokens_extra(
+        tokens, model_experts, model_experts_per_token, expert_ranks, expert_rank_max_sd)
+    memory = serving_expert_weights_s * busiest_rank_touch_extra(
+        tokens, model_experts, model_experts_per_token, expert_ranks, expert_rank_max_sd)
+    return compute, memory
+
+
 def step_seconds_at(x: Value, request_tokens: Value, serving_compute_s_per_request: Value,
                     serving_kv_memory_s_per_request: Value, serving_token_s: Value,
                     serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                     serving_expert_weights_s: Value, model_experts: Value,
-                    model_experts_per_token: Value) -> Value:
-    """Step time when the step carries ``x`` requests' worth of work (module docstring)."""
+                    model_experts_per_token: Value, expert_gemm_s_per_token: Value = 0,
+                    expert_ranks: Value = 1, expert_rank_max_sd: Value = 0) -> Value:
+    """Step time when the step carries ``x`` requests' worth of work (module docstring), on
+    the busiest expert-parallel rank (:func:`_busiest_rank_extra_s`)."""
     tokens = maximum(x * request_tokens, 1)
+    extra_c, extra_m = _busiest_rank_extra_s(tokens, serving_expert_weights_s,
+                                             expert_gemm_s_per_token, model_experts,
+                                             model_experts_per_token, expert_ranks,
+                                             expert_rank_max_sd)
     weights = serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
-        tokens, model_experts, model_experts_per_token)
-    compute = x * serving_compute_s_per_request
+        tokens, model_experts, model_experts_per_token) + extra_m
+    compute = x * serving_compute_s_per_request + extra_c
     memory = weights + x * serving_kv_memory_s_per_request
     return maximum(compute, memory) + x * request_tokens * serving_token_s \
         + serving_step_fixed_s
@@ -428,12 +456,16 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
                  decode_compute: Value, decode_kv: Value, token_s: Value, fixed: Value,
                  dense: Value, experts: Value, model_experts: Value,
                  model_experts_per_token: Value, gemm: Value, lm_head: Value,
-                 verify: Value = 1) -> Value:
+                 verify: Value = 1, expert_gemm: Value = 0, expert_ranks: Value = 1,
+                 expert_rank_max_sd: Value = 0) -> Value:
     """One step carrying ``p = prefill_tokens`` prompt tokens and ``d = decode_tokens``
     decodes, as the operators run one after another, each bound by its own limit:
 
     * the GEMMs (projections, MLP or experts, router; LM head for decodes):
-      ``max((p + d) * gemm + d * lm_head, weights touched)``;
+      ``max((p + d) * gemm + d * lm_head, weights touched)``, on the busiest of
+      ``expert_ranks`` expert-parallel ranks (:mod:`planner.estimator.expert_parallel`: its
+      extra routed-expert work, ``expert_gemm`` a token, and the extra share of its experts
+      it reads; both exactly 0 for one rank);
     * attention: the prefill chunks by their core FLOPs, ``p * (prefill compute - gemm)``,
       then the decodes by the KV each reads, ``max(d * core FLOPs, d * KV)``;
     * element-wise work and collectives per token, ``(p + d) * token_s``; the fixed step.
@@ -443,10 +475,15 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
     (``decode_compute`` is then the whole verify step's and the drafts')."""
     decode_tokens_through = decode_tokens * verify
     tokens = maximum(prefill_tokens + decode_tokens_through, 1)
-    weights = dense + experts * expert_touch_fraction(tokens, model_experts,
-                                                      model_experts_per_token)
+    weights = dense + experts * (
+        expert_touch_fraction(tokens, model_experts, model_experts_per_token)
+        + busiest_rank_touch_extra(tokens, model_experts, model_experts_per_token,
+                                   expert_ranks, expert_rank_max_sd))
     gemms = maximum((prefill_tokens + decode_tokens_through) * gemm
-                    + decode_tokens_through * lm_head, weights)
+                    + decode_tokens_through * lm_head
+                    + expert_gemm * busiest_rank_expert_tokens_extra(
+                        tokens, model_experts, model_experts_per_token, expert_ranks,
+                        expert_rank_max_sd), weights)
     prefill_attention = prefill_tokens * maximum(prefill_compute - gemm, 0)
     decode_attention = decode_tokens * maximum(
         maximum(decode_compute - verify * gemm - verify * lm_head, 0), decode_kv)
@@ -494,7 +531,8 @@ def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, p
                   token_s: Value, fixed: Value, dense: Value, experts: Value,
                   model_experts: Value, model_experts_per_token: Value, gemm: Value,
                   lm_head: Value, residence: Value, cv: Value, kind: str = "mean",
-                  verify: Value = 1) -> Value:
+                  verify: Value = 1, expert_gemm: Value = 0, expert_ranks: Value = 1,
+                  expert_rank_max_sd: Value = 0) -> Value:
     """The ``kind`` (``mean``, ``prefill`` or ``decode``) step of a closed loop of ``batch`` running
     requests completing ``x`` requests per step: a share ``f = min(1, x S / n)`` of the steps
     carries a cohort's ``n`` prompt tokens (:func:`_cohort_tokens`) beside the decodes of the
@@ -509,11 +547,13 @@ def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, p
     if kind != "decode":
         prefill = _step_kind_s(n / pp, others / pp, prefill_compute, decode_compute, decode_kv,
                                token_s, fixed, dense, experts, model_experts,
-                               model_experts_per_token, gemm, lm_head, verify)
+                               model_experts_per_token, gemm, lm_head, verify, expert_gemm,
+                               expert_ranks, expert_rank_max_sd)
     if kind != "prefill":
         decode = _step_kind_s(0, batch / pp, prefill_compute, decode_compute, decode_kv,
                               token_s, fixed, dense, experts, model_experts,
-                              model_experts_per_token, gemm, lm_head, verify)
+                              model_experts_per_token, gemm, lm_head, verify, expert_gemm,
+                              expert_ranks, expert_rank_max_sd)
     if kind == "prefill":
         return prefill
     if kind == "decode":
@@ -545,7 +585,8 @@ def saturation_step_s(saturation_requests_per_step: Value, max_running_batch: Va
                       serving_expert_weights_s: Value, model_experts: Value,
                       model_experts_per_token: Value,
         gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value, spec_verify_tokens: Value) -> Value:
+        output_tokens_cv: Value, spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
+        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """Mean step time at saturation (full running batch ``B_max`` or full token budget): the
     closed loop at ``B_max`` (:func:`_mixed_step_s`: prefill steps of a cohort, decode-only
     steps of the batch)."""
@@ -555,7 +596,8 @@ def saturation_step_s(saturation_requests_per_step: Value, max_running_batch: Va
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "mean", spec_verify_tokens)
+        output_tokens_cv, "mean", spec_verify_tokens, expert_gemm_s_per_token,
+        expert_ranks, expert_rank_max_sd)
 
 
 def saturation_requests_per_s_replica(saturation_requests_per_step: Value,
@@ -662,7 +704,8 @@ def overloaded(load_mode: Value, utilization: Value) -> Value:
 def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compute: Value,
                       kv: Value, comm: Value, fixed: Value, dense: Value, experts: Value,
                       model_experts: Value, model_experts_per_token: Value,
-                      saturation_step: Value, rho: Value) -> Value:
+                      saturation_step: Value, rho: Value, expert_gemm: Value,
+                      expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """One Newton iteration of ``t = step(rate * t)``: the touched-expert share is replaced by
     its tangent at ``previous`` (slope ``-(1-p)^N ln(1-p)``, ``ln`` by :func:`_ln_approx`),
     which makes both branches of ``max(compute, memory)`` lines in ``t``, solved in closed
@@ -674,10 +717,22 @@ def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compu
     weights = dense + experts * (1 - miss)
     slope_touch = where(p < 1, miss * -_ln_approx(maximum(1 - p, 1e-12)), 0)
     slope_w = where(tokens_per_s * previous > 1, experts * slope_touch * tokens_per_s, 0)
-    slope_c = rate * compute + tokens_per_s * comm
-    slope_m = slope_w + rate * kv + tokens_per_s * comm
-    intercept_m = weights - slope_w * previous
-    t_c = where(slope_c < 1, safe_div(fixed, 1 - slope_c, _HUGE_S), _HUGE_S)
+    # the busiest expert rank's extra work (0 for one rank), by its secant over 0.1 % more
+    # tokens: a tangent for the iteration, exact at the fixed point whatever the slope
+    extra_c, extra_m = _busiest_rank_extra_s(n_prev, experts, expert_gemm, model_experts,
+                                             model_experts_per_token, expert_ranks,
+                                             expert_rank_max_sd)
+    next_c, next_m = _busiest_rank_extra_s(n_prev * 1.001, experts, expert_gemm,
+                                           model_experts, model_experts_per_token,
+                                           expert_ranks, expert_rank_max_sd)
+    grows = tokens_per_s * previous > 1
+    slope_ec = where(grows, (next_c - extra_c) / (n_prev * 0.001) * tokens_per_s, 0)
+    slope_em = where(grows, (next_m - extra_m) / (n_prev * 0.001) * tokens_per_s, 0)
+    slope_c = rate * compute + tokens_per_s * comm + slope_ec
+    slope_m = slope_w + rate * kv + tokens_per_s * comm + slope_em
+    intercept_c = extra_c - slope_ec * previous
+    intercept_m = weights - slope_w * previous + extra_m - slope_em * previous
+    t_c = where(slope_c < 1, safe_div(fixed + intercept_c, 1 - slope_c, _HUGE_S), _HUGE_S)
     t_m = where(slope_m < 1, safe_div(fixed + intercept_m, 1 - slope_m, _HUGE_S), _HUGE_S)
     solved = minimum(maximum(t_c, t_m), saturation_step)
     return where(rho < 1, solved, saturation_step)
@@ -695,7 +750,8 @@ _ITERATION_INPUTS = (
     "micro_batch_request_rate_per_s", "request_tokens", "serving_compute_s_per_request",
     "serving_kv_memory_s_per_request", "serving_token_s", "serving_step_fixed_s",
     "serving_dense_weights_s", "serving_expert_weights_s", "model_experts",
-    "model_experts_per_token", "saturation_step_s", "gpu_utilization")
+    "model_experts_per_token", "saturation_step_s", "gpu_utilization",
+    "expert_gemm_s_per_token", "expert_ranks", "expert_rank_max_sd")
 """The columns every fixed-point iteration reads after the previous iterate, in the order of
 :func:`_fixed_point_step`'s arguments."""
 
@@ -760,19 +816,34 @@ def running_batch(operating_requests_per_step: Value, residence_steps: Value,
 
 
 def step_compute_s(micro_batch_requests_per_step: Value,
-                   serving_compute_s_per_request: Value) -> Value:
-    """Compute part of the operating step."""
-    return micro_batch_requests_per_step * serving_compute_s_per_request
+                   serving_compute_s_per_request: Value, request_tokens: Value,
+                   serving_expert_weights_s: Value, expert_gemm_s_per_token: Value,
+                   model_experts: Value, model_experts_per_token: Value,
+                   expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+    """Compute part of the operating step, on the busiest expert-parallel rank
+    (:func:`_busiest_rank_extra_s`, 0 more for one rank)."""
+    tokens = maximum(micro_batch_requests_per_step * request_tokens, 1)
+    extra_c, _extra_m = _busiest_rank_extra_s(tokens, serving_expert_weights_s,
+                                              expert_gemm_s_per_token, model_experts,
+                                              model_experts_per_token, expert_ranks,
+                                              expert_rank_max_sd)
+    return micro_batch_requests_per_step * serving_compute_s_per_request + extra_c
 
 
 def step_memory_s(micro_batch_requests_per_step: Value, request_tokens: Value,
                   serving_kv_memory_s_per_request: Value, serving_dense_weights_s: Value,
                   serving_expert_weights_s: Value, model_experts: Value,
-                  model_experts_per_token: Value) -> Value:
-    """Memory part of the operating step: touched weights + KV traffic."""
+                  model_experts_per_token: Value, expert_gemm_s_per_token: Value,
+                  expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+    """Memory part of the operating step: touched weights (on the busiest expert-parallel
+    rank, :func:`_busiest_rank_extra_s`) + KV traffic."""
     tokens = maximum(micro_batch_requests_per_step * request_tokens, 1)
+    _extra_c, extra_m = _busiest_rank_extra_s(tokens, serving_expert_weights_s,
+                                              expert_gemm_s_per_token, model_experts,
+                                              model_experts_per_token, expert_ranks,
+                                              expert_rank_max_sd)
     return (serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
-        tokens, model_experts, model_experts_per_token)
+        tokens, model_experts, model_experts_per_token) + extra_m
         + micro_batch_requests_per_step * serving_kv_memory_s_per_request)
 
 
@@ -832,7 +903,8 @@ def closed_loop_prefill_step_s(closed_loop_batch: Value, operating_requests_per_
                                serving_dense_weights_s: Value, serving_expert_weights_s: Value,
                                model_experts: Value, model_experts_per_token: Value,
         gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value, spec_verify_tokens: Value) -> Value:
+        output_tokens_cv: Value, spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
+        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """A closed loop's prefill step: its cohort's prompt chunks beside the other requests'
     decodes (:func:`_mixed_step_s`); a request's TTFT is its prefill steps of this."""
     return _mixed_step_s(
@@ -841,7 +913,8 @@ def closed_loop_prefill_step_s(closed_loop_batch: Value, operating_requests_per_
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "prefill", spec_verify_tokens)
+        output_tokens_cv, "prefill", spec_verify_tokens, expert_gemm_s_per_token,
+        expert_ranks, expert_rank_max_sd)
 
 
 def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
@@ -853,7 +926,8 @@ def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_s
                               serving_dense_weights_s: Value, serving_expert_weights_s: Value,
                               model_experts: Value, model_experts_per_token: Value,
         gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value, spec_verify_tokens: Value) -> Value:
+        output_tokens_cv: Value, spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
+        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """A closed loop's decode-only step: one token for each running request
     (:func:`_mixed_step_s`)."""
     return _mixed_step_s(
@@ -862,7 +936,8 @@ def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_s
         decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
         serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "decode", spec_verify_tokens)
+        output_tokens_cv, "decode", spec_verify_tokens, expert_gemm_s_per_token,
+        expert_ranks, expert_rank_max_sd)
 
 
 def step_s(load_mode: Value, step_compute_s: Value, step_memory_s: Value,
@@ -968,7 +1043,8 @@ def prefill_only_step_s(closed_loop_batch: Value, prefill_tokens_computed: Value
                         serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                         serving_expert_weights_s: Value, model_experts: Value,
                         model_experts_per_token: Value, gemm_s_per_token: Value,
-                        lm_head_s_per_token: Value) -> Value:
+                        lm_head_s_per_token: Value, expert_gemm_s_per_token: Value,
+                        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """A prefill-only step of a cohort (a prefill-first scheduler, :func:`prefill_first`):
     ``n = min(B S, budget)`` prompt tokens and no decodes, its operators each bound by their
     own limit (:func:`_step_kind_s`), one micro-batch carrying ``1/pp`` of it."""
@@ -977,7 +1053,8 @@ def prefill_only_step_s(closed_loop_batch: Value, prefill_tokens_computed: Value
     return _step_kind_s(n / pp, 0, prefill_compute_s_per_token, decode_compute_s_per_token,
                         decode_kv_s_per_token, serving_token_s, serving_step_fixed_s,
                         serving_dense_weights_s, serving_expert_weights_s, model_experts,
-                        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token)
+                        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, 1,
+                        expert_gemm_s_per_token, expert_ranks, expert_rank_max_sd)
 
 
 def _cohort_whole(prefill_first: Value, load_mode: Value, output_tokens_cv: Value) -> Value:
@@ -1033,17 +1110,22 @@ def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prefill_tokens_comp
                         matmul_efficiency_effective: Value, serving_dense_weights_s: Value,
                         serving_expert_weights_s: Value, model_experts: Value,
                         model_experts_per_token: Value, serving_token_s: Value,
-                        serving_step_fixed_s: Value) -> Value:
+                        serving_step_fixed_s: Value, expert_gemm_s_per_token: Value,
+                        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """Step time of a step carrying ``n`` prefill tokens of a wave (``n`` =
     :func:`wave_prefill_tokens_per_step`): ``max(n * prefill FLOPs per prompt token / (tp *
     peak * efficiency), weights it touches) + n * per-token work + fixed step time``, one
     micro-batch through the ``pp`` stages carrying ``1/pp`` of it (the serving step's
-    convention)."""
+    convention), on the busiest expert-parallel rank (:func:`_busiest_rank_extra_s`)."""
     n = wave_prefill_tokens_per_step / pp
+    extra_c, extra_m = _busiest_rank_extra_s(n, serving_expert_weights_s,
+                                             expert_gemm_s_per_token, model_experts,
+                                             model_experts_per_token, expert_ranks,
+                                             expert_rank_max_sd)
     compute = n * prefill_flops_computed / prefill_tokens_computed / (tp * gpu_flops_per_s
-                                                   * matmul_efficiency_effective)
+                                                   * matmul_efficiency_effective) + extra_c
     weights = serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
-        n, model_experts, model_experts_per_token)
+        n, model_experts, model_experts_per_token) + extra_m
     return maximum(compute, weights) + n * serving_token_s + serving_step_fixed_s
 
 

@@ -219,7 +219,9 @@ def _search_step_s(rate: Value, pp: Value, request_tokens: Value,
                    serving_step_fixed_s: Value, serving_dense_weights_s: Value,
                    serving_expert_weights_s: Value, model_experts: Value,
                    model_experts_per_token: Value, saturation_step_s: Value,
-                   saturation_requests_per_s_replica: Value, serving_step_0_s: Value) -> Value:
+                   saturation_requests_per_s_replica: Value, serving_step_0_s: Value,
+                   expert_gemm_s_per_token: Value, expert_ranks: Value,
+                   expert_rank_max_sd: Value) -> Value:
     """Bisection: the operating step at ``rate`` per replica, one iteration of the serving
     model's fixed point (:func:`planner.estimator.serving._fixed_point_step`) from the idle
     step: exact for a dense model, an upper bound for MoE (the tangent of the concave
@@ -229,7 +231,8 @@ def _search_step_s(rate: Value, pp: Value, request_tokens: Value,
         serving_kv_memory_s_per_request, serving_token_s, serving_step_fixed_s,
         serving_dense_weights_s, serving_expert_weights_s, model_experts,
         model_experts_per_token, saturation_step_s,
-        safe_div(rate, saturation_requests_per_s_replica, 1.0))
+        safe_div(rate, saturation_requests_per_s_replica, 1.0), expert_gemm_s_per_token,
+        expert_ranks, expert_rank_max_sd)
 
 
 def _search_work(rate: Value, step: Value, saturation_requests_per_step: Value,
@@ -246,7 +249,8 @@ _PART_INPUTS = ("request_tokens", "serving_compute_s_per_request",
                 "model_layers",
                 "serving_activation_s_per_token",
                 "engine_step_overhead_s", "kernel_overhead_s_per_layer",
-                "model_layer_kernels", "spec_draft_fixed_s")
+                "model_layer_kernels", "spec_draft_fixed_s", "expert_gemm_s_per_token",
+                "expert_ranks", "expert_rank_max_sd")
 """The columns the serving model's step parts read besides the work per step."""
 
 
@@ -257,15 +261,20 @@ def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value
            collective_latency_s_per_step: Value, model_layers: Value,
            serving_activation_s_per_token: Value,
            engine_step_overhead_s: Value, kernel_overhead_s_per_layer: Value,
-           model_layer_kernels: Value, spec_draft_fixed_s: Value
+           model_layer_kernels: Value, spec_draft_fixed_s: Value,
+           expert_gemm_s_per_token: Value, expert_ranks: Value, expert_rank_max_sd: Value
            ) -> tuple[Value, Value, Value, Value, Value]:
     """The serving model's step parts at work ``y`` (compute, memory, communication,
     element-wise, overhead), by its own column functions (``tp`` is read by the TTFT search
     from these inputs, not by the parts)."""
-    return (serving.step_compute_s(y, serving_compute_s_per_request),
+    return (serving.step_compute_s(y, serving_compute_s_per_request, request_tokens,
+                                   serving_expert_weights_s, expert_gemm_s_per_token,
+                                   model_experts, model_experts_per_token, expert_ranks,
+                                   expert_rank_max_sd),
             serving.step_memory_s(y, request_tokens, serving_kv_memory_s_per_request,
                                   serving_dense_weights_s, serving_expert_weights_s,
-                                  model_experts, model_experts_per_token),
+                                  model_experts, model_experts_per_token,
+                                  expert_gemm_s_per_token, expert_ranks, expert_rank_max_sd),
             serving.step_communication_s(y, request_tokens, serving_comm_s_per_token,
                                          collective_latency_s_per_step),
             serving.step_elementwise_s(y, request_tokens, serving_activation_s_per_token),
@@ -396,7 +405,8 @@ def _search_step(k: int) -> tuple[Callable[..., Value], ...]:
                    "serving_step_fixed_s", "serving_dense_weights_s",
                    "serving_expert_weights_s", "model_experts", "model_experts_per_token",
                    "saturation_step_s", "saturation_requests_per_s_replica",
-                   "serving_step_0_s")
+                   "serving_step_0_s", "expert_gemm_s_per_token", "expert_ranks",
+                   "expert_rank_max_sd")
     return (
         _column(name + "rate", f"Replica search, step {k}: the rate per replica at the middle "
                 "count.", (low, high, "target_requests_per_s"), _search_rate,

@@ -205,6 +205,11 @@ META: dict[str, ColumnMeta] = {
     "decode_kv_s_per_token": ColumnMeta(label="KV traffic per decode token", unit="s"),
     "gemm_s_per_token": ColumnMeta(label="GEMM compute per token", unit="s"),
     "lm_head_s_per_token": ColumnMeta(label="Logits compute per token", unit="s"),
+    "expert_ranks": ColumnMeta(label="Expert-parallel ranks", unit="GPUs", integer=True),
+    "expert_rank_max_sd": ColumnMeta(
+        label="Busiest expert rank (standard deviations over the mean)", unit="ratio"),
+    "expert_gemm_s_per_token": ColumnMeta(label="Routed-expert GEMM compute per token",
+                                          unit="s"),
     "saturation_requests_per_step": ColumnMeta(label="Requests per step (saturated)", unit="count"),
     "saturation_step_s": ColumnMeta(label="Step (saturated)", unit="s"),
     "saturation_requests_per_s_replica": ColumnMeta(
@@ -274,6 +279,12 @@ META: dict[str, ColumnMeta] = {
     "deployment_gpus": ColumnMeta(label="Deployment GPUs", unit="count", integer=True),
     "disagg_cost_usd_per_hour": ColumnMeta(label="Both pools' cost", unit="USD/h"),
     "prefill_gemm_s_per_token": ColumnMeta(label="Prefill GEMM per token", unit="s"),
+    "prefill_expert_ranks": ColumnMeta(label="Prefill expert-parallel ranks", unit="GPUs",
+                                       integer=True),
+    "prefill_expert_rank_max_sd": ColumnMeta(
+        label="Prefill busiest expert rank (standard deviations)", unit="ratio"),
+    "prefill_expert_gemm_s_per_token": ColumnMeta(label="Prefill routed-expert GEMM per token",
+                                                  unit="s"),
     "prefill_token_compute_s": ColumnMeta(label="Prefill compute per token", unit="s"),
     "prefill_attention_replicated_bytes_per_gpu": ColumnMeta(
         label="Prefill replicated attention", unit="B"),
@@ -290,6 +301,12 @@ META: dict[str, ColumnMeta] = {
     "decode_bandwidth_efficiency_effective": ColumnMeta(
         label="Decode bandwidth efficiency", unit="fraction"),
     "decode_gemm_s_per_token": ColumnMeta(label="Decode GEMM per token", unit="s"),
+    "decode_expert_ranks": ColumnMeta(label="Decode expert-parallel ranks", unit="GPUs",
+                                      integer=True),
+    "decode_expert_rank_max_sd": ColumnMeta(
+        label="Decode busiest expert rank (standard deviations)", unit="ratio"),
+    "decode_expert_gemm_s_per_token": ColumnMeta(label="Decode routed-expert GEMM per token",
+                                                 unit="s"),
     "decode_lm_head_s_per_token": ColumnMeta(label="Decode logits per token", unit="s"),
     "decode_token_compute_s": ColumnMeta(label="Decode compute per token (pool)", unit="s"),
     "decode_pool_kv_s_per_token": ColumnMeta(label="Decode KV traffic per token (pool)", unit="s"),

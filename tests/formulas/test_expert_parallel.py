@@ -213,3 +213,148 @@ def test_attention_dp_splits_the_kv_per_rank() -> None:
     assert dp8["attention_replicated_bytes_per_gpu"] > 0
     assert tp8["engine_token_capacity"] < dp8["engine_token_capacity"] \
         < 8 * tp8["engine_token_capacity"]
+
+
+# ------------------------------------------------------------------ the busiest expert rank
+
+
+def _normal_max(n: int) -> float:
+    """Expected maximum of ``n`` standard normals by quadrature of ``n x phi(x) Phi(x)^(n-1)``."""
+    x = np.linspace(-10, 10, 200_001)
+    dx = x[1] - x[0]
+    phi = np.exp(-x * x / 2) / np.sqrt(2 * np.pi)
+    cdf = np.cumsum(phi) * dx
+    return float(np.sum(x * n * phi * cdf ** (n - 1)) * dx)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6, 8, 12, 16, 32, 64, 72, 128, 256])
+def test_expected_max_of_normals_against_quadrature(n: int) -> None:
+    """Exact for 2 and 3 (1/sqrt(pi), 3/(2 sqrt(pi))), Chen-Tyler within 1.5 % from 4 on."""
+    got, want = xp.expected_max_standard_normal(n), _normal_max(n)
+    assert got == pytest.approx(want, rel=1e-4 if n <= 3 else 0.015)  # quadrature: 1e-5
+    assert xp.expected_max_standard_normal(1) == 0
+    assert xp.expected_max_standard_normal(2) == pytest.approx(1 / np.sqrt(np.pi), rel=1e-15)
+    assert xp.expected_max_standard_normal(3) == pytest.approx(1.5 / np.sqrt(np.pi), rel=1e-15)
+
+
+def test_busiest_rank_by_hand() -> None:
+    """DeepSeek-V3 (E 256, k 8) over EP 8 (32 experts a rank), z = 1.4253 (8 ranks).
+    64 tokens touch q = 1 - (31/32)^64 = 0.8687 of the experts; the busiest rank
+    q + z sqrt(q (1 - q)/32) = 0.9539 of its own. 8,192 prompt tokens: z sqrt(8192 * 7 * 248 /
+    (8 * 255)) = 1.4253 * 83.49 = 119.0 tokens of expert work more than the mean. One rank:
+    exactly 0 of both."""
+    z = xp.expected_max_standard_normal(8)
+    assert z == pytest.approx(1.4253, abs=1e-4)
+    q = 1 - (31 / 32) ** 64
+    assert xp.busiest_rank_touch_extra(64, 256, 8, 8, z) == pytest.approx(
+        z * np.sqrt(q * (1 - q) / 32), rel=1e-12)
+    assert q + xp.busiest_rank_touch_extra(64, 256, 8, 8, z) == pytest.approx(0.9539, abs=1e-4)
+    assert xp.busiest_rank_touch_extra(4096, 256, 8, 8, z) == 0  # every expert touched
+    assert xp.busiest_rank_expert_tokens_extra(8192, 256, 8, 8, z) == pytest.approx(
+        z * np.sqrt(8192 * 7 * 248 / (8 * 255)), rel=1e-12)
+    assert xp.busiest_rank_expert_tokens_extra(8192, 256, 8, 8, z) == pytest.approx(119.0,
+                                                                                    abs=0.1)
+    assert xp.busiest_rank_touch_extra(64, 256, 8, 1, 0) == 0
+    assert xp.busiest_rank_expert_tokens_extra(64, 256, 8, 1, 0) == 0
+
+
+@pytest.mark.parametrize(("tokens", "experts", "k", "ep", "rel"), [
+    (8, 256, 8, 8, 0.05), (64, 256, 8, 8, 0.05), (256, 256, 8, 8, 0.05),
+    (16, 256, 8, 32, 0.1), (32, 128, 8, 4, 0.05), (64, 384, 8, 16, 0.05)])
+def test_busiest_rank_against_uniform_routing_sampled(tokens: int, experts: int, k: int,
+                                                      ep: int, rel: float) -> None:
+    """The closed forms against routing sampled as the mechanism states it (each token draws
+    k distinct experts uniformly; rank r holds experts r*E/ep .. (r+1)*E/ep - 1): the busiest
+    rank's touched share and its (token, expert) pairs, mean over 300 steps, within 5 %
+    (the normal approximation of a discrete maximum), 10 % where a rank's mean is 4 pairs
+    (16 tokens over EP 32: 8.0 against 8.6 sampled, the approximation low)."""
+    rng = np.random.default_rng(23)
+    m = experts // ep
+    touched, pairs = [], []
+    for _ in range(300):
+        picks = np.argsort(rng.random((tokens, experts)), axis=1)[:, :k]
+        per_rank = np.bincount(picks.ravel(), minlength=experts).reshape(ep, m)
+        touched.append((per_rank > 0).sum(axis=1).max() / m)
+        pairs.append(per_rank.sum(axis=1).max())
+    z = xp.expected_max_standard_normal(ep)
+    from planner.estimator.latency import expert_touch_fraction
+    share = expert_touch_fraction(tokens, experts, k) + xp.busiest_rank_touch_extra(
+        tokens, experts, k, ep, z)
+    busiest_pairs = (tokens + xp.busiest_rank_expert_tokens_extra(tokens, experts, k, ep, z)) \
+        * k / ep
+    assert share == pytest.approx(np.mean(touched), rel=rel)
+    assert busiest_pairs == pytest.approx(np.mean(pairs), rel=rel)
+
+
+def test_expert_parallel_steps_wait_for_the_busiest_rank() -> None:
+    """TP attention on 8 H200, 64 clients: EP 8 reads the busiest rank's share of its experts
+    and runs its extra expert work, so its decode step is longer than TP'd experts' (EP 1),
+    by exactly the written-out extras; EP 1 is the mean GPU (extras exactly 0)."""
+    base = {"engine": "trtllm", "tp": 8, "gpus": 8, "weight_dtype": "fp8", "concurrency": 64,
+            "prompt_tokens": 1024, "output_tokens": 1024}
+    ep1, ep8 = run("h200", {**base, "ep": 1}), run("h200", {**base, "ep": 8})
+    assert (ep1["expert_ranks"], ep8["expert_ranks"]) == (1, 8)
+    assert ep1["expert_rank_max_sd"] == 0
+    assert ep8["expert_rank_max_sd"] == pytest.approx(1.4253, abs=1e-4)
+    assert ep8["closed_loop_decode_step_s"] > ep1["closed_loop_decode_step_s"]
+    batch = ep8["closed_loop_batch"]
+    q = 1 - (1 - 8 / 256) ** batch
+    extra_m = ep8["serving_expert_weights_s"] * min(1 - q, ep8["expert_rank_max_sd"]
+                                                    * np.sqrt(q * (1 - q) / 32))
+    # decode steps of 64 sequences are bound by the weights they read: the extra adds as is
+    assert ep8["closed_loop_decode_step_s"] - ep1["closed_loop_decode_step_s"] == \
+        pytest.approx(extra_m, rel=1e-9)
+
+
+def test_busiest_rank_columns_agree_on_rows_and_excel() -> None:
+    """The busiest-rank columns and the steps that read them over a vector of EP sizes give
+    the same figures row by row and through their symbolic (Excel) form."""
+    cols = dict(scenario_columns(DSV3, GPUS["h200"], parse_inputs(
+        INFERENCE_INPUTS, {"engine": "trtllm", "tp": 8, "gpus": 8, "weight_dtype": "fp8",
+                           "concurrency": 32})))
+    n = 6
+    cols.update(ep=np.array([1.0, 2.0, 3.0, 4.0, 8.0, 8.0]),
+                attention_dp=np.array([False, False, False, True, False, True]))
+    vec = GRAPH.compute(cols)
+    mine = ("expert_ranks", "expert_rank_max_sd", "expert_gemm_s_per_token",
+            "closed_loop_decode_step_s", "closed_loop_prefill_step_s", "saturation_step_s",
+            "wave_prefill_step_s")
+    for i in range(n):
+        one = {k: (v[i] if isinstance(v, np.ndarray) and v.dtype == object
+                   else float(v[i]) if isinstance(v, np.ndarray) else v) for k, v in cols.items()}
+        scalar = GRAPH.compute(one)
+        for name in mine:
+            assert float(scalar[name]) == pytest.approx(
+                float(np.broadcast_to(vec[name], (n,))[i]), rel=1e-12), name
+    by_name = {f.__name__: f for f in SERVING}
+    for name in mine:
+        expr = symbolic.symbolic(by_name[name])
+        symbolic.excel(expr, lambda ref: ref.upper())
+        got = symbolic.compute_tree(expr, vec)
+        assert np.allclose(np.broadcast_to(np.asarray(got, dtype=float), (n,)),
+                           np.broadcast_to(np.asarray(vec[name], dtype=float), (n,)),
+                           rtol=1e-12), name
+
+
+def test_a_disaggregated_decode_pool_waits_for_its_busiest_rank() -> None:
+    """1P1D of DeepSeek-V3 on H200 (TRT-LLM, fp8, TP 8 workers, 64 clients): the decode
+    worker at EP 8 reads the busiest rank's share of its experts, so its TPOT exceeds the
+    TP'd experts' (decode_ep 1) by exactly decode_expert_weights_s * z sqrt(q (1 - q)/32)
+    (64 sequences, q = 1 - (31/32)^64; decode steps bound by the weights they read); the
+    prefill pool, at EP 1, keeps the mean."""
+    from planner.sheet.table import evaluate_row
+
+    base = {"model": "deepseek-v3", "gpu": "h200", "engine": "trtllm", "prompt_tokens": 1024,
+            "output_tokens": 1024, "weight_dtype": "fp8", "serving_mode": "disaggregated",
+            "prefill_workers": 1, "decode_workers": 1, "tp": 8, "gpus": 8, "concurrency": 64}
+    specs = {"deepseek-v3": DSV3}
+    tp_experts = evaluate_row({**base, "decode_ep": 1}, specs, GPUS)
+    ep8 = evaluate_row({**base, "decode_ep": 8}, specs, GPUS)
+    assert (tp_experts["decode_expert_ranks"], ep8["decode_expert_ranks"]) == (1, 8)
+    assert ep8["prefill_expert_ranks"] == 1 and ep8["decode_batch_3"] == 64
+    q = 1 - (31 / 32) ** 64
+    extra = ep8["decode_expert_weights_s"] * ep8["decode_expert_rank_max_sd"] * np.sqrt(
+        q * (1 - q) / 32)
+    assert ep8["disagg_tpot_mean_s"] - tp_experts["disagg_tpot_mean_s"] == pytest.approx(
+        extra, rel=1e-9)
+    assert extra == pytest.approx(1.645e-3, rel=1e-3)

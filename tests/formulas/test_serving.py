@@ -96,7 +96,8 @@ def test_fixed_point_converges_and_nothing_is_nan(row: dict[str, Any], load: flo
             out["serving_kv_memory_s_per_request"], out["serving_token_s"],
             out["serving_step_fixed_s"], out["serving_dense_weights_s"],
             out["serving_expert_weights_s"], out["model_experts"],
-            out["model_experts_per_token"])
+            out["model_experts_per_token"], out["expert_gemm_s_per_token"],
+            out["expert_ranks"], out["expert_rank_max_sd"])
         assert min(again, out["saturation_step_s"]) == pytest.approx(last, rel=0.01)
 
 
