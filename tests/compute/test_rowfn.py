@@ -140,7 +140,8 @@ def _power_dependent(kind: str) -> set[str]:
     return dependent
 
 
-@pytest.mark.parametrize(("kind", "count"), [("inference", 300), ("training", 120)])
+@pytest.mark.parametrize(("kind", "count"), [
+    pytest.param("inference", 300, marks=pytest.mark.slow), ("training", 120)])
 def test_random_rows_are_bit_identical_to_the_vectorized_path(kind: str, count: int) -> None:
     """Each random row: every column bit for bit equal to the vectorized path on that row
     (a one-row table). Against all rows evaluated as one table, every column is bit for bit

@@ -58,6 +58,7 @@ def test_every_formula_renders_as_text_and_excel(name: str) -> None:
         assert banned not in formula
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(scenarios())
 def test_symbolic_trees_evaluate_like_the_formulas(case: tuple[str, str, dict]) -> None:

@@ -221,6 +221,7 @@ def test_bad_input_message_says_the_range() -> None:
                                  "value (got 2.5)")
 
 
+@pytest.mark.slow
 def test_store_csv_and_workbook_keep_the_inputs(tmp_path: Path) -> None:
     """Scenarios with MTP (a draft count, an acceptance length, a prefix hit) and with a draft
     model: stored, read back, written as a CSV and imported into another fleet with the same
@@ -293,6 +294,7 @@ def test_store_csv_and_workbook_keep_the_inputs(tmp_path: Path) -> None:
                 again[name])
 
 
+@pytest.mark.slow
 @pytest.mark.empty_database
 def test_migration_0015_up_gives_defaults_and_down_drops(tmp_path: Path) -> None:
     """Upgrading a 0013 database gives every stored scenario none / 0 / 0 / blank / 0 (the

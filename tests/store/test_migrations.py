@@ -177,6 +177,7 @@ def test_unknown_newer_revision_is_refused(db_url: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_0012_gives_the_shipped_gpus_their_wiring_and_others_none(db_url: str) -> None:
     """Migration 0012 adds the topology columns; the shipped catalog's GPUs get its figures
     (what a database seeded at 0012 has), a user's GPU stays unknown (NULL: the listed
@@ -215,6 +216,7 @@ def _front_end_inputs(conn: Any) -> dict[str, tuple[float, float, float]]:
     return {r[0]: tuple(r[1:]) for r in rows}
 
 
+@pytest.mark.slow
 def test_0016_sets_the_old_front_end_defaults_to_0_and_back(db_url: str) -> None:
     """A scenario stored with 0003's front-end defaults (vLLM's 0.04 s, 0.02 s, 0.0002 s per
     token) gets 0 = its engine's front end (SGLang's 0.02 s latency here); values a user typed
@@ -257,6 +259,7 @@ DISAGG_COLUMNS = {"serving_mode", "prefill_workers", "prefill_tp", "prefill_ep",
                   "decode_attention_dp", "decode_gpu"}
 
 
+@pytest.mark.slow
 def test_0014_adds_the_disaggregated_inputs_with_defaults_both_ways(db_url: str) -> None:
     """Migration 0014 adds serving_mode and the pool inputs; a row stored before it reads
     aggregated / 0 / follow / same (its figures unchanged); a downgrade drops the columns (a
