@@ -39,7 +39,7 @@ from planner.estimator.engine_memory import vllm_block_alignment
 from planner.service.gpu_records import spec_from_user
 from tests.conftest import estimate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT.parent / "shared" / "configs-2026"
 GPUS = load_gpus()
 

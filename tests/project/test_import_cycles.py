@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.test_layers import PACKAGE, module_name
+from tests.project.test_layers import PACKAGE, module_name
 
 
 def module_imports(path: Path, root: Path, modules: set[str]) -> dict[str, int]:

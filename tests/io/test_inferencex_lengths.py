@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.bench_serving_accuracy import (
     INFERENCEX_RANGE_RATIO,
     inferencex_lengths,
