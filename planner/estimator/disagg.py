@@ -17,7 +17,7 @@ With ``serving_mode = aggregated`` none of these columns enters an existing outp
 contract outputs (``ttft_*``, ``tpot_mean_s``, ``serving_requests_per_s``,
 ``saturation_requests_per_s``, ``cost_usd_per_hour``, ``deployment_gpus``) take
 ``where(serving_mode_code == DISAGGREGATED, disaggregated, aggregated)``, which returns the
-aggregated figure bit for bit (tests/test_disagg.py).
+aggregated figure bit for bit (tests/formulas/test_disagg.py).
 
 The model, per worker unless the name says otherwise (``Wp``, ``Wd`` workers; ``S`` prompt,
 ``G`` output tokens; ``budget`` the engine's token budget, ``max_num_batched_tokens``):

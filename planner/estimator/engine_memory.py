@@ -46,7 +46,7 @@ Activation peak (bytes per GPU), a model of the profile run, ``max`` of its two 
   the persistent workspace manager and the forward's hidden states
   (:func:`moe_workspace_bytes`, :func:`profile_hidden_bytes`).
 
-Checked against six logged vLLM start-ups (``tests/test_engine_memory.py``).
+Checked against six logged vLLM start-ups (``tests/formulas/test_engine_memory.py``).
 """
 
 from __future__ import annotations

@@ -190,7 +190,7 @@ def exact_power(base: float, exponent: float) -> float | None:
     """``power`` of two Python numbers where it needs no numpy, else None: where numpy's
     ``**`` on a 0-d array takes an exact shortcut (exponent 0, 1, 2 or 0.5: one, the base,
     its square, its correctly rounded square root) or IEEE 754 fixes the result (a base of 1;
-    a base of +0 with a positive exponent). ``tests/test_rowfn.py`` checks it against numpy
+    a base of +0 with a positive exponent). ``tests/compute/test_rowfn.py`` checks it against numpy
     on special and random pairs."""
     if exponent == 1:
         return float(base)
@@ -210,8 +210,8 @@ class Repeats(NamedTuple):
     equal values, its value is that of the earlier column ``column`` (it computes the same
     formula of the same numbers there). :class:`FormulaGraph` then evaluates the formula only
     on the other rows and copies ``column`` on these: an evaluation shortcut, never a different
-    figure (``tests/test_graph_repeats.py`` compares every column with the shortcut off). The
-    replica search's steps state it (:mod:`planner.estimator.slo`): once its bounds stop
+    figure (``tests/compute/test_graph_repeats.py`` compares every column with the shortcut off).
+    The replica search's steps state it (:mod:`planner.estimator.slo`): once its bounds stop
     moving, every later step repeats the last. A formula states it as its attribute
     ``__planner_repeats__``; Excel formulas and explain render the formula itself. Evaluated
     by :class:`planner.sheet.graph.FormulaGraph`."""

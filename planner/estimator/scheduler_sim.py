@@ -4,8 +4,8 @@ closed forms (:mod:`planner.estimator.serving`) and to stand in where none exist
 The serving columns give steady-state figures in closed form (the running batch, the step
 time, TTFT, TPOT) and the first wave of a closed loop (:func:`planner.estimator.serving.
 wave_ttft_mean_s`). This module plays the scheduler one step at a time for one scenario, so a
-test can hold the closed forms against it on a grid (tests/test_scheduler_sim.py, within 5 %).
-It is plain Python over one scenario: not a column, not vectorized.
+test can hold the closed forms against it on a grid (tests/formulas/test_scheduler_sim.py,
+within 5 %). It is plain Python over one scenario: not a column, not vectorized.
 
 The scheduler follows vLLM V1's ``Scheduler.schedule`` (vllm/v1/core/sched/scheduler.py), the
 policy SGLang and TensorRT-LLM share in their chunked-prefill modes:

@@ -35,8 +35,8 @@ other's prefill (:func:`wave_ttft_mean_s`). A prefill-first scheduler (SGLang,
 closed loop of fixed lengths keeps its cohort whole cycle after cycle: every cycle is a wave,
 a request's TTFT the prefill-only steps of the prompts ahead of it in its cohort
 (:func:`cohort_ttft_steps`, :func:`prefill_only_step_s`) and its TPOT holds the rest of the
-cohort's prefill-only steps. tests/test_scheduler_sim.py checks these closed forms against a
-step-by-step scheduler simulation (:mod:`planner.estimator.scheduler_sim`) of both policies.
+cohort's prefill-only steps. tests/formulas/test_scheduler_sim.py checks these closed forms against
+a step-by-step scheduler simulation (:mod:`planner.estimator.scheduler_sim`) of both policies.
 
 Requests that arrive over HTTP also pass the engine's front end (:mod:`planner.estimator.frontends`:
 per server its per-request and per-streamed-token work, serialized in one process, pipelined
@@ -499,7 +499,7 @@ def _cohort_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value,
     Fixed lengths (``output_tokens_cv = 0``): ``min(batch * S, budget)``. Requests that
     finish together return together and prefill in the same steps (a cohort), so the waves of
     a benchmark's start persist: each prefill step holds the prompts of a whole cohort, up to
-    the budget (tests/test_scheduler_sim.py plays it step by step; where the budget cuts a
+    the budget (tests/formulas/test_scheduler_sim.py plays it step by step; where the budget cuts a
     cohort's last prompt, cohorts split and merge over the run, which this does not follow:
     the steady TTFT there is within the ranges that test states, not 5 %).
 
@@ -776,7 +776,7 @@ def _iteration(k: int) -> Callable[..., Value]:
 
 ITERATION_COUNT = 6
 """Closed-form iterations of the fixed point: dense models are exact after one, MoE converges
-quadratically (tests/test_serving.py checks the last two agree within 1 %)."""
+quadratically (tests/formulas/test_serving.py checks the last two agree within 1 %)."""
 serving_step_1_s, serving_step_2_s, serving_step_3_s, serving_step_4_s, serving_step_5_s, \
     serving_step_6_s = (_iteration(k) for k in range(1, ITERATION_COUNT + 1))
 
@@ -1027,7 +1027,7 @@ def cohort_ttft_steps(prefill_first: Value, closed_loop_batch: Value,
 
     In a closed loop of fixed lengths this is every cycle, not only the first: no request
     decodes until the whole cohort is prefilled, so all ``B`` then decode the same ``G - 1``
-    steps, finish in the same step and return together (tests/test_scheduler_sim.py plays
+    steps, finish in the same step and return together (tests/formulas/test_scheduler_sim.py plays
     SGLang's policy step by step). Decode-first engines (0): the request's own prefill steps
     (their cohorts split by the budget and stagger, :func:`_cohort_tokens`)."""
     r = prefill_tokens_computed / max_num_batched_tokens_effective

@@ -2,6 +2,6 @@
 result files (:mod:`planner.io.bench`), bulk-import tables (:mod:`planner.io.tables`) and the
 text rules every cell written to CSV or SpreadsheetML follows (:mod:`planner.io.textcells`).
 
-One layer (tests/test_layers.py): it reads the compute layer and below, and the service layer
-above calls it; nothing here touches the database.
+One layer (tests/project/test_layers.py): it reads the compute layer and below, and the service
+layer above calls it; nothing here touches the database.
 """

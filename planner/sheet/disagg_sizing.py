@@ -15,7 +15,7 @@ apart, and a grid over both counts grows as their product (8 TP pairs × 64 × 6
   link depends on whether both pools fit in one NVLink domain), so the answer is the cheapest
   pair of those counts that meets the whole SLO: pairs are tried in order of cost, a batch at
   a time, and the first that meets ``meets_slo`` is the cheapest — exact, with no assumption
-  that TTFT falls as workers are added (tests/test_disagg_sizing.py checks the integers
+  that TTFT falls as workers are added (tests/compute/test_disagg_sizing.py checks the integers
   against a brute-force search of every pair).
 
 Every candidate is judged by the serving model's own columns (``meets_slo``,

@@ -11,10 +11,10 @@ evaluation then costs no per-formula call, no dict of columns and no numpy, wher
 :meth:`FormulaGraph.compute` spends most of its time on exactly those.
 
 Every figure is the one the vectorized numpy path computes for the same row
-(``tests/test_rowfn.py`` checks every column bit for bit over the demo fleet and a few hundred
-random rows). That holds because the generated code performs the same IEEE-754 double
+(``tests/compute/test_rowfn.py`` checks every column bit for bit over the demo fleet and a few
+hundred random rows). That holds because the generated code performs the same IEEE-754 double
 operations as the operators' Python scalar path, whose results and types match numpy's
-(``tests/test_thin_row.py``), and:
+(``tests/compute/test_thin_row.py``), and:
 
 * ``x / y`` with ``y == 0`` gives numpy's infinity or NaN instead of raising;
 * ``x ** 0.5`` (a constant exponent) is ``math.sqrt``, the correctly rounded square root numpy

@@ -173,7 +173,7 @@ def masked_column(name: str, engine_fits: Any, saturated: Any, replicas_needed: 
                   target_requests_per_s: Any) -> Any:
     """:func:`masked` over whole columns (numpy arrays, one per argument): an object array of
     the state each row shows instead of its number, ``None`` where it shows the number. The
-    same rules, row for row (``tests/test_verdict.py`` checks both agree)."""
+    same rules, row for row (``tests/compute/test_verdict.py`` checks both agree)."""
     # lazy: numpy, only for a column of rows (a sweep)
     import numpy as np
 

@@ -3,7 +3,7 @@ sheet's row updates and its poll, as plain functions of the rows' state.
 
 The sheet (:mod:`planner.tui.sheet.row_actions`, :mod:`planner.tui.sheet.loading`) applies
 them to its grids; here they need no terminal, so they are tested as plain Python
-(``tests/test_tui_state.py``): whether a row read back keeps its place in the grid (then only
+(``tests/tui/test_tui_state.py``): whether a row read back keeps its place in the grid (then only
 that row is redrawn, the cheap path at 100,000 rows), which rows a poll must read again, and
 which row an undo or redo touched.
 """

@@ -44,7 +44,7 @@ the internals named in :data:`INTERNALS`, and on nothing else private:
 
 :func:`missing_internals` lists those the installed Textual lacks; when any is missing the grid
 falls back to DataTable's public API (``add_row``, ``update_cell``: correct, slower at scale),
-and ``tests/test_tui_state.py`` fails on the pinned version, naming them, so an upgrade of
+and ``tests/tui/test_tui_state.py`` fails on the pinned version, naming them, so an upgrade of
 Textual is a matter of that list. Everything else goes through the public API (``columns``,
 ``ordered_columns``, ``rows``, ``cursor_coordinate``, ``move_cursor``, ``refresh_row``...).
 """
