@@ -69,7 +69,7 @@ deviations, ``z_ep`` the expected maximum of ``ep`` standard normal variables
   decodes, DeepSeek-V3 EP 8).
 
 Against routing sampled that way both are within 5 % of the sampled busiest rank (10 % low
-where a rank's mean is a few pairs; tests/test_expert_parallel.py). Uniform routing is the
+where a rank's mean is a few pairs; tests/formulas/test_expert_parallel.py). Uniform routing is the
 floor of the imbalance: trained routers are skewed (hot experts), which
 is why DeepSeek balances with redundant experts (EPLB, ``deepseek-ai/EPLB``); no measured skew
 is assumed here, and the engines' defaults run no redundant experts (SGLang
@@ -203,7 +203,7 @@ def expected_max_standard_normal(n: Value) -> Value:
     ``Phi^-1(0.5264^(1/n))`` (:data:`_CHEN_TYLER_BASE`), the quantile by Abramowitz & Stegun
     26.2.23 (:data:`_AS_26_2_23`) at the upper tail ``p = 1 - 0.5264^(1/n)``: within 1.5 % of
     the exact values from 4 on (4: 1.044 against 1.0294, 8: 1.425 against 1.4236, 72: 2.371
-    against 2.3881, 256: 2.807 against 2.8272; tests/test_expert_parallel.py integrates
+    against 2.3881, 256: 2.807 against 2.8272; tests/formulas/test_expert_parallel.py integrates
     them)."""
     c0, c1, c2, d1, d2, d3 = _AS_26_2_23
     tail = 1 - power(_CHEN_TYLER_BASE, 1 / maximum(n, 1))

@@ -511,7 +511,7 @@ def _cohort_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: Value,
     ``x S / n``, then keeps the prompt tokens per step at ``x S``. At ``x`` well below 1 this
     is one prompt per prefill step; at ``x`` near 1 (many clients, short outputs) the step
     carries two, which is the wait of a new request behind the others' prompts in the budget
-    (tests/test_scheduler_sim.py, lengths drawn as InferenceX's client draws them)."""
+    (tests/formulas/test_scheduler_sim.py, lengths drawn as InferenceX's client draws them)."""
     cohort = where(cv > 0, 1 + arrivals, batch)
     return maximum(minimum(cohort * prompt_tokens, budget), 1)
 

@@ -43,7 +43,7 @@ def evaluate_row(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     output column as a plain Python value, not a one-element array. The same validation (and
     the same messages) as :func:`evaluate_table`, then the graph's compiled row function
     (:mod:`planner.sheet.rowfn`): the figures are bit for bit those of the vectorized path
-    (``tests/test_thin_row.py``, ``tests/test_rowfn.py``), in tens of microseconds."""
+    (``tests/compute/test_thin_row.py``, ``tests/compute/test_rowfn.py``), in tens of microseconds."""
     cols, derived, outputs = evaluate_row_parts(table, models, gpus, kind, profiles=profiles)
     return {**cols, **derived, **outputs}
 
@@ -80,7 +80,7 @@ scenario (``planner estimate``) never pays it, one that evaluates a second compi
 def interpret_row(kind: str, cols: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """One row's columns (:func:`row_inputs`) through the formula graph itself, formula by
     formula on Python scalars: the derived and the output columns, with the figures of the
-    compiled row function (``tests/test_rowfn.py``), without compiling it."""
+    compiled row function (``tests/compute/test_rowfn.py``), without compiling it."""
     g = graph(kind)
     values = g.compute(cols)
     plain = _PLAIN
