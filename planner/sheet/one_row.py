@@ -43,7 +43,8 @@ def evaluate_row(table: Mapping[str, Any], models: Mapping[str, ModelSpec],
     output column as a plain Python value, not a one-element array. The same validation (and
     the same messages) as :func:`evaluate_table`, then the graph's compiled row function
     (:mod:`planner.sheet.rowfn`): the figures are bit for bit those of the vectorized path
-    (``tests/compute/test_thin_row.py``, ``tests/compute/test_rowfn.py``), in tens of microseconds."""
+    (``tests/compute/test_thin_row.py``, ``tests/compute/test_rowfn.py``), in tens of
+    microseconds."""
     cols, derived, outputs = evaluate_row_parts(table, models, gpus, kind, profiles=profiles)
     return {**cols, **derived, **outputs}
 
