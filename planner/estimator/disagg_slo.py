@@ -321,22 +321,46 @@ disagg_prefill_workers_nic = _workers("nic")
 disagg_prefill_workers_domain = _workers("domain")
 
 
-def disagg_prefill_workers_needed(disagg_decode_workers_needed: Value,
-                                  disagg_prefill_workers_nic: Value,
-                                  disagg_prefill_workers_domain: Value,
-                                  prefill_tp_effective: Value, decode_tp_effective: Value,
-                                  pp: Value, decode_gpu_same: Value,
-                                  gpu_nvlink_domain_gpus: Value) -> Value:
-    """Fewest prefill workers for the target rate within the SLO, beside the needed decode
-    pool: the domain link's count where that deployment fits in one NVLink domain
-    (:func:`planner.estimator.disagg.kv_transfer_link_kind`'s test), else the network's; 0
-    where the decode pool has no count or the objective leaves no room."""
+def disagg_kv_link_kind_needed(disagg_decode_workers_needed: Value,
+                               disagg_prefill_workers_domain: Value,
+                               prefill_tp_effective: Value, decode_tp_effective: Value,
+                               pp: Value, decode_gpu_same: Value,
+                               gpu_nvlink_domain_gpus: Value) -> Value:
+    """The KV link of the needed deployment (code of :data:`topology.LINK_DOMAIN` /
+    ``LINK_NIC``): the NVLink domain where the domain link's prefill count and the needed
+    decode pool fit in one domain of one GPU type
+    (:func:`planner.estimator.disagg.kv_transfer_link_kind`'s test), else the network."""
     gpus = (disagg_prefill_workers_domain * prefill_tp_effective
             + disagg_decode_workers_needed * decode_tp_effective) * pp
     fits = decode_gpu_same * (gpu_nvlink_domain_gpus > 1) * (gpus <= gpu_nvlink_domain_gpus) \
         * (disagg_prefill_workers_domain > 0)
-    count = where(fits > 0, disagg_prefill_workers_domain, disagg_prefill_workers_nic)
+    return where(fits > 0, topology.LINK_DOMAIN, topology.LINK_NIC)
+
+
+def disagg_prefill_workers_needed(disagg_decode_workers_needed: Value,
+                                  disagg_kv_link_kind_needed: Value,
+                                  disagg_prefill_workers_nic: Value,
+                                  disagg_prefill_workers_domain: Value) -> Value:
+    """Fewest prefill workers for the target rate within the SLO, beside the needed decode
+    pool: the count of the link :func:`disagg_kv_link_kind_needed` names (every smaller count
+    fails on either link, the domain being the faster); 0 where the decode pool has no count
+    or the objective leaves no room."""
+    count = where(disagg_kv_link_kind_needed == topology.LINK_DOMAIN,
+                  disagg_prefill_workers_domain, disagg_prefill_workers_nic)
     return where(disagg_decode_workers_needed > 0, count, 0)
+
+
+def disagg_prefill_slo_requests_per_s_worker(
+        slo_ttft_s: Value, disagg_kv_link_kind_needed: Value,
+        disagg_prefill_u_nic_6: Value, disagg_prefill_u_domain_6: Value,
+        disagg_prefill_capacity_requests_per_s_worker: Value) -> Value:
+    """Most requests per second one prefill worker carries within the TTFT objective beside
+    the needed decode pool: the utilisation bound ``u^2`` of the needed link times its
+    capacity (its capacity without a TTFT objective)."""
+    u = where(disagg_kv_link_kind_needed == topology.LINK_DOMAIN, disagg_prefill_u_domain_6,
+              disagg_prefill_u_nic_6)
+    rho = where(slo_ttft_s > 0, minimum(u * u, 1), 1)
+    return rho * disagg_prefill_capacity_requests_per_s_worker
 
 
 def disagg_prefill_gpus_needed(disagg_prefill_workers_needed: Value,
@@ -364,7 +388,8 @@ COLUMNS: tuple[Callable[..., Value], ...] = (
     disagg_sized_decode_batch_1, disagg_sized_decode_batch_2, disagg_sized_decode_batch_3,
     disagg_sized_tpot_s, disagg_prefill_capacity_requests_per_s_worker,
     disagg_prefill_wait_room_nic_s, disagg_prefill_wait_room_domain_s, *PREFILL_NEWTON,
-    disagg_prefill_workers_nic, disagg_prefill_workers_domain, disagg_prefill_workers_needed,
+    disagg_prefill_workers_nic, disagg_prefill_workers_domain, disagg_kv_link_kind_needed,
+    disagg_prefill_workers_needed, disagg_prefill_slo_requests_per_s_worker,
     disagg_prefill_gpus_needed, disagg_decode_gpus_needed)
 """The sizing columns in dependency order (after the disaggregated operating point and
 ``engine_fits``; before ``replicas_needed``)."""

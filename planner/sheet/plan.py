@@ -43,6 +43,7 @@ import numpy as np
 from planner.domain import Scenario
 from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
+from planner.estimator.disagg import DECODE_GPU_SAME, DISAGGREGATED
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.ops import Coded
 from planner.sheet.inputs import input_columns
@@ -349,8 +350,17 @@ def reserve(needed: np.ndarray, usd: np.ndarray, term: np.ndarray
     return billed, cost, beyond
 
 
-PLAN_OUTPUTS = ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica")
-"""The serving model's columns a plan reads at each month's rate."""
+PLAN_OUTPUTS = ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica",
+                "serving_mode_code", "disagg_prefill_workers_needed",
+                "disagg_decode_workers_needed", "disagg_prefill_gpus_needed",
+                "disagg_decode_gpus_needed", "disagg_prefill_slo_requests_per_s_worker",
+                "disagg_decode_slo_requests_per_s_worker", "prefill_workers_effective",
+                "decode_workers_effective", "prefill_gpus", "decode_gpus")
+"""The serving model's columns a plan reads at each month's rate (the ``disagg_*`` and pool
+columns for disaggregated workloads, whose two pools are planned as two rows)."""
+
+POOLS = ("prefill", "decode")
+"""The pools of a disaggregated workload, each one row of a plan."""
 
 
 @dataclass(slots=True)
@@ -385,6 +395,12 @@ class PlanResult:
     excluded: list[tuple[str, str]] = field(default_factory=list)
     """(scenario, why it is not in the plan): training, or not the chosen option."""
     hours_per_month: float = PLAN_HOURS_PER_MONTH
+    scenarios: list[str] = field(default_factory=list)
+    """The scenario of each row (``workloads`` is its label: a disaggregated scenario's two
+    pools are two rows, ``NAME (prefill pool)`` on its GPU and ``NAME (decode pool)`` on the
+    decode GPU); empty: the labels are the scenarios."""
+    pools: list[str] = field(default_factory=list)
+    """Each row's pool: ``prefill``, ``decode``, or empty for an aggregated workload."""
 
     @property
     def headroom_requests_per_s(self) -> np.ndarray:
@@ -396,8 +412,11 @@ class PlanResult:
         """(workload, first month) where a demand above 0 gets no replica: the engine does
         not start or the objectives cannot be met at any replica count."""
         bad = (self.rate_requests_per_s > 0) & (self.replicas == 0)
-        return [(self.workloads[w], self.months[int(np.argmax(bad[w]))])
-                for w in np.flatnonzero(bad.any(axis=1))]
+        names = self.scenarios or self.workloads
+        out: dict[str, str] = {}
+        for w in np.flatnonzero(bad.any(axis=1)):  # a scenario's two pools are one workload
+            out.setdefault(names[w], self.months[int(np.argmax(bad[w]))])
+        return list(out.items())
 
     @property
     def total_gpus(self) -> np.ndarray:
@@ -454,6 +473,8 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
     replicas = np.zeros((n_w, n_m), dtype=np.int64)
     gpus_needed = np.zeros((n_w, n_m), dtype=np.int64)
     capacity = np.zeros((n_w, n_m))
+    pooled = np.zeros(n_w, dtype=bool)
+    pool_values: dict[str, np.ndarray] = {}
     if n_w:
         # one row per distinct (workload, rate): a flat demand is evaluated once
         pairs = np.stack([np.repeat(np.arange(n_w), n_m).astype(np.float64), rates.ravel()],
@@ -467,13 +488,14 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
         rows["target_requests_per_s"] = unique[:, 1]
         values = graph("inference").compute(rows, PLAN_OUTPUTS)
         def column(name: str) -> np.ndarray:  # a column that reads no array is a scalar
-            return np.broadcast_to(np.asarray(values[name], dtype=np.float64), (len(unique),))
+            flat = np.broadcast_to(np.asarray(values[name], dtype=np.float64), (len(unique),))
+            return flat[inverse].reshape(n_w, n_m)
 
         per_replica = column("slo_requests_per_s_replica")
-        rep = column("replicas_needed").astype(np.int64)
-        gpn = column("gpus_needed").astype(np.int64)
-        replicas = rep[inverse].reshape(n_w, n_m)
-        gpus_needed = gpn[inverse].reshape(n_w, n_m)
+        replicas = column("replicas_needed").astype(np.int64)
+        gpus_needed = column("gpus_needed").astype(np.int64)
+        pooled = column("serving_mode_code")[:, 0] == DISAGGREGATED
+        pool_values = {name: column(name) for name in PLAN_OUTPUTS[4:]}
         configured = np.array([b == "configured" for b in basis])
         if configured.any():
             size = np.array([int(sc.inputs["tp"]) * int(sc.inputs["pp"]) for sc in workloads])
@@ -482,15 +504,41 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
             replicas[configured] = (count // size)[configured, None]
         # within the SLO the replicas carry at least the rate they are sized for (the replica
         # search's count meets it) and at least their wait-free rate each
-        capacity = np.maximum(replicas * per_replica[inverse].reshape(n_w, n_m),
+        capacity = np.maximum(replicas * per_replica,
                               np.where(replicas > 0, rates, 0.0))
-    types = sorted({sc.gpu for sc in workloads})
-    type_of = np.array([types.index(sc.gpu) for sc in workloads], dtype=np.int64)
+    # a disaggregated workload is two rows, one per pool, each on its own GPU type
+    scenario_of: list[int] = []
+    pool_of: list[str] = []
+    for w in range(n_w):
+        for pool in (POOLS if pooled[w] else ("",)):
+            scenario_of.append(w)
+            pool_of.append(pool)
+    ix = np.array(scenario_of, dtype=np.int64)
+    row_gpus = [_pool_gpu(workloads[w], pool) for w, pool in zip(ix, pool_of, strict=True)]
+    rates_rows = rates[ix] if n_w else rates
+    replicas_rows, gpus_rows, capacity_rows = replicas[ix], gpus_needed[ix], capacity[ix]
+    for r, (w, pool) in enumerate(zip(ix, pool_of, strict=True)):
+        if not pool:
+            continue
+        if basis[w] == "configured":  # the scenario's own pools
+            workers = pool_values[f"{pool}_workers_effective"][w]
+            held = pool_values[f"{pool}_gpus"][w]
+            sized = np.ones(n_m, dtype=bool)
+        else:
+            workers = pool_values[f"disagg_{pool}_workers_needed"][w]
+            held = pool_values[f"disagg_{pool}_gpus_needed"][w]
+            sized = gpus_needed[w] > 0  # both pools have a count
+        replicas_rows[r] = np.where(sized, workers, 0).astype(np.int64)
+        gpus_rows[r] = np.where(sized, held, 0).astype(np.int64)
+        carried = replicas_rows[r] * pool_values[f"disagg_{pool}_slo_requests_per_s_worker"][w]
+        capacity_rows[r] = np.maximum(carried, np.where(replicas_rows[r] > 0, rates[w], 0.0))
+    types = sorted(set(row_gpus))
+    type_of = np.array([types.index(g) for g in row_gpus], dtype=np.int64)
     needed_by_type = np.zeros((len(types), n_m), dtype=np.int64)
-    np.add.at(needed_by_type, type_of, gpus_needed)
+    np.add.at(needed_by_type, type_of, gpus_rows)
     usd, term = price_matrix(types, month_ix, prices,
                              {t: gpus[t].price_usd_per_hour for t in types}, pricing)
-    cost = gpus_needed * (usd[type_of] if n_w else np.zeros((0, n_m))) * PLAN_HOURS_PER_MONTH
+    cost = gpus_rows * (usd[type_of] if len(ix) else np.zeros((0, n_m))) * PLAN_HOURS_PER_MONTH
     beyond: dict[str, int] = {}
     if pricing == "reserved":
         billed = np.zeros_like(needed_by_type)
@@ -500,15 +548,26 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
     else:
         billed = needed_by_type
         cost_by_type = needed_by_type * usd * PLAN_HOURS_PER_MONTH
+    labels = [workloads[w].name + (f" ({pool} pool)" if pool else "")
+              for w, pool in zip(ix, pool_of, strict=True)]
     return PlanResult(
         fleet=fleet, months=list(months), pricing=pricing,
-        workloads=[sc.name for sc in workloads], workload_gpus=[sc.gpu for sc in workloads],
-        workload_models=[sc.model for sc in workloads], basis=basis, demand=described,
-        rate_requests_per_s=rates, replicas=replicas, gpus=gpus_needed,
-        capacity_requests_per_s=capacity, cost_usd=cost, gpu_types=types,
+        workloads=labels, workload_gpus=row_gpus,
+        workload_models=[workloads[w].model for w in ix], basis=[basis[w] for w in ix],
+        demand=[described[w] for w in ix],
+        rate_requests_per_s=rates_rows, replicas=replicas_rows, gpus=gpus_rows,
+        capacity_requests_per_s=capacity_rows, cost_usd=cost, gpu_types=types,
         gpus_by_type=needed_by_type, gpus_billed_by_type=billed,
         price_usd_per_gpu_hour_by_type=usd, cost_usd_by_type=cost_by_type,
-        committed_gpu_months_beyond=beyond, excluded=list(excluded))
+        committed_gpu_months_beyond=beyond, excluded=list(excluded),
+        scenarios=[workloads[w].name for w in ix], pools=pool_of)
+
+
+def _pool_gpu(sc: Scenario, pool: str) -> str:
+    """The GPU type of a plan row: the scenario's GPU, the decode GPU for a decode pool
+    (``decode_gpu``, ``same`` meaning the scenario's)."""
+    decode = str(sc.inputs.get("decode_gpu") or DECODE_GPU_SAME)
+    return decode if pool == "decode" and decode != DECODE_GPU_SAME else sc.gpu
 
 
 def plan_record(plan: PlanResult) -> dict[str, Any]:
@@ -529,7 +588,9 @@ def plan_record(plan: PlanResult) -> dict[str, Any]:
     workloads = []
     for w, name in enumerate(plan.workloads):
         workloads.append({
-            "scenario": name, "model": plan.workload_models[w], "gpu": plan.workload_gpus[w],
+            "scenario": plan.scenarios[w] if plan.scenarios else name,
+            "pool": plan.pools[w] if plan.pools else "",
+            "model": plan.workload_models[w], "gpu": plan.workload_gpus[w],
             "basis": plan.basis[w], "demand": plan.demand[w],
             "months": [{"month": month,
                         "requests_per_s": float(plan.rate_requests_per_s[w, m]),
@@ -556,9 +617,11 @@ JSON_KEYS = {
     "hours_per_month": "hours billed per GPU per month (730 = 8760/12)",
     "months": "per month: month (YYYY-MM), gpus (billed, all types), cost_usd, and by_gpu: "
               "{GPU: {gpus_needed, gpus_billed, price_usd_per_gpu_hour, cost_usd}}",
-    "workloads": "per counted inference scenario: scenario, model, gpu, basis (demand, target "
-                 "or configured), demand (as written), and months: [{month, requests_per_s, "
-                 "replicas, gpus, capacity_requests_per_s, headroom_requests_per_s, cost_usd}]",
+    "workloads": "per counted inference scenario (a disaggregated one once per pool): "
+                 "scenario, pool (prefill, decode, or empty: aggregated), model, gpu (the "
+                 "pool's), basis (demand, target or configured), demand (as written), and "
+                 "months: [{month, requests_per_s, replicas (a pool's workers), gpus, "
+                 "capacity_requests_per_s, headroom_requests_per_s, cost_usd}]",
     "total_cost_usd": "cost over every month of the plan",
     "committed_gpu_months_beyond_horizon": "reserved: {GPU: GPU-months committed after the "
                                            "last month}",
