@@ -320,3 +320,53 @@ def test_compare_an_aggregated_and_a_disaggregated_option(ws: Any) -> None:
     scenarios = ws.scenarios("pd")
     (totals,) = rollup(scenarios, ws.evaluate_many(scenarios))
     assert totals.gpus_by_type == {"h100-sxm": 1, "h200": 1}
+
+
+@pytest.mark.libreoffice
+def test_the_summary_counts_and_prices_both_pools_on_their_gpu_types(ws: Any,
+                                                                      tmp_path: Any) -> None:
+    """The workbook Summary of an aggregated deployment (4 H100s), a disaggregated one with
+    its decode pool on H200 (2 prefill workers × TP2 on H100 + 1 decode worker × TP2 on
+    H200) and one on H100 alone (3 × TP1 + 1 × TP4): the GPU table counts 4 + 4 + 7 = 15
+    H100s at $2.50 and 2 H200s at $3.50 (730 h), the roll-up 17 GPUs, the scenario table
+    names both types and each deployment's GPUs; cached values equal LibreOffice's
+    recalculation of every Summary formula."""
+    from tests.libreoffice import recalculate
+    from tests.test_report import workbook_values
+    from tests.test_workbook_finance import formula_cells, same
+
+    ws.new_fleet("pdx")
+    common = dict(model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                  target_requests_per_s=6.0, prompt_tokens=1000, output_tokens=250,
+                  slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05, weight_dtype="fp8")
+    ws.new_scenario("pdx", "agg", gpus=4, tp=4, **common)
+    ws.new_scenario("pdx", "mixed", serving_mode="disaggregated", prefill_tp=2,
+                    prefill_workers=2, decode_tp=2, decode_workers=1, decode_gpu="h200",
+                    **common)
+    ws.new_scenario("pdx", "same", serving_mode="disaggregated", prefill_tp=1,
+                    prefill_workers=3, decode_tp=4, decode_workers=1, **common)
+    path = tmp_path / "pdx.xlsx"
+    ws.export(path, ["pdx"])
+    cached = workbook_values(path)
+    summary = {cell: v for (sheet, cell), v in cached.items() if sheet == "Summary"}
+    by_text: dict[str, str] = {}  # a text's first cell (column A: the tables' row labels)
+    for cell, v in summary.items():
+        if isinstance(v, str) and cell.startswith("A"):
+            by_text.setdefault(v, cell)
+
+    def right_of(label: str, column: str) -> Any:
+        return summary[column + by_text[label][1:]]
+
+    h100, h200 = 2.50, 3.50  # seeds/gpus.toml example prices, USD per GPU-hour
+    assert (right_of("h100-sxm", "G"), right_of("h100-sxm", "H")) == (15, 15 * h100 * 730)
+    assert (right_of("h200", "G"), right_of("h200", "H")) == (2, 2 * h200 * 730)
+    assert right_of("pdx", "D") == 17  # the roll-up: every pool's GPUs
+    assert right_of("pdx", "F") == pytest.approx((15 * h100 + 2 * h200) * 730)
+    assert (right_of("pdx/mixed", "C"), right_of("pdx/mixed", "D")) == ("h100-sxm + h200", 6)
+    assert (right_of("pdx/same", "C"), right_of("pdx/same", "D")) == ("h100-sxm", 7)
+    assert (right_of("pdx/agg", "C"), right_of("pdx/agg", "D")) == ("h100-sxm", 4)
+    formulas = {k: f for k, f in formula_cells(path).items() if k[0] == "Summary"}
+    recalculated = workbook_values(recalculate(path, tmp_path / "lo"))
+    differ = [(k, cached[k], recalculated.get(k)) for k in formulas
+              if not same(cached[k], recalculated.get(k))]
+    assert differ == [] and len(formulas) > 40, differ[:10]
