@@ -370,3 +370,40 @@ def test_the_summary_counts_and_prices_both_pools_on_their_gpu_types(ws: Any,
     differ = [(k, cached[k], recalculated.get(k)) for k in formulas
               if not same(cached[k], recalculated.get(k))]
     assert differ == [] and len(formulas) > 40, differ[:10]
+
+
+def test_compare_options_shows_both_pools_and_their_gpus(ws: Any) -> None:
+    """``compare --options`` of an aggregated base (4 × H100 at TP4) and a disaggregated
+    option (2 prefill workers × TP2 on H100 + 1 decode worker × TP2 on H200): the option's
+    GPU names both pools, its GPUs are both pools' (2 * 2 + 1 * 2 = 6, not its ``gpus``
+    input), its GPUs needed the closed form's, and the verdict line counts the deployment's
+    GPUs and sizes in workers."""
+    from planner.sheet.verdict import headline
+    from tests.helpers import invoke
+
+    ws.new_fleet("pdo")
+    common = dict(model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                  target_requests_per_s=6.0, prompt_tokens=1000, output_tokens=250,
+                  slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05, weight_dtype="fp8")
+    ws.new_scenario("pdo", "agg", gpus=4, tp=4, **common)
+    ws.new_scenario("pdo", "mixed", serving_mode="disaggregated", prefill_tp=2,
+                    prefill_workers=2, decode_tp=2, decode_workers=1, decode_gpu="h200",
+                    option_of="agg", **common)
+    result = invoke("compare", "--options", "pdo/agg", "--json")
+    assert result.exit_code == 0, result.output
+    options = {o["name"]: o for o in json.loads(result.output)["options"]}
+    mixed = ws.scenario("pdo", "mixed")
+    out = ws.evaluate(mixed)
+    assert options["mixed"]["gpu"] == "2 × h100-sxm TP2 + 1 × h200 TP2"
+    assert options["mixed"]["gpus"] == out["deployment_gpus"] == 6
+    # at 6 requests/s one prefill worker (TP2, about 9.8 requests/s within the 1 s TTFT p50)
+    # and one decode worker (TP2) suffice: 1 * 2 + 1 * 2 = 4 GPUs
+    assert options["mixed"]["gpus_needed"] == out["gpus_needed"] == 4
+    assert (out["disagg_prefill_workers_needed"], out["disagg_decode_workers_needed"]) == (1, 1)
+    assert options["mixed"]["cost_usd_per_month"] == pytest.approx(
+        (4 * GPUS["h100-sxm"].price_usd_per_hour + 2 * GPUS["h200"].price_usd_per_hour) * 730)
+    assert (options["agg"]["gpu"], options["agg"]["gpus"]) == ("h100-sxm", 4)
+    line = headline(out, mixed.inputs)
+    assert line.startswith("meets SLO on 6 GPUs: needs 4 GPUs (1 prefill + 1 decode workers)")
+    text = invoke("compare", "--options", "pdo/agg")
+    assert "2 × h100-sxm TP2 + 1 × h200 TP2" in text.output
