@@ -4,6 +4,7 @@ worker counts and pool TPs, judged by the serving model's own columns."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -330,3 +331,32 @@ def test_closed_form_says_none_where_the_objective_is_shorter_than_the_service()
                          ["disagg_prefill_workers_needed", "gpus_needed", "replicas_needed"])
     assert [float(np.asarray(out[k]).reshape(-1)[0]) for k in
             ("disagg_prefill_workers_needed", "gpus_needed", "replicas_needed")] == [0, 0, 0]
+
+
+def test_a_sweep_beside_gpus_needed_shows_the_needed_pools(ws: Any) -> None:
+    """A sweep of a disaggregated scenario that shows ``gpus_needed`` beside latencies gives
+    each row as the deployment sized for its rate: the prefill and decode pools at their
+    needed workers (``deployment_gpus`` = ``gpus_needed``), its latencies those ``estimate``
+    gives at those workers."""
+    ws.new_fleet("pds")
+    ws.new_scenario("pds", "mixed", model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                    target_requests_per_s=6.0, prompt_tokens=1000, output_tokens=250,
+                    slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05, weight_dtype="fp8",
+                    serving_mode="disaggregated", prefill_tp=2, prefill_workers=2,
+                    decode_tp=2, decode_workers=1, decode_gpu="h200")
+    result = invoke("sweep", "pds/mixed", "--vary", "target_requests_per_s=6,20", "--show",
+                    "gpus_needed,ttft_p99_s,tpot_mean_s,deployment_gpus", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    sc = ws.scenario("pds", "mixed")
+    for row in rows:
+        at = {**sc.inputs, "target_requests_per_s": row["target_requests_per_s"]}
+        sized = ws.evaluate(dataclasses.replace(sc, inputs=at))
+        workers = (sized["disagg_prefill_workers_needed"], sized["disagg_decode_workers_needed"])
+        one = ws.evaluate(dataclasses.replace(sc, inputs={
+            **at, "prefill_workers": workers[0], "decode_workers": workers[1]}))
+        assert row["gpus_needed"] == row["deployment_gpus"] == one["deployment_gpus"]
+        assert row["ttft_p99_s"] == pytest.approx(one["ttft_p99_s"], rel=1e-12)
+        assert row["tpot_mean_s"] == pytest.approx(one["tpot_mean_s"], rel=1e-12)
+    # 6 requests/s: 1 prefill + 1 decode worker at TP2 (4 GPUs); 20: 3 + 1 (8 GPUs)
+    assert [r["gpus_needed"] for r in rows] == [4, 8]

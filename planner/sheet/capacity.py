@@ -199,7 +199,9 @@ def one_deployment(base: Mapping[str, Any], grid: Any, columns: Sequence[str],
     evaluated again, in one vectorized call, at ``gpus = gpus_needed`` wherever that is a
     count, and ``grid.values["gpus"]`` says which count each row describes. True when the
     rows were re-evaluated. Rows whose sizing is a state (no target, does not fit, SLO
-    unreachable) keep the typed deployment: their sizing shows as that state, not a count."""
+    unreachable) keep the typed deployment: their sizing shows as that state, not a count.
+    A disaggregated row is evaluated at each pool's needed workers (:func:`_size_pools`), its
+    count both pools' GPUs."""
     sizing = [c for c in columns if c in verdict.SIZING]
     others = [c for c in columns if c not in verdict.SIZING and c in grid.values]
     if not sizing or not others or "gpus_needed" not in grid.values:
@@ -214,6 +216,7 @@ def one_deployment(base: Mapping[str, Any], grid: Any, columns: Sequence[str],
         for column, values in grid.varied.items():
             table[column] = np.asarray(values)[sized]
         table["gpus"] = needed[sized].astype(np.int64)
+        _size_pools(table, typed[sized], models, gpus, profiles)
         wanted = list(dict.fromkeys([*others, *verdict.STATE_INPUTS]))
         wanted = [w for w in wanted if w in grid.values and w not in grid.varied]
         again = evaluate_table(table, models, gpus, "inference", wanted, profiles=profiles)
@@ -225,3 +228,27 @@ def one_deployment(base: Mapping[str, Any], grid: Any, columns: Sequence[str],
             grid.values[name] = full
     grid.values["gpus"] = count.astype(np.int64)
     return True
+
+
+def _size_pools(table: dict[str, Any], typed: np.ndarray, models: Mapping[str, ModelSpec],
+                gpus: Mapping[str, GpuSpec],
+                profiles: Sequence[CalibrationFigures] | None) -> None:
+    """The disaggregated rows of ``table`` (sized rows of :func:`one_deployment`) as the
+    deployment their ``gpus_needed`` counts: each pool at its needed workers
+    (``disagg_prefill_workers_needed``, ``disagg_decode_workers_needed``) and the typed
+    ``gpus`` kept (a pool's worker count, not ``gpus``, sizes a disaggregated deployment).
+    Aggregated rows are left as they are."""
+    mode = np.broadcast_to(np.asarray(table.get("serving_mode", "aggregated"), dtype=object),
+                           typed.shape)
+    pooled = mode == "disaggregated"
+    if not pooled.any():
+        return
+    counts = evaluate_table({**table, "gpus": typed.astype(np.int64)}, models, gpus,
+                            "inference", ["disagg_prefill_workers_needed",
+                                          "disagg_decode_workers_needed"], profiles=profiles)
+    table["gpus"] = np.where(pooled, typed, table["gpus"]).astype(np.int64)
+    for pool in ("prefill", "decode"):
+        now = np.broadcast_to(np.asarray(table.get(f"{pool}_workers", 0)), typed.shape)
+        need = np.broadcast_to(np.asarray(counts[f"disagg_{pool}_workers_needed"]),
+                               typed.shape)
+        table[f"{pool}_workers"] = np.where(pooled, need, now).astype(np.int64)
