@@ -360,3 +360,23 @@ def test_a_sweep_beside_gpus_needed_shows_the_needed_pools(ws: Any) -> None:
         assert row["tpot_mean_s"] == pytest.approx(one["tpot_mean_s"], rel=1e-12)
     # 6 requests/s: 1 prefill + 1 decode worker at TP2 (4 GPUs); 20: 3 + 1 (8 GPUs)
     assert [r["gpus_needed"] for r in rows] == [4, 8]
+
+
+def test_the_search_and_the_closed_form_agree_on_every_answer() -> None:
+    """Each of ``solve``'s five answers (the search over pairs of worker counts) costs what
+    the closed form's worker counts of its pool shape cost, and is that pair or one of equal
+    cost."""
+    base, models = _base()
+    answers = ds.size_disaggregated(base, models, load_gpus(), max_workers=MAX_WORKERS)
+    assert len(answers) == 5
+    shapes: dict[str, Any] = dict(base)
+    for column in ("prefill_tp", "decode_tp", "weight_dtype"):
+        values = [a.changes[column] for a in answers]
+        shapes[column] = np.asarray(values, dtype=object if column == "weight_dtype" else None)
+    closed = evaluate_table(shapes, models, load_gpus(), "inference",
+                            ["disagg_prefill_workers_needed", "disagg_decode_workers_needed",
+                             "cost_usd_per_month_needed", "gpus_needed"])
+    for k, answer in enumerate(answers):
+        assert float(closed["cost_usd_per_month_needed"][k]) == pytest.approx(
+            answer.outputs["cost_usd_per_month"], rel=1e-12)
+        assert int(closed["gpus_needed"][k]) == answer.outputs["deployment_gpus"]
