@@ -407,3 +407,27 @@ def test_compare_options_shows_both_pools_and_their_gpus(ws: Any) -> None:
     assert line.startswith("meets SLO on 6 GPUs: needs 4 GPUs (1 prefill + 1 decode workers)")
     text = invoke("compare", "--options", "pdo/agg")
     assert "2 × h100-sxm TP2 + 1 × h200 TP2" in text.output
+
+
+def test_estimate_and_explain_take_a_decode_pool_on_another_gpu(ws: Any) -> None:
+    """``planner estimate --decode-gpu h200`` (one prefill worker on H100, one decode worker
+    on H200) prices each pool at its GPU ($2.50 + $3.50 an hour) instead of refusing the
+    decode GPU, and ``scenario explain`` of such a scenario walks the decode pool's sizing."""
+    from tests.helpers import invoke
+
+    result = invoke("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--engine",
+                    "vllm", "--serving-mode", "disaggregated", "--decode-gpu", "h200",
+                    "--target-requests-per-s", "2", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["deployment_gpus"] == 2
+    assert out["cost_usd_per_hour"] == pytest.approx(
+        GPUS["h100-sxm"].price_usd_per_hour + GPUS["h200"].price_usd_per_hour)
+    ws.new_fleet("pde")
+    ws.new_scenario("pde", "mixed", model="llama-3-8b", gpu="h100-sxm", engine="vllm",
+                    serving_mode="disaggregated", decode_gpu="h200",
+                    target_requests_per_s=2.0, slo_tpot_s=0.05)
+    explained = invoke("scenario", "explain", "pde/mixed", "disagg_decode_workers_needed",
+                       "--depth", "2")
+    assert explained.exit_code == 0, explained.output
+    assert explained.output.startswith("disagg_decode_workers_needed = 1")
