@@ -1,6 +1,7 @@
 """Disaggregated prefill/decode serving (planner.estimator.disagg, issue 25 items 1 and 7):
 aggregated figures bit-identical to the planner before it, hand-computed KV transfer times,
-GPU counts and costs, the contract outputs' switch, and bad inputs refused by name."""
+GPU counts and costs, the contract outputs' switch, and bad inputs refused by name; the
+workbook Summary, compare --options, estimate and explain on both pools."""
 
 from __future__ import annotations
 

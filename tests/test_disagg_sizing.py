@@ -1,6 +1,8 @@
 """Sizing a disaggregated deployment (issue 25 item 2): ``planner solve --serving-mode
 disaggregated`` finds the cheapest xPyD, checked against a brute-force search of every pair of
-worker counts and pool TPs, judged by the serving model's own columns."""
+worker counts and pool TPs, judged by the serving model's own columns; the closed-form worker
+counts (planner/estimator/disagg_slo.py: gpus_needed of a disaggregated scenario) against the
+same brute force, by hand, and in a sweep beside gpus_needed."""
 
 from __future__ import annotations
 
