@@ -228,12 +228,15 @@ class OptionRow:
 
     name: str
     gpu: str
+    """The GPU type; a disaggregated option's two pools (``2 × h100-sxm TP2 + 1 × h200
+    TP2``)."""
     base: bool
     """The group's base scenario (the others are its options)."""
     chosen: bool
     """Counted in roll-ups and totals."""
     gpus: int
-    """GPUs of the deployment as configured (what the roll-up adds)."""
+    """GPUs of the deployment as configured (what the roll-up adds; both pools'
+    disaggregated)."""
     gpus_needed: int | None
     """GPUs that carry the target rate within the objectives (None: no target rate, or a
     state: it does not fit, no count meets the SLO; :func:`planner.sheet.verdict.masked`)."""
@@ -245,6 +248,21 @@ class OptionRow:
     """Carries its load within the TTFT/TPOT objectives (None for training)."""
     cheapest_meeting_slo: bool = False
     """The lowest monthly cost among the options that fit and meet the objectives."""
+
+
+def _pools_text(s: Scenario, o: Mapping[str, Any]) -> str:
+    """A disaggregated option's deployment as people write it, prefill pool + decode pool:
+    ``2 × h100-sxm TP2 + 1 × h200 TP2`` (workers × GPU, TP per worker;
+    :func:`planner.sheet.disagg_sizing.pool_text`)."""
+    # lazy: the sizing module (numpy, the table evaluator) only for a disaggregated option
+    from planner.sheet.disagg_sizing import pool_text
+
+    decode = str(s.inputs.get("decode_gpu") or "same")
+    tp = int(s.inputs.get("tp") or 1)  # a pool's TP 0 is the scenario's (disagg.*_effective)
+    prefill_tp, decode_tp = (int(s.inputs.get(k) or 0) or tp for k in ("prefill_tp", "decode_tp"))
+    return (pool_text(s.gpu, prefill_tp, int(o["prefill_workers_effective"])) + " + "
+            + pool_text(s.gpu if decode == "same" else decode, decode_tp,
+                        int(o["decode_workers_effective"])))
 
 
 def options_table(scenarios: Sequence[Scenario], outputs: Sequence[Mapping[str, Any]]
@@ -267,11 +285,14 @@ def _option_row(s: Scenario, o: Mapping[str, Any], *, base: bool) -> OptionRow:
     inference = s.kind == "inference"
     target = float(s.inputs.get("target_requests_per_s") or 0.0)
     per_mtok = _number(o.get("cost_usd_per_million_output_tokens")) if inference else None
+    pooled = inference and s.inputs.get("serving_mode") == "disaggregated"
     return OptionRow(
-        name=s.name, gpu=s.gpu, base=base, chosen=s.chosen, gpus=int(s.inputs["gpus"]),
+        name=s.name, gpu=_pools_text(s, o) if pooled else s.gpu, base=base, chosen=s.chosen,
+        gpus=int(o["deployment_gpus"]) if pooled else int(s.inputs["gpus"]),
         gpus_needed=int(o["gpus_needed"]) if inference and target > 0
         and verdict.masked("gpus_needed", o, s.inputs) is None else None,
         cost_usd_per_month=float(o["cost_usd_per_month"]) if inference else None,
         cost_usd_per_million_output_tokens=per_mtok,
-        fits=bool(o["fits"] if inference else o["train_fits"]),
+        fits=bool(o["engine_fits"] if pooled else o["fits"] if inference
+                  else o["train_fits"]),
         meets_slo=bool(o["meets_slo"]) if inference else None)

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from planner.cli.common import column_options, emit_json, given, gpu_spec, json_option, model_spec
+from planner.errors import PlannerError
 from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_DEFAULT_OVERRIDES, TRAINING_INPUTS
 
 
@@ -38,6 +39,19 @@ def _resolve_gpu(ctx: click.Context, kwargs: dict[str, Any]) -> Any:
                              tflops=kwargs.get("gpu_tflops"),
                              bandwidth_gb_per_s=kwargs.get("gpu_bandwidth_gbs"),
                              price_usd_per_hour=kwargs.get("price_usd_per_hour"))
+
+
+def decode_gpu_spec(ctx: click.Context, gpu: Any, inputs: dict[str, Any]) -> Any:
+    """The spec of the ``decode_gpu`` input's GPU (a disaggregated deployment's decode pool
+    on another type) from the database, or None where it is ``same`` or the scenario's own
+    (an unknown name is refused by the row's validation, naming the catalog)."""
+    name = str(inputs.get("decode_gpu") or "same")
+    if name == "same" or name == gpu.name:
+        return None
+    try:
+        return gpu_spec(ctx, name)
+    except PlannerError:
+        return None
 
 
 MODEL_HELP = ("Model name in the database, a config.json path, or a Hub id "
@@ -88,7 +102,8 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
 
     spec = model_spec(ctx, model_ref)
     gpu = _resolve_gpu(ctx, kwargs)
-    result = service.estimate(spec, gpu, given(kwargs, INFERENCE_INPUTS))
+    inputs = given(kwargs, INFERENCE_INPUTS)
+    result = service.estimate(spec, gpu, inputs, decode_gpu=decode_gpu_spec(ctx, gpu, inputs))
     if as_json:
         # lazy: the verdict's states (~1 ms), only when this runs
         from planner.sheet import verdict

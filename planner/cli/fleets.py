@@ -316,10 +316,12 @@ def scenario_explain(ctx: click.Context, ref: str, column: str, fleet_name: str 
 
     ws = workspace(ctx)
     sc = ws.scenario(*_ref(ctx, ref, fleet_name))
+    decode = str(sc.inputs.get("decode_gpu") or "same")  # a decode pool on another type
+    decode_spec = ws.gpu_specs().get(decode) if decode not in ("same", sc.gpu) else None
     tree = service.explain(ws.model(sc.model).spec, ws.gpu(sc.gpu).spec,
                            _inputs_of(sc, sc.kind), column, kind=sc.kind,
                            lora_targets=sc.lora_targets, depth=depth,
-                           profiles=ws.calibration_figures())
+                           profiles=ws.calibration_figures(), decode_gpu=decode_spec)
     if as_json:
         emit_json(tree.as_dict())
         return

@@ -43,7 +43,8 @@ The model, per worker unless the name says otherwise (``Wp``, ``Wd`` workers; ``
   request), and whatever waiting Little's law then leaves, ``M / X - cycle``, is the queue
   of the saturated pool; the first wave of a benchmark (all ``M`` at once) waits for each
   other's prompts (:func:`prefill_wave_s`);
-* GPUs ``Wp * prefill_tp * pp + Wd * decode_tp * pp``; cost each pool at its GPU's price.
+* GPUs ``Wp * prefill_tp * pp + Wd * decode_tp * pp``; cost each pool at its GPU's price;
+  the pools sized for the target rate (``gpus_needed``): :mod:`planner.estimator.disagg_slo`.
 
 Not modelled: the decode pool's weights are the scenario's per GPU scaled by ``tp /
 decode_tp`` (weights shard evenly over TP; the rotary table and data-parallel attention's

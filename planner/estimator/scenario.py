@@ -13,6 +13,7 @@ from planner.estimator import (
     cost,
     derived,
     disagg,
+    disagg_slo,
     flops,
     latency,
     memory,
@@ -169,7 +170,8 @@ INFERENCE: tuple[Formula, ...] = (*serving_columns.contract_inference(ROOFLINE_I
                                    slo.slo_queue_utilization, slo.slo_requests_per_step,
                                    slo.slo_step_s, slo.slo_step_requests_per_s_replica,
                                    slo.slo_requests_per_s_replica, slo.slo_replicas_low,
-                                   slo.slo_replicas_high, *slo.SEARCH, slo.replicas_needed,
+                                   slo.slo_replicas_high, *slo.SEARCH, *disagg_slo.COLUMNS,
+                                   slo.replicas_needed,
                                    slo.gpus_needed,
                                    slo.cost_usd_per_month_needed)
 """Every inference output: the roofline columns (with ``token_capacity`` and ``requests_per_s``

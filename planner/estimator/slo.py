@@ -440,24 +440,44 @@ SEARCH: tuple[Callable[..., Value], ...] = tuple(
 
 
 def replicas_needed(target_requests_per_s: Value, slo_requests_per_s_replica: Value,
-                    slo_search_10_high: Value, engine_fits: Value) -> Value:
+                    slo_search_10_high: Value, engine_fits: Value, serving_mode_code: Value,
+                    disagg_prefill_workers_needed: Value,
+                    disagg_decode_workers_needed: Value) -> Value:
     """Fewest replicas that carry ``target_requests_per_s`` within the objectives: the
     bisection (:data:`SEARCH`, :data:`SEARCH_STEPS` steps over the counts between
     :func:`slo_replicas_low` and :func:`slo_replicas_high`) judges each count by the serving
     model at that count's rate, so at this count the scenario meets its SLO and at one replica
     fewer it does not (exact for a dense model; an MoE count meets, at most a replica or so
     above the least). 0 when there is no target rate, or when no number of replicas can (the
-    engine does not start, or the objective is shorter than an idle replica's latency)."""
+    engine does not start, or the objective is shorter than an idle replica's latency).
+    Disaggregated: the workers of both pools sized for the target
+    (:mod:`planner.estimator.disagg_slo`), 0 where either pool has no count."""
     feasible = where(engine_fits, where(slo_requests_per_s_replica > 0, 1, 0), 0)
-    return where(feasible > 0, where(target_requests_per_s > 0, slo_search_10_high, 0), 0)
+    aggregated = where(feasible > 0, where(target_requests_per_s > 0, slo_search_10_high, 0), 0)
+    both = where(disagg_prefill_workers_needed > 0,
+                 where(disagg_decode_workers_needed > 0,
+                       disagg_prefill_workers_needed + disagg_decode_workers_needed, 0), 0)
+    return where(serving_mode_code == serving.DISAGGREGATED, both, aggregated)
 
 
-def gpus_needed(replicas_needed: Value, tp: Value, pp: Value) -> Value:
-    """GPUs of the deployment :func:`replicas_needed` sizes: ``replicas * tp * pp``."""
-    return replicas_needed * tp * pp
+def gpus_needed(replicas_needed: Value, tp: Value, pp: Value, serving_mode_code: Value,
+                disagg_prefill_gpus_needed: Value, disagg_decode_gpus_needed: Value) -> Value:
+    """GPUs of the deployment :func:`replicas_needed` sizes: ``replicas * tp * pp``;
+    disaggregated, both pools' (``prefill workers * prefill_tp * pp + decode workers *
+    decode_tp * pp``, :mod:`planner.estimator.disagg_slo`)."""
+    return where(serving_mode_code == serving.DISAGGREGATED,
+                 disagg_prefill_gpus_needed + disagg_decode_gpus_needed,
+                 replicas_needed * tp * pp)
 
 
 def cost_usd_per_month_needed(gpus_needed: Value, price_usd_per_gpu_hour: Value,
-                              hours_per_month: Value) -> Value:
-    """Monthly cost of the deployment :func:`gpus_needed` sizes (USD)."""
-    return gpus_needed * price_usd_per_gpu_hour * hours_per_month
+                              hours_per_month: Value, serving_mode_code: Value,
+                              disagg_prefill_gpus_needed: Value,
+                              disagg_decode_gpus_needed: Value,
+                              decode_gpu_price_usd_per_gpu_hour: Value) -> Value:
+    """Monthly cost of the deployment :func:`gpus_needed` sizes (USD): ``gpus * price *
+    hours``; disaggregated, each pool at its GPU's price."""
+    disaggregated = (disagg_prefill_gpus_needed * price_usd_per_gpu_hour
+                     + disagg_decode_gpus_needed * decode_gpu_price_usd_per_gpu_hour)
+    return where(serving_mode_code == serving.DISAGGREGATED, disaggregated * hours_per_month,
+                 gpus_needed * price_usd_per_gpu_hour * hours_per_month)

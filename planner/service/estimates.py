@@ -182,9 +182,16 @@ def figures_matmul_weights(spec: ModelSpec) -> int:
     return figures.model_matmul_dense_params + figures.model_matmul_experts_params
 
 
+def _gpu_map(gpu: GpuSpec, decode_gpu: GpuSpec | None) -> dict[str, GpuSpec]:
+    """The GPUs a one-row evaluation may look up: the scenario's, and a disaggregated
+    deployment's decode GPU where it is another type (``decode_gpu``)."""
+    return {gpu.name: gpu, **({decode_gpu.name: decode_gpu} if decode_gpu is not None else {})}
+
+
 def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
                   lora_targets: str = "",
-                  profiles: Sequence[CalibrationFigures] | None = None
+                  profiles: Sequence[CalibrationFigures] | None = None,
+                  decode_gpu: GpuSpec | None = None
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One scenario as a one-row table through :func:`~planner.sheet.table.evaluate_table`
     (the path every sweep, sheet and fleet takes): its validated inputs as Python values, and
@@ -194,15 +201,16 @@ def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
     table = {"model": spec.name, "gpu": gpu.name, **inputs}
     if kind == "training":
         table["lora_targets"] = lora_targets
-    values = evaluate_table(table, {spec.name: spec}, {gpu.name: gpu}, kind, labels=[None],
-                            profiles=profiles)
+    values = evaluate_table(table, {spec.name: spec}, _gpu_map(gpu, decode_gpu), kind,
+                            labels=[None], profiles=profiles)
     parsed = {c.name: _typed(c.kind, values[c.name][0]) for c in columns}
     return parsed, values
 
 
 def _evaluate_one(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
                   lora_targets: str = "",
-                  profiles: Sequence[CalibrationFigures] | None = None
+                  profiles: Sequence[CalibrationFigures] | None = None,
+                  decode_gpu: GpuSpec | None = None
                   ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """:func:`_evaluate_row` through the thin one-row path
     (:func:`~planner.sheet.table.evaluate_row_parts`): the same validation, formulas and
@@ -214,7 +222,8 @@ def _evaluate_one(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
     table = {"model": spec.name, "gpu": gpu.name, **inputs}
     if kind == "training":
         table["lora_targets"] = lora_targets
-    cols, _derived, out = evaluate_row_parts(table, {spec.name: spec}, {gpu.name: gpu}, kind,
+    cols, _derived, out = evaluate_row_parts(table, {spec.name: spec},
+                                             _gpu_map(gpu, decode_gpu), kind,
                                              profiles=profiles)
     names, ints, bools = _input_kinds(kind)
     parsed = {name: cols[name] for name in names}
@@ -267,12 +276,16 @@ def _result(kind: str, values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def estimate(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], *,
-             profiles: Sequence[CalibrationFigures] | None = None) -> dict[str, Any]:
+             profiles: Sequence[CalibrationFigures] | None = None,
+             decode_gpu: GpuSpec | None = None) -> dict[str, Any]:
     """Evaluate one inference scenario. ``inputs`` maps input column names to raw values
     (strings or numbers); missing ones take their defaults. Returns inputs and outputs; with
     ``profiles`` (a database's calibration profiles) also ``calibration_profile``, the profile
-    the ``calibration`` input picked ('' for none)."""
-    values, out, cols = _evaluate_one("inference", spec, gpu, inputs, profiles=profiles)
+    the ``calibration`` input picked ('' for none). ``decode_gpu``: the spec of the
+    ``decode_gpu`` input's GPU where a disaggregated deployment's decode pool runs on another
+    type."""
+    values, out, cols = _evaluate_one("inference", spec, gpu, inputs, profiles=profiles,
+                                      decode_gpu=decode_gpu)
     if profiles is not None:
         out[APPLIED_COLUMN] = str(cols.get(APPLIED_COLUMN, ""))
     out["ttft_bound"] = "compute" if out["ttft_compute_s"] >= out["ttft_memory_s"] else "memory"
@@ -298,11 +311,13 @@ def train(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any],
 
 def explain(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], column: str, *,
             kind: str = "inference", lora_targets: str = "q,v", depth: int = 8,
-            profiles: Sequence[CalibrationFigures] | None = None) -> Any:
+            profiles: Sequence[CalibrationFigures] | None = None,
+            decode_gpu: GpuSpec | None = None) -> Any:
     """The explanation tree (:class:`planner.sheet.explain.ExplainNode`) of one output of one
     scenario: its formula and the values it used, down to the inputs. A figure a calibration
     profile replaced ends the walk as ``calibration NAME vN: fitted PARAMETER``."""
-    _values, columns = _evaluate_row(kind, spec, gpu, inputs, lora_targets, profiles)
+    _values, columns = _evaluate_row(kind, spec, gpu, inputs, lora_targets, profiles,
+                                     decode_gpu)
     row = {name: value[0] for name, value in columns.items()}
     sources: dict[str, str] = {}
     applied = str(row.get(APPLIED_COLUMN, "") or "")

@@ -208,7 +208,9 @@ def one_deployment(base: Mapping[str, Any], grid: Any, columns: Sequence[str],
     evaluated again, in one vectorized call, at ``gpus = gpus_needed`` wherever that is a
     count, and ``grid.values["gpus"]`` says which count each row describes. True when the
     rows were re-evaluated. Rows whose sizing is a state (no target, does not fit, SLO
-    unreachable) keep the typed deployment: their sizing shows as that state, not a count."""
+    unreachable) keep the typed deployment: their sizing shows as that state, not a count.
+    A disaggregated row is evaluated at each pool's needed workers (:func:`_size_pools`), its
+    count both pools' GPUs."""
     sizing = [c for c in columns if c in verdict.SIZING]
     others = [c for c in columns if c not in verdict.SIZING and c in grid.values]
     if not sizing or not others or "gpus_needed" not in grid.values:
@@ -219,20 +221,22 @@ def one_deployment(base: Mapping[str, Any], grid: Any, columns: Sequence[str],
                                        dtype=float), needed.shape)
     count = np.where(sized, needed, typed)
     if sized.any():
-        _resize(base, grid, others, sized, needed, models, gpus, profiles)
+        _resize(base, grid, others, sized, needed, typed, models, gpus, profiles)
     grid.values["gpus"] = count.astype(np.int64)
     return True
 
 
 def _resize(base: Mapping[str, Any], grid: Any, others: Sequence[str], sized: np.ndarray,
-            needed: np.ndarray, models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
-            profiles: Sequence[CalibrationFigures] | None) -> None:
+            needed: np.ndarray, typed: np.ndarray, models: Mapping[str, ModelSpec],
+            gpus: Mapping[str, GpuSpec], profiles: Sequence[CalibrationFigures] | None) -> None:
     """Evaluate ``others`` and the verdict's state inputs again on the ``sized`` rows at
-    ``gpus = needed``, in place in ``grid.values``."""
+    ``gpus = needed`` (a disaggregated row at each pool's needed workers,
+    :func:`_size_pools`), in place in ``grid.values``."""
     table: dict[str, Any] = dict(base)
     for column, values in grid.varied.items():
         table[column] = np.asarray(values)[sized]
     table["gpus"] = needed[sized].astype(np.int64)
+    _size_pools(table, typed[sized], models, gpus, profiles)
     wanted = list(dict.fromkeys([*others, *verdict.STATE_INPUTS]))
     wanted = [w for w in wanted if w in grid.values and w not in grid.varied]
     again = evaluate_table(table, models, gpus, "inference", wanted, profiles=profiles)
@@ -242,3 +246,27 @@ def _resize(base: Mapping[str, Any], grid: Any, others: Sequence[str], sized: np
                         else float)
         full[sized] = np.broadcast_to(np.asarray(again[name]), (int(sized.sum()),))
         grid.values[name] = full
+
+
+def _size_pools(table: dict[str, Any], typed: np.ndarray, models: Mapping[str, ModelSpec],
+                gpus: Mapping[str, GpuSpec],
+                profiles: Sequence[CalibrationFigures] | None) -> None:
+    """The disaggregated rows of ``table`` (sized rows of :func:`one_deployment`) as the
+    deployment their ``gpus_needed`` counts: each pool at its needed workers
+    (``disagg_prefill_workers_needed``, ``disagg_decode_workers_needed``) and the typed
+    ``gpus`` kept (a pool's worker count, not ``gpus``, sizes a disaggregated deployment).
+    Aggregated rows are left as they are."""
+    mode = np.broadcast_to(np.asarray(table.get("serving_mode", "aggregated"), dtype=object),
+                           typed.shape)
+    pooled = mode == "disaggregated"
+    if not pooled.any():
+        return
+    counts = evaluate_table({**table, "gpus": typed.astype(np.int64)}, models, gpus,
+                            "inference", ["disagg_prefill_workers_needed",
+                                          "disagg_decode_workers_needed"], profiles=profiles)
+    table["gpus"] = np.where(pooled, typed, table["gpus"]).astype(np.int64)
+    for pool in ("prefill", "decode"):
+        now = np.broadcast_to(np.asarray(table.get(f"{pool}_workers", 0)), typed.shape)
+        need = np.broadcast_to(np.asarray(counts[f"disagg_{pool}_workers_needed"]),
+                               typed.shape)
+        table[f"{pool}_workers"] = np.where(pooled, need, now).astype(np.int64)

@@ -7,7 +7,8 @@ default 1, 2, 4, ..., 1024) for each candidate configuration (the product of the
 variations: GPU types, TP, weight dtype, ...) of a scenario and reads, by name, the serving
 model's figures at each point:
 
-* ``output_tokens_per_s`` / ``gpus``: output tokens/s per GPU (tokens/s/GPU);
+* ``output_tokens_per_s`` / ``deployment_gpus``: output tokens/s per GPU (tokens/s/GPU;
+  a disaggregated deployment's GPUs are both pools');
 * ``1 / tpot_mean_s``: tokens/s per user, the decode rate one client sees (tokens/s/user);
 * ``ttft_slo_percentile_s`` (TTFT at the SLO's percentile) and ``tpot_mean_s``;
 * ``meets_slo``, ``engine_fits``, ``saturated``: the verdict's state of the point;
@@ -17,7 +18,10 @@ model's figures at each point:
   share, which does not follow the concurrency).
 
 Each configuration is evaluated as one engine (``gpus = tp * pp``), the unit a frontier is
-published for, so ``concurrency`` is the clients of that engine. A point is Pareto-optimal
+published for, so ``concurrency`` is the clients of that engine; a disaggregated configuration
+is its prefill and decode workers (``prefill_workers × prefill_tp × pp + decode_workers ×
+decode_tp × pp`` GPUs, one worker a pool unless the scenario sets them), and every figure per
+GPU divides by those. A point is Pareto-optimal
 when no other usable point (it fits, its queue is not saturated) is at least as good on both
 axes and better on one; of identical points the first (lowest concurrency, first
 configuration) is kept. For each interactivity level (tokens/s/user, by default those of the
@@ -56,7 +60,8 @@ CONCURRENCY_GRID: tuple[int, ...] = tuple(2 ** k for k in range(11))
 MAX_POINTS = 200_000
 """Largest frontier (configurations × concurrencies) one call evaluates."""
 READ: tuple[str, ...] = ("output_tokens_per_s", "tpot_mean_s", "ttft_slo_percentile_s",
-                         "meets_slo", "engine_fits", "saturated", "cost_usd_per_hour")
+                         "meets_slo", "engine_fits", "saturated", "cost_usd_per_hour",
+                         "deployment_gpus")
 """The model's columns a frontier reads, by name."""
 CONFIG_COLUMNS_FORBIDDEN = {
     "gpus": "is tp * pp in a frontier (one engine): vary tp or pp instead",
@@ -293,17 +298,20 @@ def _configuration_points(row: dict[str, Any], label: str, concurrency: tuple[in
         value = grid.values.get(name, np.full(n, np.nan))
         return np.broadcast_to(np.asarray(value, dtype=float), (n,))
 
-    out_tps, tpot, ttft, cost_h = (column(c) for c in (
-        "output_tokens_per_s", "tpot_mean_s", "ttft_slo_percentile_s", "cost_usd_per_hour"))
+    out_tps, tpot, ttft, cost_h, held = (column(c) for c in (
+        "output_tokens_per_s", "tpot_mean_s", "ttft_slo_percentile_s", "cost_usd_per_hour",
+        "deployment_gpus"))
+    # the GPUs the deployment holds: tp * pp aggregated, both pools disaggregated
+    held = np.where(np.isfinite(held) & (held > 0), held, row["gpus"])
     meets, fits, saturated = (np.nan_to_num(column(c)) > 0
                               for c in ("meets_slo", "engine_fits", "saturated"))
     points = []
     for k in range(n):
         valid = bool(grid.valid[k])
         ok = bool(valid and fits[k] and not saturated[k] and out_tps[k] > 0 and tpot[k] > 0)
-        per_gpu, per_user, cost_m = _rates(valid, out_tps[k], tpot[k], cost_h[k], row["gpus"])
+        per_gpu, per_user, cost_m = _rates(valid, out_tps[k], tpot[k], cost_h[k], held[k])
         points.append(FrontierPoint(
-            label, int(concurrency[k]), int(row["gpus"]), float(out_tps[k]),
+            label, int(concurrency[k]), int(held[k]), float(out_tps[k]),
             float(per_gpu), float(per_user), float(ttft[k]), float(tpot[k]),
             bool(meets[k]) and ok,
             _state(valid, str(grid.reasons[k]), bool(fits[k]), bool(saturated[k]),
@@ -312,7 +320,7 @@ def _configuration_points(row: dict[str, Any], label: str, concurrency: tuple[in
     return points
 
 
-def _rates(valid: bool, out_tps: float, tpot: float, cost_h: float, gpus: int
+def _rates(valid: bool, out_tps: float, tpot: float, cost_h: float, gpus: float
            ) -> tuple[float, float, float]:
     """(output tokens/s per GPU, tokens/s per user = 1 / TPOT, USD per million output
     tokens = cost per hour x 1e6 / (3600 x output tokens/s)) of one point; NaN where not

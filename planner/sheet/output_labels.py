@@ -375,6 +375,43 @@ META: dict[str, ColumnMeta] = {
         label="Replicas needed, search from", unit="count", integer=True),
     "slo_replicas_high": ColumnMeta(label="Replicas needed, search to", unit="count", integer=True),
     **{name: meta for k in range(1, 11) for name, meta in _slo_search(k).items()},
+    "disagg_decode_slo_batch": ColumnMeta(
+        label="Decode batch per worker the TPOT objective allows", unit="sequences"),
+    "disagg_decode_capacity_requests_per_s_worker": ColumnMeta(
+        label="Capacity per decode worker", unit="requests/s"),
+    "disagg_decode_slo_requests_per_s_worker": ColumnMeta(
+        label="Rate per decode worker within SLO", unit="requests/s"),
+    "disagg_decode_workers_needed": ColumnMeta(label="Decode workers needed", unit="count",
+                                               integer=True),
+    "disagg_sized_decode_arrivals_steps_per_s": ColumnMeta(
+        label="Decode work arriving per needed worker", unit="sequences"),
+    **{f"disagg_sized_decode_batch_{k}": ColumnMeta(
+        label=f"Decode batch at the needed count, iteration {k}", unit="sequences")
+       for k in range(4)},
+    "disagg_sized_tpot_s": ColumnMeta(label="TPOT at the needed decode count", unit="s"),
+    "disagg_prefill_capacity_requests_per_s_worker": ColumnMeta(
+        label="Capacity per prefill worker", unit="requests/s"),
+    "disagg_prefill_wait_room_nic_s": ColumnMeta(
+        label="Prefill wait the TTFT objective leaves (network KV)", unit="s", signed=True),
+    "disagg_prefill_wait_room_domain_s": ColumnMeta(
+        label="Prefill wait the TTFT objective leaves (NVLink KV)", unit="s", signed=True),
+    **{f"disagg_prefill_u_{kind}_{k}": ColumnMeta(
+        label=f"sqrt(prefill utilisation bound), {kind} KV, iteration {k}", unit="fraction")
+       for kind in ("nic", "domain") for k in range(1, 7)},
+    "disagg_prefill_workers_nic": ColumnMeta(label="Prefill workers needed (network KV)",
+                                             unit="count", integer=True),
+    "disagg_prefill_workers_domain": ColumnMeta(label="Prefill workers needed (NVLink KV)",
+                                                unit="count", integer=True),
+    "disagg_kv_link_kind_needed": ColumnMeta(
+        label="KV link of the needed deployment (0 NVLink, 2 network)", unit="code"),
+    "disagg_prefill_workers_needed": ColumnMeta(label="Prefill workers needed", unit="count",
+                                                integer=True),
+    "disagg_prefill_slo_requests_per_s_worker": ColumnMeta(
+        label="Rate per prefill worker within SLO", unit="requests/s"),
+    "disagg_prefill_gpus_needed": ColumnMeta(label="Prefill GPUs needed", unit="GPUs",
+                                             integer=True),
+    "disagg_decode_gpus_needed": ColumnMeta(label="Decode GPUs needed", unit="GPUs",
+                                            integer=True),
     "replicas_needed": ColumnMeta(label="Replicas needed", unit="count", integer=True),
     "gpus_needed": ColumnMeta(label="GPUs needed", unit="GPUs", integer=True),
     "cost_usd_per_month_needed": ColumnMeta(label="Cost of the needed GPUs", unit="USD/month"),

@@ -45,6 +45,7 @@ import numpy as np
 
 from planner.domain import Scenario
 from planner.estimator.architecture import ModelSpec
+from planner.estimator.disagg import DECODE_GPU_SAME, DISAGGREGATED
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.ops import Coded
 from planner.sheet.fleet import scenario_table
@@ -87,8 +88,17 @@ def demand_rates(demand: Demand | None, target_requests_per_s: float, months: np
     return np.where(steps >= 0, rate, 0.0)
 
 
-PLAN_OUTPUTS = ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica")
-"""The serving model's columns a plan reads at each month's rate."""
+PLAN_OUTPUTS = ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica",
+                "serving_mode_code", "disagg_prefill_workers_needed",
+                "disagg_decode_workers_needed", "disagg_prefill_gpus_needed",
+                "disagg_decode_gpus_needed", "disagg_prefill_slo_requests_per_s_worker",
+                "disagg_decode_slo_requests_per_s_worker", "prefill_workers_effective",
+                "decode_workers_effective", "prefill_gpus", "decode_gpus")
+"""The serving model's columns a plan reads at each month's rate (the ``disagg_*`` and pool
+columns for disaggregated workloads, whose two pools are planned as two rows)."""
+
+POOLS = ("prefill", "decode")
+"""The pools of a disaggregated workload, each one row of a plan."""
 
 
 def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[str, Demand],
@@ -111,18 +121,27 @@ def evaluate_plan(fleet: str, workloads: Sequence[Scenario], demands: Mapping[st
     replicas = np.zeros((n_w, n_m), dtype=np.int64)
     gpus_needed = np.zeros((n_w, n_m), dtype=np.int64)
     capacity = np.zeros((n_w, n_m))
+    pooled = np.zeros(n_w, dtype=bool)
+    pool_values: dict[str, np.ndarray] = {}
     if n_w:
-        replicas, gpus_needed, capacity = _size_workloads(cols, rates, workloads, basis)
-    bill = _bill(workloads, gpus_needed, month_ix, prices, gpus, pricing)
+        replicas, gpus_needed, capacity, pooled, pool_values = _size_workloads(
+            cols, rates, workloads, basis)
+    rows = _pool_rows(workloads, basis, rates, (replicas, gpus_needed, capacity), pooled,
+                      pool_values)
+    bill = _bill(rows.gpu_types, rows.gpus, month_ix, prices, gpus, pricing)
+    ix = rows.scenario
     return PlanResult(
         fleet=fleet, months=list(months), pricing=pricing,
-        workloads=[sc.name for sc in workloads], workload_gpus=[sc.gpu for sc in workloads],
-        workload_models=[sc.model for sc in workloads], basis=basis, demand=described,
-        rate_requests_per_s=rates, replicas=replicas, gpus=gpus_needed,
-        capacity_requests_per_s=capacity, cost_usd=bill.cost, gpu_types=bill.types,
+        workloads=[workloads[w].name + (f" ({pool} pool)" if pool else "")
+                   for w, pool in zip(ix, rows.pools, strict=True)],
+        workload_gpus=rows.gpu_types, workload_models=[workloads[w].model for w in ix],
+        basis=[basis[w] for w in ix], demand=[described[w] for w in ix],
+        rate_requests_per_s=rows.rates, replicas=rows.replicas, gpus=rows.gpus,
+        capacity_requests_per_s=rows.capacity, cost_usd=bill.cost, gpu_types=bill.types,
         gpus_by_type=bill.needed_by_type, gpus_billed_by_type=bill.billed,
         price_usd_per_gpu_hour_by_type=bill.usd, cost_usd_by_type=bill.cost_by_type,
-        committed_gpu_months_beyond=bill.beyond, excluded=list(excluded))
+        committed_gpu_months_beyond=bill.beyond, excluded=list(excluded),
+        scenarios=[workloads[w].name for w in ix], pools=list(rows.pools))
 
 
 def _workload_rates(workloads: Sequence[Scenario], demands: Mapping[str, Demand],
@@ -147,10 +166,13 @@ def _workload_rates(workloads: Sequence[Scenario], demands: Mapping[str, Demand]
 
 
 def _size_workloads(cols: Mapping[str, Any], rates: np.ndarray, workloads: Sequence[Scenario],
-                    basis: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    basis: Sequence[str]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                               dict[str, np.ndarray]]:
     """(replicas, GPUs needed, capacity in requests/s) per workload and month: the serving
     model at each distinct (workload, rate), once each; ``configured`` workloads keep their
-    configured GPUs."""
+    configured GPUs. Then which workloads are disaggregated, and their pool columns
+    (``PLAN_OUTPUTS[4:]``) per workload and month."""
     n_w, n_m = rates.shape
     # one row per distinct (workload, rate): a flat demand is evaluated once
     pairs = np.stack([np.repeat(np.arange(n_w), n_m).astype(np.float64), rates.ravel()],
@@ -165,11 +187,14 @@ def _size_workloads(cols: Mapping[str, Any], rates: np.ndarray, workloads: Seque
     values = graph("inference").compute(rows, PLAN_OUTPUTS)
 
     def column(name: str) -> np.ndarray:  # a column that reads no array is a scalar
-        return np.broadcast_to(np.asarray(values[name], dtype=np.float64), (len(unique),))
+        flat = np.broadcast_to(np.asarray(values[name], dtype=np.float64), (len(unique),))
+        return flat[inverse].reshape(n_w, n_m)
 
     per_replica = column("slo_requests_per_s_replica")
-    replicas = column("replicas_needed").astype(np.int64)[inverse].reshape(n_w, n_m)
-    gpus_needed = column("gpus_needed").astype(np.int64)[inverse].reshape(n_w, n_m)
+    replicas = column("replicas_needed").astype(np.int64)
+    gpus_needed = column("gpus_needed").astype(np.int64)
+    pooled = column("serving_mode_code")[:, 0] == DISAGGREGATED
+    pool_values = {name: column(name) for name in PLAN_OUTPUTS[4:]}
     configured = np.array([b == "configured" for b in basis])
     if configured.any():
         size = np.array([int(sc.inputs["tp"]) * int(sc.inputs["pp"]) for sc in workloads])
@@ -178,9 +203,62 @@ def _size_workloads(cols: Mapping[str, Any], rates: np.ndarray, workloads: Seque
         replicas[configured] = (count // size)[configured, None]
     # within the SLO the replicas carry at least the rate they are sized for (the replica
     # search's count meets it) and at least their wait-free rate each
-    capacity = np.maximum(replicas * per_replica[inverse].reshape(n_w, n_m),
-                          np.where(replicas > 0, rates, 0.0))
-    return replicas, gpus_needed, capacity
+    capacity = np.maximum(replicas * per_replica, np.where(replicas > 0, rates, 0.0))
+    return replicas, gpus_needed, capacity, pooled, pool_values
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """A plan's rows: one per aggregated workload, two (prefill, decode) per disaggregated
+    one; ``scenario`` indexes the workloads, ``pools`` is empty text for an aggregated row."""
+
+    scenario: np.ndarray
+    pools: list[str]
+    gpu_types: list[str]
+    rates: np.ndarray
+    replicas: np.ndarray
+    gpus: np.ndarray
+    capacity: np.ndarray
+
+
+def _pool_rows(workloads: Sequence[Scenario], basis: Sequence[str], rates: np.ndarray,
+               sized: tuple[np.ndarray, np.ndarray, np.ndarray], pooled: np.ndarray,
+               pool_values: Mapping[str, np.ndarray]) -> _Rows:
+    """The plan's rows: a disaggregated workload is two, each pool on its own GPU type
+    (:func:`_pool_gpu`) with its needed workers and GPUs (``disagg_<pool>_workers_needed``,
+    ``disagg_<pool>_gpus_needed``; a ``configured`` workload its own pools), carrying at least
+    its workers x the rate each carries within the SLO."""
+    replicas, gpus_needed, capacity = sized
+    scenario_of = [w for w in range(len(workloads)) for _ in (POOLS if pooled[w] else ("",))]
+    pool_of = [p for w in range(len(workloads)) for p in (POOLS if pooled[w] else ("",))]
+    ix = np.array(scenario_of, dtype=np.int64)
+    rows = _Rows(scenario=ix, pools=pool_of,
+                 gpu_types=[_pool_gpu(workloads[w], p) for w, p in zip(ix, pool_of, strict=True)],
+                 rates=rates[ix], replicas=replicas[ix], gpus=gpus_needed[ix],
+                 capacity=capacity[ix])
+    for r, (w, pool) in enumerate(zip(ix, pool_of, strict=True)):
+        if not pool:
+            continue
+        if basis[w] == "configured":  # the scenario's own pools
+            workers = pool_values[f"{pool}_workers_effective"][w]
+            held = pool_values[f"{pool}_gpus"][w]
+            counted = np.ones(rates.shape[1], dtype=bool)
+        else:
+            workers = pool_values[f"disagg_{pool}_workers_needed"][w]
+            held = pool_values[f"disagg_{pool}_gpus_needed"][w]
+            counted = gpus_needed[w] > 0  # both pools have a count
+        rows.replicas[r] = np.where(counted, workers, 0).astype(np.int64)
+        rows.gpus[r] = np.where(counted, held, 0).astype(np.int64)
+        carried = rows.replicas[r] * pool_values[f"disagg_{pool}_slo_requests_per_s_worker"][w]
+        rows.capacity[r] = np.maximum(carried, np.where(rows.replicas[r] > 0, rates[w], 0.0))
+    return rows
+
+
+def _pool_gpu(sc: Scenario, pool: str) -> str:
+    """The GPU type of a plan row: the scenario's GPU, the decode GPU for a decode pool
+    (``decode_gpu``, ``same`` meaning the scenario's)."""
+    decode = str(sc.inputs.get("decode_gpu") or DECODE_GPU_SAME)
+    return decode if pool == "decode" and decode != DECODE_GPU_SAME else sc.gpu
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,14 +274,14 @@ class _Bill:
     beyond: dict[str, int]
 
 
-def _bill(workloads: Sequence[Scenario], gpus_needed: np.ndarray, month_ix: np.ndarray,
+def _bill(row_gpus: Sequence[str], gpus_needed: np.ndarray, month_ix: np.ndarray,
           prices: Sequence[GpuPrice], gpus: Mapping[str, GpuSpec], pricing: str) -> _Bill:
     """The GPUs needed summed by GPU type, priced each month at ``pricing``
     (:func:`~planner.sheet.plan_pricing.price_matrix`), reserved ones committed by term
     (:func:`~planner.sheet.plan_pricing.reserve`); cost = GPUs x USD/GPU-h x 730 h."""
-    n_w, n_m = len(workloads), len(month_ix)
-    types = sorted({sc.gpu for sc in workloads})
-    type_of = np.array([types.index(sc.gpu) for sc in workloads], dtype=np.int64)
+    n_w, n_m = len(row_gpus), len(month_ix)
+    types = sorted(set(row_gpus))
+    type_of = np.array([types.index(g) for g in row_gpus], dtype=np.int64)
     needed_by_type = np.zeros((len(types), n_m), dtype=np.int64)
     np.add.at(needed_by_type, type_of, gpus_needed)
     usd, term = price_matrix(types, month_ix, prices,

@@ -48,6 +48,12 @@ class PlanResult:
     excluded: list[tuple[str, str]] = field(default_factory=list)
     """(scenario, why it is not in the plan): training, or not the chosen option."""
     hours_per_month: float = PLAN_HOURS_PER_MONTH
+    scenarios: list[str] = field(default_factory=list)
+    """The scenario of each row (``workloads`` is its label: a disaggregated scenario's two
+    pools are two rows, ``NAME (prefill pool)`` on its GPU and ``NAME (decode pool)`` on the
+    decode GPU); empty: the labels are the scenarios."""
+    pools: list[str] = field(default_factory=list)
+    """Each row's pool: ``prefill``, ``decode``, or empty for an aggregated workload."""
 
     @property
     def headroom_requests_per_s(self) -> np.ndarray:
@@ -59,8 +65,11 @@ class PlanResult:
         """(workload, first month) where a demand above 0 gets no replica: the engine does
         not start or the objectives cannot be met at any replica count."""
         bad = (self.rate_requests_per_s > 0) & (self.replicas == 0)
-        return [(self.workloads[w], self.months[int(np.argmax(bad[w]))])
-                for w in np.flatnonzero(bad.any(axis=1))]
+        names = self.scenarios or self.workloads
+        out: dict[str, str] = {}
+        for w in np.flatnonzero(bad.any(axis=1)):  # a scenario's two pools are one workload
+            out.setdefault(names[w], self.months[int(np.argmax(bad[w]))])
+        return list(out.items())
 
     @property
     def total_gpus(self) -> np.ndarray:
@@ -91,7 +100,9 @@ def plan_record(plan: PlanResult) -> dict[str, Any]:
     workloads = []
     for w, name in enumerate(plan.workloads):
         workloads.append({
-            "scenario": name, "model": plan.workload_models[w], "gpu": plan.workload_gpus[w],
+            "scenario": plan.scenarios[w] if plan.scenarios else name,
+            "pool": plan.pools[w] if plan.pools else "",
+            "model": plan.workload_models[w], "gpu": plan.workload_gpus[w],
             "basis": plan.basis[w], "demand": plan.demand[w],
             "months": [{"month": month,
                         "requests_per_s": float(plan.rate_requests_per_s[w, m]),
@@ -118,9 +129,11 @@ JSON_KEYS = {
     "hours_per_month": "hours billed per GPU per month (730 = 8760/12)",
     "months": "per month: month (YYYY-MM), gpus (billed, all types), cost_usd, and by_gpu: "
               "{GPU: {gpus_needed, gpus_billed, price_usd_per_gpu_hour, cost_usd}}",
-    "workloads": "per counted inference scenario: scenario, model, gpu, basis (demand, target "
-                 "or configured), demand (as written), and months: [{month, requests_per_s, "
-                 "replicas, gpus, capacity_requests_per_s, headroom_requests_per_s, cost_usd}]",
+    "workloads": "per counted inference scenario (a disaggregated one once per pool): "
+                 "scenario, pool (prefill, decode, or empty: aggregated), model, gpu (the "
+                 "pool's), basis (demand, target or configured), demand (as written), and "
+                 "months: [{month, requests_per_s, replicas (a pool's workers), gpus, "
+                 "capacity_requests_per_s, headroom_requests_per_s, cost_usd}]",
     "total_cost_usd": "cost over every month of the plan",
     "committed_gpu_months_beyond_horizon": "reserved: {GPU: GPU-months committed after the "
                                            "last month}",

@@ -211,16 +211,24 @@ def figure(name: str, outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> 
 
 def headline(outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> str:
     """One line: the state of the deployment as configured and what the target needs, e.g.
-    ``saturated on 4 GPUs: needs 16 GPUs (4 replicas), $29,200.00/month``."""
-    now = f"{state(outputs)} on {inputs.get('gpus', 1):,} GPUs"
+    ``saturated on 4 GPUs: needs 16 GPUs (4 replicas), $29,200.00/month``; a disaggregated
+    deployment counts both pools' GPUs and sizes in workers (``needs 4 GPUs (1 prefill + 1
+    decode workers)``)."""
+    pooled = inputs.get("serving_mode") == "disaggregated" and "deployment_gpus" in outputs
+    held = int(outputs["deployment_gpus"]) if pooled else inputs.get("gpus", 1)
+    now = f"{state(outputs)} on {held:,} GPUs"
     if state(outputs) == DOES_NOT_FIT:
         return f"{now} (TP {inputs.get('tp', 1)}): no replica count of this shape fits"
     if not inputs.get("target_requests_per_s"):
         return now
     sizing = figure("gpus_needed", outputs, inputs)
     if masked("gpus_needed", outputs, inputs) is None:
-        sizing = (f"needs {outputs['gpus_needed']:,} GPUs ({outputs['replicas_needed']:,} "
-                  f"replicas), {figure('cost_usd_per_month_needed', outputs, inputs)}")
+        count = (f"{int(outputs['disagg_prefill_workers_needed']):,} prefill + "
+                 f"{int(outputs['disagg_decode_workers_needed']):,} decode workers"
+                 if pooled and "disagg_prefill_workers_needed" in outputs
+                 else f"{outputs['replicas_needed']:,} replicas")
+        sizing = (f"needs {outputs['gpus_needed']:,} GPUs ({count}), "
+                  f"{figure('cost_usd_per_month_needed', outputs, inputs)}")
     return f"{now}: {sizing}"
 
 

@@ -1,11 +1,15 @@
 """Sizing a disaggregated deployment (issue 25 item 2): ``planner solve --serving-mode
 disaggregated`` finds the cheapest xPyD, checked against a brute-force search of every pair of
-worker counts and pool TPs, judged by the serving model's own columns."""
+worker counts and pool TPs, judged by the serving model's own columns; the closed-form worker
+counts (planner/estimator/disagg_slo.py: gpus_needed of a disaggregated scenario) against the
+same brute force, by hand, and in a sweep beside gpus_needed."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +17,7 @@ import numpy as np
 import pytest
 
 from planner.catalog import load_gpus, spec_from_file
+from planner.estimator import topology
 from planner.sheet import disagg_sizing as ds
 from planner.sheet.table import evaluate_table, inputs_of
 from tests.helpers import invoke
@@ -203,3 +208,179 @@ async def test_the_ui_solve_of_a_disaggregated_scenario_lists_the_cli_answers() 
         assert len(options) == count and not any(s.chosen for s in options)
         assert {(s.inputs["prefill_workers"], s.inputs["decode_workers"]) for s in options} == {
             (a.changes["prefill_workers"], a.changes["decode_workers"]) for a in screen.answers}
+
+
+# ------------------------------------------------------------------- closed form (disagg_slo)
+
+CLOSED_FORM_MAX = 16
+"""Workers per pool of the brute force the closed form is checked against."""
+
+
+def _closed_form_case(gpu: str, rate: float, ttft: float, tpot: float, percentile: int,
+                      decode_gpu: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    base, models = _base()
+    base.update(gpu=gpu, target_requests_per_s=rate, slo_ttft_s=ttft, slo_tpot_s=tpot,
+                slo_percentile=percentile, decode_gpu=decode_gpu)
+    return base, models
+
+
+@pytest.mark.parametrize(("gpu", "rate", "ttft", "tpot", "percentile", "decode_gpu"), [
+    ("h100-sxm", 10.0, 1.0, 0.05, 50, "same"),
+    ("h100-sxm", 30.0, 0.5, 0.03, 90, "same"),
+    ("h200", 20.0, 2.0, 0.04, 99, "same"),
+    ("h100-sxm", 15.0, 1.0, 0.05, 50, "h200"),
+    ("b200", 40.0, 0.8, 0.0, 90, "same"),
+    ("h100-sxm", 20.0, 0.0, 0.04, 50, "same"),
+])
+def test_closed_form_worker_counts_are_the_brute_force_cheapest(
+        gpu: str, rate: float, ttft: float, tpot: float, percentile: int,
+        decode_gpu: str) -> None:
+    """For every pool shape (prefill TP × decode TP × weight dtype), the closed form's
+    ``disagg_prefill_workers_needed`` × ``disagg_decode_workers_needed`` is a cheapest pair of
+    the brute force over 1..16 workers a pool judged by ``meets_slo`` (both pools below
+    saturation), and ``gpus_needed`` / ``cost_usd_per_month_needed`` are that pair's."""
+    base, models = _closed_form_case(gpu, rate, ttft, tpot, percentile, decode_gpu)
+    gpus = load_gpus()
+    shapes = list(itertools.product(ds.POOL_TPS, ds.POOL_TPS, ds.WEIGHT_DTYPES))
+    counts = range(1, CLOSED_FORM_MAX + 1)
+    rows = [(a, w, b, v, d) for a, b, d in shapes for w in counts for v in counts]
+    table: dict[str, Any] = dict(base)
+    for i, column in enumerate(("prefill_tp", "prefill_workers", "decode_tp",
+                                "decode_workers")):
+        table[column] = np.asarray([r[i] for r in rows])
+    table["weight_dtype"] = np.asarray([r[4] for r in rows], dtype=object)
+    brute = evaluate_table(table, models, gpus, "inference",
+                           ["meets_slo", "prefill_utilization", "decode_utilization",
+                            "cost_usd_per_month", "deployment_gpus"])
+    ok = (np.asarray(brute["meets_slo"], dtype=bool)
+          & (np.asarray(brute["prefill_utilization"]) < 1)
+          & (np.asarray(brute["decode_utilization"]) < 1))
+    shaped: dict[str, Any] = dict(base)
+    shaped["prefill_tp"] = np.asarray([s[0] for s in shapes])
+    shaped["decode_tp"] = np.asarray([s[1] for s in shapes])
+    shaped["weight_dtype"] = np.asarray([s[2] for s in shapes], dtype=object)
+    closed = evaluate_table(shaped, models, gpus, "inference",
+                            ["disagg_prefill_workers_needed", "disagg_decode_workers_needed",
+                             "gpus_needed", "cost_usd_per_month_needed", "replicas_needed"])
+    answered = 0
+    for k, shape in enumerate(shapes):
+        mine = [i for i, r in enumerate(rows) if (r[0], r[2], r[4]) == shape and ok[i]]
+        wp = int(closed["disagg_prefill_workers_needed"][k])
+        wd = int(closed["disagg_decode_workers_needed"][k])
+        if not mine:  # no answer within 16 a pool: the closed form's is beyond it, or none
+            assert wp == 0 or wd == 0 or max(wp, wd) > CLOSED_FORM_MAX, shape
+            continue
+        answered += 1
+        cheapest = min(float(brute["cost_usd_per_month"][i]) for i in mine)
+        pairs = {(rows[i][1], rows[i][3]) for i in mine
+                 if float(brute["cost_usd_per_month"][i]) == cheapest}
+        assert (wp, wd) in pairs, (shape, (wp, wd), pairs)
+        assert float(closed["cost_usd_per_month_needed"][k]) == pytest.approx(cheapest,
+                                                                             rel=1e-12)
+        assert int(closed["gpus_needed"][k]) == (wp * shape[0] + wd * shape[1])
+        assert int(closed["replicas_needed"][k]) == wp + wd
+    assert answered >= 10
+
+
+def test_closed_form_by_hand_on_the_llama_70b_answer() -> None:
+    """The cheapest H100 answer (2 prefill workers at TP1, 1 decode worker at TP2, fp8) from
+    its own figures: the decode pool's TPOT holds at its full batch, so one worker's rate is
+    its capacity ``B_max / ((G - 1) step(B_max))`` and ``Wd = floor(10 / capacity) + 1``;
+    the prefill bound ``rho* = u*^2`` is where the p50 wait of the prefill queue,
+    ``step / (2 (1 - rho)) * (ln2 - (1 - rho) / sqrt(rho))``, equals what the 1 s objective
+    leaves; ``Wp = max(ceil(10 / (rho* c)), floor(10 / c) + 1)``."""
+    base, models = _base()
+    base.update(prefill_tp=1, decode_tp=2, weight_dtype="fp8")
+    names = ["disagg_decode_slo_batch", "decode_max_running_batch",
+             "disagg_decode_capacity_requests_per_s_worker", "decode_saturation_step_s",
+             "disagg_decode_workers_needed", "disagg_prefill_capacity_requests_per_s_worker",
+             "prefill_step_s", "disagg_prefill_wait_room_nic_s",
+             "disagg_prefill_wait_room_domain_s", "disagg_prefill_u_domain_6",
+             "disagg_prefill_workers_needed", "gpus_needed", "cost_usd_per_month_needed",
+             "kv_transfer_link_kind", "kv_transfer_s", "prefill_service_s",
+             "disagg_sized_tpot_s",
+             "request_latency_effective_s"]
+    out = {k: float(np.asarray(v).reshape(-1)[0])
+           for k, v in evaluate_table(base, models, load_gpus(), "inference", names).items()
+           if k in names}
+    assert out["disagg_decode_slo_batch"] == out["decode_max_running_batch"]
+    capacity = out["decode_max_running_batch"] / (249 * out["decode_saturation_step_s"])
+    assert out["disagg_decode_capacity_requests_per_s_worker"] == pytest.approx(capacity)
+    assert capacity > 10 and out["disagg_decode_workers_needed"] == 1
+    c = out["disagg_prefill_capacity_requests_per_s_worker"]
+    assert 5 < c < 10  # one prefill worker cannot carry 10 requests/s
+    # 2 prefill + 2 decode GPUs fit in one 8-GPU NVLink domain: the domain's count is taken;
+    # the scenario's own 1 + 1 workers (3 GPUs) move the KV over it too
+    assert out["kv_transfer_link_kind"] == topology.LINK_DOMAIN
+    room = out["disagg_prefill_wait_room_domain_s"]
+    assert room == pytest.approx(1.0 - out["prefill_service_s"] - out["kv_transfer_s"]
+                                 - out["disagg_sized_tpot_s"]
+                                 - out["request_latency_effective_s"], rel=1e-12)
+    assert out["disagg_prefill_wait_room_nic_s"] < room
+    rho = out["disagg_prefill_u_domain_6"] ** 2
+    wait = out["prefill_step_s"] / (2 * (1 - rho)) * (math.log(2) - (1 - rho) / rho ** 0.5)
+    assert wait == pytest.approx(room, rel=1e-9)
+    wp = max(math.ceil(10 / (rho * c)), math.floor(10 / c) + 1)
+    assert out["disagg_prefill_workers_needed"] == wp == 2
+    assert out["gpus_needed"] == 2 * 1 + 1 * 2
+    assert out["cost_usd_per_month_needed"] == 4 * 2.50 * 730  # seeds/gpus.toml H100 price
+
+
+def test_closed_form_says_none_where_the_objective_is_shorter_than_the_service() -> None:
+    """A TTFT objective below the prefill of one prompt leaves no room: no count, the sizing
+    columns 0 (the verdict's "SLO unreachable" state)."""
+    base, models = _base()
+    base.update(slo_ttft_s=0.01)
+    out = evaluate_table(base, models, load_gpus(), "inference",
+                         ["disagg_prefill_workers_needed", "gpus_needed", "replicas_needed"])
+    assert [float(np.asarray(out[k]).reshape(-1)[0]) for k in
+            ("disagg_prefill_workers_needed", "gpus_needed", "replicas_needed")] == [0, 0, 0]
+
+
+def test_a_sweep_beside_gpus_needed_shows_the_needed_pools(ws: Any) -> None:
+    """A sweep of a disaggregated scenario that shows ``gpus_needed`` beside latencies gives
+    each row as the deployment sized for its rate: the prefill and decode pools at their
+    needed workers (``deployment_gpus`` = ``gpus_needed``), its latencies those ``estimate``
+    gives at those workers."""
+    ws.new_fleet("pds")
+    ws.new_scenario("pds", "mixed", model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                    target_requests_per_s=6.0, prompt_tokens=1000, output_tokens=250,
+                    slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05, weight_dtype="fp8",
+                    serving_mode="disaggregated", prefill_tp=2, prefill_workers=2,
+                    decode_tp=2, decode_workers=1, decode_gpu="h200")
+    result = invoke("sweep", "pds/mixed", "--vary", "target_requests_per_s=6,20", "--show",
+                    "gpus_needed,ttft_p99_s,tpot_mean_s,deployment_gpus", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    sc = ws.scenario("pds", "mixed")
+    for row in rows:
+        at = {**sc.inputs, "target_requests_per_s": row["target_requests_per_s"]}
+        sized = ws.evaluate(dataclasses.replace(sc, inputs=at))
+        workers = (sized["disagg_prefill_workers_needed"], sized["disagg_decode_workers_needed"])
+        one = ws.evaluate(dataclasses.replace(sc, inputs={
+            **at, "prefill_workers": workers[0], "decode_workers": workers[1]}))
+        assert row["gpus_needed"] == row["deployment_gpus"] == one["deployment_gpus"]
+        assert row["ttft_p99_s"] == pytest.approx(one["ttft_p99_s"], rel=1e-12)
+        assert row["tpot_mean_s"] == pytest.approx(one["tpot_mean_s"], rel=1e-12)
+    # 6 requests/s: 1 prefill + 1 decode worker at TP2 (4 GPUs); 20: 3 + 1 (8 GPUs)
+    assert [r["gpus_needed"] for r in rows] == [4, 8]
+
+
+def test_the_search_and_the_closed_form_agree_on_every_answer() -> None:
+    """Each of ``solve``'s five answers (the search over pairs of worker counts) costs what
+    the closed form's worker counts of its pool shape cost, and is that pair or one of equal
+    cost."""
+    base, models = _base()
+    answers = ds.size_disaggregated(base, models, load_gpus(), max_workers=MAX_WORKERS)
+    assert len(answers) == 5
+    shapes: dict[str, Any] = dict(base)
+    for column in ("prefill_tp", "decode_tp", "weight_dtype"):
+        values = [a.changes[column] for a in answers]
+        shapes[column] = np.asarray(values, dtype=object if column == "weight_dtype" else None)
+    closed = evaluate_table(shapes, models, load_gpus(), "inference",
+                            ["disagg_prefill_workers_needed", "disagg_decode_workers_needed",
+                             "cost_usd_per_month_needed", "gpus_needed"])
+    for k, answer in enumerate(answers):
+        assert float(closed["cost_usd_per_month_needed"][k]) == pytest.approx(
+            answer.outputs["cost_usd_per_month"], rel=1e-12)
+        assert int(closed["gpus_needed"][k]) == answer.outputs["deployment_gpus"]

@@ -148,6 +148,28 @@ def test_tp_configurations_are_one_engine_each(ws: Workspace) -> None:
     assert all(p.state in ("meets SLO", "misses SLO", "does not fit") for p in result.points)
 
 
+def test_a_disaggregated_frontier_divides_by_both_pools(ws: Workspace) -> None:
+    """A disaggregated configuration holds 2 prefill workers at TP 2 and 1 decode worker at
+    TP 4: 2 * 2 + 1 * 4 = 8 GPUs (not the scenario's tp * pp = 4), so tokens/s/GPU is the
+    deployment's output over 8 and the hourly cost 8 GPUs' (the estimate of that deployment
+    at each concurrency)."""
+    pools = {"serving_mode": "disaggregated", "prefill_workers": 2, "prefill_tp": 2,
+             "decode_workers": 1, "decode_tp": 4}
+    result = fr.frontier({**_base(ws), **pools}, [Variation("gpu", ("h100-sxm",))],
+                         ws.model_specs(), ws.gpu_specs(), concurrency=(4, 64),
+                         profiles=ws.calibration_figures())
+    sc = ws.scenario(*SCENARIO)
+    for p in result.points:
+        one = service.estimate(ws.model(sc.model).spec, ws.gpu("h100-sxm").spec,
+                               {**_inputs(ws), **pools, "gpus": 4,
+                                "concurrency": p.concurrency},
+                               profiles=ws.calibration_figures())
+        assert one["deployment_gpus"] == 8 and p.gpus == 8
+        assert p.output_tokens_per_s_per_gpu == pytest.approx(one["output_tokens_per_s"] / 8,
+                                                              rel=1e-12)
+        assert p.cost_usd_per_hour == pytest.approx(8 * ws.gpu("h100-sxm").spec.price_usd_per_hour)
+
+
 @pytest.mark.parametrize(("kwargs", "variations", "message"), [
     ({"concurrency": (0, 4)}, [], "concurrency: must be an integer from 1 to 100,000,000"),
     ({"concurrency": ("many",)}, [], "concurrency:"),

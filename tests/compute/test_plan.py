@@ -402,3 +402,61 @@ def test_a_chosen_option_plans_at_its_groups_demand(ws: Workspace) -> None:
         expected.append(ws.evaluate(dataclasses.replace(
             sc, inputs={**sc.inputs, "target_requests_per_s": rate}))["gpus_needed"])
     assert plan.gpus[row].tolist() == expected and expected[0] < expected[-1]
+
+
+def _disaggregated_fleet(ws: Workspace) -> None:
+    """One disaggregated Llama-3-70B workload: prefill on H100, decode on H200, its demand
+    growing 30% a month from 6 requests/s."""
+    ws.new_fleet("pd", "")
+    ws.new_scenario("pd", "pd70b", model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                    target_requests_per_s=6.0, prompt_tokens=1000, output_tokens=250,
+                    slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05,
+                    serving_mode="disaggregated", prefill_tp=2, decode_tp=2,
+                    decode_gpu="h200", weight_dtype="fp8")
+    ws.set_horizon("pd", "2027-01", 6)
+    ws.set_demand("pd", "pd70b", start_rate="6/s", growth="30%")
+
+
+def test_a_disaggregated_workload_plans_both_pools_each_on_its_gpu_and_price(
+        ws: Workspace, tmp_path: Path) -> None:
+    """Each month the prefill pool's GPUs (on H100) and the decode pool's (on H200) are the
+    single estimate's ``disagg_prefill_gpus_needed`` and ``disagg_decode_gpus_needed`` at that
+    month's rate (6/s × 1.3^k), each GPU type's cost its own GPUs × its price × 730 h, and the
+    workload's GPUs in all are the estimate's ``gpus_needed``."""
+    _disaggregated_fleet(ws)
+    plan = ws.plan("pd")
+    assert plan.workloads == ["pd70b (prefill pool)", "pd70b (decode pool)"]
+    assert plan.workload_gpus == ["h100-sxm", "h200"] and plan.gpu_types == ["h100-sxm", "h200"]
+    sc = ws.scenario("pd", "pd70b")
+    prefill, decode, workers = [], [], []
+    for k in range(6):
+        single = ws.evaluate(dataclasses.replace(
+            sc, inputs={**sc.inputs, "target_requests_per_s": 6.0 * 1.3 ** k}))
+        prefill.append(single["disagg_prefill_gpus_needed"])
+        decode.append(single["disagg_decode_gpus_needed"])
+        workers.append((single["disagg_prefill_workers_needed"],
+                        single["disagg_decode_workers_needed"]))
+        assert single["gpus_needed"] == prefill[-1] + decode[-1]
+    assert plan.gpus.tolist() == [prefill, decode]
+    assert plan.replicas.T.tolist() == [list(w) for w in workers]
+    # the prefill pool grows with the demand (one TP-2 worker carries about 9.8 requests/s
+    # within the 1 s TTFT p50); one H200 decode worker at TP 2 carries all six months
+    assert (prefill, decode) == ([2, 2, 4, 4, 4, 6], [2] * 6)
+    assert plan.gpus_by_type.tolist() == [prefill, decode]
+    h100, h200 = (plan.price_usd_per_gpu_hour_by_type[plan.gpu_types.index(t)]
+                  for t in ("h100-sxm", "h200"))
+    assert h200.tolist() == [3.50] * 6  # seeds/gpus.toml example price, no scheduled price
+    assert plan.cost_usd_by_type[0].tolist() == pytest.approx(
+        [g * h100[k] * HOURS for k, g in enumerate(prefill)])
+    assert plan.cost_usd_by_type[1].tolist() == pytest.approx([g * 3.50 * HOURS for g in decode])
+    assert plan.total_cost_usd.tolist() == pytest.approx(plan.cost_usd.sum(axis=0).tolist())
+    assert (plan.headroom_requests_per_s >= 0).all()
+    record = json.loads(run("fleet", "plan", "pd", "--json")[1])
+    assert [(w["scenario"], w["pool"], w["gpu"]) for w in record["workloads"]] == [
+        ("pd70b", "prefill", "h100-sxm"), ("pd70b", "decode", "h200")]
+    # the Plan sheet sums each GPU type's rows: the cached totals are the plan's
+    path = tmp_path / "pd.xlsx"
+    ws.export(path, ["pd"])
+    sheet = load_workbook(path, data_only=True)["Plan"]
+    assert [sheet.cell(5 + m, 2).value for m in range(6)] == prefill
+    assert [sheet.cell(5 + m, 5).value for m in range(6)] == decode

@@ -1,6 +1,7 @@
 """Disaggregated prefill/decode serving (planner.estimator.disagg, issue 25 items 1 and 7):
 aggregated figures bit-identical to the planner before it, hand-computed KV transfer times,
-GPU counts and costs, the contract outputs' switch, and bad inputs refused by name."""
+GPU counts and costs, the contract outputs' switch, and bad inputs refused by name; the
+workbook Summary, compare --options, estimate and explain on both pools."""
 
 from __future__ import annotations
 
@@ -320,3 +321,114 @@ def test_compare_an_aggregated_and_a_disaggregated_option(ws: Any) -> None:
     scenarios = ws.scenarios("pd")
     (totals,) = rollup(scenarios, ws.evaluate_many(scenarios))
     assert totals.gpus_by_type == {"h100-sxm": 1, "h200": 1}
+
+
+@pytest.mark.libreoffice
+def test_the_summary_counts_and_prices_both_pools_on_their_gpu_types(ws: Any,
+                                                                      tmp_path: Any) -> None:
+    """The workbook Summary of an aggregated deployment (4 H100s), a disaggregated one with
+    its decode pool on H200 (2 prefill workers × TP2 on H100 + 1 decode worker × TP2 on
+    H200) and one on H100 alone (3 × TP1 + 1 × TP4): the GPU table counts 4 + 4 + 7 = 15
+    H100s at $2.50 and 2 H200s at $3.50 (730 h), the roll-up 17 GPUs, the scenario table
+    names both types and each deployment's GPUs; cached values equal LibreOffice's
+    recalculation of every Summary formula."""
+    from tests.libreoffice import recalculate
+    from tests.test_report import workbook_values
+    from tests.test_workbook_finance import formula_cells, same
+
+    ws.new_fleet("pdx")
+    common = dict(model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                  target_requests_per_s=6.0, prompt_tokens=1000, output_tokens=250,
+                  slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05, weight_dtype="fp8")
+    ws.new_scenario("pdx", "agg", gpus=4, tp=4, **common)
+    ws.new_scenario("pdx", "mixed", serving_mode="disaggregated", prefill_tp=2,
+                    prefill_workers=2, decode_tp=2, decode_workers=1, decode_gpu="h200",
+                    **common)
+    ws.new_scenario("pdx", "same", serving_mode="disaggregated", prefill_tp=1,
+                    prefill_workers=3, decode_tp=4, decode_workers=1, **common)
+    path = tmp_path / "pdx.xlsx"
+    ws.export(path, ["pdx"])
+    cached = workbook_values(path)
+    summary = {cell: v for (sheet, cell), v in cached.items() if sheet == "Summary"}
+    by_text: dict[str, str] = {}  # a text's first cell (column A: the tables' row labels)
+    for cell, v in summary.items():
+        if isinstance(v, str) and cell.startswith("A"):
+            by_text.setdefault(v, cell)
+
+    def right_of(label: str, column: str) -> Any:
+        return summary[column + by_text[label][1:]]
+
+    h100, h200 = 2.50, 3.50  # seeds/gpus.toml example prices, USD per GPU-hour
+    assert (right_of("h100-sxm", "G"), right_of("h100-sxm", "H")) == (15, 15 * h100 * 730)
+    assert (right_of("h200", "G"), right_of("h200", "H")) == (2, 2 * h200 * 730)
+    assert right_of("pdx", "D") == 17  # the roll-up: every pool's GPUs
+    assert right_of("pdx", "F") == pytest.approx((15 * h100 + 2 * h200) * 730)
+    assert (right_of("pdx/mixed", "C"), right_of("pdx/mixed", "D")) == ("h100-sxm + h200", 6)
+    assert (right_of("pdx/same", "C"), right_of("pdx/same", "D")) == ("h100-sxm", 7)
+    assert (right_of("pdx/agg", "C"), right_of("pdx/agg", "D")) == ("h100-sxm", 4)
+    formulas = {k: f for k, f in formula_cells(path).items() if k[0] == "Summary"}
+    recalculated = workbook_values(recalculate(path, tmp_path / "lo"))
+    differ = [(k, cached[k], recalculated.get(k)) for k in formulas
+              if not same(cached[k], recalculated.get(k))]
+    assert differ == [] and len(formulas) > 40, differ[:10]
+
+
+def test_compare_options_shows_both_pools_and_their_gpus(ws: Any) -> None:
+    """``compare --options`` of an aggregated base (4 × H100 at TP4) and a disaggregated
+    option (2 prefill workers × TP2 on H100 + 1 decode worker × TP2 on H200): the option's
+    GPU names both pools, its GPUs are both pools' (2 * 2 + 1 * 2 = 6, not its ``gpus``
+    input), its GPUs needed the closed form's, and the verdict line counts the deployment's
+    GPUs and sizes in workers."""
+    from planner.sheet.verdict import headline
+    from tests.helpers import invoke
+
+    ws.new_fleet("pdo")
+    common = dict(model="llama-3-70b", gpu="h100-sxm", engine="vllm",
+                  target_requests_per_s=6.0, prompt_tokens=1000, output_tokens=250,
+                  slo_ttft_s=1.0, slo_percentile="50", slo_tpot_s=0.05, weight_dtype="fp8")
+    ws.new_scenario("pdo", "agg", gpus=4, tp=4, **common)
+    ws.new_scenario("pdo", "mixed", serving_mode="disaggregated", prefill_tp=2,
+                    prefill_workers=2, decode_tp=2, decode_workers=1, decode_gpu="h200",
+                    option_of="agg", **common)
+    result = invoke("compare", "--options", "pdo/agg", "--json")
+    assert result.exit_code == 0, result.output
+    options = {o["name"]: o for o in json.loads(result.output)["options"]}
+    mixed = ws.scenario("pdo", "mixed")
+    out = ws.evaluate(mixed)
+    assert options["mixed"]["gpu"] == "2 × h100-sxm TP2 + 1 × h200 TP2"
+    assert options["mixed"]["gpus"] == out["deployment_gpus"] == 6
+    # at 6 requests/s one prefill worker (TP2, about 9.8 requests/s within the 1 s TTFT p50)
+    # and one decode worker (TP2) suffice: 1 * 2 + 1 * 2 = 4 GPUs
+    assert options["mixed"]["gpus_needed"] == out["gpus_needed"] == 4
+    assert (out["disagg_prefill_workers_needed"], out["disagg_decode_workers_needed"]) == (1, 1)
+    assert options["mixed"]["cost_usd_per_month"] == pytest.approx(
+        (4 * GPUS["h100-sxm"].price_usd_per_hour + 2 * GPUS["h200"].price_usd_per_hour) * 730)
+    assert (options["agg"]["gpu"], options["agg"]["gpus"]) == ("h100-sxm", 4)
+    line = headline(out, mixed.inputs)
+    assert line.startswith("meets SLO on 6 GPUs: needs 4 GPUs (1 prefill + 1 decode workers)")
+    text = invoke("compare", "--options", "pdo/agg")
+    assert "2 × h100-sxm TP2 + 1 × h200 TP2" in text.output
+
+
+def test_estimate_and_explain_take_a_decode_pool_on_another_gpu(ws: Any) -> None:
+    """``planner estimate --decode-gpu h200`` (one prefill worker on H100, one decode worker
+    on H200) prices each pool at its GPU ($2.50 + $3.50 an hour) instead of refusing the
+    decode GPU, and ``scenario explain`` of such a scenario walks the decode pool's sizing."""
+    from tests.helpers import invoke
+
+    result = invoke("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--engine",
+                    "vllm", "--serving-mode", "disaggregated", "--decode-gpu", "h200",
+                    "--target-requests-per-s", "2", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["deployment_gpus"] == 2
+    assert out["cost_usd_per_hour"] == pytest.approx(
+        GPUS["h100-sxm"].price_usd_per_hour + GPUS["h200"].price_usd_per_hour)
+    ws.new_fleet("pde")
+    ws.new_scenario("pde", "mixed", model="llama-3-8b", gpu="h100-sxm", engine="vllm",
+                    serving_mode="disaggregated", decode_gpu="h200",
+                    target_requests_per_s=2.0, slo_tpot_s=0.05)
+    explained = invoke("scenario", "explain", "pde/mixed", "disagg_decode_workers_needed",
+                       "--depth", "2")
+    assert explained.exit_code == 0, explained.output
+    assert explained.output.startswith("disagg_decode_workers_needed = 1")

@@ -187,12 +187,34 @@ class _Summary:
                                   serving["gpu_bandwidth_efficiency"], lk.fmt("0.00"))),
                 (6, formula_cell(f"GPUs!{gl['usable_memory_gib']}{gr}",
                                   serving["gpu_usable_memory_bytes"] / 2**30, lk.fmt("0.0")))]
-        match = f"EXACT({self.rng('gpu')},{exact_criterion(g.name, self.gpu_rows)})"
-        mine = [i for i in self.inference.counted() if self.inference.meta[i][2] == g.name]
-        cells += [(7, formula_cell(self.counted_sum(match, self.rng("gpus")),
-                                    self.inference.total("gpus", mine), lk.fmt("#,##0"))),
-                  (8, formula_cell(self.counted_sum(match, self.rng("cost_usd_per_month")),
-                                    self.inference.total("cost_usd_per_month", mine),
+        name = exact_criterion(g.name, self.gpu_rows)
+        match = f"EXACT({self.rng('gpu')},{name})"
+        inf = self.inference
+        mine = [i for i in inf.counted() if inf.meta[i][2] == g.name
+                and not inf.disaggregated(i)]
+        # a disaggregated deployment's pools count on their own types: the prefill pool on
+        # the row's GPU, the decode pool on decode_gpu (the row's GPU where it is "same")
+        pool_gpus, pool_cost = inf.pool_gpus_on(g.name, inf.counted())
+        aggregated = f"({self.rng('serving_mode_code')}<>1)"
+        pooled = f"({self.rng('serving_mode_code')}=1)"
+        decode_match = (f"(({self.rng('decode_gpu_same')}=1)*{match}"
+                        f"+({self.rng('decode_gpu_same')}=0)*EXACT({self.rng('decode_gpu')},"
+                        f"{name}))")
+        hours = self.rng("hours_per_month")
+        gpus = "+".join((
+            self.counted_sum(match, self.rng("gpus"), extra=aggregated),
+            self.counted_sum(match, self.rng("prefill_gpus"), extra=pooled),
+            self.counted_sum(decode_match, self.rng("decode_gpus"), extra=pooled)))
+        cost = "+".join((
+            self.counted_sum(match, self.rng("cost_usd_per_month"), extra=aggregated),
+            self.counted_sum(match, f"{self.rng('prefill_gpus')}*"
+                             f"{self.rng('price_usd_per_gpu_hour')}*{hours}", extra=pooled),
+            self.counted_sum(decode_match, f"{self.rng('decode_gpus')}*"
+                             f"{self.rng('decode_gpu_price_usd_per_gpu_hour')}*{hours}",
+                             extra=pooled)))
+        cells += [(7, formula_cell(gpus, inf.total("gpus", mine) + pool_gpus,
+                                    lk.fmt("#,##0"))),
+                  (8, formula_cell(cost, inf.total("cost_usd_per_month", mine) + pool_cost,
                                     lk.fmt(USD)))]
         return cells
 
@@ -252,8 +274,8 @@ class _Summary:
             (2, formula_cell(self.counted_sum(match, None), len(mine), lk.fmt("#,##0"))),
             (3, formula_cell(self.counted_sum(match, None, extra=f"({self.rng('fits')}=FALSE)"),
                               not_fitting, lk.fmt("#,##0"))),
-            (4, formula_cell(self.counted_sum(match, self.rng("gpus")),
-                              inf.total("gpus", mine), lk.fmt("#,##0"))),
+            (4, formula_cell(self.counted_sum(match, self.rng("deployment_gpus")),
+                              inf.total("deployment_gpus", mine), lk.fmt("#,##0"))),
             (5, formula_cell(self.counted_sum(match, self.rng("cost_usd_per_hour")),
                               inf.total("cost_usd_per_hour", mine), lk.fmt(USD_CENTS))),
             (6, formula_cell(self.counted_sum(match, self.rng("cost_usd_per_month")),
@@ -273,7 +295,7 @@ class _Summary:
         lk, st, inf, tr = self.lk, self.st, self.inference, self.training
         mine = inf.counted()
         values = [len(mine), sum(1 for i in mine if inf.value("fits", i) is False),
-                  inf.total("gpus", mine), inf.total("cost_usd_per_hour", mine),
+                  inf.total("deployment_gpus", mine), inf.total("cost_usd_per_hour", mine),
                   inf.total("cost_usd_per_month", mine),
                   tr.total("train_cost_usd", tr.counted()),
                   inf.total("output_tokens_per_s", mine) * CONSTANTS["SecondsPerDay"]
@@ -367,7 +389,8 @@ class _Summary:
         flag = f'(${counted}${top}:${counted}${end}="{COUNTED}")'
         cells = [(1, text_cell("total of counted scenarios", lk.total_label, st))]
         sums = {}
-        for header, unit, key in (("GPUs", "count", "gpus"), ("cost", "USD/h", "cost_usd_per_hour"),
+        for header, unit, key in (("GPUs", "count", "deployment_gpus"),
+                                  ("cost", "USD/h", "cost_usd_per_hour"),
                                   ("cost", "USD/month", "cost_usd_per_month"),
                                   ("output", "tokens/s at load", "output_tokens_per_s")):
             j = column_index(header, unit)

@@ -67,6 +67,14 @@ def _cost_at_load(v: Mapping[str, np.ndarray]) -> np.ndarray:
     return np.where(out > 0, cost.astype(object), "n/a")
 
 
+def _gpu_types(v: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The GPU type, ``prefill + decode`` where a disaggregated deployment's decode pool runs
+    on another type."""
+    two = (_num(v["serving_mode_code"]) == 1) & (_num(v["decode_gpu_same"]) == 0)
+    gpu, decode = np.asarray(v["gpu"], dtype=object), np.asarray(v["decode_gpu"], dtype=object)
+    return _text(np.where(two, gpu + " + " + decode, gpu))
+
+
 def _basis(v: Mapping[str, np.ndarray]) -> np.ndarray:
     mode = _num(v["load_mode"])
     clients = [f"{int(c)} clients" for c in _num(v["concurrency"])]
@@ -113,8 +121,11 @@ SCENARIO_COLUMNS = (
                   explain="Counted in the totals: yes, or 'no: option' for an option of a "
                   "group that is not its chosen one (listed for comparison, greyed, never "
                   "added). = IF(chosen, \"yes\", \"no: option\")", text=True),
-    SummaryColumn("GPU", "", "{gpu}", None, text=True),
-    SummaryColumn("GPUs", "count", "{gpus}", None, "#,##0"),
+    SummaryColumn("GPU", "", '{gpu}&IF(AND({serving_mode_code}=1,{decode_gpu_same}=0),'
+                  '" + "&{decode_gpu},"")', _gpu_types,
+                  explain="The GPU type; a disaggregated deployment whose decode pool runs on "
+                  "another type shows both, prefill + decode (decode_gpu).", text=True),
+    SummaryColumn("GPUs", "count", "{deployment_gpus}", None, "#,##0"),
     SummaryColumn("fits", "yes/no", "{fits}", None, YES_NO),
     SummaryColumn("target rate", "requests/s", "{target_requests_per_s}", None, "#,##0.00"),
     SummaryColumn("meets target", "SLO at load",
@@ -181,13 +192,20 @@ def column_index(header: str, unit: str | None = None) -> int:
                 if c.header == header and (unit is None or c.unit == unit))
 
 
+POOL_KEYS = ("serving_mode_code", "prefill_gpus", "decode_gpus", "decode_gpu",
+             "decode_gpu_same", "price_usd_per_gpu_hour", "decode_gpu_price_usd_per_gpu_hour",
+             "hours_per_month")
+"""The Scenarios columns the GPU table reads to count and price a disaggregated deployment's
+two pools each on its own GPU type (issue 25)."""
+
+
 class Gather:
     """The figures the Summary shows, gathered from the scenario sheets' evaluated chunks as
     they stream (a few columns of every row, not whole rows)."""
 
     KEYS: ClassVar[dict[str, tuple[str, ...]]] = {
         "inference": ("fits", "gpus", "cost_usd_per_hour", "cost_usd_per_month",
-                      "output_tokens_per_s",
+                      "output_tokens_per_s", *POOL_KEYS,
                       *(k for c in SCENARIO_COLUMNS for k in c.reads
                         if k not in ("gpu", "chosen"))),
         "training": ("gpus", "train_cost_usd", "gpu_hours",
@@ -221,6 +239,36 @@ class Gather:
         """Sum of ``key`` over ``rows`` (unevaluated rows count 0)."""
         return float(sum(self.value(key, i) or 0 for i in rows))
 
+    def disaggregated(self, i: int) -> bool:
+        """Row ``i`` is a disaggregated deployment (``serving_mode_code`` 1)."""
+        return self.value("serving_mode_code", i) == 1
+
+    def decode_gpu_of(self, i: int) -> str:
+        """The GPU type of row ``i``'s decode pool (its own GPU where ``decode_gpu`` is
+        ``same``)."""
+        same = self.value("decode_gpu_same", i) == 1
+        return self.meta[i][2] if same else str(self.value("decode_gpu", i))
+
+    def pool_gpus_on(self, gpu: str, rows: Sequence[int]) -> tuple[float, float]:
+        """(GPUs, USD/month) of the disaggregated pools among ``rows`` that run on ``gpu``: a
+        prefill pool on its row's GPU, a decode pool on its decode GPU, each at its GPU's
+        price × the row's hours per month."""
+        gpus = cost = 0.0
+        for i in rows:
+            if not self.disaggregated(i):
+                continue
+            hours = float(self.value("hours_per_month", i) or 0)
+            if self.meta[i][2] == gpu:
+                held = float(self.value("prefill_gpus", i) or 0)
+                gpus += held
+                cost += held * float(self.value("price_usd_per_gpu_hour", i) or 0) * hours
+            if self.decode_gpu_of(i) == gpu:
+                held = float(self.value("decode_gpus", i) or 0)
+                gpus += held
+                cost += held * float(self.value("decode_gpu_price_usd_per_gpu_hour", i)
+                                     or 0) * hours
+        return gpus, cost
+
     def counted(self, fleet: str | None = None) -> list[int]:
         """Rows counted in totals (chosen), of ``fleet`` or of every fleet."""
         return [i for i, (f, _n, _g) in enumerate(self.meta)
@@ -248,7 +296,8 @@ def _gathered(gather: Gather, reads: tuple[str, ...], lo: int,
     raw: dict[str, list[Any]] = {}
     bad = np.zeros(n, dtype=bool)
     for key in reads:
-        got = gather.columns[key][lo:hi]
+        got = ([gpu for _f, _n, gpu in gather.meta[lo:hi]] if key == "gpu"
+               else gather.columns[key][lo:hi])
         got = got + [None] * (n - len(got))
         if None in got:
             bad |= np.fromiter((v is None for v in got), dtype=bool, count=n)
@@ -272,7 +321,7 @@ def column_values(gather: Gather, column: SummaryColumn, lo: int, hi: int) -> np
         (key,) = column.reads
         out = np.asarray(raw[key])
         out = out.astype(bool) if key == "fits" else (
-            out.astype(np.int64) if key == "gpus" else out.astype(float))
+            out.astype(np.int64) if key in ("gpus", "deployment_gpus") else out.astype(float))
     else:
         out = column.compute({k: np.asarray(v) for k, v in raw.items()})
     if bad.any():

@@ -250,8 +250,13 @@ def _calibration_sheets(ctx: _Context, predictions: Sequence[RunPrediction]) -> 
 def _summary_info(scenarios: Sequence[Scenario], inference: Sequence[Scenario],
                   gpus: Sequence[GpuInfo], plan_lines: Any) -> SummaryInfo:
     """The Summary's title and assumptions: fleets, export time (UTC), planner version, the
-    GPUs in use, scenarios per engine, hours per month and the plans' lines."""
+    GPUs in use (a disaggregated scenario's decode GPU too), scenarios per engine, hours per
+    month and the plans' lines."""
     used = {s.gpu for s in scenarios}
+    # a disaggregated deployment's decode pool runs on its decode GPU (issue 25)
+    used |= {str(s.inputs.get("decode_gpu")) for s in inference
+             if s.inputs.get("serving_mode") == "disaggregated"
+             and s.inputs.get("decode_gpu") not in (None, "", "same")}
     engines: dict[str, int] = {}
     for s in inference:
         engine = str(s.inputs.get("engine"))
