@@ -333,8 +333,8 @@ def test_the_summary_counts_and_prices_both_pools_on_their_gpu_types(ws: Any,
     names both types and each deployment's GPUs; cached values equal LibreOffice's
     recalculation of every Summary formula."""
     from tests.libreoffice import recalculate
-    from tests.test_report import workbook_values
-    from tests.test_workbook_finance import formula_cells, same
+    from tests.io.test_report import workbook_values
+    from tests.io.test_workbook_finance import formula_cells, same
 
     ws.new_fleet("pdx")
     common = dict(model="llama-3-70b", gpu="h100-sxm", engine="vllm",

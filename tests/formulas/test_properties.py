@@ -123,7 +123,10 @@ def test_numeric_columns_map_choices() -> None:
     cols = service.inference_graph().compute(
         {**parse_inputs(INFERENCE_INPUTS, {"weight_dtype": "int4", "kv_dtype": "fp8",
                                            "reserve_gib": "2"}),
-         "model_checkpoint_weight_bits": 16},
+         "model_checkpoint_weight_bits": 16,
+         # what kv_bits reads to resolve kv_dtype auto (an explicit fp8 here does not use them)
+         "gpu_compute_capability": 0, "model_checkpoint_kv_bits": 0,
+         "model_sparse_mla_layers": 0, "model_vllm_v4_kv_bytes_per_token": 0},
         ["weight_bits", "kv_bits", "quant_group_size_effective", "reserve_bytes"])
     cols["quant_group_size"] = cols["quant_group_size_effective"]
     assert (cols["weight_bits"], cols["kv_bits"], cols["quant_group_size"]) == (4, 8, 128)
