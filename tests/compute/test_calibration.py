@@ -152,11 +152,13 @@ def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
         # kernels per layer (Qwen3's query/key norms: 11 kernels, not 9) lengthen the
         # uncalibrated decode step: before TPOT 1.35 % -> 5.7 %, throughput 54.7 % -> 48.5 %;
         # merged with issue 23's topology (collective link and hop latency) and the vLLM
-        # profile-run peak, the uncalibrated throughput error is 45.5 %
+        # profile-run peak, the uncalibrated throughput error is 45.5 %; with varying output
+        # lengths a request's prefill step holds the prompts that arrived with it
+        # (serving._cohort_tokens, branch ttft2): held-out TTFT 8.6 % -> 8.3 %
         expected = {
             "before": (0.455, 0.237, 0.057),
             "after": (0.075, 0.029, 0.017),
-            "holdout": (0.098, 0.086, 0.007),
+            "holdout": (0.098, 0.083, 0.007),
         }
         for key, (thr, ttft, tpot) in expected.items():
             got = summary[key]
