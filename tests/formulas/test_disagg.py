@@ -332,9 +332,9 @@ def test_the_summary_counts_and_prices_both_pools_on_their_gpu_types(ws: Any,
     H100s at $2.50 and 2 H200s at $3.50 (730 h), the roll-up 17 GPUs, the scenario table
     names both types and each deployment's GPUs; cached values equal LibreOffice's
     recalculation of every Summary formula."""
-    from tests.libreoffice import recalculate
     from tests.io.test_report import workbook_values
     from tests.io.test_workbook_finance import formula_cells, same
+    from tests.libreoffice import recalculate
 
     ws.new_fleet("pdx")
     common = dict(model="llama-3-70b", gpu="h100-sxm", engine="vllm",
