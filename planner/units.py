@@ -213,6 +213,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "elements": lambda v: f"{fmt_count(v)} elements",
     "FLOPs/pair": lambda v: f"{fmt_count(v)} FLOPs/pair",
     "code": lambda v: f"{v:g}",
+    "σ": lambda v: f"{v:.3f} σ",
 }
 """How a figure in each unit is shown: every displayed number says its unit (CLI, UI and
 ``explain`` all format through this table)."""

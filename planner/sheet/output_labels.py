@@ -207,7 +207,7 @@ META: dict[str, ColumnMeta] = {
     "lm_head_s_per_token": ColumnMeta(label="Logits compute per token", unit="s"),
     "expert_ranks": ColumnMeta(label="Expert-parallel ranks", unit="GPUs", integer=True),
     "expert_rank_max_sd": ColumnMeta(
-        label="Busiest expert rank (standard deviations over the mean)", unit="ratio"),
+        label="Busiest expert rank (standard deviations over the mean)", unit="σ"),
     "expert_gemm_s_per_token": ColumnMeta(label="Routed-expert GEMM compute per token",
                                           unit="s"),
     "saturation_requests_per_step": ColumnMeta(label="Requests per step (saturated)", unit="count"),
@@ -282,7 +282,7 @@ META: dict[str, ColumnMeta] = {
     "prefill_expert_ranks": ColumnMeta(label="Prefill expert-parallel ranks", unit="GPUs",
                                        integer=True),
     "prefill_expert_rank_max_sd": ColumnMeta(
-        label="Prefill busiest expert rank (standard deviations)", unit="ratio"),
+        label="Prefill busiest expert rank (standard deviations)", unit="σ"),
     "prefill_expert_gemm_s_per_token": ColumnMeta(label="Prefill routed-expert GEMM per token",
                                                   unit="s"),
     "prefill_token_compute_s": ColumnMeta(label="Prefill compute per token", unit="s"),
@@ -304,7 +304,7 @@ META: dict[str, ColumnMeta] = {
     "decode_expert_ranks": ColumnMeta(label="Decode expert-parallel ranks", unit="GPUs",
                                       integer=True),
     "decode_expert_rank_max_sd": ColumnMeta(
-        label="Decode busiest expert rank (standard deviations)", unit="ratio"),
+        label="Decode busiest expert rank (standard deviations)", unit="σ"),
     "decode_expert_gemm_s_per_token": ColumnMeta(label="Decode routed-expert GEMM per token",
                                                  unit="s"),
     "decode_lm_head_s_per_token": ColumnMeta(label="Decode logits per token", unit="s"),

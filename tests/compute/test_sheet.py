@@ -27,7 +27,7 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
     assert len(OUTPUTS) == (68 + 11 + 86 + 4 + 2 + 85 + 12 + 4 + 3 + 5
-                            + 59 + 4 + 15)  # roofline and training (4
+                            + 59 + 4 + 15 + 32 + 9)  # roofline and training (4
     # fixed-state columns), the offload to host memory (11), then the serving engine
     # (engine_state_tokens, step_host_link_s), SLO and saturated (issue 24), the topology's link
     # columns and the profile run's kept MoE workspace and hidden states (issue 23), the SLO
@@ -37,7 +37,10 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     # MoE exchange (issue 25 item 5: code, dispatch bytes, seconds per token, latencies) and
     # disaggregated serving's pools, transfer and operating point (59, and 4 of its pools'
     # memory: prefill KV per token, pool, capacity and pools_fit; issue 25), speculative
-    # decoding (12) and prefix caching (3, issue 25)
+    # decoding (12) and prefix caching (3, issue 25), the disaggregated sizing (32: workers,
+    # GPUs, per-worker capacities and the SLO batch and wait of each pool, issue 25 item 2) and
+    # the busiest expert rank under expert parallelism (3 columns for the aggregated engine and
+    # each disaggregated pool: ranks, spread, expert GEMM seconds per token)
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name

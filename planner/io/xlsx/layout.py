@@ -50,6 +50,7 @@ NUMBER_FORMATS = {
     "USD/GPU-h": '"$"#,##0.00',
     "elements": "#,##0", "FLOPs/pair": "#,##0", "code": "0", "GiB": "#,##0.00",
     "fraction of memory": "0.00", "h": "#,##0", "stage": "0", "rank": "0",
+    "σ": '0.000" σ"',
 }
 
 GPU_SHEET = (
