@@ -55,9 +55,10 @@ speculative decoding (other items of the issue).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
-from planner.estimator import derived, memory, serving, topology
+from planner.estimator import derived, memory, pool_links, serving, topology
 from planner.estimator import engine_memory as em
 from planner.estimator import expert_parallel as xp
 from planner.estimator.gpu import GpuSpec, gpu_figures
@@ -294,61 +295,6 @@ def prefill_expert_weights_s(model_matmul_experts_params: Value, weight_bits_eff
                                             bandwidth_efficiency_effective)
 
 
-def _pool_token_s(tp: Value, ep: Value, attention_dp_number: Value, model_layers: Value,
-                  model_hidden_size: Value, model_experts: Value,
-                  model_experts_per_token: Value, activation_bytes: Value, engine_code: Value,
-                  matmul_path_code: Value, gpu_compute_bits: Value,
-                  nvlink_domain_gpus: Value, interconnect_bytes_per_s: Value,
-                  mesh_links_per_gpu: Value, pcie_gen: Value, nic_gbit_per_s: Value,
-                  collective_efficiency: Value, ffn_width_per_token: Value,
-                  bandwidth_bytes_per_s: Value, bandwidth_efficiency: Value) -> Value:
-    """Per-token seconds outside ``max(compute, memory)`` on one GPU of a pool: the TP
-    all-reduces (:func:`serving.serving_comm_s_per_token`) and the MoE layer's exchange
-    (:func:`planner.estimator.expert_parallel.moe_comm_s_per_token`, chosen by
-    :func:`~planner.estimator.expert_parallel.moe_exchange_code` at the pool's TP, EP and
-    attention DP) over the links its groups cross (:mod:`planner.estimator.topology`), plus
-    the element-wise kernels (:func:`serving.serving_activation_s_per_token`). Not a column."""
-    tp_link = topology.tp_link_bytes_per_s(tp, nvlink_domain_gpus, interconnect_bytes_per_s,
-                                           mesh_links_per_gpu, pcie_gen, nic_gbit_per_s)
-    ep_link = topology.ep_link_bytes_per_s(ep, nvlink_domain_gpus, interconnect_bytes_per_s,
-                                           mesh_links_per_gpu, pcie_gen, nic_gbit_per_s)
-    code = xp.moe_exchange_code(tp, ep, attention_dp_number, model_experts,
-                                model_experts_per_token, engine_code, nvlink_domain_gpus)
-    dispatch = xp.moe_dispatch_bytes(engine_code, code, matmul_path_code, gpu_compute_bits,
-                                     activation_bytes)
-    moe = xp.moe_comm_s_per_token(code, tp, ep, model_layers, model_hidden_size,
-                                  model_experts_per_token, dispatch, activation_bytes, tp_link,
-                                  ep_link, collective_efficiency)
-    comm = serving.serving_comm_s_per_token(tp, attention_dp_number, model_layers,
-                                            model_hidden_size, activation_bytes, tp_link,
-                                            collective_efficiency, moe)
-    elementwise = serving.serving_activation_s_per_token(
-        model_layers, model_hidden_size, ffn_width_per_token, tp, activation_bytes,
-        bandwidth_bytes_per_s, bandwidth_efficiency)
-    return comm + elementwise
-
-
-def prefill_token_s(prefill_tp_effective: Value, prefill_ep_effective: Value,
-                    prefill_attention_dp_number: Value, model_layers: Value,
-                    model_hidden_size: Value, model_experts: Value,
-                    model_experts_per_token: Value, activation_bytes: Value,
-                    engine_code: Value, matmul_path_code: Value, gpu_compute_bits: Value,
-                    gpu_nvlink_domain_gpus: Value, gpu_interconnect_bytes_per_s: Value,
-                    gpu_mesh_links_per_gpu: Value, gpu_pcie_gen: Value,
-                    gpu_nic_gbit_per_s: Value, collective_efficiency: Value,
-                    ffn_width_per_token: Value, gpu_bandwidth_bytes_per_s: Value,
-                    bandwidth_efficiency_effective: Value) -> Value:
-    """Per-token collectives and element-wise seconds on a prefill GPU
-    (:func:`_pool_token_s` at the prefill TP/EP on the scenario's GPU)."""
-    return _pool_token_s(prefill_tp_effective, prefill_ep_effective,
-                         prefill_attention_dp_number, model_layers, model_hidden_size,
-                         model_experts, model_experts_per_token, activation_bytes, engine_code,
-                         matmul_path_code, gpu_compute_bits, gpu_nvlink_domain_gpus,
-                         gpu_interconnect_bytes_per_s, gpu_mesh_links_per_gpu, gpu_pcie_gen,
-                         gpu_nic_gbit_per_s, collective_efficiency, ffn_width_per_token,
-                         gpu_bandwidth_bytes_per_s, bandwidth_efficiency_effective)
-
-
 def _pool_step_fixed_s(tp: Value, pp: Value, ep: Value, attention_dp_number: Value,
                        model_layers: Value, model_experts: Value,
                        model_experts_per_token: Value, engine_code: Value,
@@ -575,31 +521,6 @@ def decode_expert_weights_s(model_matmul_experts_params: Value, weight_bits_effe
                                             decode_bandwidth_efficiency_effective)
 
 
-def decode_token_s(decode_tp_effective: Value, decode_ep_effective: Value,
-                   decode_attention_dp_number: Value, model_layers: Value,
-                   model_hidden_size: Value, model_experts: Value,
-                   model_experts_per_token: Value, activation_bytes: Value, engine_code: Value,
-                   matmul_path_code: Value, gpu_compute_bits: Value,
-                   decode_gpu_nvlink_domain_gpus: Value,
-                   decode_gpu_interconnect_bytes_per_s: Value,
-                   decode_gpu_mesh_links_per_gpu: Value, decode_gpu_pcie_gen: Value,
-                   decode_gpu_nic_gbit_per_s: Value, collective_efficiency: Value,
-                   ffn_width_per_token: Value, decode_gpu_bandwidth_bytes_per_s: Value,
-                   decode_bandwidth_efficiency_effective: Value) -> Value:
-    """Per-token collectives and element-wise seconds on a decode GPU (:func:`_pool_token_s`
-    at the decode TP/EP and the decode GPU's wiring; the MoE dispatch dtype by the scenario
-    GPU's compute path)."""
-    return _pool_token_s(decode_tp_effective, decode_ep_effective, decode_attention_dp_number,
-                         model_layers, model_hidden_size, model_experts,
-                         model_experts_per_token, activation_bytes, engine_code,
-                         matmul_path_code, gpu_compute_bits, decode_gpu_nvlink_domain_gpus,
-                         decode_gpu_interconnect_bytes_per_s, decode_gpu_mesh_links_per_gpu,
-                         decode_gpu_pcie_gen, decode_gpu_nic_gbit_per_s,
-                         collective_efficiency, ffn_width_per_token,
-                         decode_gpu_bandwidth_bytes_per_s,
-                         decode_bandwidth_efficiency_effective)
-
-
 def decode_step_fixed_s(decode_tp_effective: Value, pp: Value, decode_ep_effective: Value,
                         decode_attention_dp_number: Value, model_layers: Value,
                         model_experts: Value, model_experts_per_token: Value,
@@ -666,21 +587,33 @@ def decode_kv_pool_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number: 
                                       activation_peak_bytes, non_torch, budget)
 
 
+def decode_engine_block_tokens(engine_code: Value, block_size_effective: Value,
+                               state_bytes_per_sequence_per_gpu: Value, tp: Value,
+                               decode_tp_effective: Value, model_state_layers: Value,
+                               decode_kv_bytes_per_token_per_gpu: Value,
+                               model_kv_layers: Value, model_vllm_v4_kv_bytes_per_token: Value,
+                               decode_gpu_compute_capability: Value,
+                               model_attention_head_dim: Value) -> Value:
+    """Tokens per KV block of a decode worker's engine
+    (:func:`engine_memory.engine_block_tokens` at the decode TP, the state per GPU scaled by
+    ``tp / decode_tp``, on the decode GPU: its compute capability sets vLLM's alignment)."""
+    return em.engine_block_tokens(engine_code, block_size_effective,
+                                  state_bytes_per_sequence_per_gpu * tp / decode_tp_effective,
+                                  model_state_layers, decode_kv_bytes_per_token_per_gpu,
+                                  model_kv_layers, model_vllm_v4_kv_bytes_per_token,
+                                  decode_gpu_compute_capability, model_attention_head_dim)
+
+
 def decode_token_capacity(decode_kv_pool_bytes_per_gpu: Value,
                           decode_kv_bytes_per_token_per_gpu: Value,
-                          block_size_effective: Value, engine_code: Value,
-                          state_bytes_per_sequence_per_gpu: Value, tp: Value,
-                          decode_tp_effective: Value, model_state_layers: Value,
-                          model_kv_layers: Value, model_growing_layers: Value,
-                          model_window_layers: Value,
-                          model_vllm_v4_kv_bytes_per_token: Value) -> Value:
-    """KV tokens one decode worker's pool holds, whole blocks
-    (:func:`engine_memory.engine_kv_tokens`; the state per GPU scaled by ``tp / decode_tp``)."""
-    return em.engine_kv_tokens(decode_kv_pool_bytes_per_gpu, decode_kv_bytes_per_token_per_gpu,
-                               block_size_effective, engine_code,
-                               state_bytes_per_sequence_per_gpu * tp / decode_tp_effective,
-                               model_state_layers, model_kv_layers, model_growing_layers,
-                               model_window_layers, model_vllm_v4_kv_bytes_per_token)
+                          decode_engine_block_tokens: Value, engine_code: Value,
+                          model_growing_layers: Value, model_window_layers: Value,
+                          model_state_layers: Value) -> Value:
+    """KV tokens one decode worker's pool holds, whole blocks of its own
+    (:func:`engine_memory.kv_tokens_in`)."""
+    return em.kv_tokens_in(decode_kv_pool_bytes_per_gpu, decode_kv_bytes_per_token_per_gpu,
+                           decode_engine_block_tokens, engine_code, model_growing_layers,
+                           model_window_layers, model_state_layers)
 
 
 def decode_max_running_batch(max_num_seqs_effective: Value, decode_token_capacity: Value,
@@ -735,21 +668,32 @@ def prefill_kv_pool_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number:
         gpu_runtime_context_bytes, non_torch_gib, comm_buffer_gib, reserve_bytes_per_gpu)
 
 
+def prefill_engine_block_tokens(engine_code: Value, block_size_effective: Value,
+                                state_bytes_per_sequence_per_gpu: Value, tp: Value,
+                                prefill_tp_effective: Value, model_state_layers: Value,
+                                prefill_kv_bytes_per_token_per_gpu: Value,
+                                model_kv_layers: Value, model_vllm_v4_kv_bytes_per_token: Value,
+                                gpu_compute_capability: Value,
+                                model_attention_head_dim: Value) -> Value:
+    """Tokens per KV block of a prefill worker's engine (:func:`decode_engine_block_tokens`
+    at the prefill TP, on the scenario's GPU)."""
+    return em.engine_block_tokens(engine_code, block_size_effective,
+                                  state_bytes_per_sequence_per_gpu * tp / prefill_tp_effective,
+                                  model_state_layers, prefill_kv_bytes_per_token_per_gpu,
+                                  model_kv_layers, model_vllm_v4_kv_bytes_per_token,
+                                  gpu_compute_capability, model_attention_head_dim)
+
+
 def prefill_token_capacity(prefill_kv_pool_bytes_per_gpu: Value,
                            prefill_kv_bytes_per_token_per_gpu: Value,
-                           block_size_effective: Value, engine_code: Value,
-                           state_bytes_per_sequence_per_gpu: Value, tp: Value,
-                           prefill_tp_effective: Value, model_state_layers: Value,
-                           model_kv_layers: Value, model_growing_layers: Value,
-                           model_window_layers: Value,
-                           model_vllm_v4_kv_bytes_per_token: Value) -> Value:
-    """KV tokens one prefill worker's pool holds, whole blocks (:func:`decode_token_capacity`
-    at the prefill TP)."""
-    return em.engine_kv_tokens(prefill_kv_pool_bytes_per_gpu, prefill_kv_bytes_per_token_per_gpu,
-                               block_size_effective, engine_code,
-                               state_bytes_per_sequence_per_gpu * tp / prefill_tp_effective,
-                               model_state_layers, model_kv_layers, model_growing_layers,
-                               model_window_layers, model_vllm_v4_kv_bytes_per_token)
+                           prefill_engine_block_tokens: Value, engine_code: Value,
+                           model_growing_layers: Value, model_window_layers: Value,
+                           model_state_layers: Value) -> Value:
+    """KV tokens one prefill worker's pool holds, whole blocks of its own
+    (:func:`engine_memory.kv_tokens_in`)."""
+    return em.kv_tokens_in(prefill_kv_pool_bytes_per_gpu, prefill_kv_bytes_per_token_per_gpu,
+                           prefill_engine_block_tokens, engine_code, model_growing_layers,
+                           model_window_layers, model_state_layers)
 
 
 def pools_fit(prefill_kv_pool_bytes_per_gpu: Value, prefill_token_capacity: Value,
@@ -830,17 +774,20 @@ def disagg_saturation_requests_per_s(prefill_capacity_requests_per_s: Value,
 POOLS: tuple = (
     prefill_expert_ranks, prefill_expert_rank_max_sd, prefill_expert_gemm_s_per_token,
     prefill_gemm_s_per_token, prefill_token_compute_s, prefill_attention_replicated_bytes_per_gpu,
-    prefill_dense_weights_s, prefill_expert_weights_s, prefill_token_s, prefill_step_fixed_s,
+    prefill_dense_weights_s, prefill_expert_weights_s, pool_links.prefill_tp_link_bytes_per_s,
+    pool_links.prefill_ep_link_bytes_per_s, pool_links.prefill_token_s, prefill_step_fixed_s,
     prefill_step_s, prefill_chunk_step_s, prefill_capacity_requests_per_s, prefill_service_s,
     decode_matmul_efficiency_effective, decode_bandwidth_efficiency_effective,
     decode_expert_ranks, decode_expert_rank_max_sd, decode_expert_gemm_s_per_token,
     decode_gemm_s_per_token, decode_lm_head_s_per_token, decode_token_compute_s,
     decode_pool_kv_s_per_token, decode_attention_replicated_bytes_per_gpu, decode_dense_weights_s,
-    decode_expert_weights_s, decode_token_s, decode_step_fixed_s,
-    decode_kv_bytes_per_token_per_gpu, decode_kv_pool_bytes_per_gpu, decode_token_capacity,
+    decode_expert_weights_s, pool_links.decode_tp_link_bytes_per_s,
+    pool_links.decode_ep_link_bytes_per_s, pool_links.decode_token_s, decode_step_fixed_s,
+    decode_kv_bytes_per_token_per_gpu, decode_kv_pool_bytes_per_gpu,
+    decode_engine_block_tokens, decode_token_capacity,
     decode_max_running_batch, decode_saturation_step_s, decode_capacity_requests_per_s,
     disagg_saturation_requests_per_s, prefill_kv_bytes_per_token_per_gpu,
-    prefill_kv_pool_bytes_per_gpu, prefill_token_capacity, pools_fit)
+    prefill_kv_pool_bytes_per_gpu, prefill_engine_block_tokens, prefill_token_capacity, pools_fit)
 """The two pools' steps and capacities, before ``saturation_requests_per_s``."""
 
 
@@ -899,18 +846,45 @@ def kv_transfer_s(kv_transfer_bytes: Value, kv_transfer_link_bytes_per_s: Value,
 # ------------------------------------------------------------------- operating point
 
 
-def _newton_batch(previous: Value, load_mode: Value, decode_clients_rate: Value,
-                  decode_max_running_batch: Value, *step_columns: Value) -> Value:
-    """One Newton step of the open loop's decode batch ``b = c * step(b)`` (``c`` =
+def newton_batch(previous: Value, rate: Value, b_max: Value, step: Value,
+                 next_step: Value) -> Value:
+    """One Newton step of the open loop's decode batch ``b = c * step(b)`` (``c`` = ``rate``,
     :func:`decode_arrivals_steps_per_s`): the step is linearized at ``previous`` with the
-    slope of one more sequence, ``b' = c (t - s b) / (1 - c s)``, at most ``B_max`` (``B_max``
-    where ``c s >= 1``: the pool is saturated)."""
-    t = _decode_step_at(previous, *step_columns)
-    slope = _decode_step_at(previous + 1, *step_columns) - t
-    denominator = 1 - decode_clients_rate * slope
-    solved = safe_div(decode_clients_rate * (t - slope * previous), denominator, _HUGE)
-    solved = where(denominator > 0, solved, decode_max_running_batch)
-    return minimum(maximum(solved, 1), decode_max_running_batch)
+    slope of one more sequence, ``s = next_step - step``, ``b' = c (step - s b) / (1 - c s)``,
+    at most ``B_max`` (``B_max`` where ``c s >= 1``: the pool is saturated). ``step`` and
+    ``next_step`` are columns of their own (:func:`step_column`), so each iteration's
+    formula names them instead of repeating the step's operator sum."""
+    slope = next_step - step
+    denominator = 1 - rate * slope
+    solved = safe_div(rate * (step - slope * previous), denominator, _HUGE)
+    solved = where(denominator > 0, solved, b_max)
+    return minimum(maximum(solved, 1), b_max)
+
+
+def formula_column(name: str, doc: str, params: tuple[str, ...],
+                   body: Callable[..., Value]) -> Callable[..., Value]:
+    """A formula column ``name`` reading ``params`` in order (for families of columns that
+    are the same formula at every iteration, made rather than written out)."""
+    def column(*args: Value) -> Value:
+        return body(*args)
+
+    column.__name__ = column.__qualname__ = name
+    column.__doc__ = doc
+    column.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
+         for p in params], return_annotation="Value")
+    return column
+
+
+def step_column(name: str, batch_column: str, more: int = 0) -> Callable[..., Value]:
+    """The column ``name``: the decode step (s) at ``batch_column`` plus ``more`` sequences
+    (:func:`_decode_step_at`)."""
+    what = f"``{batch_column}``" + (f" + {more} sequence" if more else "")
+    return formula_column(
+        name, f"Decode step (s) at {what} running sequences per decode worker "
+        "(:func:`planner.estimator.disagg._decode_step_at`): a Newton iteration's point.",
+        (batch_column, *_DECODE_STEP_COLUMNS),
+        lambda batch, *step: _decode_step_at(batch + more, *step))
 
 
 def decode_arrivals_steps_per_s(target_requests_per_s: Value, decode_workers_effective: Value,
@@ -946,25 +920,26 @@ def decode_batch_0(load_mode: Value, concurrency: Value, decode_workers_effectiv
 
 
 def _batch_iteration(k: int) -> Callable[..., Value]:
-    import inspect
-
-    def column(*values: Value) -> Value:
-        previous, load_mode, rate, b_max, *rest = values
-        newton = _newton_batch(previous, load_mode, rate, b_max, *rest)
+    def body(previous: Value, load_mode: Value, rate: Value, b_max: Value, step: Value,
+             next_step: Value) -> Value:
+        newton = newton_batch(previous, rate, b_max, step, next_step)
         return where(load_mode == serving.OPEN_LOOP, newton, previous)
 
-    column.__name__ = column.__qualname__ = f"decode_batch_{k}"
-    column.__doc__ = (f"Running sequences per decode worker, Newton iteration {k} of the open "
-                      "loop's ``b = c * step(b)`` (:func:`_newton_batch`); other modes keep "
-                      "the first estimate.")
-    column.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
-         for name in (f"decode_batch_{k - 1}", "load_mode", "decode_arrivals_steps_per_s",
-                      "decode_max_running_batch", *_DECODE_STEP_COLUMNS)],
-        return_annotation="Value")
-    return column
+    return formula_column(
+        f"decode_batch_{k}",
+        f"Running sequences per decode worker, Newton iteration {k} of the open loop's "
+        "``b = c * step(b)`` (:func:`newton_batch`); other modes keep the first estimate.",
+        (f"decode_batch_{k - 1}", "load_mode", "decode_arrivals_steps_per_s",
+         "decode_max_running_batch", f"decode_batch_{k - 1}_step_s",
+         f"decode_batch_{k - 1}_next_step_s"), body)
 
 
+BATCH_STEPS: tuple = tuple(
+    column for k in (0, 1, 2) for column in (
+        step_column(f"decode_batch_{k}_step_s", f"decode_batch_{k}"),
+        step_column(f"decode_batch_{k}_next_step_s", f"decode_batch_{k}", 1)))
+"""The decode step at each iterate of the open loop's batch and at one sequence more: the
+points :func:`newton_batch` linearizes at."""
 decode_batch_1, decode_batch_2, decode_batch_3 = (_batch_iteration(k) for k in (1, 2, 3))
 
 
@@ -1164,7 +1139,8 @@ def disagg_wave_ttft_mean_s(prefill_wave_s: Value, kv_transfer_s: Value,
 
 LOAD: tuple = (
     kv_transfer_link_kind, kv_transfer_bytes, kv_transfer_link_bytes_per_s, kv_transfer_s,
-    decode_arrivals_steps_per_s, decode_batch_0, decode_batch_1, decode_batch_2, decode_batch_3,
+    decode_arrivals_steps_per_s, decode_batch_0, BATCH_STEPS[0], BATCH_STEPS[1], decode_batch_1,
+    BATCH_STEPS[2], BATCH_STEPS[3], decode_batch_2, BATCH_STEPS[4], BATCH_STEPS[5], decode_batch_3,
     disagg_tpot_mean_s, disagg_cycle_s, disagg_requests_per_s, prefill_utilization,
     decode_utilization, disagg_overloaded, decode_slot_wait_s, prefill_wave_s,
     prefill_queue_wait_mean_s,

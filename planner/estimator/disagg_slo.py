@@ -45,10 +45,9 @@ meets the objective, possibly a worker above the least.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 
-from planner.estimator import disagg, serving, topology
+from planner.estimator import disagg, topology
 from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
 
 NEWTON_STEPS = 6
@@ -170,56 +169,34 @@ def disagg_sized_decode_batch_0(disagg_sized_decode_arrivals_steps_per_s: Value,
                    decode_max_running_batch)
 
 
-def _column(name: str, doc: str, params: tuple[str, ...],
-            body: Callable[..., Value]) -> Callable[..., Value]:
-    """A formula column ``name`` reading ``params`` (the iterations below are the same
-    formula at every step, made here rather than written out)."""
-
-    def column(*args: Value) -> Value:
-        return body(*args)
-
-    column.__name__ = column.__qualname__ = name
-    column.__doc__ = doc
-    column.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
-         for p in params], return_annotation="Value")
-    return column
-
-
 def _sized_batch(k: int) -> Callable[..., Value]:
-    def body(previous: Value, rate: Value, b_max: Value, *step: Value) -> Value:
-        return disagg._newton_batch(previous, serving.OPEN_LOOP, rate, b_max, *step)
+    return disagg.formula_column(
+        f"disagg_sized_decode_batch_{k}",
+        f"Batch per decode worker at the needed count, Newton iteration {k} of "
+        "``b = c * step(b)`` (:func:`planner.estimator.disagg.newton_batch`, the serving "
+        "model's own iterations).",
+        (f"disagg_sized_decode_batch_{k - 1}", "disagg_sized_decode_arrivals_steps_per_s",
+         "decode_max_running_batch", f"disagg_sized_decode_batch_{k - 1}_step_s",
+         f"disagg_sized_decode_batch_{k - 1}_next_step_s"), disagg.newton_batch)
 
-    return _column(f"disagg_sized_decode_batch_{k}",
-                   f"Batch per decode worker at the needed count, Newton iteration {k} of "
-                   "``b = c * step(b)`` (:func:`planner.estimator.disagg._newton_batch`, the "
-                   "serving model's own iterations).",
-                   (f"disagg_sized_decode_batch_{k - 1}",
-                    "disagg_sized_decode_arrivals_steps_per_s", "decode_max_running_batch",
-                    *disagg._DECODE_STEP_COLUMNS), body)
 
+SIZED_BATCH_STEPS: tuple = tuple(
+    column for k in (0, 1, 2) for column in (
+        disagg.step_column(f"disagg_sized_decode_batch_{k}_step_s",
+                           f"disagg_sized_decode_batch_{k}"),
+        disagg.step_column(f"disagg_sized_decode_batch_{k}_next_step_s",
+                           f"disagg_sized_decode_batch_{k}", 1)))
+"""The decode step at each iterate of the sized batch and at one sequence more."""
 
 disagg_sized_decode_batch_1, disagg_sized_decode_batch_2, disagg_sized_decode_batch_3 = (
     _sized_batch(k) for k in (1, 2, 3))
 
 
-def disagg_sized_tpot_s(disagg_sized_decode_batch_3: Value, pp: Value,
-                        decode_token_compute_s: Value, decode_pool_kv_s_per_token: Value,
-                        decode_token_s: Value, decode_step_fixed_s: Value,
-                        decode_dense_weights_s: Value, decode_expert_weights_s: Value,
-                        model_experts: Value, model_experts_per_token: Value,
-                        decode_gemm_s_per_token: Value, decode_lm_head_s_per_token: Value,
-                        decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
-                        decode_expert_rank_max_sd: Value) -> Value:
-    """TPOT at the needed decode count (s): the decode step at its batch (what
-    :func:`planner.estimator.disagg.disagg_tpot_mean_s` gives at that count)."""
-    return disagg._decode_step_at(disagg_sized_decode_batch_3, pp, decode_token_compute_s,
-                                  decode_pool_kv_s_per_token, decode_token_s,
-                                  decode_step_fixed_s, decode_dense_weights_s,
-                                  decode_expert_weights_s, model_experts,
-                                  model_experts_per_token, decode_gemm_s_per_token,
-                                  decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
-                                  decode_expert_ranks, decode_expert_rank_max_sd)
+disagg_sized_tpot_s = disagg.formula_column(
+    "disagg_sized_tpot_s",
+    "TPOT at the needed decode count (s): the decode step at its batch (what "
+    ":func:`planner.estimator.disagg.disagg_tpot_mean_s` gives at that count).",
+    ("disagg_sized_decode_batch_3", *disagg._DECODE_STEP_COLUMNS), disagg._decode_step_at)
 
 
 # ------------------------------------------------------------------- prefill pool
@@ -258,7 +235,7 @@ def _room(link: int) -> Callable[..., Value]:
         return slo_ttft_s - prefill_service_s - moved - disagg_sized_tpot_s \
             - request_latency_effective_s
 
-    return _column(f"disagg_prefill_wait_room_{kind}_s",
+    return disagg.formula_column(f"disagg_prefill_wait_room_{kind}_s",
                    "What the TTFT objective leaves for the prefill queue's wait with the KV "
                    f"moved {where_} (s): ``slo_ttft_s`` - prefill - transfer - the first "
                    "decode step at the needed decode count - the front end's path.",
@@ -297,7 +274,7 @@ def _u_step(kind: str, k: int) -> Callable[..., Value]:
 
     params = (() if k == 1 else (previous,)) + (
         f"disagg_prefill_wait_room_{kind}_s", "prefill_step_s", "slo_percentile_number")
-    return _column(f"disagg_prefill_u_{kind}_{k}",
+    return disagg.formula_column(f"disagg_prefill_u_{kind}_{k}",
                    f"Square root of the prefill pool's utilisation bound (KV over the "
                    f"{'NVLink domain' if kind == 'domain' else 'network'}), Newton iteration "
                    f"{k} from 1 (:func:`_newton_u`).", params, body)
@@ -315,7 +292,7 @@ def _workers(kind: str) -> Callable[..., Value]:
         count = _workers_for(target_requests_per_s, rho * capacity, capacity)
         return where(slo_ttft_s > 0, where(room >= 0, count, 0), count)
 
-    return _column(f"disagg_prefill_workers_{kind}",
+    return disagg.formula_column(f"disagg_prefill_workers_{kind}",
                    "Fewest prefill workers that carry the target rate below capacity with the "
                    "TTFT objective's quantile of the prefill queue within its room, the KV "
                    f"moved {'inside the NVLink domain' if kind == 'domain' else 'over the network'}"
@@ -393,7 +370,9 @@ COLUMNS: tuple[Callable[..., Value], ...] = (
     disagg_decode_slo_batch, disagg_decode_capacity_requests_per_s_worker,
     disagg_decode_slo_requests_per_s_worker, disagg_decode_workers_needed,
     disagg_sized_decode_arrivals_steps_per_s, disagg_sized_decode_batch_0,
-    disagg_sized_decode_batch_1, disagg_sized_decode_batch_2, disagg_sized_decode_batch_3,
+    SIZED_BATCH_STEPS[0], SIZED_BATCH_STEPS[1], disagg_sized_decode_batch_1,
+    SIZED_BATCH_STEPS[2], SIZED_BATCH_STEPS[3], disagg_sized_decode_batch_2,
+    SIZED_BATCH_STEPS[4], SIZED_BATCH_STEPS[5], disagg_sized_decode_batch_3,
     disagg_sized_tpot_s, disagg_prefill_capacity_requests_per_s_worker,
     disagg_prefill_wait_room_nic_s, disagg_prefill_wait_room_domain_s, *PREFILL_NEWTON,
     disagg_prefill_workers_nic, disagg_prefill_workers_domain, disagg_kv_link_kind_needed,

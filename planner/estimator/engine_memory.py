@@ -374,7 +374,7 @@ def vllm_block_alignment(gpu_compute_capability: Value, model_attention_head_dim
     return where(blackwell > 0, VLLM_FLASHINFER_BLACKWELL_ALIGNMENT, VLLM_HYBRID_BLOCK_ALIGNMENT)
 
 
-def _engine_block_tokens(engine_code: Value, block_size_effective: Value,
+def engine_block_tokens(engine_code: Value, block_size_effective: Value,
                          state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
                          kv_bytes_per_token_per_gpu: Value, model_kv_layers: Value,
                          model_vllm_v4_kv_bytes_per_token: Value,
@@ -388,8 +388,9 @@ def _engine_block_tokens(engine_code: Value, block_size_effective: Value,
     attention layer's bytes per token, both per GPU, and ``a`` the kernel alignment, 16
     tokens, 32 on compute capability 10.x for head size 256 (:func:`vllm_block_alignment`).
     Qwen3.5-27B at TP 8, bf16 state: state page 204,288 B, attention 1,024 B/token → 208
-    tokens (224 on a B200); at its config's float32 400 → 416. Otherwise ``block_size``. Not a
-    scenario column: :func:`engine_kv_tokens` and :func:`engine_state_tokens` inline it.
+    tokens (224 on a B200); at its config's float32 400 → 416. Otherwise ``block_size``. A
+    column of its own: :func:`engine_kv_tokens` and :func:`engine_state_tokens` read it (and
+    each disaggregated pool has its own, at its TP and GPU).
     DeepSeek-V4 under vLLM: blocks of 256 tokens
     (:data:`planner.estimator.vllm_cache_layout.V4_BLOCK_TOKENS`)."""
     state_page = safe_div(state_bytes_per_sequence_per_gpu, model_state_layers, 0.0)
@@ -403,43 +404,42 @@ def _engine_block_tokens(engine_code: Value, block_size_effective: Value,
                        block_size_effective))
 
 
-def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu: Value,
-                     block_size_effective: Value, engine_code: Value,
-                     state_bytes_per_sequence_per_gpu: Value, model_state_layers: Value,
-                     model_kv_layers: Value, model_growing_layers: Value,
-                     model_window_layers: Value,
-                     model_vllm_v4_kv_bytes_per_token: Value,
-                     gpu_compute_capability: Value = 0.0,
-                     model_attention_head_dim: Value = 0) -> Value:
-    """Context tokens the engine's pool holds per replica, whole blocks:
-    ``floor(kv_bytes / (block * per_token)) * block``, at least 0, with ``per_token`` the
-    growing layers' bytes (:func:`kv_bytes_per_token_per_gpu`) and ``block`` the engine's
-    block (vLLM enlarges it for state layers, :func:`_engine_block_tokens`). For a model
-    whose every layer grows this is vLLM's "GPU KV cache size" (every GPU of a replica holds
-    its share of the same tokens). For hybrids the pool also pages each sequence's windows
-    and state, counted per sequence in :func:`engine_state_tokens`: vLLM 0.1x logs
-    ``num_blocks // groups * block`` instead (``_report_kv_cache_config``, every group as if
-    it grew), which undercounts the context such a pool holds. vLLM pads the growing layers
-    to whole groups (:func:`_vllm_padding`; 1 for every published 2026 model: their full
-    attention layers are the smallest type). The compute capability and head size pick vLLM's
-    block alignment (:func:`vllm_block_alignment`); they default to 0 (16-token alignment) for
-    callers that reuse this formula without them
-    (:func:`planner.estimator.disagg.decode_token_capacity`, until it passes the decode GPU's)."""
-    block = _engine_block_tokens(engine_code, block_size_effective,
-                                 state_bytes_per_sequence_per_gpu, model_state_layers,
-                                 kv_bytes_per_token_per_gpu, model_kv_layers,
-                                 model_vllm_v4_kv_bytes_per_token, gpu_compute_capability,
-                                 model_attention_head_dim)
+def kv_tokens_in(pool_bytes: Value, per_token_bytes: Value, block_tokens: Value,
+                 engine_code: Value, model_growing_layers: Value, model_window_layers: Value,
+                 model_state_layers: Value) -> Value:
+    """Context tokens a pool of ``pool_bytes`` holds in whole blocks of ``block_tokens``:
+    ``floor(pool / (block * per_token * pad)) * block``, at least 0 (``pad``
+    :func:`_vllm_padding` of the growing layers). Not a column: :func:`engine_kv_tokens` and
+    the disaggregated pools' capacities (:mod:`planner.estimator.disagg`) apply it."""
     pad = _vllm_padding(engine_code, model_growing_layers, model_growing_layers,
                         model_window_layers, model_state_layers)
-    blocks = floor(safe_div(engine_kv_bytes_per_gpu,
-                            block * kv_bytes_per_token_per_gpu * pad, 0.0))
-    return maximum(0, blocks) * block
+    blocks = floor(safe_div(pool_bytes, block_tokens * per_token_bytes * pad, 0.0))
+    return maximum(0, blocks) * block_tokens
+
+
+def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu: Value,
+                     engine_block_tokens: Value, engine_code: Value,
+                     model_growing_layers: Value, model_window_layers: Value,
+                     model_state_layers: Value) -> Value:
+    """Context tokens the engine's pool holds per replica, whole blocks
+    (:func:`kv_tokens_in`): ``floor(kv_bytes / (block * per_token)) * block``, at least 0,
+    with ``per_token`` the growing layers' bytes (:func:`kv_bytes_per_token_per_gpu`) and
+    ``block`` the engine's block (vLLM enlarges it for state layers,
+    :func:`engine_block_tokens`). For a model whose every layer grows this is vLLM's "GPU KV
+    cache size" (every GPU of a replica holds its share of the same tokens). For hybrids the
+    pool also pages each sequence's windows and state, counted per sequence in
+    :func:`engine_state_tokens`: vLLM 0.1x logs ``num_blocks // groups * block`` instead
+    (``_report_kv_cache_config``, every group as if it grew), which undercounts the context
+    such a pool holds. vLLM pads the growing layers to whole groups (:func:`_vllm_padding`; 1
+    for every published 2026 model: their full attention layers are the smallest type)."""
+    return kv_tokens_in(engine_kv_bytes_per_gpu, kv_bytes_per_token_per_gpu,
+                        engine_block_tokens, engine_code, model_growing_layers,
+                        model_window_layers, model_state_layers)
 
 
 def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                         kv_bytes_per_token_per_gpu: Value, engine_code: Value,
-                        block_size_effective: Value, model_state_layers: Value,
+                        engine_block_tokens: Value, model_state_layers: Value,
                         model_kv_layers: Value, model_kv_elems_per_token_full: Value,
                         model_kv_elems_per_token_window: Value,
                         model_sliding_window_tokens: Value, context_tokens: Value,
@@ -450,8 +450,7 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                         model_vllm_v4_window_page_bytes: Value,
                         model_vllm_v4_csa_state_page_bytes: Value,
                         model_vllm_v4_hca_state_page_bytes: Value,
-                        model_vllm_v4_hca_ratio: Value, gpu_compute_capability: Value,
-                        model_attention_head_dim: Value) -> Value:
+                        model_vllm_v4_hca_ratio: Value) -> Value:
     """Pool tokens one sequence takes beyond its context: its fixed state and its
     sliding-window layers' cache, ``(state + window) / per_token``, all per GPU, at
     ``context_tokens`` (0 for a model whose every layer grows). A running sequence costs
@@ -479,11 +478,7 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
     states, CSA in 4-token blocks over a window of 8, HCA in 8-token blocks over a window of
     its ratio; V4-Flash at 1,151 tokens: 3 x 1,609,920 + 3 x 870,912 + 17 x 656,640 =
     18,605,376 B, 4,752.3 pool tokens of 3,915 B."""
-    block = _engine_block_tokens(engine_code, block_size_effective,
-                                 state_bytes_per_sequence_per_gpu, model_state_layers,
-                                 kv_bytes_per_token_per_gpu, model_kv_layers,
-                                 model_vllm_v4_kv_bytes_per_token, gpu_compute_capability,
-                                 model_attention_head_dim)
+    block = engine_block_tokens
     attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
     vllm = engine_code == VLLM
     pad_state = _vllm_padding(engine_code, model_state_layers, model_growing_layers,

@@ -576,28 +576,16 @@ def saturation_requests_per_step(max_running_batch: Value, residence_steps: Valu
                    pp * max_num_batched_tokens_effective / request_tokens)
 
 
-def saturation_step_s(saturation_requests_per_step: Value, max_running_batch: Value,
-                      prefill_tokens_computed: Value, max_num_batched_tokens_effective: Value,
-                      pp: Value,
-                      prefill_compute_s_per_token: Value, decode_compute_s_per_token: Value,
-                      decode_kv_s_per_token: Value, serving_token_s: Value,
-                      serving_step_fixed_s: Value, serving_dense_weights_s: Value,
-                      serving_expert_weights_s: Value, model_experts: Value,
-                      model_experts_per_token: Value,
-        gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value, spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
-        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+def saturation_step_s(saturation_requests_per_step: Value, prefill_tokens_computed: Value,
+                      saturation_prefill_tokens: Value, saturation_prefill_step_s: Value,
+                      saturation_decode_step_s: Value) -> Value:
     """Mean step time at saturation (full running batch ``B_max`` or full token budget): the
-    closed loop at ``B_max`` (:func:`_mixed_step_s`: prefill steps of a cohort, decode-only
-    steps of the batch)."""
-    return _mixed_step_s(
-        max_running_batch, saturation_requests_per_step, prefill_tokens_computed,
-        max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
-        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
-        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
-        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "mean", spec_verify_tokens, expert_gemm_s_per_token,
-        expert_ranks, expert_rank_max_sd)
+    closed loop at ``B_max``, a share ``min(x S / n, 1)`` of prefill steps of a cohort
+    (:mod:`planner.estimator.step_mix`), the rest decode-only steps of the batch."""
+    share = _prefill_share(saturation_requests_per_step, prefill_tokens_computed,
+                           saturation_prefill_tokens)
+    return share * (saturation_prefill_step_s - saturation_decode_step_s) \
+        + saturation_decode_step_s
 
 
 def saturation_requests_per_s_replica(saturation_requests_per_step: Value,
@@ -709,7 +697,8 @@ def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compu
     """One Newton iteration of ``t = step(rate * t)``: the touched-expert share is replaced by
     its tangent at ``previous`` (slope ``-(1-p)^N ln(1-p)``, ``ln`` by :func:`_ln_approx`),
     which makes both branches of ``max(compute, memory)`` lines in ``t``, solved in closed
-    form. Dense models (no experts) are exact after one iteration."""
+    form. Dense models (no experts) are exact after one iteration. The busiest expert rank's
+    extra GEMM work enters by its exact tangent, its extra weight reads at ``previous``."""
     tokens_per_s = rate * request_tokens
     n_prev = maximum(tokens_per_s * previous, 1)
     p = model_experts_per_token / model_experts
@@ -717,21 +706,20 @@ def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compu
     weights = dense + experts * (1 - miss)
     slope_touch = where(p < 1, miss * -_ln_approx(maximum(1 - p, 1e-12)), 0)
     slope_w = where(tokens_per_s * previous > 1, experts * slope_touch * tokens_per_s, 0)
-    # the busiest expert rank's extra work (0 for one rank), by its secant over 0.1 % more
-    # tokens: a tangent for the iteration, exact at the fixed point whatever the slope
+    # the busiest expert rank's extra work (0 for one rank). Its GEMM share grows as
+    # sqrt(n) (busiest_rank_expert_tokens_extra), so its tangent is exactly extra_c / (2 n);
+    # the extra share of experts it reads is taken at the previous iterate (slope 0): a
+    # contraction of a term a few per cent of the step, exact at the fixed point, and it keeps
+    # the column's formula short enough for Excel (8,192 characters a formula).
     extra_c, extra_m = _busiest_rank_extra_s(n_prev, experts, expert_gemm, model_experts,
                                              model_experts_per_token, expert_ranks,
                                              expert_rank_max_sd)
-    next_c, next_m = _busiest_rank_extra_s(n_prev * 1.001, experts, expert_gemm,
-                                           model_experts, model_experts_per_token,
-                                           expert_ranks, expert_rank_max_sd)
     grows = tokens_per_s * previous > 1
-    slope_ec = where(grows, (next_c - extra_c) / (n_prev * 0.001) * tokens_per_s, 0)
-    slope_em = where(grows, (next_m - extra_m) / (n_prev * 0.001) * tokens_per_s, 0)
+    slope_ec = where(grows, extra_c / (2 * n_prev) * tokens_per_s, 0)
     slope_c = rate * compute + tokens_per_s * comm + slope_ec
-    slope_m = slope_w + rate * kv + tokens_per_s * comm + slope_em
+    slope_m = slope_w + rate * kv + tokens_per_s * comm
     intercept_c = extra_c - slope_ec * previous
-    intercept_m = weights - slope_w * previous + extra_m - slope_em * previous
+    intercept_m = weights - slope_w * previous + extra_m
     t_c = where(slope_c < 1, safe_div(fixed + intercept_c, 1 - slope_c, _HUGE_S), _HUGE_S)
     t_m = where(slope_m < 1, safe_div(fixed + intercept_m, 1 - slope_m, _HUGE_S), _HUGE_S)
     solved = minimum(maximum(t_c, t_m), saturation_step)
@@ -878,43 +866,38 @@ def step_host_link_s(host_weight_stream_s: Value) -> Value:
 
 
 def closed_loop_step_s(closed_loop_prefill_step_s: Value, closed_loop_decode_step_s: Value,
-                       closed_loop_batch: Value, operating_requests_per_step: Value,
-                       residence_steps: Value, prefill_tokens_computed: Value,
-                       max_num_batched_tokens_effective: Value,
-                       output_tokens_cv: Value) -> Value:
+                       operating_requests_per_step: Value, prefill_tokens_computed: Value,
+                       closed_loop_prefill_tokens: Value) -> Value:
     """Mean step of a closed loop (and of the offline maximum) at its running batch: a share
-    ``min(x S / n, 1)`` of prefill steps, the rest decode-only steps, each bound by its own
-    limit (:func:`_mixed_step_s`)."""
-    batch = minimum(closed_loop_batch, maximum(operating_requests_per_step * residence_steps, 1))
-    n, _others = _prefill_step_tokens(batch, prefill_tokens_computed,
-                                      max_num_batched_tokens_effective,
-                                      output_tokens_cv, operating_requests_per_step)
-    share = _prefill_share(operating_requests_per_step, prefill_tokens_computed, n)
+    ``min(x S / n, 1)`` of prefill steps (``n`` =
+    :func:`planner.estimator.step_mix.closed_loop_prefill_tokens`), the rest decode-only
+    steps, each bound by its own limit (:func:`_mixed_step_s`)."""
+    share = _prefill_share(operating_requests_per_step, prefill_tokens_computed,
+                           closed_loop_prefill_tokens)
     return share * (closed_loop_prefill_step_s - closed_loop_decode_step_s) \
         + closed_loop_decode_step_s
 
 
-def closed_loop_prefill_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
-                               prefill_tokens_computed: Value,
-                               max_num_batched_tokens_effective: Value,
-                               pp: Value, prefill_compute_s_per_token: Value,
+def closed_loop_prefill_step_s(closed_loop_prefill_tokens: Value,
+                               closed_loop_prefill_decodes: Value, pp: Value,
+                               prefill_compute_s_per_token: Value,
                                decode_compute_s_per_token: Value, decode_kv_s_per_token: Value,
                                serving_token_s: Value, serving_step_fixed_s: Value,
                                serving_dense_weights_s: Value, serving_expert_weights_s: Value,
                                model_experts: Value, model_experts_per_token: Value,
-        gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value, spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
-        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+                               gemm_s_per_token: Value, lm_head_s_per_token: Value,
+                               spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
+                               expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """A closed loop's prefill step: its cohort's prompt chunks beside the other requests'
-    decodes (:func:`_mixed_step_s`); a request's TTFT is its prefill steps of this."""
-    return _mixed_step_s(
-        closed_loop_batch, operating_requests_per_step, prefill_tokens_computed,
-        max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
-        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
-        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
-        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "prefill", spec_verify_tokens, expert_gemm_s_per_token,
-        expert_ranks, expert_rank_max_sd)
+    decodes (:mod:`planner.estimator.step_mix`), one micro-batch of ``1/pp`` of them
+    (:func:`_step_kind_s`); a request's TTFT is its prefill steps of this."""
+    return _step_kind_s(closed_loop_prefill_tokens / pp, closed_loop_prefill_decodes / pp,
+                        prefill_compute_s_per_token, decode_compute_s_per_token,
+                        decode_kv_s_per_token, serving_token_s, serving_step_fixed_s,
+                        serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token,
+                        spec_verify_tokens, expert_gemm_s_per_token, expert_ranks,
+                        expert_rank_max_sd)
 
 
 def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,

@@ -224,8 +224,11 @@ def _search_step_s(rate: Value, pp: Value, request_tokens: Value,
                    expert_rank_max_sd: Value) -> Value:
     """Bisection: the operating step at ``rate`` per replica, one iteration of the serving
     model's fixed point (:func:`planner.estimator.serving._fixed_point_step`) from the idle
-    step: exact for a dense model, an upper bound for MoE (the tangent of the concave
-    touched-expert share lies above it)."""
+    step: exact for a dense model; for MoE the touched-expert share and the busiest expert
+    rank's extra GEMM work enter by their tangents at the idle step (both concave in the
+    tokens, so the tangent lies above: an upper bound), the busiest rank's extra share of
+    experts read at its idle-step value (it rises and then falls with the touched share; at
+    most ``expert_rank_max_sd / 2 / sqrt(E / ep)`` of the expert weights' read time)."""
     return serving._fixed_point_step(
         serving_step_0_s, rate / pp, request_tokens, serving_compute_s_per_request,
         serving_kv_memory_s_per_request, serving_token_s, serving_step_fixed_s,

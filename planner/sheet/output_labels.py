@@ -168,6 +168,7 @@ META: dict[str, ColumnMeta] = {
     "engine_kv_bytes_per_gpu": ColumnMeta(label="Engine KV pool per GPU", unit="B", signed=True),
     "kv_fraction_per_gpu": ColumnMeta(label="KV share per GPU", unit="fraction"),
     "kv_bytes_per_token_per_gpu": ColumnMeta(label="KV per token per GPU", unit="B"),
+    "engine_block_tokens": ColumnMeta(label="Engine KV block", unit="tokens", integer=True),
     "engine_kv_tokens": ColumnMeta(label="Engine KV tokens", unit="tokens", integer=True),
     "engine_state_tokens": ColumnMeta(label="Fixed state as pool tokens", unit="tokens"),
     "engine_token_capacity": ColumnMeta(label="KV tokens (engine)", unit="tokens", integer=True),
@@ -211,6 +212,12 @@ META: dict[str, ColumnMeta] = {
     "expert_gemm_s_per_token": ColumnMeta(label="Routed-expert GEMM compute per token",
                                           unit="s"),
     "saturation_requests_per_step": ColumnMeta(label="Requests per step (saturated)", unit="count"),
+    "saturation_prefill_tokens": ColumnMeta(label="Prefill step prompt tokens (saturated)",
+                                            unit="tokens"),
+    "saturation_prefill_decodes": ColumnMeta(label="Prefill step decodes (saturated)",
+                                             unit="sequences"),
+    "saturation_prefill_step_s": ColumnMeta(label="Prefill step (saturated)", unit="s"),
+    "saturation_decode_step_s": ColumnMeta(label="Decode-only step (saturated)", unit="s"),
     "saturation_step_s": ColumnMeta(label="Step (saturated)", unit="s"),
     "saturation_requests_per_s_replica": ColumnMeta(
         label="Saturation rate per replica", unit="requests/s"),
@@ -246,6 +253,10 @@ META: dict[str, ColumnMeta] = {
     "step_overhead_s": ColumnMeta(label="Step: overhead", unit="s"),
     "step_host_link_s": ColumnMeta(label="Step: host link", unit="s"),
     "closed_loop_step_s": ColumnMeta(label="Closed-loop mean step", unit="s"),
+    "closed_loop_prefill_tokens": ColumnMeta(label="Closed-loop prefill step prompt tokens",
+                                             unit="tokens"),
+    "closed_loop_prefill_decodes": ColumnMeta(label="Closed-loop prefill step decodes",
+                                              unit="sequences"),
     "closed_loop_prefill_step_s": ColumnMeta(label="Closed-loop prefill step", unit="s"),
     "closed_loop_decode_step_s": ColumnMeta(label="Closed-loop decode step", unit="s"),
     "step_s": ColumnMeta(label="Step time", unit="s"),
@@ -290,6 +301,10 @@ META: dict[str, ColumnMeta] = {
         label="Prefill replicated attention", unit="B"),
     "prefill_dense_weights_s": ColumnMeta(label="Prefill dense weight read", unit="s"),
     "prefill_expert_weights_s": ColumnMeta(label="Prefill expert weight read", unit="s"),
+    "prefill_tp_link_bytes_per_s": ColumnMeta(label="Prefill TP link bandwidth per direction",
+                                              unit="B/s"),
+    "prefill_ep_link_bytes_per_s": ColumnMeta(label="Prefill EP link bandwidth per direction",
+                                              unit="B/s"),
     "prefill_token_s": ColumnMeta(label="Prefill per-token extra time", unit="s"),
     "prefill_step_fixed_s": ColumnMeta(label="Prefill fixed step time", unit="s"),
     "prefill_step_s": ColumnMeta(label="Prefill step (full budget)", unit="s"),
@@ -314,17 +329,25 @@ META: dict[str, ColumnMeta] = {
         label="Decode replicated attention", unit="B"),
     "decode_dense_weights_s": ColumnMeta(label="Decode dense weight read", unit="s"),
     "decode_expert_weights_s": ColumnMeta(label="Decode expert weight read", unit="s"),
+    "decode_tp_link_bytes_per_s": ColumnMeta(label="Decode TP link bandwidth per direction",
+                                             unit="B/s"),
+    "decode_ep_link_bytes_per_s": ColumnMeta(label="Decode EP link bandwidth per direction",
+                                             unit="B/s"),
     "decode_token_s": ColumnMeta(label="Decode per-token extra time", unit="s"),
     "decode_step_fixed_s": ColumnMeta(label="Decode fixed step time", unit="s"),
     "decode_kv_bytes_per_token_per_gpu": ColumnMeta(label="Decode KV per token per GPU", unit="B"),
     "decode_kv_pool_bytes_per_gpu": ColumnMeta(
         label="Decode KV pool per GPU", unit="B", signed=True),
+    "decode_engine_block_tokens": ColumnMeta(label="Decode KV block", unit="tokens",
+                                             integer=True),
     "decode_token_capacity": ColumnMeta(
         label="Decode KV tokens per worker", unit="tokens", integer=True),
     "prefill_kv_bytes_per_token_per_gpu": ColumnMeta(
         label="Prefill KV per token per GPU", unit="B"),
     "prefill_kv_pool_bytes_per_gpu": ColumnMeta(
         label="Prefill KV pool per GPU", unit="B", signed=True),
+    "prefill_engine_block_tokens": ColumnMeta(label="Prefill KV block", unit="tokens",
+                                              integer=True),
     "prefill_token_capacity": ColumnMeta(
         label="Prefill KV tokens per worker", unit="tokens", integer=True),
     "pools_fit": ColumnMeta(label="Both pools fit", unit="bool"),
@@ -342,6 +365,9 @@ META: dict[str, ColumnMeta] = {
     "decode_arrivals_steps_per_s": ColumnMeta(
         label="Decode tokens arriving per worker", unit="tokens/s"),
     "decode_batch_0": ColumnMeta(label="Decode batch, estimate 0", unit="sequences"),
+    **{f"decode_batch_{k}{kind}_step_s": ColumnMeta(
+        label=f"Decode step at batch iterate {k}{' + 1' if kind else ''}", unit="s")
+       for k in (0, 1, 2) for kind in ("", "_next")},
     "decode_batch_1": ColumnMeta(label="Decode batch, iteration 1", unit="sequences"),
     "decode_batch_2": ColumnMeta(label="Decode batch, iteration 2", unit="sequences"),
     "decode_batch_3": ColumnMeta(label="Decode batch per worker", unit="sequences"),
@@ -385,6 +411,9 @@ META: dict[str, ColumnMeta] = {
                                                integer=True),
     "disagg_sized_decode_arrivals_steps_per_s": ColumnMeta(
         label="Decode work arriving per needed worker", unit="sequences"),
+    **{f"disagg_sized_decode_batch_{k}{kind}_step_s": ColumnMeta(
+        label=f"Sized decode step at batch iterate {k}{' + 1' if kind else ''}", unit="s")
+       for k in (0, 1, 2) for kind in ("", "_next")},
     **{f"disagg_sized_decode_batch_{k}": ColumnMeta(
         label=f"Decode batch at the needed count, iteration {k}", unit="sequences")
        for k in range(4)},

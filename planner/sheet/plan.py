@@ -88,14 +88,16 @@ def demand_rates(demand: Demand | None, target_requests_per_s: float, months: np
     return np.where(steps >= 0, rate, 0.0)
 
 
-PLAN_OUTPUTS = ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica",
-                "serving_mode_code", "disagg_prefill_workers_needed",
-                "disagg_decode_workers_needed", "disagg_prefill_gpus_needed",
-                "disagg_decode_gpus_needed", "disagg_prefill_slo_requests_per_s_worker",
+POOL_OUTPUTS = ("disagg_prefill_workers_needed", "disagg_decode_workers_needed",
+                "disagg_prefill_gpus_needed", "disagg_decode_gpus_needed",
+                "disagg_prefill_slo_requests_per_s_worker",
                 "disagg_decode_slo_requests_per_s_worker", "prefill_workers_effective",
                 "decode_workers_effective", "prefill_gpus", "decode_gpus")
-"""The serving model's columns a plan reads at each month's rate (the ``disagg_*`` and pool
-columns for disaggregated workloads, whose two pools are planned as two rows)."""
+"""The pool columns a plan reads for a disaggregated workload, whose two pools are planned as
+two rows."""
+PLAN_OUTPUTS = ("replicas_needed", "gpus_needed", "slo_requests_per_s_replica",
+                "serving_mode_code", *POOL_OUTPUTS)
+"""The serving model's columns a plan reads at each month's rate."""
 
 POOLS = ("prefill", "decode")
 """The pools of a disaggregated workload, each one row of a plan."""
@@ -172,7 +174,7 @@ def _size_workloads(cols: Mapping[str, Any], rates: np.ndarray, workloads: Seque
     """(replicas, GPUs needed, capacity in requests/s) per workload and month: the serving
     model at each distinct (workload, rate), once each; ``configured`` workloads keep their
     configured GPUs. Then which workloads are disaggregated, and their pool columns
-    (``PLAN_OUTPUTS[4:]``) per workload and month."""
+    (:data:`POOL_OUTPUTS`) per workload and month."""
     n_w, n_m = rates.shape
     # one row per distinct (workload, rate): a flat demand is evaluated once
     pairs = np.stack([np.repeat(np.arange(n_w), n_m).astype(np.float64), rates.ravel()],
@@ -194,7 +196,7 @@ def _size_workloads(cols: Mapping[str, Any], rates: np.ndarray, workloads: Seque
     replicas = column("replicas_needed").astype(np.int64)
     gpus_needed = column("gpus_needed").astype(np.int64)
     pooled = column("serving_mode_code")[:, 0] == DISAGGREGATED
-    pool_values = {name: column(name) for name in PLAN_OUTPUTS[4:]}
+    pool_values = {name: column(name) for name in POOL_OUTPUTS}
     configured = np.array([b == "configured" for b in basis])
     if configured.any():
         size = np.array([int(sc.inputs["tp"]) * int(sc.inputs["pp"]) for sc in workloads])

@@ -27,7 +27,7 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     names = set(graph("inference").formulas) | set(graph("training").formulas)
     assert set(OUTPUTS) == names
     assert len(OUTPUTS) == (68 + 11 + 86 + 4 + 2 + 85 + 12 + 4 + 3 + 5
-                            + 59 + 4 + 15 + 32 + 9)  # roofline and training (4
+                            + 59 + 4 + 15 + 32 + 9 + 4 + 12 + 6 + 3)  # roofline and training (4
     # fixed-state columns), the offload to host memory (11), then the serving engine
     # (engine_state_tokens, step_host_link_s), SLO and saturated (issue 24), the topology's link
     # columns and the profile run's kept MoE workspace and hidden states (issue 23), the SLO
@@ -40,7 +40,12 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     # decoding (12) and prefix caching (3, issue 25), the disaggregated sizing (32: workers,
     # GPUs, per-worker capacities and the SLO batch and wait of each pool, issue 25 item 2) and
     # the busiest expert rank under expert parallelism (3 columns for the aggregated engine and
-    # each disaggregated pool: ranks, spread, expert GEMM seconds per token)
+    # each disaggregated pool: ranks, spread, expert GEMM seconds per token) and each pool's TP
+    # and EP link bandwidths (4, planner.estimator.pool_links), and the decode steps the open
+    # loop's and the sized batch's Newton iterations linearize at (12: 3 iterates x 2 points x
+    # 2 families), and the closed loop's and the saturated prefill step's parts (6,
+    # planner.estimator.step_mix), and the engine's KV block size (3: the engine's and each
+    # pool's)
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name
@@ -59,6 +64,17 @@ def test_every_formula_renders_as_text_and_excel(name: str) -> None:
     assert set(tree.refs()) <= set(OUTPUTS[name].inputs)
     for banned in ("XLOOKUP", "FLOOR.MATH", "IFS("):
         assert banned not in formula
+
+
+def test_every_formula_fits_excel_at_the_longest_cell_reference() -> None:
+    """Excel refuses a formula longer than 8,192 characters (Microsoft, "Excel
+    specifications and limits"). Every output column's formula, with each reference written
+    as the longest a sheet can have (``XFD1048576``: the last column of the last row), stays
+    within it, so a workbook of any size opens in Excel. A column whose formula grows past it
+    names its parts as columns of their own (planner.estimator.step_mix, pool_links)."""
+    longest = max((len(excel(symbolic(column.formula), lambda ref: "XFD1048576")), name)
+                  for name, column in OUTPUTS.items())
+    assert 5000 < longest[0] <= 8192, longest
 
 
 @pytest.mark.slow

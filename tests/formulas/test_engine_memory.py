@@ -140,7 +140,7 @@ def test_other_engines_subtract_what_their_source_says() -> None:
                                      gib, 0.51 * gib, 0)
     assert trt == pytest.approx(0.9 * (usable - weights - gib - 0.51 * gib))
     # weights that do not fit leave a negative pool and no tokens
-    assert em.engine_kv_tokens(-gib, 131072, 16, em.VLLM, 0, 0, 32, 32, 0, 0, 0, 0) == 0
+    assert em.engine_kv_tokens(-gib, 131072, 16, em.VLLM, 32, 0, 0) == 0
 
 
 def test_engine_inputs_are_complete_data() -> None:

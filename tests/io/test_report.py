@@ -121,6 +121,12 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     formulas_text = " ".join(str(c.value) for row in sc.iter_rows() for c in row)
     for banned in ("XLOOKUP", "LET(", "FILTER(", "IFS(", "SWITCH(", "FLOOR.MATH"):
         assert banned not in formulas_text
+    # Excel refuses a cell whose formula is longer than 8,192 characters ("Excel
+    # specifications and limits"); LibreOffice and the formulas engine would not notice
+    longest = max((len(c.value), sheet.title, c.coordinate) for sheet in wb
+                  for row in sheet.iter_rows() for c in row
+                  if isinstance(c.value, str) and c.value.startswith("="))
+    assert 1000 < longest[0] <= 8192, longest
     assert sc[f"{col['prefill_flops']}2"].number_format == "0.000E+00"
     assert sc[f"{col['cost_usd_per_hour']}2"].number_format == '"$"#,##0.00'
     validated = {str(dv.sqref).split(":")[0] for dv in sc.data_validations.dataValidation}
