@@ -2,7 +2,7 @@
 fused-MoE workspace of the persistent workspace manager and the forward's hidden states.
 
 Golden figures are computed by hand from the shapes in vLLM's source (cited in
-``planner.estimator.engine_memory.moe_workspace_bytes``): Qwen3-30B-A3B (d 2,048, 48 layers,
+``planner.estimator.profile_run.moe_workspace_bytes``): Qwen3-30B-A3B (d 2,048, 48 layers,
 top-8 of 128 experts of width 768; ``tests/fixtures/serving_configs/qwen3-30b-a3b.json``) at the
 8,192-token budget: ``workspace13 = 8192*8*max(768, 2048)*2 B`` = 0.25 GiB and ``workspace2 =
 8192*8*1536*2 B`` = 0.1875 GiB. The six logged start-ups stay within 1%
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from planner.catalog import load_gpus, spec_from_file
-from planner.estimator import engine_memory as em
+from planner.estimator import profile_run
 from planner.service import estimate
 from tests.formulas.test_engine_memory import RECORDS, start_up
 
@@ -47,7 +47,8 @@ def test_moe_workspace_is_the_modular_kernels_two_buffers() -> None:
 
 def test_workspace_chunks_at_the_fused_moe_chunk_size() -> None:
     big = run(max_num_batched_tokens=65536)
-    assert big["moe_workspace_bytes"] == em.FUSED_MOE_CHUNK_TOKENS * 8 * (2048 + 1536) * 2
+    assert big["moe_workspace_bytes"] == (profile_run.FUSED_MOE_CHUNK_TOKENS * 8
+                                          * (2048 + 1536) * 2)
     assert big["profile_hidden_bytes"] == 65536 * 2048 * 2
 
 

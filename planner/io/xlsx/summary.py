@@ -9,7 +9,8 @@ the inference scenarios, each marked counted or not (an option that is not the c
 its group is listed, greyed, and left out of every total: :func:`planner.compare.counted`),
 with its verdict at the modelled load (meets its target, cost per million output tokens at
 that load and the load's basis, TTFT and TPOT at the load) and a total of the counted rows;
-the training runs and their total; then, after a page break, a memory and a cost chart.
+the training runs and their total; then, after a page break, a memory and a cost chart
+(:mod:`planner.io.xlsx.summary_charts`).
 
 Every figure is a live formula over the Scenarios, Training, GPUs and Plan sheets, written with
 the value the planner computed (so a viewer that does not recalculate shows the numbers).
@@ -25,11 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-from openpyxl.chart import BarChart, Reference, Series
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.pagebreak import Break
 
 from planner.domain import GpuInfo
 from planner.estimator.gpu import serving_figures
@@ -51,12 +50,11 @@ from planner.io.xlsx.summary_cells import (
     formula_cell,
     text_cell,
 )
+from planner.io.xlsx.summary_charts import add_charts
 from planner.io.xlsx.summary_columns import (
-    CHART_ROWS,
     CHUNK_ROWS,
     CONSTANTS,
     COUNTED,
-    MEMORY_HEADERS,
     SCENARIO_COLUMNS,
     SUMMARY_WIDTH,
     TRAINING_KEYS,
@@ -435,40 +433,6 @@ class _Summary:
                     tr.total(key, mine), lk.total(number_format))))
         self.rows.add(cells)
 
-    def charts(self, top: int, last_text: int) -> int:
-        """Memory and cost charts after a page break; returns the last row they cover."""
-        shown = min(self.n, CHART_ROWS)
-        if not (shown and self.decorate):
-            return last_text
-        ws, chart_row = self.ws, last_text + 3
-        ws.row_breaks.append(Break(id=last_text + 1))
-        suffix = f" (first {shown})" if shown < self.n else ""
-        names = Reference(ws, min_col=1, min_row=top, max_row=top + shown - 1)
-        memory = BarChart()
-        memory.type, memory.grouping, memory.overlap = "bar", "stacked", 100
-        memory.title = "Memory per GPU [GiB]" + suffix
-        memory.y_axis.title = "GiB"
-        for header in MEMORY_HEADERS:
-            c = column_index(header)
-            memory.series.append(Series(Reference(ws, min_col=c, min_row=top,
-                                                  max_row=top + shown - 1), title=header))
-        memory.set_categories(names)
-        cost = BarChart()
-        cost.type = "bar"
-        cost.title = "Cost per scenario [USD/month]" + suffix + (
-            ", options not chosen included" if not all(self.inference.chosen) else "")
-        cost.y_axis.title = "USD/month"
-        cost.series.append(Series(Reference(ws, min_col=column_index("cost", "USD/month"),
-                                            min_row=top, max_row=top + shown - 1),
-                                  title="USD/month"))
-        cost.set_categories(names)
-        cost.legend = None
-        for chart, anchor in ((memory, "A"), (cost, "I")):
-            chart.height, chart.width = 11.0, 16
-            chart.x_axis.delete = chart.y_axis.delete = False
-            ws.add_chart(chart, f"{anchor}{chart_row}")
-        return chart_row + 22
-
     def finish(self, last_row: int) -> None:
         """Notes, column widths and print setup (the layout pass)."""
         ws = self.ws
@@ -492,7 +456,8 @@ class _Summary:
         top, _end = self.scenarios()
         self.training_table()
         last_text = self.rows.row
-        last_row = self.charts(top, last_text)
+        last_row = add_charts(self.ws, top, last_text, self.n, all(self.inference.chosen)) \
+            if self.decorate else last_text
         if self.decorate:
             self.finish(last_row)
         return self.rows
