@@ -21,7 +21,7 @@ aggregated sizing:
   objective is that rate at ``b* = min(b_T, B_max)``;
 * prefill pool: a worker's capacity is ``pp * budget / S / step(budget)``; the TTFT
   objective's quantile of the prefill queue (the serving model's
-  :func:`planner.estimator.disagg._ttft_quantile`: ``step / (2 (1 - rho)) * (ln rho +
+  :func:`planner.estimator.disagg_load._ttft_quantile`: ``step / (2 (1 - rho)) * (ln rho +
   ln(1/(1-p)))``, ``ln z ~ -(1-z)/sqrt(z)``) must fit in what the objective leaves after the
   prefill, the KV transfer, the first decode step (at the decode count above) and the front
   end, ``R``. With ``u = sqrt(rho)`` and ``k = 2 R / step`` that is ``h(u) = k u^3 + u^2 +
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planner.estimator import disagg, topology
+from planner.estimator import disagg_decode, disagg_load, topology
 from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
 
 NEWTON_STEPS = 6
@@ -114,13 +114,13 @@ def disagg_decode_slo_requests_per_s_worker(
     """Most requests per second one decode worker carries within the TPOT objective: Little's
     law at :func:`disagg_decode_slo_batch`, ``b* / ((G - 1) step(b*))`` (0 where no batch
     meets it; unbounded for ``G = 1``)."""
-    step = disagg._decode_step_at(disagg_decode_slo_batch, pp, decode_token_compute_s,
-                                  decode_pool_kv_s_per_token, decode_token_s,
-                                  decode_step_fixed_s, decode_dense_weights_s,
-                                  decode_expert_weights_s, model_experts,
-                                  model_experts_per_token, decode_gemm_s_per_token,
-                                  decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
-                                  decode_expert_ranks, decode_expert_rank_max_sd)
+    step = disagg_decode._decode_step_at(disagg_decode_slo_batch, pp, decode_token_compute_s,
+                                         decode_pool_kv_s_per_token, decode_token_s,
+                                         decode_step_fixed_s, decode_dense_weights_s,
+                                         decode_expert_weights_s, model_experts,
+                                         model_experts_per_token, decode_gemm_s_per_token,
+                                         decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
+                                         decode_expert_ranks, decode_expert_rank_max_sd)
     rate = where(output_tokens > 1, disagg_decode_slo_batch
                  / (maximum(output_tokens - 1, 1) * step), _HUGE)
     return where(disagg_decode_slo_batch > 0, rate, 0)
@@ -141,10 +141,10 @@ def disagg_decode_workers_needed(target_requests_per_s: Value,
 def disagg_sized_decode_arrivals_steps_per_s(target_requests_per_s: Value,
                                              disagg_decode_workers_needed: Value,
                                              output_tokens: Value) -> Value:
-    """:func:`planner.estimator.disagg.decode_arrivals_steps_per_s` at the decode count
+    """:func:`planner.estimator.disagg_load.decode_arrivals_steps_per_s` at the decode count
     :func:`disagg_decode_workers_needed`."""
-    return disagg.decode_arrivals_steps_per_s(target_requests_per_s,
-                                              disagg_decode_workers_needed, output_tokens)
+    return disagg_load.decode_arrivals_steps_per_s(target_requests_per_s,
+                                                   disagg_decode_workers_needed, output_tokens)
 
 
 def disagg_sized_decode_batch_0(disagg_sized_decode_arrivals_steps_per_s: Value,
@@ -158,45 +158,47 @@ def disagg_sized_decode_batch_0(disagg_sized_decode_arrivals_steps_per_s: Value,
                                 decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
                                 decode_expert_rank_max_sd: Value) -> Value:
     """Open loop's first estimate of the batch per decode worker at the needed count
-    (:func:`planner.estimator.disagg.decode_batch_0`): ``c * step(1)``."""
-    idle = disagg._decode_step_at(1, pp, decode_token_compute_s, decode_pool_kv_s_per_token,
-                                  decode_token_s, decode_step_fixed_s, decode_dense_weights_s,
-                                  decode_expert_weights_s, model_experts,
-                                  model_experts_per_token, decode_gemm_s_per_token,
-                                  decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
-                                  decode_expert_ranks, decode_expert_rank_max_sd)
+    (:func:`planner.estimator.disagg_load.decode_batch_0`): ``c * step(1)``."""
+    idle = disagg_decode._decode_step_at(1, pp, decode_token_compute_s,
+                                         decode_pool_kv_s_per_token, decode_token_s,
+                                         decode_step_fixed_s, decode_dense_weights_s,
+                                         decode_expert_weights_s, model_experts,
+                                         model_experts_per_token, decode_gemm_s_per_token,
+                                         decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
+                                         decode_expert_ranks, decode_expert_rank_max_sd)
     return minimum(maximum(disagg_sized_decode_arrivals_steps_per_s * idle, 1),
                    decode_max_running_batch)
 
 
 def _sized_batch(k: int) -> Callable[..., Value]:
-    return disagg.formula_column(
+    return disagg_load.formula_column(
         f"disagg_sized_decode_batch_{k}",
         f"Batch per decode worker at the needed count, Newton iteration {k} of "
-        "``b = c * step(b)`` (:func:`planner.estimator.disagg.newton_batch`, the serving "
+        "``b = c * step(b)`` (:func:`planner.estimator.disagg_load.newton_batch`, the serving "
         "model's own iterations).",
         (f"disagg_sized_decode_batch_{k - 1}", "disagg_sized_decode_arrivals_steps_per_s",
          "decode_max_running_batch", f"disagg_sized_decode_batch_{k - 1}_step_s",
-         f"disagg_sized_decode_batch_{k - 1}_next_step_s"), disagg.newton_batch)
+         f"disagg_sized_decode_batch_{k - 1}_next_step_s"), disagg_load.newton_batch)
 
 
 SIZED_BATCH_STEPS: tuple = tuple(
     column for k in (0, 1, 2) for column in (
-        disagg.step_column(f"disagg_sized_decode_batch_{k}_step_s",
-                           f"disagg_sized_decode_batch_{k}"),
-        disagg.step_column(f"disagg_sized_decode_batch_{k}_next_step_s",
-                           f"disagg_sized_decode_batch_{k}", 1)))
+        disagg_load.step_column(f"disagg_sized_decode_batch_{k}_step_s",
+                                f"disagg_sized_decode_batch_{k}"),
+        disagg_load.step_column(f"disagg_sized_decode_batch_{k}_next_step_s",
+                                f"disagg_sized_decode_batch_{k}", 1)))
 """The decode step at each iterate of the sized batch and at one sequence more."""
 
 disagg_sized_decode_batch_1, disagg_sized_decode_batch_2, disagg_sized_decode_batch_3 = (
     _sized_batch(k) for k in (1, 2, 3))
 
 
-disagg_sized_tpot_s = disagg.formula_column(
+disagg_sized_tpot_s = disagg_load.formula_column(
     "disagg_sized_tpot_s",
     "TPOT at the needed decode count (s): the decode step at its batch (what "
-    ":func:`planner.estimator.disagg.disagg_tpot_mean_s` gives at that count).",
-    ("disagg_sized_decode_batch_3", *disagg._DECODE_STEP_COLUMNS), disagg._decode_step_at)
+    ":func:`planner.estimator.disagg_load.disagg_tpot_mean_s` gives at that count).",
+    ("disagg_sized_decode_batch_3", *disagg_decode._DECODE_STEP_COLUMNS),
+    disagg_decode._decode_step_at)
 
 
 # ------------------------------------------------------------------- prefill pool
@@ -214,14 +216,15 @@ def _transfer_s(link: int, kv_transfer_bytes: Value, gpu_interconnect_bytes_per_
                 gpu_nic_gbit_per_s: Value, decode_gpu_nic_gbit_per_s: Value,
                 gpu_pcie_gen: Value, prefill_tp_effective: Value, decode_tp_effective: Value,
                 prefill_attention_dp_number: Value, decode_attention_dp_number: Value) -> Value:
-    """One prompt's KV transfer over ``link`` (:func:`planner.estimator.disagg.kv_transfer_s`
+    """One prompt's KV transfer over ``link`` (:func:`planner.estimator.disagg_load.kv_transfer_s`
     with the link given)."""
-    rate = disagg.kv_transfer_link_bytes_per_s(link, gpu_interconnect_bytes_per_s,
-                                               gpu_nic_gbit_per_s, decode_gpu_nic_gbit_per_s,
-                                               gpu_pcie_gen, prefill_tp_effective,
-                                               decode_tp_effective, prefill_attention_dp_number,
-                                               decode_attention_dp_number)
-    return disagg.kv_transfer_s(kv_transfer_bytes, rate, link)
+    rate = disagg_load.kv_transfer_link_bytes_per_s(link, gpu_interconnect_bytes_per_s,
+                                                    gpu_nic_gbit_per_s, decode_gpu_nic_gbit_per_s,
+                                                    gpu_pcie_gen, prefill_tp_effective,
+                                                    decode_tp_effective,
+                                                    prefill_attention_dp_number,
+                                                    decode_attention_dp_number)
+    return disagg_load.kv_transfer_s(kv_transfer_bytes, rate, link)
 
 
 def _room(link: int) -> Callable[..., Value]:
@@ -235,7 +238,7 @@ def _room(link: int) -> Callable[..., Value]:
         return slo_ttft_s - prefill_service_s - moved - disagg_sized_tpot_s \
             - request_latency_effective_s
 
-    return disagg.formula_column(f"disagg_prefill_wait_room_{kind}_s",
+    return disagg_load.formula_column(f"disagg_prefill_wait_room_{kind}_s",
                    "What the TTFT objective leaves for the prefill queue's wait with the KV "
                    f"moved {where_} (s): ``slo_ttft_s`` - prefill - transfer - the first "
                    "decode step at the needed decode count - the front end's path.",
@@ -274,7 +277,7 @@ def _u_step(kind: str, k: int) -> Callable[..., Value]:
 
     params = (() if k == 1 else (previous,)) + (
         f"disagg_prefill_wait_room_{kind}_s", "prefill_step_s", "slo_percentile_number")
-    return disagg.formula_column(f"disagg_prefill_u_{kind}_{k}",
+    return disagg_load.formula_column(f"disagg_prefill_u_{kind}_{k}",
                    f"Square root of the prefill pool's utilisation bound (KV over the "
                    f"{'NVLink domain' if kind == 'domain' else 'network'}), Newton iteration "
                    f"{k} from 1 (:func:`_newton_u`).", params, body)
@@ -292,7 +295,7 @@ def _workers(kind: str) -> Callable[..., Value]:
         count = _workers_for(target_requests_per_s, rho * capacity, capacity)
         return where(slo_ttft_s > 0, where(room >= 0, count, 0), count)
 
-    return disagg.formula_column(f"disagg_prefill_workers_{kind}",
+    return disagg_load.formula_column(f"disagg_prefill_workers_{kind}",
                    "Fewest prefill workers that carry the target rate below capacity with the "
                    "TTFT objective's quantile of the prefill queue within its room, the KV "
                    f"moved {'inside the NVLink domain' if kind == 'domain' else 'over the network'}"
@@ -314,7 +317,7 @@ def disagg_kv_link_kind_needed(disagg_decode_workers_needed: Value,
     """The KV link of the needed deployment (code of :data:`topology.LINK_DOMAIN` /
     ``LINK_NIC``): the NVLink domain where the domain link's prefill count and the needed
     decode pool fit in one domain of one GPU type
-    (:func:`planner.estimator.disagg.kv_transfer_link_kind`'s test), else the network."""
+    (:func:`planner.estimator.disagg_load.kv_transfer_link_kind`'s test), else the network."""
     gpus = (disagg_prefill_workers_domain * prefill_tp_effective
             + disagg_decode_workers_needed * decode_tp_effective) * pp
     fits = decode_gpu_same * (gpu_nvlink_domain_gpus > 1) * (gpus <= gpu_nvlink_domain_gpus) \

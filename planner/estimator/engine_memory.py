@@ -433,8 +433,8 @@ def engine_fits(engine_code: Value, engine_memory_used_bytes: Value,
     """Whether the engine starts and holds one full-length request: a positive KV pool, the
     engine's memory (CUDA graphs included) within the usable memory, and at least one
     ``context_tokens`` sequence (with its fixed state, if any) in the pool. Roofline: today's
-    ``fits``. Disaggregated: both pools (:func:`planner.estimator.disagg.pools_fit`), whatever
-    the scenario's own ``tp`` would hold."""
+    ``fits``. Disaggregated: both pools (:func:`planner.estimator.disagg_kv_pools.pools_fit`),
+    whatever the scenario's own ``tp`` would hold."""
     engine_ok = ((engine_kv_bytes_per_gpu > 0)
                  * (engine_memory_used_bytes <= gpu_usable_memory_bytes)
                  * (engine_token_capacity >= context_tokens + engine_state_tokens))

@@ -256,7 +256,7 @@ def expert_rank_max_sd(expert_ranks: Value) -> Value:
 def expert_gemm_s_per_token(model_matmul_experts_active_params: Value, tp: Value,
                             gpu_flops_per_s: Value, matmul_efficiency_effective: Value) -> Value:
     """Compute seconds of the routed experts' GEMMs one token runs, on the mean GPU (part of
-    :func:`planner.estimator.serving.gemm_s_per_token`): ``2 * P_experts_active / (tp * peak
+    :func:`planner.estimator.serving_step.gemm_s_per_token`): ``2 * P_experts_active / (tp * peak
     * efficiency)``; the busiest rank runs
     :func:`busiest_rank_expert_tokens_extra` tokens more of it."""
     return 2 * model_matmul_experts_active_params / (tp * gpu_flops_per_s

@@ -18,7 +18,7 @@ Every public function is a scenario column over the operator set
 from __future__ import annotations
 
 from planner.estimator import expert_parallel as xp
-from planner.estimator import serving, topology
+from planner.estimator import serving_step, topology
 from planner.estimator.ops import Value
 
 
@@ -76,11 +76,11 @@ def _pool_token_s(tp: Value, ep: Value, attention_dp_number: Value, model_layers
                   ffn_width_per_token: Value, bandwidth_bytes_per_s: Value,
                   bandwidth_efficiency: Value) -> Value:
     """Per-token seconds outside ``max(compute, memory)`` on one GPU of a pool: the TP
-    all-reduces (:func:`serving.serving_comm_s_per_token`) and the MoE layer's exchange
+    all-reduces (:func:`serving_step.serving_comm_s_per_token`) and the MoE layer's exchange
     (:func:`planner.estimator.expert_parallel.moe_comm_s_per_token`, chosen by
     :func:`~planner.estimator.expert_parallel.moe_exchange_code` at the pool's TP, EP and
     attention DP) over the pool's links (``tp_link``, ``ep_link`` in B/s), plus the
-    element-wise kernels (:func:`serving.serving_activation_s_per_token`). Not a column."""
+    element-wise kernels (:func:`serving_step.serving_activation_s_per_token`). Not a column."""
     code = xp.moe_exchange_code(tp, ep, attention_dp_number, model_experts,
                                 model_experts_per_token, engine_code, nvlink_domain_gpus)
     dispatch = xp.moe_dispatch_bytes(engine_code, code, matmul_path_code, gpu_compute_bits,
@@ -88,10 +88,10 @@ def _pool_token_s(tp: Value, ep: Value, attention_dp_number: Value, model_layers
     moe = xp.moe_comm_s_per_token(code, tp, ep, model_layers, model_hidden_size,
                                   model_experts_per_token, dispatch, activation_bytes, tp_link,
                                   ep_link, collective_efficiency)
-    comm = serving.serving_comm_s_per_token(tp, attention_dp_number, model_layers,
-                                            model_hidden_size, activation_bytes, tp_link,
-                                            collective_efficiency, moe)
-    elementwise = serving.serving_activation_s_per_token(
+    comm = serving_step.serving_comm_s_per_token(tp, attention_dp_number, model_layers,
+                                                 model_hidden_size, activation_bytes, tp_link,
+                                                 collective_efficiency, moe)
+    elementwise = serving_step.serving_activation_s_per_token(
         model_layers, model_hidden_size, ffn_width_per_token, tp, activation_bytes,
         bandwidth_bytes_per_s, bandwidth_efficiency)
     return comm + elementwise

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from planner.estimator import serving
+from planner.estimator import serving_cohort, serving_load, serving_operating, serving_queue
 from planner.estimator.ops import (
     Repeats,
     Value,
@@ -27,7 +27,7 @@ from planner.estimator.ops import (
     safe_div,
     where,
 )
-from planner.estimator.serving import QUEUE_WAIT_CAP_S
+from planner.estimator.serving_load import QUEUE_WAIT_CAP_S
 from planner.estimator.speculative import per_output_token
 
 SLO_PERCENTILES = {"50": 50, "90": 90, "99": 99}
@@ -54,7 +54,7 @@ def meets_slo(slo_ttft_s: Value, slo_tpot_s: Value, ttft_slo_percentile_s: Value
 def saturated(overloaded: Value, queue_wait_mean_s: Value, queue_wait_p99_s: Value) -> Value:
     """The queue is overloaded: offered load at or beyond the saturation rate (open loop,
     ``utilization >= 1``), or a wait the queueing formulas can only report as their cap
-    (:data:`planner.estimator.serving.QUEUE_WAIT_CAP_S` = 10^6 s: the queue grows without
+    (:data:`planner.estimator.serving_load.QUEUE_WAIT_CAP_S` = 10^6 s: the queue grows without
     bound). A state, not a number: where it holds, the TTFT and queue-wait figures are no
     latency a user would see (JSON gives them as null, the text and the grid say
     "saturated"). Flags are tested with IF (Excel ranks TRUE above any number)."""
@@ -65,7 +65,7 @@ def saturated(overloaded: Value, queue_wait_mean_s: Value, queue_wait_p99_s: Val
 
 _LN_TAIL = {50: 0.6931471805599453, 90: 2.302585092994046, 99: 4.605170185988091}
 """``ln(1/(1-p))`` of each objective percentile, the constants the serving model's wait
-quantiles use (:func:`planner.estimator.serving._queue_wait_quantile`)."""
+quantiles use (:func:`planner.estimator.serving_queue._queue_wait_quantile`)."""
 
 
 def slo_queue_utilization(slo_ttft_s: Value, slo_percentile_number: Value,
@@ -223,13 +223,13 @@ def _search_step_s(rate: Value, pp: Value, request_tokens: Value,
                    expert_gemm_s_per_token: Value, expert_ranks: Value,
                    expert_rank_max_sd: Value) -> Value:
     """Bisection: the operating step at ``rate`` per replica, one iteration of the serving
-    model's fixed point (:func:`planner.estimator.serving._fixed_point_step`) from the idle
-    step: exact for a dense model; for MoE the touched-expert share and the busiest expert
+    model's fixed point (:func:`planner.estimator.serving_operating._fixed_point_step`) from the
+    idle step: exact for a dense model; for MoE the touched-expert share and the busiest expert
     rank's extra GEMM work enter by their tangents at the idle step (both concave in the
     tokens, so the tangent lies above: an upper bound), the busiest rank's extra share of
     experts read at its idle-step value (it rises and then falls with the touched share; at
     most ``expert_rank_max_sd / 2 / sqrt(E / ep)`` of the expert weights' read time)."""
-    return serving._fixed_point_step(
+    return serving_operating._fixed_point_step(
         serving_step_0_s, rate / pp, request_tokens, serving_compute_s_per_request,
         serving_kv_memory_s_per_request, serving_token_s, serving_step_fixed_s,
         serving_dense_weights_s, serving_expert_weights_s, model_experts,
@@ -270,20 +270,22 @@ def _parts(y: Value, request_tokens: Value, serving_compute_s_per_request: Value
     """The serving model's step parts at work ``y`` (compute, memory, communication,
     element-wise, overhead), by its own column functions (``tp`` is read by the TTFT search
     from these inputs, not by the parts)."""
-    return (serving.step_compute_s(y, serving_compute_s_per_request, request_tokens,
-                                   serving_expert_weights_s, expert_gemm_s_per_token,
-                                   model_experts, model_experts_per_token, expert_ranks,
-                                   expert_rank_max_sd),
-            serving.step_memory_s(y, request_tokens, serving_kv_memory_s_per_request,
-                                  serving_dense_weights_s, serving_expert_weights_s,
-                                  model_experts, model_experts_per_token,
-                                  expert_gemm_s_per_token, expert_ranks, expert_rank_max_sd),
-            serving.step_communication_s(y, request_tokens, serving_comm_s_per_token,
-                                         collective_latency_s_per_step),
-            serving.step_elementwise_s(y, request_tokens, serving_activation_s_per_token),
-            serving.step_overhead_s(engine_step_overhead_s, model_layers,
-                                    kernel_overhead_s_per_layer, model_layer_kernels,
-                                    spec_draft_fixed_s))
+    return (serving_operating.step_compute_s(y, serving_compute_s_per_request, request_tokens,
+                                             serving_expert_weights_s, expert_gemm_s_per_token,
+                                             model_experts, model_experts_per_token, expert_ranks,
+                                             expert_rank_max_sd),
+            serving_operating.step_memory_s(y, request_tokens, serving_kv_memory_s_per_request,
+                                            serving_dense_weights_s, serving_expert_weights_s,
+                                            model_experts, model_experts_per_token,
+                                            expert_gemm_s_per_token, expert_ranks,
+                                            expert_rank_max_sd),
+            serving_operating.step_communication_s(y, request_tokens, serving_comm_s_per_token,
+                                                   collective_latency_s_per_step),
+            serving_operating.step_elementwise_s(y, request_tokens,
+                                                 serving_activation_s_per_token),
+            serving_operating.step_overhead_s(engine_step_overhead_s, model_layers,
+                                              kernel_overhead_s_per_layer, model_layer_kernels,
+                                              spec_draft_fixed_s))
 
 
 def _search_tpot_s(y: Value, host_weight_stream_s: Value,
@@ -291,8 +293,9 @@ def _search_tpot_s(y: Value, host_weight_stream_s: Value,
     """Bisection: the TPOT at work ``y`` (the serving model's ``step_s``, over the
     acceptance length under speculative decoding)."""
     compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
-    return per_output_token(serving.step_s(serving.OPEN_LOOP, compute, memory_, elementwise,
-                                           comm, overhead, host_weight_stream_s, 0.0),
+    return per_output_token(serving_operating.step_s(serving_load.OPEN_LOOP, compute, memory_,
+                                                     elementwise, comm, overhead,
+                                                     host_weight_stream_s, 0.0),
                             spec_acceptance_length_effective)
 
 
@@ -317,16 +320,16 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
     model's slot wait quantile, step alignment, prefill and front end)."""
     compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
     tp = parts_inputs[_PART_INPUTS.index("tp")]
-    service = serving.ttft_service_s(serving.OPEN_LOOP, 0.0, prefill_steps_per_request,
-                                     prompt_tokens,
-                                     max_num_batched_tokens_effective, prefill_flops, tp,
-                                     gpu_flops_per_s, matmul_efficiency_effective, compute,
-                                     memory_, elementwise, comm, overhead, serving_token_s,
-                                     host_weight_stream_s, 0, 0.0, 1.0, 0.0)  # open loop
+    service = serving_cohort.ttft_service_s(serving_load.OPEN_LOOP, 0.0, prefill_steps_per_request,
+                                            prompt_tokens,
+                                            max_num_batched_tokens_effective, prefill_flops, tp,
+                                            gpu_flops_per_s, matmul_efficiency_effective, compute,
+                                            memory_, elementwise, comm, overhead, serving_token_s,
+                                            host_weight_stream_s, 0, 0.0, 1.0, 0.0)  # open loop
     util = safe_div(rate, serving_capacity_requests_per_s_replica, 1.0)
-    waits = [serving._queue_wait_quantile(p, serving.OPEN_LOOP, util, max_running_batch,
-                                          service_scv, rate,
-                                          serving_capacity_requests_per_s_replica, 0.0)
+    waits = [serving_queue._queue_wait_quantile(p, serving_load.OPEN_LOOP, util, max_running_batch,
+                                                service_scv, rate,
+                                                serving_capacity_requests_per_s_replica, 0.0)
              for p in (0.5, 0.9, 0.99)]
     wait = where(slo_percentile_number == 50, waits[0],
                  where(slo_percentile_number == 90, waits[1], waits[2]))
@@ -460,7 +463,7 @@ def replicas_needed(target_requests_per_s: Value, slo_requests_per_s_replica: Va
     both = where(disagg_prefill_workers_needed > 0,
                  where(disagg_decode_workers_needed > 0,
                        disagg_prefill_workers_needed + disagg_decode_workers_needed, 0), 0)
-    return where(serving_mode_code == serving.DISAGGREGATED, both, aggregated)
+    return where(serving_mode_code == serving_load.DISAGGREGATED, both, aggregated)
 
 
 def gpus_needed(replicas_needed: Value, tp: Value, pp: Value, serving_mode_code: Value,
@@ -468,7 +471,7 @@ def gpus_needed(replicas_needed: Value, tp: Value, pp: Value, serving_mode_code:
     """GPUs of the deployment :func:`replicas_needed` sizes: ``replicas * tp * pp``;
     disaggregated, both pools' (``prefill workers * prefill_tp * pp + decode workers *
     decode_tp * pp``, :mod:`planner.estimator.disagg_slo`)."""
-    return where(serving_mode_code == serving.DISAGGREGATED,
+    return where(serving_mode_code == serving_load.DISAGGREGATED,
                  disagg_prefill_gpus_needed + disagg_decode_gpus_needed,
                  replicas_needed * tp * pp)
 
@@ -482,5 +485,5 @@ def cost_usd_per_month_needed(gpus_needed: Value, price_usd_per_gpu_hour: Value,
     hours``; disaggregated, each pool at its GPU's price."""
     disaggregated = (disagg_prefill_gpus_needed * price_usd_per_gpu_hour
                      + disagg_decode_gpus_needed * decode_gpu_price_usd_per_gpu_hour)
-    return where(serving_mode_code == serving.DISAGGREGATED, disaggregated * hours_per_month,
+    return where(serving_mode_code == serving_load.DISAGGREGATED, disaggregated * hours_per_month,
                  gpus_needed * price_usd_per_gpu_hour * hours_per_month)

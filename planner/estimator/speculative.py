@@ -215,14 +215,14 @@ def spec_draft_fixed_s(spec_method_code: Value, spec_draft_tokens_effective: Val
 
 DENSE_LAYER_KERNELS = 9
 """Kernels of the dense layer ``kernel_overhead_s_per_layer`` stands for
-(:data:`planner.estimator.serving.DENSE_LAYER_KERNELS`, repeated here to keep the import
+(:data:`planner.estimator.serving_step.DENSE_LAYER_KERNELS`, repeated here to keep the import
 one way)."""
 
 
 def per_output_token(step_s: Value, spec_acceptance_length_effective: Value) -> Value:
     """Time per output token from the time per decode step: ``step / a`` (the step itself
     without speculation: ``x / 1`` is ``x`` to the bit). A helper of
-    :func:`planner.estimator.serving.tpot_mean_s`, not a column."""
+    :func:`planner.estimator.serving_cohort.tpot_mean_s`, not a column."""
     return step_s / spec_acceptance_length_effective
 
 

@@ -3,8 +3,8 @@
 Why this module exists: a closed loop's steps are prefill steps (a cohort's prompt chunks
 beside the other requests' decodes) and decode-only steps (:mod:`planner.estimator.serving`,
 ``closed_loop_step_s``). The prompt tokens and decodes of a prefill step
-(:func:`planner.estimator.serving._prefill_step_tokens`) enter the step's operator sum a dozen
-times (GEMMs, touched experts, the busiest expert rank, attention, element-wise work); as
+(:func:`planner.estimator.serving_cohort._prefill_step_tokens`) enter the step's operator sum a
+dozen times (GEMMs, touched experts, the busiest expert rank, attention, element-wise work); as
 columns of their own each step formula names them once. Inlined, ``saturation_step_s`` ran to
 13,466 characters and ``closed_loop_prefill_step_s`` to 9,035 at the workbook's longest cell
 references, past Excel's limit of 8,192 characters a formula (Microsoft, "Excel
@@ -16,7 +16,7 @@ Every public function is a scenario column over the operator set
 
 from __future__ import annotations
 
-from planner.estimator import serving
+from planner.estimator import serving_cohort, serving_step
 from planner.estimator.ops import Value, maximum, minimum
 
 
@@ -31,11 +31,11 @@ def closed_loop_prefill_tokens(closed_loop_batch: Value, operating_requests_per_
                                output_tokens_cv: Value) -> Value:
     """Prompt tokens a closed loop's prefill step carries (tokens): its cohort's chunks in
     what the other requests' decodes leave of the budget
-    (:func:`planner.estimator.serving._prefill_step_tokens` at the running batch)."""
+    (:func:`planner.estimator.serving_cohort._prefill_step_tokens` at the running batch)."""
     batch = _running(closed_loop_batch, operating_requests_per_step, residence_steps)
-    n, _others = serving._prefill_step_tokens(batch, prefill_tokens_computed,
-                                              max_num_batched_tokens_effective,
-                                              output_tokens_cv, operating_requests_per_step)
+    n, _others = serving_cohort._prefill_step_tokens(batch, prefill_tokens_computed,
+                                                     max_num_batched_tokens_effective,
+                                                     output_tokens_cv, operating_requests_per_step)
     return n
 
 
@@ -44,11 +44,11 @@ def closed_loop_prefill_decodes(closed_loop_batch: Value, operating_requests_per
                                 max_num_batched_tokens_effective: Value,
                                 output_tokens_cv: Value) -> Value:
     """Decodes beside the cohort in a closed loop's prefill step (sequences): the running
-    requests not in the cohort (:func:`planner.estimator.serving._prefill_step_tokens`)."""
+    requests not in the cohort (:func:`planner.estimator.serving_cohort._prefill_step_tokens`)."""
     batch = _running(closed_loop_batch, operating_requests_per_step, residence_steps)
-    _n, others = serving._prefill_step_tokens(batch, prefill_tokens_computed,
-                                              max_num_batched_tokens_effective,
-                                              output_tokens_cv, operating_requests_per_step)
+    _n, others = serving_cohort._prefill_step_tokens(batch, prefill_tokens_computed,
+                                                     max_num_batched_tokens_effective,
+                                                     output_tokens_cv, operating_requests_per_step)
     return others
 
 
@@ -86,8 +86,8 @@ def saturation_prefill_step_s(saturation_prefill_tokens: Value,
                               spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
                               expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """A prefill step at saturation (s): the cohort's chunks and the others' decodes, one
-    micro-batch of ``1/pp`` of them (:func:`planner.estimator.serving._step_kind_s`)."""
-    return serving._step_kind_s(
+    micro-batch of ``1/pp`` of them (:func:`planner.estimator.serving_step._step_kind_s`)."""
+    return serving_step._step_kind_s(
         saturation_prefill_tokens / pp, saturation_prefill_decodes / pp,
         prefill_compute_s_per_token, decode_compute_s_per_token, decode_kv_s_per_token,
         serving_token_s, serving_step_fixed_s, serving_dense_weights_s,
@@ -109,7 +109,7 @@ def saturation_decode_step_s(max_running_batch: Value, saturation_requests_per_s
     """A decode-only step at saturation (s): one token for each of the running requests the
     budget keeps busy (:func:`_running` at ``B_max``), one micro-batch of ``1/pp``."""
     batch = _running(max_running_batch, saturation_requests_per_step, residence_steps)
-    return serving._step_kind_s(
+    return serving_step._step_kind_s(
         0, batch / pp, prefill_compute_s_per_token, decode_compute_s_per_token,
         decode_kv_s_per_token, serving_token_s, serving_step_fixed_s, serving_dense_weights_s,
         serving_expert_weights_s, model_experts, model_experts_per_token, gemm_s_per_token,

@@ -7,7 +7,7 @@ apart, and a grid over both counts grows as their product (8 TP pairs × 64 × 6
 32,768 deployments per GPU pair). The two pools' constraints separate:
 
 * the decode pool alone sets TPOT and its own utilisation (its batch is the rate over its
-  workers, :func:`planner.estimator.disagg.disagg_tpot_mean_s`), so the decode counts that can
+  workers, :func:`planner.estimator.disagg_load.disagg_tpot_mean_s`), so the decode counts that can
   work are found by one scan over ``decode_workers`` per configuration;
 * the prefill pool alone sets its utilisation (capacity is proportional to its workers), so
   the prefill counts that can work are found by one scan over ``prefill_workers``;

@@ -90,7 +90,7 @@ def finite_run_ttft(steady_s: np.ndarray | float, wave_s: np.ndarray | float,
                     requests: np.ndarray | float, slots: np.ndarray | float) -> np.ndarray:
     """Mean TTFT a finite closed-loop run of ``requests`` over ``slots`` clients measures: its
     first ``slots`` requests arrive at once and wait for each other's prefill
-    (``wave_s``, :func:`planner.estimator.serving.wave_ttft_mean_s`), the others arrive one
+    (``wave_s``, :func:`planner.estimator.serving_cohort.wave_ttft_mean_s`), the others arrive one
     at a time as earlier ones finish (``steady_s``, the steady-state ``ttft_mean_s``):
     ``steady + min(c/n, 1) * (wave - steady)`` (per replica)."""
     n = np.maximum(np.asarray(requests, dtype=np.float64), 1.0)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import ValidationError
 from planner.estimator.architecture import ModelSpec
-from planner.estimator.disagg import DECODE_GPU_SAME, decode_gpu_figures
+from planner.estimator.disagg_inputs import DECODE_GPU_SAME, decode_gpu_figures
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
 from planner.estimator.ops import Coded, NumpyOnFirstUse

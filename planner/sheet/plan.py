@@ -45,7 +45,7 @@ import numpy as np
 
 from planner.domain import Scenario
 from planner.estimator.architecture import ModelSpec
-from planner.estimator.disagg import DECODE_GPU_SAME, DISAGGREGATED
+from planner.estimator.disagg_inputs import DECODE_GPU_SAME, DISAGGREGATED
 from planner.estimator.gpu import GpuSpec
 from planner.estimator.ops import Coded
 from planner.sheet.fleet import scenario_table

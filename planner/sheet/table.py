@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import PlannerError, ValidationError
 from planner.estimator.architecture import ModelSpec
-from planner.estimator.disagg import DECODE_GPU_SAME, decode_gpu_figures
+from planner.estimator.disagg_inputs import DECODE_GPU_SAME, decode_gpu_figures
 from planner.estimator.figures import model_figures
 from planner.estimator.gpu import GpuSpec, compute_dtype, gpu_figures
 from planner.estimator.ops import Coded, NumpyOnFirstUse
@@ -156,7 +156,7 @@ def _gpu_columns(gpu_specs: list[GpuSpec], codes: np.ndarray) -> dict[str, Any]:
 def _decode_gpu_columns(decode_gpu: Any, g_codes: np.ndarray, g_names: list[str],
                         gpus: Mapping[str, GpuSpec], n: int, labels: RowLabels | None,
                         weight_dtype: Any) -> dict[str, Any]:
-    """The decode pool's GPU figures (:func:`planner.estimator.disagg.decode_gpu_figures`)
+    """The decode pool's GPU figures (:func:`planner.estimator.disagg_inputs.decode_gpu_figures`)
     for every row: the ``decode_gpu`` named (``same``: the row's GPU), looked up once per
     distinct (GPU, decode GPU) pair; an unknown name is refused naming ``decode_gpu``."""
     row_gpu = np.asarray(g_names, dtype=object)[g_codes]
