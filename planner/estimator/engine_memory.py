@@ -320,6 +320,43 @@ def engine_kv_tokens(engine_kv_bytes_per_gpu: Value, kv_bytes_per_token_per_gpu:
                         model_window_layers, model_state_layers)
 
 
+def _window_held_bytes(vllm: Value, context_tokens: Value, window_tokens: Value,
+                       block: Value, kv_elems_per_token_full: Value,
+                       kv_elems_per_token_window: Value, kv_bits: Value, kv_heads_window: Value,
+                       tp: Value, attention_dp_number: Value, pp: Value) -> Value:
+    """Bytes per GPU a sequence's sliding-window layers hold at ``context_tokens``, before
+    vLLM's group padding: vLLM keeps ``min(ceil(T/block), ceil(w/block) + 1)`` blocks
+    (``SlidingWindowManager``), other engines ``min(T, w)`` tokens; bytes per token
+    ``window_elems * bits/8 * f_w / pp`` (``f_w`` the window layers' share). vLLM's
+    ``SlidingWindowManager`` frees the blocks that fall out of the window
+    (``remove_skipped_blocks``); the +1: the window need not start at a block boundary
+    (``SlidingWindowSpec.max_memory_usage_bytes``). 0 without a window. Not a column."""
+    held = where(vllm, minimum(ceil(context_tokens / block), ceil(window_tokens / block) + 1)
+                 * block, minimum(context_tokens, window_tokens))
+    per_window_token = where(kv_elems_per_token_full > 0, kv_elems_per_token_window, 0) \
+        * kv_bits / 8 * _class_fraction_per_gpu(kv_heads_window, tp, attention_dp_number) / pp
+    return per_window_token * where(window_tokens > 0, held, 0)
+
+
+def _v4_held_bytes(context_tokens: Value, window_tokens: Value, window_page_bytes: Value,
+                   csa_state_page_bytes: Value, hca_state_page_bytes: Value, hca_ratio: Value,
+                   tp: Value, attention_dp_number: Value, pp: Value) -> Value:
+    """Bytes per GPU one DeepSeek-V4 sequence holds beyond its context under vLLM
+    (:mod:`planner.estimator.vllm_cache_layout`): the fp8 window in
+    :data:`V4_SWA_BLOCK_TOKENS`-token blocks, ``min(ceil(T/64), ceil(w/64) + 1)`` of them,
+    and the float32 compressor states, CSA in 4-token blocks over a window of 8, HCA in
+    8-token blocks over a window of its ratio, each page one layer type's, shared by the
+    replica's attention ranks. V4-Flash at 1,151 tokens: 3 x 1,609,920 + 3 x 870,912 + 17 x
+    656,640 = 18,605,376 B. Not a column: :func:`engine_state_tokens` reads it."""
+    return (window_page_bytes
+            * minimum(ceil(context_tokens / V4_SWA_BLOCK_TOKENS),
+                      ceil(window_tokens / V4_SWA_BLOCK_TOKENS) + 1)
+            + csa_state_page_bytes * minimum(ceil(context_tokens / 4), ceil(8 / 4) + 1)
+            + hca_state_page_bytes
+            * minimum(ceil(context_tokens / 8), ceil(hca_ratio / 8) + 1)) \
+        * _class_fraction_per_gpu(1, tp, attention_dp_number) / pp
+
+
 def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                         kv_bytes_per_token_per_gpu: Value, engine_code: Value,
                         engine_block_tokens: Value, model_state_layers: Value,
@@ -344,11 +381,7 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
       ``HybridAttentionMambaModelConfig``; one page per sequence with ``mamba_cache_mode``
       "none", ``MambaSpec.max_memory_usage_bytes``): ``state_layers * block * attn_token``.
       SGLang and TRT-LLM: the state itself.
-    * window: vLLM's ``SlidingWindowManager`` frees the blocks that fall out of the window
-      (``remove_skipped_blocks``), so a sliding layer holds ``min(ceil(T/block),
-      ceil(w/block) + 1)`` blocks (+1: the window need not start at a block boundary,
-      ``SlidingWindowSpec.max_memory_usage_bytes``); other engines ``min(T, w)`` tokens.
-      Bytes per token ``window_elems * bits/8 * f_w / pp`` (``f_w`` the window layers' share).
+    * window: :func:`_window_held_bytes` (vLLM frees the blocks that fall out of the window).
 
     Qwen3.5-27B on 8 GPUs at TP 8 under vLLM (state at its config's float32): 48 state pages
     of 400 x 1,024 B against 16,384 B per context token (16 layers of 1,024 B) = 1,200 pool
@@ -356,11 +389,8 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
 
     vLLM pads each cache type to whole layer groups (:func:`_vllm_padding`): MiMo-V2-Flash's
     39 sliding layers take 45 layers' memory, Nemotron-3-Nano's 23 Mamba layers 24. DeepSeek-V4
-    under vLLM (:mod:`planner.estimator.vllm_cache_layout`): every layer's fp8 window in
-    64-token blocks, ``min(ceil(T/64), ceil(w/64) + 1)`` of them, and the float32 compressor
-    states, CSA in 4-token blocks over a window of 8, HCA in 8-token blocks over a window of
-    its ratio; V4-Flash at 1,151 tokens: 3 x 1,609,920 + 3 x 870,912 + 17 x 656,640 =
-    18,605,376 B, 4,752.3 pool tokens of 3,915 B."""
+    under vLLM: :func:`_v4_held_bytes` (V4-Flash at 1,151 tokens: 4,752.3 pool tokens of
+    3,915 B)."""
     block = engine_block_tokens
     attn_token = safe_div(kv_bytes_per_token_per_gpu, model_kv_layers, 0.0)
     vllm = engine_code == VLLM
@@ -375,20 +405,13 @@ def engine_state_tokens(state_bytes_per_sequence_per_gpu: Value,
                           state_bytes_per_sequence_per_gpu) * pad_state,
                   state_bytes_per_sequence_per_gpu)
     w = model_sliding_window_tokens
-    held = where(vllm, minimum(ceil(context_tokens / block), ceil(w / block) + 1) * block,
-                 minimum(context_tokens, w))
-    per_window_token = where(model_kv_elems_per_token_full > 0,
-                             model_kv_elems_per_token_window, 0) * kv_bits / 8 \
-        * _class_fraction_per_gpu(model_kv_heads_window, tp, attention_dp_number) / pp
-    window = per_window_token * where(w > 0, held, 0) * pad_window
-    v4_blocks = (model_vllm_v4_window_page_bytes
-                 * minimum(ceil(context_tokens / V4_SWA_BLOCK_TOKENS),
-                           ceil(w / V4_SWA_BLOCK_TOKENS) + 1)
-                 + model_vllm_v4_csa_state_page_bytes
-                 * minimum(ceil(context_tokens / 4), ceil(8 / 4) + 1)
-                 + model_vllm_v4_hca_state_page_bytes
-                 * minimum(ceil(context_tokens / 8), ceil(model_vllm_v4_hca_ratio / 8) + 1)) \
-        * _class_fraction_per_gpu(1, tp, attention_dp_number) / pp
+    window = _window_held_bytes(vllm, context_tokens, w, block, model_kv_elems_per_token_full,
+                                model_kv_elems_per_token_window, kv_bits,
+                                model_kv_heads_window, tp, attention_dp_number, pp) * pad_window
+    v4_blocks = _v4_held_bytes(context_tokens, w, model_vllm_v4_window_page_bytes,
+                               model_vllm_v4_csa_state_page_bytes,
+                               model_vllm_v4_hca_state_page_bytes, model_vllm_v4_hca_ratio,
+                               tp, attention_dp_number, pp)
     v4 = vllm * (model_vllm_v4_kv_bytes_per_token > 0)
     held_bytes = where(v4 > 0, v4_blocks, state + window)
     return safe_div(held_bytes, kv_bytes_per_token_per_gpu * pad_growing, 0.0)
