@@ -227,127 +227,207 @@ def layer_kernels(layer: Layer) -> int:
     return kernels + MOE_FFN_KERNELS + (DENSE_FFN_KERNELS - 1 if ffn.shared is not None else 0)
 
 
+@dataclass(slots=True)
+class _LayerSums:
+    """Running figures over a spec's layers, added layer by layer in layer order (so the
+    float sums round as they always have): matmul weights (parameters), KV elements per token,
+    attention FLOPs per position pair, fixed state elements per sequence, and the heads and
+    layer counts of each cache class."""
+
+    dense: int = 0
+    """Layer matmul weights every token uses (parameters)."""
+    experts: int = 0
+    """Routed-expert matmul weights of all experts (parameters)."""
+    experts_active: int = 0
+    """Routed-expert matmul weights one token uses (parameters)."""
+    kv_full: float = 0
+    """KV elements per token on full-attention layers (compressed shares may be fractions)."""
+    kv_window: int = 0
+    """KV elements per token on sliding-window layers."""
+    flops_full: float = 0
+    """Attention FLOPs per position pair on full-attention terms."""
+    flops_window: int = 0
+    """Attention FLOPs per position pair on sliding-window layers."""
+    sparse_flops: float = 0
+    """Attention FLOPs per (query, selected token) pair on sparse-attention terms."""
+    topk: int = 0
+    """Tokens a sparse-attention query attends to (0 without sparse attention)."""
+    n_experts: int = 1
+    """Routed experts per MoE layer (of the last MoE layer; 1 for dense models)."""
+    top_k: int = 1
+    """Experts each token is routed to (of the last MoE layer; 1 for dense models)."""
+    kv_heads: int = 1
+    """Most KV-cache heads of any attention layer."""
+    heads_growing: int = 1
+    """Most KV-cache heads of the layers whose cache grows with the context."""
+    heads_window: int = 1
+    """Most KV-cache heads of the sliding-window caches."""
+    state: int = 0
+    """Fixed state elements per sequence (linear attention, Mamba-2, CSA overlap)."""
+    state_heads: int = 1
+    """Most heads the fixed state splits by."""
+    attn_other: int = 0
+    """Attention matmul weights the per-pair FLOPs and KV elements do not imply (parameters)."""
+    recurrent: int = 0
+    """Recurrent state elements per sequence (without convolution windows)."""
+    indexer_elems: int = 0
+    """Sparse-attention indexer key elements per token."""
+    growing_layers: int = 0
+    """Full and sparse attention layers (cache grows with the context)."""
+    window_layers: int = 0
+    """Sliding-window attention layers."""
+    sparse_mla: int = 0
+    """MLA layers with sparse attention."""
+
+
 @lru_cache(maxsize=256)
 def model_figures(spec: ModelSpec) -> ModelFigures:
     """Reduce ``spec`` to the flat integers the scenario formulas use (cached per spec: a
     spec is immutable, and tables of thousands of scenarios share a few models)."""
     counts = count_params(spec)
     d = spec.hidden_size
-    dense = experts = experts_active = 0
-    kv_window = flops_window = 0
-    kv_full: float = 0  # compressed attention's per-token shares may be fractions
-    flops_full: float = 0
-    windows = {layer.sliding_window for layer in spec.layers if layer.sliding_window is not None}
-    if len(windows) > 1:
-        raise ConfigError(spec.name, "sliding_window",
-                          f"layers use several window sizes {sorted(windows)}; one is supported")
-    n_experts = top_k = 1
-    kv_heads = heads_growing = heads_window = 1
-    state = 0
-    state_heads = 1
-    attn_other = 0
-    recurrent = indexer_elems = 0
-    sparse_flops: float = 0
-    topk = 0
-    growing_layers = window_layers = sparse_mla = 0
-    for layer in spec.layers:
-        de, ex, ea = layer_matmul_weights(layer, d)
-        dense, experts, experts_active = dense + de, experts + ex, experts_active + ea
-        attn = layer.attention
-        if isinstance(attn, (LinearAttention, Mamba2)):
-            state += attn.state_elems_per_sequence
-            recurrent += attn.recurrent_state_elems
-            heads = attn.num_v_heads if isinstance(attn, LinearAttention) else attn.num_heads
-            state_heads = max(state_heads, heads)
-            attn_other += sum(i * o for i, o, _ in attention_projections(attn, d).values())
-        elif isinstance(attn, CompressedAttention):
-            kv_heads = max(kv_heads, attn.kv_cache_heads)
-            heads_growing = max(heads_growing, attn.kv_cache_heads)
-            heads_window = max(heads_window, attn.kv_cache_heads)
-            kv_window += attn.window_elems_per_token
-            kv_full += attn.kv_elems_per_token
-            state += attn.state_elems_per_sequence
-            flops_window += attn.core_flops_per_pair
-            if attn.compress_ratio:
-                # the compressed entries: 1/ratio of the pairs (CSA: its top-k of them)
-                per_entry = attn.core_flops_per_pair
-                if attn.is_csa:  # min(T/4, k) entries = min(T, 4k)/4: a sparse term
-                    sparse_flops += per_entry / attn.compress_ratio
-                    topk = attn.index_topk * attn.compress_ratio
-                    flops_full += attn.indexer_flops_per_pair / attn.compress_ratio
-                else:
-                    flops_full += per_entry / attn.compress_ratio
-        elif isinstance(attn, Attention):
-            kv_heads = max(kv_heads, attn.kv_cache_heads)
-            if attn.output_gate:
-                attn_other += d * attn.num_heads * attn.head_dim
-            flops_full += attn.indexer_flops_per_pair
-            indexer_elems += attn.indexer.head_dim if attn.indexer else 0
-            if attn.sparse_topk:
-                growing_layers += 1
-                sparse_mla += 1 if attn.is_mla else 0
-                kv_full += attn.kv_elems_per_token
-                sparse_flops += attn.core_flops_per_pair
-                topk = attn.sparse_topk
-                heads_growing = max(heads_growing, attn.kv_cache_heads)
-            elif layer.sliding_window is None:
-                growing_layers += 1
-                kv_full += attn.kv_elems_per_token
-                flops_full += attn.core_flops_per_pair
-                heads_growing = max(heads_growing, attn.kv_cache_heads)
-            else:
-                window_layers += 1
-                kv_window += attn.kv_elems_per_token
-                flops_window += attn.core_flops_per_pair
-                heads_window = max(heads_window, attn.kv_cache_heads)
-        if not isinstance(layer.ffn, Mlp):
-            n_experts, top_k = layer.ffn.num_experts, layer.ffn.top_k
+    window = _sliding_window(spec)
+    s = _sum_layers(spec)
     return ModelFigures(
         model_params_total=counts.total,
         model_params_active=counts.active,
         model_params_embedding=counts.embedding + counts.position,
         model_params_lm_head=counts.lm_head,
-        model_matmul_dense_params=dense,
-        model_matmul_experts_params=experts,
-        model_matmul_experts_active_params=experts_active,
+        model_matmul_dense_params=s.dense,
+        model_matmul_experts_params=s.experts,
+        model_matmul_experts_active_params=s.experts_active,
         model_lm_head_matmul_params=spec.vocab_size * d,
-        model_experts=n_experts,
-        model_experts_per_token=top_k,
+        model_experts=s.n_experts,
+        model_experts_per_token=s.top_k,
         model_layers=spec.num_layers,
         model_hidden_size=d,
         model_mtp_layers=spec.mtp_layers,
         model_attention_heads=spec.attention.num_heads,
-        model_kv_heads=kv_heads,
-        model_kv_elems_per_token_full=_whole(kv_full),
-        model_kv_elems_per_token_window=kv_window,
-        model_sliding_window_tokens=next(iter(windows), 0),
-        model_attn_flops_per_pair_full=_whole(flops_full),
-        model_attn_flops_per_pair_window=flops_window,
+        model_kv_heads=s.kv_heads,
+        model_kv_elems_per_token_full=_whole(s.kv_full),
+        model_kv_elems_per_token_window=s.kv_window,
+        model_sliding_window_tokens=window,
+        model_attn_flops_per_pair_full=_whole(s.flops_full),
+        model_attn_flops_per_pair_window=s.flops_window,
         model_max_context_tokens=spec.max_position_embeddings,
-        model_state_elems_per_sequence=state,
-        model_state_heads=state_heads,
-        model_attn_matmul_params_other=attn_other,
+        model_state_elems_per_sequence=s.state,
+        model_state_heads=s.state_heads,
+        model_attn_matmul_params_other=s.attn_other,
         model_kv_layers=sum(1 for layer in spec.layers if keeps_kv(layer.attention)),
-        model_state_recurrent_elems_per_sequence=recurrent,
+        model_state_recurrent_elems_per_sequence=s.recurrent,
         model_state_recurrent_bits=spec.state_recurrent_bits,
         model_state_recurrent_bits_vllm=spec.state_recurrent_bits_vllm,
-        model_attn_flops_per_pair_sparse=_whole(sparse_flops),
-        model_sparse_topk_tokens=topk,
-        model_indexer_elems_per_token=indexer_elems,
-        model_kv_heads_growing=heads_growing,
-        model_kv_heads_window=heads_window,
+        model_attn_flops_per_pair_sparse=_whole(s.sparse_flops),
+        model_sparse_topk_tokens=s.topk,
+        model_indexer_elems_per_token=s.indexer_elems,
+        model_kv_heads_growing=s.heads_growing,
+        model_kv_heads_window=s.heads_window,
         model_state_layers=sum(1 for layer in spec.layers
                                if isinstance(layer.attention, (LinearAttention, Mamba2))),
         model_vision_params=spec.vision_params,
-        model_growing_layers=growing_layers,
-        model_window_layers=window_layers,
-        model_sparse_mla_layers=sparse_mla,
+        model_growing_layers=s.growing_layers,
+        model_window_layers=s.window_layers,
+        model_sparse_mla_layers=s.sparse_mla,
         model_attention_head_dim=_attention_head_dim(spec),
         **v4_figures(spec),
         model_layer_kernels=_whole(sum(layer_kernels(layer) for layer in spec.layers)
                                    / max(len(spec.layers), 1)),
         **_checkpoint_figures(spec),
     )
+
+
+def _sliding_window(spec: ModelSpec) -> int:
+    """The sliding window of the windowed layers (tokens; 0 when there are none); a spec
+    whose windowed layers use several window sizes is refused with :class:`ConfigError`."""
+    windows = {layer.sliding_window for layer in spec.layers if layer.sliding_window is not None}
+    if len(windows) > 1:
+        raise ConfigError(spec.name, "sliding_window",
+                          f"layers use several window sizes {sorted(windows)}; one is supported")
+    return next(iter(windows), 0)
+
+
+def _sum_layers(spec: ModelSpec) -> _LayerSums:
+    """The per-layer figures of ``spec`` summed over its layers in order (see
+    :class:`_LayerSums` for the units): matmul weights of every layer, its mixer's cache,
+    state and FLOPs by class, and the routed experts of its FFN."""
+    d = spec.hidden_size
+    s = _LayerSums()
+    for layer in spec.layers:
+        de, ex, ea = layer_matmul_weights(layer, d)
+        s.dense, s.experts, s.experts_active = s.dense + de, s.experts + ex, s.experts_active + ea
+        attn = layer.attention
+        if isinstance(attn, (LinearAttention, Mamba2)):
+            _add_state_mixer(s, attn, d)
+        elif isinstance(attn, CompressedAttention):
+            _add_compressed_attention(s, attn)
+        elif isinstance(attn, Attention):
+            _add_attention(s, attn, layer.sliding_window is None, d)
+        if not isinstance(layer.ffn, Mlp):
+            s.n_experts, s.top_k = layer.ffn.num_experts, layer.ffn.top_k
+    return s
+
+
+def _add_state_mixer(s: _LayerSums, attn: LinearAttention | Mamba2, d: int) -> None:
+    """Add a linear-attention or Mamba-2 layer (hidden size ``d``): its fixed state elements
+    per sequence (all and recurrent), the heads the state splits by, and its projections as
+    matmul weights the per-pair figures do not imply (parameters)."""
+    s.state += attn.state_elems_per_sequence
+    s.recurrent += attn.recurrent_state_elems
+    heads = attn.num_v_heads if isinstance(attn, LinearAttention) else attn.num_heads
+    s.state_heads = max(s.state_heads, heads)
+    s.attn_other += sum(i * o for i, o, _ in attention_projections(attn, d).values())
+
+
+def _add_compressed_attention(s: _LayerSums, attn: CompressedAttention) -> None:
+    """Add a DeepSeek-V4 compressed-attention layer: its sliding window as a window term, its
+    compressed entries as per-token KV elements and a full-attention FLOPs term at ``1/ratio``
+    of the pairs (CSA: a sparse term over its top-k entries, ``4*k`` tokens, and its indexer
+    at ``1/ratio``), its carried overlap as fixed state (elements, FLOPs per pair)."""
+    s.kv_heads = max(s.kv_heads, attn.kv_cache_heads)
+    s.heads_growing = max(s.heads_growing, attn.kv_cache_heads)
+    s.heads_window = max(s.heads_window, attn.kv_cache_heads)
+    s.kv_window += attn.window_elems_per_token
+    s.kv_full += attn.kv_elems_per_token
+    s.state += attn.state_elems_per_sequence
+    s.flops_window += attn.core_flops_per_pair
+    if attn.compress_ratio:
+        # the compressed entries: 1/ratio of the pairs (CSA: its top-k of them)
+        per_entry = attn.core_flops_per_pair
+        if attn.is_csa:  # min(T/4, k) entries = min(T, 4k)/4: a sparse term
+            s.sparse_flops += per_entry / attn.compress_ratio
+            s.topk = attn.index_topk * attn.compress_ratio
+            s.flops_full += attn.indexer_flops_per_pair / attn.compress_ratio
+        else:
+            s.flops_full += per_entry / attn.compress_ratio
+
+
+def _add_attention(s: _LayerSums, attn: Attention, full: bool, d: int) -> None:
+    """Add a softmax-attention layer (hidden size ``d``; ``full`` when it has no sliding
+    window): a gated query's output-gate weights (parameters), its indexer's key elements
+    per token and scoring FLOPs per pair (full-attention pairs), then its KV elements per
+    token and core FLOPs per pair as a sparse, a full-attention or a sliding-window term."""
+    s.kv_heads = max(s.kv_heads, attn.kv_cache_heads)
+    if attn.output_gate:
+        s.attn_other += d * attn.num_heads * attn.head_dim
+    s.flops_full += attn.indexer_flops_per_pair
+    s.indexer_elems += attn.indexer.head_dim if attn.indexer else 0
+    if attn.sparse_topk:
+        s.growing_layers += 1
+        s.sparse_mla += 1 if attn.is_mla else 0
+        s.kv_full += attn.kv_elems_per_token
+        s.sparse_flops += attn.core_flops_per_pair
+        s.topk = attn.sparse_topk
+        s.heads_growing = max(s.heads_growing, attn.kv_cache_heads)
+    elif full:
+        s.growing_layers += 1
+        s.kv_full += attn.kv_elems_per_token
+        s.flops_full += attn.core_flops_per_pair
+        s.heads_growing = max(s.heads_growing, attn.kv_cache_heads)
+    else:
+        s.window_layers += 1
+        s.kv_window += attn.kv_elems_per_token
+        s.flops_window += attn.core_flops_per_pair
+        s.heads_window = max(s.heads_window, attn.kv_cache_heads)
 
 
 def _attention_head_dim(spec: ModelSpec) -> int:

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -66,6 +67,10 @@ class StepCost:
 
 @dataclass(slots=True)
 class _Request:
+    """One request through the run: its arrival (seconds), prompt and output lengths
+    (tokens), the prompt tokens prefilled and output tokens generated so far, its first-token
+    and finish times (seconds) and the KV blocks it holds."""
+
     arrival_s: float
     prompt: int
     output: int
@@ -77,6 +82,7 @@ class _Request:
 
     @property
     def context(self) -> int:
+        """Tokens in the request's KV cache: prefilled prompt plus generated output."""
         return self.done_prompt + self.generated
 
 
@@ -116,100 +122,181 @@ def simulate_closed_loop(clients: int, prompt_tokens: int, output_tokens: int,
         raise ValueError("every count must be at least 1")
     if not 0 < range_ratio <= 1:
         raise ValueError("range_ratio must be in (0, 1]")
+    new_request = _request_source(prompt_tokens, output_tokens, range_ratio, seed)
+    sim = _Scheduler(cost, budget_tokens, max_seqs, block_tokens, prefill_first, kv_blocks)
+    sent = 0
+    for _ in range(min(clients, requests)):
+        sim.waiting.append(new_request(sim.now))
+        sent += 1
+    while len(sim.finished) < requests:
+        sim.step()
+        for _ in range(sim.retire_finished()):
+            if sent < requests:
+                sim.waiting.append(new_request(sim.now))
+                sent += 1
+    return _result(sim.finished, clients, requests, output_tokens, sim.now, sim.preemptions,
+                   sim.steps)
+
+
+def _request_source(prompt_tokens: int, output_tokens: int, range_ratio: float,
+                    seed: int) -> Callable[[float], _Request]:
+    """A maker of new requests arriving at a given time (seconds): fixed ``prompt_tokens``
+    and ``output_tokens`` with ``range_ratio`` 1, else each length drawn uniformly from the
+    integers ``[int(L * range_ratio), L]`` (prompt first, then output; at least 1 token) by a
+    generator seeded with ``seed``."""
     rng = random.Random(seed)
 
     def draw(length: int) -> int:
+        """A length (tokens): ``length`` itself, or drawn from ``[int(length * ratio), length]``."""
         return length if range_ratio >= 1 else rng.randint(int(length * range_ratio), length)
 
     def new_request(at: float) -> _Request:
+        """A request arriving at ``at`` (seconds) with its prompt and output lengths drawn."""
         return _Request(at, max(draw(prompt_tokens), 1), max(draw(output_tokens), 1))
 
-    now = 0.0
-    waiting: deque[_Request] = deque()
-    running: list[_Request] = []
-    finished: list[_Request] = []
-    sent = 0
-    free = kv_blocks
-    preemptions = 0
-    steps = 0
-    for _ in range(min(clients, requests)):
-        waiting.append(new_request(now))
-        sent += 1
-    while len(finished) < requests:
-        steps += 1
-        if steps > 50_000_000:
+    return new_request
+
+
+@dataclass(slots=True)
+class _Scheduler:
+    """The engine's state through a run: the queue, the running batch (in admission order),
+    the finished requests, the free KV blocks, the clock (seconds) and the counts of steps
+    and preemptions; :meth:`step` plays one engine step of the module docstring's policy."""
+
+    cost: StepCost
+    budget_tokens: int
+    max_seqs: int
+    block_tokens: int
+    prefill_first: bool
+    free: int
+    """Free KV blocks."""
+    waiting: deque[_Request] = field(default_factory=deque)
+    running: list[_Request] = field(default_factory=list)
+    finished: list[_Request] = field(default_factory=list)
+    now: float = 0.0
+    """The clock: the end of the last step (seconds)."""
+    preemptions: int = 0
+    steps: int = 0
+
+    def step(self) -> None:
+        """Schedule one step (running requests, then waiting ones within the token budget),
+        advance the clock by its :class:`StepCost` and the requests by what it carried."""
+        self.steps += 1
+        if self.steps > 50_000_000:
             raise RuntimeError("simulation did not finish")
-        left = budget_tokens
+        prefilling = self._prefilling()
         scheduled: list[tuple[_Request, int]] = []
+        left, kv_read = self._schedule_running(scheduled, prefilling)
+        if prefilling or not self.prefill_first:
+            self._admit_waiting(scheduled, left)
+        decode = sum(1 for r, _ in scheduled if r.done_prompt >= r.prompt)
+        prefill = sum(n for r, n in scheduled if r.done_prompt < r.prompt)
+        self.now += self.cost.seconds(prefill, decode, kv_read)
+        _advance(scheduled, self.now)
+
+    def _prefilling(self) -> bool:
+        """Whether this step is prefill-only (``prefill_first``): a running request is
+        part-way through its prompt, or the first waiting one can be admitted (a sequence
+        slot and blocks for its first chunk free)."""
+        return self.prefill_first and (
+            any(q.done_prompt < q.prompt for q in self.running)
+            or (bool(self.waiting) and len(self.running) < self.max_seqs and math.ceil(
+                min(self.waiting[0].prompt, self.budget_tokens) / self.block_tokens)
+                <= self.free))
+
+    def _blocks_needed(self, r: _Request, n: int) -> int:
+        """KV blocks ``r`` needs beyond those it holds to schedule ``n`` more tokens."""
+        return math.ceil((r.context + n) / self.block_tokens) - r.blocks
+
+    def _schedule_running(self, scheduled: list[tuple[_Request, int]],
+                          prefilling: bool) -> tuple[int, int]:
+        """Schedule the running requests in admission order into ``scheduled`` (a decode
+        token each, or a prompt's next chunk; decodes wait in a prefill-only step),
+        preempting for blocks; returns the token budget left and the context tokens the
+        scheduled decodes read."""
+        left = self.budget_tokens
         kv_read = 0
         i = 0
-        prefilling = prefill_first and (
-            any(q.done_prompt < q.prompt for q in running)
-            or (bool(waiting) and len(running) < max_seqs and math.ceil(
-                min(waiting[0].prompt, left) / block_tokens) <= free))
+        running = self.running
         while i < len(running) and left > 0:
             r = running[i]
             if prefilling and r.done_prompt >= r.prompt:
                 i += 1  # a prefill-only step: the decodes wait
                 continue
             n = 1 if r.done_prompt >= r.prompt else min(r.prompt - r.done_prompt, left)
-            need = math.ceil((r.context + n) / block_tokens) - r.blocks
-            while need > free:
-                victim = running.pop()  # recompute preemption of the newest request
-                free += victim.blocks
-                victim.blocks = victim.done_prompt = victim.generated = 0
-                victim.first_token_s = None
-                waiting.appendleft(victim)
-                preemptions += 1
-                scheduled = [(q, m) for q, m in scheduled if q is not victim]
-                if victim is r:
-                    break
-            if r.blocks == 0 and r not in running:
+            need = self._blocks_needed(r, n)
+            if not self._make_room(r, need, scheduled):
                 continue  # preempted itself: back in the queue
-            free -= need
+            self.free -= need
             r.blocks += need
             scheduled.append((r, n))
             if r.done_prompt >= r.prompt:
                 kv_read += r.context
             left -= n
             i += 1
-        while waiting and left > 0 and len(running) < max_seqs and (prefilling
-                                                                      or not prefill_first):
-            r = waiting[0]
-            n = min(r.prompt - r.done_prompt, left)
-            need = math.ceil((r.context + n) / block_tokens) - r.blocks
-            if need > free:
+        return left, kv_read
+
+    def _make_room(self, r: _Request, need: int, scheduled: list[tuple[_Request, int]]) -> bool:
+        """Free ``need`` KV blocks for ``r`` by recompute preemption of the newest running
+        requests (each freed, reset and put back at the front of the queue, dropped from
+        ``scheduled``); False when ``r`` itself was preempted."""
+        while need > self.free:
+            victim = self.running.pop()  # recompute preemption of the newest request
+            self.free += victim.blocks
+            victim.blocks = victim.done_prompt = victim.generated = 0
+            victim.first_token_s = None
+            self.waiting.appendleft(victim)
+            self.preemptions += 1
+            scheduled[:] = [(q, m) for q, m in scheduled if q is not victim]
+            if victim is r:
                 break
-            waiting.popleft()
-            free -= need
+        return not (r.blocks == 0 and r not in self.running)
+
+    def _admit_waiting(self, scheduled: list[tuple[_Request, int]], left: int) -> None:
+        """Admit waiting requests first come first served into ``scheduled`` with their first
+        chunk, while ``left`` budget tokens, a sequence slot and the chunk's blocks last."""
+        while self.waiting and left > 0 and len(self.running) < self.max_seqs:
+            r = self.waiting[0]
+            n = min(r.prompt - r.done_prompt, left)
+            need = self._blocks_needed(r, n)
+            if need > self.free:
+                break
+            self.waiting.popleft()
+            self.free -= need
             r.blocks += need
-            running.append(r)
+            self.running.append(r)
             scheduled.append((r, n))
             left -= n
-        decode = sum(1 for r, _ in scheduled if r.done_prompt >= r.prompt)
-        prefill = sum(n for r, n in scheduled if r.done_prompt < r.prompt)
-        now += cost.seconds(prefill, decode, kv_read)
-        for r, n in scheduled:
-            if r.done_prompt < r.prompt:
-                r.done_prompt += n
-                if r.done_prompt >= r.prompt:
-                    r.generated = 1
-                    r.first_token_s = now
-            else:
-                r.generated += 1
-            if r.done_prompt >= r.prompt and r.generated >= r.output:
-                r.finish_s = now
-        for r in [q for q in running if q.finish_s is not None]:
-            running.remove(r)
-            free += r.blocks
-            finished.append(r)
-            if sent < requests:
-                waiting.append(new_request(now))
-                sent += 1
-    return _result(finished, clients, requests, output_tokens, now, preemptions, steps)
+
+    def retire_finished(self) -> int:
+        """Move the running requests that finished to ``finished``, freeing their blocks;
+        returns how many finished."""
+        done = [q for q in self.running if q.finish_s is not None]
+        for r in done:
+            self.running.remove(r)
+            self.free += r.blocks
+            self.finished.append(r)
+        return len(done)
+
+
+def _advance(scheduled: list[tuple[_Request, int]], now: float) -> None:
+    """Advance the requests of a step that ended at ``now`` (seconds) by the tokens it carried:
+    a prompt chunk (the last one gives the first token), or one generated token; a request
+    with all its output tokens finishes at ``now``."""
+    for r, n in scheduled:
+        if r.done_prompt < r.prompt:
+            r.done_prompt += n
+            if r.done_prompt >= r.prompt:
+                r.generated = 1
+                r.first_token_s = now
+        else:
+            r.generated += 1
+        if r.done_prompt >= r.prompt and r.generated >= r.output:
+            r.finish_s = now
 
 
 def _mean(values: list[float]) -> float:
+    """The mean of ``values`` (nan when empty)."""
     return sum(values) / len(values) if values else math.nan
 
 
