@@ -17,13 +17,13 @@ times in seconds.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 
 from planner.estimator import serving_cohort, serving_queue, topology
 from planner.estimator.disagg_decode import _DECODE_STEP_COLUMNS, _decode_step_at
 from planner.estimator.disagg_inputs import _HUGE
 from planner.estimator.disagg_prefill import _prefill_step_at
+from planner.estimator.made_columns import formula_column
 from planner.estimator.ops import Value, maximum, minimum, safe_div, where
 from planner.estimator.serving_load import CLOSED_LOOP, OPEN_LOOP, QUEUE_WAIT_CAP_S
 
@@ -95,21 +95,6 @@ def newton_batch(previous: Value, rate: Value, b_max: Value, step: Value,
     solved = safe_div(rate * (step - slope * previous), denominator, _HUGE)
     solved = where(denominator > 0, solved, b_max)
     return minimum(maximum(solved, 1), b_max)
-
-
-def formula_column(name: str, doc: str, params: tuple[str, ...],
-                   body: Callable[..., Value]) -> Callable[..., Value]:
-    """A formula column ``name`` reading ``params`` in order (for families of columns that
-    are the same formula at every iteration, made rather than written out)."""
-    def column(*args: Value) -> Value:
-        return body(*args)
-
-    column.__name__ = column.__qualname__ = name
-    column.__doc__ = doc
-    column.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
-         for p in params], return_annotation="Value")
-    return column
 
 
 def step_column(name: str, batch_column: str, more: int = 0) -> Callable[..., Value]:

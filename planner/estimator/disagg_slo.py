@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.estimator import disagg_decode, disagg_load, topology
+from planner.estimator.made_columns import formula_column
 from planner.estimator.ops import Value, ceil, floor, maximum, minimum, safe_div, where
 
 NEWTON_STEPS = 6
@@ -171,7 +172,7 @@ def disagg_sized_decode_batch_0(disagg_sized_decode_arrivals_steps_per_s: Value,
 
 
 def _sized_batch(k: int) -> Callable[..., Value]:
-    return disagg_load.formula_column(
+    return formula_column(
         f"disagg_sized_decode_batch_{k}",
         f"Batch per decode worker at the needed count, Newton iteration {k} of "
         "``b = c * step(b)`` (:func:`planner.estimator.disagg_load.newton_batch`, the serving "
@@ -193,7 +194,7 @@ disagg_sized_decode_batch_1, disagg_sized_decode_batch_2, disagg_sized_decode_ba
     _sized_batch(k) for k in (1, 2, 3))
 
 
-disagg_sized_tpot_s = disagg_load.formula_column(
+disagg_sized_tpot_s = formula_column(
     "disagg_sized_tpot_s",
     "TPOT at the needed decode count (s): the decode step at its batch (what "
     ":func:`planner.estimator.disagg_load.disagg_tpot_mean_s` gives at that count).",
@@ -238,7 +239,7 @@ def _room(link: int) -> Callable[..., Value]:
         return slo_ttft_s - prefill_service_s - moved - disagg_sized_tpot_s \
             - request_latency_effective_s
 
-    return disagg_load.formula_column(f"disagg_prefill_wait_room_{kind}_s",
+    return formula_column(f"disagg_prefill_wait_room_{kind}_s",
                    "What the TTFT objective leaves for the prefill queue's wait with the KV "
                    f"moved {where_} (s): ``slo_ttft_s`` - prefill - transfer - the first "
                    "decode step at the needed decode count - the front end's path.",
@@ -277,7 +278,7 @@ def _u_step(kind: str, k: int) -> Callable[..., Value]:
 
     params = (() if k == 1 else (previous,)) + (
         f"disagg_prefill_wait_room_{kind}_s", "prefill_step_s", "slo_percentile_number")
-    return disagg_load.formula_column(f"disagg_prefill_u_{kind}_{k}",
+    return formula_column(f"disagg_prefill_u_{kind}_{k}",
                    f"Square root of the prefill pool's utilisation bound (KV over the "
                    f"{'NVLink domain' if kind == 'domain' else 'network'}), Newton iteration "
                    f"{k} from 1 (:func:`_newton_u`).", params, body)
@@ -295,7 +296,7 @@ def _workers(kind: str) -> Callable[..., Value]:
         count = _workers_for(target_requests_per_s, rho * capacity, capacity)
         return where(slo_ttft_s > 0, where(room >= 0, count, 0), count)
 
-    return disagg_load.formula_column(f"disagg_prefill_workers_{kind}",
+    return formula_column(f"disagg_prefill_workers_{kind}",
                    "Fewest prefill workers that carry the target rate below capacity with the "
                    "TTFT objective's quantile of the prefill queue within its room, the KV "
                    f"moved {'inside the NVLink domain' if kind == 'domain' else 'over the network'}"

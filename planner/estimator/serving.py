@@ -28,7 +28,8 @@ each a sum of operators bound by their own limits
 touched)``, prefill attention by its FLOPs, decode attention by the KV each sequence reads,
 element-wise work, collectives, the fixed step): prefill steps carrying a cohort's prompts
 (fixed lengths finish and return together) beside the others' decodes, and decode-only steps
-(:func:`~planner.estimator.serving_cohort._mixed_step_s`); the mean step gives the throughput, a
+(:func:`~planner.estimator.serving_cohort.closed_loop_step_s`); the mean step gives the
+throughput, a
 request's TPOT holds only the other cohorts' prefill steps, its TTFT its own prefill steps, and
 the first wave of a benchmark (its first ``B`` requests sent at once) queues for each other's
 prefill (:func:`~planner.estimator.serving_cohort.wave_ttft_mean_s`). A prefill-first scheduler

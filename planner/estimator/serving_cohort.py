@@ -2,7 +2,8 @@
 
 Why this module exists: in a closed loop (and the offline maximum) requests of fixed lengths
 finish and return together, so prefill steps carry a cohort's prompts beside the others'
-decodes (:func:`_cohort_tokens`, :func:`_mixed_step_s`) and decode-only steps the rest; a
+decodes (:func:`_cohort_tokens`, :func:`closed_loop_prefill_step_s`) and decode-only steps
+the rest (:func:`closed_loop_decode_step_s`); a
 prefill-first scheduler (SGLang, :func:`prefill_first`) keeps the cohort whole in
 prefill-only steps (:func:`cohort_ttft_steps`, :func:`prefill_only_step_s`); the first wave
 of a benchmark queues for each other's prefill (:func:`wave_ttft_mean_s`). This module owns
@@ -61,39 +62,10 @@ def _prefill_step_tokens(batch: Value, prompt_tokens: Value, budget: Value, cv: 
     return maximum(minimum(cohort, budget - minimum(others, budget - 1)), 1), others
 
 
-def _mixed_step_s(batch: Value, x: Value, prompt_tokens: Value, budget: Value, pp: Value,
-                  prefill_compute: Value, decode_compute: Value, decode_kv: Value,
-                  token_s: Value, fixed: Value, dense: Value, experts: Value,
-                  model_experts: Value, model_experts_per_token: Value, gemm: Value,
-                  lm_head: Value, residence: Value, cv: Value, kind: str = "mean",
-                  verify: Value = 1, expert_gemm: Value = 0, expert_ranks: Value = 1,
-                  expert_rank_max_sd: Value = 0) -> Value:
-    """The ``kind`` (``mean``, ``prefill`` or ``decode``) step of a closed loop of ``batch`` running
-    requests completing ``x`` requests per step: a share ``f = min(1, x S / n)`` of the steps
-    carries a cohort's ``n`` prompt tokens (:func:`_cohort_tokens`) beside the decodes of the
-    others; the rest are decode-only steps of the whole batch, each bound by its own limit
-    (a prefill step by compute, a decode step by the weights and KV it reads), so the mean
-    step is ``f * prefill + (1 - f) * decode``, not one step of the average mix. One
-    micro-batch carries ``1/pp`` of each. The running batch is at most what the token budget
-    keeps busy, ``x * residence_steps``."""
-    batch = minimum(batch, maximum(x * residence, 1))
-    n, others = _prefill_step_tokens(batch, prompt_tokens, budget, cv, x)
-    prefill = decode = 0.0
-    if kind != "decode":
-        prefill = _step_kind_s(n / pp, others / pp, prefill_compute, decode_compute, decode_kv,
-                               token_s, fixed, dense, experts, model_experts,
-                               model_experts_per_token, gemm, lm_head, verify, expert_gemm,
-                               expert_ranks, expert_rank_max_sd)
-    if kind != "prefill":
-        decode = _step_kind_s(0, batch / pp, prefill_compute, decode_compute, decode_kv,
-                              token_s, fixed, dense, experts, model_experts,
-                              model_experts_per_token, gemm, lm_head, verify, expert_gemm,
-                              expert_ranks, expert_rank_max_sd)
-    if kind == "prefill":
-        return prefill
-    if kind == "decode":
-        return decode
-    return _prefill_share(x, prompt_tokens, n) * (prefill - decode) + decode
+def _running_in_budget(batch: Value, x: Value, residence_steps: Value) -> Value:
+    """Running requests the token budget keeps busy when ``x`` complete per step:
+    ``min(batch, max(x * residence_steps, 1))``."""
+    return minimum(batch, maximum(x * residence_steps, 1))
 
 
 def _prefill_share(x: Value, prompt_tokens: Value, n: Value) -> Value:
@@ -107,7 +79,9 @@ def closed_loop_step_s(closed_loop_prefill_step_s: Value, closed_loop_decode_ste
     """Mean step of a closed loop (and of the offline maximum) at its running batch: a share
     ``min(x S / n, 1)`` of prefill steps (``n`` =
     :func:`planner.estimator.step_mix.closed_loop_prefill_tokens`), the rest decode-only
-    steps, each bound by its own limit (:func:`_mixed_step_s`)."""
+    steps, each bound by its own limit (a prefill step by compute, a decode step by the
+    weights and KV it reads), so the mean step is ``f * prefill + (1 - f) * decode``, not one
+    step of the average mix."""
     share = _prefill_share(operating_requests_per_step, prefill_tokens_computed,
                            closed_loop_prefill_tokens)
     return share * (closed_loop_prefill_step_s - closed_loop_decode_step_s) \
@@ -137,26 +111,25 @@ def closed_loop_prefill_step_s(closed_loop_prefill_tokens: Value,
 
 
 def closed_loop_decode_step_s(closed_loop_batch: Value, operating_requests_per_step: Value,
-                              prefill_tokens_computed: Value,
-                              max_num_batched_tokens_effective: Value,
-                              pp: Value, prefill_compute_s_per_token: Value,
+                              residence_steps: Value, pp: Value,
+                              prefill_compute_s_per_token: Value,
                               decode_compute_s_per_token: Value, decode_kv_s_per_token: Value,
                               serving_token_s: Value, serving_step_fixed_s: Value,
                               serving_dense_weights_s: Value, serving_expert_weights_s: Value,
                               model_experts: Value, model_experts_per_token: Value,
-        gemm_s_per_token: Value, lm_head_s_per_token: Value, residence_steps: Value,
-        output_tokens_cv: Value, spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
-        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
-    """A closed loop's decode-only step: one token for each running request
-    (:func:`_mixed_step_s`)."""
-    return _mixed_step_s(
-        closed_loop_batch, operating_requests_per_step, prefill_tokens_computed,
-        max_num_batched_tokens_effective, pp, prefill_compute_s_per_token,
-        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
-        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
-        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, residence_steps,
-        output_tokens_cv, "decode", spec_verify_tokens, expert_gemm_s_per_token,
-        expert_ranks, expert_rank_max_sd)
+                              gemm_s_per_token: Value, lm_head_s_per_token: Value,
+                              spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
+                              expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+    """A closed loop's decode-only step: one token for each running request the budget keeps
+    busy (:func:`_running_in_budget`), one micro-batch of ``1/pp`` of them, each operator bound
+    by its own limit (:func:`_step_kind_s`)."""
+    batch = _running_in_budget(closed_loop_batch, operating_requests_per_step, residence_steps)
+    return _step_kind_s(0, batch / pp, prefill_compute_s_per_token, decode_compute_s_per_token,
+                        decode_kv_s_per_token, serving_token_s, serving_step_fixed_s,
+                        serving_dense_weights_s, serving_expert_weights_s, model_experts,
+                        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token,
+                        spec_verify_tokens, expert_gemm_s_per_token, expert_ranks,
+                        expert_rank_max_sd)
 
 
 def tpot_mean_s(load_mode: Value, step_s: Value, running_batch: Value,

@@ -17,10 +17,10 @@ times in seconds.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 
 from planner.estimator.latency import expert_touch_fraction
+from planner.estimator.made_columns import formula_column
 from planner.estimator.ops import Value, maximum, minimum, power, safe_div, where
 from planner.estimator.serving_cohort import _prefill_share
 from planner.estimator.serving_load import _HUGE_S, CLOSED_LOOP, OPEN_LOOP, _pick
@@ -89,7 +89,8 @@ def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compu
     miss = where(n_prev * p > 40, 0, power(1 - p, n_prev))
     weights = dense + experts * (1 - miss)
     slope_touch = where(p < 1, miss * -_ln_approx(maximum(1 - p, 1e-12)), 0)
-    slope_w = where(tokens_per_s * previous > 1, experts * slope_touch * tokens_per_s, 0)
+    grows = tokens_per_s * previous > 1
+    slope_w = where(grows, experts * slope_touch * tokens_per_s, 0)
     # the busiest expert rank's extra work (0 for one rank). Its GEMM share grows as
     # sqrt(n) (busiest_rank_expert_tokens_extra), so its tangent is exactly extra_c / (2 n);
     # the extra share of experts it reads is taken at the previous iterate (slope 0): a
@@ -98,7 +99,6 @@ def _fixed_point_step(previous: Value, rate: Value, request_tokens: Value, compu
     extra_c, extra_m = _busiest_rank_extra_s(n_prev, experts, expert_gemm, model_experts,
                                              model_experts_per_token, expert_ranks,
                                              expert_rank_max_sd)
-    grows = tokens_per_s * previous > 1
     slope_ec = where(grows, extra_c / (2 * n_prev) * tokens_per_s, 0)
     slope_c = rate * compute + tokens_per_s * comm + slope_ec
     slope_m = slope_w + rate * kv + tokens_per_s * comm
@@ -132,18 +132,11 @@ def _iteration(k: int) -> Callable[..., Value]:
     """The column ``serving_step_<k>_s``: :func:`_fixed_point_step` applied to iteration
     ``k - 1``. Each iteration is its own column (so Excel and ``explain`` show it), and all are
     the same formula, so they are made here rather than written out six times."""
-
-    def step(*columns: Value) -> Value:
-        return _fixed_point_step(*columns)
-
-    step.__name__ = step.__qualname__ = f"serving_step_{k}_s"
-    step.__doc__ = (f"Iteration {k}{' (final)' if k == ITERATION_COUNT else ''} of the "
-                    "open-loop step time (see :func:`_fixed_point_step`).")
-    step.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
-         for name in (f"serving_step_{k - 1}_s", *_ITERATION_INPUTS)],
-        return_annotation="Value")
-    return step
+    return formula_column(
+        f"serving_step_{k}_s",
+        f"Iteration {k}{' (final)' if k == ITERATION_COUNT else ''} of the open-loop step time "
+        "(see :func:`_fixed_point_step`).",
+        (f"serving_step_{k - 1}_s", *_ITERATION_INPUTS), _fixed_point_step)
 
 
 ITERATION_COUNT = 6

@@ -12,10 +12,10 @@ meets an objective.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 
 from planner.estimator import serving_cohort, serving_load, serving_operating, serving_queue
+from planner.estimator.made_columns import formula_column
 from planner.estimator.ops import (
     Repeats,
     Value,
@@ -353,26 +353,6 @@ def _previous(k: int) -> tuple[str, str]:
         f"slo_search_{k - 1}_low", f"slo_search_{k - 1}_high")
 
 
-def _column(name: str, doc: str, params: tuple[str, ...],
-            body: Callable[..., Value], repeats: Repeats | None = None) -> Callable[..., Value]:
-    """A formula column ``name`` reading ``params`` and computing ``body`` of them (the
-    search's columns are the same formulas at every step, made here rather than written out
-    :data:`SEARCH_STEPS` times; :mod:`planner.estimator.serving` makes its iterations so),
-    with its evaluation shortcut ``repeats`` (:class:`~planner.estimator.ops.Repeats`)."""
-
-    def column(*args: Value) -> Value:
-        return body(*args)
-
-    column.__name__ = column.__qualname__ = name
-    column.__doc__ = doc
-    column.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Value")
-         for p in params], return_annotation="Value")
-    if repeats is not None:
-        column.__planner_repeats__ = repeats  # type: ignore[attr-defined]
-    return column
-
-
 def _search_low(low: Value, high: Value, meets: Value) -> Value:
     """Bisection: the lower bound after judging the middle count (``meets`` is monotone in
     the count: fewer replicas carry more each)."""
@@ -414,30 +394,38 @@ def _search_step(k: int) -> tuple[Callable[..., Value], ...]:
                    "serving_step_0_s", "expert_gemm_s_per_token", "expert_ranks",
                    "expert_rank_max_sd")
     return (
-        _column(name + "rate", f"Replica search, step {k}: the rate per replica at the middle "
-                "count.", (low, high, "target_requests_per_s"), _search_rate,
-                _repeats_previous(k, "rate")),
-        _column(name + "step_s", f"Replica search, step {k}: the operating step there.",
-                (name + "rate", *step_inputs), _search_step_s, _repeats_previous(k, "step_s")),
-        _column(name + "work", f"Replica search, step {k}: the work per micro-batch step.",
-                (name + "rate", name + "step_s", "saturation_requests_per_step", "pp"),
-                _search_work, _repeats_previous(k, "work")),
-        _column(name + "tpot_s", f"Replica search, step {k}: the TPOT there.",
-                (name + "work", "host_weight_stream_s", "spec_acceptance_length_effective",
-                 *_PART_INPUTS), _search_tpot_s, _repeats_previous(k, "tpot_s")),
-        _column(name + "ttft_s", f"Replica search, step {k}: the TTFT at the objective's "
-                "percentile there.", (name + "work", name + "tpot_s", name + "rate",
-                                      *_TTFT_INPUTS, *_PART_INPUTS), _search_ttft_s,
-                _repeats_previous(k, "ttft_s")),
-        _column(name + "meets", f"Replica search, step {k}: whether the middle count meets "
-                "the SLO.", (name + "rate", name + "tpot_s", name + "ttft_s", "slo_ttft_s",
-                             "slo_tpot_s", "serving_capacity_requests_per_s_replica"),
-                _search_meets, _repeats_previous(k, "meets")),
-        _column(name + "low", f"Replica search, step {k}: the lower bound.",
-                (low, high, name + "meets"), _search_low, _repeats_previous(k, "low")),
-        _column(name + "high", f"Replica search, step {k}: the upper bound (a count that "
-                "meets the SLO).", (low, high, name + "meets"), _search_high,
-                _repeats_previous(k, "high")))
+        formula_column(
+            name + "rate", f"Replica search, step {k}: the rate per replica at the middle "
+            "count.", (low, high, "target_requests_per_s"), _search_rate,
+            _repeats_previous(k, "rate")),
+        formula_column(
+            name + "step_s", f"Replica search, step {k}: the operating step there.",
+            (name + "rate", *step_inputs), _search_step_s, _repeats_previous(k, "step_s")),
+        formula_column(
+            name + "work", f"Replica search, step {k}: the work per micro-batch step.",
+            (name + "rate", name + "step_s", "saturation_requests_per_step", "pp"),
+            _search_work, _repeats_previous(k, "work")),
+        formula_column(
+            name + "tpot_s", f"Replica search, step {k}: the TPOT there.",
+            (name + "work", "host_weight_stream_s", "spec_acceptance_length_effective",
+             *_PART_INPUTS), _search_tpot_s, _repeats_previous(k, "tpot_s")),
+        formula_column(
+            name + "ttft_s", f"Replica search, step {k}: the TTFT at the objective's "
+            "percentile there.", (name + "work", name + "tpot_s", name + "rate",
+                                  *_TTFT_INPUTS, *_PART_INPUTS), _search_ttft_s,
+            _repeats_previous(k, "ttft_s")),
+        formula_column(
+            name + "meets", f"Replica search, step {k}: whether the middle count meets "
+            "the SLO.", (name + "rate", name + "tpot_s", name + "ttft_s", "slo_ttft_s",
+                         "slo_tpot_s", "serving_capacity_requests_per_s_replica"),
+            _search_meets, _repeats_previous(k, "meets")),
+        formula_column(
+            name + "low", f"Replica search, step {k}: the lower bound.",
+            (low, high, name + "meets"), _search_low, _repeats_previous(k, "low")),
+        formula_column(
+            name + "high", f"Replica search, step {k}: the upper bound (a count that "
+            "meets the SLO).", (low, high, name + "meets"), _search_high,
+            _repeats_previous(k, "high")))
 
 
 SEARCH: tuple[Callable[..., Value], ...] = tuple(

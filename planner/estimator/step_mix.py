@@ -16,13 +16,8 @@ Every public function is a scenario column over the operator set
 
 from __future__ import annotations
 
-from planner.estimator import serving_cohort, serving_step
-from planner.estimator.ops import Value, maximum, minimum
-
-
-def _running(batch: Value, x: Value, residence_steps: Value) -> Value:
-    """Running requests the token budget keeps busy: ``min(batch, max(x * residence, 1))``."""
-    return minimum(batch, maximum(x * residence_steps, 1))
+from planner.estimator import serving_cohort
+from planner.estimator.ops import Value
 
 
 def closed_loop_prefill_tokens(closed_loop_batch: Value, operating_requests_per_step: Value,
@@ -32,7 +27,8 @@ def closed_loop_prefill_tokens(closed_loop_batch: Value, operating_requests_per_
     """Prompt tokens a closed loop's prefill step carries (tokens): its cohort's chunks in
     what the other requests' decodes leave of the budget
     (:func:`planner.estimator.serving_cohort._prefill_step_tokens` at the running batch)."""
-    batch = _running(closed_loop_batch, operating_requests_per_step, residence_steps)
+    batch = serving_cohort._running_in_budget(closed_loop_batch, operating_requests_per_step,
+                                              residence_steps)
     n, _others = serving_cohort._prefill_step_tokens(batch, prefill_tokens_computed,
                                                      max_num_batched_tokens_effective,
                                                      output_tokens_cv, operating_requests_per_step)
@@ -45,7 +41,8 @@ def closed_loop_prefill_decodes(closed_loop_batch: Value, operating_requests_per
                                 output_tokens_cv: Value) -> Value:
     """Decodes beside the cohort in a closed loop's prefill step (sequences): the running
     requests not in the cohort (:func:`planner.estimator.serving_cohort._prefill_step_tokens`)."""
-    batch = _running(closed_loop_batch, operating_requests_per_step, residence_steps)
+    batch = serving_cohort._running_in_budget(closed_loop_batch, operating_requests_per_step,
+                                              residence_steps)
     _n, others = serving_cohort._prefill_step_tokens(batch, prefill_tokens_computed,
                                                      max_num_batched_tokens_effective,
                                                      output_tokens_cv, operating_requests_per_step)
@@ -85,15 +82,15 @@ def saturation_prefill_step_s(saturation_prefill_tokens: Value,
                               gemm_s_per_token: Value, lm_head_s_per_token: Value,
                               spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
                               expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
-    """A prefill step at saturation (s): the cohort's chunks and the others' decodes, one
-    micro-batch of ``1/pp`` of them (:func:`planner.estimator.serving_step._step_kind_s`)."""
-    return serving_step._step_kind_s(
-        saturation_prefill_tokens / pp, saturation_prefill_decodes / pp,
-        prefill_compute_s_per_token, decode_compute_s_per_token, decode_kv_s_per_token,
-        serving_token_s, serving_step_fixed_s, serving_dense_weights_s,
-        serving_expert_weights_s, model_experts, model_experts_per_token, gemm_s_per_token,
-        lm_head_s_per_token, spec_verify_tokens, expert_gemm_s_per_token, expert_ranks,
-        expert_rank_max_sd)
+    """A prefill step at saturation (s):
+    :func:`planner.estimator.serving_cohort.closed_loop_prefill_step_s` of the saturated
+    cohort's chunks and the others' decodes."""
+    return serving_cohort.closed_loop_prefill_step_s(
+        saturation_prefill_tokens, saturation_prefill_decodes, pp, prefill_compute_s_per_token,
+        decode_compute_s_per_token, decode_kv_s_per_token, serving_token_s,
+        serving_step_fixed_s, serving_dense_weights_s, serving_expert_weights_s, model_experts,
+        model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, spec_verify_tokens,
+        expert_gemm_s_per_token, expert_ranks, expert_rank_max_sd)
 
 
 def saturation_decode_step_s(max_running_batch: Value, saturation_requests_per_step: Value,
@@ -106,12 +103,13 @@ def saturation_decode_step_s(max_running_batch: Value, saturation_requests_per_s
                              gemm_s_per_token: Value, lm_head_s_per_token: Value,
                              spec_verify_tokens: Value, expert_gemm_s_per_token: Value,
                              expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
-    """A decode-only step at saturation (s): one token for each of the running requests the
-    budget keeps busy (:func:`_running` at ``B_max``), one micro-batch of ``1/pp``."""
-    batch = _running(max_running_batch, saturation_requests_per_step, residence_steps)
-    return serving_step._step_kind_s(
-        0, batch / pp, prefill_compute_s_per_token, decode_compute_s_per_token,
-        decode_kv_s_per_token, serving_token_s, serving_step_fixed_s, serving_dense_weights_s,
+    """A decode-only step at saturation (s):
+    :func:`planner.estimator.serving_cohort.closed_loop_decode_step_s` of ``B_max`` running
+    requests completing ``saturation_requests_per_step``."""
+    return serving_cohort.closed_loop_decode_step_s(
+        max_running_batch, saturation_requests_per_step, residence_steps, pp,
+        prefill_compute_s_per_token, decode_compute_s_per_token, decode_kv_s_per_token,
+        serving_token_s, serving_step_fixed_s, serving_dense_weights_s,
         serving_expert_weights_s, model_experts, model_experts_per_token, gemm_s_per_token,
         lm_head_s_per_token, spec_verify_tokens, expert_gemm_s_per_token, expert_ranks,
         expert_rank_max_sd)
