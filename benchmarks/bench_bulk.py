@@ -91,8 +91,8 @@ def write_workbook(path: Path, data: list[tuple[Any, ...]], fleet: str) -> None:
     every other input at its default and the output columns empty."""
     import openpyxl
 
+    from planner.compute.inputs import INFERENCE_INPUTS
     from planner.io.xlsx.layout import scenario_columns
-    from planner.sheet.inputs import INFERENCE_INPUTS
 
     columns = scenario_columns("inference")
     defaults = {c.name: c.default for c in INFERENCE_INPUTS}

@@ -3,7 +3,7 @@
 Prints rows/s for the full inference graph (every output column) on Llama-2-7B over a grid of
 batch, prompt, output, GPU, tensor parallelism and dtypes, and the time of one scenario through
 ``service.estimate`` (the thin one-row path: the compiled row function of
-:mod:`planner.sheet.rowfn`). When ``llm-analysis`` is available (``pip install llm-analysis``
+:mod:`planner.compute.rowfn`). When ``llm-analysis`` is available (``pip install llm-analysis``
 here, or in a separate environment ``.venv-la`` beside the repository, or any Python given with
 ``--llm-analysis-python``: it pins transformers 4), it also times ``LLMAnalysis.inference`` on
 the same model and GPU in the same run and prints both per-scenario ratios. Aims (issue 14):
@@ -14,7 +14,7 @@ one scenario <= 50 us and >= 5x llm-analysis's speed.
 
 Figures (2-core box shared by several sessions, load average 2-3, one run each, main's and
 this branch's minutes apart): one scenario 1,414 us before the compiled row function
-(:mod:`planner.sheet.rowfn`), 63 us after (59.5 us and 4.9x in a later run at load 4.4);
+(:mod:`planner.compute.rowfn`), 63 us after (59.5 us and 4.9x in a later run at load 4.4);
 llm-analysis 304 us, so 4.8x (aim 5x); the million rows 1.73 s before, 1.18 s after (257x
 llm-analysis; aims 0.5 s and 1000x not met: the formulas' numpy passes, 33 SIMD ``pow`` per
 row among them, and writing 173 float64 columns).
@@ -33,8 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from planner import catalog, service
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
+from planner import service
+from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.spec import catalog
 
 
 def planner_columns(rows: int, seed: int = 0) -> dict[str, object]:

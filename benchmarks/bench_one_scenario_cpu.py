@@ -14,8 +14,9 @@ import time
 import numpy as np
 
 from benchmarks.bench_estimator import time_one_row
-from planner import catalog, service
-from planner.sheet.table import interpret_row, row_inputs
+from planner import service
+from planner.compute.table import interpret_row, row_inputs
+from planner.spec import catalog
 
 
 def main(calls: int = 2000) -> None:

@@ -114,9 +114,9 @@ def new_rows_workbook(path: Path, count: int, fleet: str) -> None:
     fills in to create a fleet from Excel."""
     from openpyxl import Workbook
 
+    from planner.compute.inputs import TRAINING_DEFAULT_OVERRIDES
+    from planner.compute.table import inputs_of
     from planner.io.xlsx.layout import SCENARIO_SHEETS, scenario_columns
-    from planner.sheet.inputs import TRAINING_DEFAULT_OVERRIDES
-    from planner.sheet.table import inputs_of
 
     wb = Workbook(write_only=True)
     sheets = {}

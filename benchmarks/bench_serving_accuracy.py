@@ -27,7 +27,7 @@ group with the planner's defaults; no default of the model is fitted to these ru
 default and GPU figure cites a datasheet, engine code or a measurement outside them; where a
 default was read off one of these groups the input's help says so, and ``--cv-fit`` removes
 that dependence). ``--cv-fit`` is the calibrated check: for each group ``g``, the calibration
-parameters (:data:`planner.sheet.calibration.PARAMETERS`) are fitted per GPU and engine on the
+parameters (:data:`planner.compute.calibration.PARAMETERS`) are fitted per GPU and engine on the
 runs of every OTHER group and ``g`` is scored with them (its defaults where no other group has
 that GPU and engine), so no fitted value has seen the group it scores.
 
@@ -39,7 +39,7 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   fitted to them) in mode ``mtp``, source groups ``InferenceX MTP <gpu>``; ``--cv-fit`` fits
   on runs without speculation only; disaggregated MTP runs are not scored (speculation in
   the decode pool is not modelled). Disaggregated rows (mode
-  ``disagg``, :mod:`planner.estimator.disagg`): ``serving_mode = disaggregated`` with each
+  ``disagg``, :mod:`planner.formulas.disagg`): ``serving_mode = disaggregated`` with each
   pool's workers, TP (GPUs per worker), EP and attention DP as published (AIC: ``tp *
   attention_dp`` GPUs per worker as for its aggregated rows; InferenceX: ``*_tp``, checked
   against ``num_*_gpu``), the scenario's own ``tp``/``gpus``/``ep`` the decode worker's; the
@@ -76,16 +76,16 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   SGLang ``mem_fraction_static`` as printed, else 0.88; TRT-LLM ``free_gpu_memory_fraction``
   0.95 as the offline table states "in many cases", 0.9 for trtllm-serve). Modes: burst =
   closed loop with ``concurrency = num_requests``; fixed concurrency = closed loop (finite run
-  of ``num_requests``, :mod:`planner.sheet.harness`); offline = the saturation output rate;
+  of ``num_requests``, :mod:`planner.compute.harness`); offline = the saturation output rate;
   single request = closed loop at 1, scored on output tokens/s (the table's prompt + output
   "speed" times ``G / (S + G)``). Burst and offline TTFT are queueing for the whole run: only
   throughput is scored there.
-* Front ends (:mod:`planner.estimator.frontends`): each engine's own HTTP server; NVIDIA's
+* Front ends (:mod:`planner.formulas.frontends`): each engine's own HTTP server; NVIDIA's
   own AIC rows ("Dynamo + engine") the Dynamo frontend's latency (``request_latency_s``;
   they publish no throughput, so its serialized work does not enter).
 * Finite runs: InferenceX runs (and AIC rows of InferenceX origin) are ``10 c`` requests
   (:data:`INFERENCEX_REQUESTS_PER_CLIENT`), scored as the finite run they are
-  (:mod:`planner.sheet.harness`: drain, and the first wave's mean TTFT).
+  (:mod:`planner.compute.harness`: drain, and the first wave's mean TTFT).
 * InferenceX runs publish output tokens/s per GPU always, the mean TTFT, TPOT and E2E on
   some (the others give medians and tails only): means are scored where published (the
   statistic the model predicts), never a median in their place.
@@ -105,13 +105,13 @@ from typing import Any
 
 import numpy as np
 
-from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
-from planner.errors import PlannerError
-from planner.estimator.frontends import FRONTENDS
+from planner.compute.calibration import Predictor, Run, run_table
+from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.compute.table import graph
+from planner.core.errors import PlannerError
+from planner.formulas.frontends import FRONTENDS
 from planner.service import scenario_columns
-from planner.sheet.calibration import Predictor, Run, run_table
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
-from planner.sheet.table import graph
+from planner.spec.catalog import gpus_from_toml, load_gpus, spec_from_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "fixtures" / "serving_configs"
@@ -224,7 +224,7 @@ def _setting(text: str, key: str) -> float | None:
 
 MODES = {"online_burst_all_at_once": "burst", "online_fixed_concurrency": "concurrency",
          "single_request_batch1": "single", "offline_max_throughput": "offline"}
-"""Benchmark modes of the development set -> run modes of :mod:`planner.sheet.calibration`."""
+"""Benchmark modes of the development set -> run modes of :mod:`planner.compute.calibration`."""
 
 
 SHAREGPT_OUTPUT_TOKENS_CV = 1.0
@@ -285,7 +285,7 @@ def kv_record(r: dict[str, Any]) -> dict[str, Any]:
     gpu_name = gpu_for(r["gpu_type"])
     tp = int(r["tensor_parallel_size"])
     v0 = r["engine"] == "V0"
-    # 0: the engine's default (planner.estimator.derived); V0 without chunked prefill: its own
+    # 0: the engine's default (planner.formulas.derived); V0 without chunked prefill: its own
     limits = ({"max_num_batched_tokens": 2048, "max_num_seqs": 256} if v0
               else {"max_num_batched_tokens": 0, "max_num_seqs": 0})
     inputs = {"tp": tp, "gpu_memory_utilization": r["gpu_memory_utilization"],
@@ -446,7 +446,7 @@ def ix_case(r: dict[str, Any]) -> Case:
     """An aggregated InferenceX run as a case; an MTP run (``spec_decoding`` mtp) with
     ``spec_method = mtp`` at the method's defaults (one draft token; its launch script's with
     :data:`MTP_SCRIPT_DRAFTS`, :func:`ix_mtp_draft_tokens`) and the method's default
-    acceptance (:data:`planner.estimator.speculative.ACCEPTANCE_RATE`: the runs publish no
+    acceptance (:data:`planner.formulas.speculative.ACCEPTANCE_RATE`: the runs publish no
     acceptance rate, and none is fitted to them), in mode ``mtp`` and its own source group."""
     engine = engine_for(r["engine"])
     p = r["parallelism"]
@@ -593,7 +593,7 @@ def inferencex_lengths(values: dict[str, Any], settings: dict[str, Any],
     coefficient of variation ``(1 - ratio) / (sqrt(3) (1 + ratio))`` (a uniform on ``[a, b]``
     has standard deviation ``(b - a)/sqrt(12)``): 0.9 L and 0.0642 at 0.8. A spread of output
     lengths spreads the clients' completions, so the closed loop's prompts no longer return
-    and prefill as one cohort (:func:`planner.estimator.serving._cohort_tokens`)."""
+    and prefill as one cohort (:func:`planner.formulas.serving._cohort_tokens`)."""
     mean = (1 + ratio) / 2
     values["input_tokens"] = float(values["input_tokens"]) * mean
     values["output_tokens"] = float(values["output_tokens"]) * mean
@@ -721,7 +721,7 @@ CASES: dict[int, Case] = {}
 def cv_fit_scores(cases: list[Case], specs: dict[str, Any], left: dict[str, int]) -> Scores:
     """Leave-one-group-out calibrated scores (module docstring): each group scored with the
     parameters fitted per GPU and engine on every other group's runs."""
-    from planner.sheet.calibration import fit
+    from planner.compute.calibration import fit
 
     out: Scores = {}
     groups = sorted({c.group for c in cases})

@@ -18,12 +18,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from planner import catalog
-from planner.estimator import scenario
-from planner.sheet import evaluate
-from planner.sheet.graph import FormulaGraph
-from planner.sheet.sweep import Variation, build_grid
-from planner.sheet.table import build_columns, evaluate_table, graph
+from planner.compute import evaluate
+from planner.compute.graph import FormulaGraph
+from planner.compute.sweep import Variation, build_grid
+from planner.compute.table import build_columns, evaluate_table, graph
+from planner.formulas import scenario
+from planner.spec import catalog
 
 
 def frame(rows: int) -> pd.DataFrame:

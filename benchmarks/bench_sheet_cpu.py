@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from benchmarks.bench_sheet import frame
-from planner import catalog
-from planner.sheet.table import evaluate_table, graph
+from planner.compute.table import evaluate_table, graph
+from planner.spec import catalog
 
 
 def main(rows: int = 1_000_000) -> None:

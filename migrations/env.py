@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from planner.settings import database_url
+from planner.core.settings import database_url
 from planner.store.engine import is_sqlite, make_engine
 from planner.store.schema import Base
 

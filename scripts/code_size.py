@@ -5,7 +5,7 @@ on their own too); a file's is its line count. Prints one line per file or funct
 limit and the two counts, and exits 1 when there is any, so a CI step or a reviewer can run
 it on a folder or on single files:
 
-    python scripts/code_size.py planner/sheet planner/compare.py
+    python scripts/code_size.py planner/compute planner/service/compare.py
     python scripts/code_size.py --function-lines 80 planner
 """
 

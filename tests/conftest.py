@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from planner import catalog, service
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
+from planner import service
+from planner.core.units import GB, GiB
 from planner.service import Workspace
-from planner.units import GB, GiB
+from planner.spec import catalog
+from planner.spec.architecture import ModelSpec
+from planner.spec.gpu import GpuSpec
 
 pytest_plugins = [
     "tests.store_fixtures",  # the database fixtures: db_url, postgres_url, the templates

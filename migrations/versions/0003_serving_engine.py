@@ -1,7 +1,7 @@
 """Serving engines: the engine, its knobs and the latency objectives on every scenario, serving
 figures on every GPU.
 
-Adds to ``scenarios`` the input columns of ``planner.sheet.inputs.SERVING_INPUTS`` (existing
+Adds to ``scenarios`` the input columns of ``planner.compute.inputs.SERVING_INPUTS`` (existing
 rows get their defaults: engine ``roofline``, so every stored figure stays what it was) with
 their range and choice checks, and to ``gpus`` the figures the serving model reads (memory the
 runtime sees, achievable GEMM and bandwidth shares, the runtime's context memory, their source;
@@ -159,7 +159,7 @@ def _fill_shipped_gpus() -> None:
     """Give the GPUs of the shipped catalog (by name) the serving figures it lists, where the
     row has none: what a database seeded before this revision would have had, and what a
     downgrade then upgrade restores."""
-    from planner.catalog import load_gpus  # the shipped catalog (seeds/gpus.toml)
+    from planner.spec.catalog import load_gpus  # the shipped catalog (seeds/gpus.toml)
 
     gpus = sa.table("gpus", sa.column("name", sa.String), sa.column("serving_source", sa.Text),
                     *(sa.column(name, type_) for name, type_ in GPU_COLUMNS))

@@ -3,7 +3,7 @@
 ``nvlink_domain_gpus`` (GPUs one scale-up fabric joins), ``mesh_links_per_gpu`` (point-to-point
 scale-up links; NULL for a switched fabric), ``pcie_gen`` (the x16 host link) and
 ``nic_gbit_per_s`` (scale-out NIC per GPU, one direction), with ``topology_source``: what
-:mod:`planner.estimator.topology` reads to cost a collective on the link a group really crosses
+:mod:`planner.formulas.topology` reads to cost a collective on the link a group really crosses
 (an A100 PCIe TP4 ring crosses PCIe, not the two-card NVLink bridge). The GPUs of the shipped
 catalog get its figures (by name, where the row has none), as a database seeded at this revision
 would have; other rows get NULL (unknown: the listed interconnect for any group, as before).
@@ -50,7 +50,7 @@ def _fill_shipped_gpus() -> None:
     """Give the GPUs of the shipped catalog (by name) its topology figures where the row has
     none: what a database seeded at this revision has, and what a downgrade then upgrade
     restores."""
-    from planner.catalog import load_gpus  # the shipped catalog (seeds/gpus.toml)
+    from planner.spec.catalog import load_gpus  # the shipped catalog (seeds/gpus.toml)
 
     gpus = sa.table("gpus", sa.column("name", sa.String),
                     sa.column("topology_source", sa.Text),

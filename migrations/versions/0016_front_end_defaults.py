@@ -3,7 +3,7 @@
 Revision 0003 gave every stored scenario the then defaults of the three front-end inputs,
 vLLM's OpenAI-server figures: ``request_latency_s`` 0.04 s, ``request_overhead_s`` 0.02 s and
 ``stream_overhead_s_per_token`` 0.0002 s. Since the front ends became data
-(:mod:`planner.estimator.frontends`, commit 2ddb5fc) those inputs default to 0, meaning "the
+(:mod:`planner.formulas.frontends`, commit 2ddb5fc) those inputs default to 0, meaning "the
 engine's front end's figure" (SGLang's HTTP server 0.02 s latency, trtllm-serve 0.045 s,
 Triton, Dynamo...), so a scenario stored before kept vLLM's figures as explicit overrides on
 every engine. This revision sets exactly those old default values to 0, each column on its

@@ -4,7 +4,7 @@
 the serving engines choose kernels and cache defaults by, and so what the planner needs for
 their KV pools: vLLM aligns a hybrid model's attention blocks to 32 tokens for head size 256 on
 compute capability 10.x (FlashInfer on Blackwell), SGLang caches DeepSeek-V3.2 / GLM-5 at fp8 by
-default on 10.0 and above (:mod:`planner.estimator.engine_memory`). The GPUs of the shipped
+default on 10.0 and above (:mod:`planner.formulas.engine_memory`). The GPUs of the shipped
 catalog get its figure (by name, where the row has none), as a database seeded at this revision
 would have; other rows get NULL. The column carries a CHECK that it is NULL or positive. On
 SQLite the table is rebuilt (batch mode). A downgrade drops the column.
@@ -36,7 +36,7 @@ def upgrade() -> None:
 def _fill_shipped_gpus() -> None:
     """Give the GPUs of the shipped catalog (by name) their compute capability where the row
     has none: what a database seeded at this revision has."""
-    from planner.catalog import load_gpus  # the shipped catalog (seeds/gpus.toml)
+    from planner.spec.catalog import load_gpus  # the shipped catalog (seeds/gpus.toml)
 
     gpus = sa.table("gpus", sa.column("name", sa.String),
                     sa.column("compute_capability", sa.Float))

@@ -1,7 +1,7 @@
 """``kv_dtype`` gains ``auto`` (issue 26): the engine's launch default for the checkpoint.
 
 ``auto`` is the engine's ``--kv-cache-dtype auto`` for the checkpoint on the GPU (the model
-dtype, except where the engine picks fp8: :func:`planner.estimator.derived.kv_bits`); it becomes
+dtype, except where the engine picks fp8: :func:`planner.formulas.derived.kv_bits`); it becomes
 the input's default. This revision widens the ``kv_dtype`` choice check. Stored scenarios keep
 the dtype they have (an explicit ``bf16`` stays bf16, which is what it meant before). The choice
 lists are written out here, not read from the registry, so this revision means the same thing

@@ -12,7 +12,7 @@ import sys
 import click
 
 from planner.cli.common import PlannerGroup, workspace
-from planner.errors import PlannerError
+from planner.core.errors import PlannerError
 
 
 @click.group(cls=PlannerGroup, invoke_without_command=True,

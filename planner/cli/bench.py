@@ -156,7 +156,7 @@ def calibrate(ctx: click.Context, gpu: str | None, engine: str | None, model: st
     profile = workspace(ctx).calibrate(gpu=gpu, engine=engine, model=model, holdout=holdout,
                                        seed=seed, name=name)
     # lazy: the fit's parameter ranges, only when this runs
-    from planner.sheet.calibration import at_bound
+    from planner.compute.calibration import at_bound
 
     bounded = at_bound(profile.parameters, profile.fitted)
     if as_json:

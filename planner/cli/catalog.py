@@ -18,7 +18,7 @@ from planner.cli.common import (
     parse_assignments,
     workspace,
 )
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 
 
 @click.group(cls=PlannerGroup)
@@ -149,11 +149,11 @@ def _import_item(ref: str, name: str | None, source: str,
     """One CONFIG of ``model import`` as the item :meth:`Workspace.import_models` takes: a Hub
     id (or a short name that is one) read from the Hub or its cache, recorded in ``fetched``
     under its name; else a config.json file, or a folder holding one."""
-    # lazy: ~13 ms of imports, only when this runs
-    from planner import catalog
-
     # lazy: the service layer (~26 ms), only when this runs
     from planner.service import hub, hub_names
+
+    # lazy: the catalog reader (~13 ms of imports), only when this runs
+    from planner.spec import catalog
 
     path = Path(ref).expanduser()
     if not ref.endswith(".json") and not path.exists() and hub_names.hub_id_for(ref):
@@ -197,11 +197,11 @@ def gpu() -> None:
 
 
 def _gpu_dict(info: Any) -> dict[str, Any]:
-    # lazy: ~13 ms of imports, only when this runs
-    from planner.catalog import gpu_record
-
     # lazy: the verdict's confidence rule, only when this runs
-    from planner.sheet.verdict import gpu_measured
+    from planner.compute.verdict import gpu_measured
+
+    # lazy: ~13 ms of imports, only when this runs
+    from planner.spec.catalog import gpu_record
 
     return {"name": info.name, **gpu_record(info.spec), "memory_bytes": info.spec.memory_bytes,
             "serving_efficiencies_measured": gpu_measured(info.spec),

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from planner.errors import PlannerError, ValidationError, echo
-from planner.settings import database_url
-from planner.sheet.inputs import InputColumn
-from planner.sheet.validation import refusal_text
+from planner.compute.inputs import InputColumn
+from planner.compute.validation import refusal_text
+from planner.core.errors import PlannerError, ValidationError, echo
+from planner.core.settings import database_url
 
 if TYPE_CHECKING:
-    from planner.estimator.architecture import ModelSpec
-    from planner.estimator.gpu import GpuSpec
     from planner.service import Workspace
+    from planner.spec.architecture import ModelSpec
+    from planner.spec.gpu import GpuSpec
 
 ALIASES = {
     "prompt_tokens": ("--prompt",),
@@ -77,7 +77,7 @@ class PlannerGroup(click.Group):
 
 MESSAGE_LINE_MAX_CHARS = 1_000
 """Longest line of an error message printed whole. Messages cut what they echo of a user's
-value (:func:`planner.errors.echo`); this is the net under any that does not."""
+value (:func:`planner.core.errors.echo`); this is the net under any that does not."""
 
 
 def readable(message: str) -> str:
@@ -380,7 +380,7 @@ def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
     path = Path(ref).expanduser()
     if path.suffix == ".json" or path.exists():
         # lazy: ~13 ms of imports, only when this runs
-        from planner import catalog
+        from planner.spec import catalog
 
         return catalog.resolve_model_spec(ref)
     if "/" in ref:
@@ -389,7 +389,7 @@ def model_spec(ctx: click.Context, ref: str) -> ModelSpec:
 
         if not hub.is_hub_id(ref):
             # lazy: ~13 ms of imports, only when this runs
-            from planner import catalog
+            from planner.spec import catalog
 
             return catalog.resolve_model_spec(ref)
         try:

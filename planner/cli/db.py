@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from planner.cli.common import PlannerGroup, emit_json, json_option, workspace
-from planner.settings import database_url, is_default
+from planner.core.settings import database_url, is_default
 
 
 def _engine(ctx: click.Context):  # type: ignore[no-untyped-def]

@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from planner.cli.common import column_options, emit_json, given, gpu_spec, json_option, model_spec
-from planner.errors import PlannerError
-from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_DEFAULT_OVERRIDES, TRAINING_INPUTS
+from planner.compute.inputs import INFERENCE_INPUTS, TRAINING_DEFAULT_OVERRIDES, TRAINING_INPUTS
+from planner.core.errors import PlannerError
 
 
 def _gpu_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -106,7 +106,7 @@ def estimate(ctx: click.Context, model_ref: str, as_json: bool, **kwargs: Any) -
     result = service.estimate(spec, gpu, inputs, decode_gpu=decode_gpu_spec(ctx, gpu, inputs))
     if as_json:
         # lazy: the verdict's states (~1 ms), only when this runs
-        from planner.sheet import verdict
+        from planner.compute import verdict
 
         emit_json(verdict.json_outputs(result, result["inputs"]))
         return

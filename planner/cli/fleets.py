@@ -15,8 +15,8 @@ from planner.cli.common import (
     parse_assignments,
     workspace,
 )
-from planner.errors import ValidationError
-from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS
+from planner.compute.inputs import INFERENCE_INPUTS, TRAINING_INPUTS
+from planner.core.errors import ValidationError
 
 
 @click.group(cls=PlannerGroup)
@@ -82,7 +82,7 @@ def fleet_rollup(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> N
     """Per fleet: GPUs by type, USD per hour and month, tokens per day, training cost, and
     every scenario that does not fit with its shortfall."""
     # lazy: ~13 ms of imports, only when this runs
-    from planner.compare import rollup
+    from planner.service.compare import rollup
 
     ws = workspace(ctx)
     fleets = list(names) or [f.name for f in ws.fleets()]
@@ -169,7 +169,7 @@ def scenario_show(ctx: click.Context, ref: str, fleet_name: str | None, as_json:
     if as_json:
         if sc.kind == "inference":
             # lazy: the verdict's states, only when this runs
-            from planner.sheet import verdict
+            from planner.compute import verdict
 
             result = verdict.json_outputs(result, result["inputs"])
         emit_json(_record(sc, result))
@@ -312,7 +312,7 @@ def scenario_explain(ctx: click.Context, ref: str, column: str, fleet_name: str 
     from planner import service
 
     # lazy: ~21 ms of imports, only when this runs
-    from planner.sheet.explain import render_text
+    from planner.compute.explain import render_text
 
     ws = workspace(ctx)
     sc = ws.scenario(*_ref(ctx, ref, fleet_name))

@@ -1,5 +1,5 @@
 """``planner sweep SCENARIO --frontier``: the throughput–interactivity frontier in the terminal,
-as JSON, and as a .csv or .xlsx file (the figures are :mod:`planner.sheet.frontier`'s).
+as JSON, and as a .csv or .xlsx file (the figures are :mod:`planner.compute.frontier`'s).
 
 Kept apart from :mod:`planner.cli.whatif` so that the sweep command only imports it when
 ``--frontier`` is given.
@@ -12,9 +12,7 @@ from typing import Any
 
 import click
 
-from planner.errors import PlannerError, ValidationError
-from planner.io.textcells import CSV_QUOTING, csv_text
-from planner.sheet.frontier import (
+from planner.compute.frontier import (
     AXIS,
     FIELDS,
     HEADERS,
@@ -28,8 +26,10 @@ from planner.sheet.frontier import (
     slo_text,
     text_cells,
 )
-from planner.sheet.inputs import input_columns
-from planner.sheet.sweep import parse_variation
+from planner.compute.inputs import input_columns
+from planner.compute.sweep import parse_variation
+from planner.core.errors import PlannerError, ValidationError
+from planner.io.textcells import CSV_QUOTING, csv_text
 
 
 def concurrency_values(text: str) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ The JSON is the list ``--json`` always printed, byte for byte, written a chunk o
 a time (:func:`scenario_json`) and encoded a column at a time straight from the evaluated arrays:
 no record dict per scenario, a column that holds one value in a chunk (most inputs) encoded
 once and folded into the literal text, and each float's text made once per distinct value
-(:func:`planner.units.float_reprs`; ``float.__repr__`` is most of the cost that remains). At
+(:func:`planner.core.units.float_reprs`; ``float.__repr__`` is most of the cost that remains). At
 100,000 scenarios (819 MB of JSON) that took it from 3.1× the table's CPU time to 1.7×.
 """
 
@@ -31,11 +31,11 @@ import numpy as np
 
 from planner.cli import stream
 from planner.cli.common import _NON_FINITE, _encode, _encode_column
-from planner.domain import Scenario
-from planner.sheet import verdict
-from planner.sheet.fleet import FleetValues, column_values, output_list, record_columns
-from planner.sheet.outputs import output_columns
-from planner.units import float_reprs, fmt_bytes_gib, fmt_count, fmt_seconds, fmt_usd
+from planner.compute import verdict
+from planner.compute.fleet import FleetValues, column_values, output_list, record_columns
+from planner.compute.outputs import output_columns
+from planner.core.units import float_reprs, fmt_bytes_gib, fmt_count, fmt_seconds, fmt_usd
+from planner.spec.domain import Scenario
 
 RICH_CONSOLE_WIDTH = 200
 """The width rich draws at when stdout is not a terminal (:data:`planner.cli.render.console`);
@@ -88,7 +88,7 @@ def _fits_column(values: Any) -> list[str]:
 
 
 def _verdict_columns(rows: list[Any], values: Any) -> list[list[str]]:
-    """The verdict's list columns (:func:`planner.sheet.verdict.list_cells`) of ``rows``."""
+    """The verdict's list columns (:func:`planner.compute.verdict.list_cells`) of ``rows``."""
     names = [n for n in (*verdict.VERDICT, "engine_fits", "fits", "saturated") if n in values]
     columns = {n: output_list(values, n) for n in names}
     cells = [verdict.list_cells({n: columns[n][at] for n in names}, s.inputs)
@@ -167,7 +167,7 @@ def _encode_objects(values: list[Any], indent: str) -> _Encoded:
 
 
 def _encode_array(name: str, column: Any, indent: str) -> _Encoded:
-    """An output column of :func:`planner.sheet.fleet.record_columns` as JSON texts: a numeric
+    """An output column of :func:`planner.compute.fleet.record_columns` as JSON texts: a numeric
     or boolean array in a few C-level passes (the texts are those of the Python values a
     record holds: ``float.__repr__``, ``int.__repr__``, NaN and infinities as ``null``); a
     column that holds one value is encoded once; anything else through :func:`_encode_objects`."""
@@ -264,7 +264,7 @@ def _inputs_parts(inputs: list[dict[str, Any]]) -> list[_Encoded]:
 
 def _masked(rows: list[Scenario], cols: dict[str, Any]) -> dict[str, Any]:
     """``cols`` with the figures that are states ``null``, as ``estimate --json`` and
-    ``scenario show --json`` give them (:func:`planner.sheet.verdict.json_null_rows`: queue
+    ``scenario show --json`` give them (:func:`planner.compute.verdict.json_null_rows`: queue
     latencies of a saturated row, sizing of a row that does not fit or cannot meet its SLO)."""
     target = np.array([float(r.inputs.get("target_requests_per_s") or 0) for r in rows])
     out = dict(cols)
@@ -305,7 +305,7 @@ def scenario_json(fv: FleetValues, *, out: TextIO | None = None,
 
 def _chunk_texts(fv: FleetValues, a: int, b: int) -> list[str]:
     """The JSON text of scenarios ``a:b`` of ``fv``: each kind's rows in the chunk
-    evaluated as columns (:func:`planner.sheet.fleet.record_columns`; an inference row's
+    evaluated as columns (:func:`planner.compute.fleet.record_columns`; an inference row's
     state figures null) and encoded; a scenario left unevaluated is a ``KeyError``."""
     texts: list[str | None] = [None] * (b - a)
     for kind, (index, _values) in fv.by_kind.items():

@@ -17,7 +17,7 @@ import click
 
 from planner.cli.common import VERSION, emit_json, workspace
 from planner.cli.fleets import _ref, fleet_option, scenario
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 
 
 @scenario.command("option")
@@ -70,7 +70,7 @@ def scenario_choose(ctx: click.Context, ref: str, fleet_name: str | None,
 def print_options(ctx: click.Context, ref: str, fleet_name: str | None, as_json: bool) -> None:
     """The option group of ``ref`` side by side, cheapest meeting the SLO marked."""
     # lazy: ~13 ms of imports, only when this runs
-    from planner.compare import option_group, options_table
+    from planner.service.compare import option_group, options_table
 
     fleet_, name = _ref(ctx, ref, fleet_name)
     ws = workspace(ctx)

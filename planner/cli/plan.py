@@ -40,7 +40,7 @@ def fleet_plan(ctx: click.Context, fleet_name: str, start: str | None, end: str 
     first_month where demand gets no replica); excluded (scenario, reason).
     """
     # lazy: numpy-backed plan records (~60 ms), only when this runs
-    from planner.sheet.plan import plan_chart_lines, plan_record, plan_table_lines
+    from planner.compute.plan import plan_chart_lines, plan_record, plan_table_lines
 
     plan = workspace(ctx).plan(fleet_name, start=start, end=end, pricing=pricing)
     if as_json:

@@ -16,11 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from planner.estimator.gpu import GpuSpec
-from planner.present import cell as _cell
-from planner.present import comparison_table
-from planner.sheet import verdict
-from planner.units import (
+from planner.compute import verdict
+from planner.core.units import (
     GB,
     GiB,
     fmt_bytes,
@@ -30,6 +27,9 @@ from planner.units import (
     fmt_seconds,
     fmt_usd,
 )
+from planner.present import cell as _cell
+from planner.present import comparison_table
+from planner.spec.gpu import GpuSpec
 
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 """Wide when piped, so tables written to a file or a pager are not squeezed to 80 columns."""
@@ -245,7 +245,7 @@ def verdict_title(i: dict[str, Any]) -> str:
 
 
 def verdict_rows(r: dict[str, Any], i: dict[str, Any]) -> list[tuple[str, str]]:
-    """:func:`planner.sheet.verdict.rows`, the state coloured."""
+    """:func:`planner.compute.verdict.rows`, the state coloured."""
     out = []
     for label, text in verdict.rows(r, i):
         if label == "verdict":

@@ -13,10 +13,10 @@ from rich.table import Table
 
 from planner.cli import render
 from planner.cli.render import esc, figure_table, verdict_rows, verdict_title
-from planner.estimator.gpu import GpuSpec
+from planner.compute import verdict
+from planner.core.units import fmt_seconds
 from planner.present import cell as _cell
-from planner.sheet import verdict
-from planner.units import fmt_seconds
+from planner.spec.gpu import GpuSpec
 
 
 def _print(*objects: Any) -> None:
@@ -50,10 +50,10 @@ def capacity(title: str, base: dict[str, Any], answers: list[Any], gpus: dict[st
              query: Any) -> None:
     """The capacity question's answer: the cheapest deployment that meets the SLO (GPU, TP,
     count, replicas, dtype, $/month and the verdict's figures at the target rate), then the
-    runners-up (:func:`planner.sheet.capacity.answer_cells`, the UI's table), the ``*`` note
+    runners-up (:func:`planner.compute.capacity.answer_cells`, the UI's table), the ``*`` note
     and the search that was run."""
     # lazy: the capacity module's cells (numpy), only when this runs
-    from planner.sheet.capacity import ANSWER_HEADERS, answer_cells
+    from planner.compute.capacity import ANSWER_HEADERS, answer_cells
 
     i = {**base}
     _print(f"[bold]{esc(title)}[/]: the cheapest GPU × TP × count × weight dtype that "
@@ -103,9 +103,9 @@ def disagg_capacity(title: str, base: dict[str, Any], answers: list[Any],
     """The disaggregated capacity question's answer: the cheapest xPyD that meets the SLO
     (each pool's workers × GPU × TP, GPUs, $/month, the verdict's figures at the target rate
     and each pool's utilisation), then the runners-up
-    (:func:`planner.sheet.disagg_sizing.answer_cells`)."""
+    (:func:`planner.compute.disagg_sizing.answer_cells`)."""
     # lazy: the disaggregated search's cells (numpy), only when this runs
-    from planner.sheet.disagg_sizing import ANSWER_HEADERS, answer_cells
+    from planner.compute.disagg_sizing import ANSWER_HEADERS, answer_cells
 
     _print(f"[bold]{esc(title)}[/]: the cheapest disaggregated deployment (prefill "
                   "workers × decode workers, each pool's TP) that meets the SLO at the target "

@@ -12,7 +12,7 @@ import click
 from planner.cli.common import emit_json, json_option, workspace
 from planner.cli.fleets import _ref
 from planner.cli.varied import variations as _variations
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 
 
 def _sweep(ctx: click.Context, text: str) -> Any:
@@ -46,10 +46,10 @@ def _frontier(ctx: click.Context, text: str) -> tuple[str, Any]:
     """``FLEET/NAME[:column=values[;column=values]]`` → (title, the scenario's frontier over
     those configurations, concurrency 1, 2, 4, ..., 1024): a Frontier sheet."""
     # lazy: the frontier's compute, only when this runs
-    from planner.sheet.frontier import frontier
+    from planner.compute.frontier import frontier
 
     # lazy: the input registry of the sheet, only when this runs
-    from planner.sheet.table import inputs_of
+    from planner.compute.table import inputs_of
 
     ref, _sep, spec = text.partition(":")
     ws = workspace(ctx)

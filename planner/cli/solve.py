@@ -2,8 +2,8 @@
 
 The command checks its options, builds the :class:`Question` (the scenario's base inputs and
 the catalogs it is solved over) and hands it to one of three answers: a goal seek
-(:func:`planner.sheet.sweep.solve`), the aggregated capacity question
-(:mod:`planner.sheet.capacity`) or the disaggregated one (:mod:`planner.sheet.disagg_sizing`).
+(:func:`planner.compute.sweep.solve`), the aggregated capacity question
+(:mod:`planner.compute.capacity`) or the disaggregated one (:mod:`planner.compute.disagg_sizing`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from planner.cli.common import emit_json, json_option, workspace
 from planner.cli.estimate import inference_options
 from planner.cli.fleets import fleet_option
 from planner.cli.varied import echo_written, options_written, scenario_base, variations
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 
 CAPACITY_EXAMPLE = ("planner solve --model llama-3-70b --engine vllm --target-requests-per-s "
                     "2000/min --prompt 1000 --output 250 --slo-ttft-s 1 --slo-percentile 50 "
@@ -190,9 +190,9 @@ def _question(ctx: click.Context, ref: str | None, fleet_name: str | None,
 def _goal_seek(ctx: click.Context, q: Question, n: Narrowing, maximize: str | None,
                minimize: str | None) -> None:
     """``--maximize``/``--minimize``: the best value of the varied inputs subject to the
-    constraint (:func:`planner.sheet.sweep.solve`), its estimate, and the options written."""
+    constraint (:func:`planner.compute.sweep.solve`), its estimate, and the options written."""
     # lazy: ~29 ms of imports, only when this runs
-    from planner.sheet.sweep import solve as run
+    from planner.compute.sweep import solve as run
 
     objective = maximize or minimize or ""
     sense = "max" if maximize else "min"
@@ -214,7 +214,7 @@ def _goal_seek(ctx: click.Context, q: Question, n: Narrowing, maximize: str | No
     render_answers.solution(q.title, result, n.constraint, [v.split("=")[0] for v in n.vary])
     if answer is not None:
         # lazy: the verdict's confidence rule, only when this runs
-        from planner.sheet.verdict import gpu_measured
+        from planner.compute.verdict import gpu_measured
 
         render_answers.answer_verdict(answer, gpu_measured(q.gpus[str(answer["gpu"])]))
     echo_written(written, n.choose_best)
@@ -225,11 +225,11 @@ def _goal_seek(ctx: click.Context, q: Question, n: Narrowing, maximize: str | No
 def _goal_seek_options(q: Question, n: Narrowing, objective: str, sense: str,
                        varied: list[Any]) -> list[str]:
     """``--as-options K`` of a goal seek that found an answer: the K best answers other than
-    the scenario as it is (:func:`planner.sheet.sweep.solve_best`), written as options."""
+    the scenario as it is (:func:`planner.compute.sweep.solve_best`), written as options."""
     if not n.as_options or q.sc is None:
         return []
     # lazy: ~29 ms of imports, only when this runs
-    from planner.sheet.sweep import solve_best
+    from planner.compute.sweep import solve_best
 
     answers = solve_best(q.base, objective, sense, n.constraint, varied, q.models, q.gpus,
                          n.as_options + 1, kind=q.kind, profiles=q.profiles)
@@ -244,7 +244,7 @@ def _goal_seek_json(result: Any, answer: dict[str, Any] | None, gpus: dict[str, 
     """A goal seek's ``--json``: the result, its figures that are states masked as the
     estimate's JSON masks them, whether the answer's GPU is measured, the options written."""
     # lazy: the verdict's states and confidence rule, only when this runs
-    from planner.sheet import verdict
+    from planner.compute import verdict
 
     measured = {}
     values = dict(result.values)
@@ -273,10 +273,10 @@ def _answer_estimate(models: dict[str, Any], gpus: dict[str, Any], base: dict[st
 
 
 def _capacity(ctx: click.Context, q: Question, n: Narrowing) -> None:
-    """The capacity question (:mod:`planner.sheet.capacity`, the UI's solve preset): the
+    """The capacity question (:mod:`planner.compute.capacity`, the UI's solve preset): the
     cheapest deployment that meets the SLO at the target rate, and the runners-up."""
     # lazy: the capacity solve (numpy, the sweep), only when this runs
-    from planner.sheet.capacity import ANSWERS, capacity_query, solve_capacity
+    from planner.compute.capacity import ANSWERS, capacity_query, solve_capacity
 
     query = capacity_query(q.base, q.gpus, gpu_filter=n.gpu_filter,
                            utilization_cap=n.utilization_cap, vary=n.vary,
@@ -322,7 +322,7 @@ def _capacity_record(a: Any, q: Question) -> dict[str, Any]:
     """One capacity answer in ``--json``: the deployment, its cost and verdict figures (states
     masked), whether its GPU's serving efficiencies are measured."""
     # lazy: the verdict's JSON rules, only when this runs
-    from planner.sheet import verdict
+    from planner.compute import verdict
 
     shown = ("cost_usd_per_month", *verdict.VERDICT, "saturated", "engine_fits")
     inputs = {**q.base, **a.changes}
@@ -337,12 +337,12 @@ def _capacity_record(a: Any, q: Question) -> dict[str, Any]:
 
 
 def _disagg_capacity(ctx: click.Context, q: Question, n: Narrowing) -> None:
-    """The capacity question for a disaggregated deployment (:mod:`planner.sheet.disagg_sizing`):
+    """The capacity question for a disaggregated deployment (:mod:`planner.compute.disagg_sizing`):
     the cheapest xPyD (each pool's workers and TP; the prefill GPU from the scenario, or every
     GPU ``--gpu-filter`` keeps or ``--vary gpu=...`` names; the decode GPU the same type unless
     ``--vary decode_gpu=...``), then the runners-up."""
     # lazy: the disaggregated search (numpy), only when this runs
-    from planner.sheet import disagg_sizing as ds
+    from planner.compute import disagg_sizing as ds
 
     answers = ds.size_disaggregated(q.base, q.models, q.gpus,
                                     utilization_cap=n.utilization_cap,
@@ -370,10 +370,10 @@ def _disagg_search(gpus: dict[str, Any], n: Narrowing) -> dict[str, Any]:
     named, as the aggregated question), narrowed by ``--gpu-filter``; ``--subject-to`` is
     refused (the search meets the SLO)."""
     # lazy: the disaggregated search (numpy), only when this runs
-    from planner.sheet import disagg_sizing as ds
+    from planner.compute import disagg_sizing as ds
 
     # lazy: the capacity module's GPU filter (numpy, the sweep), only when this runs
-    from planner.sheet.capacity import filtered_gpus
+    from planner.compute.capacity import filtered_gpus
 
     if n.constraint:
         raise ValidationError("--subject-to", "the disaggregated solve meets the SLO; narrow it "
@@ -390,7 +390,7 @@ def _disagg_record(a: Any, base: dict[str, Any]) -> dict[str, Any]:
     """One disaggregated answer in ``--json``: each pool's GPU, TP and workers, the weight
     dtype and every output (states masked)."""
     # lazy: the verdict's JSON rules, only when this runs
-    from planner.sheet import verdict
+    from planner.compute import verdict
 
     inputs = {**base, **a.changes}
     masked = verdict.json_outputs(a.outputs, inputs)

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from planner.errors import PlannerError, ValidationError
+from planner.core.errors import PlannerError, ValidationError
 
 XLSX_MAX_ROWS = 1_048_575
 """Rows an .xlsx sheet holds under its header row (Excel's limit is 1,048,576 rows)."""

@@ -18,9 +18,9 @@ from planner.cli.fleets import _ref
 def scenario_base(ctx: click.Context, ref: str,
                   fleet_name: str | None) -> tuple[Any, dict[str, Any]]:
     """The scenario ``ref`` names and its base inputs: model, GPU, LoRA targets and the input
-    columns of its kind (:func:`planner.sheet.table.inputs_of`)."""
+    columns of its kind (:func:`planner.compute.table.inputs_of`)."""
     # lazy: ~19 ms of imports, only when this runs
-    from planner.sheet.table import inputs_of
+    from planner.compute.table import inputs_of
 
     sc = workspace(ctx).scenario(*_ref(ctx, ref, fleet_name))
     names = {c.name for c in inputs_of(sc.kind)}
@@ -30,13 +30,13 @@ def scenario_base(ctx: click.Context, ref: str,
 
 
 def variations(ctx: click.Context, texts: tuple[str, ...], kind: str) -> list[Any]:
-    """``--vary COLUMN=VALUES`` texts parsed (:func:`planner.sheet.sweep.parse_variation`)
+    """``--vary COLUMN=VALUES`` texts parsed (:func:`planner.compute.sweep.parse_variation`)
     against the catalog's GPU and model names and the input columns of ``kind``."""
     # lazy: ~29 ms of imports, only when this runs
-    from planner.sheet.sweep import parse_variation
+    from planner.compute.sweep import parse_variation
 
     # lazy: ~19 ms of imports, only when this runs
-    from planner.sheet.table import inputs_of
+    from planner.compute.table import inputs_of
 
     ws = workspace(ctx)
     gpus, models = [g.name for g in ws.gpus()], [m.name for m in ws.models()]

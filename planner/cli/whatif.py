@@ -18,12 +18,12 @@ from planner.cli.fleets import _ref, fleet_option
 from planner.cli.sweep_files import XLSX_MAX_ROWS, check_out, progress_bar
 from planner.cli.sweep_files import write as _write
 from planner.cli.varied import scenario_base, variations
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 
 __all__ = ["CONCURRENCY_DEFAULT", "XLSX_MAX_ROWS", "compare", "sweep"]
 
 CONCURRENCY_DEFAULT = "1,2,4,...,1024"
-"""``--concurrency``'s default: :data:`planner.sheet.frontier.CONCURRENCY_GRID`."""
+"""``--concurrency``'s default: :data:`planner.compute.frontier.CONCURRENCY_GRID`."""
 
 
 @click.command()
@@ -113,7 +113,7 @@ def _show_columns(kind: str, show: str) -> list[str]:
     """``--show``'s output columns, refused (with the closest names) unless each is an output
     of a ``kind`` scenario."""
     # lazy: ~19 ms of imports, only when this runs
-    from planner.sheet.table import graph
+    from planner.compute.table import graph
 
     columns = [c.strip() for c in show.split(",") if c.strip()]
     formulas = graph(kind).formulas
@@ -131,14 +131,14 @@ def _show_columns(kind: str, show: str) -> list[str]:
 
 def _evaluate(ws: Any, sc: Any, base: dict[str, Any], varied: list[Any],
               columns: list[str]) -> tuple[Any, Any, bool]:
-    """The sweep's grid (:func:`planner.sheet.sweep.build_grid`, with a progress bar when
+    """The sweep's grid (:func:`planner.compute.sweep.build_grid`, with a progress bar when
     long), its table of ``columns``, and whether any column is a verdict figure that can be a
     state (then the grid is sized to one deployment first and gains the ``gpus`` column)."""
     # lazy: the verdict's states, only when this runs
-    from planner.sheet import verdict
+    from planner.compute import verdict
 
     # lazy: ~29 ms of imports, only when this runs
-    from planner.sheet.sweep import build_grid
+    from planner.compute.sweep import build_grid
 
     total = 1
     for v in varied:
@@ -158,7 +158,7 @@ def _evaluate(ws: Any, sc: Any, base: dict[str, Any], varied: list[Any],
     sized = False
     if states:
         # lazy: the capacity module (sizing and its re-evaluation), only when this runs
-        from planner.sheet.capacity import one_deployment
+        from planner.compute.capacity import one_deployment
 
         sized = one_deployment(base, grid, columns, ws.model_specs(), ws.gpu_specs(),
                                profiles=ws.calibration_figures())
@@ -174,7 +174,7 @@ def _mark_unmeasured(ws: Any, grid: Any, frame: Any, *, plain: bool) -> set[str]
     if "gpu" not in grid.varied:
         return set()
     # lazy: the verdict's confidence rule, only when this runs
-    from planner.sheet.verdict import gpu_measured
+    from planner.compute.verdict import gpu_measured
 
     unmeasured = {n for n, spec in ws.gpu_specs().items() if not gpu_measured(spec)}
     names = frame["gpu"].tolist()
@@ -200,13 +200,13 @@ def _stream_json(frame: Any) -> None:
 def _frontier(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[str, ...],
               concurrency: str, levels: str | None, out_path: Path | None, force: bool,
               as_json: bool) -> None:
-    """``sweep --frontier`` (:mod:`planner.sheet.frontier`, printed by
+    """``sweep --frontier`` (:mod:`planner.compute.frontier`, printed by
     :mod:`planner.cli.frontier`)."""
     # lazy: the frontier's CLI side and compute, only with --frontier
     from planner.cli import frontier as cli_frontier
 
     # lazy: the frontier's compute (numpy, the sweep's grid), only with --frontier
-    from planner.sheet.frontier import frontier as run
+    from planner.compute.frontier import frontier as run
 
     sc, base = scenario_base(ctx, ref, fleet_name)
     if sc.kind != "inference":
@@ -232,12 +232,12 @@ def _frontier(ctx: click.Context, ref: str, fleet_name: str | None, vary: tuple[
 
 def _states(frame: Any, grid: Any, base: dict[str, Any], columns: list[str],
             as_json: bool) -> None:
-    """Figures that are states (:func:`planner.sheet.verdict.masked_column`): ``None`` in
+    """Figures that are states (:func:`planner.compute.verdict.masked_column`): ``None`` in
     JSON, the state's words ("saturated", "does not fit") in text, in place in ``frame``."""
     import numpy as np
 
     # lazy: the verdict's states, only when a sweep shows them
-    from planner.sheet import verdict
+    from planner.compute import verdict
 
     n = len(frame)
     target = grid.varied.get("target_requests_per_s",
@@ -293,7 +293,7 @@ def compare(ctx: click.Context, refs: tuple[str, ...], fleet_name: str | None,
     if not refs:
         raise ValidationError("SCENARIO", "give two or more scenarios, or --options SCENARIO")
     # lazy: ~13 ms of imports, only when this runs
-    from planner.compare import compare as run
+    from planner.service.compare import compare as run
 
     ws = workspace(ctx)
     scenarios = [ws.scenario(*_ref(ctx, r, fleet_name)) for r in refs]
@@ -315,7 +315,7 @@ def _comparison_records(rows: list[Any]) -> list[dict[str, Any]]:
     """The comparison's rows as JSON records: a figure that is a state is null, as
     ``estimate --json`` gives it."""
     # lazy: the verdict's states, only when this runs
-    from planner.sheet import verdict
+    from planner.compute import verdict
 
     states = {*verdict.STATES, verdict.NO_TARGET, verdict.UNREACHABLE}
     records = [asdict(r) for r in rows]
@@ -330,7 +330,7 @@ def _unmeasured_note(ws: Any, scenarios: list[Any]) -> None:
     """The ``*`` note under a comparison naming its GPUs whose serving efficiencies are
     planner defaults (nothing when all are measured)."""
     # lazy: the verdict's confidence rule, only when this runs
-    from planner.sheet.verdict import UNMEASURED_NOTE, gpu_measured
+    from planner.compute.verdict import UNMEASURED_NOTE, gpu_measured
 
     specs = ws.gpu_specs()
     unsure = sorted({s.gpu for s in scenarios if s.gpu in specs

@@ -1,16 +1,16 @@
 """Tables of new scenarios from files: CSV, Excel (.xlsx) and Parquet, read whole as columns.
 
 The first row (line) is the header: ``name,model,gpu`` then any of ``kind``, ``notes``,
-``lora_targets`` and the scenario input columns (:mod:`planner.sheet.inputs`). Every cell is
+``lora_targets`` and the scenario input columns (:mod:`planner.compute.inputs`). Every cell is
 read as the file holds it (text in CSV, typed values in .xlsx and Parquet); the validation
-(:func:`planner.sheet.checks.check_table`) parses each column once. Data row ``i`` (from 0)
+(:func:`planner.compute.checks.check_table`) parses each column once. Data row ``i`` (from 0)
 is line ``i + 2`` of the file, as the header is line 1 (a CSV row is one line; a sheet row is
 its row number).
 
 Parquet needs ``pyarrow`` (``pip install 'planner[parquet]'``); it is imported only then.
 
 Nothing in the file is trusted. The file is opened as a regular file of at most
-:data:`MAX_FILE_BYTES` (:mod:`planner.files`: a FIFO or a device is refused before reading)
+:data:`MAX_FILE_BYTES` (:mod:`planner.core.files`: a FIFO or a device is refused before reading)
 and handed to the reader as that open file. A table is at most :data:`MAX_TABLE_ROWS` rows
 and :data:`MAX_TABLE_COLUMNS` columns (checked before the rows are read: from the Parquet
 metadata, the sheet's cell references, the CSV's first line). An .xlsx is streamed by the
@@ -31,8 +31,8 @@ from typing import Any, BinaryIO
 import numpy as np
 import pandas as pd
 
-from planner.errors import PlannerError
-from planner.files import FileRefused, open_regular
+from planner.core.errors import PlannerError
+from planner.core.files import FileRefused, open_regular
 from planner.io.xlsx.parts import SheetRefused, date_styles, shared_strings, sheet_parts
 from planner.io.xlsx.stream import read_columns
 
@@ -247,5 +247,5 @@ def _refused_type(pa: Any, t: Any) -> str | None:
 
 
 def columns_of(frame: pd.DataFrame) -> dict[str, Any]:
-    """A DataFrame's columns by name, for :func:`planner.sheet.checks.check_table`."""
+    """A DataFrame's columns by name, for :func:`planner.compute.checks.check_table`."""
     return {str(k): frame[k] for k in frame.columns}

@@ -29,8 +29,8 @@ from planner.service.estimates import (
 )
 
 if TYPE_CHECKING:
-    from planner.domain import SavedScenario
     from planner.service.workspace import OpenReport, Workspace
+    from planner.spec.domain import SavedScenario
 
 __all__ = [
     "OpenReport",
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 _LAZY = {"Workspace": "planner.service.workspace", "OpenReport": "planner.service.workspace",
-         "SavedScenario": "planner.domain"}
+         "SavedScenario": "planner.spec.domain"}
 
 
 def __getattr__(name: str) -> Any:

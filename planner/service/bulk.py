@@ -2,7 +2,7 @@
 DataFrame) validated in one column-wise pass and written in one transaction, or not at all.
 
 1. The file is read whole (:func:`planner.io.tables.read_table`).
-2. :func:`planner.sheet.checks.check_table` checks every cell column by column (types,
+2. :func:`planner.compute.checks.check_table` checks every cell column by column (types,
    ranges, allowed values, unknown models and GPUs, names repeated in the file or already in
    the fleet) and the rules across columns once per distinct combination. Every problem is
    reported as ``FILE:line (column): message``; the first 20 are listed
@@ -30,7 +30,7 @@ import numpy as np
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from planner.errors import NotFoundError, PlannerError
+from planner.core.errors import NotFoundError, PlannerError
 from planner.service.catalog import model_row_by_ref
 from planner.service.evaluation import Evaluation
 from planner.service.hub import parse_hub_id
@@ -40,7 +40,7 @@ from planner.store.engine import read_session, write_transaction
 from planner.store.schema import GpuRow, ModelRow
 
 if TYPE_CHECKING:
-    from planner.sheet.checks import CellProblem, CheckedTable
+    from planner.compute.checks import CellProblem, CheckedTable
 
 Clash = Literal["refuse", "replace", "skip"]
 CLASH_CHOICES: tuple[str, ...] = ("refuse", "replace", "skip")
@@ -99,7 +99,7 @@ class BulkImport:
             raise PlannerError(f"on_clash must be one of {', '.join(CLASH_CHOICES)}, "
                                f"not {on_clash!r}")
         # lazy: the column checks import pandas, which Workspace users need not load
-        from planner.sheet.checks import Problems, check_header, check_table
+        from planner.compute.checks import Problems, check_header, check_table
 
         frame, label, where = _source_frame(source)
         with read_session(self.engine) as s:

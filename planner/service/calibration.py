@@ -3,7 +3,7 @@ fits as named, versioned calibration profiles (issue 12 item 2).
 
 :meth:`Calibration.calibrate` selects the runs (by GPU, engine and optionally model; the runs
 must be of one GPU and one engine, since a profile holds that pair's figures, shared across
-models), holds out a seeded share of them, fits with :func:`planner.sheet.calibration.fit` and
+models), holds out a seeded share of them, fits with :func:`planner.compute.calibration.fit` and
 stores the profile: parameters, the measurement ids fitted and held out, every residual, and
 the before/after/holdout errors. A refit under an existing name adds version ``n + 1``; nothing
 is overwritten.
@@ -20,12 +20,7 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from planner.errors import NotFoundError, PlannerError, ValidationError
-from planner.io.bench.records import BenchFileError, RunRecord, check_record
-from planner.service.fields import clean_name
-from planner.service.measurements import Measurements
-from planner.service.specs import SpecCache
-from planner.sheet.calibration import (
+from planner.compute.calibration import (
     PARAMETERS,
     FitResult,
     Predictor,
@@ -36,7 +31,12 @@ from planner.sheet.calibration import (
     predict_runs,
     run_table,
 )
-from planner.sheet.profiles import CalibrationFigures
+from planner.compute.profiles import CalibrationFigures
+from planner.core.errors import NotFoundError, PlannerError, ValidationError
+from planner.io.bench.records import BenchFileError, RunRecord, check_record
+from planner.service.fields import clean_name
+from planner.service.measurements import Measurements
+from planner.service.specs import SpecCache
 from planner.store import queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.schema import CalibrationProfileRow, GpuRow
@@ -92,7 +92,7 @@ def _profile(row: CalibrationProfileRow, gpu: str) -> Profile:
 
 
 def calibration_figures(s: Session) -> list[CalibrationFigures]:
-    """Every stored profile version as evaluation uses it (:mod:`planner.sheet.profiles`)."""
+    """Every stored profile version as evaluation uses it (:mod:`planner.compute.profiles`)."""
     rows = s.execute(select(CalibrationProfileRow, GpuRow.name)
                      .join(GpuRow, GpuRow.id == CalibrationProfileRow.gpu_id)
                      .order_by(CalibrationProfileRow.id))
@@ -185,7 +185,7 @@ class Calibration:
     def predictions(self) -> list[tuple[Any, RunPrediction | None]]:
         """Every stored run with its measured and predicted figures (tokens/s, ms): predicted
         by the planner's formula graph with the profile ``auto`` picks for the run's GPU and
-        engine (:func:`planner.sheet.calibration.predict_runs`); ``None`` for a run that
+        engine (:func:`planner.compute.calibration.predict_runs`); ``None`` for a run that
         cannot be scored."""
         stored = self.measurements.list()
         if not stored:

@@ -12,12 +12,12 @@ from typing import Any
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from planner.domain import ConflictError, DuplicateError, GpuInfo, InUseError, ModelInfo
-from planner.errors import NotFoundError
+from planner.core.errors import NotFoundError
 from planner.service.fields import clean_name, clean_text
 from planner.service.gpu_records import changed_spec, spec_from_user
 from planner.service.hub import parse_hub_id
 from planner.service.specs import SpecCache
+from planner.spec.domain import ConflictError, DuplicateError, GpuInfo, InUseError, ModelInfo
 from planner.store import convert, queries, rowspec
 from planner.store.engine import read_session, write_transaction
 from planner.store.schema import GpuRow, ModelRow, ScenarioRow

@@ -17,14 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.domain import Scenario
-from planner.errors import ValidationError, not_one_of
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
+from planner.compute.fleet import evaluate_scenarios
+from planner.compute.profiles import CalibrationFigures
+from planner.compute.table import RowError, inputs_of
+from planner.core.errors import ValidationError, not_one_of
 from planner.service.fields import FIELDS_LISTING, clean_lora_targets, clean_name, clean_text
-from planner.sheet.fleet import evaluate_scenarios
-from planner.sheet.profiles import CalibrationFigures
-from planner.sheet.table import RowError, inputs_of
+from planner.spec.architecture import ModelSpec
+from planner.spec.domain import Scenario
+from planner.spec.gpu import GpuSpec
 
 META_FIELDS = ("model", "gpu", "lora_targets", "notes", "name")
 """Fields of a scenario that are not input columns."""

@@ -12,26 +12,26 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from planner.errors import ValidationError
-from planner.estimator.architecture import LinearAttention, Mamba2, ModelSpec
-from planner.estimator.derived import kv_bits as derived_kv_bits
-from planner.estimator.engine_memory import ENGINES
-from planner.estimator.figures import model_figures
-from planner.estimator.gpu import GpuSpec, compute_dtype
-from planner.estimator.memory import state_bytes_per_sequence
-from planner.estimator.params import count_params
-from planner.estimator.quant_config import checkpoint_bits
-from planner.sheet.explain import explain as explain_tree
-from planner.sheet.graph import FormulaGraph
-from planner.sheet.inputs import INFERENCE_INPUTS, check_known, parse_inputs
-from planner.sheet.outputs import output_columns
-from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures
-from planner.sheet.table import evaluate_row_parts, evaluate_table, graph, inputs_of, row_columns
-from planner.units import DTYPE_BITS, GB, GiB
+from planner.compute.explain import explain as explain_tree
+from planner.compute.graph import FormulaGraph
+from planner.compute.inputs import INFERENCE_INPUTS, check_known, parse_inputs
+from planner.compute.outputs import output_columns
+from planner.compute.profiles import APPLIED_COLUMN, CalibrationFigures
+from planner.compute.table import evaluate_row_parts, evaluate_table, graph, inputs_of, row_columns
+from planner.core.errors import ValidationError
+from planner.core.units import DTYPE_BITS, GB, GiB
+from planner.formulas.derived import kv_bits as derived_kv_bits
+from planner.formulas.engine_memory import ENGINES
+from planner.formulas.memory import state_bytes_per_sequence
+from planner.spec.architecture import LinearAttention, Mamba2, ModelSpec
+from planner.spec.figures import model_figures
+from planner.spec.gpu import GpuSpec, compute_dtype
+from planner.spec.params import count_params
+from planner.spec.quant_config import checkpoint_bits
 
 
 def inference_graph() -> FormulaGraph:
-    """The inference formula graph (built once, :func:`planner.sheet.table.graph`)."""
+    """The inference formula graph (built once, :func:`planner.compute.table.graph`)."""
     return graph("inference")
 
 
@@ -193,7 +193,7 @@ def _evaluate_row(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
                   profiles: Sequence[CalibrationFigures] | None = None,
                   decode_gpu: GpuSpec | None = None
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """One scenario as a one-row table through :func:`~planner.sheet.table.evaluate_table`
+    """One scenario as a one-row table through :func:`~planner.compute.table.evaluate_table`
     (the path every sweep, sheet and fleet takes): its validated inputs as Python values, and
     every computed column."""
     columns = inputs_of(kind)
@@ -213,7 +213,7 @@ def _evaluate_one(kind: str, spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str,
                   decode_gpu: GpuSpec | None = None
                   ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """:func:`_evaluate_row` through the thin one-row path
-    (:func:`~planner.sheet.table.evaluate_row_parts`): the same validation, formulas and
+    (:func:`~planner.compute.table.evaluate_row_parts`): the same validation, formulas and
     figures, as Python values, with no one-element arrays (issue 14, item 4). Returns the
     typed inputs, the outputs typed as :func:`_result` types them (a new dict) and the row's
     input columns."""
@@ -313,7 +313,7 @@ def explain(spec: ModelSpec, gpu: GpuSpec, inputs: Mapping[str, Any], column: st
             kind: str = "inference", lora_targets: str = "q,v", depth: int = 8,
             profiles: Sequence[CalibrationFigures] | None = None,
             decode_gpu: GpuSpec | None = None) -> Any:
-    """The explanation tree (:class:`planner.sheet.explain.ExplainNode`) of one output of one
+    """The explanation tree (:class:`planner.compute.explain.ExplainNode`) of one output of one
     scenario: its formula and the values it used, down to the inputs. A figure a calibration
     profile replaced ends the walk as ``calibration NAME vN: fitted PARAMETER``."""
     _values, columns = _evaluate_row(kind, spec, gpu, inputs, lora_targets, profiles,

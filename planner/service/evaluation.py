@@ -11,14 +11,14 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from planner.domain import Scenario
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
+from planner.compute import fleet
+from planner.compute import frame as frame_module
+from planner.compute.profiles import CalibrationFigures
 from planner.service.calibration import calibration_figures
 from planner.service.specs import SpecCache
-from planner.sheet import fleet
-from planner.sheet import frame as frame_module
-from planner.sheet.profiles import CalibrationFigures
+from planner.spec.architecture import ModelSpec
+from planner.spec.domain import Scenario
+from planner.spec.gpu import GpuSpec
 from planner.store.engine import read_session
 
 

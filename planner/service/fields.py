@@ -1,7 +1,7 @@
 """Rules for the plain fields every use case takes: names and flags.
 
 A flag accepts exactly the words an input column of kind ``bool`` accepts
-(:meth:`planner.sheet.inputs.InputColumn.parse`), so ``yes``/``y``/``on``/``1`` mean true
+(:meth:`planner.compute.inputs.InputColumn.parse`), so ``yes``/``y``/``on``/``1`` mean true
 everywhere.
 """
 
@@ -10,14 +10,14 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from planner.errors import ValidationError
-from planner.sheet.inputs import (
+from planner.compute.inputs import (
     LORA_TARGETS,
     LORA_TARGETS_ALLOWED,
     LORA_TARGETS_MAX_CHARS,
     InputColumn,
 )
-from planner.sheet.validation import forbidden_in_name
+from planner.compute.validation import forbidden_in_name
+from planner.core.errors import ValidationError
 
 TEXT_WHITESPACE = frozenset("\t\n\r")
 """Control characters free text (notes) may hold: tab and line breaks."""
@@ -42,7 +42,7 @@ FIELDS_LISTING = "`planner estimate --help` and `planner train --help` list them
 
 def _bad_character(text: str, allowed: frozenset[str] = frozenset()) -> str | None:
     """The first character of ``text`` no name may hold
-    (:func:`planner.sheet.validation.forbidden_in_name`: a control or invisible format character,
+    (:func:`planner.compute.validation.forbidden_in_name`: a control or invisible format character,
     a line or paragraph separator, a lone surrogate, a private-use, unassigned or non-character,
     a space other than U+0020), skipping those in ``allowed``."""
     for ch in text:
@@ -97,7 +97,7 @@ def clean_text(value: Any, field: str) -> str:
 
 def clean_lora_targets(value: Any, field: str = "lora_targets") -> str:
     """``value`` stripped, when it is a list of module names
-    (:data:`planner.sheet.inputs.LORA_TARGETS`) of at most 200 characters; else
+    (:data:`planner.compute.inputs.LORA_TARGETS`) of at most 200 characters; else
     :class:`ValidationError` saying the grammar."""
     text = str(value).strip()
     if len(text) > LORA_TARGETS_MAX_CHARS or not LORA_TARGETS.fullmatch(text):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from planner.domain import DuplicateError, Fleet
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 from planner.service.fields import clean_name, clean_text
+from planner.spec.domain import DuplicateError, Fleet
 from planner.store import convert, queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.plans import copy_demands, copy_horizon

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.catalog import gpu_from_record, gpu_record
-from planner.errors import ValidationError, not_one_of
-from planner.estimator.gpu import GpuSpec
+from planner.core.errors import ValidationError, not_one_of
+from planner.core.units import parse_number
 from planner.service.fields import clean_name, clean_text, parse_bool
-from planner.units import parse_number
+from planner.spec.catalog import gpu_from_record, gpu_record
+from planner.spec.gpu import GpuSpec
 
 GPU_FIELDS = ("vendor", "label", "memory_gib", "bf16_tflops", "fp16_tflops", "fp8_tflops",
               "int8_tops", "int4_tops", "nvfp4_tflops", "mxfp4_tflops",
@@ -55,7 +55,7 @@ product of them stays finite (a 1e308 price would make costs infinite)."""
 def gpu_number(field: str, value: Any, *, limit: str | None = None,
                positive: bool | None = None) -> float:
     """A GPU figure within :data:`GPU_LIMITS` of ``limit`` (default: ``field``), above 0 for
-    memory and bandwidth (or as ``positive`` says); read by :func:`planner.units.parse_number`
+    memory and bandwidth (or as ``positive`` says); read by :func:`planner.core.units.parse_number`
     (``1,000`` and ``1_000`` group digits; ``1,5``, NaN and infinities are refused)."""
     key = limit or field
     low, high = GPU_LIMITS.get(key, (0.0, 1e12))

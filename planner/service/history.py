@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from planner.domain import Change, ConflictError
 from planner.service.scenarios import Scenarios
+from planner.spec.domain import Change, ConflictError
 from planner.store import changelog, queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.scenarios import field_values, overwrite

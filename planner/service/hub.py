@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planner.catalog import read_config_text
-from planner.errors import ConfigError, PlannerError, echo
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.hf_config import spec_from_config
-from planner.files import read_regular
+from planner.core.errors import ConfigError, PlannerError, echo
+from planner.core.files import read_regular
+from planner.spec.architecture import ModelSpec
+from planner.spec.catalog import read_config_text
+from planner.spec.hf_config import spec_from_config
 
 HUB_ID = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)(?:@(?P<rev>[\w./-]+))?$")
 """``org/name`` with an optional ``@revision`` (a branch, tag or commit)."""

@@ -26,13 +26,13 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from planner.catalog import read_config_text
-from planner.errors import ConfigError, NotFoundError, PlannerError, ValidationError
+from planner.compute.inputs import INFERENCE_INPUTS
+from planner.core.errors import ConfigError, NotFoundError, PlannerError, ValidationError
 from planner.io.bench.dispatch import parse_file
 from planner.io.bench.records import CSV_HEADER, ENGINES, BenchFileError, RunRecord
 from planner.service.catalog import model_row_by_ref
 from planner.service.specs import SpecCache
-from planner.sheet.inputs import INFERENCE_INPUTS
+from planner.spec.catalog import read_config_text
 from planner.store import convert, queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.schema import (

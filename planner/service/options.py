@@ -3,7 +3,8 @@
 A scenario can be an *option* of another scenario of the same fleet, its *base*: the base and
 every scenario whose ``option_of`` names it form an *option group* (the same workload on another
 GPU, TP, dtype or engine). Exactly one scenario of a group is ``chosen``; only chosen scenarios
-are counted in roll-ups, the workbook's Summary and cost totals (:func:`planner.compare.counted`).
+are counted in roll-ups, the workbook's Summary and cost totals
+(:func:`planner.service.compare.counted`).
 A scenario in no group is always chosen.
 
 The rules, each kept inside the write transaction of the edit that touches a group, and logged
@@ -31,7 +32,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 from planner.service.fields import parse_bool
 from planner.store import changelog, queries
 from planner.store.scenarios import field_values

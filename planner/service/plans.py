@@ -1,9 +1,9 @@
 """Use cases over plans (issue 15 item 2): a fleet's horizon, its workloads' demand, GPU prices
-by month, and the plan they give (:func:`planner.sheet.plan.evaluate_plan`).
+by month, and the plan they give (:func:`planner.compute.plan.evaluate_plan`).
 
 Every write is one transaction and is validated first (field and allowed range named);
 nothing is written on a refusal. The plan counts what the fleet roll-up counts: inference
-scenarios that are the chosen option (:func:`planner.compare.counted`).
+scenarios that are the chosen option (:func:`planner.service.compare.counted`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,7 @@ from typing import Any
 from sqlalchemy import CursorResult, Engine, delete, insert, select
 from sqlalchemy.orm import Session
 
-from planner.compare import counted
-from planner.domain import Scenario
-from planner.errors import ValidationError
-from planner.service.evaluation import Evaluation
-from planner.service.scenarios import Scenarios
-from planner.sheet.plan import (
+from planner.compute.plan import (
     Demand,
     GpuPrice,
     Horizon,
@@ -33,6 +28,11 @@ from planner.sheet.plan import (
     month_index,
     month_text,
 )
+from planner.core.errors import ValidationError
+from planner.service.compare import counted
+from planner.service.evaluation import Evaluation
+from planner.service.scenarios import Scenarios
+from planner.spec.domain import Scenario
 from planner.store import queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.schema import (

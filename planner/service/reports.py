@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from planner.domain import ConflictError, DuplicateError
-from planner.errors import PlannerError, ValidationError
+from planner.compute.inputs import TRAINING_DEFAULT_OVERRIDES
+from planner.core.errors import PlannerError, ValidationError
 from planner.service.bulk import insert_checked
 from planner.service.catalog import Catalog
 from planner.service.evaluation import Evaluation
@@ -18,7 +18,7 @@ from planner.service.fleets import Fleets
 from planner.service.gpu_records import changed_spec
 from planner.service.measurements import Measurements
 from planner.service.scenarios import Scenarios
-from planner.sheet.inputs import TRAINING_DEFAULT_OVERRIDES
+from planner.spec.domain import ConflictError, DuplicateError
 from planner.store import queries
 from planner.store.engine import write_transaction
 
@@ -62,7 +62,7 @@ class Reports:
         """The stored benchmark runs as the Calibration sheet takes them (none without a
         measurements store)."""
         # lazy: numpy-backed run mapping, only an export with runs needs it
-        from planner.sheet.calibration import Run
+        from planner.compute.calibration import Run
 
         return [Run(m.id, m.model, m.gpu, m.values, m.settings)
                 for m in (self.measurements.list() if self.measurements else [])]
@@ -151,14 +151,14 @@ class Reports:
         profiles: what creating one scenario checks besides the cells the plan has read) and
         written with one batched INSERT (:func:`planner.service.bulk.insert_checked`), not a
         scenario at a time. Every problem names its ``Sheet!Cell (column)``."""
-        # lazy: openpyxl and pandas, which only an import needs
+        # lazy: pandas, which only an import needs
+        from planner.compute.checks import SCENARIO_INPUT_COLUMNS, Problems, check_table
+
+        # lazy: openpyxl, which only an import needs
         from planner.io.xlsx.layout import letters
 
-        # lazy: as above
+        # lazy: openpyxl, as above
         from planner.io.xlsx.read_scenarios import CellError, ImportError_
-
-        # lazy: as above
-        from planner.sheet.checks import SCENARIO_INPUT_COLUMNS, Problems, check_table
 
         models, gpus = self.evaluation.catalog_specs()
         profiles = self.evaluation.profiles()

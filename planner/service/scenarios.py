@@ -14,8 +14,13 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from planner.domain import DuplicateError, Scenario
-from planner.errors import ValidationError, not_one_of
+from planner.compute.inputs import (
+    TRAINING_DEFAULT_OVERRIDES,
+    defaults,
+)
+from planner.compute.profiles import resolve
+from planner.compute.table import KINDS, check_scenario
+from planner.core.errors import ValidationError, not_one_of
 from planner.service.calibration import calibration_figures
 from planner.service.catalog import model_row_by_ref
 from planner.service.edits import CheckedEdit
@@ -31,12 +36,7 @@ from planner.service.options import (
     settle,
 )
 from planner.service.specs import SpecCache
-from planner.sheet.inputs import (
-    TRAINING_DEFAULT_OVERRIDES,
-    defaults,
-)
-from planner.sheet.profiles import resolve
-from planner.sheet.table import KINDS, check_scenario
+from planner.spec.domain import DuplicateError, Scenario
 from planner.store import changelog, convert, queries
 from planner.store.engine import read_session, write_transaction
 from planner.store.plans import copy_demands
@@ -143,10 +143,10 @@ class Scenarios:
         """A disaggregated scenario's ``decode_gpu`` (issue 25) names a GPU of the database
         with a tensor path for the scenario's weights."""
         # lazy: only a disaggregated scenario's decode GPU needs the error type here
-        from planner.errors import NotFoundError
+        from planner.core.errors import NotFoundError
 
         # lazy: the GPU tensor-path rule, only for a disaggregated scenario's decode GPU
-        from planner.estimator.gpu import compute_dtype
+        from planner.spec.gpu import compute_dtype
 
         try:
             decode_row = queries.gpu_row(s, str(inputs["decode_gpu"]))

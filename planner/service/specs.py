@@ -19,9 +19,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
-from planner.estimator.hf_config import spec_from_config
+from planner.spec.architecture import ModelSpec
+from planner.spec.gpu import GpuSpec
+from planner.spec.hf_config import spec_from_config
 from planner.store import queries, rowspec
 from planner.store.schema import GpuRow, ModelRow
 

@@ -9,7 +9,7 @@ over to the use case that owns it (:mod:`~planner.service.catalog`,
 :class:`~planner.service.specs.SpecCache` of parsed models and GPUs.
 
 Every public method is one transaction: it commits whole or, on any error, leaves the database
-exactly as it was. Methods take names and plain values and return :mod:`planner.domain`
+exactly as it was. Methods take names and plain values and return :mod:`planner.spec.domain`
 objects, never ORM rows.
 
 Concurrency: rows carry a version. An edit may name the version it was based on
@@ -26,18 +26,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from planner.domain import (
-    Change,
-    Fleet,
-    GpuInfo,
-    ModelInfo,
-    SavedScenario,
-    Scenario,
-    SeedReport,
-)
-from planner.errors import PlannerError
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
+from planner.compute.fleet import FleetValues
+from planner.core.errors import PlannerError
+from planner.core.settings import database_url, is_default
 from planner.service.bulk import BulkImport, BulkResult, Clash
 from planner.service.calibration import Calibration, Profile
 from planner.service.catalog import Catalog
@@ -51,8 +42,17 @@ from planner.service.plans import Plans
 from planner.service.reports import Reports
 from planner.service.scenarios import Scenarios
 from planner.service.specs import SpecCache
-from planner.settings import database_url, is_default
-from planner.sheet.fleet import FleetValues
+from planner.spec.architecture import ModelSpec
+from planner.spec.domain import (
+    Change,
+    Fleet,
+    GpuInfo,
+    ModelInfo,
+    SavedScenario,
+    Scenario,
+    SeedReport,
+)
+from planner.spec.gpu import GpuSpec
 from planner.store import migrate
 from planner.store.engine import database_error, make_engine, read_session, write_transaction
 from planner.store.seed import seed_all, unseeded_and_empty
@@ -396,7 +396,7 @@ class Workspace:
 
     def plan(self, fleet: str, *, start: Any = None, end: Any = None, pricing: Any = None
              ) -> Any:
-        """The plan of a fleet month by month (:class:`planner.sheet.plan.PlanResult`)."""
+        """The plan of a fleet month by month (:class:`planner.compute.plan.PlanResult`)."""
         return self._plans.plan(fleet, start=start, end=end, pricing=pricing)
 
     def _plans_for_export(self, fleets: list[str], scenarios: list[Scenario]) -> list[Any]:
@@ -455,7 +455,7 @@ class Workspace:
                sweeps: list[Any] | None = None, progress: Callable[[int], None] | None = None,
                frontiers: list[tuple[str, Any]] | None = None) -> Any:
         """Write an Excel report of ``fleets`` (default: all) that still computes;
-        ``frontiers``: (title, :class:`planner.sheet.frontier.Frontier`) pairs, each a
+        ``frontiers``: (title, :class:`planner.compute.frontier.Frontier`) pairs, each a
         Frontier sheet with its chart."""
         return self._reports.export(path, fleets, force=force, sweeps=sweeps, progress=progress,
                                     frontiers=frontiers)

@@ -2,7 +2,7 @@
 version-guarded UPDATEs with their change log.
 
 The ORM adds one object at a time (about 2.8 ms a scenario with its checks); here the rows
-are columns of values already validated (:mod:`planner.sheet.checks`), written inside the
+are columns of values already validated (:mod:`planner.compute.checks`), written inside the
 caller's transaction in chunks of :data:`CHUNK_ROWS`: on SQLite one ``executemany`` per
 chunk, on PostgreSQL one ``COPY … FROM STDIN`` stream. The database still checks every row
 (its CHECK, UNIQUE and foreign-key constraints), so a row that slipped past the validation
@@ -26,8 +26,8 @@ import numpy as np
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
-from planner.domain import ConflictError
-from planner.errors import PlannerError
+from planner.core.errors import PlannerError
+from planner.spec.domain import ConflictError
 from planner.store.changelog import author
 from planner.store.engine import is_sqlite, locks_rows
 from planner.store.schema import (

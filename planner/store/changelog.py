@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from planner.domain import Change
+from planner.spec.domain import Change
 from planner.store.schema import ScenarioChangeRow, ScenarioRow
 
 

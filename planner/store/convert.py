@@ -1,6 +1,6 @@
 """Rows ↔ domain objects and specs.
 
-The store's only boundary: everything above it sees :mod:`planner.domain` objects and specs.
+The store's only boundary: everything above it sees :mod:`planner.spec.domain` objects and specs.
 """
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from planner.catalog import check_config, parse_config
-from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
-from planner.errors import ConfigError, PlannerError
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.figures import model_figures
-from planner.estimator.gpu import GpuSpec
-from planner.estimator.hf_config import spec_from_config
-from planner.estimator.params import count_params
+from planner.core.errors import ConfigError, PlannerError
+from planner.spec.architecture import ModelSpec
+from planner.spec.catalog import check_config, parse_config
+from planner.spec.domain import Fleet, GpuInfo, ModelInfo, Scenario
+from planner.spec.figures import model_figures
+from planner.spec.gpu import GpuSpec
+from planner.spec.hf_config import spec_from_config
+from planner.spec.params import count_params
 from planner.store.rowspec import GPU_FLOPS_COLUMNS, gpu_spec
 from planner.store.schema import SCENARIO_INPUTS, FleetRow, GpuRow, ModelRow, ScenarioRow
 

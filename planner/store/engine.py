@@ -19,8 +19,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from planner.domain import ConflictError
-from planner.errors import PlannerError, echo
+from planner.core.errors import PlannerError, echo
+from planner.spec.domain import ConflictError
 
 BUSY_TIMEOUT_MS = 15_000
 

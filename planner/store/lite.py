@@ -18,10 +18,10 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
-from planner.errors import PlannerError
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
-from planner.estimator.hf_config import spec_from_config
+from planner.core.errors import PlannerError
+from planner.spec.architecture import ModelSpec
+from planner.spec.gpu import GpuSpec
+from planner.spec.hf_config import spec_from_config
 from planner.store.rowspec import GPU_COLUMNS, gpu_spec
 
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, text
 
-from planner.errors import PlannerError
-from planner.resources import migrations_dir
+from planner.core.errors import PlannerError
+from planner.core.resources import migrations_dir
 from planner.store.engine import is_sqlite
 from planner.store.schema import Base
 

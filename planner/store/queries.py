@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from sqlalchemy import RowMapping, Select, func, select
 from sqlalchemy.orm import Session
 
-from planner.errors import NotFoundError, PlannerError
+from planner.core.errors import NotFoundError, PlannerError
 from planner.store.engine import locks_rows
 from planner.store.schema import FleetRow, GpuRow, ModelRow, ScenarioRow
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.estimator.gpu import GpuSpec
+from planner.spec.gpu import GpuSpec
 
 GPU_FLOPS_COLUMNS = {"bf16": "bf16_flops_per_s", "fp16": "fp16_flops_per_s",
                      "fp8": "fp8_flops_per_s", "int8": "int8_ops_per_s", "int4": "int4_ops_per_s",

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from planner.domain import ConflictError
+from planner.spec.domain import ConflictError
 from planner.store.changelog import changed_since
 from planner.store.schema import SCENARIO_INPUTS, ScenarioRow
 

@@ -31,7 +31,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
 
-from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, InputColumn
+from planner.compute.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, InputColumn
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -146,14 +146,14 @@ class GpuRow(Versioned, Base):
     price_is_example: Mapped[bool] = mapped_column(Boolean, default=False)
     source: Mapped[str] = mapped_column(Text, default="")
     usable_memory_bytes: Mapped[int | None] = mapped_column(BigInteger)
-    """Memory the runtime sees (NULL: a share of ``memory_bytes``, see planner.estimator.gpu)."""
+    """Memory the runtime sees (NULL: a share of ``memory_bytes``, see planner.spec.gpu)."""
     matmul_efficiency: Mapped[float | None] = mapped_column(Float)
     matmul_efficiency_8bit: Mapped[float | None] = mapped_column(Float)
     bandwidth_efficiency: Mapped[float | None] = mapped_column(Float)
     runtime_context_bytes: Mapped[int | None] = mapped_column(BigInteger)
     serving_source: Mapped[str] = mapped_column(Text, default="")
     nvlink_domain_gpus: Mapped[int | None] = mapped_column(Integer)
-    """GPUs one scale-up fabric joins (NULL: unknown; revision 0012, planner.estimator.topology)."""
+    """GPUs one scale-up fabric joins (NULL: unknown; revision 0012, planner.formulas.topology)."""
     mesh_links_per_gpu: Mapped[int | None] = mapped_column(Integer)
     """Point-to-point scale-up links per GPU (NULL: a switched fabric; revision 0012)."""
     pcie_gen: Mapped[int | None] = mapped_column(Integer)
@@ -229,7 +229,7 @@ ScenarioInputsMixin: type = type("ScenarioInputsMixin", (), {
 
 class ScenarioRow(Versioned, ScenarioInputsMixin, Base):
     """One deployment or training scenario of a fleet. Its input columns are those of the
-    registry (``planner.sheet.inputs``), declared below from it."""
+    registry (``planner.compute.inputs``), declared below from it."""
 
     __tablename__ = "scenarios"
     __table_args__ = (

@@ -17,9 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from planner import catalog
-from planner.domain import SeedReport
-from planner.sheet.plan import (
+from planner.compute.plan import (
     check_horizon_months,
     check_price,
     check_pricing,
@@ -28,6 +26,8 @@ from planner.sheet.plan import (
     month_index,
     month_text,
 )
+from planner.spec import catalog
+from planner.spec.domain import SeedReport
 from planner.store import convert
 from planner.store.migrate import lock_schema
 from planner.store.schema import (

@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, TabbedContent
 
-from planner.domain import Scenario
+from planner.spec.domain import Scenario
 from planner.tui.messages import CatalogLoaded, FitDone, FleetLoaded, WorkFailed
 from planner.tui.screens.dialogs import TextScreen
 from planner.tui.screens.views import help_text

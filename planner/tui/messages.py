@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.message import Message
 
-from planner.domain import Fleet, GpuInfo, ModelInfo, Scenario
+from planner.spec.domain import Fleet, GpuInfo, ModelInfo, Scenario
 
 
 @dataclass

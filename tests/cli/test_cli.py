@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.sheet.inputs import INFERENCE_INPUTS
+from planner.compute.inputs import INFERENCE_INPUTS
 from tests.helpers import run
 
 ESTIMATE_KEYS = {"weights_bytes_per_gpu", "kv_bytes_per_token", "kv_budget_bytes",

@@ -6,7 +6,7 @@ How the expected figures were made (independently of the planner's code): the ca
 context token and per sequence below are worked out from the config keys quoted in each
 comment (layer counts, KV heads, head dims, windows, Mamba/DeltaNet shapes, compress ratios)
 and vLLM's rules, cited in ``tests/formulas/test_capacity_2026.py`` and
-:mod:`planner.estimator.vllm_cache_layout` (block enlargement for state pages, sliding-window
+:mod:`planner.spec.vllm_cache_layout` (block enlargement for state pages, sliding-window
 blocks ``min(ceil(T/16), ceil(w/16) + 1)``, group padding, DeepSeek-V4's fp8 layout, the
 indexer's 132 B keys). ``inspect``'s parameter counts are checked against transformers 5.23's
 own modules (``tests/fixtures/hf_counts_2026.json``, written by ``scripts/hf_counts_2026.py``).

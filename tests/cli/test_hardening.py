@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.errors import ValidationError
-from planner.sheet.inputs import INFERENCE_INPUTS, input_columns
+from planner.compute.inputs import INFERENCE_INPUTS, input_columns
+from planner.core.errors import ValidationError
 from tests.helpers import run
 from tests.store_fixtures import dump
 
@@ -32,7 +32,8 @@ def db_dump(data_dir: Path) -> dict[str, list[tuple[object, ...]]]:
 
 # ---------------------------------------------------------------- 5: one reserve rule
 def test_reserve_gib_keeps_the_default_reserve_fraction_everywhere() -> None:
-    from planner import catalog, service
+    from planner import service
+    from planner.spec import catalog
 
     args = ("estimate", "--model", "llama-3-8b", "--gpu-memory-gib", "24", "--gpu-tflops", "200",
             "--gpu-bandwidth-gbs", "1000", "--reserve-gib", "3", "--prompt", "8192",
@@ -64,8 +65,8 @@ def test_train_help_shows_the_training_defaults() -> None:
 # ---------------------------------------------------------------- 7: commas
 @pytest.mark.parametrize("text", ["1,5", "1,50", "12,34,567", ",100", "100,", "1,0000", "1,,000"])
 def test_a_comma_outside_a_thousands_grouping_is_refused(text: str) -> None:
+    from planner.compute.table import validate
     from planner.service.gpu_records import gpu_number
-    from planner.sheet.table import validate
 
     batch = input_columns()["batch"]
     with pytest.raises(ValidationError):
@@ -84,9 +85,9 @@ def test_a_comma_outside_a_thousands_grouping_is_refused(text: str) -> None:
                                              ("1_000", 1000), (" 2,048 ", 2048),
                                              ("1,000.5", 1000.5), ("-1,000", -1000)])
 def test_a_valid_thousands_grouping_is_read(text: str, value: float) -> None:
+    from planner.compute.table import validate
+    from planner.core.units import parse_number
     from planner.service.gpu_records import gpu_number
-    from planner.sheet.table import validate
-    from planner.units import parse_number
 
     assert parse_number(text) == value
     if 1 <= value <= 10_000_000 and float(value).is_integer():
@@ -178,8 +179,8 @@ def test_json_output_is_always_valid_json() -> None:
 
 def test_every_number_parser_uses_the_one_helper() -> None:
     """``_number``, the vectorized table check and GPU figures agree on every text."""
+    from planner.compute.table import validate
     from planner.service.gpu_records import gpu_number
-    from planner.sheet.table import validate
 
     column = next(c for c in INFERENCE_INPUTS if c.name == "target_requests_per_s")
     for text in ("1,000", "1,5", "1_0", "1e3", " 7 ", "0x10", "", "1.", ".5", "+3", "1 000"):
@@ -378,7 +379,7 @@ def test_downgrade_asks_first_and_a_round_trip_keeps_target_rate(
 
 # ---------------------------------------------------------------- 19: constraints
 def test_deeply_nested_constraint_is_a_message_not_a_recursion_error() -> None:
-    from planner.sheet.expr import ExpressionError, parse
+    from planner.compute.expr import ExpressionError, parse
 
     for text in ("(" * 300 + "fits" + ")" * 300, "not " * 300 + "fits",
                  "-" * 300 + "batch > 0", " + ".join(["batch"] * 2000) + " > 0"):
@@ -389,7 +390,7 @@ def test_deeply_nested_constraint_is_a_message_not_a_recursion_error() -> None:
 
 
 def test_dividing_by_zero_is_never_feasible() -> None:
-    from planner.sheet.expr import holds, parse
+    from planner.compute.expr import holds, parse
 
     values = {"x": np.array([1.0, 2.0]), "z": np.array([0.0, 1.0])}
     assert holds(parse("x / z >= 1"), values).tolist() == [False, True]

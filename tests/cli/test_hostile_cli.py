@@ -585,7 +585,7 @@ def test_a_constraint_column_suggests_its_match(isolated_data_dir: Path) -> None
 
 
 def test_close_matches_rules() -> None:
-    from planner.errors import NotFoundError, close_matches
+    from planner.core.errors import NotFoundError, close_matches
 
     names = [f"scenario-{i:06d}" for i in range(100_000)]
     error = NotFoundError("scenario in fleet 'big'", "nothing-like-it", names)

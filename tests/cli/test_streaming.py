@@ -14,9 +14,9 @@ from rich.table import Table
 
 from planner.cli import cli, render, stream
 from planner.cli.common import json_text
+from planner.compute import fleet as fleet_module
+from planner.compute import verdict
 from planner.service import Workspace
-from planner.sheet import fleet as fleet_module
-from planner.sheet import verdict
 
 
 @pytest.fixture
@@ -268,7 +268,7 @@ def test_columnwise_json_of_the_demo_fleet_is_json_text(ws: Workspace) -> None:
 def test_float_reprs_is_float_repr_of_each(values: list[float]) -> None:
     import numpy as np
 
-    from planner.units import float_reprs
+    from planner.core.units import float_reprs
 
     assert float_reprs(np.array(values, dtype=float)) == [float.__repr__(v) for v in values]
     assert float_reprs(np.array(values, dtype=np.float32)) == [

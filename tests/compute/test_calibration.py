@@ -12,10 +12,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from planner.catalog import load_gpus, resolve_model_spec
 from planner.cli import cli
-from planner.errors import PlannerError
-from planner.sheet.calibration import (
+from planner.compute.calibration import (
     PARAMETER_NAMES,
     Predictor,
     Run,
@@ -23,6 +21,8 @@ from planner.sheet.calibration import (
     holdout_split,
     run_table,
 )
+from planner.core.errors import PlannerError
+from planner.spec.catalog import load_gpus, resolve_model_spec
 from tests.io.test_measurements import PLAN_SCENARIO, calibrated_plan, dev_workspace, import_dev_set
 
 TRUE = {"matmul_efficiency": 0.62, "bandwidth_efficiency": 0.78,
@@ -144,7 +144,7 @@ def test_dev_set_fit_with_holdout(tmp_path: Path) -> None:
             "h100-sxm-vllm", 21, 6)
         # ShareGPT runs carry output_tokens_cv = 1 (more KV read per request: TPOT before
         # 1.1 % -> 1.4 %); the closed-loop runs are scored as finite runs of their 100
-        # requests (planner/sheet/harness.py): held-out run 111 (8 clients, 12.5 requests
+        # requests (planner/compute/harness.py): held-out run 111 (8 clients, 12.5 requests
         # each) goes from +14 % to +1 %, which takes the held-out median from 12.3 % to 9.8 %
         # issue 23 (prefill cohorts of fixed lengths, prefill and decode-only steps each bound
         # by its own limit, a request's TPOT without its own prefill): before (0.581, 0.249,
@@ -206,7 +206,7 @@ def test_calibrate_cli(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- item 3: calibration in use
 def _profile(name: str, order: int, gpu: str = "h100-sxm", engine: str = "vllm",
              **parameters: float) -> Any:
-    from planner.sheet.profiles import CalibrationFigures
+    from planner.compute.profiles import CalibrationFigures
 
     return CalibrationFigures(name, 1, gpu, engine, parameters, order)
 
@@ -215,8 +215,8 @@ def test_profiles_replace_figures_in_evaluation() -> None:
     """auto takes the newest profile of the row's GPU and engine, none the catalog's figures, a
     name that profile; a value the scenario sets itself wins; the 8-bit GEMM share keeps its
     catalog ratio (H100: 0.7 and 0.7 * 0.75)."""
-    from planner.sheet.profiles import APPLIED_COLUMN
-    from planner.sheet.table import evaluate_table
+    from planner.compute.profiles import APPLIED_COLUMN
+    from planner.compute.table import evaluate_table
 
     models, gpus = catalog()
     old = _profile("old", 1, matmul_efficiency=0.5, bandwidth_efficiency=0.6,
@@ -244,7 +244,7 @@ def test_profiles_replace_figures_in_evaluation() -> None:
     # the user's own step overhead (row 3) wins over the profile's
     assert list(out["engine_step_overhead_s"])[:4] == [0.002, 0.0008, 0.003, 0.005]
     # request_latency_s defaults to 0, the front end's figure (vLLM's OpenAI server: 40 ms,
-    # planner/estimator/frontends.py); a profile replaces the default
+    # planner/formulas/frontends.py); a profile replaces the default
     assert list(out["request_latency_s"])[:3] == [0.06, 0.0, 0.05]
     assert list(out["request_latency_effective_s"])[:3] == [0.06, 0.04, 0.05]
     # a lower bandwidth share makes decode slower than the catalog's
@@ -312,10 +312,10 @@ def test_scenarios_use_the_fitted_profile(tmp_path: Path) -> None:
 def test_edit_check_and_bad_rows_with_profiles() -> None:
     """The UI's edit check evaluates with the profiles; a fleet row that names a profile of
     another engine is named by its label."""
-    from planner.domain import Scenario
+    from planner.compute.fleet import evaluate_scenarios
+    from planner.compute.inputs import INFERENCE_INPUTS, defaults
     from planner.service.edits import check_edit
-    from planner.sheet.fleet import evaluate_scenarios
-    from planner.sheet.inputs import INFERENCE_INPUTS, defaults
+    from planner.spec.domain import Scenario
 
     models, gpus = catalog()
     fitted = _profile("h100-fit", 1, matmul_efficiency=0.5, bandwidth_efficiency=0.6)
@@ -367,7 +367,7 @@ def test_nothing_is_fitted_or_loaded_at_import() -> None:
     import sys
 
     code = ("import sys; import planner.cli, planner.service.workspace, "
-            "planner.service.calibration, planner.sheet.calibration; "
+            "planner.service.calibration, planner.compute.calibration; "
             "print('scipy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

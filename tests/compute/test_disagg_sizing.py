@@ -1,7 +1,7 @@
 """Sizing a disaggregated deployment (issue 25 item 2): ``planner solve --serving-mode
 disaggregated`` finds the cheapest xPyD, checked against a brute-force search of every pair of
 worker counts and pool TPs, judged by the serving model's own columns; the closed-form worker
-counts (planner/estimator/disagg_slo.py: gpus_needed of a disaggregated scenario) against the
+counts (planner/formulas/disagg_slo.py: gpus_needed of a disaggregated scenario) against the
 same brute force, by hand, and in a sweep beside gpus_needed."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.catalog import load_gpus, spec_from_file
-from planner.estimator import topology
-from planner.sheet import disagg_sizing as ds
-from planner.sheet.table import evaluate_table, inputs_of
+from planner.compute import disagg_sizing as ds
+from planner.compute.table import evaluate_table, inputs_of
+from planner.formulas import topology
+from planner.spec.catalog import load_gpus, spec_from_file
 from tests.helpers import invoke
 
 LLAMA_70B = (Path(__file__).parents[1] / "fixtures" / "serving_configs"

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from planner import catalog
-from planner.sheet import frame as frame_module
-from planner.sheet.graph import CHUNK_ROWS
-from planner.sheet.table import evaluate_table, graph
+from planner.compute import frame as frame_module
+from planner.compute.graph import CHUNK_ROWS
+from planner.compute.table import evaluate_table, graph
+from planner.spec import catalog
 
 
 @pytest.mark.slow

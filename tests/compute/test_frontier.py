@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner import service
-from planner.errors import ValidationError
+from planner.compute import frontier as fr
+from planner.compute.sweep import Variation
+from planner.compute.table import inputs_of
+from planner.core.errors import ValidationError
 from planner.service import Workspace
-from planner.sheet import frontier as fr
-from planner.sheet.sweep import Variation
-from planner.sheet.table import inputs_of
 from tests.helpers import run
 
 SCENARIO = ("demo", "llama3-70b-chat-h100-tp4")

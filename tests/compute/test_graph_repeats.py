@@ -1,7 +1,7 @@
-"""The :class:`~planner.estimator.ops.Repeats` shortcut changes no figure.
+"""The :class:`~planner.formulas.ops.Repeats` shortcut changes no figure.
 
-The replica search's steps (:mod:`planner.estimator.slo`) state that a step repeats the last
-where its bounds stopped moving, and :class:`~planner.sheet.graph.FormulaGraph` then evaluates
+The replica search's steps (:mod:`planner.formulas.slo`) state that a step repeats the last
+where its bounds stopped moving, and :class:`~planner.compute.graph.FormulaGraph` then evaluates
 them only on the rows still searching. These tests evaluate a random grid of scenarios
 (engines, MoE and dense models, target rates, TTFT and TPOT objectives at every percentile,
 TP and PP) with the shortcut and with it off (every formula on every row, the evaluation before
@@ -16,13 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.catalog import load_gpus, resolve_model_spec
-from planner.estimator import scenario
-from planner.estimator.ops import Repeats
-from planner.sheet import graph as graph_module
-from planner.sheet.graph import FormulaGraph
-from planner.sheet.rowfn import row_source
-from planner.sheet.table import (
+from planner.compute import graph as graph_module
+from planner.compute.graph import FormulaGraph
+from planner.compute.rowfn import row_source
+from planner.compute.table import (
     build_columns,
     graph,
     inputs_of,
@@ -30,6 +27,9 @@ from planner.sheet.table import (
     row_function,
     row_inputs,
 )
+from planner.formulas import scenario
+from planner.formulas.ops import Repeats
+from planner.spec.catalog import load_gpus, resolve_model_spec
 
 MODELS = ("llama-3-8b", "llama-3-70b", "mistral-7b", "mixtral-8x7b")
 GPUS = ("h100-sxm", "h200", "l40s", "mi300x", "a100-80gb")
@@ -111,7 +111,7 @@ def test_bit_identical_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.slow
 def test_the_row_function_gives_every_figure_and_type_of_the_graph() -> None:
-    """One scenario (the compiled row function of :mod:`planner.sheet.rowfn`, and the graph
+    """One scenario (the compiled row function of :mod:`planner.compute.rowfn`, and the graph
     formula by formula on Python numbers, where a step whose bounds did not move is the step
     before in both): every column the same bits and Python type as the graph with the shortcut
     off on the same row's numbers, on rows that search for several steps and rows that stop

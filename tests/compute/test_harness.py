@@ -1,4 +1,4 @@
-"""The finite-run benchmark model (planner/sheet/harness.py) against a discrete simulation of
+"""The finite-run benchmark model (planner/compute/harness.py) against a discrete simulation of
 a closed loop: ``c`` slots, ``n`` requests, one token per running request per engine step, a
 step with ``b`` running requests taking ``s0 + s1 * b`` seconds, a freed slot taking the next
 request at the next step."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.sheet.harness import drain_residences, finite_run_factor, harmonic
+from planner.compute.harness import drain_residences, finite_run_factor, harmonic
 
 S0_S, S1_S = 0.010, 0.0002
 """Simulated step: 10 ms that do not shrink with the batch, 0.2 ms per running request."""
@@ -34,7 +34,7 @@ def simulate_makespan_s(lengths: np.ndarray, slots: int) -> float:
 
 
 def predicted_makespan_s(requests: int, slots: int, mean_tokens: float, cv: float) -> float:
-    """``(n + c d) / X`` with ``X = c / (G * s(c))`` (planner/sheet/harness.py)."""
+    """``(n + c d) / X`` with ``X = c / (G * s(c))`` (planner/compute/harness.py)."""
     step_s = S0_S + S1_S * slots
     rate = slots / (mean_tokens * step_s)
     d = float(drain_residences(requests, slots, cv, S0_S / step_s))

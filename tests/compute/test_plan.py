@@ -11,9 +11,7 @@ import numpy as np
 import pytest
 from openpyxl import load_workbook
 
-from planner.errors import PlannerError, ValidationError
-from planner.service import Workspace
-from planner.sheet.plan import (
+from planner.compute.plan import (
     JSON_KEYS,
     Demand,
     demand_rates,
@@ -23,6 +21,8 @@ from planner.sheet.plan import (
     parse_series,
     reserve,
 )
+from planner.core.errors import PlannerError, ValidationError
+from planner.service import Workspace
 from tests.helpers import invoke
 from tests.store_fixtures import dump
 
@@ -91,8 +91,8 @@ def test_demo_fleet_has_a_plan_at_once(ws: Workspace) -> None:
     assert plan.gpus[mixtral].tolist() == [4, 4, 4, 6, 6, 6, 6, 8, 8, 8, 10, 10]
     # scenarios without demand or target keep their configured GPUs; training is not planned
     assert plan.basis[plan.workloads.index("llama3-8b-24gib-6x8k")] == "configured"
-    # options that are not chosen are not planned (planner.compare.counted): the chat group's
-    # chosen H100 base plans at its target rate, 12 GPUs every month
+    # options that are not chosen are not planned (planner.service.compare.counted): the chat
+    # group's chosen H100 base plans at its target rate, 12 GPUs every month
     assert dict(plan.excluded) == {
         "llama2-7b-lora-r8-qv": "training", "llama2-7b-full-finetune-8xa100": "training",
         "llama3-70b-chat-h200-tp2": "option not chosen",

@@ -1,4 +1,4 @@
-"""The compiled one-row function (:mod:`planner.sheet.rowfn`) against the vectorized numpy path.
+"""The compiled one-row function (:mod:`planner.compute.rowfn`) against the vectorized numpy path.
 
 Every column of every row is compared bit for bit (the same float64 bits, NaN equal to NaN, the
 same texts and truth values; no tolerance): over the seeded demo fleet, and over a few hundred
@@ -17,13 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner import catalog
-from planner.errors import PlannerError, ValidationError
-from planner.estimator import ops
-from planner.service import Workspace
-from planner.sheet import rowfn
-from planner.sheet.inputs import TRAINING_DEFAULT_OVERRIDES, InputColumn
-from planner.sheet.table import (
+from planner.compute import rowfn
+from planner.compute.inputs import TRAINING_DEFAULT_OVERRIDES, InputColumn
+from planner.compute.table import (
     build_columns,
     evaluate_row,
     evaluate_table,
@@ -33,6 +29,10 @@ from planner.sheet.table import (
     row_function,
     row_inputs,
 )
+from planner.core.errors import PlannerError, ValidationError
+from planner.formulas import ops
+from planner.service import Workspace
+from planner.spec import catalog
 
 GPUS = ("a100-80gb", "h100-sxm", "h200", "b200", "l40s", "l4", "t4", "mi300x", "gaudi3",
         "tpu-v5e")
@@ -283,7 +283,7 @@ def test_division_by_zero_is_numpys() -> None:
 
 
 def test_the_row_function_is_built_once_per_kind_on_its_second_row(monkeypatch: Any) -> None:
-    from planner.sheet import one_row as table
+    from planner.compute import one_row as table
 
     monkeypatch.setattr(table, "_row_functions", {})
     monkeypatch.setattr(table, "_rows_interpreted", set())

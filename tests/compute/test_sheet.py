@@ -10,14 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner import catalog, service
-from planner.estimator.params import lora_dims
-from planner.sheet import evaluate
-from planner.sheet.explain import render_text
-from planner.sheet.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, parse_inputs
-from planner.sheet.outputs import FORMATS, output_columns
-from planner.sheet.symbolic import Expr, compute_tree, excel, infix, symbolic
-from planner.sheet.table import RowError, evaluate_table, graph
+from planner import service
+from planner.compute import evaluate
+from planner.compute.explain import render_text
+from planner.compute.inputs import INFERENCE_INPUTS, TRAINING_INPUTS, parse_inputs
+from planner.compute.outputs import FORMATS, output_columns
+from planner.compute.symbolic import Expr, compute_tree, excel, infix, symbolic
+from planner.compute.table import RowError, evaluate_table, graph
+from planner.spec import catalog
+from planner.spec.params import lora_dims
 from tests.formulas.test_properties import GPUS, MODELS, scenarios
 
 OUTPUTS = output_columns()
@@ -41,10 +42,10 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     # GPUs, per-worker capacities and the SLO batch and wait of each pool, issue 25 item 2) and
     # the busiest expert rank under expert parallelism (3 columns for the aggregated engine and
     # each disaggregated pool: ranks, spread, expert GEMM seconds per token) and each pool's TP
-    # and EP link bandwidths (4, planner.estimator.pool_links), and the decode steps the open
+    # and EP link bandwidths (4, planner.formulas.pool_links), and the decode steps the open
     # loop's and the sized batch's Newton iterations linearize at (12: 3 iterates x 2 points x
     # 2 families), and the closed loop's and the saturated prefill step's parts (6,
-    # planner.estimator.step_mix), and the engine's KV block size (3: the engine's and each
+    # planner.formulas.step_mix), and the engine's KV block size (3: the engine's and each
     # pool's)
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
@@ -71,7 +72,7 @@ def test_every_formula_fits_excel_at_the_longest_cell_reference() -> None:
     specifications and limits"). Every output column's formula, with each reference written
     as the longest a sheet can have (``XFD1048576``: the last column of the last row), stays
     within it, so a workbook of any size opens in Excel. A column whose formula grows past it
-    names its parts as columns of their own (planner.estimator.step_mix, pool_links)."""
+    names its parts as columns of their own (planner.formulas.step_mix, pool_links)."""
     longest = max((len(excel(symbolic(column.formula), lambda ref: "XFD1048576")), name)
                   for name, column in OUTPUTS.items())
     assert 5000 < longest[0] <= 8192, longest
@@ -147,7 +148,7 @@ def test_dataframe_errors_name_column_row_and_range() -> None:
     with pytest.raises(RowError, match=r"tp \(row 1\): must divide the 32 attention heads"):
         evaluate(pd.DataFrame({"model": ["llama-3-8b"] * 2, "gpu": ["l4"] * 2,
                                "tp": [2, 3], "gpus": [2, 3]}))
-    from planner.errors import NotFoundError
+    from planner.core.errors import NotFoundError
 
     with pytest.raises(NotFoundError, match=r"unknown GPU \(row 0\) 'h900'"):
         evaluate(pd.DataFrame({"model": ["llama-3-8b"], "gpu": ["h900"]}))
@@ -190,7 +191,7 @@ def test_explain_walks_down_to_inputs() -> None:
     assert "reserve_bytes = 3.00 GiB  [input]" in text
     assert "model_kv_heads = 8  [model]" in text
     assert "tp = 1  [input]" in text
-    from planner.errors import PlannerError
+    from planner.core.errors import PlannerError
 
     with pytest.raises(PlannerError, match="unknown column 'ttft'"):
         service.explain(catalog.resolve_model_spec("llama-3-8b"), GPUS["l4"], {}, "ttft")
@@ -221,7 +222,7 @@ def test_training_outputs_symbolic_and_finite(model: str, gpu: str, zero: int, r
             continue
         assert math.isfinite(expected) and expected >= 0, column
         assert got == pytest.approx(expected, rel=1e-12), column
-    from planner.estimator.params import count_params
+    from planner.spec.params import count_params
 
     assert values["trainable_params"] == (values["lora_trainable_params"] if rank
                                           else count_params(MODELS[model]).total)
@@ -232,7 +233,7 @@ def test_factorize_dict_and_pandas_paths_agree(monkeypatch: pytest.MonkeyPatch,
                                                small: int) -> None:
     """Small tables factorize with a dict (no pandas import at UI start-up), large ones with
     pandas; both give first-appearance order and Python equality."""
-    from planner.sheet import distinct as sheet_table
+    from planner.compute import distinct as sheet_table
 
     monkeypatch.setattr(sheet_table, "_SMALL", small)
     values = np.asarray(["bf16", "int4", "bf16", "fp8", "int4", 1, 1.0], dtype=object)

@@ -1,6 +1,6 @@
 """The thin one-row path (issue 14, item 4): ``service.estimate``/``service.train`` evaluate one
-scenario on Python scalars (:func:`planner.sheet.table.evaluate_row`), and every figure is bit
-for bit the one the vectorized path (:func:`planner.sheet.table.evaluate_table`, the path of
+scenario on Python scalars (:func:`planner.compute.table.evaluate_row`), and every figure is bit
+for bit the one the vectorized path (:func:`planner.compute.table.evaluate_table`, the path of
 fleets, sweeps and DataFrames) computes for the same row among others."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from planner import service
-from planner.estimator import ops
+from planner.compute.table import evaluate_row, evaluate_table, graph
+from planner.formulas import ops
 from planner.service import Workspace
-from planner.sheet.table import evaluate_row, evaluate_table, graph
 from tests.conftest import gpu as adhoc_gpu
 from tests.conftest import spec
 
@@ -69,7 +69,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _resolve(name: str) -> Any:
-    from planner import catalog
+    from planner.spec import catalog
 
     return _gpus()[name] if name in _gpus() else catalog.resolve_gpu(name)
 
@@ -148,13 +148,13 @@ def test_demo_fleet_thin_path_equals_the_fleet_evaluation() -> None:
 
 
 def _input_names(kind: str) -> set[str]:
-    from planner.sheet.table import inputs_of
+    from planner.compute.table import inputs_of
 
     return {c.name for c in inputs_of(kind)}
 
 
 def test_evaluate_row_refuses_a_table_of_many_rows() -> None:
-    from planner.errors import ValidationError
+    from planner.core.errors import ValidationError
 
     s, g = spec("llama-3-8b"), _resolve("h100-sxm")
     with pytest.raises(ValidationError, match="one value per column"):

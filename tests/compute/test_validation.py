@@ -2,7 +2,7 @@
 
 The CLI (a flag), the UI (a cell edit, checked by the service as it is typed), the bulk import
 (a CSV), the workbook import and a plan (its workloads' inputs, evaluated as a table) each say
-:func:`planner.sheet.validation.refusal` of the value, with only where it was in front
+:func:`planner.compute.validation.refusal` of the value, with only where it was in front
 (``tp``, ``tp:``, ``line 2 (tp):``, the cell reference, the row).
 """
 
@@ -16,18 +16,18 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from planner.errors import ValidationError
-from planner.estimator.ops import Coded
+from planner.compute.checks import Problems, check_column
+from planner.compute.inputs import input_columns
+from planner.compute.plan import evaluate_plan
+from planner.compute.table import KINDS, RowError, inputs_of, validate
+from planner.compute.validation import check_array, parse_cell, parse_value, refusal
+from planner.core.errors import ValidationError
+from planner.formulas.ops import Coded
 from planner.io.xlsx.layout import letters
 from planner.io.xlsx.read_scenarios import ImportError_
 from planner.service import Workspace
 from planner.service.bulk import BulkImportError
 from planner.service.edits import check_edit
-from planner.sheet.checks import Problems, check_column
-from planner.sheet.inputs import input_columns
-from planner.sheet.plan import evaluate_plan
-from planner.sheet.table import KINDS, RowError, inputs_of, validate
-from planner.sheet.validation import check_array, parse_cell, parse_value, refusal
 from planner.tui.state.rows import cell_edit
 from tests.helpers import run
 

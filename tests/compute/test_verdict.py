@@ -1,6 +1,6 @@
-"""Issue 24, the screens: one capacity verdict, computed once (:mod:`planner.sheet.verdict`),
+"""Issue 24, the screens: one capacity verdict, computed once (:mod:`planner.compute.verdict`),
 shown by every text screen; saturated and impossible are states, not numbers; the capacity
-solve is one query for the CLI and the UI (:mod:`planner.sheet.capacity`).
+solve is one query for the CLI and the UI (:mod:`planner.compute.capacity`).
 
 The task of the issue throughout: Llama-3-70B at 2,000 requests/min, 1,000-token prompts,
 250-token outputs, p50 TTFT under 1 s, TPOT under 50 ms, on vLLM, typed as 4 × H100 TP 4.
@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.estimator.serving import QUEUE_WAIT_CAP_S
+from planner.compute import capacity, symbolic, verdict
+from planner.compute.outputs import output_columns
+from planner.compute.table import graph
+from planner.formulas.serving import QUEUE_WAIT_CAP_S
 from planner.service import Workspace
-from planner.sheet import capacity, symbolic, verdict
-from planner.sheet.outputs import output_columns
-from planner.sheet.table import graph
 from tests.helpers import invoke
 
 TASK = ["--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "4", "--tp", "4",
@@ -145,7 +145,7 @@ def test_scenario_list_shows_the_verdict_state_and_the_gpus_needed(
 
 def test_scenario_list_json_gives_the_states_as_null_like_scenario_show() -> None:
     """``scenario list --json`` masks as ``scenario show --json`` does (one rule,
-    :func:`planner.sheet.verdict.json_null_rows`): the saturated task's queue latencies are
+    :func:`planner.compute.verdict.json_null_rows`): the saturated task's queue latencies are
     null, not the 10^6 s cap; a plain scenario keeps its numbers; a scenario that does not
     fit has null sizing."""
     run("fleet", "new", "cap")
@@ -250,7 +250,7 @@ def test_capacity_query_is_the_cli_solve() -> None:
 def test_capacity_query_refuses_what_has_no_capacity_question() -> None:
     """A clear one-line refusal naming the field: no target rate, no SLO, a cap out of
     range, a filter that matches nothing."""
-    from planner.errors import ValidationError
+    from planner.core.errors import ValidationError
 
     with Workspace.open() as ws:
         gpus = ws.gpu_specs()
@@ -317,7 +317,7 @@ def test_gpu_star_rankings_and_solve_answers_mark_unmeasured_gpus() -> None:
 def test_calibration_parameters_at_their_bound_are_reported() -> None:
     """Issue 24, "Why" 7: a fitted parameter on its physical range's bound is reported (the
     CLI warns), one inside its range or not fitted is not."""
-    from planner.sheet.calibration import PARAMETERS, at_bound
+    from planner.compute.calibration import PARAMETERS, at_bound
 
     matmul = next(p for p in PARAMETERS if p.name == "matmul_efficiency")
     overhead = next(p for p in PARAMETERS if p.name == "engine_step_overhead_s")
@@ -351,7 +351,7 @@ def test_demo_flagship_runs_the_engine_model_and_its_notes_match_its_figures() -
 
 def test_compare_leads_with_the_verdict_and_shows_states() -> None:
     """Issue 24, "Why" 8 (compare): the comparison (CLI and the UI's ``c``, one function,
-    :func:`planner.compare.compare`) starts with the verdict row and the verdict's figures,
+    :func:`planner.service.compare.compare`) starts with the verdict row and the verdict's figures,
     "saturated" in place of a capped TTFT, a dash for a scenario without a verdict."""
     run("fleet", "new", "cap")
     run("scenario", "new", "cap/task", "--model", "llama-3-70b", "--gpu", "h100-sxm",
@@ -396,10 +396,10 @@ def test_solve_without_a_scenario_answers_the_capacity_task_first() -> None:
     follow. The answer is the cheapest row of the whole grid that meets the SLO (the sweep's
     own solve over the same candidates), its figures the estimate of that deployment; nothing
     is written to the database."""
-    from planner.catalog import load_gpus, resolve_model_spec
+    from planner.compute.inputs import INFERENCE_INPUTS
+    from planner.compute.sweep import parse_variation, solve
     from planner.service import estimate
-    from planner.sheet.inputs import INFERENCE_INPUTS
-    from planner.sheet.sweep import parse_variation, solve
+    from planner.spec.catalog import load_gpus, resolve_model_spec
 
     before = run("fleet", "list", "--json").stdout
     out = run("solve", *CAPACITY_TASK).stdout

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner import service
-from planner.errors import ValidationError
-from planner.sheet import expr, sweep
-from planner.sheet.inputs import input_columns
+from planner.compute import expr, sweep
+from planner.compute.inputs import input_columns
+from planner.core.errors import ValidationError
 from tests.formulas.test_properties import GPUS, MODELS
 from tests.helpers import run
 
@@ -219,8 +219,8 @@ def test_solve_cli() -> None:
 
 
 def test_compare_and_rollup() -> None:
-    from planner.compare import compare, rollup
     from planner.service import Workspace
+    from planner.service.compare import compare, rollup
 
     with Workspace.open() as ws:
         a = ws.scenario("demo", "llama3-8b-24gib-6x8k")
@@ -267,10 +267,10 @@ def test_solve_picks_the_cheapest_engine_gpu_and_size_within_the_slo() -> None:
     """The cheapest (GPU, engine, GPU count) that carries 30 requests/s of Llama-3-8B within a
     p99 TTFT of 1 s and a TPOT of 50 ms, found by evaluating every candidate; the answer meets
     the objectives and one replica fewer of it does not."""
-    from planner.catalog import load_gpus, resolve_model_spec
+    from planner.compute.inputs import INFERENCE_INPUTS
+    from planner.compute.sweep import parse_variation, solve
     from planner.service import estimate
-    from planner.sheet.inputs import INFERENCE_INPUTS
-    from planner.sheet.sweep import parse_variation, solve
+    from planner.spec.catalog import load_gpus, resolve_model_spec
 
     gpus = load_gpus()
     spec = resolve_model_spec("llama-3-8b")

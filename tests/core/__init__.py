@@ -1,1 +1,2 @@
-"""The core's tests: hostile files and names at every reader (planner/files.py's gate, errors)."""
+"""The core's tests: hostile files and names at every reader (planner/core/files.py's
+gate, errors)."""

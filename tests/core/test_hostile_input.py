@@ -29,12 +29,12 @@ from hypothesis import strategies as st
 from openpyxl.utils import column_index_from_string
 
 from planner.cli import cli
-from planner.errors import ConfigError, PlannerError, ValidationError
+from planner.compute.inputs import INFERENCE_INPUTS
+from planner.core.errors import ConfigError, PlannerError, ValidationError
 from planner.io.xlsx.layout import letters
 from planner.io.xlsx.read_scenarios import ImportError_
 from planner.io.xlsx.sheetxml import xml_safe
 from planner.service import Workspace
-from planner.sheet.inputs import INFERENCE_INPUTS
 from tests import helpers
 from tests.store_fixtures import dump
 
@@ -283,7 +283,7 @@ def test_config_deep_nesting_is_refused(tmp_path: Path, url: str) -> None:
     deep = '{"model_type": "llama", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     code, err = _import(tmp_path, deep.encode())
     assert code == 2 and "nested" in err
-    from planner import catalog
+    from planner.spec import catalog
 
     with pytest.raises(ConfigError, match="nested"):
         catalog.load_config(tmp_path / "config.json")
@@ -328,7 +328,7 @@ def _limited(code: str, limit_bytes: int = 2 << 30, timeout: float = 60
 
 
 def test_config_endless_file_is_refused_quickly() -> None:
-    proc = _limited("from planner import catalog\n"
+    proc = _limited("from planner.spec import catalog\n"
                     "try:\n    catalog.load_config('/dev/zero')\n"
                     "except Exception as exc:\n    print(type(exc).__name__, exc)\n")
     assert proc.returncode == 0, proc.stderr
@@ -337,7 +337,7 @@ def test_config_endless_file_is_refused_quickly() -> None:
 
 
 def test_config_big_file_is_refused(tmp_path: Path) -> None:
-    from planner import catalog
+    from planner.spec import catalog
 
     path = tmp_path / "config.json"
     with path.open("wb") as fh:
@@ -349,7 +349,7 @@ def test_config_big_file_is_refused(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- 14: workbook size
 def _import_limited(path: Path, data_dir: Path) -> subprocess.CompletedProcess:
     code = ("import sys\nfrom planner.service import Workspace\n"
-            "from planner.errors import PlannerError\n"
+            "from planner.core.errors import PlannerError\n"
             "with Workspace.open() as ws:\n"
             f"    try:\n        ws.import_workbook({str(path)!r})\n"
             "    except PlannerError as exc:\n        print('refused:', exc)\n")

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from planner.catalog import load_gpus, resolve_model_spec
-from planner.sheet.table import evaluate_table, graph
+from planner.compute.table import evaluate_table, graph
+from planner.spec.catalog import load_gpus, resolve_model_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests/fixtures/disagg_aggregated_golden.json"
@@ -87,7 +87,7 @@ def table_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Rows as a table of per-row columns (absent inputs at their defaults)."""
     names = sorted({k for r in rows for k in r})
     defaults = {c.name: c.default for c in __import__(
-        "planner.sheet.inputs", fromlist=["INFERENCE_INPUTS"]).INFERENCE_INPUTS}
+        "planner.compute.inputs", fromlist=["INFERENCE_INPUTS"]).INFERENCE_INPUTS}
     return {k: np.asarray([r.get(k, defaults.get(k)) for r in rows], dtype=object)
             for k in names}
 

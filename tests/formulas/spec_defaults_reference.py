@@ -65,9 +65,9 @@ def fleet_digests() -> dict[str, str]:
 
 def grid_rows() -> list[dict[str, Any]]:
     """``ROWS`` random valid inference rows (seeded) over main's input columns."""
-    from planner import catalog
-    from planner.errors import PlannerError, ValidationError
-    from planner.sheet.table import evaluate_row, inputs_of
+    from planner.compute.table import evaluate_row, inputs_of
+    from planner.core.errors import PlannerError, ValidationError
+    from planner.spec import catalog
 
     rng = random.Random(SEED)
     models = {name: catalog.resolve_model_spec(name) for name in catalog.model_names()}
@@ -109,8 +109,8 @@ def grid_digests() -> dict[str, str]:
     """Every column of the random grid evaluated as one table."""
     import numpy as np
 
-    from planner import catalog
-    from planner.sheet.table import evaluate_table, inputs_of
+    from planner.compute.table import evaluate_table, inputs_of
+    from planner.spec import catalog
 
     rows = grid_rows()
     models = {name: catalog.resolve_model_spec(name) for name in catalog.model_names()}

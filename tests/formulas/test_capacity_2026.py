@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 
-from planner.catalog import load_gpus, spec_from_file
-from planner.estimator.figures import model_figures
+from planner.spec.catalog import load_gpus, spec_from_file
+from planner.spec.figures import model_figures
 from tests.conftest import estimate, gpu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,7 +265,7 @@ def test_state_dtype_auto_follows_the_engine() -> None:
 
 
 def test_state_dtype_is_validated() -> None:
-    from planner.errors import PlannerError
+    from planner.core.errors import PlannerError
 
     with pytest.raises(PlannerError, match="state_dtype"):
         _vllm("Qwen3.5-27B", state_dtype="fp8")
@@ -321,9 +321,9 @@ def test_vllm_group_padding(counts: tuple[int, int, int], group: int,
                             padded: tuple[int, int, int]) -> None:
     """``_get_kv_cache_groups_uniform_page_size``: groups of the fewest layers of a type, of
     the most when max < 1.25 * min; each type padded to whole groups. The engine columns'
-    factor (:func:`planner.estimator.engine_memory._vllm_padding`) is the same rule."""
-    from planner.estimator.engine_memory import SGLANG, VLLM, _vllm_padding
-    from planner.estimator.vllm_cache_layout import padded_layers, vllm_group_size
+    factor (:func:`planner.formulas.engine_memory._vllm_padding`) is the same rule."""
+    from planner.formulas.engine_memory import SGLANG, VLLM, _vllm_padding
+    from planner.spec.vllm_cache_layout import padded_layers, vllm_group_size
 
     assert vllm_group_size(*counts) == group
     assert tuple(padded_layers(n, group) for n in counts) == padded

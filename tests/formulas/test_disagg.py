@@ -1,4 +1,4 @@
-"""Disaggregated prefill/decode serving (planner.estimator.disagg, issue 25 items 1 and 7):
+"""Disaggregated prefill/decode serving (planner.formulas.disagg, issue 25 items 1 and 7):
 aggregated figures bit-identical to the planner before it, hand-computed KV transfer times,
 GPU counts and costs, the contract outputs' switch, and bad inputs refused by name; the
 workbook Summary, compare --options, estimate and explain on both pools."""
@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.catalog import load_gpus, resolve_model_spec
-from planner.errors import PlannerError
-from planner.estimator import disagg, topology
-from planner.sheet.table import evaluate_row
+from planner.compute.table import evaluate_row
+from planner.core.errors import PlannerError
+from planner.formulas import disagg, topology
+from planner.spec.catalog import load_gpus, resolve_model_spec
 from tests.formulas.disagg_golden import GOLDEN, demo_rows, figures, grid_rows
 
 GPUS = load_gpus()
@@ -296,7 +296,7 @@ def test_compare_an_aggregated_and_a_disaggregated_option(ws: Any) -> None:
     """``compare`` of an aggregated deployment and its disaggregated option (2 GPUs each on
     H100): both pools' GPUs, TTFT/TPOT under load and the pools' utilization are compared;
     the roll-up counts each pool on its own GPU type and only the chosen option."""
-    from planner.compare import compare, rollup
+    from planner.service.compare import compare, rollup
 
     ws.new_fleet("pd")
     ws.new_scenario("pd", "agg", model="llama-3-8b", gpu="h100-sxm", engine="vllm", gpus=2,
@@ -379,7 +379,7 @@ def test_compare_options_shows_both_pools_and_their_gpus(ws: Any) -> None:
     GPU names both pools, its GPUs are both pools' (2 * 2 + 1 * 2 = 6, not its ``gpus``
     input), its GPUs needed the closed form's, and the verdict line counts the deployment's
     GPUs and sizes in workers."""
-    from planner.sheet.verdict import headline
+    from planner.compute.verdict import headline
     from tests.helpers import invoke
 
     ws.new_fleet("pdo")

@@ -5,14 +5,14 @@ theirs, and a set ``max_num_batched_tokens`` wins."""
 
 from __future__ import annotations
 
-from planner.catalog import load_gpus
-from planner.estimator.derived import (
+from planner.core.units import GiB
+from planner.formulas.derived import (
     max_num_batched_tokens_effective,
     sglang_chunked_prefill_size,
 )
-from planner.estimator.engine_memory import ENGINES
-from planner.estimator.gpu import gpu_figures
-from planner.units import GiB
+from planner.formulas.engine_memory import ENGINES
+from planner.spec.catalog import load_gpus
+from planner.spec.gpu import gpu_figures
 
 GPUS = load_gpus()
 

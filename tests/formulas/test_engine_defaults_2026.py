@@ -33,10 +33,10 @@ from typing import Any
 
 import pytest
 
-from planner.catalog import load_gpus, spec_from_file
-from planner.errors import ValidationError
-from planner.estimator.engine_memory import vllm_block_alignment
+from planner.core.errors import ValidationError
+from planner.formulas.engine_memory import vllm_block_alignment
 from planner.service.gpu_records import spec_from_user
+from planner.spec.catalog import load_gpus, spec_from_file
 from tests.conftest import estimate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,8 +51,8 @@ def _spec(name: str) -> Any:
 def _columns(spec: Any, gpu: Any, **inputs: Any) -> dict[str, Any]:
     """Every column of the scenario (the outputs and the derived ones, kv_bits among them)."""
     from planner import service
-    from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
-    from planner.sheet.table import graph
+    from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+    from planner.compute.table import graph
 
     return graph("inference").compute(service.scenario_columns(
         spec, gpu, parse_inputs(INFERENCE_INPUTS, inputs)))
@@ -215,7 +215,7 @@ def test_a_checkpoints_fp8_kv_cache_is_the_engines_auto() -> None:
 def test_modelopt_kv_cache_declarations(qc: dict[str, Any], bits: int) -> None:
     """vLLM's ``get_kv_cache_quant_algo_string``: a static 8-bit float scheme or the string
     FP8 (any case) is fp8; anything else falls back to the model dtype."""
-    from planner.estimator.quant_config import quant_from_config
+    from planner.spec.quant_config import quant_from_config
 
     scheme = quant_from_config({"quantization_config": {"quant_method": "modelopt",
                                                          "quant_algo": "FP8", **qc}})
@@ -227,9 +227,9 @@ def test_kv_bits_agrees_on_numpy_rows_and_its_excel_formula() -> None:
     figures and its rendered (Excel) tree; auto's cases as the docstring lists them."""
     import numpy as np
 
-    from planner.estimator.derived import kv_bits
-    from planner.estimator.engine_memory import ENGINES
-    from planner.sheet import symbolic
+    from planner.compute import symbolic
+    from planner.formulas.derived import kv_bits
+    from planner.formulas.engine_memory import ENGINES
 
     e = ENGINES
     rows = [  # kv_dtype, engine, capability, sparse MLA layers, V4 bytes, checkpoint kv, bits

@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
-from planner.estimator import engine_memory as em
-from planner.estimator import scenario
-from planner.estimator.gpu import gpu_figures
-from planner.estimator.serving_columns import SERVING, contract_inference
+from planner.compute.graph import FormulaGraph
+from planner.compute.inputs import INFERENCE_INPUTS, SERVING_INPUTS, parse_inputs
+from planner.compute.table import graph
+from planner.formulas import engine_memory as em
+from planner.formulas import scenario
+from planner.formulas.serving_columns import SERVING, contract_inference
 from planner.service import estimate, scenario_columns
-from planner.sheet.graph import FormulaGraph
-from planner.sheet.inputs import INFERENCE_INPUTS, SERVING_INPUTS, parse_inputs
-from planner.sheet.table import graph
+from planner.spec.catalog import gpus_from_toml, load_gpus, spec_from_file
+from planner.spec.gpu import gpu_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = {r["id"]: r for r in json.loads(
@@ -145,9 +145,9 @@ def test_other_engines_subtract_what_their_source_says() -> None:
 
 def test_engine_inputs_are_complete_data() -> None:
     """Every column the serving formulas read is an input of the registry, a derived input, a
-    model or GPU figure (or a speculative draft model's, planner/sheet/draft.py); every serving
+    model or GPU figure (or a speculative draft model's, planner/compute/draft.py); every serving
     input has help, a unit and a default in range."""
-    from planner.sheet.draft import DRAFT_FIGURES
+    from planner.compute.draft import DRAFT_FIGURES
 
     g = graph("inference")
     needed = g.required_inputs([f.__name__ for f in SERVING])
@@ -166,7 +166,7 @@ def test_data_parallel_attention_pools_kv_and_replicates_attention_weights() -> 
     """Qwen3-235B-A22B at TP 8 has 4 KV heads: TP replicates each head on two GPUs, DP
     attention does not; its attention projections (94 * 4096 * (64+64+4+4)*128 weights) are
     then whole on every GPU."""
-    from planner.estimator.figures import model_figures
+    from planner.spec.figures import model_figures
 
     spec = spec_from_file(ROOT / "tests/fixtures/serving_configs/qwen3-235b-a22b.json")
     f = model_figures(spec)

@@ -1,5 +1,5 @@
 """The MoE layer's token exchange under expert parallelism and attention DP
-(planner.estimator.expert_parallel, issue 25 item 5), with figures worked by hand.
+(planner.formulas.expert_parallel, issue 25 item 5), with figures worked by hand.
 
 Wiring is the GPU catalog's (``seeds/gpus.toml``): H100 SXM and H200 on 8-GPU NVSwitch boards
 (900 GB/s, 450e9 B/s each way) with one 400 Gb/s NIC per GPU (50e9 B/s); GB200 in one NVL72
@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.catalog import load_gpus, resolve_model_spec
-from planner.estimator import expert_parallel as xp
-from planner.estimator import topology as tp_
-from planner.estimator.serving_columns import SERVING
+from planner.compute import symbolic
+from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.compute.table import graph
+from planner.formulas import expert_parallel as xp
+from planner.formulas import topology as tp_
+from planner.formulas.serving_columns import SERVING
 from planner.service import scenario_columns
-from planner.sheet import symbolic
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
-from planner.sheet.table import graph
+from planner.spec.catalog import load_gpus, resolve_model_spec
 
 GPUS = load_gpus()
 DSV3 = resolve_model_spec("deepseek-v3")
@@ -277,7 +277,7 @@ def test_busiest_rank_against_uniform_routing_sampled(tokens: int, experts: int,
         touched.append((per_rank > 0).sum(axis=1).max() / m)
         pairs.append(per_rank.sum(axis=1).max())
     z = xp.expected_max_standard_normal(ep)
-    from planner.estimator.latency import expert_touch_fraction
+    from planner.formulas.latency import expert_touch_fraction
     share = expert_touch_fraction(tokens, experts, k) + xp.busiest_rank_touch_extra(
         tokens, experts, k, ep, z)
     busiest_pairs = (tokens + xp.busiest_rank_expert_tokens_extra(tokens, experts, k, ep, z)) \
@@ -342,7 +342,7 @@ def test_a_disaggregated_decode_pool_waits_for_its_busiest_rank() -> None:
     TP'd experts' (decode_ep 1) by exactly decode_expert_weights_s * z sqrt(q (1 - q)/32)
     (64 sequences, q = 1 - (31/32)^64; decode steps bound by the weights they read); the
     prefill pool, at EP 1, keeps the mean."""
-    from planner.sheet.table import evaluate_row
+    from planner.compute.table import evaluate_row
 
     base = {"model": "deepseek-v3", "gpu": "h200", "engine": "trtllm", "prompt_tokens": 1024,
             "output_tokens": 1024, "weight_dtype": "fp8", "serving_mode": "disaggregated",

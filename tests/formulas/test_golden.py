@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from planner.estimator import flops, latency, training
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.figures import model_figures
-from planner.estimator.params import count_params, layer_matmul_weights
-from planner.units import GB, GiB, MiB
+from planner.core.units import GB, GiB, MiB
+from planner.formulas import flops, latency, training
+from planner.spec.architecture import ModelSpec
+from planner.spec.figures import model_figures
+from planner.spec.params import count_params, layer_matmul_weights
 from tests.conftest import estimate, gpu, spec
 
 

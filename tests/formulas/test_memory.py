@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from planner import service
-from planner.estimator.figures import model_figures
-from planner.estimator.latency import weights_read_bytes
-from planner.units import GiB, MiB
+from planner.core.units import GiB, MiB
+from planner.formulas.latency import weights_read_bytes
+from planner.spec.figures import model_figures
 from tests.conftest import estimate, gpu, spec
 
 LLAMA3_MATMUL = 6_979_321_856
@@ -91,7 +91,7 @@ def test_weights_alone_too_large() -> None:
 
 
 def test_cross_field_validation() -> None:
-    from planner.errors import ValidationError
+    from planner.core.errors import ValidationError
 
     with pytest.raises(ValidationError, match="gpus: must be a multiple of tp\\*pp = 4"):
         estimate("llama-3-8b", gpus=2, tp=2, pp=2)

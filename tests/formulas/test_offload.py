@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from planner import catalog, service
+from planner import service
 from planner.cli import cli
-from planner.errors import ValidationError
+from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.compute.table import graph
+from planner.core.errors import ValidationError
 from planner.service import Workspace
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
-from planner.sheet.table import graph
+from planner.spec import catalog
 from tests.io.test_report import N_INFERENCE, compare_outputs, formulas_values, workbook_values
 from tests.libreoffice import recalculate, soffice
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from planner.estimator import ops
-from planner.estimator.memory import max_concurrent_sequences
+from planner.formulas import ops
+from planner.formulas.memory import max_concurrent_sequences
 
 
 class Sym:

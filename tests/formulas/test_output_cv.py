@@ -1,4 +1,4 @@
-"""``output_tokens_cv`` (planner/sheet/inputs.py, planner/estimator/serving.py): with cv = 0
+"""``output_tokens_cv`` (planner/compute/inputs.py, planner/formulas/serving.py): with cv = 0
 every output is bit-identical to the serving model without the term; with cv > 0 a running
 slot holds ``S + G(1 + cv^2)/2`` KV tokens, so fewer requests fit and each reads more KV."""
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from planner.domain import Scenario
-from planner.errors import PlannerError
-from planner.estimator import serving
+from planner.core.errors import PlannerError
+from planner.formulas import serving
 from planner.service import Workspace
+from planner.spec.domain import Scenario
 
 
 def _fleet(ws: Workspace) -> list[Scenario]:

@@ -2,7 +2,7 @@
 fused-MoE workspace of the persistent workspace manager and the forward's hidden states.
 
 Golden figures are computed by hand from the shapes in vLLM's source (cited in
-``planner.estimator.profile_run.moe_workspace_bytes``): Qwen3-30B-A3B (d 2,048, 48 layers,
+``planner.formulas.profile_run.moe_workspace_bytes``): Qwen3-30B-A3B (d 2,048, 48 layers,
 top-8 of 128 experts of width 768; ``tests/fixtures/serving_configs/qwen3-30b-a3b.json``) at the
 8,192-token budget: ``workspace13 = 8192*8*max(768, 2048)*2 B`` = 0.25 GiB and ``workspace2 =
 8192*8*1536*2 B`` = 0.1875 GiB. The six logged start-ups stay within 1%
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import load_gpus, spec_from_file
-from planner.estimator import profile_run
+from planner.formulas import profile_run
 from planner.service import estimate
+from planner.spec.catalog import load_gpus, spec_from_file
 from tests.formulas.test_engine_memory import RECORDS, start_up
 
 ROOT = Path(__file__).resolve().parents[2]

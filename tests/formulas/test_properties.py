@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner import catalog, service
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
+from planner import service
+from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.spec import catalog
 from tests.conftest import gpu
 
 MODELS = {name: catalog.resolve_model_spec(name) for name in catalog.model_names()}
@@ -118,7 +119,7 @@ def test_vectorized_rows_equal_single_rows() -> None:
 
 
 def test_numeric_columns_map_choices() -> None:
-    """The derived inputs (planner.estimator.derived) turn choices into the numbers the
+    """The derived inputs (planner.formulas.derived) turn choices into the numbers the
     formulas read; before they were a hand-written ``numeric_columns``."""
     cols = service.inference_graph().compute(
         {**parse_inputs(INFERENCE_INPUTS, {"weight_dtype": "int4", "kv_dtype": "fp8",
@@ -161,7 +162,7 @@ def invalid_inputs(draw: st.DrawFn) -> tuple[str, object]:
 @settings(max_examples=300, deadline=None)
 @given(invalid_inputs())
 def test_invalid_input_is_refused_naming_the_column(case: tuple[str, object]) -> None:
-    from planner.errors import ValidationError
+    from planner.core.errors import ValidationError
 
     name, value = case
     with pytest.raises(ValidationError) as err:

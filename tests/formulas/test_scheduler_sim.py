@@ -1,5 +1,5 @@
 """The serving model's closed forms held against a step-by-step scheduler simulation
-(planner/estimator/scheduler_sim.py), issue 23 item 2.
+(planner/formulas/scheduler_sim.py), issue 23 item 2.
 
 The simulation plays vLLM V1's scheduler (decodes first, chunked prefill within the token
 budget, admission by free KV blocks, recompute preemption) one step at a time, with each step
@@ -26,12 +26,12 @@ from typing import Any
 
 import pytest
 
-from planner.catalog import load_gpus, spec_from_file
-from planner.estimator.scheduler_sim import StepCost, simulate_closed_loop
+from planner.compute.harness import finite_run_ttft
+from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.compute.table import graph
+from planner.formulas.scheduler_sim import StepCost, simulate_closed_loop
 from planner.service import scenario_columns
-from planner.sheet.harness import finite_run_ttft
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
-from planner.sheet.table import graph
+from planner.spec.catalog import load_gpus, spec_from_file
 
 CONFIG = Path(__file__).parents[1] / "fixtures" / "serving_configs" / "llama-3.1-8b-instruct.json"
 GRAPH = graph("inference")
@@ -91,7 +91,7 @@ def test_closed_forms_follow_the_simulated_scheduler(prompt: int, output: int,
 @pytest.mark.parametrize(("prompt", "output", "clients"), GRID)
 def test_prefill_first_closed_forms_follow_the_simulated_scheduler(prompt: int, output: int,
                                                                    clients: int) -> None:
-    """SGLang's prefill-first policy (planner.estimator.serving.prefill_first): a closed loop
+    """SGLang's prefill-first policy (planner.formulas.serving.prefill_first): a closed loop
     of fixed lengths keeps its cohort whole, so every cycle is a wave: the steady TTFT, the
     TPOT (the cohort's later prefill-only steps pause every decode) and the first wave follow
     the simulation within 1 % on the whole grid, also where the budget cuts the cohort
@@ -217,7 +217,7 @@ def test_drawn_lengths_closed_forms_follow_the_simulated_scheduler(prompt: int, 
                                                                    clients: int) -> None:
     """Lengths drawn as InferenceX's client draws them spread the completions, so no cohort
     forms: a request's prefill step holds its prompt and the others that arrived at the same
-    step boundary, ``x`` more on average (planner.estimator.serving._cohort_tokens). Measured
+    step boundary, ``x`` more on average (planner.formulas.serving._cohort_tokens). Measured
     on this grid, seed 0 (closed form over simulation minus 1): the run's mean TTFT (first
     wave weighed in, what a benchmark reports) -4.5 % to +2.5 %; steady TTFT -8.0 % to
     +5.1 % (about -35 % at 64 clients and 128 output tokens with one prompt per prefill step,

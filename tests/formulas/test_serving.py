@@ -1,4 +1,4 @@
-"""Properties of the serving-under-load columns (``planner.estimator.serving``).
+"""Properties of the serving-under-load columns (``planner.formulas.serving``).
 
 Over valid rows (catalog GPUs, dense and MoE configs, every engine, open and closed loop):
 the last two fixed-point iterations agree within 1 %; latency rises with load and diverges at
@@ -16,14 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.catalog import gpus_from_toml, load_gpus, spec_from_file
-from planner.estimator import serving
-from planner.estimator.engine_memory import ENGINES
-from planner.estimator.serving_columns import ITERATIONS, SERVING
+from planner.compute import symbolic
+from planner.compute.inputs import INFERENCE_INPUTS, parse_inputs
+from planner.compute.table import graph
+from planner.formulas import serving
+from planner.formulas.engine_memory import ENGINES
+from planner.formulas.serving_columns import ITERATIONS, SERVING
 from planner.service import scenario_columns
-from planner.sheet import symbolic
-from planner.sheet.inputs import INFERENCE_INPUTS, parse_inputs
-from planner.sheet.table import graph
+from planner.spec.catalog import gpus_from_toml, load_gpus, spec_from_file
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {
@@ -222,9 +222,9 @@ def test_replicas_needed_meet_the_objectives_and_solve_finds_the_least(
     """The closed-form sizing carries the rate within the objectives; it never asks for fewer
     GPUs than the exact least count that ``solve`` finds by evaluating every candidate, and at
     most one replica more."""
-    from planner.catalog import resolve_model_spec
+    from planner.compute.sweep import parse_variation, solve
     from planner.service import estimate
-    from planner.sheet.sweep import parse_variation, solve
+    from planner.spec.catalog import resolve_model_spec
 
     spec, g = resolve_model_spec(model), load_gpus()[gpu]
     base = {"engine": "vllm", "target_requests_per_s": rate, "slo_ttft_s": ttft,

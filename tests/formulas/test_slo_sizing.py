@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.catalog import load_gpus, resolve_model_spec
+from planner.compute.table import evaluate_table
 from planner.service import estimate
-from planner.sheet.table import evaluate_table
+from planner.spec.catalog import load_gpus, resolve_model_spec
 
 CAPACITY_TASK = {"engine": "vllm", "target_requests_per_s": 2000 / 60, "prompt_tokens": 1000,
                  "output_tokens": 250, "slo_ttft_s": 1.0, "slo_percentile": "50",

@@ -1,5 +1,5 @@
-"""Speculative decoding and prefix caching (issue 25; planner/estimator/speculative.py,
-planner/estimator/prefix_cache.py): at ``spec_method = none`` and no cache hit every output is
+"""Speculative decoding and prefix caching (issue 25; planner/formulas/speculative.py,
+planner/formulas/prefix_cache.py): at ``spec_method = none`` and no cache hit every output is
 bit-identical to the serving model before them; MTP's TPOT, throughput and batch and a prefix
 hit's TTFT by hand; bad inputs refused naming the field; the store, CSV and workbook keep the
 inputs."""
@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from planner.catalog import resolve_gpu, resolve_model_spec
-from planner.errors import PlannerError
-from planner.estimator.figures import model_figures
-from planner.estimator.speculative import typical_acceptance_length
+from planner.core.errors import PlannerError
+from planner.formulas.speculative import typical_acceptance_length
 from planner.service import Workspace
 from planner.service.estimates import estimate
+from planner.spec.catalog import resolve_gpu, resolve_model_spec
+from planner.spec.figures import model_figures
 from tests.formulas import spec_defaults_reference as reference
 
 DIGESTS = Path(__file__).parents[1] / "fixtures" / "spec_defaults_digests.json"
@@ -80,7 +80,7 @@ def test_mtp_tpot_and_throughput_by_hand() -> None:
     assert off["residence_steps"] == 1024 and off["request_tokens"] == 2047
     # the decode-only step by hand from its operators (serving._step_kind_s with verify 2),
     # on the busiest of the 8 expert ranks (32 experts each, z = 1.4253:
-    # planner.estimator.expert_parallel)
+    # planner.formulas.expert_parallel)
     b, v = on["closed_loop_batch"], 2
     assert b == 64
     z = on["expert_rank_max_sd"]
@@ -270,8 +270,8 @@ def test_store_csv_and_workbook_keep_the_inputs(tmp_path: Path) -> None:
         ws.export(book, ["copy"])
         import openpyxl
 
+        from planner.compute.table import graph
         from planner.io.xlsx.layout import letters
-        from planner.sheet.table import graph
 
         sheet = openpyxl.load_workbook(book)["Scenarios"]
         col = letters("inference")
@@ -333,8 +333,8 @@ def test_table_and_row_paths_agree_bit_for_bit() -> None:
     (the draft figures looked up per row in the table)."""
     import numpy as np
 
-    from planner import catalog
-    from planner.sheet.table import evaluate_row, evaluate_table, graph
+    from planner.compute.table import evaluate_row, evaluate_table, graph
+    from planner.spec import catalog
     from tests.compute.test_rowfn import _same, _table
 
     models = {name: catalog.resolve_model_spec(name) for name in catalog.model_names()}

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import spec_from_file
-from planner.estimator.figures import model_figures
-from planner.estimator.latency import weights_read_bytes
-from planner.units import GiB
+from planner.core.units import GiB
+from planner.formulas.latency import weights_read_bytes
+from planner.spec.catalog import spec_from_file
+from planner.spec.figures import model_figures
 from tests.conftest import estimate, gpu
 
 ROOT = Path(__file__).resolve().parents[2]

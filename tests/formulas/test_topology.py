@@ -1,5 +1,5 @@
 """The link a collective really crosses, by GPU wiring, and what collectives cost on it
-(planner.estimator.topology, issue 23 item 4).
+(planner.formulas.topology, issue 23 item 4).
 
 Golden figures are the catalog's datasheet wiring (``seeds/gpus.toml``, ``topology_source``):
 A100 PCIe's NVLink bridge pairs two cards, so TP4 crosses PCIe Gen4 (31.5 GB/s each way, the
@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.catalog import load_gpus, resolve_model_spec
-from planner.errors import ValidationError
-from planner.estimator import topology as tp_
-from planner.estimator.gpu import topology_figures
+from planner.core.errors import ValidationError
+from planner.formulas import topology as tp_
 from planner.service import estimate
 from planner.service.gpu_records import changed_spec
+from planner.spec.catalog import load_gpus, resolve_model_spec
+from planner.spec.gpu import topology_figures
 
 GPUS = load_gpus()
 GEN4 = 16 * 16e9 * 128 / 130 / 8
@@ -176,7 +176,7 @@ def test_bad_wiring_is_refused_with_the_field_named() -> None:
 
 
 def test_wiring_round_trips_through_the_catalog_record_and_the_store_row() -> None:
-    from planner.catalog import gpu_from_record, gpu_record
+    from planner.spec.catalog import gpu_from_record, gpu_record
     from planner.store.convert import gpu_row_fields
     from planner.store.rowspec import gpu_spec
 

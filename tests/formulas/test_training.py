@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from planner import service
-from planner.estimator.figures import model_figures
-from planner.units import GiB
+from planner.core.units import GiB
+from planner.spec.figures import model_figures
 from tests.conftest import gpu, spec
 
 N_LLAMA2 = 6_607_077_376          # matmul weights incl. LM head (P_linear, docs/formulas.md)

@@ -13,13 +13,13 @@ import openpyxl
 import pytest
 from openpyxl.utils import get_column_letter
 
-from planner.compare import counted
-from planner.estimator.gpu import GpuSpec
+from planner.compute.fleet import evaluate_scenarios
+from planner.compute.table import graph
 from planner.io.xlsx.layout import GPU_SHEET, letters, scenario_columns
 from planner.io.xlsx.read_scenarios import ImportError_
 from planner.service import Workspace
-from planner.sheet.fleet import evaluate_scenarios
-from planner.sheet.table import graph
+from planner.service.compare import counted
+from planner.spec.gpu import GpuSpec
 from tests.helpers import run
 from tests.libreoffice import recalculate, soffice
 from tests.store_fixtures import dump
@@ -208,7 +208,7 @@ def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path
     assert compare_outputs(values, training, ws.evaluate_many(training), "Training",
                            "training") == 2 * N_TRAINING
     # the Summary adds the counted scenarios only: the option group's chosen base, not its
-    # H200 and MI300X options (planner.compare.counted)
+    # H200 and MI300X options (planner.service.compare.counted)
     outputs = ws.evaluate_many(inference)
     assert values[("Summary", f"E{rollup_row(values, 'demo')}")] == pytest.approx(sum(
         outputs[i]["cost_usd_per_hour"] for i in counted(inference)))
@@ -360,9 +360,9 @@ def test_import_refuses_unknown_sheets_headers_and_stale_rows(ws: Workspace,
 
 def test_custom_gpu_spec_compute_dtype_rule_matches() -> None:
     """The workbook's compute-dtype formula mirrors compute_dtype for every dtype."""
-    from planner.estimator.derived import gpu_flops_per_s
-    from planner.estimator.gpu import COMPUTE_DTYPES, compute_dtype
-    from planner.sheet.symbolic import excel, symbolic
+    from planner.compute.symbolic import excel, symbolic
+    from planner.formulas.derived import gpu_flops_per_s
+    from planner.spec.gpu import COMPUTE_DTYPES, compute_dtype
 
     at = {"matmul_path_code": "P", **{f"gpu_{d}_peak": d.upper() for d in
                                       ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4",

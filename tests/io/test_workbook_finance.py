@@ -13,11 +13,11 @@ import openpyxl
 import pytest
 from openpyxl.utils import get_column_letter
 
-from planner.compare import counted
+from planner.compute.table import graph
 from planner.io.xlsx.layout import GPU_SHEET, letters
 from planner.io.xlsx.read_scenarios import ImportError_
 from planner.service import Workspace
-from planner.sheet.table import graph
+from planner.service.compare import counted
 from tests.io.test_report import compare_outputs, rollup_row, workbook_values
 from tests.libreoffice import recalculate, sheet_pdf, soffice
 from tests.store_fixtures import dump

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from planner.compare import counted
 from planner.service import Workspace
+from planner.service.compare import counted
 from tests.io.test_report import workbook_values
 from tests.io.test_workbook_finance import formula_cells, same
 from tests.libreoffice import recalculate, soffice
@@ -296,7 +296,7 @@ def test_summary_flags_gpus_whose_serving_efficiencies_are_defaults(ws: Workspac
                                                                     tmp_path: Path) -> None:
     """Issue 24 (estimates say how sure they are): the Summary names the GPUs in use whose
     serving efficiencies are the planner's defaults (MI355X in the catalog), and only those."""
-    from planner.sheet.verdict import gpu_measured
+    from planner.compute.verdict import gpu_measured
 
     gpus = {g.name: g.spec for g in ws.gpus()}
     assert not gpu_measured(gpus["mi355x"]) and gpu_measured(gpus["h100-sxm"])

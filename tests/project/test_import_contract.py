@@ -16,8 +16,8 @@ def _loaded_after(module: str) -> set[str]:
 
 
 def test_estimator_imports_numpy_at_most() -> None:
-    assert _loaded_after("planner.estimator.scenario, planner.estimator.hf_config, "
-                         "planner.estimator.figures") == set()
+    assert _loaded_after("planner.formulas.scenario, planner.spec.hf_config, "
+                         "planner.spec.figures") == set()
 
 
 def test_service_loads_no_ui_or_storage() -> None:

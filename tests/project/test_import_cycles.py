@@ -102,18 +102,18 @@ def test_a_planted_circle_is_found_with_its_lines(tmp_path: Path) -> None:
     """A circle through a ``TYPE_CHECKING`` import and a function-level one is reported with
     both lines; a package ``__init__`` importing its submodule is not a circle."""
     package = tmp_path / "planner"
-    (package / "sheet").mkdir(parents=True)
+    (package / "compute").mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    (package / "sheet" / "__init__.py").write_text("from planner.sheet import a\n")
-    (package / "sheet" / "a.py").write_text(
+    (package / "compute" / "__init__.py").write_text("from planner.compute import a\n")
+    (package / "compute" / "a.py").write_text(
         "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
-        "    from planner.sheet.b import B\n")
-    (package / "sheet" / "b.py").write_text(
-        "def f():\n    from planner.sheet import a\n    return a\n")
-    (package / "sheet" / "c.py").write_text("from planner.sheet.b import f\n")
+        "    from planner.compute.b import B\n")
+    (package / "compute" / "b.py").write_text(
+        "def f():\n    from planner.compute import a\n    return a\n")
+    (package / "compute" / "c.py").write_text("from planner.compute.b import f\n")
     assert import_circles(package) == [
-        "planner.sheet.a <-> planner.sheet.b: planner/sheet/a.py:4 (planner.sheet.a -> "
-        "planner.sheet.b); planner/sheet/b.py:2 (planner.sheet.b -> planner.sheet.a)"]
+        "planner.compute.a <-> planner.compute.b: planner/compute/a.py:4 (planner.compute.a -> "
+        "planner.compute.b); planner/compute/b.py:2 (planner.compute.b -> planner.compute.a)"]
 
 
 def test_relative_imports_are_resolved(tmp_path: Path) -> None:

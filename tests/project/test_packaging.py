@@ -88,11 +88,11 @@ def test_the_installed_wheel_starts_outside_the_checkout(wheel: Path, tmp_path: 
         return proc.stdout
 
     where = subprocess.run(
-        [sys.executable, "-c", "import importlib.resources as r, planner.resources as p; "
+        [sys.executable, "-c", "import importlib.resources as r, planner.core.resources as p; "
          "print(p.__file__); print(p.migrations_dir()); print(p.seeds_dir()); "
          "print(r.files('planner.tui').joinpath('app.tcss').is_file())"],
         capture_output=True, text=True, cwd=work, env=env, check=True).stdout.split("\n")
-    assert where[:4] == [str(site / "planner" / "resources.py"),
+    assert where[:4] == [str(site / "planner" / "core" / "resources.py"),
                          str(site / "planner" / "_migrations"), str(site / "planner" / "_seeds"),
                          "True"], where
     data = json.loads(planner("estimate", "--model", "llama-3-8b", "--gpu", "h100-sxm",
@@ -107,7 +107,7 @@ def test_the_installed_wheel_starts_outside_the_checkout(wheel: Path, tmp_path: 
 def test_a_checkout_reads_its_own_folders() -> None:
     """Run from a source tree (this one), the planner reads the migrations and catalog beside
     its own ``planner/``, not those of whichever checkout an editable install points at."""
-    from planner import resources
+    from planner.core import resources
 
     assert resources.migrations_dir() == ROOT / "migrations"
     assert resources.seeds_dir() == ROOT / "seeds"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from planner import catalog
 from planner.cli import cli
 from planner.service import Workspace
+from planner.spec import catalog
 from planner.store import lite
 
 HEAVY = ("sqlalchemy", "pandas", "alembic", "openpyxl", "textual", "scipy")
@@ -48,7 +48,7 @@ def test_help_loads_no_numpy() -> None:
 
 
 def test_the_operators_import_numpy_at_their_first_array() -> None:
-    code = ("import sys; from planner.estimator import ops; "
+    code = ("import sys; from planner.formulas import ops; "
             "a = (ops.where(True, 1.0, 2.0), 'numpy' in sys.modules); "
             "b = ops.maximum(__import__('numpy').zeros(2), 1.0).tolist(); "
             "print(a, b, type(ops.np).__name__)")

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from planner.errors import PlannerError
+from planner.core.errors import PlannerError
 from planner.service import Workspace
 from planner.service.bulk import BulkImportError
 from tests.helpers import run
@@ -141,7 +141,7 @@ def test_a_row_the_database_refuses_rolls_back_every_row(ws: Workspace, db_url: 
     """The last of 12,000 rows breaks the database's CHECK (gpus a multiple of tp*pp) after
     the validation passed it: the batched INSERT (SQLite executemany, PostgreSQL COPY) fails
     and the rows written before it in the same transaction are gone too."""
-    from planner.sheet import checks
+    from planner.compute import checks
 
     real = checks.check_table
 

@@ -2,7 +2,7 @@
 count only chosen scenarios; on SQLite and PostgreSQL.
 
 Figures: the seeded example prices (seeds/gpus.toml: h100-sxm $2.50, h200 $3.50, mi300x $2.50,
-l4 $0.50 per GPU-hour) × 730 hours per month (planner.estimator.cost.cost_usd_per_month)."""
+l4 $0.50 per GPU-hour) × 730 hours per month (planner.formulas.cost.cost_usd_per_month)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import openpyxl
 import pytest
 from openpyxl.utils import get_column_letter
 
-from planner.compare import counted, rollup
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 from planner.service import Workspace
+from planner.service.compare import counted, rollup
 from tests.helpers import run
 from tests.libreoffice import recalculate
 

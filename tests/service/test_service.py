@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from planner import service
-from planner.domain import SavedScenario
-from planner.errors import PlannerError, ValidationError
+from planner.core.errors import PlannerError, ValidationError
 from planner.service import Workspace
+from planner.spec.domain import SavedScenario
 
 SIX = "llama3-8b-24gib-6x8k"
 
@@ -48,16 +48,16 @@ def test_workspace_is_the_service_facade() -> None:
 
 def test_save_returns_the_evaluated_row_with_one_evaluation(
         ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    import planner.sheet.fleet
+    import planner.compute.fleet
 
     calls: list[int] = []
-    real = planner.sheet.fleet.evaluate_scenarios
+    real = planner.compute.fleet.evaluate_scenarios
 
     def counting(scenarios: list[Any], *args: Any) -> Any:
         calls.append(len(scenarios))
         return real(scenarios, *args)
 
-    monkeypatch.setattr(planner.sheet.fleet, "evaluate_scenarios", counting)
+    monkeypatch.setattr(planner.compute.fleet, "evaluate_scenarios", counting)
     before = ws.scenario("demo", SIX)
     saved = ws.save_scenario("demo", SIX, {"batch": 2}, expected_version=before.version)
     assert calls == [1]
@@ -70,7 +70,7 @@ def test_save_returns_the_evaluated_row_with_one_evaluation(
 
 
 def test_save_of_a_stale_row_is_refused_before_evaluating(ws: Workspace) -> None:
-    from planner.domain import ConflictError
+    from planner.spec.domain import ConflictError
 
     sc = ws.scenario("demo", SIX)
     ws.set_scenario("demo", SIX, {"batch": 3})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import load_gpus
+from planner.spec.catalog import load_gpus
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds" / "gpus.toml"
 RECORDS = tomllib.loads(SEEDS.read_text())
@@ -127,8 +127,8 @@ def test_fp4_checkpoint_takes_the_fp4_peak_where_the_gpu_lists_one() -> None:
     """``gpu_flops_per_s``, the matmul peak the latency and serving formulas read: path 4
     (NVFP4 W4A4) reads the NVFP4 peak, path 5 (MXFP4) the MXFP4 peak, and a part without one
     (H100, MI355X for NVFP4) the 16-bit peak (W4A16)."""
-    from planner.estimator.derived import gpu_compute_bits, gpu_flops_per_s
-    from planner.estimator.gpu import gpu_figures
+    from planner.formulas.derived import gpu_compute_bits, gpu_flops_per_s
+    from planner.spec.gpu import gpu_figures
 
     def peak(gpu: str, path: int) -> float:
         f = gpu_figures(GPUS[gpu])
@@ -150,8 +150,8 @@ def test_nvfp4_w4a4_gemm_share_is_the_measured_speedup_over_16_bit() -> None:
     ``0.7 * 2.03 * 2,250 / 9,000`` = 0.355 of the 9,000 TFLOP/s peak; 8-bit and 16-bit
     matmuls keep the catalog's shares; ``weight_dtype nvfp4`` under ``quant_mode`` auto takes
     the FP4 path (4) as the engines do, MXFP4 stays weight-only (0)."""
-    from planner.estimator.derived import FOUR_BIT_GEMM_SPEEDUP, gpu_matmul_efficiency
-    from planner.estimator.gpu import DEFAULT_PATH, gpu_figures, matmul_path
+    from planner.formulas.derived import FOUR_BIT_GEMM_SPEEDUP, gpu_matmul_efficiency
+    from planner.spec.gpu import DEFAULT_PATH, gpu_figures, matmul_path
 
     f = gpu_figures(GPUS["b200"])
     e16, e8 = f["gpu_matmul_efficiency_16bit"], f["gpu_matmul_efficiency_8bit"]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import load_config, spec_from_file
-from planner.errors import ConfigError
-from planner.estimator.figures import model_figures
-from planner.estimator.hf_config import spec_from_config
+from planner.core.errors import ConfigError
+from planner.spec.catalog import load_config, spec_from_file
+from planner.spec.figures import model_figures
+from planner.spec.hf_config import spec_from_config
 
 BASE = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
         "num_attention_heads": 8, "intermediate_size": 96, "vocab_size": 100}
@@ -127,7 +127,7 @@ def test_gpt_oss_alternates_128_token_windows_from_layer_0() -> None:
 def test_gpt_oss_120b_fixture_has_the_model_cards_116_83b_parameters() -> None:
     """The serving-measurement fixture typed from the 20b file (tests/fixtures/serving_configs/
     sources.toml): openai/gpt-oss-120b's model card gives 116.83B total parameters."""
-    from planner.estimator.params import count_params
+    from planner.spec.params import count_params
 
     s = spec_from_file(Path(__file__).parents[1] / "fixtures" / "serving_configs"
                        / "gpt-oss-120b.json")

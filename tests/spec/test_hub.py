@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import resolve_model
 from planner.service import hub
+from planner.spec.catalog import resolve_model
 from tests.helpers import run
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "quantized"

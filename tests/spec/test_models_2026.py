@@ -29,13 +29,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import load_config, spec_from_file
-from planner.estimator.architecture import LinearAttention, Mamba2
-from planner.estimator.figures import model_figures
-from planner.estimator.hf_config import READERS, spec_from_config
-from planner.estimator.hf_readers_2026 import READERS_2026
-from planner.estimator.memory import state_bytes_per_sequence
-from planner.estimator.params import count_params
+from planner.formulas.memory import state_bytes_per_sequence
+from planner.spec.architecture import LinearAttention, Mamba2
+from planner.spec.catalog import load_config, spec_from_file
+from planner.spec.figures import model_figures
+from planner.spec.hf_config import READERS, spec_from_config
+from planner.spec.hf_readers_2026 import READERS_2026
+from planner.spec.params import count_params
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "hf_counts_2026.json").read_text())
@@ -203,7 +203,7 @@ def test_deepseek_v4_fp4_experts_are_stored_as_mxfp4() -> None:
     = 129.9 GB, and the matmul path stays fp8."""
     from dataclasses import replace
 
-    from planner.estimator.quant_config import checkpoint_bits
+    from planner.spec.quant_config import checkpoint_bits
 
     spec = spec_from_file(PUBLISHED / "DeepSeek-V4-Flash.json", "DeepSeek-V4-Flash")
     scheme = spec.quantization
@@ -270,7 +270,7 @@ def test_sparse_attention_flops_count_the_top_k_tokens_only() -> None:
     indexer-selected tokens per query, 2048*2049/2 + (4096-2048)*2048 = 6,292,480 pairs (a full
     causal mask would keep 8,390,656); the indexer scores all 8,390,656. Decode at T = 10,000:
     min(T, 2048) pairs per step for the core, T for the indexer."""
-    from planner.estimator.flops import decode_step_flops, prefill_flops
+    from planner.formulas.flops import decode_step_flops, prefill_flops
 
     f = model_figures(spec_from_file(PUBLISHED / "DeepSeek-V3.2.json", "DeepSeek-V3.2"))
     core, index = 61 * 2 * 128 * (192 + 128), 61 * 2 * 64 * 128
@@ -293,7 +293,7 @@ def test_engines_keep_indexer_keys_at_fp8_with_scales() -> None:
     61 x (576 + 132) = 43,188 B, vLLM 61 x (656 + 132) = 48,068 B (FlashMLA sparse's
     ``fp8_ds_mla`` row: 512 fp8 + 16 B scales + 128 B bf16 RoPE). The roofline view and
     TRT-LLM keep kv_dtype; GLM-5.2 only on 21 layers."""
-    from planner.estimator.engine_memory import SGLANG, TRTLLM, VLLM, kv_bytes_per_token_per_gpu
+    from planner.formulas.engine_memory import SGLANG, TRTLLM, VLLM, kv_bytes_per_token_per_gpu
 
     f = model_figures(spec_from_file(PUBLISHED / "DeepSeek-V3.2.json", "DeepSeek-V3.2"))
     assert f.model_indexer_elems_per_token == 61 * 128

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import model_names, model_sources, spec_from_file
-from planner.estimator.architecture import LinearAttention
-from planner.estimator.figures import model_figures
-from planner.estimator.hf_config import SUPPORTED_MODEL_TYPES
-from planner.estimator.params import count_params
+from planner.spec.architecture import LinearAttention
+from planner.spec.catalog import model_names, model_sources, spec_from_file
+from planner.spec.figures import model_figures
+from planner.spec.hf_config import SUPPORTED_MODEL_TYPES
+from planner.spec.params import count_params
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "hf_param_counts.json").read_text())

@@ -52,12 +52,12 @@ from pathlib import Path
 import pytest
 
 from planner import service
-from planner.catalog import load_gpus, resolve_model
-from planner.errors import ConfigError
-from planner.estimator.hf_config import spec_from_config
-from planner.estimator.params import count_params
-from planner.estimator.quant_config import QuantScheme, checkpoint_bits, quant_from_config
-from planner.units import DTYPES, GB
+from planner.core.errors import ConfigError
+from planner.core.units import DTYPES, GB
+from planner.spec.catalog import load_gpus, resolve_model
+from planner.spec.hf_config import spec_from_config
+from planner.spec.params import count_params
+from planner.spec.quant_config import QuantScheme, checkpoint_bits, quant_from_config
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "quantized"
 

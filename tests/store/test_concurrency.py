@@ -16,7 +16,7 @@ from tests.store_fixtures import dump
 
 EDITOR = """
 import json, os, sys, time
-from planner.domain import ConflictError
+from planner.spec.domain import ConflictError
 import pytest
 
 from planner.service import Workspace

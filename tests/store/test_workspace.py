@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from planner.domain import ConflictError, DuplicateError, InUseError
-from planner.errors import ConfigError, NotFoundError, PlannerError, ValidationError
+from planner.core.errors import ConfigError, NotFoundError, PlannerError, ValidationError
+from planner.core.units import GiB
 from planner.service import Workspace
+from planner.spec.domain import ConflictError, DuplicateError, InUseError
 from planner.store.schema import Base
-from planner.units import GiB
 from tests.store_fixtures import dump
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,7 @@ def test_reseed_adds_new_refreshes_untouched_and_keeps_edits(
     ws.set_gpu("l4", {"price_usd_per_hour": 0.42})  # the user's own price
     ws.delete_model("mistral-7b")                    # and a deleted catalog model
     monkeypatch.setenv("PLANNER_SEEDS_DIR", str(seeds))
-    from planner import catalog
+    from planner.spec import catalog
     catalog.model_sources.cache_clear()
     report = ws.seed()
     assert report.added == {"gpu": ["new-accelerator"]}

@@ -50,7 +50,7 @@ def test_cursor_stays_inside_the_text_and_unknown_keys_are_not_consumed() -> Non
 
 
 def test_choice_edit_filters_moves_and_names_the_column_when_nothing_matches() -> None:
-    from planner.errors import ValidationError
+    from planner.core.errors import ValidationError
     from planner.tui.state.cell_edit import CellEdit
 
     edit = CellEdit.of_choices(1, "gpu", "s · gpu", "", str,

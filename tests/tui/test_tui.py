@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from textual.widgets import DataTable, Static
 
 from planner.cli import cli
+from planner.compute import verdict
 from planner.service import Workspace
-from planner.sheet import verdict
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.screens.dialogs import EditDialog, TextScreen
 from planner.tui.screens.views import SolveScreen, SweepScreen
@@ -600,8 +600,8 @@ async def test_an_edit_is_parsed_and_evaluated_once(monkeypatch: pytest.MonkeyPa
     """Typing 7 on a number cell and pressing Enter, through the save: the value is parsed by
     its column once and the row evaluated once (the check made while typing is reused on
     Enter, and the save writes the checked values and returns those outputs)."""
-    from planner.sheet.graph import FormulaGraph
-    from planner.sheet.inputs import InputColumn
+    from planner.compute.graph import FormulaGraph
+    from planner.compute.inputs import InputColumn
 
     app = create_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -881,7 +881,7 @@ async def test_grid_opens_on_the_verdicts_with_labelled_headers_pins_and_folds()
         await ready(pilot)
         sid = goto(app, "llama3-8b-24gib-6x8k", "name")
         await pilot.pause()
-        # issue 24: the capacity verdict leads (planner.sheet.verdict.VERDICT), after fits
+        # issue 24: the capacity verdict leads (planner.compute.verdict.VERDICT), after fits
         assert cells.PINNED["inference"] == ("fits", *verdict.VERDICT)
         for column in ("fits", "meets_slo", "gpus_needed", "replicas_needed",
                        "cost_usd_per_month_needed"):

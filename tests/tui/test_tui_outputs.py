@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.domain import Scenario
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 from planner.service import Workspace
+from planner.spec.domain import Scenario
 from planner.tui.sheet import ScenarioSheet
 from planner.tui.state import rows
 from planner.tui.state.outputs import OutputRow, OutputStore

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.domain import Scenario
 from planner.service import Workspace
+from planner.spec.domain import Scenario
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.state import rows
 from planner.tui.widgets.grid import SheetTable

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import planner.tui.state
-from planner.domain import Change, Scenario
-from planner.errors import NotFoundError
+from planner.core.errors import NotFoundError
+from planner.spec.domain import Change, Scenario
 from planner.tui.state import placement
 from planner.tui.state.failures import work_failures
 

@@ -1,5 +1,5 @@
 """Issue 24 in the terminal UI, through Pilot: the details pane and the grid show the verdict
-every text screen shows (:mod:`planner.sheet.verdict`), saturated rows say so and sort last by
+every text screen shows (:mod:`planner.compute.verdict`), saturated rows say so and sort last by
 cost, the capacity solve is the CLI's, the details pane hides below 120 columns and on ``v``,
 and ``:`` goes to a column by name.
 
@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from textual.widgets import DataTable, Static
 
 from planner.cli import cli
+from planner.compute import capacity, verdict
 from planner.service import Workspace
-from planner.sheet import capacity, verdict
 from planner.tui.app import create_app
 from planner.tui.screens.column_jump import ColumnJump, matches
 from planner.tui.screens.solve_view import SolveScreen

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from planner.errors import PlannerError
-from planner.files import FileRefused, read_regular
+from planner.core.errors import PlannerError
+from planner.core.files import FileRefused, read_regular
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """Larger files are refused before reading (a result file is kilobytes)."""
@@ -80,7 +80,7 @@ class RunRecord:
 def read_text(path: Path) -> str:
     """The file's text, refusing what is not a regular file (a FIFO, a device, a folder:
     before reading, so nothing blocks), huge files and binary garbage with one clear error
-    (:func:`planner.files.read_regular`)."""
+    (:func:`planner.core.files.read_regular`)."""
     try:
         data = read_regular(path, MAX_FILE_BYTES, "benchmark result file")
     except FileRefused as exc:

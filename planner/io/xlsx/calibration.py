@@ -13,8 +13,18 @@ from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from planner.domain import Scenario
-from planner.errors import PlannerError
+from planner.compute.calibration import (
+    FINITE_MODES,
+    PARAMETERS,
+    RunPrediction,
+    run_row,
+)
+from planner.compute.harness import finite_run_factor_formula, finite_run_ttft_formula
+from planner.compute.inputs import input_columns
+from planner.compute.profiles import INPUT_REPLACED, CalibrationFigures, resolve
+from planner.compute.symbolic import excel, symbolic
+from planner.compute.table import graph, inputs_of
+from planner.core.errors import PlannerError
 from planner.io.xlsx.layout import (
     GPU_FIGURE_SOURCE,
     letters,
@@ -30,17 +40,7 @@ from planner.io.xlsx.style import (
     print_setup,
     write_text,
 )
-from planner.sheet.calibration import (
-    FINITE_MODES,
-    PARAMETERS,
-    RunPrediction,
-    run_row,
-)
-from planner.sheet.harness import finite_run_factor_formula, finite_run_ttft_formula
-from planner.sheet.inputs import input_columns
-from planner.sheet.profiles import INPUT_REPLACED, CalibrationFigures, resolve
-from planner.sheet.symbolic import excel, symbolic
-from planner.sheet.table import graph, inputs_of
+from planner.spec.domain import Scenario
 
 GPU_CALIBRATED = ("gpu_matmul_efficiency_16bit", "gpu_matmul_efficiency_8bit",
                   "gpu_bandwidth_efficiency")
@@ -178,7 +178,7 @@ sheet's predicted figures read."""
 
 def run_scenarios(predictions: Sequence[RunPrediction]) -> list[Scenario]:
     """One inference scenario per listed run: the inputs the fit scores it with
-    (:func:`planner.sheet.calibration.run_row`: per-request token means, TP/PP/GPUs, dtypes,
+    (:func:`planner.compute.calibration.run_row`: per-request token means, TP/PP/GPUs, dtypes,
     engine settings; every other input at its default) and ``calibration = auto``, which picks
     the profile :func:`predict_runs` predicts with (the newest for the run's GPU and engine)."""
     defaults = {c.name: c.default for c in inputs_of("inference")}
@@ -199,8 +199,8 @@ def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
     the Calibration runs sheet, scored as the fit scores it: ``offline`` on the saturation
     rate, ``single`` as output tokens / mean end-to-end latency, the other modes on the
     output rate at the run's load, a closed loop of known request count times its finite-run
-    factor (:func:`planner.sheet.harness.finite_run_factor_formula`) and its mean TTFT with
-    the first wave (:func:`planner.sheet.harness.finite_run_ttft_formula`); TTFT and TPOT
+    factor (:func:`planner.compute.harness.finite_run_factor_formula`) and its mean TTFT with
+    the first wave (:func:`planner.compute.harness.finite_run_ttft_formula`); TTFT and TPOT
     means in ms."""
     col = letters("inference")
     sheet = f"'{CALIBRATION_RUNS}'!"

@@ -11,8 +11,7 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from planner.domain import GpuInfo, ModelInfo
-from planner.estimator.figures import model_figures
+from planner.core.units import DTYPE_BITS
 from planner.io.xlsx.layout import (
     GPU_SHEET,
     MODEL_FIGURES,
@@ -24,7 +23,8 @@ from planner.io.xlsx.style import (
     print_setup,
     write_text,
 )
-from planner.units import DTYPE_BITS
+from planner.spec.domain import GpuInfo, ModelInfo
+from planner.spec.figures import model_figures
 
 
 def write_models(ws: Any, models: Sequence[ModelInfo]) -> None:

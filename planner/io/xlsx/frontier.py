@@ -1,4 +1,4 @@
-"""The Frontier sheet: a frontier's points (:mod:`planner.sheet.frontier`) and a native scatter
+"""The Frontier sheet: a frontier's points (:mod:`planner.compute.frontier`) and a native scatter
 chart of them, tokens/s per user on x and output tokens/s per GPU on y, one series per
 configuration plus the Pareto-optimal points as a line.
 

@@ -23,12 +23,12 @@ from typing import Any, Literal
 
 from openpyxl.utils import get_column_letter
 
-from planner.catalog import gpu_record
-from planner.estimator.figures import ModelFigures
-from planner.estimator.gpu import PEAK_DTYPES, GpuSpec, serving_figures
-from planner.sheet.inputs import InputColumn
-from planner.sheet.outputs import DERIVED_META, GPU_COLUMNS, figure_columns, output_columns
-from planner.sheet.table import graph, inputs_of
+from planner.compute.inputs import InputColumn
+from planner.compute.outputs import DERIVED_META, GPU_COLUMNS, figure_columns, output_columns
+from planner.compute.table import graph, inputs_of
+from planner.spec.catalog import gpu_record
+from planner.spec.figures import ModelFigures
+from planner.spec.gpu import PEAK_DTYPES, GpuSpec, serving_figures
 
 Role = Literal["meta", "input", "output", "lookup"]
 
@@ -93,7 +93,7 @@ GPU_SHEET = (
      "={interconnect_gb_per_s}*1E+9", "0.000E+00"),
     ("runtime_context_bytes", "runtime_context_bytes [B]",
      "={runtime_context_gib}*1073741824", "#,##0"),
-    # wiring (planner.estimator.topology)
+    # wiring (planner.formulas.topology)
     ("nvlink_domain_gpus", "nvlink_domain_gpus [GPUs]", "value", "#,##0"),
     ("mesh_links_per_gpu", "mesh_links_per_gpu [count]", "value", "#,##0"),
     ("pcie_gen", "pcie_gen [code]", "value", "0"),
@@ -140,14 +140,14 @@ MODEL_FIGURES = tuple(ModelFigures.__dataclass_fields__)
 DRAFT_FIGURE_UNITS = {"spec_draft_params": "params", "spec_draft_active_params": "params",
                       "spec_draft_layers": "count"}
 """The draft model's figure columns of an inference sheet
-(:data:`planner.sheet.draft.DRAFT_FIGURES`) and their units."""
+(:data:`planner.compute.draft.DRAFT_FIGURES`) and their units."""
 DRAFT_FIGURE_SOURCE: dict[str, tuple[str, ...]] = {
     "spec_draft_params": ("model_params_total",),
     "spec_draft_active_params": ("model_matmul_dense_params", "model_matmul_experts_active_params",
                                  "model_lm_head_matmul_params"),
     "spec_draft_layers": ("model_layers",),
 }
-"""Draft figure → the Models sheet columns it sums (:func:`planner.sheet.draft.draft_figures`)."""
+"""Draft figure → the Models sheet columns it sums (:func:`planner.compute.draft.draft_figures`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +225,7 @@ def scenario_columns(kind: str) -> tuple[Column, ...]:
 
 def _serving_lookups() -> list[Column]:
     """An inference sheet's extra lookup columns: the draft model's figures (by
-    ``spec_draft_model``, :mod:`planner.sheet.draft`), then the decode pool's GPU figures (by
+    ``spec_draft_model``, :mod:`planner.compute.draft`), then the decode pool's GPU figures (by
     ``decode_gpu``, issue 25; ``decode_gpu_same`` a code)."""
     cols = [Column(key, "lookup", unit) for key, unit in DRAFT_FIGURE_UNITS.items()]
     cols += [Column(key, "lookup", "code" if key == "decode_gpu_same"

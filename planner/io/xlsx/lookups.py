@@ -60,7 +60,7 @@ def literal(cell: str) -> str:
 def catalog_formula(key: str, name_cell: dict[str, str], ranges: Ranges) -> str:
     """The INDEX/MATCH formula fetching a model or GPU figure from its catalog sheet; a draft
     model's figure (``spec_draft_*``) from the Models sheet row ``spec_draft_model`` names
-    (0 where it is blank, as :func:`planner.sheet.draft.add_draft_columns` gives)."""
+    (0 where it is blank, as :func:`planner.compute.draft.add_draft_columns` gives)."""
     if key in DRAFT_FIGURE_SOURCE:
         cell = name_cell["spec_draft_model"]
         total = "+".join(ranges.model(k, cell) for k in DRAFT_FIGURE_SOURCE[key])

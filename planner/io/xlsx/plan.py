@@ -35,9 +35,9 @@ from xml.sax.saxutils import escape
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from planner.compute.plan import PlanResult
 from planner.io.xlsx.sheetxml import Styles, cell_xml, row_xml
 from planner.io.xlsx.style import FILLS, print_setup
-from planner.sheet.plan import PlanResult
 
 HEAD_ROW, SUB_ROW, FIRST_MONTH_ROW = 3, 4, 5
 """The month table's header rows and its first month's row."""

@@ -1,4 +1,4 @@
-"""The scenario sheets' input cells checked a column at a time (:mod:`planner.sheet.checks`, the
+"""The scenario sheets' input cells checked a column at a time (:mod:`planner.compute.checks`, the
 checks of ``planner scenario import``): each distinct text parsed once, numbers range-checked
 as arrays, then the rules across columns once per distinct model, GPU and dtype. Split from
 :mod:`planner.io.xlsx.read_scenarios`, which turns the checked rows into plans."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
-from planner.sheet.checks import Problems, check_column, check_rules
+from planner.compute.checks import Problems, check_column, check_rules
+from planner.spec.architecture import ModelSpec
+from planner.spec.gpu import GpuSpec
 
 
 @dataclass(slots=True)
@@ -30,9 +30,9 @@ def check_columns(records: list[tuple[int, dict[str, Any], set[str]]],
                    models: dict[str, ModelSpec], gpus: dict[str, GpuSpec]) -> Checked:
     """Every input cell of ``records`` (``columns``: per input, its cells as a Series, one
     per record; a missing column is all empty) validated one column at a time
-    (:func:`planner.sheet.checks.check_column`: each distinct text parsed once, numbers
+    (:func:`planner.compute.checks.check_column`: each distinct text parsed once, numbers
     checked as arrays), then the rules across columns once per distinct model, GPU and dtype
-    (:func:`planner.sheet.checks.check_rules`) over the rows whose cells are each valid."""
+    (:func:`planner.compute.checks.check_rules`) over the rows whose cells are each valid."""
     import numpy as np
 
     n = len(records)
@@ -58,7 +58,7 @@ def _check_inputs(records: list[tuple[int, dict[str, Any], set[str]]],
                   columns: dict[str, Any], inputs: dict[str, Any]
                   ) -> tuple[dict[str, list[Any]], dict[str, dict[int, str]], dict[str, Any],
                              Any]:
-    """Each input column checked alone (:func:`planner.sheet.checks.check_column`, the
+    """Each input column checked alone (:func:`planner.compute.checks.check_column`, the
     cells refused as formulas or marks skipped): per input its parsed values as a list, its
     problems by record and its array; and per record whether all its cells are valid."""
     import numpy as np

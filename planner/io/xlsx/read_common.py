@@ -15,8 +15,8 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from planner.errors import PlannerError
-from planner.files import FileRefused, open_regular
+from planner.core.errors import PlannerError
+from planner.core.files import FileRefused, open_regular
 from planner.io.xlsx.parts import SheetRefused, sheet_parts
 from planner.io.xlsx.sheetxml import xml_safe
 from planner.io.xlsx.stream import SheetColumns, read_columns
@@ -119,7 +119,7 @@ def part_size(z: zipfile.ZipFile, member: str | None) -> int:
 
 def open_workbook(path: Path) -> tuple[Any, zipfile.ZipFile]:
     """(file, zip) of the .xlsx at ``path``: a regular file of at most
-    :data:`MAX_WORKBOOK_BYTES` (:func:`planner.files.open_regular`: a FIFO or device is
+    :data:`MAX_WORKBOOK_BYTES` (:func:`planner.core.files.open_regular`: a FIFO or device is
     refused before reading), opened as a zip; a :class:`PlannerError` naming it otherwise."""
     try:
         fh = open_regular(path, MAX_WORKBOOK_BYTES, "planner report (.xlsx)")

@@ -12,7 +12,6 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from planner.estimator.gpu import GpuSpec
 from planner.io.xlsx.layout import (
     GPU_EDITABLE,
     GPU_SHEET,
@@ -29,6 +28,7 @@ from planner.io.xlsx.read_common import (
     read_sheet,
     same_number,
 )
+from planner.spec.gpu import GpuSpec
 
 MAX_GPU_ROWS = 10_000
 """Most GPU rows the GPUs sheet may hold (the catalog ships about 40)."""

@@ -1,6 +1,6 @@
 """Read a report's scenario inputs back: validate every cell, then plan the changes.
 
-Cells are validated a column at a time (:mod:`planner.sheet.checks`, the checks of
+Cells are validated a column at a time (:mod:`planner.compute.checks`, the checks of
 ``planner scenario import``): each distinct text is parsed once, numbers are range-checked as
 arrays, and the rules across columns run once per distinct model, GPU and dtype.
 
@@ -17,7 +17,7 @@ part is refused naming it, so a single cell at ``XFD1048576`` or a million-row X
 one pass and no grid. The small GPUs sheet is streamed the same way (at most
 :data:`~planner.io.xlsx.read_gpus.MAX_GPU_ROWS` rows). The file is opened once, as a regular
 file of at most :data:`~planner.io.xlsx.read_common.MAX_WORKBOOK_BYTES`
-(:mod:`planner.files`), and
+(:mod:`planner.core.files`), and
 every part is read bounded. Formula cells are refused in input columns (their cached value is
 not what the reader typed), except a constant flag (``=TRUE()``, as LibreOffice writes a
 boolean); a date, an error value or a NaN in any column is refused by cell name, never read as
@@ -38,9 +38,8 @@ from typing import Any
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from planner.errors import PlannerError
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
+from planner.compute.table import inputs_of
+from planner.core.errors import PlannerError
 from planner.io.xlsx.layout import KNOWN_SHEETS, SCENARIO_SHEETS, letters, scenario_columns
 from planner.io.xlsx.parts import SheetRefused, date_styles, shared_strings, sheet_parts
 from planner.io.xlsx.read_checks import check_columns
@@ -58,7 +57,8 @@ from planner.io.xlsx.read_common import (
 )
 from planner.io.xlsx.read_gpus import gpu_table, read_gpu_sheet
 from planner.io.xlsx.stream import SheetColumns
-from planner.sheet.table import inputs_of
+from planner.spec.architecture import ModelSpec
+from planner.spec.gpu import GpuSpec
 
 __all__ = ["CellError", "ImportError_", "RowPlan", "read_plan"]
 

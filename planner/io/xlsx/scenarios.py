@@ -1,7 +1,7 @@
 """The scenario sheets (Scenarios, Training, each sweep's sheet and Calibration runs): header,
 formats, validation and conditional formats through openpyxl, and the body, every input as a
 value and every output and derived input as a live formula rendered from the estimator's own
-definition (:mod:`planner.sheet.symbolic`) with the value Python computed as its cache, written
+definition (:mod:`planner.compute.symbolic`) with the value Python computed as its cache, written
 as row XML a chunk at a time (:mod:`planner.io.xlsx.sheetxml`). User text never enters a
 formula: formulas reference the cells that hold it.
 """
@@ -18,8 +18,10 @@ from openpyxl.formatting.rule import ColorScaleRule, FormulaRule
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from planner.domain import GpuInfo, ModelInfo, Scenario
-from planner.errors import PlannerError
+from planner.compute.profiles import CalibrationFigures
+from planner.compute.symbolic import excel, symbolic
+from planner.compute.table import KINDS, evaluate_table, graph, inputs_of
+from planner.core.errors import PlannerError
 from planner.io.xlsx.layout import (
     input_column,
     letters,
@@ -45,9 +47,7 @@ from planner.io.xlsx.style import (
     print_setup,
 )
 from planner.io.xlsx.summary_columns import YES_NO, Gather
-from planner.sheet.profiles import CalibrationFigures
-from planner.sheet.symbolic import excel, symbolic
-from planner.sheet.table import KINDS, evaluate_table, graph, inputs_of
+from planner.spec.domain import GpuInfo, ModelInfo, Scenario
 
 if TYPE_CHECKING:
     from planner.io.xlsx.calibration import CalibrationCells

@@ -18,7 +18,7 @@ The scenario and Summary bodies are written column-wise (:func:`formula_column`,
 :func:`value_column`, :func:`rows_xml`): a cell's text is literal text around its row number and
 its value's text, so a chunk of rows is one ``str.join`` over those pieces; no string is built
 per cell, a value's text is made once per distinct value (floats through
-:func:`planner.units.float_reprs`), and the XML is byte for byte what the cell-by-cell
+:func:`planner.core.units.float_reprs`), and the XML is byte for byte what the cell-by-cell
 functions (:func:`formula_cells`, :func:`value_cells`) write.
 
 Styles come from openpyxl's own style table (``Workbook._cell_styles``), so number formats and
@@ -43,8 +43,8 @@ import numpy as np
 from openpyxl.cell import Cell
 from openpyxl.utils import get_column_letter
 
+from planner.core.units import float_reprs
 from planner.io.textcells import ooxml_text
-from planner.units import float_reprs
 
 ROW = "\x00"
 """Placeholder for the row number inside a formula template."""
@@ -229,7 +229,7 @@ def formula_column(letter: str, rows: list[str], style: str, values: Any, *, ind
                    first: int, last: int, template: str) -> list[Segment]:
     """:func:`formula_cells` as segments for :func:`rows_xml`: the same text, but a column of
     numbers or flags is the literal cell text around one column of value texts (floats
-    through :func:`planner.units.float_reprs`, once per distinct value), with no string built
+    through :func:`planner.core.units.float_reprs`, once per distinct value), with no string built
     per cell. The chunk holding the ``first`` row (its cell carries the formula text) and a
     column of mixed or non-finite values go cell by cell through :func:`formula_cells`."""
     array = np.asarray(values)

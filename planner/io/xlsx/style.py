@@ -12,11 +12,11 @@ from typing import Any
 from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Font, PatternFill
 
+from planner.compute.outputs import column_label
+from planner.compute.symbolic import infix, symbolic
+from planner.compute.table import graph
 from planner.io.textcells import ooxml_text
 from planner.io.xlsx.sheetxml import TEXT_TRIGGERS, xml_safe
-from planner.sheet.outputs import column_label
-from planner.sheet.symbolic import infix, symbolic
-from planner.sheet.table import graph
 
 HEADER_FONT = Font(bold=True, color="FFFFFF")
 FILLS = {"meta": "305496", "input": "2F75B5", "output": "548235", "lookup": "7F7F7F"}

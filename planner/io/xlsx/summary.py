@@ -6,7 +6,7 @@ GPUs used with their price, whether the catalog marks it as an example, efficien
 counted and their monthly cost; engines; hours per month; conventions); a roll-up per fleet
 with a grand total; the plan of each fleet with a horizon (summarised from its Plan sheet);
 the inference scenarios, each marked counted or not (an option that is not the chosen one of
-its group is listed, greyed, and left out of every total: :func:`planner.compare.counted`),
+its group is listed, greyed, and left out of every total: :func:`planner.service.compare.counted`),
 with its verdict at the modelled load (meets its target, cost per million output tokens at
 that load and the load's basis, TTFT and TPOT at the load) and a total of the counted rows;
 the training runs and their total; then, after a page break, a memory and a cost chart
@@ -30,8 +30,7 @@ from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
-from planner.domain import GpuInfo
-from planner.estimator.gpu import serving_figures
+from planner.compute.verdict import UNMEASURED_NOTE, gpu_measured
 from planner.io.xlsx.layout import GPU_SHEET, letters
 from planner.io.xlsx.plan import PlanLine
 from planner.io.xlsx.sheetxml import (
@@ -65,7 +64,8 @@ from planner.io.xlsx.summary_columns import (
     column_index,
     column_values,
 )
-from planner.sheet.verdict import UNMEASURED_NOTE, gpu_measured
+from planner.spec.domain import GpuInfo
+from planner.spec.gpu import serving_figures
 
 
 @dataclass(slots=True)

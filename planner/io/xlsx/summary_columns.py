@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from planner.domain import Scenario
-from planner.sheet.table import inputs_of
+from planner.compute.table import inputs_of
+from planner.spec.domain import Scenario
 
 CHUNK_ROWS = 2000
 """Summary rows rendered at a time (as the scenario sheets stream theirs)."""
@@ -215,7 +215,8 @@ class Gather:
         self.kind = kind
         self.meta = [(sc.fleet, sc.name, sc.gpu) for sc in scenarios]
         self.chosen = [bool(sc.chosen) for sc in scenarios]
-        """Counted in totals (:func:`planner.compare.counted`: the chosen option of a group)."""
+        """Counted in totals (:func:`planner.service.compare.counted`: the chosen option of a
+        group)."""
         self.columns: dict[str, list[Any]] = {k: [] for k in dict.fromkeys(self.KEYS[kind])}
         self.columns["chosen"] = list(self.chosen)
         self._inputs = {c.name for c in inputs_of(kind)}

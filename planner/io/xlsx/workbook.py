@@ -1,7 +1,7 @@
 """Excel reports that still compute: every output cell is a live formula.
 
 The workbook is built from domain objects (scenarios, models, GPUs) with openpyxl. Output
-formulas are rendered from the estimator's own definitions (:mod:`planner.sheet.symbolic`), so
+formulas are rendered from the estimator's own definitions (:mod:`planner.compute.symbolic`), so
 Python and Excel share one definition of every figure; model and GPU figures are fetched from
 their sheets with INDEX/MATCH. Only functions Excel and LibreOffice both evaluate are used (IF,
 MIN, MAX, INT, INDEX, MATCH, SUBSTITUTE, EXACT, SUM, SUMPRODUCT). User text (names, notes)
@@ -26,9 +26,13 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 
-from planner.domain import GpuInfo, ModelInfo, Scenario
-from planner.errors import PlannerError
-from planner.estimator.params import lora_dims
+from planner.compute.calibration import (
+    Run,
+    RunPrediction,
+    predict_runs,
+)
+from planner.compute.profiles import CalibrationFigures, resolve
+from planner.core.errors import PlannerError
 from planner.io.xlsx.calibration import (
     CALIBRATION_RUNS,
     CalibrationCells,
@@ -53,12 +57,8 @@ from planner.io.xlsx.sheetxml import (
 from planner.io.xlsx.summary import SummaryInfo, write_summary
 from planner.io.xlsx.summary_columns import CONSTANTS, SUMMARY_WIDTH, Gather
 from planner.io.xlsx.sweep import key_block, sweep_print
-from planner.sheet.calibration import (
-    Run,
-    RunPrediction,
-    predict_runs,
-)
-from planner.sheet.profiles import CalibrationFigures, resolve
+from planner.spec.domain import GpuInfo, ModelInfo, Scenario
+from planner.spec.params import lora_dims
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from planner.errors import PlannerError
+from planner.core.errors import PlannerError
 
 
 class ColumnValidator(Validator):

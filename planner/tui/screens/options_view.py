@@ -1,7 +1,7 @@
 """The options view (issue 15.1): an option group side by side, and choosing one of it.
 
 Opened from the grid (key ``a``) on any scenario of a group, it shows the group's scenarios as
-``planner compare --options`` does (:func:`planner.compare.options_table`): GPU, GPUs, GPUs
+``planner compare --options`` does (:func:`planner.service.compare.options_table`): GPU, GPUs, GPUs
 needed for the target rate, USD per month, USD per million output tokens, fits, meets SLO;
 ✓ marks the chosen one (the one the fleet's totals count) and ★ the cheapest that fits and meets
 the SLO. Enter on a row chooses it (one transaction, one undo step); Esc closes.
@@ -17,8 +17,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
 
-from planner.compare import OptionRow
 from planner.present import cell
+from planner.service.compare import OptionRow
 
 COLUMNS = (("mark", "", False), ("name", "option", False), ("gpu", "GPU", False),
            ("gpus", "GPUs", True), ("gpus_needed", "GPUs needed", True),

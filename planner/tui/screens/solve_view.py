@@ -1,7 +1,7 @@
 """The UI's solve: goal seeks on a scenario, the capacity question first.
 
 The capacity preset ("cheapest GPU × TP × count × dtype that meets the SLO at the target
-rate") is :mod:`planner.sheet.capacity`, the query ``planner solve --minimize
+rate") is :mod:`planner.compute.capacity`, the query ``planner solve --minimize
 cost_usd_per_month --subject-to meets_slo`` runs, shown with that CLI command; its answers
 are listed with the verdict's figures and written as options of the scenario (not chosen, so
 the fleet's totals stay). The other presets judge the SLO at the target rate too
@@ -24,17 +24,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from planner.domain import Scenario
-from planner.errors import PlannerError
-from planner.sheet import verdict
-from planner.sheet.outputs import format_value
-from planner.sheet.table import inputs_of
+from planner.compute import verdict
+from planner.compute.outputs import format_value
+from planner.compute.table import inputs_of
+from planner.core.errors import PlannerError
+from planner.spec.domain import Scenario
 
 if TYPE_CHECKING:
-    from planner.estimator.architecture import ModelSpec
-    from planner.estimator.gpu import GpuSpec
-    from planner.sheet.capacity import CapacityAnswer
-    from planner.sheet.profiles import CalibrationFigures
+    from planner.compute.capacity import CapacityAnswer
+    from planner.compute.profiles import CalibrationFigures
+    from planner.spec.architecture import ModelSpec
+    from planner.spec.gpu import GpuSpec
 
 CAPACITY = "capacity"
 """The capacity preset's key."""
@@ -69,10 +69,10 @@ class SolveChoice:
 def answers_table(answers: list[CapacityAnswer], gpus: dict[str, GpuSpec],
                   inputs: dict[str, Any] | None = None) -> Table:
     """The capacity answers, cheapest first, with the verdict's figures
-    (:func:`planner.sheet.capacity.answer_cells`, the cells ``planner solve`` prints); ``*``
+    (:func:`planner.compute.capacity.answer_cells`, the cells ``planner solve`` prints); ``*``
     marks a GPU whose serving efficiencies are unmeasured defaults."""
     # lazy: the solver module (numpy), only when answers are shown
-    from planner.sheet.capacity import ANSWER_HEADERS, answer_cells
+    from planner.compute.capacity import ANSWER_HEADERS, answer_cells
 
     table = Table(box=None, padding=(0, 1))
     for header in ANSWER_HEADERS:
@@ -85,10 +85,10 @@ def answers_table(answers: list[CapacityAnswer], gpus: dict[str, GpuSpec],
 def disagg_answers_table(answers: list[Any], gpus: dict[str, GpuSpec],
                          inputs: dict[str, Any]) -> Table:
     """The disaggregated capacity answers, cheapest first: each pool's workers × GPU × TP and
-    the verdict's figures (:func:`planner.sheet.disagg_sizing.answer_cells`, the cells
+    the verdict's figures (:func:`planner.compute.disagg_sizing.answer_cells`, the cells
     ``planner solve --serving-mode disaggregated`` prints)."""
     # lazy: the disaggregated search module (numpy), only when answers are shown
-    from planner.sheet.disagg_sizing import ANSWER_HEADERS, answer_cells
+    from planner.compute.disagg_sizing import ANSWER_HEADERS, answer_cells
 
     table = Table(box=None, padding=(0, 1))
     for header in ANSWER_HEADERS:
@@ -114,8 +114,8 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
         self.profiles = profiles
         self.changes: dict[str, Any] | None = None
         self.answers: list[Any] = []
-        """The capacity answers shown (:class:`planner.sheet.capacity.CapacityAnswer`, or
-        :class:`planner.sheet.disagg_sizing.DisaggAnswer` on a disaggregated scenario)."""
+        """The capacity answers shown (:class:`planner.compute.capacity.CapacityAnswer`, or
+        :class:`planner.compute.disagg_sizing.DisaggAnswer` on a disaggregated scenario)."""
         self.command = ""
         """The CLI command that gives the capacity answer ('' before one is solved)."""
 
@@ -170,7 +170,7 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
 
     def _capacity(self, base: dict[str, Any]) -> None:
         # lazy: the solver (~7 ms of imports), only when this runs
-        from planner.sheet.capacity import ANSWERS, capacity_query, solve_capacity
+        from planner.compute.capacity import ANSWERS, capacity_query, solve_capacity
 
         cap_text = self.query_one("#util-cap", Input).value.strip()
         try:
@@ -205,13 +205,13 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
 
     def _disagg_capacity(self, base: dict[str, Any], cap: float | None) -> None:
         """The capacity question of a disaggregated scenario: the cheapest xPyD
-        (:func:`planner.sheet.disagg_sizing.size_disaggregated`, what ``planner solve`` runs
+        (:func:`planner.compute.disagg_sizing.size_disaggregated`, what ``planner solve`` runs
         on it), prefill GPUs narrowed by the GPU filter."""
         # lazy: the capacity module's GPU filter (numpy), only when this runs
-        from planner.sheet.capacity import filtered_gpus
+        from planner.compute.capacity import filtered_gpus
 
         # lazy: the disaggregated search (numpy), only when this runs
-        from planner.sheet.disagg_sizing import ANSWERS, size_disaggregated
+        from planner.compute.disagg_sizing import ANSWERS, size_disaggregated
 
         needle = self.query_one("#gpu-filter", Input).value
         names = filtered_gpus(self.gpus, needle)
@@ -236,7 +236,7 @@ class SolveScreen(ModalScreen[SolveChoice | None]):
 
     def _preset(self, key: str, base: dict[str, Any]) -> None:
         # lazy: ~7 ms of imports, only when this runs
-        from planner.sheet.sweep import parse_variation, solve
+        from planner.compute.sweep import parse_variation, solve
 
         _key, _text, objective, sense, constraint, vary = next(g for g in GOALS if g[0] == key)
         columns = {c.name: c for c in inputs_of("inference")}

@@ -15,19 +15,19 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from planner.domain import Scenario
-from planner.errors import PlannerError
-from planner.sheet import verdict
-from planner.sheet.outputs import format_value
-from planner.sheet.table import inputs_of
+from planner.compute import verdict
+from planner.compute.outputs import format_value
+from planner.compute.table import inputs_of
+from planner.core.errors import PlannerError
+from planner.spec.domain import Scenario
 from planner.tui.screens.solve_view import SolveScreen
 
 __all__ = ["SolveScreen", "SweepScreen", "help_text"]
 
 if TYPE_CHECKING:
-    from planner.estimator.architecture import ModelSpec
-    from planner.estimator.gpu import GpuSpec
-    from planner.sheet.profiles import CalibrationFigures
+    from planner.compute.profiles import CalibrationFigures
+    from planner.spec.architecture import ModelSpec
+    from planner.spec.gpu import GpuSpec
 
 SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
                  "fits", "cost_usd_per_million_output_tokens")
@@ -140,7 +140,7 @@ class SweepScreen(ModalScreen[None]):
             self.run_frontier()
             return
         # lazy: ~7 ms of imports, only when this runs
-        from planner.sheet.sweep import build_grid, parse_variation
+        from planner.compute.sweep import build_grid, parse_variation
 
         column = self.query_one("#column", Input).value.strip()
         values = self.query_one("#values", Input).value.strip()

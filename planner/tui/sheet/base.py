@@ -22,12 +22,12 @@ from textual.timer import Timer
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.widgets.data_table import RowKey
 
-from planner.domain import Fleet, Scenario
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
-from planner.sheet import verdict
-from planner.sheet.explain import render_text
-from planner.sheet.table import KINDS
+from planner.compute import verdict
+from planner.compute.explain import render_text
+from planner.compute.table import KINDS
+from planner.spec.architecture import ModelSpec
+from planner.spec.domain import Fleet, Scenario
+from planner.spec.gpu import GpuSpec
 from planner.tui.state import cells, rows
 from planner.tui.state.cell_edit import CellEdit
 from planner.tui.state.outputs import OutputStore
@@ -41,8 +41,8 @@ from planner.tui.widgets.measurements_tab import MeasurementsPane
 from planner.tui.widgets.plan_tab import PlanPane
 
 if TYPE_CHECKING:
-    from planner.sheet.explain import ExplainNode
-    from planner.sheet.profiles import CalibrationFigures
+    from planner.compute.explain import ExplainNode
+    from planner.compute.profiles import CalibrationFigures
     from planner.tui.state.types import Workspace
 
 Job = Callable[["Workspace"], object]

@@ -15,9 +15,9 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 from textual.worker import get_current_worker
 
-from planner.domain import ConflictError, Scenario
-from planner.errors import PlannerError
+from planner.core.errors import PlannerError
 from planner.service.edits import CheckedEdit, check_edit
+from planner.spec.domain import ConflictError, Scenario
 from planner.tui.messages import (
     ScenarioConflict,
     ScenarioSaved,

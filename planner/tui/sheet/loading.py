@@ -18,9 +18,9 @@ from textual import on, work
 from textual.timer import Timer
 from textual.widgets import TabbedContent
 
-from planner.domain import Fleet, Scenario
-from planner.errors import PlannerError
-from planner.sheet.table import KINDS
+from planner.compute.table import KINDS
+from planner.core.errors import PlannerError
+from planner.spec.domain import Fleet, Scenario
 from planner.tui.messages import (
     FleetLoaded,
     RowsChanged,

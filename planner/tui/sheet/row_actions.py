@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 
-from planner.domain import Change, Scenario
-from planner.errors import PlannerError, ValidationError
-from planner.sheet.table import KINDS
+from planner.compute.table import KINDS
+from planner.core.errors import PlannerError, ValidationError
+from planner.spec.domain import Change, Scenario
 from planner.tui.messages import (
     RowsUpdated,
     WorkFailed,

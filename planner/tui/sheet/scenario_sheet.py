@@ -21,10 +21,10 @@ from pathlib import Path
 
 from textual import on, work
 
-from planner.compare import compare, option_group, options_table
-from planner.domain import Scenario
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
 from planner.present import comparison_table
+from planner.service.compare import compare, option_group, options_table
+from planner.spec.domain import Scenario
 from planner.tui.messages import (
     ExportDone,
     WorkFailed,

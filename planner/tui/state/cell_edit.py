@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from planner.errors import PlannerError, ValidationError
+from planner.core.errors import PlannerError, ValidationError
 from planner.tui.state.editline import LineBuffer
 
 if TYPE_CHECKING:

@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 from rich.text import Text
 
-from planner.domain import Scenario
-from planner.sheet import verdict
-from planner.sheet.outputs import format_value, output_columns
+from planner.compute import verdict
+from planner.compute.outputs import format_value, output_columns
+from planner.spec.domain import Scenario
 
 __all__ = ["format_value"]
-from planner.sheet.table import inputs_of
+from planner.compute.table import inputs_of
 
 KEY_OUTPUTS = {
     "inference": ("fits", *verdict.VERDICT, "saturated", "max_concurrent_sequences",
@@ -35,7 +35,7 @@ PINNED = {
 }
 """The verdicts shown right after the scenario name when the grid opens (``p`` pins or
 unpins the output column under the cursor): for inference, fits and the capacity verdict of
-:data:`planner.sheet.verdict.VERDICT`, the same fields every screen leads with."""
+:data:`planner.compute.verdict.VERDICT`, the same fields every screen leads with."""
 
 GROUPS = ("inputs", "memory", "latency", "cost")
 """Column groups, in grid order; ``g`` folds the group under the cursor into one column."""
@@ -181,7 +181,7 @@ def cell_width(sc: Scenario, outputs: Mapping[str, Any], key: str, role: str) ->
 
 def fits_of(kind: str, outputs: Mapping[str, Any]) -> bool:
     """Whether the scenario fits (inference: by its engine's own memory accounting,
-    :func:`planner.sheet.verdict.fits`) or its training memory fits."""
+    :func:`planner.compute.verdict.fits`) or its training memory fits."""
     if kind == "inference":
         return verdict.fits(outputs)
     return bool(outputs.get("train_fits", True))
@@ -272,7 +272,7 @@ STATE_STYLE = {verdict.SATURATED: "bold red", verdict.DOES_NOT_FIT: "bold red",
 
 
 def verdict_cell(sc: Scenario, outputs: Mapping[str, Any], key: str) -> Text | None:
-    """A verdict column's cell (:mod:`planner.sheet.verdict`): a dash where the scenario has
+    """A verdict column's cell (:mod:`planner.compute.verdict`): a dash where the scenario has
     no verdict, a state ("saturated", "does not fit") where the figure is one, the value as
     every screen shows it otherwise; ``None`` for a column that is no verdict's."""
     if key not in verdict.VERDICT and key not in verdict.SATURATED_NULL and key != "saturated":

@@ -13,11 +13,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from planner.domain import Scenario
-from planner.sheet import verdict
-from planner.sheet.outputs import column_label, format_value
+from planner.compute import verdict
+from planner.compute.outputs import column_label, format_value
+from planner.core.units import fmt_bytes, fmt_bytes_gib, fmt_seconds, fmt_usd
+from planner.spec.domain import Scenario
 from planner.tui.state.cells import KEY_OUTPUTS
-from planner.units import fmt_bytes, fmt_bytes_gib, fmt_seconds, fmt_usd
 
 
 def _stacked_bar(parts: tuple[tuple[str, float, str], ...], total: float,
@@ -79,7 +79,7 @@ def engine_memory_bar(outputs: Mapping[str, Any], gpu_memory_bytes: float,
 
 
 def verdict_table(sc: Scenario, outputs: Mapping[str, Any]) -> Table:
-    """The verdict (:func:`planner.sheet.verdict.rows`) as the details pane shows it, first."""
+    """The verdict (:func:`planner.compute.verdict.rows`) as the details pane shows it, first."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column(justify="right")
@@ -185,7 +185,7 @@ def serving_rows(sc: Scenario, outputs: Mapping[str, Any]) -> list[tuple[str, st
 
 
 def disagg_rows(sc: Scenario, outputs: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Both pools of a disaggregated deployment (:mod:`planner.estimator.disagg`): each pool's
+    """Both pools of a disaggregated deployment (:mod:`planner.formulas.disagg`): each pool's
     workers, GPUs, step, capacity and utilization, the KV transfer, and TTFT in its parts (the
     contract rows above already show the disaggregated TTFT, TPOT and throughput)."""
     ms = fmt_seconds

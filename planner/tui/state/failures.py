@@ -2,7 +2,7 @@
 nothing else.
 
 A worker that reads or writes the workspace can meet three kinds of failure that are not bugs:
-a :class:`~planner.errors.PlannerError` (a value refused, a row renamed or deleted meanwhile,
+a :class:`~planner.core.errors.PlannerError` (a value refused, a row renamed or deleted meanwhile,
 a name taken, a version conflict), an :class:`sqlalchemy.exc.SQLAlchemyError` (the database
 unreachable, read-only, full or locked) and an :class:`OSError` (a file that cannot be written,
 a socket closed). Those are shown in the status line or a notification, with the database's
@@ -12,7 +12,7 @@ reaches Textual's error screen with its traceback (DEVELOPERS.md: "anything else
 
 from __future__ import annotations
 
-from planner.errors import PlannerError
+from planner.core.errors import PlannerError
 
 
 def work_failures() -> tuple[type[Exception], ...]:

@@ -1,5 +1,5 @@
 """What the UI's sweep shows in frontier mode (ctrl+f): the scenario's throughput–interactivity
-frontier (:mod:`planner.sheet.frontier`) as table rows, the Pareto points marked, and the
+frontier (:mod:`planner.compute.frontier`) as table rows, the Pareto points marked, and the
 cheapest configuration meeting the SLO at each interactivity level.
 
 Textual-free, so it is tested without a terminal; the sweep screen
@@ -15,14 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.domain import Scenario
-from planner.errors import PlannerError
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
-from planner.sheet import frontier as fr
-from planner.sheet.profiles import CalibrationFigures
-from planner.sheet.sweep import parse_variation
-from planner.sheet.table import inputs_of
+from planner.compute import frontier as fr
+from planner.compute.profiles import CalibrationFigures
+from planner.compute.sweep import parse_variation
+from planner.compute.table import inputs_of
+from planner.core.errors import PlannerError
+from planner.spec.architecture import ModelSpec
+from planner.spec.domain import Scenario
+from planner.spec.gpu import GpuSpec
 
 CHEAPEST_HEADERS = ("at least (tokens/s/user)", "configuration", "concurrency (requests)",
                     "tokens/s/GPU", "USD/M output tokens")

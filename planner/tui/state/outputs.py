@@ -9,7 +9,7 @@ or less), the same fleet takes ~120 MB and needs no conversion at all.
 :class:`OutputStore` is a mapping of scenario id to that scenario's outputs, so the sheet reads
 ``outputs[sid]["ttft_s"]`` as before: a row of a loaded block is an :class:`OutputRow`, a
 read-only view that converts one value when it is read, to exactly the Python value
-:func:`planner.sheet.fleet.evaluate_scenarios` gives (an ``int`` for an integer column, a
+:func:`planner.compute.fleet.evaluate_scenarios` gives (an ``int`` for an integer column, a
 ``float``, a ``bool``, text); a row recomputed after an edit or a row action is stored as the
 plain dict the evaluation of one scenario returns. :meth:`OutputStore.gather` reads one column
 over many rows at once, for the sort and the column widths.
@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from planner.domain import Scenario
-from planner.estimator.architecture import ModelSpec
-from planner.estimator.gpu import GpuSpec
-from planner.sheet.fleet import compute_dtypes
-from planner.sheet.outputs import output_columns
-from planner.sheet.profiles import APPLIED_COLUMN, CalibrationFigures
-from planner.sheet.table import graph
+from planner.compute.fleet import compute_dtypes
+from planner.compute.outputs import output_columns
+from planner.compute.profiles import APPLIED_COLUMN, CalibrationFigures
+from planner.compute.table import graph
+from planner.spec.architecture import ModelSpec
+from planner.spec.domain import Scenario
+from planner.spec.gpu import GpuSpec
 
 EXTRA_KEYS = {
     "inference": ("compute_dtype", "gpu_memory_bytes", APPLIED_COLUMN,
@@ -36,7 +36,7 @@ EXTRA_KEYS = {
     "training": ("compute_dtype", "gpu_memory_bytes"),
 }
 """Per kind, the columns evaluation adds to the formula graph's outputs, in the order
-:func:`planner.sheet.fleet.output_records` adds them."""
+:func:`planner.compute.fleet.output_records` adds them."""
 
 
 class OutputBlock:
@@ -242,7 +242,7 @@ def evaluate_store(scenarios: Sequence[Scenario],
                    models: Mapping[str, ModelSpec], gpus: Mapping[str, GpuSpec],
                    profiles: Sequence[CalibrationFigures] | None = None) -> OutputStore:
     """An :class:`OutputStore` of ``scenarios`` from
-    :func:`planner.sheet.fleet.evaluate_columns`' result (one block per kind)."""
+    :func:`planner.compute.fleet.evaluate_columns`' result (one block per kind)."""
     return OutputStore([OutputBlock(kind, [scenarios[i] for i in index], values, models,
                                     gpus, profiles)
                         for kind, (index, values) in by_kind.items()])

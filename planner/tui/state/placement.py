@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.domain import Change, Scenario
+from planner.spec.domain import Change, Scenario
 from planner.tui.state import rows
 
 

@@ -14,20 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from planner.domain import Change, Scenario
-from planner.errors import PlannerError
-from planner.sheet import verdict
-from planner.sheet.explain import render_text
-from planner.sheet.table import inputs_of
+from planner.compute import verdict
+from planner.compute.explain import render_text
+from planner.compute.table import inputs_of
+from planner.core.errors import PlannerError
+from planner.spec.domain import Change, Scenario
 from planner.tui.state import cells
 from planner.tui.state.cell_edit import CellEdit
 from planner.tui.state.editline import LineBuffer
 from planner.tui.state.types import GpuInfo, ModelInfo
 
 if TYPE_CHECKING:
-    from planner.sheet.explain import ExplainNode
-    from planner.sheet.inputs import InputColumn
-    from planner.sheet.profiles import CalibrationFigures
+    from planner.compute.explain import ExplainNode
+    from planner.compute.inputs import InputColumn
+    from planner.compute.profiles import CalibrationFigures
 
 CHOICE_FIELDS = ("model", "gpu")
 """Cells chosen from the catalog."""
@@ -258,7 +258,7 @@ class KindIndex:
 
     def _usable(self, outputs: Mapping[int, Outputs]) -> np.ndarray:
         """Per position in ``ids``: the row fits and is not saturated
-        (:func:`planner.sheet.verdict.usable`), read as columns where the outputs are."""
+        (:func:`planner.compute.verdict.usable`), read as columns where the outputs are."""
         gather = getattr(outputs, "gather", None)
         if gather is None:
             return np.fromiter((verdict.usable(outputs[i]) for i in self.ids.tolist()),

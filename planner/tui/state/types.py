@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from planner.domain import GpuInfo, ModelInfo
+from planner.spec.domain import GpuInfo, ModelInfo
 
 if TYPE_CHECKING:
     from planner.service import Workspace

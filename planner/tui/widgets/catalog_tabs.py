@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.widgets import DataTable
 
-from planner.errors import ValidationError
+from planner.core.errors import ValidationError
+from planner.core.units import GB, GiB, fmt_count
 from planner.tui.messages import CatalogLoaded, WorkFailed
 from planner.tui.screens.dialogs import EditDialog
 from planner.tui.state.failures import work_failures
 from planner.tui.state.types import GpuInfo, ModelInfo, WorkspaceRef
-from planner.units import GB, GiB, fmt_count
 
 if TYPE_CHECKING:
     from planner.tui.state.types import Workspace
@@ -111,7 +111,7 @@ class ModelsTab(CatalogTab):
     @work(thread=True, group="catalog")
     def _import(self, path: str) -> None:
         # lazy: ~10 ms of imports, only when this runs
-        from planner import catalog
+        from planner.spec import catalog
 
         try:
             ws = self.workspace.get()
@@ -162,7 +162,7 @@ class GpusTab(CatalogTab):
             return
         gpu = next(g for g in self.gpus if g.name == name)
         # lazy: ~10 ms of imports, only when this runs
-        from planner.catalog import gpu_record
+        from planner.spec.catalog import gpu_record
 
         current = gpu_record(gpu.spec).get(field, 0)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from textual.widgets import Static
 
-from planner.domain import Scenario
+from planner.spec.domain import Scenario
 from planner.tui.state import details as pane_text
 
 

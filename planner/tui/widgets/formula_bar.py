@@ -13,7 +13,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from planner.domain import Scenario
+from planner.spec.domain import Scenario
 from planner.tui.state import cells
 from planner.tui.state.editline import LineBuffer
 from planner.tui.state.rows import Outputs, input_column

@@ -2,7 +2,7 @@
 
 A table of months × GPU types (GPUs billed and cost per type, then the month's GPUs and cost)
 and, below it, a character chart of GPUs and cost by month
-(:func:`planner.sheet.plan.plan_chart_lines`). The plan is computed in a thread worker
+(:func:`planner.compute.plan.plan_chart_lines`). The plan is computed in a thread worker
 (:meth:`planner.service.Workspace.plan`: every workload and month through the serving model)
 each time the tab is shown or the fleet changes; a fleet without a horizon shows how to set
 one.
@@ -34,7 +34,7 @@ class PlanPane(Vertical):
         super().__init__(**kwargs)
         self.workspace = workspace
         self.plan: Any = None
-        """The plan shown (a :class:`planner.sheet.plan.PlanResult`), or None."""
+        """The plan shown (a :class:`planner.compute.plan.PlanResult`), or None."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="plan-title")
@@ -60,7 +60,7 @@ class PlanPane(Vertical):
     def show(self, plan: Any, error: str = "", fleet: str = "") -> None:
         """Show a plan (or, without one, ``error``)."""
         # lazy: numpy-backed plan text, only once a plan is shown
-        from planner.sheet.plan import plan_chart_lines
+        from planner.compute.plan import plan_chart_lines
 
         self.plan = plan
         table = self.query_one(PlanTable)

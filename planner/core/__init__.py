@@ -1,0 +1,2 @@
+"""The bottom layer: units and element sizes in bits, errors a user can cause, the files and
+settings every layer above reads. It imports nothing else of the planner."""
