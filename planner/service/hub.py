@@ -158,8 +158,10 @@ def _probe_address() -> tuple[str, int]:
 def _proxy_address(scheme: str, host: str) -> tuple[str, int] | None:
     """The host and port (default 8080) of the proxy the environment sets for ``scheme``,
     unless ``host`` bypasses it; ``None`` without one (or one with no host name)."""
-    # lazy: urllib's URL parser and proxy settings, only when the Hub is probed
+    # lazy: urllib's URL parser, only when the Hub is probed
     from urllib.parse import urlsplit
+
+    # lazy: urllib's proxy settings, only when the Hub is probed
     from urllib.request import getproxies, proxy_bypass
 
     proxy = getproxies().get(scheme)
