@@ -150,18 +150,34 @@ def _import_item(ref: str, name: str | None, source: str,
     id (or a short name that is one) read from the Hub or its cache, recorded in ``fetched``
     under its name; else a config.json file, or a folder holding one."""
     # lazy: the service layer (~26 ms), only when this runs
-    from planner.service import hub, hub_names
+    from planner.service import hub
 
-    # lazy: the catalog reader (~13 ms of imports), only when this runs
-    from planner.spec import catalog
-
-    path = Path(ref).expanduser()
-    if not ref.endswith(".json") and not path.exists() and hub_names.hub_id_for(ref):
-        ref = hub_names.hub_id_for(ref) or ref  # a short name (qwen3-8b) is its Hub id
+    ref = _short_name_hub_id(ref)
     if hub.is_hub_id(ref):
         read = hub.fetch_config(ref)
         fetched[name or read.name] = read
         return (name or read.name, read.config, read.source_url, read.repo_id, read.commit)
+    return _file_item(ref, name, source)
+
+
+def _short_name_hub_id(ref: str) -> str:
+    """The Hub id of a short name (qwen3-8b) that is no .json file and no existing path;
+    else ``ref`` as it is."""
+    # lazy: the service layer (~26 ms), only when this runs
+    from planner.service import hub_names
+
+    path = Path(ref).expanduser()
+    if not ref.endswith(".json") and not path.exists() and hub_names.hub_id_for(ref):
+        return hub_names.hub_id_for(ref) or ref  # a short name (qwen3-8b) is its Hub id
+    return ref
+
+
+def _file_item(ref: str, name: str | None, source: str) -> tuple[Any, ...]:
+    """A config.json file, or a folder holding one, as a ``model import`` item: named
+    ``name``, else by its folder (a config.json) or its file name."""
+    # lazy: ~13 ms of imports, only when this runs
+    from planner.spec import catalog
+
     path = Path(ref).expanduser()
     file = path / "config.json" if path.is_dir() else path
     default = file.parent.name if file.stem == "config" else file.stem

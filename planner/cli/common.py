@@ -208,25 +208,40 @@ def json_text(data: Any) -> str:
 
 def _encode(value: Any, indent: str) -> str:
     """:func:`json_text` of ``value`` nested at ``indent``, by type (see :func:`json_text_fast`)."""
-    kind = type(value)
-    if kind is str:
-        return encode_basestring_ascii(value)
-    if kind is float or (kind is not bool and isinstance(value, float)):
-        return float.__repr__(value) if math.isfinite(value) else "null"
-    if value is None or kind is bool:
-        return _LITERALS[value]
-    if kind is int or isinstance(value, int):
-        return int.__repr__(value)
-    if kind is dict or isinstance(value, dict):
+    scalar = _SCALARS.get(type(value))
+    if scalar is not None:
+        return scalar(value)
+    if isinstance(value, dict):
         return _encode_dict(value, indent)
-    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)):
         return _encode_list(value, indent)
-    # anything else (a datetime, a Decimal): json_text's default=str
+    return _encode_other(value)
+
+
+def _float_text(value: float) -> str:
+    """A float's JSON text: ``float.__repr__``, or ``null`` for NaN and infinities."""
+    return float.__repr__(value) if math.isfinite(value) else "null"
+
+
+def _encode_other(value: Any) -> str:
+    """:func:`_encode` of a value of no exact JSON type: a float or int subclass (an
+    ``IntEnum``) by its value, anything else (a datetime, a Decimal) as its ``str``
+    (json_text's ``default=str``)."""
+    if isinstance(value, float):
+        return _float_text(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
     return encode_basestring_ascii(str(value))
 
 
 _LITERALS = {None: "null", True: "true", False: "false"}
 """JSON's literals, by the Python value (``None`` and the two ``bool``s only)."""
+
+_SCALARS: dict[type, Callable[[Any], str]] = {
+    str: encode_basestring_ascii, float: _float_text, int: int.__repr__,
+    bool: _LITERALS.__getitem__, type(None): _LITERALS.__getitem__}
+"""The encoder of each exact scalar type :func:`_encode` meets (subclasses:
+:func:`_encode_other`)."""
 
 
 def _encode_dict(value: dict[Any, Any], indent: str) -> str:
@@ -296,26 +311,29 @@ def json_records_fast(records: list[dict[str, Any]], indent: str = "") -> list[s
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, record in enumerate(records):
         groups.setdefault(tuple(record), []).append(i)
-    inner = indent + "  "
     for keys, rows in groups.items():
-        if not keys:
-            for i in rows:
-                out[i] = "{}"
-            continue
-        if any(type(k) is not str for k in keys):
-            for i in rows:
-                out[i] = _encode(records[i], indent)
-            continue
-        group = [records[i] for i in rows]
-        columns = []
-        for key in keys:
-            prefix = f"{inner}{encode_basestring_ascii(key)}: "
-            column = list(map(operator.itemgetter(key), group))
-            columns.append(map(prefix.__add__, _encode_column(column, inner)))
-        head, tail = "{\n", "\n" + indent + "}"
-        for i, parts in zip(rows, zip(*columns, strict=True), strict=True):
-            out[i] = head + ",\n".join(parts) + tail
+        texts = _encode_group(keys, [records[i] for i in rows], indent)
+        for i, text in zip(rows, texts, strict=True):
+            out[i] = text
     return out
+
+
+def _encode_group(keys: tuple[Any, ...], group: list[dict[str, Any]], indent: str
+                  ) -> list[str]:
+    """:func:`json_records_fast` of records that all have ``keys`` in that order: a column
+    at a time when the keys are text, else one record at a time."""
+    if not keys:
+        return ["{}"] * len(group)
+    if any(type(k) is not str for k in keys):
+        return [_encode(record, indent) for record in group]
+    inner = indent + "  "
+    columns = []
+    for key in keys:
+        prefix = f"{inner}{encode_basestring_ascii(key)}: "
+        column = list(map(operator.itemgetter(key), group))
+        columns.append(map(prefix.__add__, _encode_column(column, inner)))
+    head, tail = "{\n", "\n" + indent + "}"
+    return [head + ",\n".join(parts) + tail for parts in zip(*columns, strict=True)]
 
 
 def emit_json(data: Any) -> None:

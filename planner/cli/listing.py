@@ -120,17 +120,8 @@ def _width(headers: Sequence[str], columns: Sequence[Sequence[str]]) -> int:
 
 def scenario_table(fv: FleetValues) -> None:
     """Print the inference and the training scenarios of ``fv`` with their headline outputs."""
-    tables = []
-    for kind, title, headers, build in (
-            ("inference", "Inference scenarios", INFERENCE_HEADERS, _inference_columns),
-            ("training", "Training scenarios", TRAINING_HEADERS, _training_columns)):
-        if kind in fv.by_kind:
-            index, values = fv.by_kind[kind]
-            tables.append((title, headers, build(fv, index, values)))
-    small = all(len(columns[0]) <= RICH_MAX_ROWS for _t, _h, columns in tables)
-    too_wide = any(_width(headers, columns) > RICH_CONSOLE_WIDTH
-                   for _t, headers, columns in tables)
-    if small and (too_wide or sys.stdout.isatty()):
+    tables = _kind_tables(fv)
+    if _drawn_by_rich(tables):
         # lazy: loads rich (~39 ms): a short table on a terminal, in colour
         from planner.cli import render
 
@@ -143,6 +134,31 @@ def scenario_table(fv: FleetValues) -> None:
         stream.write_box_table(title, headers, columns,
                                [i < TEXT_COLUMNS for i in range(len(headers))],
                                wide=[i < TEXT_COLUMNS for i in range(len(headers))])
+
+
+_Table = tuple[str, Sequence[str], list[list[str]]]
+"""One table of :func:`scenario_table`: its title, headers and formatted columns."""
+
+
+def _kind_tables(fv: FleetValues) -> list[_Table]:
+    """The inference table, then the training table, of the kinds ``fv`` holds."""
+    tables: list[_Table] = []
+    for kind, title, headers, build in (
+            ("inference", "Inference scenarios", INFERENCE_HEADERS, _inference_columns),
+            ("training", "Training scenarios", TRAINING_HEADERS, _training_columns)):
+        if kind in fv.by_kind:
+            index, values = fv.by_kind[kind]
+            tables.append((title, headers, build(fv, index, values)))
+    return tables
+
+
+def _drawn_by_rich(tables: list[_Table]) -> bool:
+    """Whether rich draws the tables: every one short, and on a terminal or wider than the
+    console rich draws at (which rich wraps)."""
+    small = all(len(columns[0]) <= RICH_MAX_ROWS for _t, _h, columns in tables)
+    too_wide = any(_width(headers, columns) > RICH_CONSOLE_WIDTH
+                   for _t, headers, columns in tables)
+    return small and (too_wide or sys.stdout.isatty())
 
 
 JSON_CHUNK_ROWS = 2_000
@@ -176,12 +192,28 @@ def _encode_array(name: str, column: Any, indent: str) -> _Encoded:
     kind = column.dtype.kind
     if not len(column) or kind not in "fiub":
         return _encode_objects(column_values(name, column), indent)
-    if kind in "fb" and name in output_columns() and output_columns()[name].integer:
-        if kind == "f" and not (np.isfinite(column).all()
-                                and (np.abs(column) < 2.0**62).all()):
+    if kind in "fb" and _integer_output(name):
+        if kind == "f" and not _int64_exact(column):
             return _encode_objects(column_values(name, column), indent)
         column = column.astype(np.int64)  # int(v) of each: truncation toward zero
         kind = "i"
+    return _encode_numbers(column, kind, indent)
+
+
+def _integer_output(name: str) -> bool:
+    """Whether ``name`` is an output whose record value is an ``int``."""
+    return name in output_columns() and output_columns()[name].integer
+
+
+def _int64_exact(column: np.ndarray) -> bool:
+    """Whether every float of ``column`` is finite and under 2**62 in size, so that int64
+    holds ``int(v)`` of it."""
+    return bool(np.isfinite(column).all() and (np.abs(column) < 2.0**62).all())
+
+
+def _encode_numbers(column: np.ndarray, kind: str, indent: str) -> _Encoded:
+    """A non-empty boolean, integer or float array (numpy ``kind``) as JSON texts; one text
+    when every value is the same."""
     if kind == "b":
         if (column == column[0]).all():
             return "true" if column[0] else "false"
@@ -223,7 +255,18 @@ def _records_json(rows: list[Scenario], cols: dict[str, Any]) -> list[str]:
     """The JSON text of each scenario record (its fields, then ``outputs``) of ``rows``,
     nested in the list: built column by column, each column encoded in one pass, constant
     columns folded into the literal text, and each record joined once."""
-    entries: list[tuple[str, Any]] = []
+    merged = _merged(_record_parts(_record_entries(rows, cols)))
+    if all(isinstance(part, str) for part in merged):
+        return ["".join(merged)] * len(rows)  # type: ignore[arg-type]
+    return list(map("".join, zip(*(itertools.repeat(part) if isinstance(part, str) else part
+                                   for part in merged), strict=False)))
+
+
+def _record_entries(rows: list[Scenario], cols: dict[str, Any]
+                    ) -> list[tuple[str, list[_Encoded]]]:
+    """Each field of the records of ``rows`` with the parts of its encoded values, then
+    ``outputs`` (the columns ``cols``)."""
+    entries: list[tuple[str, list[_Encoded]]] = []
     for name in _SCENARIO_FIELDS:
         values = list(map(attrgetter(name), rows))
         if name == "inputs":
@@ -233,22 +276,30 @@ def _records_json(rows: list[Scenario], cols: dict[str, Any]) -> list[str]:
     entries.append(("outputs", _dict_parts(
         [(key, _encode_array(key, column, "      ")) for key, column in cols.items()],
         "    ")))
+    return entries
+
+
+def _record_parts(entries: list[tuple[str, list[_Encoded]]]) -> list[_Encoded]:
+    """The parts of a record object nested in the list whose entries are ``entries``:
+    literal texts and per-row columns, in order."""
     parts: list[_Encoded] = []
     for n, (key, encoded) in enumerate(entries):
         parts.append(("  {\n" if n == 0 else ",\n") + "    " + encode_basestring_ascii(key)
                      + ": ")
         parts.extend(encoded)
     parts.append("\n  }")
+    return parts
+
+
+def _merged(parts: list[_Encoded]) -> list[_Encoded]:
+    """``parts`` with each run of adjacent literal texts joined into one."""
     merged: list[_Encoded] = []
     for part in parts:
         if isinstance(part, str) and merged and isinstance(merged[-1], str):
             merged[-1] += part
         else:
             merged.append(part)
-    if all(isinstance(part, str) for part in merged):
-        return ["".join(merged)] * len(rows)  # type: ignore[arg-type]
-    return list(map("".join, zip(*(itertools.repeat(part) if isinstance(part, str) else part
-                                   for part in merged), strict=False)))
+    return merged
 
 
 def _inputs_parts(inputs: list[dict[str, Any]]) -> list[_Encoded]:

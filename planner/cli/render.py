@@ -89,15 +89,21 @@ def model_inspect(info: dict[str, Any]) -> None:
                                           for k, v in arch.items()]))
     ck = info.get("checkpoint")
     if ck:
-        rows = [(esc(k.replace("_", " ")), esc(", ".join(v) if isinstance(v, list) else v))
-                for k, v in ck.items()
-                if k not in ("weights_bytes", "index_total_bytes", "weights_vs_index")]
-        rows.append(("weights (as stored)", f"{fmt_count(ck['weights_bytes'])} B "
-                                            f"({fmt_bytes(ck['weights_bytes'])})"))
-        if "index_total_bytes" in ck:
-            rows.append(("safetensors index total", f"{fmt_count(ck['index_total_bytes'])} B "
-                                                    f"({ck['weights_vs_index']:+.2%})"))
-        console.print(figure_table("checkpoint", rows))
+        console.print(figure_table("checkpoint", _checkpoint_rows(ck)))
+
+
+def _checkpoint_rows(ck: dict[str, Any]) -> list[tuple[str, str]]:
+    """:func:`model_inspect`'s checkpoint rows: its fields, the weights as stored and the
+    safetensors index total against them where there is one."""
+    rows = [(esc(k.replace("_", " ")), esc(", ".join(v) if isinstance(v, list) else v))
+            for k, v in ck.items()
+            if k not in ("weights_bytes", "index_total_bytes", "weights_vs_index")]
+    rows.append(("weights (as stored)", f"{fmt_count(ck['weights_bytes'])} B "
+                                        f"({fmt_bytes(ck['weights_bytes'])})"))
+    if "index_total_bytes" in ck:
+        rows.append(("safetensors index total", f"{fmt_count(ck['index_total_bytes'])} B "
+                                                f"({ck['weights_vs_index']:+.2%})"))
+    return rows
 
 
 def gpu_list(gpus: list[GpuSpec]) -> None:
@@ -392,7 +398,7 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     if len(varied) == 2 and len(columns) == 1:
         _two_way(plain_title, frame, varied, columns[0], notes)
         return
-    names = list(dict.fromkeys((*varied, *(c for c in frame.columns if c == "gpus"),
+    names = list(dict.fromkeys((*varied, *(["gpus"] if "gpus" in frame.columns else []),
                                 *columns)))
     body = [stream.format_column(frame[c].tolist(),
                                  _text_or_cell(c) if c in varied else _figure(c))
@@ -404,7 +410,13 @@ def sweep(sc: Any, grid: Any, frame: Any, columns: list[str]) -> None:
     if len(frame) > RICH_MAX_ROWS:
         stream.write_table(plain_title, headers, body, left)
         return
-    table = Table(title=esc(plain_title))
+    _rich_columns(esc(plain_title), headers, left, body)
+
+
+def _rich_columns(title: str, headers: list[str], left: list[bool], body: list[list[str]]
+                  ) -> None:
+    """Print ``body`` (formatted columns) as a rich table, each column left- or right-aligned."""
+    table = Table(title=title)
     for h, is_left in zip(headers, left, strict=True):
         table.add_column(h, justify="left" if is_left else "right")
     for row_cells in zip(*body, strict=True):

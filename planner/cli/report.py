@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -20,26 +21,34 @@ def _sweep(ctx: click.Context, text: str) -> Any:
     # lazy: loads openpyxl (~119 ms), only when this runs
     from planner.io.xlsx.workbook import Sweep
 
+    sc, spec = _sweep_scenario(ctx, text)
+    variations = _variations(ctx, tuple(spec.split(";")), sc.kind)
+    columns = [v.column for v in variations]
+    rows = [_sweep_row(sc, columns, combo)
+            for combo in itertools.product(*(v.values for v in variations))]
+    return Sweep(f"{sc.fleet}/{sc.name}", columns, rows)
+
+
+def _sweep_scenario(ctx: click.Context, text: str) -> tuple[Any, str]:
+    """The inference scenario a ``--sweep`` names and its ``column=values`` part; a sweep
+    written without one, or of a training scenario, refused."""
     ref, sep, spec = text.partition(":")
     if not sep or not spec:
         raise ValidationError("--sweep", "write it SCENARIO:column=values[;column=values]",
                               value=text)
-    ws = workspace(ctx)
-    sc = ws.scenario(*_ref(ctx, ref, None))
+    sc = workspace(ctx).scenario(*_ref(ctx, ref, None))
     if sc.kind != "inference":
         raise ValidationError("--sweep", "sweeps are of inference scenarios", value=ref)
-    variations = _variations(ctx, tuple(spec.split(";")), sc.kind)
-    import itertools
+    return sc, spec
 
-    rows = []
-    for combo in itertools.product(*(v.values for v in variations)):
-        changes = dict(zip((v.column for v in variations), combo, strict=True))
-        meta = {k: changes.pop(k) for k in ("gpu", "model") if k in changes}
-        name = sc.name + " " + " ".join(f"{k}={v}" for k, v in
-                                        zip((v.column for v in variations), combo, strict=True))
-        rows.append(replace(sc, id=0, version=0, name=name, inputs={**sc.inputs, **changes},
-                            **meta))
-    return Sweep(f"{sc.fleet}/{sc.name}", [v.column for v in variations], rows)
+
+def _sweep_row(sc: Any, columns: list[str], combo: tuple[Any, ...]) -> Any:
+    """One row of a sweep: ``sc`` with the varied ``columns`` at ``combo`` (a GPU or model
+    as its own field, the rest as inputs), named by them."""
+    changes = dict(zip(columns, combo, strict=True))
+    meta = {k: changes.pop(k) for k in ("gpu", "model") if k in changes}
+    name = sc.name + " " + " ".join(f"{k}={v}" for k, v in zip(columns, combo, strict=True))
+    return replace(sc, id=0, version=0, name=name, inputs={**sc.inputs, **changes}, **meta)
 
 
 def _frontier(ctx: click.Context, text: str) -> tuple[str, Any]:
@@ -91,18 +100,24 @@ def export(ctx: click.Context, fleets: tuple[str, ...], out_path: Path, sweeps: 
         ws.fleet(f)  # a clear error for an unknown fleet before any work
     built = [_sweep(ctx, s) for s in sweeps]
     fronts = [_frontier(ctx, f) for f in frontiers]
-    total = sum(f.scenario_count for f in ws.fleets() if not fleets or f.name in fleets)
-    kwargs: dict[str, Any] = {"force": force, "sweeps": built, "frontiers": fronts}
-    if total > 500 and sys.stderr.isatty():
-        with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
-            report = ws.export(out_path, list(fleets) or None, progress=bar.update, **kwargs)
-    else:
-        report = ws.export(out_path, list(fleets) or None, **kwargs)
+    report = _export_report(ws, out_path, fleets,
+                            {"force": force, "sweeps": built, "frontiers": fronts})
     if as_json:
         emit_json({"path": str(report.path.resolve()), "scenarios": report.scenarios,
                    "training": report.training, "sheets": report.sheets})
         return
     click.echo(_export_line(report))
+
+
+def _export_report(ws: Any, out_path: Path, fleets: tuple[str, ...],
+                   kwargs: dict[str, Any]) -> Any:
+    """The workbook written (:meth:`Workspace.export`), with a progress bar on a terminal's
+    stderr when the fleets hold over 500 scenarios."""
+    total = sum(f.scenario_count for f in ws.fleets() if not fleets or f.name in fleets)
+    if total > 500 and sys.stderr.isatty():
+        with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
+            return ws.export(out_path, list(fleets) or None, progress=bar.update, **kwargs)
+    return ws.export(out_path, list(fleets) or None, **kwargs)
 
 
 @click.command("import")

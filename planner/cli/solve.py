@@ -136,6 +136,12 @@ def _check_objective(maximize: str | None, minimize: str | None, n: Narrowing) -
     if not capacity and (n.gpu_filter or n.utilization_cap is not None):
         raise ValidationError("--gpu-filter/--utilization-cap", "narrow the capacity question "
                               "(solve without --maximize/--minimize)")
+    _check_as_options(n, capacity)
+
+
+def _check_as_options(n: Narrowing, capacity: bool) -> None:
+    """Refuse ``--choose-best`` without ``--as-options``, and ``--as-options`` of a goal seek
+    that varies nothing."""
     if n.choose_best and not n.as_options:
         raise ValidationError("--choose-best", "works with --as-options K")
     if n.as_options and not n.vary and not capacity:
@@ -200,11 +206,7 @@ def _goal_seek(ctx: click.Context, q: Question, n: Narrowing, maximize: str | No
     result = run(q.base, objective, sense, n.constraint, varied, q.models, q.gpus,
                  kind=q.kind, profiles=q.profiles)
     written = _goal_seek_options(q, n, objective, sense, varied) if result.found else []
-    answer = None
-    if result.found and q.kind == "inference":
-        answer = _answer_estimate(q.models, q.gpus, q.base, q.profiles,
-                                  {v.column: result.values[v.column] for v in varied
-                                   if v.column in result.values})
+    answer = _goal_seek_answer(q, result, varied)
     if n.as_json:
         emit_json(_goal_seek_json(result, answer, q.gpus, written, n.as_options))
         return
@@ -220,6 +222,16 @@ def _goal_seek(ctx: click.Context, q: Question, n: Narrowing, maximize: str | No
     echo_written(written, n.choose_best)
     if not result.found:
         ctx.exit(1)
+
+
+def _goal_seek_answer(q: Question, result: Any, varied: list[Any]) -> dict[str, Any] | None:
+    """The estimate of the deployment an inference goal seek found (``None``: no answer, or a
+    training question)."""
+    if not result.found or q.kind != "inference":
+        return None
+    return _answer_estimate(q.models, q.gpus, q.base, q.profiles,
+                            {v.column: result.values[v.column] for v in varied
+                             if v.column in result.values})
 
 
 def _goal_seek_options(q: Question, n: Narrowing, objective: str, sense: str,
@@ -309,13 +321,23 @@ def _capacity_options(q: Question, n: Narrowing, answers: list[Any],
     if not n.as_options or not answers or q.sc is None:
         return []
     if varied is None:
-        changes = [{k: v for k, v in a.changes.items() if q.base.get(k) != v}
-                   for a in answers[:n.as_options]]  # only what differs names the option
+        changes = _differences(q.base, answers[:n.as_options])
     else:
-        changes = [a.changes for a in answers
-                   if any(v != q.base.get(k) for k, v in a.changes.items() if k in varied)]
-        changes = changes[:n.as_options]
+        changes = _searched_changes(q.base, answers, varied)[:n.as_options]
     return options_written(q.ws, q.sc, changes, n.choose_best)
+
+
+def _differences(base: dict[str, Any], answers: list[Any]) -> list[dict[str, Any]]:
+    """Each disaggregated answer's changes that differ from ``base`` (only what differs
+    names the option)."""
+    return [{k: v for k, v in a.changes.items() if base.get(k) != v} for a in answers]
+
+
+def _searched_changes(base: dict[str, Any], answers: list[Any],
+                      varied: set[str]) -> list[dict[str, Any]]:
+    """The changes of the aggregated answers that change one of the ``varied`` columns."""
+    return [a.changes for a in answers
+            if any(v != base.get(k) for k, v in a.changes.items() if k in varied)]
 
 
 def _capacity_record(a: Any, q: Question) -> dict[str, Any]:

@@ -12,10 +12,9 @@ linear in the rows and memory is the formatted columns.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import math
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 import click
@@ -29,9 +28,6 @@ of printing on this project's 2-core CI machine."""
 
 JSON_CHUNK_ROWS = 10_000
 """Rows of a table turned into JSON records at a time (a sweep's ``--json``)."""
-
-_END = object()
-"""Marks the end of the items in :func:`write_json_list`."""
 
 PROGRESS_MIN_JSON_ITEMS = 20_000
 """JSON lists at least this long show a progress bar on stderr (a terminal only): about a
@@ -66,7 +62,6 @@ def write_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[s
 
     ``progress`` None: a bar on stderr when the table is long and stderr is a terminal."""
     stream = out if out is not None else sys.stdout
-    rows = len(columns[0]) if columns else 0
     widths = [max(len(h), max(map(len, c), default=0)) for h, c in zip(headers, columns,
                                                                         strict=True)]
     specs = [f"{{:{'<' if is_left else '>'}{w}}}" for w, is_left in zip(widths, left,
@@ -75,16 +70,33 @@ def write_table(title: str, headers: Sequence[str], columns: Sequence[Sequence[s
     stream.write(f"{title}\n")
     stream.write(line.format(*headers).rstrip() + "\n")
     stream.write("  ".join("-" * w for w in widths) + "\n")
+    _write_rows(stream, columns, progress, _plain_lines(line))
+    stream.flush()
+
+
+def _plain_lines(line: str) -> Callable[[Iterable[Any]], str]:
+    """The function that writes rows of cells as :func:`write_table`'s lines: ``line``
+    formatted with each row's cells, trailing spaces stripped."""
+    fmt = line.format
+
+    def lines(chunk: Iterable[Any]) -> str:
+        """The rows of ``chunk`` as lines."""
+        return "\n".join(fmt(*cells).rstrip() for cells in chunk)
+    return lines
+
+
+def _write_rows(stream: TextIO, columns: Sequence[Sequence[str]], progress: bool | None,
+                lines: Callable[[Iterable[Any]], str]) -> None:
+    """Write the rows of ``columns`` as ``lines`` joins them, :data:`CHUNK_ROWS` at a time,
+    with a progress bar on stderr as :func:`progress_context` decides."""
+    rows = len(columns[0]) if columns else 0
     bar = progress_context(progress, rows, PROGRESS_MIN_ROWS, "printing")
     with bar as progress_bar:
-        fmt = line.format
         for start in range(0, rows, CHUNK_ROWS):
             stop = min(start + CHUNK_ROWS, rows)
-            chunk = zip(*(c[start:stop] for c in columns), strict=True)
-            stream.write("\n".join(fmt(*cells).rstrip() for cells in chunk) + "\n")
+            stream.write(lines(zip(*(c[start:stop] for c in columns), strict=True)) + "\n")
             if progress_bar is not None:
                 progress_bar.update(stop - start)
-    stream.flush()
 
 
 def _pad(text: str, width: int, is_left: bool, measure: Callable[[str], int]) -> str:
@@ -112,7 +124,6 @@ def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequen
     ``wide``: per column, whether it may hold text wider than one cell per character (user
     text, measured with rich's ``cell_len``); the others are measured with ``len``."""
     stream = out if out is not None else sys.stdout
-    rows = len(columns[0]) if columns else 0
     measures = _measures(len(columns), wide)
     widths = [max(measure(h), max(map(measure, c), default=0))
               for h, c, measure in zip(headers, columns, measures, strict=True)]
@@ -123,14 +134,7 @@ def write_box_table(title: str, headers: Sequence[str], columns: Sequence[Sequen
     stream.write("┃ " + " ┃ ".join(_pad(h, w, is_left, len) for h, w, is_left in
                                    zip(headers, widths, left, strict=True)) + " ┃\n")
     stream.write("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩\n")
-    bar = progress_context(progress, rows, PROGRESS_MIN_ROWS, "printing")
-    lines = _box_lines(widths, left, measures)
-    with bar as progress_bar:
-        for start in range(0, rows, CHUNK_ROWS):
-            stop = min(start + CHUNK_ROWS, rows)
-            stream.write(lines(zip(*(c[start:stop] for c in columns), strict=True)) + "\n")
-            if progress_bar is not None:
-                progress_bar.update(stop - start)
+    _write_rows(stream, columns, progress, _box_lines(widths, left, measures))
     stream.write("└" + "┴".join("─" * (w + 2) for w in widths) + "┘\n")
     stream.flush()
 
@@ -173,23 +177,39 @@ def write_json_list(items: Iterable[Any], count: int, *, out: TextIO | None = No
         return
     bar = progress_context(progress, count, PROGRESS_MIN_JSON_ITEMS, "writing JSON")
     stream.write("[\n")
-    chunk: list[Any] = []
-    written = 0
     with bar as progress_bar:
-        for item in itertools.chain(items, [_END]):
-            if item is not _END:
-                chunk.append(item)
-            if chunk and (len(chunk) == chunk_items or item is _END):
-                written += len(chunk)
-                stream.write(",\n".join("  " + text for text in _encode_items(chunk))
-                             + (",\n" if item is not _END and written < count else ""))
-                if progress_bar is not None:
-                    progress_bar.update(len(chunk))
-                chunk = []
+        written = _write_json_chunks(stream, items, count, chunk_items, progress_bar)
     if written != count:
         raise ValueError(f"write_json_list: {written} items, {count} announced")
     stream.write("\n]\n")
     stream.flush()
+
+
+def _write_json_chunks(stream: TextIO, items: Iterable[Any], count: int, chunk_items: int,
+                       progress_bar: Any) -> int:
+    """Write the JSON texts of ``items`` a chunk at a time, a comma after each chunk but the
+    last (or the ``count``-th item's); the number of items written."""
+    written = 0
+    for chunk, at_end in _chunks(items, chunk_items):
+        written += len(chunk)
+        stream.write(",\n".join("  " + text for text in _encode_items(chunk))
+                     + (",\n" if not at_end and written < count else ""))
+        if progress_bar is not None:
+            progress_bar.update(len(chunk))
+    return written
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[tuple[list[Any], bool]]:
+    """``items`` in lists of ``size`` as they are produced, each with whether the items ended
+    there (only a last, shorter list; never an empty one)."""
+    chunk: list[Any] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk, False
+            chunk = []
+    if chunk:
+        yield chunk, True
 
 
 def _encode_items(chunk: list[Any]) -> list[str]:

@@ -41,6 +41,7 @@ from planner.store.schema import GpuRow, ModelRow
 
 if TYPE_CHECKING:
     from planner.compute.checks import CellProblem, CheckedTable
+    from planner.compute.problems import Problems
 
 Clash = Literal["refuse", "replace", "skip"]
 CLASH_CHOICES: tuple[str, ...] = ("refuse", "replace", "skip")
@@ -99,24 +100,11 @@ class BulkImport:
             raise PlannerError(f"on_clash must be one of {', '.join(CLASH_CHOICES)}, "
                                f"not {on_clash!r}")
         # lazy: the column checks import pandas, which Workspace users need not load
-        from planner.compute.checks import Problems, check_header, check_table
+        from planner.compute.checks import check_table
 
-        frame, label, where = _source_frame(source)
-        with read_session(self.engine) as s:
-            fleet_row = queries.fleet_row(s, fleet)
-            taken = bulk.existing(s, fleet_row.id)
-            if "model" in frame.columns:
-                frame = frame.assign(model=_named_by_hub_id(s, frame["model"]))
+        frame, label, where, taken = self._frame(fleet, source)
         models, gpus = self.evaluation.catalog_specs()
-        if len(frame.columns) == 0:
-            raise PlannerError(f"{label}: empty; the first line must be a header "
-                               "name,model,gpu[,input columns…]; nothing imported")
-        problems = Problems()
-        check_header(list(frame.columns), problems)
-        if problems:
-            raise BulkImportError(label, problems.first(), problems.total, where)
-        if len(frame) == 0:
-            raise PlannerError(f"{label}: no scenario rows under the header; nothing imported")
+        problems = _header_problems(frame, label, where)
         message = (f"is already a scenario of fleet {fleet!r}; choose another name, or "
                    "replace it (--replace) or keep it (--skip-existing)"
                    if on_clash == "refuse" else "")
@@ -132,6 +120,18 @@ class BulkImport:
         except _RollBack as done:
             result = done.result
         return result
+
+    def _frame(self, fleet: str, source: Any
+               ) -> tuple[Any, str, Callable[[int], str], dict[str, tuple[int, int]]]:
+        """(the table of ``source``, its label, the place of a row in it, the names ``fleet``
+        already has), a model named by its Hub id read as the catalog's name for it."""
+        frame, label, where = _source_frame(source)
+        with read_session(self.engine) as s:
+            fleet_row = queries.fleet_row(s, fleet)
+            taken = bulk.existing(s, fleet_row.id)
+            if "model" in frame.columns:
+                frame = frame.assign(model=_named_by_hub_id(s, frame["model"]))
+        return frame, label, where, taken
 
     def _write(self, fleet: str, label: str, table: Any, on_clash: Clash, dry_run: bool,
                progress: Callable[[int], None] | None) -> BulkResult:
@@ -161,6 +161,24 @@ class BulkImport:
             if dry_run:
                 raise _RollBack(result)
         return result
+
+
+def _header_problems(frame: Any, label: str, where: Callable[[int], str]) -> Problems:
+    """The problems found so far (none: :class:`BulkImportError` is raised for a bad header),
+    after refusing a table without columns, with a bad header or without rows."""
+    # lazy: the column checks import pandas, which Workspace users need not load
+    from planner.compute.checks import Problems, check_header
+
+    if len(frame.columns) == 0:
+        raise PlannerError(f"{label}: empty; the first line must be a header "
+                           "name,model,gpu[,input columns…]; nothing imported")
+    problems = Problems()
+    check_header(list(frame.columns), problems)
+    if problems:
+        raise BulkImportError(label, problems.first(), problems.total, where)
+    if len(frame) == 0:
+        raise PlannerError(f"{label}: no scenario rows under the header; nothing imported")
+    return problems
 
 
 class _RollBack(Exception):

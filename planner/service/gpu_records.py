@@ -63,11 +63,16 @@ def gpu_number(field: str, value: Any, *, limit: str | None = None,
     number = parse_number(value if isinstance(value, (str, int, float)) else str(value))
     if (number is None or number > high or number < low
             or (positive and number == low)):
-        words = "above" if positive else "from"
-        allowed = (f"a number above {low:g} and at most {high:g}" if positive
-                   else f"a number {words} {low:g} to {high:g}")
-        raise ValidationError(field, f"must be {allowed}", value=value)
+        raise ValidationError(field, f"must be {_allowed(low, high, positive)}", value=value)
     return number
+
+
+def _allowed(low: float, high: float, positive: bool) -> str:
+    """What a GPU figure must be, in words: above ``low`` (``positive``) or from it, at most
+    ``high``."""
+    if positive:
+        return f"a number above {low:g} and at most {high:g}"
+    return f"a number from {low:g} to {high:g}"
 
 
 def spec_from_user(name: str, record: dict[str, Any]) -> GpuSpec:
@@ -100,16 +105,36 @@ def _check_figures(clean: dict[str, Any], record: dict[str, Any]) -> None:
     """Refuse a parsed GPU record without memory and bandwidth or any throughput, with a
     fractional count, an unknown PCIe generation or a share above 1 (``record``: the values
     as given, named in the message)."""
+    _check_present(clean)
+    _check_whole(clean, record)
+    _check_codes(clean, record)
+    for key in _SHARES:
+        if clean.get(key, 0) > 1:
+            raise ValidationError(key, "must be a share from 0 to 1 (0: the default)",
+                                  value=record[key])
+
+
+def _check_present(clean: dict[str, Any]) -> None:
+    """Refuse a GPU record without memory and bandwidth, or without any throughput."""
     for key in _POSITIVE:
         if key not in clean:
             raise ValidationError(key, "is required (a number above 0)")
     if not any(clean.get(k) for k in _THROUGHPUT):
         raise ValidationError("bf16_tflops", "at least one of " + ", ".join(_THROUGHPUT)
                               + " must be a number above 0")
+
+
+def _check_whole(clean: dict[str, Any], record: dict[str, Any]) -> None:
+    """Refuse a fractional count (``record``: the values as given, named in the message)."""
     for key in _WHOLE:
         if key in clean and clean[key] != int(clean[key]):
             raise ValidationError(key, f"must be a whole number from {GPU_LIMITS[key][0]:g} to "
                                   f"{GPU_LIMITS[key][1]:g}", value=record[key])
+
+
+def _check_codes(clean: dict[str, Any], record: dict[str, Any]) -> None:
+    """Refuse a compute capability with more than one minor digit and an unknown PCIe
+    generation."""
     capability = clean.get("compute_capability", 0.0)
     if abs(capability * 10 - round(capability * 10)) > 1e-9:
         raise ValidationError("compute_capability", "must be a CUDA compute capability "
@@ -118,10 +143,6 @@ def _check_figures(clean: dict[str, Any], record: dict[str, Any]) -> None:
     if clean.get("pcie_gen", 0) not in (0, 3, 4, 5, 6):
         raise ValidationError("pcie_gen", "must be 0 (unknown) or a PCIe generation 3 to 6",
                               value=record["pcie_gen"])
-    for key in _SHARES:
-        if clean.get(key, 0) > 1:
-            raise ValidationError(key, "must be a share from 0 to 1 (0: the default)",
-                                  value=record[key])
 
 
 def changed_spec(spec: GpuSpec, changes: dict[str, Any]) -> GpuSpec:

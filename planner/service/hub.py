@@ -146,18 +146,31 @@ _unreachable: dict[str, bool] = {}
 def _probe_address() -> tuple[str, int]:
     """Where a download would connect first: the HTTPS proxy in force, else the Hub endpoint
     (``HF_ENDPOINT``, default https://huggingface.co)."""
+    # lazy: urllib's URL parser, only when the Hub is probed
     from urllib.parse import urlsplit
-    from urllib.request import getproxies, proxy_bypass
 
     endpoint = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
     host = endpoint.hostname or "huggingface.co"
     port = endpoint.port or (80 if endpoint.scheme == "http" else 443)
-    proxy = getproxies().get(endpoint.scheme or "https")
-    if proxy and not proxy_bypass(host):
-        parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-        if parts.hostname:
-            return parts.hostname, parts.port or 8080
-    return host, port
+    return _proxy_address(endpoint.scheme or "https", host) or (host, port)
+
+
+def _proxy_address(scheme: str, host: str) -> tuple[str, int] | None:
+    """The host and port (default 8080) of the proxy the environment sets for ``scheme``,
+    unless ``host`` bypasses it; ``None`` without one (or one with no host name)."""
+    # lazy: urllib's URL parser, only when the Hub is probed
+    from urllib.parse import urlsplit
+
+    # lazy: urllib's proxy settings, only when the Hub is probed
+    from urllib.request import getproxies, proxy_bypass
+
+    proxy = getproxies().get(scheme)
+    if not proxy or proxy_bypass(host):
+        return None
+    parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    if not parts.hostname:
+        return None
+    return parts.hostname, parts.port or 8080
 
 
 def hub_unreachable() -> bool:

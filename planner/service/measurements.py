@@ -147,19 +147,30 @@ def _parsed_runs(paths: Sequence[Path], flags: Mapping[str, Any] | None,
     """Every run of ``paths`` parsed before anything is stored: its record, its values with
     the flags filled in (:func:`_merge`) and its engine settings (the file's, then
     ``--set``'s); flags that are no setting, no file or no run refused."""
+    given = _given_flags(flags)
+    extra = _engine_settings(settings or {}, "--set")
+    return [(r, _merge(r, given), {**_engine_settings(r.settings, r.source), **extra})
+            for r in _records_of(paths)]
+
+
+def _given_flags(flags: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The flags given a value; one that is no setting flag refused."""
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     unknown = set(given) - set(SETTING_FLAGS)
     if unknown:
         raise ValidationError("flags", "one of " + ", ".join(SETTING_FLAGS),
                               value=sorted(unknown))
-    extra = _engine_settings(settings or {}, "--set")
+    return given
+
+
+def _records_of(paths: Sequence[Path]) -> list[RunRecord]:
+    """Every run of every file of ``paths``, in order; no file, or no run in them, refused."""
     if not paths:
         raise ValidationError("FILE", "at least one benchmark result file")
     records = [record for path in paths for record in parse_file(Path(path))]
     if not records:
         raise BenchFileError(f"{paths[0]}:1: no benchmark runs in the file(s)")
-    return [(r, _merge(r, given), {**_engine_settings(r.settings, r.source), **extra})
-            for r in records]
+    return records
 
 
 def content_hash(model_id: int, gpu_id: int, values: Mapping[str, Any],
@@ -219,19 +230,7 @@ class Measurements:
         path = Path(ref).expanduser()
         try:
             if path.suffix == ".json" or path.is_dir():
-                file = path / "config.json" if path.is_dir() else path
-                name = file.parent.name if file.stem == "config" else file.stem
-                row = s.scalar(select(ModelRow).where(func.lower(ModelRow.name)
-                                                      == name.lower()))
-                if row is None:
-                    try:  # a regular file of bounded size only, as every config.json
-                        text = read_config_text(file)
-                    except ConfigError as exc:
-                        raise BenchFileError(f"{where}: model config {file} {exc.problem}"
-                                             ) from None
-                    row = ModelRow(**convert.model_row_fields(name, text, str(file)))
-                    s.add(row)
-                    s.flush()
+                row = _config_model(s, path, where)
             else:
                 row = model_row_by_ref(s, ref)
         except NotFoundError as exc:
@@ -291,6 +290,23 @@ class Measurements:
             for row in rows:
                 s.delete(row)
             return len(rows)
+
+
+def _config_model(s: Session, path: Path, where: str) -> ModelRow:
+    """The model of a config.json (``path``, or the folder holding it) by its file name: the
+    catalog's model of that name, else the config added under it."""
+    file = path / "config.json" if path.is_dir() else path
+    name = file.parent.name if file.stem == "config" else file.stem
+    row = s.scalar(select(ModelRow).where(func.lower(ModelRow.name) == name.lower()))
+    if row is None:
+        try:  # a regular file of bounded size only, as every config.json
+            text = read_config_text(file)
+        except ConfigError as exc:
+            raise BenchFileError(f"{where}: model config {file} {exc.problem}") from None
+        row = ModelRow(**convert.model_row_fields(name, text, str(file)))
+        s.add(row)
+        s.flush()
+    return row
 
 
 def _measurement(row: MeasurementRow, model: str, gpu: str) -> Measurement:

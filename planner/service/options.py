@@ -146,13 +146,7 @@ def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[s
     row order. A new scenario in no group (``creating``) is chosen whatever it asked: a
     workbook creates a base before the option that takes the choice from it."""
     asked = parse_chosen(changes["chosen"]) if "chosen" in changes else None
-    old_base = base_name(before["option_of"])
-    old = queries.scenario_named(s, row.fleet_id, old_base) if old_base is not None else None
-    moved = "option_of" in changes and (old.id if old is not None else None) != row.option_of_id
-    if moved:
-        if old is not None and before["chosen"]:
-            touched.set_chosen(old, True)  # it was the old group's choice: the base takes over
-        row.chosen = row.option_of_id is None  # joins not chosen; leaves chosen
+    _move_groups(s, row, before, changes, touched)
     group = group_rows(s, row)
     if len(group) == 1:
         if asked is False and not creating:
@@ -161,6 +155,19 @@ def settle(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[s
         row.chosen = True
         return
     _choose_in_group(row, group, asked, touched)
+
+
+def _move_groups(s: Session, row: ScenarioRow, before: dict[str, Any], changes: dict[str, Any],
+                 touched: Touched) -> None:
+    """When the edit moved ``row`` out of its old group (its ``option_of`` changed): the old
+    base takes the choice ``row`` held, and ``row`` joins not chosen or leaves chosen."""
+    old_base = base_name(before["option_of"])
+    old = queries.scenario_named(s, row.fleet_id, old_base) if old_base is not None else None
+    moved = "option_of" in changes and (old.id if old is not None else None) != row.option_of_id
+    if moved:
+        if old is not None and before["chosen"]:
+            touched.set_chosen(old, True)  # it was the old group's choice: the base takes over
+        row.chosen = row.option_of_id is None  # joins not chosen; leaves chosen
 
 
 def _choose_in_group(row: ScenarioRow, group: list[ScenarioRow], asked: bool | None,

@@ -147,18 +147,7 @@ class Plans:
                 if row is not None:
                     s.delete(row)
                 return GpuPrice(gpu_row.name, key)
-            if all(v is None for v in values.values()):
-                raise ValidationError("price", "at least one of --on-demand, --reserved, "
-                                      "--term, --spot")
-            if row is None:
-                row = GpuPriceRow(gpu_id=gpu_row.id, month=key)
-                s.add(row)
-            for k, v in values.items():
-                if v is not None:
-                    setattr(row, k, v)
-            if row.reserved_usd_per_gpu_hour is not None and row.reserved_term_months is None:
-                raise ValidationError("term", "needed with a reserved price: --term MONTHS "
-                                      "(an integer from 1 to 120)")
+            row = _priced_row(s, row, gpu_row.id, key, values)
             s.flush()
             return _price(gpu_row.name, row)
 
@@ -192,6 +181,25 @@ class Plans:
             [month_text(k) for k in range(first, last + 1)],
             horizon.start_month if horizon else month_text(first), models, gpus,
             self.prices(), chosen, self.evaluation.profiles(), excluded)
+
+
+def _priced_row(s: Session, row: GpuPriceRow | None, gpu_id: int, key: str | None,
+                values: dict[str, Any]) -> GpuPriceRow:
+    """The price row of ``key``'s month (added when there is none) with the ``values`` given
+    set; refused without any, or left with a reserved price and no term."""
+    if all(v is None for v in values.values()):
+        raise ValidationError("price", "at least one of --on-demand, --reserved, "
+                              "--term, --spot")
+    if row is None:
+        row = GpuPriceRow(gpu_id=gpu_id, month=key)
+        s.add(row)
+    for k, v in values.items():
+        if v is not None:
+            setattr(row, k, v)
+    if row.reserved_usd_per_gpu_hour is not None and row.reserved_term_months is None:
+        raise ValidationError("term", "needed with a reserved price: --term MONTHS "
+                              "(an integer from 1 to 120)")
+    return row
 
 
 def _plan_months(fleet: str, horizon: Any, start: Any, end: Any) -> tuple[int, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
@@ -21,6 +21,9 @@ from planner.service.scenarios import Scenarios
 from planner.spec.domain import ConflictError, DuplicateError
 from planner.store import queries
 from planner.store.engine import write_transaction
+
+if TYPE_CHECKING:
+    from planner.compute.problems import Problems
 
 
 class Reports:
@@ -45,8 +48,7 @@ class Reports:
         # lazy: openpyxl, which only an export needs (the UI starts without it)
         from planner.io.xlsx.workbook import ExportReport, build_workbook, save_workbook
 
-        names = fleets or [f.name for f in self.fleets.fleets()]
-        scenarios = [s for name in names for s in self.scenarios.scenarios(name)]
+        names, scenarios = self._exported(fleets)
         models, gpus = self.catalog.models(), self.catalog.gpus()
         runs = self._runs()
         built = build_workbook(scenarios, models, gpus, sweeps=sweeps or (), progress=progress,
@@ -57,6 +59,12 @@ class Reports:
         return ExportReport(Path(path), sum(s.kind == "inference" for s in scenarios),
                             sum(s.kind == "training" for s in scenarios), len(models), len(gpus),
                             len(sweeps or ()), built.workbook.sheetnames)
+
+    def _exported(self, fleets: list[str] | None) -> tuple[list[str], list[Any]]:
+        """The names of the fleets an export writes (``fleets``, default all) and their
+        scenarios, fleet by fleet."""
+        names = fleets or [f.name for f in self.fleets.fleets()]
+        return names, [s for name in names for s in self.scenarios.scenarios(name)]
 
     def _runs(self) -> list[Any]:
         """The stored benchmark runs as the Calibration sheet takes them (none without a
@@ -116,14 +124,10 @@ class Reports:
         (they may be the bases other rows name); then edits, rows joining a group last (a
         stable sort); then new options, one at a time through the option rules. A refusal
         names the row's ``Sheet!Cell (column)``."""
-        creates = [p for p in plans if p.id is None and p.kind != "gpu"]
-        plain = [p for p in creates if not p.fields.get("option_of")]
+        plain, new_options = _new_rows(plans)
         if plain:
             self._create(s, path, plain)
-        edits = [p for p in plans if p.kind != "gpu" and p.id is not None and p.fields]
-        new_options = [p for p in creates if p.fields.get("option_of")]
-        for plan in [*sorted(edits, key=lambda p: bool(p.fields.get("option_of"))),
-                     *new_options]:
+        for plan in [*_edits_in_order(plans), *new_options]:
             self._apply_row(s, path, plan)
 
     def _apply_row(self, s: Any, path: Path, plan: Any) -> None:
@@ -152,13 +156,10 @@ class Reports:
         written with one batched INSERT (:func:`planner.service.bulk.insert_checked`), not a
         scenario at a time. Every problem names its ``Sheet!Cell (column)``."""
         # lazy: pandas, which only an import needs
-        from planner.compute.checks import SCENARIO_INPUT_COLUMNS, Problems, check_table
+        from planner.compute.checks import Problems, check_table
 
         # lazy: openpyxl, which only an import needs
-        from planner.io.xlsx.layout import letters
-
-        # lazy: openpyxl, as above
-        from planner.io.xlsx.read_scenarios import CellError, ImportError_
+        from planner.io.xlsx.read_scenarios import ImportError_
 
         models, gpus = self.evaluation.catalog_specs()
         profiles = self.evaluation.profiles()
@@ -166,26 +167,60 @@ class Reports:
         for plan in plans:
             by_fleet.setdefault(plan.fleet, []).append(plan)
         for fleet, group in by_fleet.items():
-            table: dict[str, list[Any]] = {
-                key: [p.fields.get(key, default) for p in group]
-                for key, default in (("name", ""), ("kind", "inference"), ("model", ""),
-                                     ("gpu", ""), ("notes", ""), ("lora_targets", "q,v"))}
-            for c in SCENARIO_INPUT_COLUMNS:
-                table[c.name] = [p.fields.get(c.name, TRAINING_DEFAULT_OVERRIDES.get(
-                    c.name, c.default) if p.kind == "training" else c.default) for p in group]
             problems = Problems(cap=50)
-            checked = check_table(table, models=models, gpus=gpus, profiles=profiles,
-                                  problems=problems)
+            checked = check_table(_new_rows_table(group), models=models, gpus=gpus,
+                                  profiles=profiles, problems=problems)
             if problems:
-                errors = []
-                for problem in problems.first():
-                    plan = group[problem.row]
-                    columns = letters(plan.kind)
-                    column = problem.column if problem.column in columns else "name"
-                    errors.append(CellError(plan.sheet, f"{columns[column]}{plan.row}", column,
-                                            problem.message))
-                raise ImportError_(path, errors)
+                raise ImportError_(path, _cell_errors(group, problems))
             insert_checked(s, queries.fleet_row(s, fleet).id, checked)
+
+
+def _new_rows(plans: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The plans of new scenario rows: (those that are no one's option, the new options)."""
+    creates = [p for p in plans if p.id is None and p.kind != "gpu"]
+    return ([p for p in creates if not p.fields.get("option_of")],
+            [p for p in creates if p.fields.get("option_of")])
+
+
+def _edits_in_order(plans: list[Any]) -> list[Any]:
+    """The plans that edit a stored scenario, rows joining a group last (a stable sort)."""
+    edits = [p for p in plans if p.kind != "gpu" and p.id is not None and p.fields]
+    return sorted(edits, key=lambda p: bool(p.fields.get("option_of")))
+
+
+def _new_rows_table(group: list[Any]) -> dict[str, list[Any]]:
+    """The columns :func:`planner.compute.checks.check_table` checks of one fleet's new rows:
+    each field as the row gives it, else its default (a training row's own defaults)."""
+    # lazy: pandas, which only an import needs
+    from planner.compute.checks import SCENARIO_INPUT_COLUMNS
+
+    table: dict[str, list[Any]] = {
+        key: [p.fields.get(key, default) for p in group]
+        for key, default in (("name", ""), ("kind", "inference"), ("model", ""),
+                             ("gpu", ""), ("notes", ""), ("lora_targets", "q,v"))}
+    for c in SCENARIO_INPUT_COLUMNS:
+        table[c.name] = [p.fields.get(c.name, TRAINING_DEFAULT_OVERRIDES.get(
+            c.name, c.default) if p.kind == "training" else c.default) for p in group]
+    return table
+
+
+def _cell_errors(group: list[Any], problems: Problems) -> list[Any]:
+    """Each problem found in new rows as the ``Sheet!Cell (column)`` it is about (a problem
+    of no sheet column: the row's name cell)."""
+    # lazy: openpyxl and pandas, which only an import needs
+    from planner.io.xlsx.layout import letters
+
+    # lazy: as above
+    from planner.io.xlsx.read_scenarios import CellError
+
+    errors = []
+    for problem in problems.first():
+        plan = group[problem.row]
+        columns = letters(plan.kind)
+        column = problem.column if problem.column in columns else "name"
+        errors.append(CellError(plan.sheet, f"{columns[column]}{plan.row}", column,
+                                problem.message))
+    return errors
 
 
 class _RollBack(Exception):

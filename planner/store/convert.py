@@ -73,18 +73,20 @@ def gpu_row_fields(spec: GpuSpec) -> dict[str, Any]:
         "interconnect_bytes_per_s": spec.interconnect_bytes_per_s, "power_w": spec.power_w,
         "price_usd_per_gpu_hour": spec.price_usd_per_hour,
         "price_is_example": spec.price_is_example, "source": spec.source,
-        "usable_memory_bytes": spec.usable_memory_bytes or None,
-        "matmul_efficiency": spec.matmul_efficiency or None,
-        "matmul_efficiency_8bit": spec.matmul_efficiency_8bit or None,
-        "bandwidth_efficiency": spec.bandwidth_efficiency or None,
-        "runtime_context_bytes": spec.runtime_context_bytes or None,
+        **_zero_as_null(spec, ("usable_memory_bytes", "matmul_efficiency",
+                               "matmul_efficiency_8bit", "bandwidth_efficiency",
+                               "runtime_context_bytes")),
         "serving_source": spec.serving_source,
-        "nvlink_domain_gpus": spec.nvlink_domain_gpus or None,
-        "mesh_links_per_gpu": spec.mesh_links_per_gpu or None,
-        "pcie_gen": spec.pcie_gen or None, "nic_gbit_per_s": spec.nic_gbit_per_s or None,
+        **_zero_as_null(spec, ("nvlink_domain_gpus", "mesh_links_per_gpu", "pcie_gen",
+                               "nic_gbit_per_s")),
         "topology_source": spec.topology_source,
-        "compute_capability": spec.compute_capability or None,
+        **_zero_as_null(spec, ("compute_capability",)),
     }
+
+
+def _zero_as_null(spec: GpuSpec, names: tuple[str, ...]) -> dict[str, Any]:
+    """The optional figures ``names`` of ``spec`` as their columns: 0 (unknown) as NULL."""
+    return {name: getattr(spec, name) or None for name in names}
 
 
 def gpu_info(row: GpuRow) -> GpuInfo:

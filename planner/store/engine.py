@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -137,25 +137,40 @@ def database_error(exc: BaseException, url: str | None = None) -> PlannerError |
     """The planner's message for a failure of the database itself (damaged, read-only, full,
     not a database, unreachable), or ``None`` for anything else (a bug, which may show a
     traceback). Every write is one transaction, so each message can say nothing changed."""
-    import sqlite3
-
-    from sqlalchemy.exc import DBAPIError
-
-    if isinstance(exc, DBAPIError):
-        original: BaseException = exc.orig if exc.orig is not None else exc
-    elif isinstance(exc, (sqlite3.Error, OSError)):
-        original = exc
-    else:
+    original = _database_cause(exc)
+    if original is None:
         return None
     detail = (str(original).strip().splitlines() or [type(original).__name__])[0]
     where = f"the database {_safe_url(url)}" if url else "the database"
-    lowered = detail.lower()
-    for needles, problem in _DATABASE_PROBLEMS:
-        if any(n in lowered for n in needles):
-            return PlannerError(f"{where} {problem.format(detail=detail)}")
+    problem = _known_problem(detail)
+    if problem is not None:
+        return PlannerError(f"{where} {problem.format(detail=detail)}")
     if isinstance(original, OSError) and not isinstance(exc, DBAPIError):
         return None
     return PlannerError(f"{where} refused the operation: {detail}")
+
+
+def _database_cause(exc: BaseException) -> BaseException | None:
+    """The driver's error behind ``exc`` (a DBAPI error's original, or a sqlite3 or OS
+    error itself); ``None`` for any other exception."""
+    # lazy: sqlite3's error classes, only when an error is explained
+    import sqlite3
+
+    if isinstance(exc, DBAPIError):
+        return exc.orig if exc.orig is not None else exc
+    if isinstance(exc, (sqlite3.Error, OSError)):
+        return exc
+    return None
+
+
+def _known_problem(detail: str) -> str | None:
+    """The message template of the first :data:`_DATABASE_PROBLEMS` entry whose words
+    ``detail`` holds (case-insensitive), or ``None``."""
+    lowered = detail.lower()
+    for needles, problem in _DATABASE_PROBLEMS:
+        if any(n in lowered for n in needles):
+            return problem
+    return None
 
 
 def _safe_url(url: str) -> str:

@@ -73,23 +73,34 @@ def check(engine: Engine) -> Health:
         return health
     with engine.connect() as conn:
         if is_sqlite(engine):
-            rows = [r[0] for r in conn.exec_driver_sql("PRAGMA quick_check").fetchall()]
-            if rows != ["ok"]:
-                health.problems.append("SQLite's page check failed: " + _listed(rows))
+            _page_check(conn, health)
         if state in ("up to date", "damaged"):
-            missing = migrate.missing_tables(conn)
-            if missing:
-                health.problems.append(f"table(s) {', '.join(missing)} are missing")
-            present = set(inspect(conn).get_table_names())
-            health.problems += _dangling(conn, present)
-            if conn.scalar(select(func.count()).select_from(ModelRow)) == 0 or conn.scalar(
-                    select(func.count()).select_from(GpuRow)) == 0:
-                health.notes.append("the catalog has no models or no GPUs: `planner db seed` "
-                                    "adds the shipped catalog")
+            _check_at_head(conn, health)
         else:
             health.notes.append(f"behind head {migrate.head()}: `planner db upgrade`, or any "
                                 "command, upgrades it")
     return health
+
+
+def _page_check(conn: Connection, health: Health) -> None:
+    """SQLite's page check (``PRAGMA quick_check``); its findings are problems."""
+    rows = [r[0] for r in conn.exec_driver_sql("PRAGMA quick_check").fetchall()]
+    if rows != ["ok"]:
+        health.problems.append("SQLite's page check failed: " + _listed(rows))
+
+
+def _check_at_head(conn: Connection, health: Health) -> None:
+    """The checks of a database at head: missing tables and dangling references are
+    problems; an empty catalog is a note."""
+    missing = migrate.missing_tables(conn)
+    if missing:
+        health.problems.append(f"table(s) {', '.join(missing)} are missing")
+    present = set(inspect(conn).get_table_names())
+    health.problems += _dangling(conn, present)
+    if conn.scalar(select(func.count()).select_from(ModelRow)) == 0 or conn.scalar(
+            select(func.count()).select_from(GpuRow)) == 0:
+        health.notes.append("the catalog has no models or no GPUs: `planner db seed` "
+                            "adds the shipped catalog")
 
 
 def _dangling(conn: Connection, present: set[str]) -> list[str]:

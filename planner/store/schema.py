@@ -12,6 +12,7 @@ database enforces the same ranges the CLI and UI validate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -200,21 +201,38 @@ def _input_check(c: InputColumn) -> CheckConstraint | None:
     """The CHECK constraint of one input column: its choices, its range (open or closed at
     the minimum), or a text's length (at most 200 where it may stay blank, as
     spec_draft_model, else not empty); ``None`` for a column with neither (a flag)."""
-    if c.kind == "choice":
-        allowed = ", ".join(f"'{v}'" for v in c.choices)
-        return CheckConstraint(f"{c.name} IN ({allowed})", name=f"{c.name}_choice")
-    if c.kind in ("int", "float"):
-        parts = []
-        if c.minimum is not None:
-            parts.append(f"{c.name} {'>' if c.above_minimum else '>='} {c.minimum!r}")
-        if c.maximum is not None:
-            parts.append(f"{c.name} <= {c.maximum!r}")
-        return CheckConstraint(" AND ".join(parts), name=f"{c.name}_range") if parts else None
-    if c.kind == "text" and c.default == "":  # may stay blank (spec_draft_model)
+    build = _CHECK_BUILDERS.get(c.kind)
+    return build(c) if build is not None else None
+
+
+def _choice_check(c: InputColumn) -> CheckConstraint:
+    """A choice column's CHECK: one of its choices."""
+    allowed = ", ".join(f"'{v}'" for v in c.choices)
+    return CheckConstraint(f"{c.name} IN ({allowed})", name=f"{c.name}_choice")
+
+
+def _range_check(c: InputColumn) -> CheckConstraint | None:
+    """A number column's CHECK: its minimum (open or closed) and maximum; ``None`` without
+    either."""
+    parts = []
+    if c.minimum is not None:
+        parts.append(f"{c.name} {'>' if c.above_minimum else '>='} {c.minimum!r}")
+    if c.maximum is not None:
+        parts.append(f"{c.name} <= {c.maximum!r}")
+    return CheckConstraint(" AND ".join(parts), name=f"{c.name}_range") if parts else None
+
+
+def _text_check(c: InputColumn) -> CheckConstraint:
+    """A text column's CHECK: at most 200 characters where it may stay blank, else not
+    empty."""
+    if c.default == "":  # may stay blank (spec_draft_model)
         return CheckConstraint(f"length({c.name}) <= 200", name=f"{c.name}_length")
-    if c.kind == "text":
-        return CheckConstraint(f"length({c.name}) > 0", name=f"{c.name}_not_empty")
-    return None
+    return CheckConstraint(f"length({c.name}) > 0", name=f"{c.name}_not_empty")
+
+
+_CHECK_BUILDERS: dict[str, Callable[[InputColumn], CheckConstraint | None]] = {
+    "choice": _choice_check, "int": _range_check, "float": _range_check, "text": _text_check}
+"""The CHECK constraint builder of each input kind (a flag has none)."""
 
 
 _SQL_TYPES: dict[str, Any] = {"int": Integer, "float": Float, "bool": Boolean,
