@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -71,22 +72,22 @@ def read_table(path: Path | str) -> pd.DataFrame:
     with fh:
         if os.fstat(fh.fileno()).st_size == 0:
             return pd.DataFrame()
-        try:
-            if kind == "CSV":
-                frame = _csv(fh, path)
-            elif kind == "Excel":
-                frame = _xlsx(fh, path)
-            else:
-                frame = _parquet(fh, path)
-        except PlannerError:
-            raise
-        except MemoryError:
-            raise PlannerError(f"{path}: too large to read in this machine's memory") from None
-        except Exception as exc:  # a damaged file: say which and why, change nothing
-            raise PlannerError(f"{path}: not a readable {kind} file "
-                               f"({_short(str(exc).strip())})") from exc
+        frame = _read_frame(fh, path, kind)
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
+
+
+def _read_frame(fh: BinaryIO, path: Path, kind: str) -> pd.DataFrame:
+    """The open file read by its kind's reader; any failure but a :class:`PlannerError` is one."""
+    try:
+        return _READERS[kind](fh, path)
+    except PlannerError:
+        raise
+    except MemoryError:
+        raise PlannerError(f"{path}: too large to read in this machine's memory") from None
+    except Exception as exc:  # a damaged file: say which and why, change nothing
+        raise PlannerError(f"{path}: not a readable {kind} file "
+                           f"({_short(str(exc).strip())})") from exc
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -232,6 +233,11 @@ def _parquet(fh: BinaryIO, path: Path) -> pd.DataFrame:
                                "number (leave the cell empty for the default)")
     frame: pd.DataFrame = table.to_pandas()
     return frame
+
+
+_READERS: dict[str, Callable[[BinaryIO, Path], pd.DataFrame]] = {
+    "CSV": _csv, "Excel": _xlsx, "Parquet": _parquet}
+"""Each table kind's reader of an open, non-empty file."""
 
 
 def _refused_type(pa: Any, t: Any) -> str | None:

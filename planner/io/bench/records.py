@@ -195,6 +195,13 @@ def check_record(record: RunRecord) -> None:
     count outside 1 to :data:`COUNT_LIMITS`, a figure not above 0 or beyond
     :data:`FIGURE_LIMITS` (a negative or zero duration, no completed request, 10^308
     tokens/s)."""
+    _check_counts(record)
+    _check_figures(record)
+
+
+def _check_counts(record: RunRecord) -> None:
+    """Refuse a count of ``record`` outside 1 to its :data:`COUNT_LIMITS` (0 requests: the
+    run measured nothing)."""
     for key, most in COUNT_LIMITS.items():
         value = record.values.get(key)
         if key == "num_requests" and value == 0:
@@ -203,6 +210,10 @@ def check_record(record: RunRecord) -> None:
         if value is not None and not (isinstance(value, (int, float)) and 1 <= value <= most):
             raise BenchFileError(f"{record.source}: {key} {_shown(value)} must be a whole "
                                  f"number from 1 to {most:,}")
+
+
+def _check_figures(record: RunRecord) -> None:
+    """Refuse a figure of ``record`` not above 0 or beyond its :data:`FIGURE_LIMITS`."""
     for key, (top, unit) in FIGURE_LIMITS.items():
         value = record.values.get(key)
         if value is not None and not (isinstance(value, (int, float)) and 0 < value <= top):

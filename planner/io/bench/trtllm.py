@@ -42,13 +42,7 @@ def parse_trtllm(text: str, name: str) -> list[RunRecord]:
                              "(not trtllm-bench throughput output)")
     values: dict[str, str | int | float | None] = dict.fromkeys(CSV_HEADER)
     settings: dict[str, float] = {}
-    requests: float | None = None
-    for index, line in enumerate(lines):
-        key, sep, rest = line.partition(":")
-        key, rest = key.strip(), rest.strip()
-        if not sep or not rest or rest.lower() == "none":
-            continue
-        requests = _read_line(key, rest, f"{name}:{index + 1}", values, settings, requests)
+    requests = _read_lines(lines, name, values, settings)
     if values["output_tokens_per_s"] is None:
         raise BenchFileError(f"{name}:{start + 1}: the report has no 'Total Output Throughput "
                              "(tokens/sec)' line")
@@ -57,6 +51,20 @@ def parse_trtllm(text: str, name: str) -> list[RunRecord]:
     values["num_requests"] = (int(requests) if requests is not None and requests < 2**63
                               else requests)
     return [RunRecord(f"{name}:{start + 1}", "trtllm-text", values, settings)]
+
+
+def _read_lines(lines: list[str], name: str, values: dict[str, str | int | float | None],
+                settings: dict[str, float]) -> float | None:
+    """Every ``key: value`` line of the report (one without a value, or ``None``, skipped)
+    read by :func:`_read_line`; returns the number of requests, if a line gives it."""
+    requests: float | None = None
+    for index, line in enumerate(lines):
+        key, sep, rest = line.partition(":")
+        key, rest = key.strip(), rest.strip()
+        if not sep or not rest or rest.lower() == "none":
+            continue
+        requests = _read_line(key, rest, f"{name}:{index + 1}", values, settings, requests)
+    return requests
 
 
 def _read_line(key: str, rest: str, where: str, values: dict[str, str | int | float | None],

@@ -60,21 +60,30 @@ def write_gpus(ws: Any, gpus: Sequence[GpuInfo]) -> dict[str, Any]:
     for j, (_key, header, kind, _fmt) in enumerate(GPU_SHEET, 1):
         header_cell(ws, 1, j, header, "input" if kind == "value" else "lookup")
     for i, g in enumerate(gpus, 2):
-        record = gpu_sheet_record(g.spec, g.version)
-        for j, (key, _header_text, kind, fmt) in enumerate(GPU_SHEET, 1):
-            cell = ws.cell(row=i, column=j)
-            if kind == "value":
-                value = record.get(key)
-                write_text(cell, value if value not in (None, "") or key in ("vendor", "label",
-                                                                              "source") else None)
-            else:
-                out[cell.coordinate] = _base_unit_cell(cell, kind, i, letter, record)
-            if fmt:
-                cell.number_format = fmt
+        out.update(_gpu_row(ws, i, gpu_sheet_record(g.spec, g.version), letter))
     ws.freeze_panes = "B2"
     for j in range(1, len(GPU_SHEET) + 1):
         ws.column_dimensions[get_column_letter(j)].width = 18
     print_setup(ws, f"A1:{get_column_letter(len(GPU_SHEET))}{len(gpus) + 1}", "$1:$1")
+    return out
+
+
+def _gpu_row(ws: Any, i: int, record: dict[str, Any], letter: dict[str, str]
+             ) -> dict[str, Any]:
+    """Row ``i`` of the GPUs sheet from a GPU's ``record``: its figures as values (an empty
+    one blank, but for the texts), its base-unit columns as formulas; returns each formula
+    cell's value by its reference."""
+    out: dict[str, Any] = {}
+    for j, (key, _header_text, kind, fmt) in enumerate(GPU_SHEET, 1):
+        cell = ws.cell(row=i, column=j)
+        if kind == "value":
+            value = record.get(key)
+            write_text(cell, value if value not in (None, "") or key in ("vendor", "label",
+                                                                          "source") else None)
+        else:
+            out[cell.coordinate] = _base_unit_cell(cell, kind, i, letter, record)
+        if fmt:
+            cell.number_format = fmt
     return out
 
 

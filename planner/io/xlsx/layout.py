@@ -203,24 +203,38 @@ DECODE_GPU_COLUMNS = (*DECODE_GPU_FIGURE_SOURCE, "decode_gpu_same")
 @cache
 def scenario_columns(kind: str) -> tuple[Column, ...]:
     """Every column of the scenario sheet of ``kind``, in order."""
-    cols: list[Column] = [Column(k, "meta") for k in META_COLUMNS]
-    if kind == "training":
-        cols.append(Column("lora_targets", "meta"))
-    cols.append(Column("notes", "meta"))
-    cols += [Column(c.name, "input", c.measured_unit, c.kind) for c in inputs_of(kind)]
-    outputs = output_columns()
-    cols += [Column(name, "output", outputs[name].unit) for name in graph(kind).outputs]
-    derived = [*graph(kind).derived, *(["model_lora_dims"] if kind == "training" else [])]
-    cols += [Column(key, "lookup", DERIVED_META[key][1]) for key in derived]
-    figures = figure_columns()
-    cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
-    cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
+    cols = _entered_columns(kind)
+    cols += _computed_columns(kind)
     if kind == "inference":
         cols += _serving_lookups()
     # last: the base an option belongs to, and whether the row is counted (the Summary's
     # SUMPRODUCTs match chosen = TRUE)
     cols += [Column(key, "meta") for key in OPTION_COLUMNS]
     return tuple(cols)
+
+
+def _entered_columns(kind: str) -> list[Column]:
+    """The columns a reader fills in: the meta columns (a training sheet's LoRA targets
+    too), the notes, then the inputs."""
+    cols: list[Column] = [Column(k, "meta") for k in META_COLUMNS]
+    if kind == "training":
+        cols.append(Column("lora_targets", "meta"))
+    cols.append(Column("notes", "meta"))
+    cols += [Column(c.name, "input", c.measured_unit, c.kind) for c in inputs_of(kind)]
+    return cols
+
+
+def _computed_columns(kind: str) -> list[Column]:
+    """The outputs, then the lookups: derived figures (a training sheet's LoRA dimensions
+    too), the model's figures and the GPU's."""
+    outputs = output_columns()
+    cols = [Column(name, "output", outputs[name].unit) for name in graph(kind).outputs]
+    derived = [*graph(kind).derived, *(["model_lora_dims"] if kind == "training" else [])]
+    cols += [Column(key, "lookup", DERIVED_META[key][1]) for key in derived]
+    figures = figure_columns()
+    cols += [Column(name, "lookup", figures[name][1]) for name in MODEL_FIGURES]
+    cols += [Column(key, "lookup", GPU_COLUMNS[key][1]) for key in GPU_FIGURE_SOURCE]
+    return cols
 
 
 def _serving_lookups() -> list[Column]:

@@ -82,12 +82,8 @@ def is_date_format(code: str) -> bool:
 def date_styles(z: zipfile.ZipFile, max_bytes: int = MAX_STYLES_BYTES) -> frozenset[int]:
     """Indexes of the cell styles (``s=``) whose number format shows a date or time, from
     ``xl/styles.xml`` (none if it is missing or larger than ``max_bytes``)."""
-    names = set(z.namelist())
-    if "xl/styles.xml" not in names or z.getinfo("xl/styles.xml").file_size > max_bytes:
-        return frozenset()
-    with z.open("xl/styles.xml") as fh:
-        xml = fh.read(max_bytes + 1).decode("utf-8", "replace")
-    if len(xml) > max_bytes:
+    xml = _styles_xml(z, max_bytes)
+    if xml is None:
         return frozenset()
     custom = {int(i) for i, code in _NUMFMT.findall(xml) if is_date_format(code)}
     xfs = _CELLXFS.search(xml)
@@ -100,6 +96,18 @@ def date_styles(z: zipfile.ZipFile, max_bytes: int = MAX_STYLES_BYTES) -> frozen
         if fmt in BUILTIN_DATE_FORMATS or fmt in custom:
             out.add(index)
     return frozenset(out)
+
+
+def _styles_xml(z: zipfile.ZipFile, max_bytes: int) -> str | None:
+    """The text of ``xl/styles.xml``; ``None`` if it is missing or larger than ``max_bytes``."""
+    names = set(z.namelist())
+    if "xl/styles.xml" not in names or z.getinfo("xl/styles.xml").file_size > max_bytes:
+        return None
+    with z.open("xl/styles.xml") as fh:
+        xml = fh.read(max_bytes + 1).decode("utf-8", "replace")
+    if len(xml) > max_bytes:
+        return None
+    return xml
 
 
 def column_number(letters: str) -> int:
@@ -170,22 +178,30 @@ def sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
     """The worksheet part of each sheet, by sheet name, in the workbook's order (from
     ``xl/workbook.xml`` and its relationships, each read bounded by :func:`small_part`)."""
     workbook = small_part(z, "xl/workbook.xml")
-    rels = small_part(z, "xl/_rels/workbook.xml.rels")
-    targets = {}
-    for attrs in _RELATIONSHIP.findall(rels):
-        a = dict(_ATTR.findall(attrs))
-        if "Id" in a and "Target" in a:
-            targets[a["Id"]] = unescape(a["Target"])
+    targets = _relationship_targets(small_part(z, "xl/_rels/workbook.xml.rels"))
     out: dict[str, str] = {}
     for attrs in _SHEET.findall(workbook):
         a = dict(_ATTR.findall(attrs))
         rid = a.get("r:id") or next((v for k, v in a.items() if k.endswith(":id")), None)
         if "name" not in a or rid not in targets:
             continue
-        target = targets[rid]
-        target = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
-        out[unescape(a["name"])] = target
+        out[unescape(a["name"])] = _part_name(targets[rid])
     return out
+
+
+def _relationship_targets(rels: str) -> dict[str, str]:
+    """The target of each relationship of a relationships part, by its ``Id``."""
+    targets = {}
+    for attrs in _RELATIONSHIP.findall(rels):
+        a = dict(_ATTR.findall(attrs))
+        if "Id" in a and "Target" in a:
+            targets[a["Id"]] = unescape(a["Target"])
+    return targets
+
+
+def _part_name(target: str) -> str:
+    """A workbook relationship's target as a part name (absolute, or under ``xl/``)."""
+    return target.lstrip("/") if target.startswith("/") else f"xl/{target}"
 
 
 def shared_strings(z: zipfile.ZipFile, max_bytes: int, too_big: Callable[[], Exception]
@@ -253,28 +269,55 @@ class Decoder:
         a shared string, a boolean, an error, an ISO date, a formula's text, else a number
         (a NaN or infinity, or a number styled as a date, marked; text that is no number as
         text)."""
-        if kind == "s":
-            try:
-                text = self.strings[int(raw)]
-            except (ValueError, IndexError):
-                text = f"#REF (shared string {raw})"
-            return np.nan, self.text(text), formula, formula or bool(text.strip())
-        if kind == "b":
-            return np.nan, 1 if raw.strip() in ("1", "true") else 0, formula, True
-        if kind == "e":
-            return np.nan, self.mark("error", unescape(raw).strip()), formula, True
-        if kind == "d":  # an ISO 8601 date cell
-            return np.nan, self.mark("date", unescape(raw).strip()), formula, True
-        if kind == "str":
-            text = unescape(raw)
-            return np.nan, self.text(text), formula, formula or bool(text.strip())
+        typed = _TYPED.get(kind)
+        if typed is not None:
+            return typed(self, raw, formula)
+        return self._number(kind, raw, formula)
+
+    def _text_cell(self, text: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """A text cell: non-empty when a formula or not blank."""
+        return np.nan, self.text(text), formula, formula or bool(text.strip())
+
+    def _shared(self, raw: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """A shared string cell (an index past the table as a ``#REF`` text)."""
+        try:
+            text = self.strings[int(raw)]
+        except (ValueError, IndexError):
+            text = f"#REF (shared string {raw})"
+        return self._text_cell(text, formula)
+
+    def _flag(self, raw: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """A boolean cell."""
+        return np.nan, 1 if raw.strip() in ("1", "true") else 0, formula, True
+
+    def _error(self, raw: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """An error value cell, marked."""
+        return np.nan, self.mark("error", unescape(raw).strip()), formula, True
+
+    def _iso_date(self, raw: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """An ISO 8601 date cell, marked."""
+        return np.nan, self.mark("date", unescape(raw).strip()), formula, True
+
+    def _formula_text(self, raw: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """A formula's text result."""
+        return self._text_cell(unescape(raw), formula)
+
+    def _number(self, kind: str, raw: str, formula: bool) -> tuple[float, int, bool, bool]:
+        """A number cell (a NaN or infinity, or one styled as a date, marked; text that is no
+        number as text)."""
         try:
             number = float(raw)
         except ValueError:
-            text = unescape(raw)
-            return np.nan, self.text(text), formula, formula or bool(text.strip())
+            return self._text_cell(unescape(raw), formula)
         if not np.isfinite(number):
             return np.nan, self.mark("nan", raw.strip()), formula, True
         if kind == "date":
             return np.nan, self.mark("date", raw.strip()), formula, True
         return number, -1, formula, True
+
+
+_TYPED: dict[str, Callable[[Decoder, str, bool], tuple[float, int, bool, bool]]] = {
+    "s": Decoder._shared, "b": Decoder._flag, "e": Decoder._error, "d": Decoder._iso_date,
+    "str": Decoder._formula_text}
+"""The decoder of each cell type whose value is not a number (a ``t=`` of none, ``"n"`` or
+``"date"`` is one)."""

@@ -37,10 +37,8 @@ def check_columns(records: list[tuple[int, dict[str, Any], set[str]]],
 
     n = len(records)
     values, errors, arrays, ok = _check_inputs(records, columns, inputs)
-    model_names = np.array([lower_models.get(str(cell["model"] or "").lower()) or ""
-                            for _r, cell, _f in records], dtype=object)
-    gpu_names = np.array([lower_gpus.get(str(cell["gpu"] or "").lower()) or ""
-                          for _r, cell, _f in records], dtype=object)
+    model_names = np.array(_catalog_names(records, lower_models, "model"), dtype=object)
+    gpu_names = np.array(_catalog_names(records, lower_gpus, "gpu"), dtype=object)
     targets = np.array([str(cell.get("lora_targets") or "q,v") for _r, cell, _f in records],
                        dtype=object)
     ok &= (model_names != "") & (gpu_names != "")
@@ -48,10 +46,21 @@ def check_columns(records: list[tuple[int, dict[str, Any], set[str]]],
     rules = Problems(cap=n + 1)
     check_rules(ok, np.full(n, kind == "training"), model_names, gpu_names, arrays, targets,
                 models, gpus, None, rules, calibration=False)
+    return Checked(values, errors, _first_rules(rules))
+
+
+def _catalog_names(records: list[tuple[int, dict[str, Any], set[str]]],
+                   lower: dict[str, str], column: str) -> list[str]:
+    """Each record's ``column`` cell as the catalog's name (any case), ``""`` if unknown."""
+    return [lower.get(str(cell[column] or "").lower()) or "" for _r, cell, _f in records]
+
+
+def _first_rules(rules: Problems) -> dict[int, tuple[str, str]]:
+    """The first rule across columns each record breaks, as (column, reason), by record."""
     first: dict[int, tuple[str, str]] = {}
     for p in rules.items:
         first.setdefault(p.row, (p.column, p.message))
-    return Checked(values, errors, first)
+    return first
 
 
 def _check_inputs(records: list[tuple[int, dict[str, Any], set[str]]],

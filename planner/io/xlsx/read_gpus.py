@@ -7,6 +7,7 @@ same transaction as the scenario rows). The sheet is streamed like the scenario 
 from __future__ import annotations
 
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -84,23 +85,49 @@ def read_gpu_sheet(path: Path, table: list[list[Any]], gpus: dict[str, GpuSpec],
                             for h in (next(rows, None) or ())])
     if header is not None:
         return [], [header]
-    errors: list[CellError] = []
-    plans: list[RowPlan] = []
-    lower = {name.lower(): name for name in gpus}
-    seen: dict[str, int] = {}
+    sheet = _GpuRows(gpus, versions, formulas, marks or {})
     for r, values in enumerate(rows, 2):
-        cells = list(values or ()) + [None] * (len(GPU_SHEET) - len(values or ()))
-        if all(v in (None, "") for v in cells[:len(GPU_SHEET)]):
-            continue
-        bad = _Bad(r, errors)
-        name = _gpu_name(bad, r, cells, lower, seen, marks or {})
+        cells = _padded(values)
+        if cells is not None:
+            sheet.row(r, cells)
+    return sheet.plans, sheet.errors
+
+
+def _padded(values: list[Any] | None) -> list[Any] | None:
+    """A sheet row's cells padded to the layout's width; ``None`` when the row is empty."""
+    cells = list(values or ()) + [None] * (len(GPU_SHEET) - len(values or ()))
+    if all(v in (None, "") for v in cells[:len(GPU_SHEET)]):
+        return None
+    return cells
+
+
+@dataclass(slots=True)
+class _GpuRows:
+    """The GPUs sheet's rows turned into plans and errors, against the catalog's GPUs and
+    their versions now; a name seen on an earlier row is kept in ``seen`` (by its row)."""
+
+    gpus: dict[str, GpuSpec]
+    versions: dict[str, int]
+    formulas: set[tuple[int, int]]
+    marks: dict[tuple[int, int], Marked]
+    plans: list[RowPlan] = field(default_factory=list)
+    errors: list[CellError] = field(default_factory=list)
+    seen: dict[str, int] = field(default_factory=dict)
+    lower: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.lower = {name.lower(): name for name in self.gpus}
+
+    def row(self, r: int, cells: list[Any]) -> None:
+        """Plan GPU row ``r`` (when its figures changed) or record its errors."""
+        bad = _Bad(r, self.errors)
+        name = _gpu_name(bad, r, cells, self.lower, self.seen, self.marks)
         if name is None:
-            continue
-        _kept_formulas(bad, r, formulas)
-        plan = _row_plan(bad, r, cells, gpus[name], name, versions.get(name))
+            return
+        _kept_formulas(bad, r, self.formulas)
+        plan = _row_plan(bad, r, cells, self.gpus[name], name, self.versions.get(name))
         if plan is not None:
-            plans.append(plan)
-    return plans, errors
+            self.plans.append(plan)
 
 
 def _header_error(got: list[str]) -> CellError | None:

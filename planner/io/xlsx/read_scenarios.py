@@ -40,7 +40,13 @@ from openpyxl.utils import get_column_letter
 
 from planner.compute.table import inputs_of
 from planner.core.errors import PlannerError
-from planner.io.xlsx.layout import KNOWN_SHEETS, SCENARIO_SHEETS, letters, scenario_columns
+from planner.io.xlsx.layout import (
+    KNOWN_SHEETS,
+    SCENARIO_SHEETS,
+    Column,
+    letters,
+    scenario_columns,
+)
 from planner.io.xlsx.parts import SheetRefused, date_styles, shared_strings, sheet_parts
 from planner.io.xlsx.read_checks import check_columns
 from planner.io.xlsx.read_common import (
@@ -173,6 +179,18 @@ def _sheet_records(z: zipfile.ZipFile, path: Path, sheet: str, kind: str,
     of each date, error value or NaN cell by (record index, key)."""
     all_columns = scenario_columns(kind)
     columns = [c for c in all_columns if c.role in ("meta", "input")]
+    sheet_columns = _stream_sheet(z, path, sheet, all_columns, sheet_names, strings, dates)
+    index = {c.key: i for i, c in enumerate(all_columns)}
+    series, meta, formula_rows = _split_columns(sheet_columns, columns, index, kind)
+    marked = _marked_cells(sheet_columns, columns, index, formula_rows)
+    return _records_of(sheet_columns, meta, formula_rows), series, marked
+
+
+def _stream_sheet(z: zipfile.ZipFile, path: Path, sheet: str, all_columns: tuple[Column, ...],
+                  sheet_names: dict[str, str], strings: list[str], dates: frozenset[int]
+                  ) -> SheetColumns:
+    """A scenario sheet's meta and input columns streamed, too many new rows refused (counted
+    first when the part is large) and its header checked."""
     keep = [i for i, c in enumerate(all_columns, 1) if c.role in ("meta", "input")]
     at = {c.key: i for i, c in enumerate(all_columns, 1)}
     if part_size(z, sheet_names.get(sheet)) > PRE_COUNT_BYTES:  # count before keeping
@@ -182,14 +200,25 @@ def _sheet_records(z: zipfile.ZipFile, path: Path, sheet: str, kind: str,
     sheet_columns = read_sheet(z, path, sheet, keep, len(all_columns), strings, dates)
     _refuse_many_new(path, sheet, sheet_columns, at["id"] - 1, at["name"] - 1)
     _check_header(path, sheet, [c.header for c in all_columns], sheet_columns.header)
-    index = {c.key: i for i, c in enumerate(all_columns)}
-    series, meta, formula_rows = _split_columns(sheet_columns, columns, index, kind)
-    # a date, an error value or a NaN: refused like a formula cell, with its own reason
+    return sheet_columns
+
+
+def _marked_cells(sheet_columns: SheetColumns, columns: list[Any], index: dict[str, int],
+                  formula_rows: dict[int, set[str]]) -> dict[tuple[int, str], str]:
+    """The reason of each date, error value or NaN cell by (record index, key); each such
+    cell is added to its row's refused keys, like a formula cell."""
     marked: dict[tuple[int, str], str] = {}
     for c in columns:
         for i, mark in sheet_columns.marked(index[c.key]).items():
             marked[(i, c.key)] = mark.reason()
             formula_rows.setdefault(i, set()).add(c.key)
+    return marked
+
+
+def _records_of(sheet_columns: SheetColumns, meta: dict[str, list[Any]],
+                formula_rows: dict[int, set[str]]) -> list[Record]:
+    """Per row a :data:`Record`: its sheet row, its meta cells (a refused one as ``None``)
+    and the keys of its refused cells."""
     rows_of = sheet_columns.rows.tolist()
     records: list[Record] = []
     for i in range(sheet_columns.n):
@@ -197,7 +226,7 @@ def _sheet_records(z: zipfile.ZipFile, path: Path, sheet: str, kind: str,
         for key in formula_rows.get(i, set()):
             cell[key] = None
         records.append((rows_of[i], cell, formula_rows.get(i, set())))
-    return records, series, marked
+    return records
 
 
 def _split_columns(sheet_columns: Any, columns: list[Any], index: dict[str, int], kind: str

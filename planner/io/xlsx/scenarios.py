@@ -143,15 +143,8 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     With ``calibration``, the rows whose ``calibration`` input picks a profile get per-row
     formulas in the columns that profile changes (see :class:`CalibrationCells`)."""
     columns = scenario_columns(kind)
-    picked: list[CalibrationFigures | None] = (
-        [calibration.pick(sc) for sc in scenarios]
-        if calibration is not None and kind == "inference" else [None] * len(scenarios))
-    overridden = (calibration.columns(kind) if calibration is not None and any(picked)
-                  else frozenset())
-    for j, c in enumerate(columns, 1):
-        header_cell(ws, 1, j, c.header, c.role)
-        if c.role == "output":
-            note(ws.cell(row=1, column=j), header_note(kind, c.key))
+    picked, overridden = _calibration_picks(calibration, kind, scenarios)
+    _write_headers(ws, kind, columns)
     plan = _column_plan(kind, ranges, styles)
     plan += _block_plan(ws, kind, styles, block)
     body = _Body(kind, scenarios, plan, [c.key for c in columns] + [k for _l, k in block],
@@ -159,6 +152,27 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
                  picked, overridden, calibration, gather, progress)
     _format_sheet(ws, kind, len(scenarios) + 1, len(models))
     return body.chunks()
+
+
+def _calibration_picks(calibration: CalibrationCells | None, kind: str,
+                       scenarios: Sequence[Scenario]
+                       ) -> tuple[list[CalibrationFigures | None], frozenset[str]]:
+    """The calibration profile each row picks (``None`` for none) and the columns the
+    profiles change (none when no row picks one)."""
+    picked: list[CalibrationFigures | None] = (
+        [calibration.pick(sc) for sc in scenarios]
+        if calibration is not None and kind == "inference" else [None] * len(scenarios))
+    overridden = (calibration.columns(kind) if calibration is not None and any(picked)
+                  else frozenset())
+    return picked, overridden
+
+
+def _write_headers(ws: Any, kind: str, columns: Sequence[Any]) -> None:
+    """The header row of the sheet's own columns, each output's with its note."""
+    for j, c in enumerate(columns, 1):
+        header_cell(ws, 1, j, c.header, c.role)
+        if c.role == "output":
+            note(ws.cell(row=1, column=j), header_note(kind, c.key))
 
 
 def _column_plan(kind: str, ranges: Ranges, styles: Styles) -> Plan:
@@ -243,28 +257,40 @@ class _Body:
                 ) -> list[Segment]:
         """One column's cells of a chunk, by its role in the plan."""
         letter, role, payload, style = entry
+        if role in ("reference", "formula"):
+            return self._formula(j, entry, lo, chunk, rows, values)
+        return value_column(letter, rows, style, self._values(role, payload, chunk),
+                            self.styles)
+
+    def _formula(self, j: int, entry: tuple[str, str, str, str], lo: int,
+                 chunk: Sequence[Scenario], rows: list[str], values: dict[str, Any]
+                 ) -> list[Segment]:
+        """A reference or formula column's cells of a chunk (a calibrated one per row)."""
+        letter, role, payload, style = entry
         key = self.keys[j]
         last = len(self.scenarios) + 1
         if role == "reference":
             return formula_column(letter, rows, style, _block_values(key, values, chunk),
                                   index=j, first=2, last=last, template=payload)
-        if role == "formula" and key in self.overridden:
+        if key in self.overridden:
             return self._calibrated(letter, key, payload, style, lo, rows, values.get(key))
-        if role == "formula":
-            got = values.get(key)
-            return formula_column(
-                letter, rows, style,
-                got if got is not None else np.full(len(rows), None, dtype=object),
-                index=j, first=2, last=last, template=payload)
+        got = values.get(key)
+        return formula_column(
+            letter, rows, style,
+            got if got is not None else np.full(len(rows), None, dtype=object),
+            index=j, first=2, last=last, template=payload)
+
+    def _values(self, role: str, payload: str, chunk: Sequence[Scenario]) -> list[Any]:
+        """A value column's values for a chunk: a meta field, an input (a flag as a bool)
+        or the LoRA dimensions of the row's model and targets."""
         if role == "meta":
-            vals = list(map(_META[payload], chunk))
-        elif role == "input":
+            return list(map(_META[payload], chunk))
+        if role == "input":
             vals = list(map(itemgetter(payload), (sc.inputs for sc in chunk)))
             if self.kinds[payload] == "bool":
                 vals = [bool(v) for v in vals]
-        else:
-            vals = [self.lora_dims.get((sc.model, sc.lora_targets), 0) for sc in chunk]
-        return value_column(letter, rows, style, vals, self.styles)
+            return vals
+        return [self.lora_dims.get((sc.model, sc.lora_targets), 0) for sc in chunk]
 
     def _calibrated(self, letter: str, key: str, template: str, style: str, lo: int,
                     rows: list[str], got: Any) -> list[Segment]:
@@ -329,7 +355,15 @@ _META: dict[str, Callable[[Scenario], Any]] = {
 
 
 def _validations(ws: Any, kind: str, col: dict[str, str], last: int, n_models: int) -> None:
+    """The drop-down lists (model, GPU, each choice input), then the allowed range of each
+    bounded number input, over the first ``max(last, 1000)`` rows."""
     rows = max(last, 1000)
+    _list_validations(ws, kind, col, rows)
+    _range_validations(ws, kind, col, rows)
+
+
+def _list_validations(ws: Any, kind: str, col: dict[str, str], rows: int) -> None:
+    """A drop-down list for the model, the GPU and each choice input, to row ``rows``."""
     specs = [("model", "=ModelNames"), ("gpu", "=GpuNames")]
     specs += [(c.name, '"' + ",".join(c.choices) + '"') for c in inputs_of(kind)
               if c.kind == "choice"]
@@ -339,6 +373,10 @@ def _validations(ws: Any, kind: str, col: dict[str, str], last: int, n_models: i
                             error=f"Choose a {key} from the list.")
         dv.add(f"{col[key]}2:{col[key]}{rows}")
         ws.add_data_validation(dv)
+
+
+def _range_validations(ws: Any, kind: str, col: dict[str, str], rows: int) -> None:
+    """The allowed range of each number input with both bounds, to row ``rows``."""
     for c in scenario_columns(kind):
         if c.role != "input" or c.kind not in ("int", "float"):
             continue

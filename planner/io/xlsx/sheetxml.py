@@ -152,10 +152,15 @@ def value_texts(values: Any) -> tuple[str, list[str]]:
     if array.dtype.kind in "iu":
         return "", [f"<v>{v}</v>" for v in array.tolist()]
     if array.dtype.kind == "f":
-        if bool(np.isfinite(array).all()):
-            return "", [f"<v>{v!r}</v>" for v in array.tolist()]
-        return "", [f"<v>{v!r}</v>" if math.isfinite(v) else "" for v in array.tolist()]
+        return "", _float_texts(array)
     return "\x01", [t + "\x02" + v for t, v in map(cached, array.tolist())]
+
+
+def _float_texts(array: np.ndarray) -> list[str]:
+    """The ``<v>`` elements of a float column, a NaN or infinity as no element."""
+    if bool(np.isfinite(array).all()):
+        return [f"<v>{v!r}</v>" for v in array.tolist()]
+    return [f"<v>{v!r}</v>" if math.isfinite(v) else "" for v in array.tolist()]
 
 
 def formula_cells(letter: str, rows: list[str], style: str, values: Any, *, index: int,
@@ -270,17 +275,27 @@ def value_column(letter: str, rows: list[str], style: str, values: list[Any],
     head = f'<c r="{letter}'
     types = set(map(type, values))
     if types and types <= {int, float}:
-        if types == {float}:
-            texts = _same(float_reprs(np.array(values, dtype=float)))
-        else:
-            texts = _same(list(map(repr, values)))
-        return [head, ROW_NUMBER, f'"{style}><v>', texts, "</v></c>"]
-    memo: dict[Any, str] = {}  # choice columns repeat a few values: render each once
+        return [head, ROW_NUMBER, f'"{style}><v>', _number_texts(values, types), "</v></c>"]
     if types == {str} or types == {bool}:  # one type: each distinct value's cell text once
-        for v in dict.fromkeys(values):
-            xml = cell_xml("\x00", v, style, styles)
-            memo[v] = xml.removeprefix('<c r="\x00')
+        memo = {v: cell_xml("\x00", v, style, styles).removeprefix('<c r="\x00')
+                for v in dict.fromkeys(values)}
         return [head, ROW_NUMBER, _same(list(map(memo.__getitem__, values)))]
+    return _mixed_column(letter, rows, style, values, styles)
+
+
+def _number_texts(values: list[Any], types: set[type]) -> str | list[str]:
+    """A column of numbers' texts (floats by :func:`float_reprs`, else each ``repr``)."""
+    if types == {float}:
+        return _same(float_reprs(np.array(values, dtype=float)))
+    return _same(list(map(repr, values)))
+
+
+def _mixed_column(letter: str, rows: list[str], style: str, values: list[Any],
+                  styles: Styles) -> list[Segment]:
+    """:func:`value_column` of values of mixed types, each distinct one rendered once; a
+    column with an empty cell (``None``) cell by cell."""
+    head = f'<c r="{letter}'
+    memo: dict[Any, str] = {}  # choice columns repeat a few values: render each once
     rests: list[str] = []
     for v in values:
         key = (type(v), v)

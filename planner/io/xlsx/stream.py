@@ -113,8 +113,17 @@ class SheetColumns:
         if numeric and not (code >= 0).any():
             return pd.Series(num), formula
         used, inverse = np.unique(code, return_inverse=True)
+        out = self._shown(used.tolist(), strip)[inverse.reshape(-1)]
+        numbers = np.flatnonzero(code < 0)
+        if len(numbers):
+            out[numbers] = _boxed(num[numbers])
+        return pd.Series(out, dtype=object), formula
+
+    def _shown(self, used: list[int], strip: bool) -> np.ndarray:
+        """What each text code in ``used`` shows, as an object array: ``None`` for a number
+        (code -1) or an empty text, a text (``strip``: without outer blanks), a flag."""
         shown: list[Any] = []
-        for c in used.tolist():
+        for c in used:
             if c < 0:
                 shown.append(None)
                 continue
@@ -125,17 +134,7 @@ class SheetColumns:
             shown.append(v)
         table = np.empty(len(shown), dtype=object)
         table[:] = shown
-        out = table[inverse.reshape(-1)]
-        numbers = np.flatnonzero(code < 0)
-        if len(numbers):
-            values = num[numbers]
-            boxed = np.empty(len(numbers), dtype=object)
-            finite = np.isfinite(values)
-            integral = finite & (values == np.floor(np.where(finite, values, 0)))
-            boxed[:] = [int(v) if i else (v if f else None) for v, i, f in
-                        zip(values.tolist(), integral.tolist(), finite.tolist(), strict=True)]
-            out[numbers] = boxed
-        return pd.Series(out, dtype=object), formula
+        return table
 
 
 def read_columns(z: zipfile.ZipFile, member: str, *, keep: Sequence[int], width: int,
@@ -229,25 +228,10 @@ class _Reader:
             start = text.find(open_row, pos)
             if start < 0:
                 return kept, (len(text) if text.rfind("<", pos) < 0 else text.rfind("<", pos))
-            head_end = text.find(">", start)
-            if head_end < 0:
+            found = _row_at(text, start, open_row, close_row)
+            if found is None:
                 return kept, start
-            attrs = text[start + len(open_row):head_end]
-            if attrs and not attrs[0].isspace() and attrs[0] not in "/":
-                pos = head_end + 1  # another tag starting with "row" (rowBreaks …)
-                continue
-            number = _ROW_NUMBER.search(attrs)
-            if number is None:
-                raise SheetRefused("has a row without its r= number; save it again with "
-                                   "Excel or LibreOffice")
-            r = int(number.group(1))
-            if attrs.endswith("/"):
-                body, pos = "", head_end + 1
-            else:
-                end = text.find(close_row, head_end)
-                if end < 0:
-                    return kept, start
-                body, pos = text[head_end + 1:end], end + len(close_row)
+            r, body, pos = found
             if body:
                 self._row(body, r, open_cell, kept)
 
@@ -277,6 +261,39 @@ class _Reader:
                 cells[index] = (np.zeros(0, dtype=np.int64), np.zeros(0),
                                 np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool))
         return SheetColumns(self.header, rows, self.decoder.texts, cells)  # type: ignore[arg-type]
+
+
+def _boxed(values: np.ndarray) -> np.ndarray:
+    """Numbers as an object array: an integral one as int, a NaN or infinity as ``None``."""
+    boxed = np.empty(len(values), dtype=object)
+    finite = np.isfinite(values)
+    integral = finite & (values == np.floor(np.where(finite, values, 0)))
+    boxed[:] = [int(v) if i else (v if f else None) for v, i, f in
+                zip(values.tolist(), integral.tolist(), finite.tolist(), strict=True)]
+    return boxed
+
+
+def _row_at(text: str, start: int, open_row: str, close_row: str) -> tuple[int, str, int] | None:
+    """(row number, body XML, where the next search starts) of the row tag at ``start``;
+    ``None`` when the row is not whole in ``text``. Another tag whose name starts with
+    ``row`` (``rowBreaks`` …) is row 0 with no body."""
+    head_end = text.find(">", start)
+    if head_end < 0:
+        return None
+    attrs = text[start + len(open_row):head_end]
+    if attrs and not attrs[0].isspace() and attrs[0] not in "/":
+        return 0, "", head_end + 1  # another tag starting with "row" (rowBreaks …)
+    number = _ROW_NUMBER.search(attrs)
+    if number is None:
+        raise SheetRefused("has a row without its r= number; save it again with "
+                           "Excel or LibreOffice")
+    r = int(number.group(1))
+    if attrs.endswith("/"):
+        return r, "", head_end + 1
+    end = text.find(close_row, head_end)
+    if end < 0:
+        return None
+    return r, text[head_end + 1:end], end + len(close_row)
 
 
 def _blocks(columns: list[int]) -> list[tuple[str, ...]]:

@@ -218,14 +218,9 @@ class _Summary:
 
     def statements(self) -> None:
         lk, st, info = self.lk, self.st, self.info
-        engines = ", ".join(f"{e} ({k} scenario{'s' if k != 1 else ''})"
-                            for e, k in sorted(info.engines.items())) or "(none)"
-        hours = sorted(set(info.hours_per_month))
-        month = (f"{hours[0]:g} hours (every scenario)" if len(hours) == 1 else
-                 ", ".join(f"{h:g}" for h in hours) + " hours (per scenario)") if hours else "-"
         for label, text in (
-                ("Serving engines", engines),
-                ("A month", month),
+                ("Serving engines", _engines_text(info.engines)),
+                ("A month", _month_text(info.hours_per_month)),
                 ("Conventions", CONVENTIONS)):
             self.rows.add([(1, text_cell(label, lk.label, st)),
                            (2, text_cell(text, lk.wrap if label == "Conventions" else "", st))],
@@ -410,20 +405,14 @@ class _Summary:
     def training_table(self) -> None:
         if not self.m:
             return
-        lk, st, tr, tcol = self.lk, self.st, self.training, self.tcol
+        lk, st, tr = self.lk, self.st, self.training
         self.rows.skip()
         self.section("Training runs")
         self.headers([("run", ""), *((h, u) for h, u, *_r in TRAINING_KEYS)],
                      [None, *(header_note("training", k) for _h, _u, k, _f, _t in TRAINING_KEYS)])
         for i, (fleet, name, gpu) in enumerate(tr.meta):
-            cells = [(1, text_cell(f"{fleet}/{name}", "", st))]
-            for j, (_h, _u, key, number_format, template) in enumerate(TRAINING_KEYS, 2):
-                value = gpu if key == "gpu" else tr.value(key, i)
-                if value is not None and "SecondsPerDay" in template:
-                    value = float(value) / CONSTANTS["SecondsPerDay"]
-                text = template.format(c=f"Training!{tcol[key]}{i + 2}")
-                cells.append((j, formula_cell(text, value, lk.fmt(number_format))))
-            self.rows.add(cells)
+            self.rows.add([(1, text_cell(f"{fleet}/{name}", "", st)),
+                           *self._training_cells(i, gpu)])
         mine = tr.counted()
         cells = [(1, text_cell("total of counted runs", lk.total_label, st))]
         for j, (_h, _u, key, number_format, _t) in enumerate(TRAINING_KEYS, 2):
@@ -432,6 +421,17 @@ class _Summary:
                     self.counted_sum(None, self.trng(key), training=True),
                     tr.total(key, mine), lk.total(number_format))))
         self.rows.add(cells)
+
+    def _training_cells(self, i: int, gpu: str) -> list[tuple[int, str]]:
+        """Training run ``i``'s figures (its GPU, durations in days), each a reference."""
+        cells: list[tuple[int, str]] = []
+        for j, (_h, _u, key, number_format, template) in enumerate(TRAINING_KEYS, 2):
+            value = gpu if key == "gpu" else self.training.value(key, i)
+            if value is not None and "SecondsPerDay" in template:
+                value = float(value) / CONSTANTS["SecondsPerDay"]
+            text = template.format(c=f"Training!{self.tcol[key]}{i + 2}")
+            cells.append((j, formula_cell(text, value, self.lk.fmt(number_format))))
+        return cells
 
     def finish(self, last_row: int) -> None:
         """Notes, column widths and print setup (the layout pass)."""
@@ -461,6 +461,19 @@ class _Summary:
         if self.decorate:
             self.finish(last_row)
         return self.rows
+
+
+def _engines_text(engines: dict[str, int]) -> str:
+    """The serving engines in use with their scenario counts, by name; ``(none)`` if none."""
+    return ", ".join(f"{e} ({k} scenario{'s' if k != 1 else ''})"
+                     for e, k in sorted(engines.items())) or "(none)"
+
+
+def _month_text(hours_per_month: list[float]) -> str:
+    """The hours in a month: the one every scenario uses, or each used; ``-`` if none."""
+    hours = sorted(set(hours_per_month))
+    return (f"{hours[0]:g} hours (every scenario)" if len(hours) == 1 else
+            ", ".join(f"{h:g}" for h in hours) + " hours (per scenario)") if hours else "-"
 
 
 def write_summary(ws: Any, info: SummaryInfo, inference: Gather, training: Gather,

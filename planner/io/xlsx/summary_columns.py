@@ -318,14 +318,22 @@ def column_values(gather: Gather, column: SummaryColumn, lo: int, hi: int) -> np
         return np.full(n, None, dtype=object)
     if bad.any():
         raw = {k: [0 if v is None else v for v in got] for k, got in raw.items()}
-    if column.compute is None:
-        (key,) = column.reads
-        out = np.asarray(raw[key])
-        out = out.astype(bool) if key == "fits" else (
-            out.astype(np.int64) if key in ("gpus", "deployment_gpus") else out.astype(float))
-    else:
-        out = column.compute({k: np.asarray(v) for k, v in raw.items()})
+    out = _computed(column, raw)
     if bad.any():
         out = out.astype(object)
         out[bad] = None
     return out
+
+
+def _computed(column: SummaryColumn, raw: dict[str, list[Any]]) -> np.ndarray:
+    """A column's formula over the figures it reads; a column without one is its one
+    figure (a flag, a GPU count as an integer, else a float)."""
+    if column.compute is not None:
+        return column.compute({k: np.asarray(v) for k, v in raw.items()})
+    (key,) = column.reads
+    out = np.asarray(raw[key])
+    if key == "fits":
+        return out.astype(bool)
+    if key in ("gpus", "deployment_gpus"):
+        return out.astype(np.int64)
+    return out.astype(float)

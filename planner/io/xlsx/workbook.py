@@ -252,20 +252,32 @@ def _summary_info(scenarios: Sequence[Scenario], inference: Sequence[Scenario],
     """The Summary's title and assumptions: fleets, export time (UTC), planner version, the
     GPUs in use (a disaggregated scenario's decode GPU too), scenarios per engine, hours per
     month and the plans' lines."""
+    used = _gpus_used(scenarios, inference)
+    return SummaryInfo(sorted({s.fleet for s in scenarios}),
+                       datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                       _version(), [g for g in gpus if g.name in used],
+                       _engine_counts(inference),
+                       [float(s.inputs["hours_per_month"]) for s in inference
+                        if "hours_per_month" in s.inputs], plan_lines)
+
+
+def _gpus_used(scenarios: Sequence[Scenario], inference: Sequence[Scenario]) -> set[str]:
+    """The names of the GPUs the scenarios run on, a disaggregated one's decode GPU too."""
     used = {s.gpu for s in scenarios}
     # a disaggregated deployment's decode pool runs on its decode GPU (issue 25)
     used |= {str(s.inputs.get("decode_gpu")) for s in inference
              if s.inputs.get("serving_mode") == "disaggregated"
              and s.inputs.get("decode_gpu") not in (None, "", "same")}
+    return used
+
+
+def _engine_counts(inference: Sequence[Scenario]) -> dict[str, int]:
+    """How many inference scenarios run on each engine, in order of first use."""
     engines: dict[str, int] = {}
     for s in inference:
         engine = str(s.inputs.get("engine"))
         engines[engine] = engines.get(engine, 0) + 1
-    return SummaryInfo(sorted({s.fleet for s in scenarios}),
-                       datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-                       _version(), [g for g in gpus if g.name in used], engines,
-                       [float(s.inputs["hours_per_month"]) for s in inference
-                        if "hours_per_month" in s.inputs], plan_lines)
+    return engines
 
 
 def _version() -> str:

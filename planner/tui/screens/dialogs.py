@@ -221,14 +221,12 @@ class NewScenarioDialog(ModalScreen[tuple[str, str, str] | None]):
         needle = text.strip().lower()
         current = self.chosen(field) if self.is_mounted and text else self.defaults[field]
         shown = [n for n in self.names[field] if needle in n.lower()]
-        exact = [n for n in shown if n.lower() == needle]
         self.shown[field] = shown
         choices = self.query_one(f"#{field}-choices", OptionList)
         choices.clear_options()
         choices.add_options([Option(n, id=n) for n in shown])
         if shown:
-            keep = exact[0] if exact else (current if current in shown else shown[0])
-            choices.highlighted = shown.index(keep)
+            choices.highlighted = shown.index(_kept(shown, needle, current))
             choices.scroll_to_highlight()
 
     @on(Input.Changed, "#model-filter, #gpu-filter")
@@ -264,3 +262,10 @@ class NewScenarioDialog(ModalScreen[tuple[str, str, str] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def _kept(shown: list[str], needle: str, current: str | None) -> str:
+    """The choice highlighted once the filter ``needle`` leaves ``shown``: the one it names
+    exactly, else the one highlighted before (``current``) if still shown, else the first."""
+    exact = [n for n in shown if n.lower() == needle]
+    return exact[0] if exact else (current if current in shown else shown[0])

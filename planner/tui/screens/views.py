@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from planner.compute.profiles import CalibrationFigures
     from planner.spec.architecture import ModelSpec
     from planner.spec.gpu import GpuSpec
+    from planner.tui.state.frontier import FrontierView
 
 SWEEP_OUTPUTS = ("throughput_tokens_per_s", "ttft_s", "tpot_s", "max_concurrent_sequences",
                  "fits", "cost_usd_per_million_output_tokens")
@@ -118,21 +119,8 @@ class SweepScreen(ModalScreen[None]):
             self.query_one("#table", Static).update(Text(view.error, style="bold red"))
             self.query_one("#chart", Static).update("")
             return
-        table = Table(title=view.title)
-        for k, head in enumerate(view.headers):
-            table.add_column(head, justify="left" if k in (0, len(view.headers) - 2)
-                             else "right")
-        for row, optimal, meets in zip(view.rows, view.pareto, view.meets, strict=True):
-            table.add_row(*map(Text, row), style="bold" if optimal else "" if meets else "dim")
-        self.query_one("#table", Static).update(table)
-        cheapest = Table(title="Cheapest configuration meeting the SLO at each interactivity "
-                               "level")
-        for k, head in enumerate(CHEAPEST_HEADERS):
-            cheapest.add_column(head, justify="left" if k == 1 else "right")
-        for row in view.cheapest:
-            cheapest.add_row(*map(Text, row))
-        self.query_one("#chart", Static).update(
-            cheapest if view.cheapest else Text("No point meets the SLO.", style="bold"))
+        self.query_one("#table", Static).update(_frontier_table(view))
+        self.query_one("#chart", Static).update(_cheapest_table(view, CHEAPEST_HEADERS))
 
     @on(Input.Submitted)
     def run_sweep(self) -> None:
@@ -254,3 +242,26 @@ _HELP = {
     "help": "this help",
     "quit": "quit",
 }
+
+
+def _frontier_table(view: FrontierView) -> Table:
+    """The frontier's points: Pareto-optimal ones bold, those missing the SLO dim."""
+    table = Table(title=view.title)
+    for k, head in enumerate(view.headers):
+        table.add_column(head, justify="left" if k in (0, len(view.headers) - 2)
+                         else "right")
+    for row, optimal, meets in zip(view.rows, view.pareto, view.meets, strict=True):
+        table.add_row(*map(Text, row), style="bold" if optimal else "" if meets else "dim")
+    return table
+
+
+def _cheapest_table(view: FrontierView, headers: Sequence[str]) -> Table | Text:
+    """The cheapest configuration meeting the SLO at each level (columns ``headers``), or
+    a line saying no point meets it."""
+    cheapest = Table(title="Cheapest configuration meeting the SLO at each interactivity "
+                           "level")
+    for k, head in enumerate(headers):
+        cheapest.add_column(head, justify="left" if k == 1 else "right")
+    for row in view.cheapest:
+        cheapest.add_row(*map(Text, row))
+    return cheapest if view.cheapest else Text("No point meets the SLO.", style="bold")

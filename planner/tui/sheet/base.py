@@ -279,8 +279,12 @@ class SheetBase(Vertical):
             sc is not None and key and role == "output") else None
         if self.editing is None:
             self._show_bar(sc, key, role, tree)
-        if self.kind != "inference":
-            return
+        if self.kind == "inference":
+            self._show_pane(sc, tree)
+
+    def _show_pane(self, sc: Scenario | None, tree: ExplainNode | None) -> None:
+        """The details pane for an inference scenario (``tree``: the output's explanation
+        under the cursor, if any); empty when there is no scenario."""
         if sc is None:
             self._details.show_scenario(None, {}, 0)
             return

@@ -140,13 +140,20 @@ class CellEditing(RowActions):
             self.edit()
             return True
         if event.character and event.character in "0123456789.":
-            sc, key, role = self._current()
-            column = rows.input_column(sc.kind, key) if sc and key and role == "input" \
-                else None
-            if sc is not None and column is not None and column.kind in ("int", "float"):
-                self._begin_edit(sc, key or "", typed=event.character)
+            here = self._number_input_here()
+            if here is not None:
+                self._begin_edit(*here, typed=event.character)
                 return True
         return False
+
+    def _number_input_here(self) -> tuple[Scenario, str] | None:
+        """The scenario and column key under the cursor when it is a number input."""
+        sc, key, role = self._current()
+        column = rows.input_column(sc.kind, key) if sc and key and role == "input" \
+            else None
+        if sc is not None and column is not None and column.kind in ("int", "float"):
+            return sc, key or ""
+        return None
 
     def paste(self, text: str) -> None:
         """Pasted text goes into the cell being edited (the grid itself ignores pastes)."""

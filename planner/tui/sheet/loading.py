@@ -139,6 +139,18 @@ class FleetLoading(SheetLayout):
 
     @on(FleetLoaded)
     def _fleet_loaded(self, message: FleetLoaded) -> None:
+        self._take_fleet(message)
+        same_layout = message.layouts == {kind: self._layout(kind) for kind in KINDS}
+        self._rebuild_grids(message.focus_id, message.widths if same_layout else None)
+        if self.query_one("#tabs", TabbedContent).active == "plan":  # another fleet's plan
+            self.query_one(PlanPane).load(self.fleet)
+        self._first_load()
+        self.loaded = True
+        self._loaded_status(message)
+
+    def _take_fleet(self, message: FleetLoaded) -> None:
+        """Keep a loaded fleet's scenarios, their versions, outputs and per-kind index (the
+        marks of rows no longer there dropped)."""
         self.fleet = message.fleet
         self.fleets = message.fleets
         self.scenarios = {s.id: s for s in message.scenarios}
@@ -147,16 +159,14 @@ class FleetLoading(SheetLayout):
         self.marked &= set(self.scenarios)
         self.index = message.index or {kind: rows.KindIndex(
             [s for s in message.scenarios if s.kind == kind]) for kind in KINDS}
-        same_layout = message.layouts == {kind: self._layout(kind) for kind in KINDS}
-        self._rebuild_grids(message.focus_id, message.widths if same_layout else None)
-        if self.query_one("#tabs", TabbedContent).active == "plan":  # another fleet's plan
-            self.query_one(PlanPane).load(self.fleet)
+
+    def _first_load(self) -> None:
+        """Focus the grid on the first load (or when nothing has the focus); the first load
+        also starts polling for other clients' edits."""
         if not self.loaded or self.app.focused is None:
             self._grid().focus()
         if not self.loaded:
             self.poll_timer = self.set_interval(self.POLL_S, self._poll_tick, name="poll")
-        self.loaded = True
-        self._loaded_status(message)
 
     def _loaded_status(self, message: FleetLoaded) -> None:
         """After a load: a partial one says how many rows show while the rest are read; the
@@ -272,23 +282,35 @@ class FleetLoading(SheetLayout):
             return
         names = []
         for sc, outputs in zip(message.scenarios, message.outputs, strict=True):
-            old = self.scenarios.get(sc.id)
-            if old is None or old.version >= sc.version or self.saves.pending(sc.id):
-                continue
-            self._store(sc, outputs)
-            self.saves.read({sc.id: sc.version})
-            if rows.haystack(old) != rows.haystack(sc):  # renamed elsewhere: it may move
-                self._show_rows(sc.id, (sc.kind,))
-            self._refresh_row(sc.id)
-            changed = rows.changed_fields(old, sc)
-            names.append(f"{sc.name} ({', '.join(changed)})")
-            edit = self.editing
-            if edit is not None and edit.sid == sc.id:  # keep the edit, say what moved
-                edit.checked = None
-                theirs = ", ".join(f"{k} = {v!r}" for k, v in changed.items())
-                edit.error = (f"changed elsewhere meanwhile: {theirs}. Enter saves your "
-                              "value on top, Esc keeps theirs.")
-                self._draw_edit()
+            name = self._row_changed(sc, outputs)
+            if name is not None:
+                names.append(name)
         if names:
             self._status.update("changed elsewhere, refreshed: " + "; ".join(names))
             self._show_details()
+
+    def _row_changed(self, sc: Scenario, outputs: dict[str, Any]) -> str | None:
+        """Put a row another client changed in place (unless it is not newer than the one
+        shown, or this sheet's own save is pending); returns what changed, for the status
+        line (``None`` when the row was left)."""
+        old = self.scenarios.get(sc.id)
+        if old is None or old.version >= sc.version or self.saves.pending(sc.id):
+            return None
+        self._store(sc, outputs)
+        self.saves.read({sc.id: sc.version})
+        if rows.haystack(old) != rows.haystack(sc):  # renamed elsewhere: it may move
+            self._show_rows(sc.id, (sc.kind,))
+        self._refresh_row(sc.id)
+        changed = rows.changed_fields(old, sc)
+        self._tell_editor(sc.id, changed)
+        return f"{sc.name} ({', '.join(changed)})"
+
+    def _tell_editor(self, sid: int, changed: dict[str, Any]) -> None:
+        """An edit open on row ``sid`` is kept, saying what another client changed."""
+        edit = self.editing
+        if edit is not None and edit.sid == sid:  # keep the edit, say what moved
+            edit.checked = None
+            theirs = ", ".join(f"{k} = {v!r}" for k, v in changed.items())
+            edit.error = (f"changed elsewhere meanwhile: {theirs}. Enter saves your "
+                          "value on top, Esc keeps theirs.")
+            self._draw_edit()

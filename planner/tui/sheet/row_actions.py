@@ -129,16 +129,28 @@ class RowActions(FleetLoading):
                 self.app.call_from_thread(self.notify, empty)
                 return
             if isinstance(result, list) and result:  # an undo or redo: say what it changed
-                shown = self.scenarios
-                names = {c.scenario_id: shown[c.scenario_id].name for c in result
-                         if c.scenario_id in shown}  # the rows it touched, not the fleet
-                self.app.call_from_thread(self.notify,
-                                          rows.describe_step(what, result, names),
-                                          title=what.capitalize(), timeout=12)
-                result = self._stepped(ws, current, result, undo=what == "undo")
+                result = self._said_step(ws, what, current, result)
         except work_failures() as exc:
             self.post_message(WorkFailed(f"Could not {what}", str(exc)))
             return
+        self._put_result(ws, current, result, removed)
+
+    def _said_step(self, ws: Workspace, what: str, current: str, changes: list[Change]
+                   ) -> Scenario | None:
+        """An undo or redo's ``changes`` told (the rows it touched, not the fleet), then
+        the scenario it changed read back (:meth:`_stepped`)."""
+        shown = self.scenarios
+        names = {c.scenario_id: shown[c.scenario_id].name for c in changes
+                 if c.scenario_id in shown}  # the rows it touched, not the fleet
+        self.app.call_from_thread(self.notify,
+                                  rows.describe_step(what, changes, names),
+                                  title=what.capitalize(), timeout=12)
+        return self._stepped(ws, current, changes, undo=what == "undo")
+
+    def _put_result(self, ws: Workspace, current: str, result: Any,
+                    removed: int | None) -> None:
+        """A done action's outcome on the grid: its scenario evaluated and put in place,
+        ``removed`` taken out, or else the fleet read again."""
         if isinstance(result, Scenario):
             try:
                 outputs = ws.evaluate(result)

@@ -87,6 +87,22 @@ def grid_columns(kind: str, pinned: tuple[str, ...] | None = None,
     ``group:NAME`` (role ``group``) instead. Headers are labels with units."""
     pinned = PINNED[kind] if pinned is None else pinned
     outputs = output_columns()
+    members = _group_members(kind, pinned)
+    cols = [("name", header("scenario", ""), "meta")]
+    cols += [(n, header(outputs[n].label, outputs[n].unit), "output") for n in pinned]
+    for group in GROUPS:
+        if group in folded:
+            cols.append((f"group:{group}", header(f"▸ {group}", "g unfolds"), "group"))
+        else:
+            cols += members[group]
+    return tuple(cols)
+
+
+def _group_members(kind: str, pinned: tuple[str, ...]
+                   ) -> dict[str, list[tuple[str, str, str]]]:
+    """(key, header, role) of each group's columns, by group: the inputs (model, GPU, a
+    training row's LoRA targets, then the inputs), then the key outputs not ``pinned``."""
+    outputs = output_columns()
     meta = [("model", "model", ""), ("gpu", "GPU", "")]
     if kind == "training":
         meta.append(("lora_targets", "LoRA targets", ""))
@@ -98,14 +114,7 @@ def grid_columns(kind: str, pinned: tuple[str, ...] | None = None,
         if name not in pinned:
             members[OUTPUT_GROUP.get(name, "cost")].append(
                 (name, header(outputs[name].label, outputs[name].unit), "output"))
-    cols = [("name", header("scenario", ""), "meta")]
-    cols += [(n, header(outputs[n].label, outputs[n].unit), "output") for n in pinned]
-    for group in GROUPS:
-        if group in folded:
-            cols.append((f"group:{group}", header(f"▸ {group}", "g unfolds"), "group"))
-        else:
-            cols += members[group]
-    return tuple(cols)
+    return members
 
 
 WIDE = {"model": 22, "gpu": 12, "lora_targets": 14, "notes": 24}
@@ -139,18 +148,35 @@ def column_widths(kind: str, rows: Sequence[tuple[Scenario, Mapping[str, Any]]],
     widths = {key: column_width(key, text) for key, text, _role in columns}
     picked = list(rows[:MEASURED_ROWS])
     if rest_outputs is None or rest_row is None:
-        tail = rows[MEASURED_ROWS:]
-        rest = [sc for sc, _out in tail]
-        rest_outputs = (lambda key: [out.get(key) for _sc, out in tail])  # noqa: E731
-        rest_row = (lambda at: tail[at][1])  # noqa: E731
+        rest, rest_outputs, rest_row = _past_measured(rows[MEASURED_ROWS:])
     if rest:
         picked += _extremes(columns, rest, rest_outputs, rest_row)
+    _widen(widths, columns, picked)
+    return widths
+
+
+def _past_measured(tail: Sequence[tuple[Scenario, Mapping[str, Any]]]
+                   ) -> tuple[list[Scenario], Callable[[str], Sequence[Any]],
+                              Callable[[int], Mapping[str, Any]]]:
+    """The rows past the measured ones as ``rest``, ``rest_outputs`` and ``rest_row`` (see
+    :func:`column_widths`)."""
+    def outputs_of(key: str) -> list[Any]:
+        return [out.get(key) for _sc, out in tail]
+
+    def row_at(at: int) -> Mapping[str, Any]:
+        return tail[at][1]
+
+    return [sc for sc, _out in tail], outputs_of, row_at
+
+
+def _widen(widths: dict[str, int], columns: tuple[tuple[str, str, str], ...],
+           picked: list[tuple[Scenario, Mapping[str, Any]]]) -> None:
+    """Widen each value column of ``widths`` to its widest cell among the ``picked`` rows."""
     for key, _header, role in columns:
         if key == "name" or role == "group":
             continue
         widest = max((cell_width(sc, out, key, role) for sc, out in picked), default=0)
         widths[key] = max(widths[key], widest)
-    return widths
 
 
 def _extremes(columns: tuple[tuple[str, str, str], ...], rest: Sequence[Scenario],

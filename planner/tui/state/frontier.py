@@ -61,9 +61,7 @@ def frontier_view(sc: Scenario, column: str, values: str, models: Mapping[str, M
                   gpus: Mapping[str, GpuSpec],
                   profiles: Sequence[CalibrationFigures] | None = None) -> FrontierView:
     """The frontier of ``sc`` over what the fields ask for, or the one-line error."""
-    names = {c.name for c in inputs_of("inference")}
-    base = {"model": sc.model, "gpu": sc.gpu, "lora_targets": sc.lora_targets,
-            **{k: v for k, v in sc.inputs.items() if k in names}}
+    base = _frontier_base(sc)
     try:
         variations, concurrency = frontier_request(column, values, gpus=list(gpus),
                                                    models=list(models))
@@ -73,6 +71,23 @@ def frontier_view(sc: Scenario, column: str, values: str, models: Mapping[str, M
         return FrontierView(error=str(exc))
     cells = [fr.text_cells(p) for p in result.points]
     rows = [[c[k] for k in fr.HEADERS] for c in cells]
+    cheapest = _cheapest_rows(result, cells)
+    return FrontierView(f"Frontier of {sc.name}: SLO {fr.slo_text(result.slo)}; one engine "
+                        f"per configuration; {fr.PARETO_MARK} = Pareto-optimal",
+                        fr.headers(result), rows, [p.pareto for p in result.points],
+                        [p.meets_slo for p in result.points], cheapest)
+
+
+def _frontier_base(sc: Scenario) -> dict[str, Any]:
+    """The scenario the frontier varies: its model, GPU, LoRA targets and inference inputs."""
+    names = {c.name for c in inputs_of("inference")}
+    return {"model": sc.model, "gpu": sc.gpu, "lora_targets": sc.lora_targets,
+            **{k: v for k, v in sc.inputs.items() if k in names}}
+
+
+def _cheapest_rows(result: fr.Frontier, cells: list[dict[str, str]]) -> list[list[str]]:
+    """Per service level, the cheapest point meeting it: the level, then the point's
+    configuration, concurrency, throughput per GPU and cost per million output tokens."""
     cheapest = []
     for c in result.cheapest:
         point = cells[c.point]
@@ -80,7 +95,4 @@ def frontier_view(sc: Scenario, column: str, values: str, models: Mapping[str, M
                          point["configuration"], point["concurrency"],
                          point["output_tokens_per_s_per_gpu"],
                          point["cost_usd_per_million_output_tokens"]])
-    return FrontierView(f"Frontier of {sc.name}: SLO {fr.slo_text(result.slo)}; one engine "
-                        f"per configuration; {fr.PARETO_MARK} = Pareto-optimal",
-                        fr.headers(result), rows, [p.pareto for p in result.points],
-                        [p.meets_slo for p in result.points], cheapest)
+    return cheapest

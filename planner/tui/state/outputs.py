@@ -83,23 +83,33 @@ class OutputBlock:
     def value(self, key: str, j: int) -> Any:
         """Column ``key`` of row ``j`` as a Python value (KeyError: no such column)."""
         if key not in EXTRA_KEYS[self.kind]:
-            value = self.columns[key].item(j)
-            return int(value) if key in self.integer else value
+            return self._stored(key, j)
         if key == "compute_dtype":
             return self.dtype[j]
         if key == "gpu_memory_bytes":
             return self.gpu_memory[j]
         if self.applied is not None:
-            if key == APPLIED_COLUMN:
-                return self.applied[j]
-            if key == "calibration_holdout_error":
-                return self.errors.get(self.applied[j])
-            if key in ("ttft_bound", "tpot_bound"):
-                stage = key.removesuffix("_bound")
-                compute = self.value(f"{stage}_compute_s", j)
-                return "compute" if compute >= self.value(f"{stage}_memory_s", j) else "memory"
+            return self._applied_value(key, j, self.applied)
+        return self._stored(key, j)
+
+    def _stored(self, key: str, j: int) -> Any:
+        """Stored column ``key`` of row ``j`` (an integer column's value as an int)."""
         value = self.columns[key].item(j)
         return int(value) if key in self.integer else value
+
+    def _applied_value(self, key: str, j: int, applied: np.ndarray) -> Any:
+        """An inference block's column ``key`` of row ``j``: the calibration profile it
+        applied (``applied``) and that profile's holdout error, whether each stage is compute
+        or memory bound, else the stored column."""
+        if key == APPLIED_COLUMN:
+            return applied[j]
+        if key == "calibration_holdout_error":
+            return self.errors.get(applied[j])
+        if key in ("ttft_bound", "tpot_bound"):
+            stage = key.removesuffix("_bound")
+            compute = self.value(f"{stage}_compute_s", j)
+            return "compute" if compute >= self.value(f"{stage}_memory_s", j) else "memory"
+        return self._stored(key, j)
 
     def gather(self, key: str, rows: np.ndarray) -> list[Any]:
         """Column ``key`` at rows ``rows`` as Python values (one C pass for a stored

@@ -79,21 +79,26 @@ def share_values(scenarios: list[Scenario], seen: dict[str, dict[Any, Any]] | No
     the shared values over from one call to the next."""
     seen = {} if seen is None else seen
     for sc in scenarios:
-        inputs = sc.inputs
-        for key, value in inputs.items():
-            known = seen.get(key)
-            if known is None:
-                known = seen[key] = {}
-            elif len(known) >= SHARED_VALUES_PER_INPUT:  # values that rarely repeat
-                continue
-            try:
-                kept = known.setdefault(value, value)
-            except TypeError:  # unhashable: kept as is
-                continue
-            if kept is not value and type(kept) is type(value) and (
-                    value != 0 or repr(kept) == repr(value)):
-                inputs[key] = kept
+        _share_inputs(sc.inputs, seen)
     return scenarios
+
+
+def _share_inputs(inputs: dict[str, Any], seen: dict[str, dict[Any, Any]]) -> None:
+    """One scenario's ``inputs`` with each value replaced by the equal one met before (see
+    :func:`share_values`), in place."""
+    for key, value in inputs.items():
+        known = seen.get(key)
+        if known is None:
+            known = seen[key] = {}
+        elif len(known) >= SHARED_VALUES_PER_INPUT:  # values that rarely repeat
+            continue
+        try:
+            kept = known.setdefault(value, value)
+        except TypeError:  # unhashable: kept as is
+            continue
+        if kept is not value and type(kept) is type(value) and (
+                value != 0 or repr(kept) == repr(value)):
+            inputs[key] = kept
 
 
 def haystack(sc: Scenario) -> str:
@@ -246,8 +251,13 @@ class KindIndex:
         ids = self.ids.tolist()
         if key in TEXT_FIELDS:
             return [str(getattr(scenarios[i], key)).lower() for i in ids]
+        return self._field_column(key, ids, [scenarios[i].inputs for i in ids], outputs)
+
+    def _field_column(self, key: str, ids: list[int], held: list[dict[str, Any]],
+                      outputs: Mapping[int, Outputs]) -> list[Any] | np.ndarray:
+        """Column ``key`` of the rows ``ids`` (their inputs ``held``): an input when every
+        row holds it, an output read as a column when none does, else row by row."""
         gather = getattr(outputs, "gather", None)
-        held = [scenarios[i].inputs for i in ids]
         has = [key in inputs for inputs in held]
         if all(has):  # an input
             return [inputs[key] for inputs in held]
@@ -355,15 +365,20 @@ def cell_edit(sc: Scenario, outputs: Outputs, key: str, models: Sequence[ModelIn
     if column is None:
         raise KeyError(key)
     if column.kind in ("choice", "bool"):
-        choices = list(column.choices) if column.kind == "choice" else ["yes", "no"]
-        current = str(sc.inputs[key]) if column.kind == "choice" else (
-            "yes" if sc.inputs[key] else "no")
-        return CellEdit.of_choices(sc.id, key, reference, column.help, column.parse, choices,
-                                   current)
+        return _choice_edit(sc, key, reference, column)
     unit = f" [{column.measured_unit}]" if column.measured_unit else ""
     text = str(cells.cell(sc, outputs, key, "input")).replace(",", "")
     return CellEdit(sc.id, key, reference + unit, f"{column.help} · {column.allowed()}",
                     column.parse, LineBuffer.of(text))
+
+
+def _choice_edit(sc: Scenario, key: str, reference: str, column: InputColumn) -> CellEdit:
+    """The editor of a choice input (its choices) or a flag (yes or no)."""
+    choices = list(column.choices) if column.kind == "choice" else ["yes", "no"]
+    current = str(sc.inputs[key]) if column.kind == "choice" else (
+        "yes" if sc.inputs[key] else "no")
+    return CellEdit.of_choices(sc.id, key, reference, column.help, column.parse, choices,
+                               current)
 
 
 def describe_step(what: str, changes: Sequence[Change], names: Mapping[int, str]) -> str:

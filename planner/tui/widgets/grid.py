@@ -409,19 +409,24 @@ class SheetTable(DataTable):
         if row_index >= -1 and column_index >= 0 and column_index not in self._in_view:
             # cropped away: never seen (the header's too: every row action that moves rows
             # re-renders the header line, which drew all 83 headers through rich for ~7 shown)
-            blank = [Segment(" " * width, base_style)]
-            if row_index == -1:
-                height = self.header_height
-            elif self._order is not None or row_index >= self.row_count:
-                height = 1
-            else:
-                height = self.ordered_rows[row_index].height or 1
-            return [blank] * height
+            return self._blank_cell(row_index, base_style, width)
         if row_index < 0 or column_index < 0 or self._order is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
                                         hover)
         return self._render_body_cell(row_index, column_index, base_style, width, cursor,
                                       hover)
+
+    def _blank_cell(self, row_index: int, base_style: Style, width: int
+                    ) -> list[list[Segment]]:
+        """A cell cropped out of view: blank lines, as many as its row (or the header) has."""
+        blank = [Segment(" " * width, base_style)]
+        if row_index == -1:
+            height = self.header_height
+        elif self._order is not None or row_index >= self.row_count:
+            height = 1
+        else:
+            height = self.ordered_rows[row_index].height or 1
+        return [blank] * height
 
     SHARED_CELLS = 20_000
     """Cells rendered without their position kept for reuse (:meth:`_render_body_cell`)."""
@@ -453,6 +458,17 @@ class SheetTable(DataTable):
             return super()._render_cell(row_index, column_index, base_style, width, cursor,
                                         hover)
         fixed = row_index < self.fixed_rows or column_index < self.fixed_columns
+        bare = self._bare_lines(cell, base_style, width, fixed, cursor, hover)
+        where = Style.from_meta({"row": row_index, "column": column_index})
+        lines = [[Segment(text, where if style is None else style + where, control)
+                  for text, style, control in line] for line in bare]
+        self._cell_render_cache[cache_key] = lines
+        return lines
+
+    def _bare_lines(self, cell: Text, base_style: Style, width: int, fixed: bool,
+                    cursor: bool, hover: bool) -> list[list[Segment]]:
+        """A body cell's lines without its position, rendered once per look (its text and
+        styles, width, the row's style, cursor and hover) and kept in :attr:`_shared`."""
         component_style, post_style = self._get_styles_to_render_cell(
             False, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
             self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
@@ -470,8 +486,4 @@ class SheetTable(DataTable):
                        pre_style=base_style + component_style, post_style=post_style),
                 options)
             shared[look] = bare
-        where = Style.from_meta({"row": row_index, "column": column_index})
-        lines = [[Segment(text, where if style is None else style + where, control)
-                  for text, style, control in line] for line in bare]
-        self._cell_render_cache[cache_key] = lines
-        return lines
+        return bare

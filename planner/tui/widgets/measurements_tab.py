@@ -53,6 +53,13 @@ def scatter_text(points: Sequence[tuple[float, float, str]], width: int = 48,
     logs = [math.log10(v) for x, y, _ in kept for v in (x, y)]
     lo, hi = math.floor(min(logs)), math.ceil(max(logs))
     hi = max(hi, lo + 1)
+    return _framed(_plotted(kept, lo, hi, width, height), lo, hi, width)
+
+
+def _plotted(kept: list[tuple[float, float, str]], lo: int, hi: int, width: int,
+             height: int) -> list[list[str]]:
+    """The scatter's grid over decades ``lo`` to ``hi``: the diagonal, then each point's
+    marker (``*`` where markers collide)."""
     grid = [[" "] * width for _ in range(height)]
 
     def col(v: float) -> int:
@@ -67,7 +74,7 @@ def scatter_text(points: Sequence[tuple[float, float, str]], width: int = 48,
     for x, y, marker in kept:
         r, c = row(y), col(x)
         grid[r][c] = marker if grid[r][c] in (" ", "·", marker) else "*"
-    return _framed(grid, lo, hi, width)
+    return grid
 
 
 def _framed(grid: list[list[str]], lo: int, hi: int, width: int) -> str:
