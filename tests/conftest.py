@@ -4,6 +4,7 @@ test's own data folder and the workspace on it (``ws``). The CLI runner and wait
 
 from __future__ import annotations
 
+import inspect
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,3 +78,20 @@ def ws(ws_url: str | None) -> Iterator[Workspace]:
     workspace = Workspace.open(ws_url)
     yield workspace
     workspace.close()
+
+
+def drives_the_app(item: pytest.Item) -> bool:
+    """Whether a test starts the Textual app: a coroutine test (the suite's only coroutine tests
+    are Pilot sessions, ``async with app.run_test()``) or a snapshot (``snap_compare`` runs the
+    app to take it)."""
+    function = getattr(item, "function", None)
+    fixtures = getattr(item, "fixturenames", ())
+    return inspect.iscoroutinefunction(function) or "snap_compare" in fixtures
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that drives the app ``pilot`` (1-10 s each: the app starts, loads a
+    fleet and waits for its workers), so the fast run can leave them out by name."""
+    for item in items:
+        if drives_the_app(item):
+            item.add_marker(pytest.mark.pilot)
