@@ -111,13 +111,13 @@ from planner.compute.table import graph
 from planner.core.errors import PlannerError
 from planner.formulas.frontends import FRONTENDS
 from planner.service import scenario_columns
-from planner.spec.catalog import gpus_from_toml, load_gpus, spec_from_file
+from planner.spec.catalog import load_gpus, spec_from_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "fixtures" / "serving_configs"
 SHARED = ROOT.parent / "shared"
 """The public data kept beside the project (``../shared``: measurements, configs-2026)."""
-GPU_CATALOG = {**load_gpus(), **gpus_from_toml(ROOT / "tests" / "fixtures" / "serving_gpus.toml")}
+GPU_CATALOG = load_gpus()
 """The shipped catalog plus the GPUs the measurements need that it does not list yet (H20,
 RTX 3090)."""
 

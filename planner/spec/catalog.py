@@ -251,9 +251,7 @@ def gpus_from_toml(path: str | Path) -> dict[str, GpuSpec]:
 @cache
 def load_gpus() -> dict[str, GpuSpec]:
     """Every GPU in ``seeds/gpus.toml``, by name."""
-    with (seeds_dir() / "gpus.toml").open("rb") as fh:
-        data = tomllib.load(fh)
-    return {name: gpu_from_record(name, rec) for name, rec in data.items()}
+    return gpus_from_toml(seeds_dir() / "gpus.toml")
 
 
 def resolve_gpu(name: str) -> GpuSpec:

@@ -20,6 +20,7 @@ TRAIN_KEYS = {"train_flops", "train_time_s", "gpu_hours", "cost_usd", "trainable
               "memory_bytes_per_gpu"}
 
 
+@pytest.mark.slow
 def test_top_level_help_lists_commands() -> None:
     code, out, _ = run("--help")
     assert code == 0

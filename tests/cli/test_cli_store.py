@@ -23,7 +23,7 @@ def test_first_run_creates_the_database(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("PLANNER_DATA_DIR", str(tmp_path / "fresh"))
     code, out, err = run("fleet", "list")
     assert code == 0
-    assert "Created the planner database" in err and "seeded 53 catalog rows" in err
+    assert "Created the planner database" in err and "seeded 54 catalog rows" in err
     assert out.startswith("demo  (10 scenarios)")
     assert (tmp_path / "fresh" / "planner.db").exists()
     code, _, err = run("fleet", "list")

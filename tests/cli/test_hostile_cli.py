@@ -437,6 +437,7 @@ INVISIBLE = {"zero-width space": "\u200b", "zero-width joiner": "\u200d",
 @pytest.mark.parametrize("what", list(INVISIBLE))
 @pytest.mark.parametrize("command", ["fleet new", "scenario new", "scenario rename",
                                      "gpu add"])
+@pytest.mark.slow
 def test_invisible_characters_in_names_are_refused(isolated_data_dir: Path, what: str,
                                                    command: str) -> None:
     name = f"prod{INVISIBLE[what]}x"

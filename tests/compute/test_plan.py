@@ -355,6 +355,7 @@ def test_workbook_formulas_recompute_to_the_plan(ws: Workspace, tmp_path: Path) 
     assert not any(p.fields for p in ws.import_workbook(path))
 
 
+@pytest.mark.slow
 def test_export_without_horizon_has_no_plan_sheet(ws: Workspace, tmp_path: Path) -> None:
     ws.new_fleet("bare", "")
     ws.new_scenario("bare", "w", model="llama-3-8b", gpu="l4")

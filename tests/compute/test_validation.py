@@ -63,6 +63,7 @@ def test_refusal_is_the_rule_of_the_column(key: str, flag: str, raw: str, said: 
 
 
 @pytest.mark.parametrize(("key", "flag", "raw", "said"), BAD)
+@pytest.mark.slow
 def test_the_same_bad_value_is_refused_alike_everywhere(ws: Workspace, tmp_path: Path, key: str,
                                                         flag: str, raw: str, said: str) -> None:
     # the CLI: a flag of planner estimate

@@ -22,7 +22,7 @@ from planner.formulas import engine_memory as em
 from planner.formulas import scenario
 from planner.formulas.serving_columns import SERVING, contract_inference
 from planner.service import estimate, scenario_columns
-from planner.spec.catalog import gpus_from_toml, load_gpus, spec_from_file
+from planner.spec.catalog import load_gpus, spec_from_file
 from planner.spec.gpu import gpu_figures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ CONFIGS = {
     "mistralai/Mixtral-8x7B-Instruct-v0.1": "seeds/models/mixtral-8x7b.json",
 }
 GPUS = {"NVIDIA GeForce RTX 3090 (24 GB)": "rtx-3090", "NVIDIA A100 80GB": "a100-80gb"}
-CATALOG = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
+CATALOG = load_gpus()
 GRAPH = graph("inference")
 
 # record id -> (logged "GPU KV cache size" tokens, this model's prediction, pinned)

@@ -23,7 +23,7 @@ from planner.formulas import serving
 from planner.formulas.engine_memory import ENGINES
 from planner.formulas.serving_columns import ITERATIONS, SERVING
 from planner.service import scenario_columns
-from planner.spec.catalog import gpus_from_toml, load_gpus, spec_from_file
+from planner.spec.catalog import load_gpus, spec_from_file
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {
@@ -34,7 +34,7 @@ CONFIGS = {
     "qwen3-235b-a22b": ROOT / "tests/fixtures/serving_configs/qwen3-235b-a22b.json",
 }
 SPECS = {k: spec_from_file(v) for k, v in CONFIGS.items()}
-GPUS = {**load_gpus(), **gpus_from_toml(ROOT / "tests/fixtures/serving_gpus.toml")}
+GPUS = load_gpus()
 GRAPH = graph("inference")
 OUTPUTS = [f.__name__ for f in SERVING]
 
@@ -103,6 +103,7 @@ def test_fixed_point_converges_and_nothing_is_nan(row: dict[str, Any], load: flo
 
 @PROPS
 @given(rows())
+@pytest.mark.slow
 def test_latency_rises_with_load_and_diverges_at_saturation(row: dict[str, Any]) -> None:
     idle = _evaluate(row, target_requests_per_s=1e-9)  # open loop: front end included
     sat, replicas = idle["serving_capacity_requests_per_s_replica"], idle["replicas"]

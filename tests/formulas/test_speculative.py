@@ -27,6 +27,7 @@ DIGESTS = Path(__file__).parents[1] / "fixtures" / "spec_defaults_digests.json"
 ``cd /work/main && python <this branch>/tests/formulas/spec_defaults_reference.py``."""
 
 
+@pytest.mark.slow
 def test_defaults_are_bit_identical_to_the_model_before() -> None:
     """Every column main computed, over the demo fleet (each inference row also on vLLM,
     SGLang and TRT-LLM, closed and open loop) and 160 random rows, has the same bits."""

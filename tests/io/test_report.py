@@ -117,7 +117,7 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     assert sc[f"{col['gpu_memory_bytes']}2"].value == (  # a name's wildcards escaped
         f"=INDEX(GPU_memory_bytes,MATCH(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({col['gpu']}2,"
         '"~","~~"),"*","~*"),"?","~?"),GpuNames,0))')
-    assert wb.defined_names["GPU_memory_bytes"].attr_text == "GPUs!$O$2:$O$27"
+    assert wb.defined_names["GPU_memory_bytes"].attr_text == "GPUs!$O$2:$O$28"
     formulas_text = " ".join(str(c.value) for row in sc.iter_rows() for c in row)
     for banned in ("XLOOKUP", "LET(", "FILTER(", "IFS(", "SWITCH(", "FLOOR.MATH"):
         assert banned not in formulas_text
@@ -133,7 +133,7 @@ def test_structure(ws: Workspace, tmp_path: Path) -> None:
     for key in ("model", "gpu", "weight_dtype", "kv_dtype", "batch", "mfu"):
         assert f"{col[key]}2" in validated, key
     assert wb.defined_names["ModelNames"].attr_text == "Models!$A$2:$A$8"
-    assert wb.defined_names["GpuNames"].attr_text == "GPUs!$A$2:$A$27"
+    assert wb.defined_names["GpuNames"].attr_text == "GPUs!$A$2:$A$28"
     assert len(sc.conditional_formatting) == 2
     assert len(wb["Summary"]._charts) == 2
     assert wb["GPUs"]["A1"].value == "name" and wb["GPUs"]["O2"].value == "=D2*1073741824"
@@ -219,6 +219,7 @@ def test_libreoffice_recomputes_the_demo_fleet_and_edits(ws: Workspace, tmp_path
     assert compare_outputs(values, edited, expected) == 8 * N_INFERENCE
 
 
+@pytest.mark.slow
 def test_export_refuses_overwrite_and_bad_paths(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "r.xlsx"
     assert run("export", "--out", str(path))[0] == 0
@@ -271,6 +272,7 @@ def test_import_round_trip_changes_nothing(ws: Workspace, tmp_path: Path,
     assert dump(url) == before
 
 
+@pytest.mark.slow
 def test_import_applies_edits_and_new_rows(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "r.xlsx"
     ws.export(path)
@@ -300,6 +302,7 @@ def test_import_applies_edits_and_new_rows(ws: Workspace, tmp_path: Path) -> Non
     assert {c.field for c in history} == {"batch", "notes"}
 
 
+@pytest.mark.slow
 def test_import_lists_every_bad_cell_and_changes_nothing(ws: Workspace, tmp_path: Path,
                                                          isolated_data_dir: Path) -> None:
     path = tmp_path / "r.xlsx"
@@ -328,6 +331,7 @@ def test_import_lists_every_bad_cell_and_changes_nothing(ws: Workspace, tmp_path
     assert code == 2 and "nothing imported" in stderr and "Scenarios!" in stderr
 
 
+@pytest.mark.slow
 def test_import_refuses_unknown_sheets_headers_and_stale_rows(ws: Workspace,
                                                                tmp_path: Path) -> None:
     path = tmp_path / "r.xlsx"

@@ -111,6 +111,7 @@ def test_summary_prints_on_two_pages_with_its_assumptions(ws: Workspace,
     assert "Memory per GPU" not in first
 
 
+@pytest.mark.slow
 def test_print_setup_notes_and_names(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "demo.xlsx"
     ws.export(path)
@@ -149,6 +150,7 @@ def _gpu_rows(sheet: Any) -> dict[str, int]:
     return {sheet[f"A{r}"].value: r for r in range(2, sheet.max_row + 1)}
 
 
+@pytest.mark.slow
 def test_gpu_sheet_price_edit_round_trips(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "r.xlsx"
     ws.export(path)
@@ -185,6 +187,7 @@ def test_gpu_sheet_price_edit_round_trips(ws: Workspace, tmp_path: Path) -> None
     assert [p for p in ws.import_workbook(again) if p.kind == "gpu" or p.fields] == []
 
 
+@pytest.mark.slow
 def test_bad_gpu_sheet_edits_are_refused_naming_the_cell(ws: Workspace, tmp_path: Path,
                                                          isolated_data_dir: Path) -> None:
     path = tmp_path / "r.xlsx"

@@ -292,6 +292,7 @@ def test_data_sheets_print_their_key_columns_and_the_sweep_its_chart(
     assert "throughput against batch" in text and "batch=64" in text
 
 
+@pytest.mark.slow
 def test_summary_flags_gpus_whose_serving_efficiencies_are_defaults(ws: Workspace,
                                                                     tmp_path: Path) -> None:
     """Issue 24 (estimates say how sure they are): the Summary names the GPUs in use whose

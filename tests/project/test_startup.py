@@ -113,7 +113,7 @@ def test_unknown_names_still_get_the_stores_message() -> None:
     assert "no-such-model" in result.stderr and "llama-3-8b" in result.stderr
     result = CliRunner().invoke(cli, ["estimate", "--model", "llama-3-8b", "--gpu", "no-gpu"])
     assert result.exit_code == 2
-    assert "no-gpu" in result.stderr and "26 are known (`planner gpu list`)" in result.stderr
+    assert "no-gpu" in result.stderr and "27 are known (`planner gpu list`)" in result.stderr
     result = CliRunner().invoke(cli, ["estimate", "--model", "llama-3-8b", "--gpu", "h100-sx"])
     assert result.exit_code == 2
     assert "unknown GPU 'h100-sx'; did you mean h100-sxm?" in result.stderr

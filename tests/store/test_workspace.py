@@ -29,11 +29,12 @@ def ws_url(db_url: str) -> str:
 
 
 @pytest.mark.empty_database
+@pytest.mark.slow
 def test_first_open_creates_and_seeds(ws: Workspace) -> None:
     report = ws.open_report
     assert report is not None and report.revision_before is None and report.seeded is not None
     assert {k: len(v) for k, v in report.seeded.added.items()} == {
-        "model": 7, "gpu": 26, "fleet": 1, "scenario": 10,
+        "model": 7, "gpu": 27, "fleet": 1, "scenario": 10,
         "horizon": 1, "demand": 3, "price": 5}  # the demo plan: seeds/plans.toml
     assert [m.name for m in ws.models()][:3] == ["deepseek-v3", "llama-2-7b", "llama-3-70b"]
     assert ws.model("LLAMA-3-8B").params_total == 8_030_261_248
@@ -199,6 +200,7 @@ FAILURES: list[tuple[str, Callable[[Workspace], Any], type[Exception], str]] = [
 
 @pytest.mark.parametrize(("label", "action", "error", "message"), FAILURES,
                          ids=[f[0] for f in FAILURES])
+@pytest.mark.slow
 def test_failed_command_changes_nothing(ws: Workspace, db_url: str, label: str,
                                         action: Callable[[Workspace], Any],
                                         error: type[Exception], message: str) -> None:

@@ -227,7 +227,7 @@ async def test_choice_editor_and_read_only_outputs() -> None:
         sid = goto(app, "llama3-8b-24gib-6x8k", "gpu")
         await pilot.press("enter")  # the choices show in the formula bar, current highlighted
         edit = app.editing
-        assert edit is not None and edit.choices is not None and len(edit.choices) == 26
+        assert edit is not None and edit.choices is not None and len(edit.choices) == 27
         assert edit.shown[edit.index] == "rtx-4090"
         assert "h100-sxm" in bar(app) and "← → choose" in bar(app)
         await pilot.press("z", "z")  # a filter that matches nothing

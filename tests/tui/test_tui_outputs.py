@@ -38,6 +38,7 @@ def paged(ws: Workspace, page_rows: int) -> tuple[list[Scenario], OutputStore]:
 
 
 @pytest.mark.parametrize("page_rows", [3, 16_384])
+@pytest.mark.slow
 def test_output_columns_read_back_as_the_evaluated_dicts(page_rows: int) -> None:
     """Every scenario of the demo fleet (inference and training), read in pages of 3 (several
     blocks per kind) or in one: its outputs have the keys, in the order, and the values with
