@@ -118,8 +118,7 @@ CONFIGS = ROOT / "tests" / "fixtures" / "serving_configs"
 SHARED = ROOT.parent / "shared"
 """The public data kept beside the project (``../shared``: measurements, configs-2026)."""
 GPU_CATALOG = load_gpus()
-"""The shipped catalog plus the GPUs the measurements need that it does not list yet (H20,
-RTX 3090)."""
+"""The shipped catalog (``seeds/gpus.toml``), which lists every GPU the measurements use."""
 
 MODELS = {
     "Qwen/Qwen3-8B": "qwen3-8b", "Qwen/Qwen3-8B-FP8": "qwen3-8b",
