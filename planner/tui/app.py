@@ -31,7 +31,7 @@ from planner.tui.sheet import ScenarioSheet
 from planner.tui.state import gc_policy
 from planner.tui.state.cell_edit import CellEdit
 from planner.tui.state.failures import work_failures
-from planner.tui.state.outputs import OutputStore
+from planner.tui.state.output_store import OutputStore
 from planner.tui.state.types import WorkspaceRef
 from planner.tui.widgets.catalog_tabs import GpusTab, ModelsTab
 from planner.tui.widgets.grid import SheetTable

@@ -22,7 +22,7 @@ class FleetLoaded(Message):
     fleet: str
     scenarios: list[Scenario]
     outputs: Any
-    """Their outputs by scenario id (an :class:`~planner.tui.state.outputs.OutputStore`:
+    """Their outputs by scenario id (an :class:`~planner.tui.state.output_store.OutputStore`:
     columns)."""
     fleets: list[Fleet]
     focus_id: int | None = None

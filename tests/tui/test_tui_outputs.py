@@ -18,7 +18,7 @@ from planner.service import Workspace
 from planner.spec.domain import Scenario
 from planner.tui.sheet import ScenarioSheet
 from planner.tui.state import rows
-from planner.tui.state.outputs import OutputRow, OutputStore
+from planner.tui.state.output_store import OutputRow, OutputStore
 
 
 def same(a: Any, b: Any) -> bool:

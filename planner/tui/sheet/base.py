@@ -30,7 +30,7 @@ from planner.spec.domain import Fleet, Scenario
 from planner.spec.gpu import GpuSpec
 from planner.tui.state import cells, rows
 from planner.tui.state.cell_edit import CellEdit
-from planner.tui.state.outputs import OutputStore
+from planner.tui.state.output_store import OutputStore
 from planner.tui.state.saves import SaveQueue
 from planner.tui.state.types import GpuInfo, ModelInfo, WorkspaceRef
 from planner.tui.widgets.catalog_tabs import GpusTab, ModelsTab
@@ -66,7 +66,7 @@ class SheetBase(Vertical):
         self.scenarios: dict[int, Scenario] = {}
         self.outputs: OutputStore = OutputStore()
         """The scenarios' outputs: the fleet's as loaded kept as columns, rows recomputed since
-        as dicts (:mod:`planner.tui.state.outputs`)."""
+        as dicts (:mod:`planner.tui.state.output_store`)."""
         self.marked: set[int] = set()
         self.sort_key: tuple[str, bool] | None = None
         """(column, descending), or None for by name."""

@@ -29,7 +29,7 @@ from planner.tui.messages import (
 from planner.tui.sheet.layout import SheetLayout
 from planner.tui.state import cells, gc_policy, placement, rows
 from planner.tui.state.failures import work_failures
-from planner.tui.state.outputs import OutputBlock, OutputStore, evaluate_store
+from planner.tui.state.output_store import OutputBlock, OutputStore, evaluate_store
 from planner.tui.widgets.plan_tab import PlanPane
 
 if TYPE_CHECKING:
