@@ -2,7 +2,7 @@
 :mod:`planner.service.workspace`); no arithmetic here.
 
 Subcommands live in modules named for what they own: ``estimate`` (estimate, train),
-``catalog`` (model, gpu), ``fleets`` (fleet, scenario), ``db`` (schema operations).
+``models_gpus`` (model, gpu), ``fleets`` (fleet, scenario), ``db`` (schema operations).
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ def _register() -> None:
     from planner.cli import (
         bench,
         bulk,
-        catalog,
         db,
         estimate,
         fleets,
+        models_gpus,
         options,  # noqa: F401  (registers scenario option/choose)
         plan,
         report,
@@ -65,12 +65,13 @@ def _register() -> None:
         whatif,
     )
 
-    for command in (estimate.estimate, estimate.train, catalog.model, catalog.gpu,
+    for command in (estimate.estimate, estimate.train, models_gpus.model,
+                    models_gpus.gpu,
                     fleets.fleet, fleets.scenario, whatif.sweep, solve.solve, whatif.compare,
                     report.export, report.import_, bench.bench, bench.calibrate, db.db):
         cli.add_command(command)
     fleets.scenario.add_command(bulk.scenario_import)
-    plan.register(fleets.fleet, fleets.scenario, catalog.gpu)
+    plan.register(fleets.fleet, fleets.scenario, models_gpus.gpu)
 
 
 _register()

@@ -7,7 +7,7 @@ Two halves, by what they need:
   ``from planner import service; service.estimate(...)`` works, and importing this package
   loads neither SQLAlchemy nor pandas (``planner estimate`` starts fast);
 * over the fleet database: :class:`Workspace` (:mod:`planner.service.workspace`), a facade
-  over the catalog (:mod:`~planner.service.catalog`), fleets and scenarios
+  over the catalog (:mod:`~planner.service.catalog_edits`), fleets and scenarios
   (:mod:`~planner.service.fleets`, :mod:`~planner.service.scenarios`,
   :mod:`~planner.service.history`, :mod:`~planner.service.evaluation`) and reports
   (:mod:`~planner.service.reports`). It is imported on first use of the name.

@@ -31,7 +31,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from planner.core.errors import NotFoundError, PlannerError
-from planner.service.catalog import model_row_by_ref
+from planner.service.catalog_edits import model_row_by_ref
 from planner.service.evaluation import Evaluation
 from planner.service.hub import parse_hub_id
 from planner.service.specs import SpecCache
@@ -202,7 +202,7 @@ def _row_columns(s: Session, table: CheckedTable) -> tuple[np.ndarray, np.ndarra
 
 def _named_by_hub_id(s: Session, column: Any) -> Any:
     """A model column with each Hub id of an imported model replaced by the model's name
-    (:func:`~planner.service.catalog.model_row_by_ref`, once per distinct value), as every
+    (:func:`~planner.service.catalog_edits.model_row_by_ref`, once per distinct value), as every
     ``--model`` flag reads one; anything else stays as it is, for the column check to accept
     or name."""
     names: dict[Any, str] = {}

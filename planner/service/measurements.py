@@ -30,7 +30,7 @@ from planner.compute.inputs import INFERENCE_INPUTS
 from planner.core.errors import ConfigError, NotFoundError, PlannerError, ValidationError
 from planner.io.bench.dispatch import parse_file
 from planner.io.bench.records import CSV_HEADER, ENGINES, BenchFileError, RunRecord
-from planner.service.catalog import model_row_by_ref
+from planner.service.catalog_edits import model_row_by_ref
 from planner.service.specs import SpecCache
 from planner.spec.catalog import read_config_text
 from planner.store import convert, queries

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from planner.compute.inputs import TRAINING_DEFAULT_OVERRIDES
 from planner.core.errors import PlannerError, ValidationError
 from planner.service.bulk import insert_checked
-from planner.service.catalog import Catalog
+from planner.service.catalog_edits import Catalog
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets
 from planner.service.gpu_records import changed_spec

@@ -22,7 +22,7 @@ from planner.compute.profiles import resolve
 from planner.compute.table import KINDS, check_scenario
 from planner.core.errors import ValidationError, not_one_of
 from planner.service.calibration import calibration_figures
-from planner.service.catalog import model_row_by_ref
+from planner.service.catalog_edits import model_row_by_ref
 from planner.service.edits import CheckedEdit
 from planner.service.fields import FIELDS_LISTING, clean_lora_targets, clean_name, clean_text
 from planner.service.options import (

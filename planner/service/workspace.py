@@ -2,7 +2,7 @@
 share.
 
 A facade: opening (migrate, first-run seed) and closing live here; every other method hands
-over to the use case that owns it (:mod:`~planner.service.catalog`,
+over to the use case that owns it (:mod:`~planner.service.catalog_edits`,
 :mod:`~planner.service.fleets`, :mod:`~planner.service.scenarios`,
 :mod:`~planner.service.history`, :mod:`~planner.service.evaluation`,
 :mod:`~planner.service.reports`). They share the engine and one
@@ -31,7 +31,7 @@ from planner.core.errors import PlannerError
 from planner.core.settings import database_url, is_default
 from planner.service.bulk import BulkImport, BulkResult, Clash
 from planner.service.calibration import Calibration, Profile
-from planner.service.catalog import Catalog
+from planner.service.catalog_edits import Catalog
 from planner.service.edits import CheckedEdit
 from planner.service.evaluation import Evaluation
 from planner.service.fleets import Fleets

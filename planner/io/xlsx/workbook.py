@@ -8,7 +8,7 @@ MIN, MAX, INT, INDEX, MATCH, SUBSTITUTE, EXACT, SUM, SUMPRODUCT). User text (nam
 never enters a formula: formulas reference the cells that hold it, and compare it as a name,
 never as a pattern (MATCH's wildcards escaped, totals by EXACT). The Summary, Plan, Frontier
 and sweep print blocks have modules of their own (summary, plan, frontier, sweep); so do the
-scenario sheets (scenarios), Calibration (calibration) and the catalog sheets (catalog).
+scenario sheets (scenarios), Calibration (calibration) and the catalog sheets (catalog_sheets).
 Text starting with ``= + - @``, a tab or a carriage return is written as text (quote prefix),
 never as a formula.
 """
@@ -39,7 +39,7 @@ from planner.io.xlsx.calibration import (
     run_scenarios,
     write_calibration,
 )
-from planner.io.xlsx.catalog import write_gpus, write_lists, write_models
+from planner.io.xlsx.catalog_sheets import write_gpus, write_lists, write_models
 from planner.io.xlsx.frontier import SHEET as FRONTIER_SHEET
 from planner.io.xlsx.frontier import write_frontier
 from planner.io.xlsx.layout import (
