@@ -5,6 +5,7 @@ test's own data folder and the workspace on it (``ws``). The CLI runner and wait
 from __future__ import annotations
 
 import inspect
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,7 +92,27 @@ def drives_the_app(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that drives the app ``pilot`` (1-10 s each: the app starts, loads a
-    fleet and waits for its workers), so the fast run can leave them out by name."""
+    fleet and waits for its workers), so the fast run can leave them out by name; then order
+    the run longest group first (:func:`run_order`)."""
     for item in items:
         if drives_the_app(item):
             item.add_marker(pytest.mark.pilot)
+    items.sort(key=run_order)
+
+
+DURATIONS_S: dict[str, float] = json.loads(
+    (Path(__file__).parent / "durations.json").read_text())["seconds"]
+"""Measured call time (s) of the slowest tests, by node id (``tests/durations.json``)."""
+
+
+def run_order(item: pytest.Item) -> float:
+    """Longest first, a stable sort: the measured tests by their time (``durations.json``),
+    then ``slow`` or ``libreoffice`` ones, then ``pilot`` (1-10 s), then the rest (mostly well
+    under a second). With ``--dist worksteal`` (pyproject's addopts) each worker starts on
+    the long tests at the front of its share, and an idle one steals from the end of the
+    other's, so a multi-minute test never starts near the end of the run and runs alone."""
+    if item.nodeid in DURATIONS_S:
+        return -DURATIONS_S[item.nodeid]
+    if item.get_closest_marker("slow") or item.get_closest_marker("libreoffice"):
+        return -2.0
+    return -1.0 if item.get_closest_marker("pilot") else 0.0
