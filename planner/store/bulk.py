@@ -198,7 +198,7 @@ def replace_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
     names = [*META, *(c.name for c in SCENARIO_INPUTS)]
     keys, values = _columns(fleet_id, rows, names, columns, model_ids, gpu_ids)
     before = field_rows(s, [sid for sid, _v in targets])
-    updates, changes = _differences(before, rows, targets, names, keys, values,
+    updates, changes = _differences(fleet_id, before, rows, targets, names, keys, values,
                                     model_names, gpu_names)
     if not updates:
         if progress:
@@ -211,13 +211,13 @@ def replace_scenarios(s: Session, fleet_id: int, rows: np.ndarray,
     return done
 
 
-def _differences(before: dict[int, dict[str, Any]], rows: np.ndarray,
+def _differences(fleet_id: int, before: dict[int, dict[str, Any]], rows: np.ndarray,
                  targets: Sequence[tuple[int, int]], names: list[str], keys: list[str],
                  values: list[Any], model_names: np.ndarray,
                  gpu_names: np.ndarray) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The UPDATE of each target whose fields differ from ``before`` (the version bumped,
-    guarded by the one read), and its change log rows: one change set per scenario, a row per
-    field changed. Targets that change nothing are left out."""
+    """The UPDATE of each target (of fleet ``fleet_id``) whose fields differ from ``before``
+    (the version bumped, guarded by the one read), and its change log rows: one change set per
+    scenario, a row per field changed. Targets that change nothing are left out."""
     now = datetime.now(UTC)
     who = author()
     updates: list[dict[str, Any]] = []
@@ -233,7 +233,8 @@ def _differences(before: dict[int, dict[str, Any]], rows: np.ndarray,
         updates.append({**{k: row[k] for k in keys if k != "fleet_id"}, "_id": sid,
                         "_version": version, "version": version + 1, "updated_at": now})
         change_set = uuid.uuid4().hex
-        changes.extend({"scenario_id": sid, "change_set": change_set, "field": k,
+        changes.extend({"scenario_id": sid, "fleet_id": fleet_id, "change_set": change_set,
+                        "field": k,
                         "old_value": json.dumps(old[k]), "new_value": json.dumps(after[k]),
                         "version_after": version + 1, "changed_at": now, "undone": False,
                         "author": who} for k in differ)

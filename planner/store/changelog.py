@@ -55,7 +55,8 @@ def log(s: Session, row: ScenarioRow, before: dict[str, Any], after: dict[str, A
     for key, old in before.items():
         new = after[key]
         if old != new:
-            s.add(ScenarioChangeRow(scenario_id=row.id, change_set=change_set, field=key,
+            s.add(ScenarioChangeRow(scenario_id=row.id, fleet_id=row.fleet_id,
+                                    change_set=change_set, field=key,
                                     old_value=_encode(old), new_value=_encode(new),
                                     version_after=row.version, author=who))
 
@@ -77,19 +78,20 @@ def history(s: Session, scenario_id: int) -> list[Change]:
 
 def next_step(s: Session, fleet_id: int, *, undo: bool) -> list[ScenarioChangeRow]:
     """The change set an undo (the latest not undone) or a redo (the earliest undone after
-    the latest not undone) of the fleet's scenarios would apply; empty when there is none."""
-    ids = select(ScenarioRow.id).where(ScenarioRow.fleet_id == fleet_id)
-    log_rows = select(ScenarioChangeRow).where(ScenarioChangeRow.scenario_id.in_(ids))
+    the latest not undone) of the fleet's scenarios would apply; empty when there is none.
+    Each lookup is one descent of the index ``(fleet_id, undone, id)``, whatever the size of
+    the fleet or the log."""
+    of_fleet = ScenarioChangeRow.fleet_id == fleet_id
     if undo:
-        target = s.scalar(log_rows.where(ScenarioChangeRow.undone.is_(False))
-                          .order_by(ScenarioChangeRow.id.desc()).limit(1))
+        target = s.scalar(select(ScenarioChangeRow).where(
+            of_fleet, ScenarioChangeRow.undone.is_(False))
+            .order_by(ScenarioChangeRow.id.desc()).limit(1))
     else:
         latest_done = s.scalar(select(func.max(ScenarioChangeRow.id)).where(
-            ScenarioChangeRow.scenario_id.in_(ids),
-            ScenarioChangeRow.undone.is_(False))) or 0
-        target = s.scalar(log_rows.where(ScenarioChangeRow.undone.is_(True),
-                                         ScenarioChangeRow.id > latest_done)
-                          .order_by(ScenarioChangeRow.id.asc()).limit(1))
+            of_fleet, ScenarioChangeRow.undone.is_(False))) or 0
+        target = s.scalar(select(ScenarioChangeRow).where(
+            of_fleet, ScenarioChangeRow.undone.is_(True), ScenarioChangeRow.id > latest_done)
+            .order_by(ScenarioChangeRow.id.asc()).limit(1))
     if target is None:
         return []
     return list(s.scalars(select(ScenarioChangeRow).where(

@@ -23,6 +23,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -287,13 +288,18 @@ class ScenarioChangeRow(Base):
     """One edited field of one scenario: the history undo/redo and audit read.
 
     ``change_set`` groups the fields one command changed; ``undone`` marks a change set that
-    undo reverted (redo clears it)."""
+    undo reverted (redo clears it). ``fleet_id`` is the scenario's fleet (a scenario never
+    changes fleet), so that an undo or redo finds the fleet's step in the index
+    ``(fleet_id, undone, id)`` without visiting each of the fleet's scenarios (revision
+    0019)."""
 
     __tablename__ = "scenario_changes"
+    __table_args__ = (Index("ix_scenario_changes_fleet_step", "fleet_id", "undone", "id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id", ondelete="CASCADE"),
                                              index=True)
+    fleet_id: Mapped[int] = mapped_column(ForeignKey("fleets.id", ondelete="CASCADE"))
     change_set: Mapped[str] = mapped_column(String(36), index=True)
     field: Mapped[str] = mapped_column(String(100))
     old_value: Mapped[str | None] = mapped_column(Text)

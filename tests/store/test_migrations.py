@@ -21,10 +21,10 @@ pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0018",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0019",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
-                                   "0013", "0014", "0015", "0016", "0017", "0018"]
+                                   "0013", "0014", "0015", "0016", "0017", "0018", "0019"]
 
 
 @pytest.mark.slow
@@ -32,7 +32,7 @@ def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0018"
+    assert migrate.current(engine) == "0019"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -79,9 +79,13 @@ def test_downgrade_and_upgrade_keep_rows(db_url: str) -> None:
     assert seeded == 6  # b200, b300, gb200, gb300, rtx-pro-6000 (both), mi355x (MXFP4)
     before = dump(db_url)
     # who made a change (0004) is what a downgrade below 0004 drops, by design
-    assert {r[-1] for r in before["scenario_changes"]} == {getpass.getuser()}
-    before["scenario_changes"] = sorted(((*r[:-1], None) for r in before["scenario_changes"]),
-                                        key=repr)
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        at = [c["name"] for c in inspect(conn).get_columns("scenario_changes")].index("author")
+    engine.dispose()
+    assert {r[at] for r in before["scenario_changes"]} == {getpass.getuser()}
+    before["scenario_changes"] = sorted(((*r[:at], None, *r[at + 1:])
+                                         for r in before["scenario_changes"]), key=repr)
     engine = make_engine(db_url)
     for revision in reversed(migrate.revisions()[:-1]):  # every revision after the first
         migrate.downgrade(engine, revision)
@@ -151,7 +155,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0018")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0019")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for
@@ -237,7 +241,7 @@ def test_0016_sets_the_old_front_end_defaults_to_0_and_back(db_url: str) -> None
         conn.execute(text("UPDATE scenarios SET request_latency_s = 0, request_overhead_s = 0, "
                           "stream_overhead_s_per_token = 0 WHERE name = 'none'"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0018"
+    assert migrate.current(engine) == "0019"
     with engine.connect() as conn:
         assert _front_end_inputs(conn) == {"stored": (0.0, 0.0, 0.0),
                                            "typed": (0.03, 0.0, 0.0005),
@@ -309,7 +313,7 @@ def test_0017_gives_the_shipped_gpus_their_compute_capability(db_url: str) -> No
         columns = {c["name"] for c in inspect(conn).get_columns("gpus")}
     assert "compute_capability" not in columns
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0018"
+    assert migrate.current(engine) == "0019"
     with engine.connect() as conn:
         rows = dict(conn.execute(text("SELECT name, compute_capability FROM gpus")).all())
     engine.dispose()
@@ -338,8 +342,49 @@ def test_0018_adds_kv_dtype_auto_and_a_downgrade_maps_it_to_bf16(db_url: str) ->
     with pytest.raises(Exception, match=r"(?i)check|constraint"), engine.begin() as conn:
         conn.execute(text("UPDATE scenarios SET kv_dtype = 'auto' WHERE name = 'fp8'"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0018"
+    assert migrate.current(engine) == "0019"
     with engine.begin() as conn:
         conn.execute(text("UPDATE scenarios SET kv_dtype = 'auto' WHERE name = 'default'"))
         assert dict(conn.execute(query).all()) == {"default": "auto", "fp8": "fp8"}
     engine.dispose()
+
+
+@pytest.mark.slow
+def test_0019_gives_each_change_its_fleet_both_ways(db_url: str) -> None:
+    """0019 fills ``scenario_changes.fleet_id`` from each change's scenario (two fleets' edits
+    each keep their own), undo and redo after the upgrade find each fleet's own step, and a
+    downgrade to 0018 drops the column and keeps every change."""
+    with Workspace.open(db_url) as ws:
+        for fleet in ("east", "west"):
+            ws.new_fleet(fleet, "")
+            ws.new_scenario(fleet, "chat", model="llama-3-8b", gpu="h100-sxm", batch=8)
+        ws.set_scenario("east", "chat", {"batch": 16})
+        ws.set_scenario("west", "chat", {"batch": 32})
+        ws.set_scenario("east", "chat", {"batch": 24})
+    engine = make_engine(db_url)
+    count = text("SELECT count(*) FROM scenario_changes")
+    with engine.connect() as conn:
+        logged = conn.execute(count).scalar()
+    migrate.downgrade(engine, "0018")
+    with engine.connect() as conn:
+        assert "fleet_id" not in {c["name"] for c in inspect(conn).get_columns(
+            "scenario_changes")}
+        assert conn.execute(count).scalar() == logged
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == "0019"
+    with engine.connect() as conn:
+        mismatched = conn.execute(text(
+            "SELECT count(*) FROM scenario_changes c JOIN scenarios s ON s.id = c.scenario_id "
+            "WHERE c.fleet_id <> s.fleet_id")).scalar()
+        per_fleet = dict(conn.execute(text(
+            "SELECT f.name, count(*) FROM scenario_changes c JOIN fleets f ON f.id = c.fleet_id "
+            "WHERE c.field = 'batch' GROUP BY f.name")).all())
+    engine.dispose()
+    assert mismatched == 0 and per_fleet == {"east": 2, "west": 1}
+    with Workspace.open(db_url) as ws:
+        assert [c.new_value for c in ws.undo("east")] == [24]
+        assert ws.scenario("east", "chat").inputs["batch"] == 16
+        assert [c.new_value for c in ws.undo("west")] == [32]
+        assert ws.scenario("west", "chat").inputs["batch"] == 8
+        assert [c.new_value for c in ws.redo("east")] == [24]
+        assert ws.scenario("east", "chat").inputs["batch"] == 24
