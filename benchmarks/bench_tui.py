@@ -237,14 +237,19 @@ async def measure(url: str, count: int) -> dict[str, Any]:
         # ---- undo and redo the last edit (batch 65 -> 7 on row 42)
         grid.move_cursor(row=6 * 7, column=columns.index("batch"))
         sid = str(grid.coordinate_to_cell_key(grid.cursor_coordinate)[0].value)
-        out["undo"] = [await timed(key("u", "u"), lambda: grid.drawn_cell(sid, "batch") != "7",
-                                   what="undo")]
-        await idle()
-        await pilot.pause(0.1)
-        out["redo"] = [await timed(key("U", "U"), lambda: grid.drawn_cell(sid, "batch") == "7",
-                                   what="redo")]
-        await idle()
-        await pilot.pause(0.1)
+        # three undo/redo pairs: each undo takes batch 65 back, each redo sets 7 again
+        out["undo"], out["redo"] = [], []
+        for _pair in range(3):
+            out["undo"].append(await timed(key("u", "u"),
+                                           lambda: grid.drawn_cell(sid, "batch") != "7",
+                                           what="undo"))
+            await idle()
+            await pilot.pause(0.1)
+            out["redo"].append(await timed(key("U", "U"),
+                                           lambda: grid.drawn_cell(sid, "batch") == "7",
+                                           what="redo"))
+            await idle()
+            await pilot.pause(0.1)
         # ---- new (the dialog's confirming Enter to the frame with the new row)
         news = []
         for n in range(3):
