@@ -15,6 +15,7 @@ from openpyxl.utils import get_column_letter
 
 from planner.compute.fleet import evaluate_scenarios
 from planner.compute.table import graph
+from planner.io.xlsx.calibration import prediction_columns
 from planner.io.xlsx.layout import GPU_SHEET, letters, scenario_columns
 from planner.io.xlsx.read_scenarios import ImportError_
 from planner.service import Workspace
@@ -492,5 +493,18 @@ def test_calibrated_scenarios_and_calibration_sheet(tmp_path: Path,
         chart, = sheet._charts
         assert chart.x_axis.scaling.logBase == 10 and chart.y_axis.scaling.logBase == 10
         assert len(chart.series) == 3
+        # the Calibration runs sheet keeps the Scenarios layout and writes only the
+        # predictions' chain: a computed column outside it is hidden and empty
+        runs_ws, g = wb["Calibration runs"], graph("inference")
+        kept = prediction_columns()
+        for j, c in enumerate(scenario_columns("inference"), 1):
+            letter = get_column_letter(j)
+            cells = [runs_ws.cell(row=r, column=j).value for r in range(2, len(listed) + 2)]
+            dropped = g.computes(c.key) and c.key not in kept
+            assert runs_ws.column_dimensions[letter].hidden == dropped, c.key
+            if g.computes(c.key):  # a formula in every row, or nothing at all
+                assert all((v is None) if dropped else str(v).startswith("=")
+                           for v in cells), c.key
+        assert 0 < len(kept & set(g.outputs)) < len(g.outputs)
         plans = ws.import_workbook(path)
         assert len(plans) == 3 and all(not p.fields for p in plans)

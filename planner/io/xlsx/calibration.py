@@ -173,7 +173,8 @@ RUN_HEADERS = ("run", "model", "gpu", "engine", "mode", "profile",
 """Columns of the Calibration sheet's run table."""
 CALIBRATION_RUNS = "Calibration runs"
 """The sheet holding one scenario row per measured run: the live formulas the Calibration
-sheet's predicted figures read."""
+sheet's predicted figures read (and those they need; the other computed columns are empty
+and hidden)."""
 
 
 def run_scenarios(predictions: Sequence[RunPrediction]) -> list[Scenario]:
@@ -194,6 +195,22 @@ def run_scenarios(predictions: Sequence[RunPrediction]) -> list[Scenario]:
     return out
 
 
+PREDICTION_READS = ("saturation_output_tokens_per_s", "output_tokens", "e2e_mean_s",
+                    "output_tokens_per_s", "ttft_mean_s", "replicas", "closed_loop_batch",
+                    "output_tokens_cv", "serving_step_0_s", "step_s", "wave_ttft_mean_s",
+                    "tpot_mean_s")
+"""The Calibration runs sheet's columns the predicted figures read (:func:`_prediction_formulas`
+refuses any other)."""
+
+
+def prediction_columns() -> frozenset[str]:
+    """The computed columns the Calibration runs sheet writes: the predictions' reads and
+    every column their formulas need, directly or not (the graph's closure). The others, a
+    run row's cost, memory report or SLO search, say nothing about the fit; left out, a
+    sheet of a few hundred runs stays a few hundred columns of formulas narrower."""
+    return frozenset(graph("inference").closure(PREDICTION_READS)) | frozenset(PREDICTION_READS)
+
+
 def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
     """Live formulas of one run's predicted figures (tokens/s; ms), reading its row ``r`` of
     the Calibration runs sheet, scored as the fit scores it: ``offline`` on the saturation
@@ -206,6 +223,8 @@ def _prediction_formulas(entry: RunPrediction, r: int) -> dict[str, str]:
     sheet = f"'{CALIBRATION_RUNS}'!"
 
     def ref(key: str) -> str:
+        if key not in PREDICTION_READS:  # the Calibration runs sheet would leave it empty
+            raise KeyError(f"{key} is not in PREDICTION_READS")
         return f"{sheet}{col[key]}{r}"
 
     mode = entry.run.values.get("mode")

@@ -131,7 +131,8 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
                          progress: Callable[[int], None] | None = None,
                          calibration: CalibrationCells | None = None,
                          gather: Gather | None = None,
-                         block: Sequence[tuple[str, str]] = ()) -> Iterator[str]:
+                         block: Sequence[tuple[str, str]] = (),
+                         only: frozenset[str] | None = None) -> Iterator[str]:
     """Header, formats, validation, print setup and conditional formatting through openpyxl;
     returns the body (inputs as values, outputs as formulas with their cached values) as a
     generator of row-XML chunks of :data:`CHUNK_ROWS` rows for :func:`sheetxml.save`,
@@ -141,16 +142,23 @@ def write_scenario_sheet(ws: Any, kind: str, scenarios: Sequence[Scenario], rang
     sweep's key figures, :mod:`planner.io.xlsx.sweep`).
 
     With ``calibration``, the rows whose ``calibration`` input picks a profile get per-row
-    formulas in the columns that profile changes (see :class:`CalibrationCells`)."""
+    formulas in the columns that profile changes (see :class:`CalibrationCells`).
+
+    With ``only``, the computed columns outside it are left empty and hidden: the layout (and
+    so every formula's references) stays the full sheet's, and the formulas written are those
+    ``only`` needs (the Calibration runs sheet keeps the chain of its predictions)."""
     columns = scenario_columns(kind)
     picked, overridden = _calibration_picks(calibration, kind, scenarios)
     _write_headers(ws, kind, columns)
-    plan = _column_plan(kind, ranges, styles)
+    plan = _column_plan(kind, ranges, styles, only)
     plan += _block_plan(ws, kind, styles, block)
     body = _Body(kind, scenarios, plan, [c.key for c in columns] + [k for _l, k in block],
                  {c.key: c.kind for c in columns}, styles, ranges, evaluate, lora_dims or {},
                  picked, overridden, calibration, gather, progress)
     _format_sheet(ws, kind, len(scenarios) + 1, len(models))
+    for letter, role, _payload, _style in plan:
+        if role == "omitted":
+            ws.column_dimensions[letter].hidden = True
     return body.chunks()
 
 
@@ -175,17 +183,21 @@ def _write_headers(ws: Any, kind: str, columns: Sequence[Any]) -> None:
             note(ws.cell(row=1, column=j), header_note(kind, c.key))
 
 
-def _column_plan(kind: str, ranges: Ranges, styles: Styles) -> Plan:
+def _column_plan(kind: str, ranges: Ranges, styles: Styles,
+                 only: frozenset[str] | None = None) -> Plan:
     """The sheet's own columns: a computed column (an output or a derived input) its one
-    definition rendered as a formula template, a catalog lookup its INDEX/MATCH formula,
-    every other column its key (a value written as it is)."""
+    definition rendered as a formula template (``omitted`` when ``only`` leaves it out), a
+    catalog lookup its INDEX/MATCH formula, every other column its key (a value written as it
+    is)."""
     col = letters(kind)
     g = graph(kind)
     plan: Plan = []
     for j, c in enumerate(scenario_columns(kind), 1):
         letter = get_column_letter(j)
         style = styles.attr(c.number_format if c.role != "meta" else None)
-        if g.computes(c.key):
+        if g.computes(c.key) and only is not None and c.key not in only:
+            plan.append((letter, "omitted", c.key, style))
+        elif g.computes(c.key):
             text = "=" + excel(symbolic(g.formula(c.key)), lambda name: f"{col[name]}{ROW}")
             plan.append((letter, "formula", formula_template(text), style))
         elif c.role == "lookup" and c.key != "model_lora_dims":
@@ -257,6 +269,8 @@ class _Body:
                 ) -> list[Segment]:
         """One column's cells of a chunk, by its role in the plan."""
         letter, role, payload, style = entry
+        if role == "omitted":
+            return []
         if role in ("reference", "formula"):
             return self._formula(j, entry, lo, chunk, rows, values)
         return value_column(letter, rows, style, self._values(role, payload, chunk),

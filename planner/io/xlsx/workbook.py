@@ -36,6 +36,7 @@ from planner.core.errors import PlannerError
 from planner.io.xlsx.calibration import (
     CALIBRATION_RUNS,
     CalibrationCells,
+    prediction_columns,
     run_scenarios,
     write_calibration,
 )
@@ -233,7 +234,8 @@ def _sweep_sheets(ctx: _Context, sweeps: Sequence[Sweep]) -> None:
 
 def _calibration_sheets(ctx: _Context, predictions: Sequence[RunPrediction]) -> None:
     """Calibration (when a scenario picks a profile or a run is listed) and Calibration runs
-    (one scenario row per listed run, the predictions' live formulas)."""
+    (one scenario row per listed run: the predictions' live formulas, the columns that do not
+    lead to a prediction empty and hidden, :func:`prediction_columns`)."""
     if not (ctx.cells.rows or predictions):
         return
     calibration_ws = ctx.wb.create_sheet("Calibration")
@@ -241,7 +243,7 @@ def _calibration_sheets(ctx: _Context, predictions: Sequence[RunPrediction]) -> 
         ws = ctx.wb.create_sheet(CALIBRATION_RUNS)
         rows = write_scenario_sheet(ws, "inference", run_scenarios(predictions), ctx.ranges,
                                     ctx.by_name, ctx.styles, evaluate=ctx.evaluate,
-                                    calibration=ctx.cells)
+                                    calibration=ctx.cells, only=prediction_columns())
         ctx.bodies[ws.title] = (rows, len(predictions) + 1, len(scenario_columns("inference")))
     ctx.cached["Calibration"] = write_calibration(
         calibration_ws, ctx.cells, predictions, list(range(2, len(predictions) + 2)))
