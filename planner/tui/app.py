@@ -21,7 +21,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, TabbedContent
+from textual.widgets import DataTable, Header, Input, TabbedContent
 
 from planner.spec.domain import Scenario
 from planner.tui.messages import CatalogLoaded, FitDone, FleetLoaded, WorkFailed
@@ -36,6 +36,7 @@ from planner.tui.state.types import WorkspaceRef
 from planner.tui.widgets.catalog_tabs import GpusTab, ModelsTab
 from planner.tui.widgets.grid import SheetTable
 from planner.tui.widgets.measurements_tab import MeasurementsPane
+from planner.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
     from pathlib import PurePath
@@ -136,7 +137,7 @@ class PlannerApp(App[None]):
         # screen's; the sheet owns what it filters (ScenarioSheet.filter_rows).
         yield Input(placeholder="filter rows by text (Esc clears)", id="filter")
         yield self.sheet
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).can_focus = False

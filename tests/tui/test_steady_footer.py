@@ -1,0 +1,94 @@
+"""The footer (planner.tui.widgets.steady_footer) shows what Textual's Footer would show and
+rebuilds only when the keys themselves change: a dialog opening and closing rebuilds it twice
+(another screen's keys, then the sheet's again), an action turning off and on updates the
+keys it has, and updates that arrive together are checked once."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from textual.widgets._footer import FooterKey
+
+from planner.tui.app import PlannerApp, create_app
+from planner.tui.widgets.steady_footer import SteadyFooter, footer_signature
+from tests.tui.test_tui import SIZE, ready, settle
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+
+def keys(app: PlannerApp) -> list[tuple[str, str, bool]]:
+    """The footer's keys as drawn: (key, description, disabled) in order (the footer is the
+    main screen's; it shows the keys of the screen on top, a dialog's while one is open)."""
+    return [(k.key, k.description, k.has_class("-disabled"))
+            for k in app.screen_stack[0].query_one(SteadyFooter).query(FooterKey)]
+
+
+def recompose_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count SteadyFooter rebuilds from now on (one list entry per rebuild)."""
+    calls: list[int] = []
+    original = SteadyFooter.recompose
+
+    async def counted(self: SteadyFooter) -> None:
+        calls.append(1)
+        await original(self)
+
+    monkeypatch.setattr(SteadyFooter, "recompose", counted)
+    return calls
+
+
+async def test_footer_shows_the_sheets_keys_after_a_dialog(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        before = keys(app)
+        assert ("n", "New", False) in before and before[-1][0] == "ctrl+p"
+        assert len(before) == 16  # every shown binding of the sheet, the palette's last
+        rebuilds = recompose_counter(monkeypatch)
+        await pilot.press("r")  # the rename dialog: its own keys
+        await settle(pilot)
+        assert [k[0] for k in keys(app)] != [k[0] for k in before]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert keys(app) == before
+        assert len(rebuilds) == 2  # one for the dialog's keys, one for the sheet's
+
+
+async def test_enabled_states_update_in_place_and_updates_coalesce(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        footer = app.screen.query_one(SteadyFooter)
+        rebuilds = recompose_counter(monkeypatch)
+        checks: list[int] = []
+        original_update = SteadyFooter._update
+
+        async def counted_update(self: SteadyFooter) -> None:
+            checks.append(1)
+            await original_update(self)
+
+        monkeypatch.setattr(SteadyFooter, "_update", counted_update)
+        widgets_before = list(footer.query(FooterKey))
+        original_check = PlannerApp.check_action
+
+        def no_new(self: PlannerApp, action: str, parameters: tuple[Any, ...]) -> bool | None:
+            # None: shown but disabled (False would hide the key)
+            return None if action == "new" else original_check(self, action, parameters)
+
+        monkeypatch.setattr(PlannerApp, "check_action", no_new)
+        for _ in range(3):  # three updates before one refresh
+            app.refresh_bindings()
+        await settle(pilot)
+        assert len(checks) == 1
+        assert ("n", "New", True) in keys(app)  # drawn disabled
+        assert not rebuilds and list(footer.query(FooterKey)) == widgets_before
+        monkeypatch.setattr(PlannerApp, "check_action", original_check)
+        app.refresh_bindings()
+        await settle(pilot)
+        assert ("n", "New", False) in keys(app)
+        assert not rebuilds and list(footer.query(FooterKey)) == widgets_before
+        assert footer._composed == footer_signature(app.screen, footer.compact,
+                                                    footer.show_command_palette)
