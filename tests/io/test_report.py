@@ -53,9 +53,52 @@ def compare_outputs(values: dict[tuple[str, str], Any], scenarios: list, outputs
     return checked
 
 
-def formulas_values(path: Path) -> dict[tuple[str, str], Any]:
+def sheets_reached(wb: Any, sheets: tuple[str, ...]) -> set[str]:
+    """The sheets of ``wb`` that the formulas of ``sheets`` read, directly or through other
+    sheets and defined names (a name in a formula that matches a sheet's title, quoted or
+    not, counts as a read: a superset is harmless, a miss shows as a missing value)."""
+    names = {n: d.attr_text for n, d in wb.defined_names.items()}
+    titles = wb.sheetnames
+    reached, todo = set(sheets), list(sheets)
+
+    def reads(text: str) -> set[str]:
+        found = {t for t in titles if f"{t}!" in text or f"'{t}'!" in text}
+        for name, target in names.items():
+            if name in text:
+                found |= {t for t in titles if t in target}
+        return found
+
+    while todo:
+        sheet = wb[todo.pop()]
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and cell.value.startswith("="):
+                    for t in reads(cell.value) - reached:
+                        reached.add(t)
+                        todo.append(t)
+    return reached
+
+
+def formulas_values(path: Path, sheets: tuple[str, ...] | None = None
+                    ) -> dict[tuple[str, str], Any]:
+    """Every cell's value as the ``formulas`` package computes the workbook at ``path``.
+
+    ``sheets``: compute only those and the sheets they read (:func:`sheets_reached`), on a
+    copy without the others; the package parses every formula of a workbook it loads (about
+    10 s per 1,000 formula cells), so a test of one sheet need not pay for the Scenarios
+    sheet."""
     import formulas
 
+    if sheets is not None:
+        wb = openpyxl.load_workbook(path)
+        keep = sheets_reached(wb, sheets)
+        for title in [t for t in wb.sheetnames if t not in keep]:
+            del wb[title]
+        for name, defined in list(wb.defined_names.items()):
+            if not any(t in defined.attr_text for t in keep):
+                del wb.defined_names[name]
+        path = path.with_name(path.stem + "-pruned.xlsx")
+        wb.save(path)
     solution = formulas.ExcelModel().loads(str(path)).finish().calculate()
     out = {}
     for key, value in solution.items():
@@ -254,7 +297,7 @@ def test_sweep_sheet_with_chart(ws: Workspace, tmp_path: Path) -> None:
     col = letters("inference")
     assert [sweep[f"{col['batch']}{r}"].value for r in range(2, 9)] == [1, 2, 4, 8, 16, 32, 64]
     assert len(sweep._charts) == 1
-    values = formulas_values(path)
+    values = formulas_values(path, sheets=("Sweep 1",))
     base = ws.scenario("demo", "llama3-8b-request-1024+128")
     rows = [dataclasses.replace(base, inputs={**base.inputs, "batch": b})
             for b in (1, 2, 4, 8, 16, 32, 64)]
