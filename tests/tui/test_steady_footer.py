@@ -1,7 +1,8 @@
 """The footer (planner.tui.widgets.steady_footer) shows what Textual's Footer would show and
-rebuilds only when the keys themselves change: a dialog opening and closing rebuilds it twice
-(another screen's keys, then the sheet's again), an action turning off and on updates the
-keys it has, and updates that arrive together are checked once."""
+composes keys only for a set it has not shown: a dialog opening composes the dialog's keys,
+closing it shows the sheet's kept keys again, opening it again shows the dialog's kept keys;
+an action turning off and on updates the keys it has, and updates that arrive together are
+checked once."""
 
 from __future__ import annotations
 
@@ -19,10 +20,25 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 
 def keys(app: PlannerApp) -> list[tuple[str, str, bool]]:
-    """The footer's keys as drawn: (key, description, disabled) in order (the footer is the
-    main screen's; it shows the keys of the screen on top, a dialog's while one is open)."""
-    return [(k.key, k.description, k.has_class("-disabled"))
-            for k in app.screen_stack[0].query_one(SteadyFooter).query(FooterKey)]
+    """The footer's keys as drawn: (key, description, disabled) in order, the displayed ones
+    (the footer is the main screen's; it shows the keys of the screen on top, a dialog's
+    while one is open; the kept sets are hidden)."""
+    footer = app.screen_stack[0].query_one(SteadyFooter)
+    return [(k.key, k.description, k.has_class("-disabled")) for k in footer.query(FooterKey)
+            if k.display and (k.parent is footer or k.parent.display)]
+
+
+def compose_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the footer's composes of a set of keys from now on (one entry each)."""
+    calls: list[int] = []
+    original = SteadyFooter.compose
+
+    def counted(self: SteadyFooter) -> Any:
+        calls.append(1)
+        return original(self)
+
+    monkeypatch.setattr(SteadyFooter, "compose", counted)
+    return calls
 
 
 def recompose_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -46,14 +62,23 @@ async def test_footer_shows_the_sheets_keys_after_a_dialog(
         before = keys(app)
         assert ("n", "New", False) in before and before[-1][0] == "ctrl+p"
         assert len(before) == 16  # every shown binding of the sheet, the palette's last
-        rebuilds = recompose_counter(monkeypatch)
+        composes = compose_counter(monkeypatch)
         await pilot.press("r")  # the rename dialog: its own keys
         await settle(pilot)
-        assert [k[0] for k in keys(app)] != [k[0] for k in before]
+        dialog = keys(app)
+        assert [k[0] for k in dialog] != [k[0] for k in before] and dialog[-1][0] == "ctrl+p"
+        assert len(composes) == 1  # the dialog's keys, new
         await pilot.press("escape")
         await settle(pilot)
-        assert keys(app) == before
-        assert len(rebuilds) == 2  # one for the dialog's keys, one for the sheet's
+        assert keys(app) == before and len(composes) == 1  # the sheet's, kept
+        await pilot.press("r")
+        await settle(pilot)
+        assert keys(app) == dialog and len(composes) == 1  # the dialog's, kept
+        await pilot.press("escape")
+        await settle(pilot)
+        assert keys(app) == before and len(composes) == 1
+        footer = app.screen_stack[0].query_one(SteadyFooter)
+        assert len(footer.query(FooterKey)) == len(before) + len(dialog)  # both kept
 
 
 async def test_enabled_states_update_in_place_and_updates_coalesce(

@@ -13,7 +13,12 @@ updates that arrive before the next refresh are coalesced into one check; the ch
 what the footer would show (:func:`footer_signature`) with what it shows; when only keys'
 enabled states differ it sets them on the keys it has (the ``-disabled`` class Footer gives a
 disabled key, and the flag its mouse handler reads); it recomposes only when the keys
-themselves differ (another screen's bindings, another focus).
+themselves differ (another screen's bindings, another focus), and even then it keeps the keys
+it had: each set of keys it has shown stays mounted, hidden (``display: none``, which the
+footer's grid layout leaves out), and shows again when the screen's bindings come back to it.
+A dialog opening mounts the dialog's two or three keys; closing it shows the sheet's 16 again
+instead of mounting them anew. :attr:`SteadyFooter.KEPT` sets of keys are kept, the least
+recently shown removed first.
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from textual.compose import compose as compose_children
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
     from textual.screen import Screen
+    from textual.widget import Widget
 
 Signature = tuple[tuple[tuple[Hashable, ...], ...], bool, bool]
 """What a footer shows: per shown binding (key, key display, action, description, tooltip,
@@ -59,13 +66,28 @@ def _without_enabled(signature: Signature) -> Signature:
 
 
 class SteadyFooter(Footer):
-    """:class:`~textual.widgets.Footer` that updates enabled states in place and skips
-    rebuilds showing the same keys (module docstring)."""
+    """:class:`~textual.widgets.Footer` that updates enabled states in place, skips
+    rebuilds showing the same keys and keeps the sets of keys it has shown (module
+    docstring)."""
 
+    KEPT = 3
+    """Sets of keys kept mounted (the shown one included)."""
     _composed: Signature | None = None
     """The signature of what the footer shows (None before its first keys)."""
     _check_pending: bool = False
     """Whether a check is already scheduled for after the next refresh."""
+
+    def __init__(self, *children: Widget, **kwargs: Any) -> None:
+        super().__init__(*children, **kwargs)
+        self._kept: dict[Signature, tuple[list[Widget], int]] = {}
+        """Mounted sets of keys by their signature without enabled states: the footer's
+        top-level children of each and its grid's column count, least recently shown
+        first."""
+
+    async def recompose(self) -> None:
+        """Footer's rebuild, which removes every kept set of keys too."""
+        self._kept.clear()
+        await super().recompose()
 
     def _signature(self) -> Signature:
         return footer_signature(self.screen, self.compact, self.show_command_palette)
@@ -98,7 +120,34 @@ class SteadyFooter(Footer):
                 _without_enabled(signature) == _without_enabled(self._composed)):
             self._set_enabled(signature)
             return
-        await self.recompose()
+        await self._show_keys(signature)
+
+    async def _show_keys(self, signature: Signature) -> None:
+        """Hide the keys shown and show those of ``signature``: a kept set if there is one
+        (its enabled states set as ``signature`` says), else a new one composed as Footer
+        composes; then drop the least recently shown sets beyond :attr:`KEPT`."""
+        keys = _without_enabled(signature)
+        if self._composed is not None:
+            shown = _without_enabled(self._composed)
+            if shown not in self._kept:  # the first keys, composed by Footer's compose
+                self._kept[shown] = (list(self.children), self.styles.grid_size_columns)
+            for widget in self._kept[shown][0]:
+                widget.display = False
+        kept = self._kept.pop(keys, None)
+        if kept is not None and all(widget.is_attached for widget in kept[0]):
+            widgets, columns = kept
+            self.styles.grid_size_columns = columns
+            for widget in widgets:
+                widget.display = True
+            self._kept[keys] = kept
+            self._set_enabled(signature)
+        else:
+            async with self.batch():
+                widgets = compose_children(self)  # sets _composed and the grid's columns
+                await self.mount_all(widgets)
+            self._kept[keys] = (widgets, self.styles.grid_size_columns)
+        for old in list(self._kept)[:-self.KEPT]:
+            await self.remove_children(self._kept.pop(old)[0])
 
     def _set_enabled(self, signature: Signature) -> None:
         """Enable and disable the keys shown as ``signature`` says, as Footer would draw them
