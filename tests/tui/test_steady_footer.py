@@ -6,6 +6,7 @@ checked once."""
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any
 
@@ -28,29 +29,22 @@ def keys(app: PlannerApp) -> list[tuple[str, str, bool]]:
             if k.display and (k.parent is footer or k.parent.display)]
 
 
-def compose_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the footer's composes of a set of keys from now on (one entry each)."""
+def count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """Count calls of ``SteadyFooter.<name>`` from now on (one entry each; a coroutine method
+    stays one)."""
     calls: list[int] = []
-    original = SteadyFooter.compose
+    original = getattr(SteadyFooter, name)
 
-    def counted(self: SteadyFooter) -> Any:
-        calls.append(1)
-        return original(self)
+    if inspect.iscoroutinefunction(original):
+        async def counted(self: SteadyFooter) -> Any:
+            calls.append(1)
+            return await original(self)
+    else:
+        def counted(self: SteadyFooter) -> Any:
+            calls.append(1)
+            return original(self)
 
-    monkeypatch.setattr(SteadyFooter, "compose", counted)
-    return calls
-
-
-def recompose_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count SteadyFooter rebuilds from now on (one list entry per rebuild)."""
-    calls: list[int] = []
-    original = SteadyFooter.recompose
-
-    async def counted(self: SteadyFooter) -> None:
-        calls.append(1)
-        await original(self)
-
-    monkeypatch.setattr(SteadyFooter, "recompose", counted)
+    monkeypatch.setattr(SteadyFooter, name, counted)
     return calls
 
 
@@ -62,7 +56,7 @@ async def test_footer_shows_the_sheets_keys_after_a_dialog(
         before = keys(app)
         assert ("n", "New", False) in before and before[-1][0] == "ctrl+p"
         assert len(before) == 16  # every shown binding of the sheet, the palette's last
-        composes = compose_counter(monkeypatch)
+        composes = count_calls(monkeypatch, "compose")
         await pilot.press("r")  # the rename dialog: its own keys
         await settle(pilot)
         dialog = keys(app)
@@ -87,15 +81,8 @@ async def test_enabled_states_update_in_place_and_updates_coalesce(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         footer = app.screen.query_one(SteadyFooter)
-        rebuilds = recompose_counter(monkeypatch)
-        checks: list[int] = []
-        original_update = SteadyFooter._update
-
-        async def counted_update(self: SteadyFooter) -> None:
-            checks.append(1)
-            await original_update(self)
-
-        monkeypatch.setattr(SteadyFooter, "_update", counted_update)
+        rebuilds = count_calls(monkeypatch, "recompose")
+        checks = count_calls(monkeypatch, "_update")
         widgets_before = list(footer.query(FooterKey))
         original_check = PlannerApp.check_action
 
