@@ -15,6 +15,7 @@ from textual.widgets._footer import FooterKey
 
 from planner.tui.app import PlannerApp, create_app
 from planner.tui.widgets.steady_footer import SteadyFooter, footer_signature
+from tests.helpers import until
 from tests.tui.test_tui import SIZE, ready, settle
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
@@ -81,6 +82,9 @@ async def test_enabled_states_update_in_place_and_updates_coalesce(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         footer = app.screen.query_one(SteadyFooter)
+        # a check scheduled before the counting starts would run the method it was scheduled
+        # with, uncounted, and absorb the updates below (one is pending while one is)
+        await until(pilot, lambda: not footer._check_pending, "the start-up's footer check")
         rebuilds = count_calls(monkeypatch, "recompose")
         checks = count_calls(monkeypatch, "_update")
         widgets_before = list(footer.query(FooterKey))
@@ -93,6 +97,8 @@ async def test_enabled_states_update_in_place_and_updates_coalesce(
         monkeypatch.setattr(PlannerApp, "check_action", no_new)
         for _ in range(3):  # three updates before one refresh
             app.refresh_bindings()
+        await until(pilot, lambda: checks and not footer._check_pending,
+                    "the footer's check of the updated bindings")
         await settle(pilot)
         assert len(checks) == 1
         assert ("n", "New", True) in keys(app)  # drawn disabled
