@@ -380,6 +380,48 @@ async def test_fleet_objects_are_frozen_and_cyclic_garbage_is_still_freed() -> N
     assert gc.get_freeze_count() == 0  # the app hands everything back when it closes
 
 
+async def test_a_row_action_holds_collection_until_its_frame_and_a_failed_one_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Automatic garbage collection is off from the key that confirms a row action until
+    the frame showing its row, then on again; an action whose frame never comes (a name
+    taken) turns it on again within gc_policy.HOLD_S."""
+    import gc
+
+    from planner.tui.state import gc_policy
+
+    monkeypatch.setattr(gc_policy, "HOLD_S", 3.0)  # wide enough to see on a loaded machine
+    app = create_app()
+    held: list[bool] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert gc.isenabled()
+        original = app.sheet._redraw_rows
+
+        def seen(*args: Any) -> None:  # collection while the row is put in place
+            held.append(gc.isenabled())
+            original(*args)
+
+        app.sheet._redraw_rows = seen  # type: ignore[method-assign]
+        goto(app, "llama3-8b-request-1024+128", "batch")
+        await pilot.press("n", *"held-row", "enter")
+        await until(pilot, lambda: held and gc.isenabled(), "the new row's frame")
+        assert held == [False] and "held-row" in {s.name for s in app.scenarios.values()}
+        await pilot.press("n", *"held-row", "enter")  # taken: an error, no row
+        await until(pilot, lambda: not gc.isenabled(), "the second action's hold", 5)
+        await until(pilot, gc.isenabled, "the hold's time limit", 10 * gc_policy.HOLD_S)
+        assert held == [False]
+    gc_policy.hold()
+    gc_policy.stopped()  # a closing app turns it back on too
+    assert gc.isenabled()
+    gc.disable()
+    try:  # off already (an embedding program): left off
+        gc_policy.hold()
+        gc_policy.resume()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 async def test_undo_survives_a_restart() -> None:
     """Undo is the database's change log, not the UI's memory."""
     app = create_app()

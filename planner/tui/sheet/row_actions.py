@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
+from textual.worker import Worker
 
 from planner.compute.table import KINDS
 from planner.core.errors import PlannerError, ValidationError
@@ -29,7 +30,7 @@ from planner.tui.screens.dialogs import (
 )
 from planner.tui.sheet.base import Job
 from planner.tui.sheet.loading import FleetLoading
-from planner.tui.state import placement, rows
+from planner.tui.state import gc_policy, placement, rows
 from planner.tui.state.failures import work_failures
 
 if TYPE_CHECKING:
@@ -110,14 +111,23 @@ class RowActions(FleetLoading):
         """Redo the fleet's last undone change."""
         self.run("redo", lambda ws: ws.redo(self.fleet), empty="Nothing to redo")
 
-    @work(thread=True, group="save")
     def run(self, what: str, job: Job, empty: str = "", fleet: str | None = None,
-            removed: int | None = None) -> None:
-        """Run a database action in a worker, then update the grid in place: the scenario it
-        returns (or, for an undo or redo, the one its changes touched) is read back and
-        evaluated here, and ``removed`` (an id it deleted) leaves the grid. With ``fleet``,
-        switch to that fleet instead. Nothing done (``empty``, say "Nothing to undo") only
-        says so: nothing is read again."""
+            removed: int | None = None) -> Worker[None]:
+        """Run a database action in a worker (:meth:`_run_job`), then update the grid in
+        place; automatic garbage collection waits for the frame that shows the result
+        (:func:`gc_policy.hold`), at most :data:`gc_policy.HOLD_S`."""
+        gc_policy.hold()
+        self.set_timer(gc_policy.HOLD_S, gc_policy.resume, name="gc-resume")
+        return self._run_job(what, job, empty, fleet, removed)
+
+    @work(thread=True, group="save")
+    def _run_job(self, what: str, job: Job, empty: str, fleet: str | None,
+                 removed: int | None) -> None:
+        """The worker of :meth:`run`: the scenario the action returns (or, for an undo or
+        redo, the one its changes touched) is read back and evaluated here, and ``removed``
+        (an id it deleted) leaves the grid. With ``fleet``, switch to that fleet instead.
+        Nothing done (``empty``, say "Nothing to undo") only says so: nothing is read
+        again."""
         current = self.fleet
         try:
             ws = self.workspace.get()
@@ -199,6 +209,7 @@ class RowActions(FleetLoading):
             kinds.add(sc.kind)
             relayout = relayout or not self._fits(sc.id)
         self._redraw_rows(message, kinds, moved, relayout)
+        self.call_after_refresh(gc_policy.resume)  # the frame with the rows comes first
 
     def _drop_rows(self, removed: Any) -> set[str]:
         """Scenarios ``removed`` taken out of the arrays, the marks and their kind's index;
