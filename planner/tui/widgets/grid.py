@@ -39,8 +39,10 @@ the internals named in :data:`INTERNALS`, and on nothing else private:
   ``_compute_row_renderables``, ``_render_line_in_row`` (for the rows of ``show_rows``
   replaced: it assembles a line as DataTable does, with one blank per run of columns out of
   view), ``_render_cell``, and those it calls: ``_get_row_renderables``,
-  ``_get_styles_to_render_cell``, ``_show_hover_cursor``, ``_pseudo_class_state``; from the
-  private module, ``RowRenderables`` and ``default_cell_formatter``.
+  ``_get_styles_to_render_cell``, ``_show_hover_cursor``, ``_pseudo_class_state``,
+  ``_render_line`` (public ``render_line``, ``render_lines`` and ``ordered_columns`` are
+  overridden to share one frame's lookups, :mod:`~planner.tui.widgets.grid_frame`); from
+  the private module, ``RowRenderables`` and ``default_cell_formatter``.
 
 :func:`missing_internals` lists those the installed Textual lacks; when any is missing the grid
 falls back to DataTable's public API (``add_row``, ``update_cell``: correct, slower at scale),
@@ -60,14 +62,15 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.cache import LRUCache
-from textual.color import Color
 from textual.coordinate import Coordinate
 from textual.geometry import Region, Size
 from textual.renderables.styled import Styled
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowRenderables
 from textual.widgets.data_table import ColumnKey
 
+from planner.tui.widgets.grid_frame import Frame
 from planner.tui.widgets.grid_rows import (
     DataView,
     LazyCells,
@@ -83,7 +86,8 @@ INTERNALS = ("_row_locations", "_data", "_new_rows", "_y_offsets", "_row_rendera
              "_row_label_column_width", "_should_render_row_labels", "_get_cell_region",
              "_get_row_region", "_update_dimensions", "_compute_row_renderables",
              "_render_line_in_row", "_render_cell", "_get_row_renderables",
-             "_get_styles_to_render_cell", "_show_hover_cursor", "_pseudo_class_state")
+             "_get_styles_to_render_cell", "_show_hover_cursor", "_pseudo_class_state",
+             "_render_line")
 """The private names of DataTable that :class:`SheetTable` reads, sets or overrides (the
 module docstring says what each is for)."""
 
@@ -176,6 +180,38 @@ class SheetTable(DataTable):
             self._order = self._source = None
             self._data, self.rows = {}, {}
         return super().clear(columns)
+
+    _frame: Frame | None = None
+    """The lookups the lines of the frame being rendered share (None between frames)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """DataTable's, the lookups every line shares made once for the frame
+        (:class:`~planner.tui.widgets.grid_frame.Frame`)."""
+        self._frame = Frame.of(self)
+        try:
+            lines: list[Strip] = super().render_lines(crop)
+            return lines
+        finally:
+            self._frame = None
+
+    def render_line(self, y: int) -> Strip:
+        """DataTable's, with the frame's base style (DataTable looks it up on every line)."""
+        frame = self._frame
+        if frame is None or self.fixed_rows:
+            line: Strip = super().render_line(y)
+            return line
+        scroll_x, scroll_y = self.scroll_offset
+        if y >= self._header_lines():
+            y += scroll_y
+        strip: Strip = self._render_line(y, scroll_x, scroll_x + self.size.width,
+                                         frame.base_style)
+        return strip
+
+    @property
+    def ordered_columns(self) -> Any:
+        if self._frame is not None:  # DataTable builds a new list on every call
+            return self._frame.columns
+        return super().ordered_columns
 
     @property
     def ordered_rows(self) -> Any:
@@ -322,13 +358,13 @@ class SheetTable(DataTable):
         row_index = self._row_locations.get(row_key)
         assert row_index is not None  # _render_line_in_row sends only rows of show_rows here
         highlight = _highlighted
-        columns = self.ordered_columns
-        fixed_row = self._fixed_cells(row_index, line_no, cursor_location, hover_location)
-        row_style = self._row_style(row_index, base_style)
+        frame = self._frame or Frame.of(self)
+        fixed_row = self._fixed_cells(frame, row_index, line_no, cursor_location,
+                                      hover_location)
+        row_style = frame.row_style(row_index, base_style)
         scrollable_row: list[list[Segment]] = []
         in_view, blank = self._in_view, 0
-        for column_index, column in enumerate(columns):
-            width = column.get_render_width(self)
+        for column_index, width in enumerate(frame.widths):
             if column_index not in in_view:
                 blank += width
                 continue
@@ -342,53 +378,27 @@ class SheetTable(DataTable):
                 hover=highlight(hover_location, at, cursor_type))[line_no])
         if blank:
             scrollable_row.append([Segment(" " * blank, row_style)])
-        scrollable_row.append(self._fill(row_index, row_style))
+        scrollable_row.append(frame.fill(row_index, row_style, self.size.width))
         row_pair = (fixed_row, scrollable_row)
         self._row_render_cache[cache_key] = row_pair
         return row_pair
 
-    def _fixed_cells(self, row_index: int, line_no: int, cursor_location: Any,
+    def _fixed_cells(self, frame: Frame, row_index: int, line_no: int, cursor_location: Any,
                      hover_location: Any) -> list[list[Segment]]:
         """Line ``line_no`` of each fixed column's cell of a body row, in DataTable's fixed
         style (with its ``fixed`` metadata), cursor and hover as DataTable tests them."""
-        if not self.fixed_columns:
+        if not frame.fixed_columns:
             return []
         cursor_type = self.cursor_type
-        fixed_style = self.get_component_styles("datatable--fixed").rich_style + \
-            Style.from_meta({"fixed": True})
+        fixed_style = frame.fixed_style + Style.from_meta({"fixed": True})
         fixed_row = []
-        for column_index, column in enumerate(self.ordered_columns[:self.fixed_columns]):
+        for column_index in range(frame.fixed_columns):
             at = Coordinate(row_index, column_index)
             fixed_row.append(self._render_cell(
-                row_index, column_index, fixed_style, column.get_render_width(self),
+                row_index, column_index, fixed_style, frame.widths[column_index],
                 cursor=_highlighted(cursor_location, at, cursor_type),
                 hover=_highlighted(hover_location, at, cursor_type))[line_no])
         return fixed_row
-
-    def _fill(self, row_index: int, row_style: Style) -> list[Segment]:
-        """DataTable's fill of a body line to the widget's width (a cell or column cursor:
-        the row's colours, its background faded a quarter toward the widget's)."""
-        columns = self.ordered_columns
-        table_width = sum(c.get_render_width(self) for c in columns[self.fixed_columns:]) + \
-            self._row_label_column_width
-        if row_style.bgcolor is not None:
-            faded = Color.from_rich_color(row_style.bgcolor).blend(self.background_colors[1],
-                                                                   factor=0.25)
-            extend_style = Style.from_color(color=row_style.color, bgcolor=faded.rich_color)
-        else:
-            extend_style = Style.from_color(row_style.color, row_style.bgcolor)
-        extend_style += Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
-        return [Segment(" " * max(0, self.size.width - table_width), extend_style)]
-
-    def _row_style(self, row_index: int, base_style: Style) -> Style:
-        """A body row's style, as DataTable's ``_get_row_style`` gives it: fixed rows',
-        zebra stripes', else ``base_style``."""
-        if row_index < self.fixed_rows:
-            return self.get_component_styles("datatable--fixed").rich_style
-        if self.zebra_stripes:
-            return self.get_component_styles(
-                "datatable--odd-row" if row_index % 2 else "datatable--even-row").rich_style
-        return base_style
 
     def _columns_in_view(self) -> frozenset[int]:
         """Indexes of the columns that show, in whole or in part, at the current scroll. A
