@@ -389,7 +389,15 @@ async def test_a_row_action_holds_collection_until_its_frame_and_a_failed_one_to
 
     from planner.tui.state import gc_policy
 
-    monkeypatch.setattr(gc_policy, "HOLD_S", 3.0)  # wide enough to see on a loaded machine
+    holds: list[int] = []
+    hold = gc_policy.hold
+
+    def counted_hold() -> None:
+        holds.append(1)
+        hold()
+
+    monkeypatch.setattr(gc_policy, "hold", counted_hold)
+    monkeypatch.setattr(gc_policy, "HOLD_S", 20.0)  # the frame comes first, however loaded
     app = create_app()
     held: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:
@@ -406,8 +414,10 @@ async def test_a_row_action_holds_collection_until_its_frame_and_a_failed_one_to
         await pilot.press("n", *"held-row", "enter")
         await until(pilot, lambda: held and gc.isenabled(), "the new row's frame")
         assert held == [False] and "held-row" in {s.name for s in app.scenarios.values()}
+        assert len(holds) == 1
+        monkeypatch.setattr(gc_policy, "HOLD_S", 0.5)
         await pilot.press("n", *"held-row", "enter")  # taken: an error, no row
-        await until(pilot, lambda: not gc.isenabled(), "the second action's hold", 5)
+        await until(pilot, lambda: len(holds) == 2, "the second action's hold")
         await until(pilot, gc.isenabled, "the hold's time limit", 10 * gc_policy.HOLD_S)
         assert held == [False]
     gc_policy.hold()
