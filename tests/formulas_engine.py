@@ -23,7 +23,6 @@ import re
 from typing import Any
 
 import formulas
-import schedula as sh
 from formulas.cell import Cell, wrap_cell_func
 from formulas.ranges import Ranges
 
@@ -78,7 +77,9 @@ class ShiftCompiledModel(formulas.ExcelModel):  # type: ignore[misc]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._templates: dict[tuple[str, str, str], tuple[Cell, list[str], dict[str, Any]]] = {}
+        self._templates: dict[tuple[str, str, str], tuple[Cell, list[str]]] = {}
+        """Per (workbook, sheet, relative form): its first cell, compiled, and the names its
+        references resolve to, in the order they appear."""
         self.shifted = 0
         """How many cells were built from a template rather than compiled."""
 
@@ -101,20 +102,20 @@ class ShiftCompiledModel(formulas.ExcelModel):  # type: ignore[misc]
                 return cell
         cell = formulas.ExcelModel._compile_cell(crd, val, context, check_formula, references)
         if template is None and cell.func is not None:
-            self._templates[key] = (cell, refs, context)
+            names = [Ranges().push(ref, context=context).ranges[0]["name"] for ref in refs]
+            self._templates[key] = (cell, names)
         return cell
 
     @staticmethod
-    def _shifted(template: tuple[Cell, list[str], dict[str, Any]], crd: str, refs: list[str],
+    def _shifted(template: tuple[Cell, list[str]], crd: str, refs: list[str],
                  context: dict[str, Any], references: Any) -> Cell | None:
         """The cell at ``crd`` built from ``template``'s compiled function, each input renamed
         to the reference in the same place of this cell's formula; None where they do not
         pair one to one."""
-        base, base_refs, base_context = template
+        base, base_names = template
         renamed: dict[str, str] = {}
         ranges: dict[str, Ranges] = {}
-        for old_ref, new_ref in zip(base_refs, refs, strict=True):
-            old = Ranges().push(old_ref, context=base_context).ranges[0]["name"]
+        for old, new_ref in zip(base_names, refs, strict=True):
             new_range = Ranges().push(new_ref, context=context)
             new = new_range.ranges[0]["name"]
             if renamed.setdefault(old, new) != new:
@@ -134,5 +135,4 @@ class ShiftCompiledModel(formulas.ExcelModel):  # type: ignore[misc]
         cell.func = wrap_cell_func(base.func.func, cell._args)
         cell.func.inputs = inputs
         cell.update_inputs(references=references)
-        cell.value = sh.EMPTY
         return cell
