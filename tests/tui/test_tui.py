@@ -1072,3 +1072,35 @@ def test_measurements_tab_snapshot(snap_compare: Any) -> None:
         await steady(pilot)
 
     assert snap_compare(create_app(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_row_action_dialog_closes_with_the_frame_showing_its_result() -> None:
+    """Issue 27 item 8: the dialog of a row action stays up, deaf to keys, until the row is
+    in place, and goes in the same handler that puts it there (one frame, not one without
+    the dialog and another with the row); a second Enter creates nothing more, and a failed
+    action closes its dialog too."""
+    from planner.tui.screens.dialogs import AnswerDialog
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        count = len(app.scenarios)
+        await pilot.press("n")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, AnswerDialog)
+        await pilot.press(*"held-1", "enter", "enter", "escape")
+        assert dialog.answered  # answered, and still the screen until the row is shown
+        await settle(pilot)
+        assert len(app.screen_stack) == 1 and not dialog.is_current
+        assert len(app.scenarios) == count + 1
+        assert "held-1" in {s.name for s in app.scenarios.values()}
+        goto(app, "held-1", "batch")
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"llama3-8b-request-1024+128", "enter")  # a name in use
+        await settle(pilot)
+        assert len(app.screen_stack) == 1
+        assert {s.name for s in app.scenarios.values()} >= {"held-1"}
+    with db() as ws:
+        assert [s.name for s in ws.scenarios("demo")].count("held-1") == 1

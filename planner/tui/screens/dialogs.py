@@ -38,7 +38,31 @@ class ColumnValidator(Validator):
         return self.success()
 
 
-class EditDialog(ModalScreen[Any]):
+class AnswerDialog(ModalScreen[Any]):
+    """A dialog whose answer can be held open until what it asked for is done.
+
+    With :attr:`on_answer` set by the opener, an answer (not a cancel) goes to it and the
+    dialog stays on screen, deaf to further keys, until the opener dismisses it: a row action
+    then closes its dialog in the same frame that shows its result, instead of the screen
+    being drawn once without the dialog and again with the row (issue 27 item 8)."""
+
+    on_answer: Callable[[Any], None] | None = None
+    answered = False
+    """Whether an answer went to :attr:`on_answer` (the dialog waits to be dismissed)."""
+
+    def answer(self, value: Any) -> None:
+        """Give ``value`` to :attr:`on_answer` and wait, or dismiss with it; None and False
+        (cancelled, or "no") always dismiss."""
+        if self.answered:
+            return
+        if self.on_answer is not None and value is not None and value is not False:
+            self.answered = True
+            self.on_answer(value)
+            return
+        self.dismiss(value)
+
+
+class EditDialog(AnswerDialog):
     """Edit one value in a text field validated as you type with ``parse``; on Enter an
     invalid value keeps the dialog open and shows the reason."""
 
@@ -70,7 +94,7 @@ class EditDialog(ModalScreen[Any]):
         except PlannerError as exc:
             self.query_one("#error", Static).update(str(exc))
             return
-        self.dismiss(value)
+        self.answer(value)
 
     @on(Input.Changed, "#value")
     def _typed(self, event: Input.Changed) -> None:
@@ -84,10 +108,10 @@ class EditDialog(ModalScreen[Any]):
         self._accept(event.value)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.answer(None)
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(AnswerDialog):
     """Yes or no."""
 
     BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes"),
@@ -106,13 +130,13 @@ class ConfirmDialog(ModalScreen[bool]):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self.answer(event.button.id == "yes")
 
     def action_yes(self) -> None:
-        self.dismiss(True)
+        self.answer(True)
 
     def action_no(self) -> None:
-        self.dismiss(False)
+        self.answer(False)
 
 
 class FleetDialog(ModalScreen[str | None]):
@@ -171,7 +195,7 @@ class TextScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class NewScenarioDialog(ModalScreen[tuple[str, str, str] | None]):
+class NewScenarioDialog(AnswerDialog):
     """A new scenario: its name, and its model and GPU each chosen by typing a filter
     (↑ ↓ move in the matches). Both start at the given defaults (the current row's).
     Returns (name, model, GPU), or None when cancelled."""
@@ -258,10 +282,10 @@ class NewScenarioDialog(ModalScreen[tuple[str, str, str] | None]):
             self.query_one("#error", Static).update(error)
             return
         assert model is not None and gpu is not None
-        self.dismiss((name, model, gpu))
+        self.answer((name, model, gpu))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.answer(None)
 
 
 def _kept(shown: list[str], needle: str, current: str | None) -> str:

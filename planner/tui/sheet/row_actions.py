@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from planner.compute.table import KINDS
 from planner.core.errors import PlannerError, ValidationError
@@ -24,6 +24,7 @@ from planner.tui.messages import (
     WorkFailed,
 )
 from planner.tui.screens.dialogs import (
+    AnswerDialog,
     ConfirmDialog,
     EditDialog,
     NewScenarioDialog,
@@ -48,11 +49,10 @@ class RowActions(FleetLoading):
                 raise ValidationError("name", "must be 1 to 200 characters", value=text)
             return text.strip()
 
-        def done(name: str | None) -> None:
-            if name:
-                then(name)
+        def done(name: str | None) -> object:
+            return then(name) if name else None
 
-        self._open(EditDialog(title, value, parse=parse, help_text=help_text), done)
+        self._open_held(EditDialog(title, value, parse=parse, help_text=help_text), done)
 
     def new(self) -> None:
         """A new scenario: name, model and GPU asked in a dialog (the model and GPU chosen by
@@ -63,15 +63,16 @@ class RowActions(FleetLoading):
         gpu = sc.gpu if sc else (gpus[0] if gpus else "")
         kind = self.kind
 
-        def done(answer: tuple[str, str, str] | None) -> None:
+        def done(answer: tuple[str, str, str] | None) -> object:
             if answer:
                 name, model, gpu = answer
-                self.run("create", lambda ws: ws.new_scenario(self.fleet, name, model=model,
-                                                              gpu=gpu, kind=kind))
+                return self.run("create", lambda ws: ws.new_scenario(
+                    self.fleet, name, model=model, gpu=gpu, kind=kind))
+            return None
 
-        self._open(NewScenarioDialog(f"New {kind} scenario", models, gpus, model, gpu,
-                                     help_text="Default inputs; edit cells afterwards."),
-                   done)
+        self._open_held(NewScenarioDialog(f"New {kind} scenario", models, gpus, model, gpu,
+                                          help_text="Default inputs; edit cells afterwards."),
+                        done)
 
     def duplicate(self) -> None:
         """A copy of the current scenario, named in a dialog."""
@@ -96,12 +97,13 @@ class RowActions(FleetLoading):
         if sc is None:
             return
 
-        def done(yes: bool | None) -> None:
+        def done(yes: bool | None) -> object:
             if yes:
-                self.run("delete", lambda ws: ws.delete_scenario(sc.fleet, sc.name),
-                         removed=sc.id)
+                return self.run("delete", lambda ws: ws.delete_scenario(sc.fleet, sc.name),
+                                removed=sc.id)
+            return None
 
-        self._open(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
+        self._open_held(ConfirmDialog(f"Delete scenario [b]{sc.name}[/]?"), done)
 
     def undo(self) -> None:
         """Undo the fleet's last change (the database's change log)."""
@@ -110,6 +112,40 @@ class RowActions(FleetLoading):
     def redo(self) -> None:
         """Redo the fleet's last undone change."""
         self.run("redo", lambda ws: ws.redo(self.fleet), empty="Nothing to redo")
+
+    _held: tuple[AnswerDialog, Worker[None]] | None = None
+    """The dialog held open until its action's worker is done, and that worker."""
+
+    def _open_held(self, dialog: AnswerDialog, then: Callable[[Any], object]) -> None:
+        """Open ``dialog``; its answer goes to ``then`` while the dialog stays on screen.
+        When ``then`` started a worker, the dialog closes with the frame that shows the
+        result (:meth:`_close_held`); otherwise at once."""
+
+        def answered(value: Any) -> None:
+            started = then(value)
+            if isinstance(started, Worker):
+                self._held = (dialog, started)
+            else:
+                dialog.dismiss(value)
+
+        dialog.on_answer = answered
+        self._open(dialog)
+
+    def _close_held(self, worker: Worker[Any] | None = None) -> None:
+        """Close the dialog held for a row action (for ``worker``'s, if given)."""
+        held = self._held
+        if held is None or (worker is not None and held[1] is not worker):
+            return
+        self._held = None
+        if held[0].is_current:
+            held[0].dismiss(None)
+
+    @on(Worker.StateChanged)
+    def _action_ended(self, event: Worker.StateChanged) -> None:
+        """A held dialog closes when its worker ends, whatever the outcome (an error, a
+        reload, nothing done): the result's own frame closed it already otherwise."""
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self._close_held(event.worker)
 
     def run(self, what: str, job: Job, empty: str = "", fleet: str | None = None,
             removed: int | None = None) -> Worker[None]:
@@ -209,6 +245,7 @@ class RowActions(FleetLoading):
             kinds.add(sc.kind)
             relayout = relayout or not self._fits(sc.id)
         self._redraw_rows(message, kinds, moved, relayout)
+        self._close_held()  # the dialog goes in the frame that shows the rows
         self.call_after_refresh(gc_policy.resume)  # the frame with the rows comes first
 
     def _drop_rows(self, removed: Any) -> set[str]:
