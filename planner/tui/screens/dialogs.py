@@ -9,7 +9,7 @@ caller decides what to do; none of them touches the database.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -38,7 +38,10 @@ class ColumnValidator(Validator):
         return self.success()
 
 
-class AnswerDialog(ModalScreen[Any]):
+Answer = TypeVar("Answer")
+
+
+class AnswerDialog(ModalScreen[Answer], Generic[Answer]):
     """A dialog whose answer can be held open until what it asked for is done.
 
     With :attr:`on_answer` set by the opener, an answer (not a cancel) goes to it and the
@@ -46,11 +49,11 @@ class AnswerDialog(ModalScreen[Any]):
     then closes its dialog in the same frame that shows its result, instead of the screen
     being drawn once without the dialog and again with the row (issue 27 item 8)."""
 
-    on_answer: Callable[[Any], None] | None = None
+    on_answer: Callable[[Answer], None] | None = None
     answered = False
     """Whether an answer went to :attr:`on_answer` (the dialog waits to be dismissed)."""
 
-    def answer(self, value: Any) -> None:
+    def answer(self, value: Answer | None) -> None:
         """Give ``value`` to :attr:`on_answer` and wait, or dismiss with it; None and False
         (cancelled, or "no") always dismiss."""
         if self.answered:
@@ -62,7 +65,7 @@ class AnswerDialog(ModalScreen[Any]):
         self.dismiss(value)
 
 
-class EditDialog(AnswerDialog):
+class EditDialog(AnswerDialog[Any]):
     """Edit one value in a text field validated as you type with ``parse``; on Enter an
     invalid value keeps the dialog open and shows the reason."""
 
@@ -111,7 +114,7 @@ class EditDialog(AnswerDialog):
         self.answer(None)
 
 
-class ConfirmDialog(AnswerDialog):
+class ConfirmDialog(AnswerDialog[bool]):
     """Yes or no."""
 
     BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes"),
@@ -195,7 +198,7 @@ class TextScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class NewScenarioDialog(AnswerDialog):
+class NewScenarioDialog(AnswerDialog[tuple[str, str, str]]):
     """A new scenario: its name, and its model and GPU each chosen by typing a filter
     (↑ ↓ move in the matches). Both start at the given defaults (the current row's).
     Returns (name, model, GPU), or None when cancelled."""

@@ -11,10 +11,10 @@ filter it no longer fits) re-shows the id arrays. Whether a row keeps its place 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on, work
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from planner.compute.table import KINDS
 from planner.core.errors import PlannerError, ValidationError
@@ -36,6 +36,9 @@ from planner.tui.state.failures import work_failures
 
 if TYPE_CHECKING:
     from planner.tui.state.types import Workspace
+
+A = TypeVar("A")
+"""A dialog's answer."""
 
 
 class RowActions(FleetLoading):
@@ -113,15 +116,15 @@ class RowActions(FleetLoading):
         """Redo the fleet's last undone change."""
         self.run("redo", lambda ws: ws.redo(self.fleet), empty="Nothing to redo")
 
-    _held: tuple[AnswerDialog, Worker[None]] | None = None
+    _held: tuple[AnswerDialog[Any], Worker[None]] | None = None
     """The dialog held open until its action's worker is done, and that worker."""
 
-    def _open_held(self, dialog: AnswerDialog, then: Callable[[Any], object]) -> None:
+    def _open_held(self, dialog: AnswerDialog[A], then: Callable[[A], object]) -> None:
         """Open ``dialog``; its answer goes to ``then`` while the dialog stays on screen.
         When ``then`` started a worker, the dialog closes with the frame that shows the
         result (:meth:`_close_held`); otherwise at once."""
 
-        def answered(value: Any) -> None:
+        def answered(value: A) -> None:
             started = then(value)
             if isinstance(started, Worker):
                 self._held = (dialog, started)
@@ -144,7 +147,7 @@ class RowActions(FleetLoading):
     def _action_ended(self, event: Worker.StateChanged) -> None:
         """A held dialog closes when its worker ends, whatever the outcome (an error, a
         reload, nothing done): the result's own frame closed it already otherwise."""
-        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+        if event.worker.is_finished:
             self._close_held(event.worker)
 
     def run(self, what: str, job: Job, empty: str = "", fleet: str | None = None,
