@@ -1104,3 +1104,27 @@ async def test_a_row_action_dialog_closes_with_the_frame_showing_its_result() ->
         assert {s.name for s in app.scenarios.values()} >= {"held-1"}
     with db() as ws:
         assert [s.name for s in ws.scenarios("demo")].count("held-1") == 1
+
+
+async def test_a_held_dialog_under_another_screen_closes_when_that_screen_goes() -> None:
+    """A held dialog asked to close while another screen is over it (an app key pushed one
+    while the action ran) stays until that screen goes, then closes itself: ``dismiss`` would
+    pop whichever screen is on top, here the wrong one. The screen over it is modal, so the
+    dialog is still drawn (``is_current``) without being the top screen (``is_active``)."""
+    from textual.screen import ModalScreen
+
+    app = create_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        dialog = EditDialog("Rename", "x")
+        app.push_screen(dialog)
+        await pilot.pause()
+        over: ModalScreen[None] = ModalScreen()  # the dialog stays drawn under it
+        app.push_screen(over)
+        await pilot.pause()
+        dialog.close()
+        await pilot.pause()
+        assert app.screen is over and dialog in app.screen_stack  # the screen over it stays
+        app.pop_screen()
+        await until(pilot, lambda: dialog not in app.screen_stack, "the held dialog to close")
+        assert len(app.screen_stack) == 1

@@ -53,6 +53,26 @@ class AnswerDialog(ModalScreen[Answer], Generic[Answer]):
     answered = False
     """Whether an answer went to :attr:`on_answer` (the dialog waits to be dismissed)."""
 
+    close_on_resume = False
+    """Whether the dialog closes itself once it is on top again (:meth:`close`)."""
+
+    def close(self) -> None:
+        """Dismiss the dialog with no answer: now if it is the top screen, else as soon as the
+        screens over it are gone (a key bound on the app can push one, help say, while the
+        action runs). ``dismiss`` pops the top screen, whichever it is, so it waits; and
+        ``is_current`` holds for a screen still drawn under a modal one, so it asks
+        ``is_active``."""
+        if self.is_active:
+            self.dismiss(None)
+        else:
+            self.close_on_resume = True
+
+    def on_screen_resume(self) -> None:
+        """Close, when :meth:`close` was called while another screen was over this one."""
+        if self.close_on_resume:
+            self.close_on_resume = False
+            self.dismiss(None)
+
     def answer(self, value: Answer | None) -> None:
         """Give ``value`` to :attr:`on_answer` and wait, or dismiss with it; None and False
         (cancelled, or "no") always dismiss."""

@@ -140,8 +140,7 @@ class RowActions(FleetLoading):
         if held is None or (worker is not None and held[1] is not worker):
             return
         self._held = None
-        if held[0].is_current:
-            held[0].dismiss(None)
+        held[0].close()
 
     @on(Worker.StateChanged)
     def _action_ended(self, event: Worker.StateChanged) -> None:
