@@ -20,6 +20,7 @@ from planner.core.units import WEIGHT_DTYPE_CHOICES
 from planner.formulas.derived import KV_DTYPE_CHOICES, QUANT_MODES
 from planner.formulas.engine_memory import ENGINES
 from planner.formulas.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
+from planner.formulas.serving_step import EAGER_KERNEL_HOST_S, PREFILL_LAUNCHES
 from planner.formulas.slo import SLO_PERCENTILES
 from planner.formulas.speculative import SPEC_METHODS
 
@@ -228,6 +229,17 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
          'Launch and tail time per decoder layer per step (~10 kernels x ~4 us with CUDA '
          'graphs): what keeps small-batch decode below streaming bandwidth.',
          minimum=0.0, maximum=1.0),
+    _col('prefill_launch', 'Prefill launch', 'convention', 'choice', 'auto',
+         "How the engine launches a prefill step's kernels: auto = the engine's default "
+         "(SGLang 0.5.8-0.5.9 and TensorRT-LLM's PyTorch backend eager, vLLM V1 compiled with "
+         'piecewise CUDA graphs, roofline graphs); graphs = CUDA graphs or a compiled engine '
+         '(SGLang --enable-piecewise-cuda-graph, TensorRT-LLM < 1.0 TensorRT engines); eager '
+         "= op by op from Python: a step with prompt chunks takes at least the host's launch "
+         'time.', choices=tuple(PREFILL_LAUNCHES)),
+    _col('eager_kernel_host_s', 'Eager launch', 's', 'float', EAGER_KERNEL_HOST_S,
+         'Host time to launch one kernel of an eager step: 65.6 us from SGLang\'s DeepSeek-V3 '
+         '1-token prefill (sglang PR 12160: 82.6 ms eager, 61 layers of ~20.7 kernels).',
+         minimum=0.0, maximum=0.01),
     _col('request_latency_s', 'Request latency', 's', 'float', 0.0,
          'Front-end latency one request adds to its TTFT: HTTP, chat template, tokenization, '
          'the hand-offs between API server, engine and detokenizer processes, the first '

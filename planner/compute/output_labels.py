@@ -201,6 +201,8 @@ META: dict[str, ColumnMeta] = {
     "serving_activation_s_per_token": ColumnMeta(label="Element-wise per token", unit="s"),
     "serving_token_s": ColumnMeta(label="Per-token extra time", unit="s"),
     "serving_step_fixed_s": ColumnMeta(label="Fixed step time", unit="s"),
+    "prefill_eager": ColumnMeta(label="Eager prefill (1: launched op by op)", unit="code"),
+    "prefill_host_floor_s": ColumnMeta(label="Eager prefill host launch time", unit="s"),
     "prefill_compute_s_per_token": ColumnMeta(label="Prefill compute per token", unit="s"),
     "decode_compute_s_per_token": ColumnMeta(label="Decode compute per token", unit="s"),
     "decode_kv_s_per_token": ColumnMeta(label="KV traffic per decode token", unit="s"),

@@ -131,6 +131,8 @@ DERIVED_META: dict[str, ColumnMeta] = {
                                   unit=GPU_COLUMNS["gpu_flops_per_s"].unit),
     "model_lora_dims": ColumnMeta(label="LoRA dims", unit="count"),
     "engine_code": ColumnMeta(label="Engine code", unit="code"),
+    "prefill_launch_code": ColumnMeta(label="Prefill launch (0 auto, 1 graphs, 2 eager)",
+                                      unit="code"),
     "chunked_prefill_number": ColumnMeta(label="Chunked prefill (1/0)", unit="code"),
     "vllm_v0_accounting_number": ColumnMeta(label="vLLM V0 memory (1/0)", unit="code"),
     "attention_dp_number": ColumnMeta(label="Attention DP (1/0)", unit="code"),

@@ -329,7 +329,7 @@ def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_
                    prefill_expert_weights_s: Value, model_experts: Value,
                    model_experts_per_token: Value, prefill_gemm_s_per_token: Value,
                    prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
-                   prefill_expert_rank_max_sd: Value) -> Value:
+                   prefill_expert_rank_max_sd: Value, prefill_host_floor_s: Value) -> Value:
     """Mean time from arrival to the end of its prefill of a prompt of the ``M`` closed-loop
     clients that arrive together (the first wave of a benchmark): each prefill worker takes
     ``M / Wp`` prompts at once,
@@ -345,7 +345,8 @@ def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_
                             prefill_step_fixed_s, prefill_dense_weights_s,
                             prefill_expert_weights_s, model_experts, model_experts_per_token,
                             prefill_gemm_s_per_token, prefill_expert_gemm_s_per_token,
-                            prefill_expert_ranks, prefill_expert_rank_max_sd)
+                            prefill_expert_ranks, prefill_expert_rank_max_sd,
+                            prefill_host_floor_s)
     return steps * step
 
 

@@ -141,15 +141,16 @@ def _prefill_step_at(tokens: Value, prefill_token_compute_s: Value, prefill_toke
                      prefill_expert_weights_s: Value, model_experts: Value,
                      model_experts_per_token: Value, prefill_gemm_s_per_token: Value,
                      prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
-                     prefill_expert_rank_max_sd: Value) -> Value:
+                     prefill_expert_rank_max_sd: Value, prefill_host_floor_s: Value) -> Value:
     """A prefill-only step of ``tokens`` prompt tokens (:func:`serving_step._step_kind_s` with no
-    decodes), on the busiest of the prefill worker's expert ranks. Not a column."""
+    decodes), on the busiest of the prefill worker's expert ranks, at least the host's launch
+    time of an eager step (:func:`serving_step.prefill_host_floor_s`). Not a column."""
     return serving_step._step_kind_s(tokens, 0, prefill_token_compute_s, 0, 0, prefill_token_s,
                                      prefill_step_fixed_s, prefill_dense_weights_s,
                                      prefill_expert_weights_s, model_experts,
                                      model_experts_per_token, prefill_gemm_s_per_token, 0, 1,
                                      prefill_expert_gemm_s_per_token, prefill_expert_ranks,
-                                     prefill_expert_rank_max_sd)
+                                     prefill_expert_rank_max_sd, prefill_host_floor_s)
 
 
 def prefill_step_s(max_num_batched_tokens_effective: Value, pp: Value,
@@ -158,14 +159,15 @@ def prefill_step_s(max_num_batched_tokens_effective: Value, pp: Value,
                    prefill_expert_weights_s: Value, model_experts: Value,
                    model_experts_per_token: Value, prefill_gemm_s_per_token: Value,
                    prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
-                   prefill_expert_rank_max_sd: Value) -> Value:
+                   prefill_expert_rank_max_sd: Value, prefill_host_floor_s: Value) -> Value:
     """A full prefill step: the token budget of prompt chunks, one micro-batch carrying
     ``1/pp`` of it (the serving step's convention)."""
     return _prefill_step_at(max_num_batched_tokens_effective / pp, prefill_token_compute_s,
                             prefill_token_s, prefill_step_fixed_s, prefill_dense_weights_s,
                             prefill_expert_weights_s, model_experts, model_experts_per_token,
                             prefill_gemm_s_per_token, prefill_expert_gemm_s_per_token,
-                            prefill_expert_ranks, prefill_expert_rank_max_sd)
+                            prefill_expert_ranks, prefill_expert_rank_max_sd,
+                            prefill_host_floor_s)
 
 
 def prefill_chunk_step_s(prompt_tokens: Value, max_num_batched_tokens_effective: Value,
@@ -175,14 +177,15 @@ def prefill_chunk_step_s(prompt_tokens: Value, max_num_batched_tokens_effective:
                          model_experts_per_token: Value,
                          prefill_gemm_s_per_token: Value,
                          prefill_expert_gemm_s_per_token: Value, prefill_expert_ranks: Value,
-                         prefill_expert_rank_max_sd: Value) -> Value:
+                         prefill_expert_rank_max_sd: Value, prefill_host_floor_s: Value) -> Value:
     """A prefill step carrying one prompt's chunk alone, ``min(S, budget)`` tokens."""
     chunk = minimum(prompt_tokens, max_num_batched_tokens_effective)
     return _prefill_step_at(chunk / pp, prefill_token_compute_s, prefill_token_s,
                             prefill_step_fixed_s, prefill_dense_weights_s,
                             prefill_expert_weights_s, model_experts, model_experts_per_token,
                             prefill_gemm_s_per_token, prefill_expert_gemm_s_per_token,
-                            prefill_expert_ranks, prefill_expert_rank_max_sd)
+                            prefill_expert_ranks, prefill_expert_rank_max_sd,
+                            prefill_host_floor_s)
 
 
 def prefill_capacity_requests_per_s(prefill_workers_effective: Value, pp: Value,

@@ -100,7 +100,15 @@ def closed_loop_prefill_step_s(closed_loop_prefill_tokens: Value,
                                expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
     """A closed loop's prefill step: its cohort's prompt chunks beside the other requests'
     decodes (:mod:`planner.formulas.step_mix`), one micro-batch of ``1/pp`` of them
-    (:func:`_step_kind_s`); a request's TTFT is its prefill steps of this."""
+    (:func:`_step_kind_s`); a request's TTFT is its prefill steps of this, at least the
+    host's launch time of an eager step (:func:`ttft_service_s`).
+
+    The step mix behind the throughput (:func:`closed_loop_step_s`) and the saturation point
+    keeps this GPU time: with a launch floor on every step that holds prompt chunks, the
+    mix's throughput would fall as the batch grows (at the full batch nearly every step of a
+    decode-first engine holds a chunk, and TensorRT-LLM then launches every step eagerly), so
+    the saturation point at ``B_max`` would no longer be the most the engine completes; that
+    needs the best batch, not ``B_max`` (not modelled)."""
     return _step_kind_s(closed_loop_prefill_tokens / pp, closed_loop_prefill_decodes / pp,
                         prefill_compute_s_per_token, decode_compute_s_per_token,
                         decode_kv_s_per_token, serving_token_s, serving_step_fixed_s,
@@ -224,17 +232,21 @@ def prefill_only_step_s(closed_loop_batch: Value, prefill_tokens_computed: Value
                         serving_expert_weights_s: Value, model_experts: Value,
                         model_experts_per_token: Value, gemm_s_per_token: Value,
                         lm_head_s_per_token: Value, expert_gemm_s_per_token: Value,
-                        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+                        expert_ranks: Value, expert_rank_max_sd: Value,
+                        prefill_host_floor_s: Value) -> Value:
     """A prefill-only step of a cohort (a prefill-first scheduler, :func:`prefill_first`):
     ``n = min(B S, budget)`` prompt tokens and no decodes, its operators each bound by their
-    own limit (:func:`_step_kind_s`), one micro-batch carrying ``1/pp`` of it."""
+    own limit (:func:`_step_kind_s`), one micro-batch carrying ``1/pp`` of it, at least the
+    host's launch time of an eager step
+    (:func:`planner.formulas.serving_step.prefill_host_floor_s`)."""
     n = maximum(minimum(closed_loop_batch * prefill_tokens_computed,
                         max_num_batched_tokens_effective), 1)
     return _step_kind_s(n / pp, 0, prefill_compute_s_per_token, decode_compute_s_per_token,
                         decode_kv_s_per_token, serving_token_s, serving_step_fixed_s,
                         serving_dense_weights_s, serving_expert_weights_s, model_experts,
                         model_experts_per_token, gemm_s_per_token, lm_head_s_per_token, 1,
-                        expert_gemm_s_per_token, expert_ranks, expert_rank_max_sd)
+                        expert_gemm_s_per_token, expert_ranks, expert_rank_max_sd,
+                        prefill_host_floor_s)
 
 
 def _cohort_whole(prefill_first: Value, load_mode: Value, output_tokens_cv: Value) -> Value:
@@ -253,7 +265,7 @@ def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
                    step_communication_s: Value, step_overhead_s: Value,
                    serving_token_s: Value, step_host_link_s: Value, prefill_first: Value,
                    output_tokens_cv: Value, cohort_ttft_steps: Value,
-                   prefill_only_step_s: Value) -> Value:
+                   prefill_only_step_s: Value, prefill_host_floor_s: Value) -> Value:
     """Time from admission to first token: the prefill steps. Open loop: each the operating
     step plus this request's chunk (``min(S, budget)`` tokens of its prefill compute and
     traffic). Closed loop and offline: each a prefill step of its cohort
@@ -261,14 +273,17 @@ def ttft_service_s(load_mode: Value, closed_loop_prefill_step_s: Value,
     Under a prefill-first scheduler with fixed lengths the cohort stays whole
     (:func:`_cohort_whole`) and a request waits for the prompts ahead of it in its cohort:
     ``cohort_ttft_steps`` prefill-only steps (:func:`cohort_ttft_steps`,
-    :func:`prefill_only_step_s`)."""
+    :func:`prefill_only_step_s`). Each prefill step takes at least the host's launch time
+    where the engine runs it eagerly
+    (:func:`planner.formulas.serving_step.prefill_host_floor_s`)."""
     chunk = minimum(prefill_tokens_computed, max_num_batched_tokens_effective)
     chunk_compute = prefill_flops_computed * chunk / prefill_tokens_computed / (
         tp * gpu_flops_per_s * matmul_efficiency_effective)
-    one = (maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s
-           + step_communication_s
-           + chunk * serving_token_s + step_overhead_s) + step_host_link_s
-    closed = closed_loop_prefill_step_s  # its fixed part holds the host link's stream
+    one = maximum(maximum(step_compute_s + chunk_compute, step_memory_s) + step_elementwise_s
+                  + step_communication_s + chunk * serving_token_s + step_overhead_s,
+                  prefill_host_floor_s) + step_host_link_s
+    # its fixed part holds the host link's stream; an eager step waits for the host's launches
+    closed = maximum(closed_loop_prefill_step_s, prefill_host_floor_s)
     steps = prefill_steps_per_request * where(load_mode == OPEN_LOOP, one, closed)
     return where(_cohort_whole(prefill_first, load_mode, output_tokens_cv) > 0,
                  cohort_ttft_steps * prefill_only_step_s, steps)
@@ -291,12 +306,15 @@ def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prefill_tokens_comp
                         serving_expert_weights_s: Value, model_experts: Value,
                         model_experts_per_token: Value, serving_token_s: Value,
                         serving_step_fixed_s: Value, expert_gemm_s_per_token: Value,
-                        expert_ranks: Value, expert_rank_max_sd: Value) -> Value:
+                        expert_ranks: Value, expert_rank_max_sd: Value,
+                        prefill_host_floor_s: Value) -> Value:
     """Step time of a step carrying ``n`` prefill tokens of a wave (``n`` =
     :func:`wave_prefill_tokens_per_step`): ``max(n * prefill FLOPs per prompt token / (tp *
     peak * efficiency), weights it touches) + n * per-token work + fixed step time``, one
     micro-batch through the ``pp`` stages carrying ``1/pp`` of it (the serving step's
-    convention), on the busiest expert-parallel rank (:func:`_busiest_rank_extra_s`)."""
+    convention), on the busiest expert-parallel rank (:func:`_busiest_rank_extra_s`), at
+    least the host's launch time of an eager step
+    (:func:`planner.formulas.serving_step.prefill_host_floor_s`)."""
     n = wave_prefill_tokens_per_step / pp
     extra_c, extra_m = _busiest_rank_extra_s(n, serving_expert_weights_s,
                                              expert_gemm_s_per_token, model_experts,
@@ -306,7 +324,8 @@ def wave_prefill_step_s(wave_prefill_tokens_per_step: Value, prefill_tokens_comp
                                                    * matmul_efficiency_effective) + extra_c
     weights = serving_dense_weights_s + serving_expert_weights_s * expert_touch_fraction(
         n, model_experts, model_experts_per_token) + extra_m
-    return maximum(compute, weights) + n * serving_token_s + serving_step_fixed_s
+    return maximum(maximum(compute, weights) + n * serving_token_s + serving_step_fixed_s,
+                   prefill_host_floor_s)
 
 
 def wave_ttft_steps(closed_loop_batch: Value, prefill_tokens_computed: Value,

@@ -117,6 +117,8 @@ SERVING_LOAD: tuple[Formula, ...] = (
     serving_step.serving_activation_s_per_token,
     serving_step.serving_token_s,
     serving_step.serving_step_fixed_s,
+    serving_step.prefill_eager,
+    serving_step.prefill_host_floor_s,
     serving_step.prefill_compute_s_per_token,
     serving_step.decode_compute_s_per_token,
     serving_step.decode_kv_s_per_token,

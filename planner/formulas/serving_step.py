@@ -18,6 +18,7 @@ times in seconds.
 
 from __future__ import annotations
 
+from planner.formulas.engine_memory import ENGINES
 from planner.formulas.expert_parallel import (
     busiest_rank_expert_tokens_extra,
     busiest_rank_touch_extra,
@@ -26,6 +27,7 @@ from planner.formulas.latency import expert_touch_fraction
 from planner.formulas.ops import (
     Value,
     ceil,
+    lookup,
     maximum,
     safe_div,
     where,
@@ -124,6 +126,63 @@ def serving_activation_s_per_token(model_layers: Value, model_hidden_size: Value
     elems = model_layers * (10 * model_hidden_size + ffn_width_per_token / tp)
     return elems * activation_bytes / (gpu_bandwidth_bytes_per_s
                                        * bandwidth_efficiency_effective)
+
+
+EAGER_KERNEL_HOST_S = 6.56e-5
+"""Default of ``eager_kernel_host_s``: host time to launch one counted kernel of an eager
+forward (s). SGLang's scheduler log of DeepSeek-V3 with a 1-token prefill (sgl-project/sglang
+PR #12160: ``forward cost`` 82.64 ms eager, 23.10 ms with a prefill CUDA graph; its author
+finds prefill latency flat below ~100 new tokens, i.e. bound by the host) over the 61 layers'
+1,260 kernels :func:`planner.spec.figures.layer_kernels` counts for it: 82.64 ms / 1,260 =
+65.6 us a kernel (the Python model code, PyTorch's dispatch, the launch of the kernel and of
+the small ops around it). Not fitted to any run the planner is scored on."""
+
+PREFILL_LAUNCHES = {"auto": 0, "graphs": 1, "eager": 2}
+"""``prefill_launch`` choices and their codes: the engine's default, CUDA graphs (or a
+compiled engine), eager."""
+AUTO_LAUNCH, GRAPHS, EAGER = 0, 1, 2
+
+
+def prefill_launch_code(prefill_launch: Value) -> Value:
+    """``prefill_launch`` as a number (:data:`PREFILL_LAUNCHES`: 0 auto, 1 graphs, 2 eager)."""
+    return lookup(prefill_launch, PREFILL_LAUNCHES)
+
+
+def prefill_eager(engine_code: Value, prefill_launch_code: Value) -> Value:
+    """1 where the engine runs a prefill step's forward eagerly, kernel by kernel from Python,
+    0 where it replays CUDA graphs (or runs a compiled engine) for it: ``prefill_launch``
+    graphs 0, eager 1, auto the engine's default below (roofline 0).
+
+    SGLang 0.5.8 / 0.5.9: decode batches replay CUDA graphs, but ``enable_piecewise_cuda_graph``
+    is False by default (``server_args.py``; "Experimental"), so every extend (prefill) batch
+    runs ``model.forward`` eagerly (``model_runner.py`` ``forward_extend``); 0.5.10 turns
+    piecewise graphs on but off again for DP attention, ROCm, PD disaggregation, speculative
+    decoding and the B200 ``flashinfer_trtllm`` MoE backend, and caps them at 2,048 tokens for
+    MLA models. TensorRT-LLM's PyTorch backend (the default since 1.0): ``can_run_cuda_graph
+    = not context_requests`` (``_torch/pyexecutor/scheduler.py``), CUDA graphs for
+    generation-only batches, ``enable_piecewise_cuda_graph`` False by default; a step holding
+    any context chunk runs eagerly (TensorRT-LLM before 1.0 ran TensorRT engines, a compiled
+    graph: set graphs). vLLM V1 compiles the model (torch.compile, piecewise CUDA graphs):
+    0."""
+    auto = where(engine_code == ENGINES["sglang"], 1, where(engine_code == ENGINES["trtllm"], 1, 0))
+    return where(prefill_launch_code == EAGER, 1,
+                 where(prefill_launch_code == GRAPHS, 0, auto))
+
+
+def prefill_host_floor_s(prefill_eager: Value, model_layers: Value, model_layer_kernels: Value,
+                         pp: Value, eager_kernel_host_s: Value) -> Value:
+    """Least time of a step carrying prompt chunks on an engine that launches it eagerly
+    (:func:`prefill_eager`): the host launches each of a pipeline stage's ``L / pp`` layers'
+    ``k`` kernels (:func:`planner.spec.figures.layer_kernels`) one after another, at
+    ``eager_kernel_host_s`` each (:data:`EAGER_KERNEL_HOST_S`), while the GPU runs them:
+    ``eager * L / pp * k * eager_kernel_host_s`` (0 where the engine replays graphs):
+    DeepSeek-V3 at PP 1 82.6 ms, Llama-3-8B 18.9 ms. The prefill steps a request waits for
+    take ``max(GPU time, this)``: its first-token service (open and closed loop, the SLO
+    search), the prefill-only steps of a prefill-first cohort, the first wave, a
+    disaggregated prefill worker's steps. The closed loop's step mix behind the throughput
+    and the saturation point keeps the GPU time
+    (:func:`planner.formulas.serving_cohort.closed_loop_prefill_step_s`)."""
+    return prefill_eager * model_layers / pp * model_layer_kernels * eager_kernel_host_s
 
 
 def serving_token_s(serving_comm_s_per_token: Value,
@@ -253,7 +312,7 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
                  dense: Value, experts: Value, model_experts: Value,
                  model_experts_per_token: Value, gemm: Value, lm_head: Value,
                  verify: Value = 1, expert_gemm: Value = 0, expert_ranks: Value = 1,
-                 expert_rank_max_sd: Value = 0) -> Value:
+                 expert_rank_max_sd: Value = 0, host_floor: Value = 0) -> Value:
     """One step carrying ``p = prefill_tokens`` prompt tokens and ``d = decode_tokens``
     decodes, as the operators run one after another, each bound by its own limit:
 
@@ -268,7 +327,11 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
 
     Under speculative decoding each decode is ``verify = k + 1`` tokens for the GEMMs, the
     LM head, element-wise work and collectives, and one KV read with ``k + 1`` queries
-    (``decode_compute`` is then the whole verify step's and the drafts')."""
+    (``decode_compute`` is then the whole verify step's and the drafts').
+
+    A step the engine launches kernel by kernel from Python (a prefill step without CUDA
+    graphs, :func:`prefill_host_floor_s`) takes at least the host's time to launch them,
+    ``host_floor``: the GPU then waits on the host, ``max(GPU time, host_floor)``."""
     decode_tokens_through = decode_tokens * verify
     tokens = maximum(prefill_tokens + decode_tokens_through, 1)
     weights = dense + experts * (
@@ -283,5 +346,8 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
     prefill_attention = prefill_tokens * maximum(prefill_compute - gemm, 0)
     decode_attention = decode_tokens * maximum(
         maximum(decode_compute - verify * gemm - verify * lm_head, 0), decode_kv)
-    return (gemms + prefill_attention + decode_attention
-            + (prefill_tokens + decode_tokens_through) * token_s + fixed)
+    gpu = (gemms + prefill_attention + decode_attention
+           + (prefill_tokens + decode_tokens_through) * token_s + fixed)
+    if isinstance(host_floor, (int, float)) and host_floor == 0:
+        return gpu
+    return maximum(gpu, host_floor)

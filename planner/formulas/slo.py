@@ -303,7 +303,8 @@ _TTFT_INPUTS = ("host_weight_stream_s", "prefill_steps_per_request", "prefill_to
                 "max_num_batched_tokens_effective", "prefill_flops_computed", "gpu_flops_per_s",
                 "matmul_efficiency_effective", "serving_token_s", "request_latency_effective_s",
                 "max_running_batch", "service_scv", "serving_capacity_requests_per_s_replica",
-                "slo_percentile_number", "spec_acceptance_length_effective")
+                "slo_percentile_number", "spec_acceptance_length_effective",
+                "prefill_host_floor_s")
 """The columns the TTFT of a search step reads besides its work, TPOT, rate and parts."""
 
 
@@ -315,7 +316,7 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
                    max_running_batch: Value,
                    service_scv: Value, serving_capacity_requests_per_s_replica: Value,
                    slo_percentile_number: Value, spec_acceptance_length_effective: Value,
-                   *parts_inputs: Value) -> Value:
+                   prefill_host_floor_s: Value, *parts_inputs: Value) -> Value:
     """Bisection: the TTFT at the objective's percentile at ``rate`` per replica (the serving
     model's slot wait quantile, step alignment, prefill and front end)."""
     compute, memory_, comm, elementwise, overhead = _parts(y, *parts_inputs)
@@ -325,7 +326,8 @@ def _search_ttft_s(y: Value, tpot: Value, rate: Value, host_weight_stream_s: Val
                                             max_num_batched_tokens_effective, prefill_flops, tp,
                                             gpu_flops_per_s, matmul_efficiency_effective, compute,
                                             memory_, elementwise, comm, overhead, serving_token_s,
-                                            host_weight_stream_s, 0, 0.0, 1.0, 0.0)  # open loop
+                                            host_weight_stream_s, 0, 0.0, 1.0, 0.0,
+                                            prefill_host_floor_s)  # open loop
     util = safe_div(rate, serving_capacity_requests_per_s_replica, 1.0)
     waits = [serving_queue._queue_wait_quantile(p, serving_load.OPEN_LOOP, util, max_running_batch,
                                                 service_scv, rate,

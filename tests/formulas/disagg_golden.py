@@ -12,6 +12,13 @@ module imports nothing the disaggregated model added, so it runs on that older t
 
 A branch that changes an aggregated figure on purpose regenerates the file from its own
 parent, and says which columns moved.
+
+Revision 0020's eager prefill (``prefill_launch``, issue 23) moved 20 grid columns of the SGLang
+and TensorRT-LLM rows (the prefill-only and first-wave steps, the TTFT columns, E2E and the SLO
+search's TTFT; the demo fleet has none) and the file was regenerated from that tree. Its
+``grid_prefill_graphs`` part is the same grid with ``prefill_launch = graphs``: the hashes of
+the planner before that change, bit for bit (the regenerated part equalled the earlier
+``grid`` on every one of its 264 columns), which tests/formulas/test_eager_prefill.py checks.
 """
 
 from __future__ import annotations
@@ -112,9 +119,16 @@ def figures(rows: list[dict[str, Any]], columns: list[str] | None = None) -> dic
 
 
 def main() -> None:
-    """Write the golden file from the tree on ``PYTHONPATH``."""
-    golden = {"source": "planner at 0de9d40 (main before serving_mode), tests/disagg_golden.py",
-              "demo": figures(demo_rows()), "grid": figures(grid_rows())}
+    """Write the golden file from the tree on ``PYTHONPATH``: the columns the file holds (the
+    264 outputs of the planner before disaggregated serving; every output where there is no
+    file yet), its ``source`` kept."""
+    kept = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+    columns = sorted(kept["grid"]) if kept else None
+    golden = {"source": kept.get("source", "planner at 0de9d40 (main before serving_mode), "
+                                           "tests/disagg_golden.py"),
+              "demo": figures(demo_rows(), columns), "grid": figures(grid_rows(), columns),
+              "grid_prefill_graphs": figures(
+                  [{**r, "prefill_launch": "graphs"} for r in grid_rows()], columns)}
     GOLDEN.write_text(json.dumps(golden, indent=0, sort_keys=True) + "\n")
     print(f"wrote {GOLDEN}: {len(golden['demo'])} demo and {len(golden['grid'])} grid columns")
 
