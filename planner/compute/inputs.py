@@ -237,7 +237,7 @@ SERVING_INPUTS: tuple[InputColumn, ...] = (
          "= op by op from Python: a step with prompt chunks takes at least the host's launch "
          'time.', choices=tuple(PREFILL_LAUNCHES)),
     _col('eager_kernel_host_s', 'Eager launch', 's', 'float', EAGER_KERNEL_HOST_S,
-         'Host time to launch one kernel of an eager step: 65.6 us from SGLang\'s DeepSeek-V3 '
+         "Host time to launch one kernel of an eager step: 65.6 us from SGLang's DeepSeek-V3 "
          '1-token prefill (sglang PR 12160: 82.6 ms eager, 61 layers of ~20.7 kernels).',
          minimum=0.0, maximum=0.01),
     _col('request_latency_s', 'Request latency', 's', 'float', 0.0,

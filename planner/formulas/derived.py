@@ -19,7 +19,7 @@ from planner.core.units import (
     WEIGHT_DTYPES,
     GiB,
 )
-from planner.formulas.engine_memory import ENGINES
+from planner.formulas.engine_memory import ENGINES, by_engine
 from planner.formulas.flops import ATTENTION_CONVENTIONS, LOGITS_CONVENTIONS
 from planner.formulas.ops import Value, floor, lookup, minimum, safe_div, where
 from planner.formulas.slo import SLO_PERCENTILES
@@ -252,14 +252,6 @@ def attention_dp_number(attention_dp: Value) -> Value:
     return where(attention_dp, 1, 0)
 
 
-def _by_engine(code: Value, table: dict[str, Value]) -> Value:
-    """``table[engine]`` for the engine whose code is ``code`` (nested ``where``s)."""
-    out: Value = table["roofline"]
-    for name, value in table.items():
-        out = where(code == ENGINES[name], value, out)
-    return out
-
-
 def vllm_large_part(gpu_memory_bytes: Value, gpu_fp8_peak: Value) -> Value:
     """1 where vLLM's OpenAI server picks its larger defaults (``engine/arg_utils.py``,
     ``_set_default_args``: 70 GiB or more and not an A100), else 0. The device-name test is
@@ -271,7 +263,7 @@ def max_num_seqs_effective(max_num_seqs: Value, engine_code: Value,
                            vllm_large_part: Value) -> Value:
     """Most sequences running at once: ``max_num_seqs``, or when 0 the engine's default (vLLM
     1024 on large parts, 256 otherwise; SGLang ~1024 on 80 GB parts; TRT-LLM 2048)."""
-    default = _by_engine(engine_code, {"roofline": 256, "sglang": 1024, "trtllm": 2048,
+    default = by_engine(engine_code, {"roofline": 256, "sglang": 1024, "trtllm": 2048,
                                        "vllm": where(vllm_large_part > 0, 1024, 256)})
     return where(max_num_seqs > 0, max_num_seqs, default)
 
@@ -305,7 +297,7 @@ def max_num_batched_tokens_effective(max_num_batched_tokens: Value, engine_code:
     default (vLLM 8192 on large parts, 2048 otherwise; SGLang ``chunked_prefill_size`` by GPU
     memory, :func:`sglang_chunked_prefill_size`: 8192 on H100/H200, 16384 on B200/MI300X/
     MI355X; TRT-LLM max_num_tokens 8192)."""
-    default = _by_engine(engine_code, {
+    default = by_engine(engine_code, {
         "roofline": 8192, "sglang": sglang_chunked_prefill_size(gpu_usable_memory_bytes),
         "trtllm": 8192, "vllm": where(vllm_large_part > 0, 8192, 2048)})
     return where(max_num_batched_tokens > 0, max_num_batched_tokens, default)
@@ -331,7 +323,7 @@ def block_size_effective(block_size: Value, engine_code: Value,
     ``block_size`` is 0 (:data:`SGLANG_V4_PAGE_TOKENS`); its pool is whole pages
     (``max_total_num_tokens // page_size * page_size``)."""
     sglang = engine_code == ENGINES["sglang"]
-    default = _by_engine(engine_code, {
+    default = by_engine(engine_code, {
         "roofline": 1, "vllm": 16, "trtllm": 32,
         "sglang": where(model_vllm_v4_kv_bytes_per_token > 0, SGLANG_V4_PAGE_TOKENS, 1)})
     dsa = sglang * (model_sparse_mla_layers > 0) * (gpu_compute_capability > 0)

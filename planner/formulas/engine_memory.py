@@ -63,6 +63,15 @@ ENGINES = {"roofline": ROOFLINE, "vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLL
 """The one mapping of engine names to ``engine_code``."""
 
 
+def by_engine(code: Value, table: dict[str, Value]) -> Value:
+    """``table[engine]`` for the engine whose code is ``code`` (nested ``where``s; ``table``
+    names ``roofline``, the value where no other engine matches)."""
+    out: Value = table["roofline"]
+    for name, value in table.items():
+        out = where(code == ENGINES[name], value, out)
+    return out
+
+
 def rope_cache_bytes(model_max_context_tokens: Value, model_kv_elems_per_token_full: Value,
                      model_kv_elems_per_token_window: Value, model_kv_layers: Value,
                      model_kv_heads: Value, activation_bytes: Value) -> Value:

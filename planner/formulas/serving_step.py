@@ -18,7 +18,7 @@ times in seconds.
 
 from __future__ import annotations
 
-from planner.formulas.engine_memory import ENGINES
+from planner.formulas.engine_memory import by_engine
 from planner.formulas.expert_parallel import (
     busiest_rank_expert_tokens_extra,
     busiest_rank_touch_extra,
@@ -137,10 +137,10 @@ finds prefill latency flat below ~100 new tokens, i.e. bound by the host) over t
 65.6 us a kernel (the Python model code, PyTorch's dispatch, the launch of the kernel and of
 the small ops around it). Not fitted to any run the planner is scored on."""
 
-PREFILL_LAUNCHES = {"auto": 0, "graphs": 1, "eager": 2}
+AUTO_LAUNCH, GRAPHS, EAGER = 0, 1, 2
+PREFILL_LAUNCHES = {"auto": AUTO_LAUNCH, "graphs": GRAPHS, "eager": EAGER}
 """``prefill_launch`` choices and their codes: the engine's default, CUDA graphs (or a
 compiled engine), eager."""
-AUTO_LAUNCH, GRAPHS, EAGER = 0, 1, 2
 
 
 def prefill_launch_code(prefill_launch: Value) -> Value:
@@ -164,7 +164,7 @@ def prefill_eager(engine_code: Value, prefill_launch_code: Value) -> Value:
     any context chunk runs eagerly (TensorRT-LLM before 1.0 ran TensorRT engines, a compiled
     graph: set graphs). vLLM V1 compiles the model (torch.compile, piecewise CUDA graphs):
     0."""
-    auto = where(engine_code == ENGINES["sglang"], 1, where(engine_code == ENGINES["trtllm"], 1, 0))
+    auto = by_engine(engine_code, {"roofline": 0, "vllm": 0, "sglang": 1, "trtllm": 1})
     return where(prefill_launch_code == EAGER, 1,
                  where(prefill_launch_code == GRAPHS, 0, auto))
 
@@ -348,6 +348,6 @@ def _step_kind_s(prefill_tokens: Value, decode_tokens: Value, prefill_compute: V
         maximum(decode_compute - verify * gemm - verify * lm_head, 0), decode_kv)
     gpu = (gemms + prefill_attention + decode_attention
            + (prefill_tokens + decode_tokens_through) * token_s + fixed)
-    if isinstance(host_floor, (int, float)) and host_floor == 0:
-        return gpu
+    if isinstance(host_floor, (int, float)) and host_floor == 0:  # decode steps: no MAX() in
+        return gpu  # their Excel formulas
     return maximum(gpu, host_floor)
