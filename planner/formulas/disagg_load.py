@@ -23,8 +23,8 @@ from planner.formulas import serving_cohort, serving_queue, topology
 from planner.formulas.disagg_decode import _DECODE_STEP_COLUMNS, _decode_step_at
 from planner.formulas.disagg_inputs import _HUGE
 from planner.formulas.disagg_prefill import _prefill_step_at
-from planner.formulas.made_columns import formula_column
-from planner.formulas.ops import Value, maximum, minimum, safe_div, where
+from planner.formulas.made_columns import at_same_point, formula_column, settled
+from planner.formulas.ops import Repeats, Value, maximum, minimum, safe_div, where
 from planner.formulas.serving_load import CLOSED_LOOP, OPEN_LOOP, QUEUE_WAIT_CAP_S
 
 # ------------------------------------------------------------------- KV transfer
@@ -97,15 +97,31 @@ def newton_batch(previous: Value, rate: Value, b_max: Value, step: Value,
     return minimum(maximum(solved, 1), b_max)
 
 
-def step_column(name: str, batch_column: str, more: int = 0) -> Callable[..., Value]:
+def step_column(name: str, batch_column: str, more: int = 0,
+                repeats: Repeats | None = None) -> Callable[..., Value]:
     """The column ``name``: the decode step (s) at ``batch_column`` plus ``more`` sequences
-    (:func:`_decode_step_at`)."""
+    (:func:`_decode_step_at`), with the shortcut ``repeats`` (the same step at the iterate
+    before, where the iterates are equal: :func:`~planner.formulas.made_columns.at_same_point`)."""
     what = f"``{batch_column}``" + (f" + {more} sequence" if more else "")
     return formula_column(
         name, f"Decode step (s) at {what} running sequences per decode worker "
         "(:func:`planner.formulas.disagg_decode._decode_step_at`): a Newton iteration's point.",
         (batch_column, *_DECODE_STEP_COLUMNS),
-        lambda batch, *step: _decode_step_at(batch + more, *step))
+        lambda batch, *step: _decode_step_at(batch + more, *step), repeats)
+
+
+def batch_steps(batch: str) -> tuple[Callable[..., Value], ...]:
+    """The decode step at iterates 0, 1 and 2 of the batch column family ``<batch>_<k>`` and
+    at one sequence more (``<batch>_<k>_step_s``, ``<batch>_<k>_next_step_s``): the points
+    :func:`newton_batch` linearizes at. From iterate 1 on, each repeats the one before where
+    the iterates are equal."""
+    columns = []
+    for k in (0, 1, 2):
+        for suffix, more in (("step_s", 0), ("next_step_s", 1)):
+            repeats = (at_same_point(f"{batch}_{k - 1}_{suffix}", f"{batch}_{k}",
+                                     f"{batch}_{k - 1}") if k else None)
+            columns.append(step_column(f"{batch}_{k}_{suffix}", f"{batch}_{k}", more, repeats))
+    return tuple(columns)
 
 
 def decode_arrivals_steps_per_s(target_requests_per_s: Value, decode_workers_effective: Value,
@@ -152,13 +168,11 @@ def _batch_iteration(k: int) -> Callable[..., Value]:
         "``b = c * step(b)`` (:func:`newton_batch`); other modes keep the first estimate.",
         (f"decode_batch_{k - 1}", "load_mode", "decode_arrivals_steps_per_s",
          "decode_max_running_batch", f"decode_batch_{k - 1}_step_s",
-         f"decode_batch_{k - 1}_next_step_s"), body)
+         f"decode_batch_{k - 1}_next_step_s"), body,
+        settled(f"decode_batch_{k - 1}", f"decode_batch_{k - 2}") if k >= 2 else None)
 
 
-BATCH_STEPS: tuple = tuple(
-    column for k in (0, 1, 2) for column in (
-        step_column(f"decode_batch_{k}_step_s", f"decode_batch_{k}"),
-        step_column(f"decode_batch_{k}_next_step_s", f"decode_batch_{k}", 1)))
+BATCH_STEPS: tuple = batch_steps("decode_batch")
 """The decode step at each iterate of the open loop's batch and at one sequence more: the
 points :func:`newton_batch` linearizes at."""
 decode_batch_1, decode_batch_2, decode_batch_3 = (_batch_iteration(k) for k in (1, 2, 3))

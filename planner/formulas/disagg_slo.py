@@ -48,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.formulas import disagg_decode, disagg_load, topology
-from planner.formulas.made_columns import formula_column
+from planner.formulas.made_columns import formula_column, settled
 from planner.formulas.ops import Value, ceil, floor, maximum, minimum, safe_div, where
 
 NEWTON_STEPS = 6
@@ -179,15 +179,12 @@ def _sized_batch(k: int) -> Callable[..., Value]:
         "model's own iterations).",
         (f"disagg_sized_decode_batch_{k - 1}", "disagg_sized_decode_arrivals_steps_per_s",
          "decode_max_running_batch", f"disagg_sized_decode_batch_{k - 1}_step_s",
-         f"disagg_sized_decode_batch_{k - 1}_next_step_s"), disagg_load.newton_batch)
+         f"disagg_sized_decode_batch_{k - 1}_next_step_s"), disagg_load.newton_batch,
+        settled(f"disagg_sized_decode_batch_{k - 1}", f"disagg_sized_decode_batch_{k - 2}")
+        if k >= 2 else None)
 
 
-SIZED_BATCH_STEPS: tuple = tuple(
-    column for k in (0, 1, 2) for column in (
-        disagg_load.step_column(f"disagg_sized_decode_batch_{k}_step_s",
-                                f"disagg_sized_decode_batch_{k}"),
-        disagg_load.step_column(f"disagg_sized_decode_batch_{k}_next_step_s",
-                                f"disagg_sized_decode_batch_{k}", 1)))
+SIZED_BATCH_STEPS: tuple = disagg_load.batch_steps("disagg_sized_decode_batch")
 """The decode step at each iterate of the sized batch and at one sequence more."""
 
 disagg_sized_decode_batch_1, disagg_sized_decode_batch_2, disagg_sized_decode_batch_3 = (
@@ -281,7 +278,8 @@ def _u_step(kind: str, k: int) -> Callable[..., Value]:
     return formula_column(f"disagg_prefill_u_{kind}_{k}",
                    f"Square root of the prefill pool's utilisation bound (KV over the "
                    f"{'NVLink domain' if kind == 'domain' else 'network'}), Newton iteration "
-                   f"{k} from 1 (:func:`_newton_u`).", params, body)
+                   f"{k} from 1 (:func:`_newton_u`).", params, body,
+                   settled(previous, f"disagg_prefill_u_{kind}_{k - 2}") if k >= 3 else None)
 
 
 PREFILL_NEWTON: tuple[Callable[..., Value], ...] = tuple(

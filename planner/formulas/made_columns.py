@@ -33,3 +33,18 @@ def formula_column(name: str, doc: str, params: tuple[str, ...], body: Callable[
     if repeats is not None:
         column.__planner_repeats__ = repeats  # type: ignore[attr-defined]
     return column
+
+
+def settled(previous: str, before: str) -> Repeats:
+    """The shortcut of an iteration ``x_k = F(x_{k-1})`` whose other arguments are the same
+    at every step: where ``x_{k-1}`` (``previous``) equals ``x_{k-2}`` (``before``) in every bit,
+    ``x_k = F(x_{k-1}) = F(x_{k-2}) = x_{k-1}``: the iteration has settled there and every
+    later step repeats it (:class:`~planner.formulas.ops.Repeats`)."""
+    return Repeats(previous, ((previous, before),))
+
+
+def at_same_point(previous: str, point: str, point_before: str) -> Repeats:
+    """The shortcut of a column that evaluates one formula at an iterate (``point``) where the
+    column ``previous`` evaluates it at the iterate before (``point_before``): equal iterates,
+    equal values (:class:`~planner.formulas.ops.Repeats`)."""
+    return Repeats(previous, ((point, point_before),))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.formulas.latency import expert_touch_fraction
-from planner.formulas.made_columns import formula_column
+from planner.formulas.made_columns import formula_column, settled
 from planner.formulas.ops import Value, maximum, minimum, power, safe_div, where
 from planner.formulas.serving_cohort import _prefill_share
 from planner.formulas.serving_load import _HUGE_S, CLOSED_LOOP, OPEN_LOOP, _pick
@@ -136,7 +136,8 @@ def _iteration(k: int) -> Callable[..., Value]:
         f"serving_step_{k}_s",
         f"Iteration {k}{' (final)' if k == ITERATION_COUNT else ''} of the open-loop step time "
         "(see :func:`_fixed_point_step`).",
-        (f"serving_step_{k - 1}_s", *_ITERATION_INPUTS), _fixed_point_step)
+        (f"serving_step_{k - 1}_s", *_ITERATION_INPUTS), _fixed_point_step,
+        settled(f"serving_step_{k - 1}_s", f"serving_step_{k - 2}_s") if k >= 2 else None)
 
 
 ITERATION_COUNT = 6

@@ -50,7 +50,12 @@ def _grid(rows: int, seed: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         "target_requests_per_s": rate,
         "slo_ttft_s": rng.choice([0.0, 0.2, 0.5, 1.0, 3.0], rows),
         "slo_tpot_s": rng.choice([0.0, 0.01, 0.03, 0.05], rows),
-        "slo_percentile": rng.choice(["50", "90", "99"], rows)}
+        "slo_percentile": rng.choice(["50", "90", "99"], rows),
+        # closed loops (their iterations settle at once), and disaggregated rows with the
+        # pools' own Newton iterations
+        "concurrency": rng.choice([0, 0, 0, 1, 16, 256], rows),
+        "serving_mode": rng.choice(["aggregated", "aggregated", "disaggregated"], rows),
+        "prefill_workers": rng.integers(1, 4, rows), "decode_workers": rng.integers(1, 4, rows)}
     models = {m: resolve_model_spec(m) for m in MODELS}
     return build_columns(table, models, load_gpus()), table
 
@@ -78,7 +83,8 @@ def _compare(columns: dict[str, Any]) -> dict[str, Any]:
 def test_the_search_shortcut_is_declared_on_every_step_after_the_first() -> None:
     g = graph("inference")
     names = [n for n in g.order if n.startswith("slo_search_")]
-    assert len(names) == 80 and len(g.repeats) == 72  # 8 quantities x steps 2..10
+    assert len(names) == 80  # 8 quantities x steps 2..10 repeat:
+    assert len([n for n in g.repeats if n.startswith("slo_search_")]) == 72
     assert g.repeats["slo_search_2_ttft_s"] == Repeats(
         "slo_search_1_ttft_s", (("slo_search_1_low", "slo_replicas_low"),
                                 ("slo_search_1_high", "slo_replicas_high")))
@@ -86,6 +92,31 @@ def test_the_search_shortcut_is_declared_on_every_step_after_the_first() -> None
         ("slo_search_9_low", "slo_search_8_low"), ("slo_search_9_high", "slo_search_8_high"))
     assert FormulaGraph(scenario.INFERENCE, scenario.DERIVED_INFERENCE,
                         repeats=False).repeats == {}
+
+
+def test_the_fixed_point_iterations_repeat_where_they_settled() -> None:
+    """The iterations ``x_k = F(x_{k-1})`` (the open loop's step, the decode pools' batch, the
+    prefill pool's utilisation bound) repeat ``x_{k-1}`` where ``x_{k-1} = x_{k-2}``, from the
+    second iteration on (the first starts from a column computed otherwise); the decode steps
+    at each batch iterate repeat the step at the iterate before where the iterates are
+    equal."""
+    g = graph("inference")
+    expected = {
+        **{f"serving_step_{k}_s": Repeats(f"serving_step_{k - 1}_s", (
+            (f"serving_step_{k - 1}_s", f"serving_step_{k - 2}_s"),)) for k in range(2, 7)},
+        **{f"disagg_prefill_u_{kind}_{k}": Repeats(f"disagg_prefill_u_{kind}_{k - 1}", (
+            (f"disagg_prefill_u_{kind}_{k - 1}", f"disagg_prefill_u_{kind}_{k - 2}"),))
+           for kind in ("nic", "domain") for k in range(3, 7)}}
+    for batch in ("decode_batch", "disagg_sized_decode_batch"):
+        for k in (2, 3):
+            expected[f"{batch}_{k}"] = Repeats(f"{batch}_{k - 1}", (
+                (f"{batch}_{k - 1}", f"{batch}_{k - 2}"),))
+        for k in (1, 2):
+            for suffix in ("step_s", "next_step_s"):
+                expected[f"{batch}_{k}_{suffix}"] = Repeats(
+                    f"{batch}_{k - 1}_{suffix}", ((f"{batch}_{k}", f"{batch}_{k - 1}"),))
+    assert {n: r for n, r in g.repeats.items() if not n.startswith("slo_search_")} == expected
+    assert len(expected) == 25
 
 
 def test_every_column_is_bit_identical_with_the_shortcut_off() -> None:
@@ -99,6 +130,14 @@ def test_every_column_is_bit_identical_with_the_shortcut_off() -> None:
     assert moving[0] > 200 and moving[-1] < moving[0]
     assert (np.asarray(plain["slo_replicas_low"]) == plain["slo_replicas_high"]).sum() > 1000
     assert (np.asarray(plain["replicas_needed"]) > 0).sum() > 1000
+    # and the iterations: some settle at once (dense models, closed loops), some move on
+    for first, second in (("serving_step_2_s", "serving_step_1_s"),
+                          ("serving_step_6_s", "serving_step_5_s"),
+                          ("decode_batch_2", "decode_batch_1"),
+                          ("disagg_sized_decode_batch_2", "disagg_sized_decode_batch_1"),
+                          ("disagg_prefill_u_nic_6", "disagg_prefill_u_nic_5")):
+        settled = int((np.asarray(plain[first]) == plain[second]).sum())
+        assert 0 < settled < 4_000, (first, settled)
 
 
 def test_bit_identical_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,9 +181,11 @@ def test_the_row_function_gives_every_figure_and_type_of_the_graph() -> None:
 def test_the_row_function_tests_each_steps_bounds_once() -> None:
     texts = frozenset(c.name for c in inputs_of("inference") if c.kind in ("choice", "text"))
     source, _ = row_source(graph("inference"), texts)
+    g = graph("inference")
+    # one test per set of pairs: the search's steps 2..10, and each iteration's
     assert len({line.split(" = ")[0] for line in source.splitlines()
-                if line.startswith("    _r")}) == 9  # steps 2..10
-    assert source.count("\n    if _r") == 72
+                if line.startswith("    _r")}) == len({r.when for r in g.repeats.values()})
+    assert source.count("\n    if _r") == len(g.repeats) == 97
 
 
 def test_only_the_rows_whose_pairs_differ_are_evaluated() -> None:
