@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 from typing import Any
 
@@ -215,11 +215,11 @@ class FormulaGraph:
         in cache, which is several times faster than whole-column passes over 8 MB arrays.
 
         The first chunk runs here (its results give the output arrays' types); the others run
-        on :func:`chunk_threads` threads, each writing its own rows of the output arrays. numpy
-        releases the GIL inside its loops over a chunk's 65,536 values, so the threads compute
-        at once; the formulas are pure functions of their arguments, so a chunk's figures do
-        not depend on which thread ran it or when. ``progress`` is called on this thread, in
-        rows done."""
+        on :func:`chunk_threads` threads (:func:`_each_chunk`), each writing its own rows of
+        the output arrays. numpy releases the GIL inside its loops over a chunk's 65,536
+        values, so the threads compute at once; the formulas are pure functions of their
+        arguments, so a chunk's figures do not depend on which thread ran it or when.
+        ``progress`` is called on this thread, in rows done."""
         out: dict[str, Any] = dict(values)
 
         def run(start: int) -> int:
@@ -234,27 +234,11 @@ class FormulaGraph:
                     out[name][start:stop] = part[name]
             return stop - start
 
-        done = run(0)
-        if progress is not None:
-            progress(done, rows)
-        starts = range(CHUNK_ROWS, rows, CHUNK_ROWS)
-        threads = min(chunk_threads(), len(starts))
-        if threads <= 1:
-            for start in starts:
-                done += run(start)
-                if progress is not None:
-                    progress(done, rows)
-            return out
-        from concurrent.futures import ThreadPoolExecutor, as_completed
-
-        pool = ThreadPoolExecutor(threads, thread_name_prefix="planner-chunk")
-        try:
-            for future in as_completed([pool.submit(run, start) for start in starts]):
-                done += future.result()
-                if progress is not None:
-                    progress(done, rows)
-        finally:  # an error or Ctrl-C: the chunks not started are dropped, not run
-            pool.shutdown(wait=True, cancel_futures=True)
+        done = 0
+        for rows_done in _each_chunk(run, range(0, rows, CHUNK_ROWS)):
+            done += rows_done
+            if progress is not None:
+                progress(done, rows)
         return out
 
     @staticmethod
@@ -278,6 +262,26 @@ class FormulaGraph:
             value = first[name]
             out[name] = (np.empty(rows, dtype=value.dtype) if getattr(value, "ndim", 0) == 1
                          else value)
+
+
+def _each_chunk(run: Callable[[int], int], starts: range) -> Iterator[int]:
+    """``run(start)`` for each of ``starts``, yielding what each returns as it finishes, on
+    this thread: the first chunk here, the others on :func:`chunk_threads` threads (one
+    thread: all here, in order). An error or Ctrl-C drops the chunks not started."""
+    yield run(starts[0])
+    rest = starts[1:]
+    threads = min(chunk_threads(), len(rest))
+    if threads <= 1:
+        yield from map(run, rest)
+        return
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="planner-chunk")
+    try:
+        for future in as_completed([pool.submit(run, start) for start in rest]):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _block(shape: tuple[int, int]) -> Any:

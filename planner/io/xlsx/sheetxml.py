@@ -235,18 +235,23 @@ def formula_column(letter: str, rows: list[str], style: str, values: Any, *, ind
     """:func:`formula_cells` as segments for :func:`rows_xml`: the same text, but a column of
     numbers or flags is the literal cell text around one column of value texts (floats
     through :func:`planner.core.units.float_reprs`, once per distinct value), with no string built
-    per cell. The chunk holding the ``first`` row (its cell carries the formula text) and a
-    column of mixed or non-finite values go cell by cell through :func:`formula_cells`."""
+    per cell. In the chunk holding the ``first`` row, that row's cell carries the formula text
+    and the range it covers: the formula elements are then a column of their own, that one
+    and the shared reference repeated. A column of mixed or non-finite values goes cell by
+    cell through :func:`formula_cells`."""
     array = np.asarray(values)
-    column = None
-    if rows and int(rows[0]) != first and len(array) == len(rows):
-        column = _result_texts(array)
+    column = _result_texts(array) if rows and len(array) == len(rows) else None
     if column is None:
         return [formula_cells(letter, rows, style, values, index=index, first=first,
                               last=last, template=template)]
     texts, attr = column
-    return [f'<c r="{letter}', ROW_NUMBER,
-            f'"{style}{attr}><f t="shared" si="{index}"/><v>', texts, "</v></c>"]
+    shared = f'<f t="shared" si="{index}"/>'
+    if int(rows[0]) != first:
+        return [f'<c r="{letter}', ROW_NUMBER, f'"{style}{attr}>{shared}<v>', texts, "</v></c>"]
+    head = (f'<f t="shared" ref="{letter}{first}:{letter}{last}" si="{index}">'
+            f'{template.replace(ROW, rows[0])}</f>')
+    return [f'<c r="{letter}', ROW_NUMBER, f'"{style}{attr}>',
+            [head, *itertools.repeat(shared, len(rows) - 1)], "<v>", texts, "</v></c>"]
 
 
 def _result_texts(array: np.ndarray) -> tuple[str | list[str], str] | None:
