@@ -374,6 +374,7 @@ META: dict[str, ColumnMeta] = {
     "decode_batch_2": ColumnMeta(label="Decode batch, iteration 2", unit="sequences"),
     "decode_batch_3": ColumnMeta(label="Decode batch per worker", unit="sequences"),
     "disagg_tpot_mean_s": ColumnMeta(label="TPOT, decode pool", unit="s"),
+    "disagg_path_latency_s": ColumnMeta(label="Front end and P/D hand-over", unit="s"),
     "disagg_cycle_s": ColumnMeta(label="Request cycle without queueing", unit="s"),
     "disagg_requests_per_s": ColumnMeta(label="Served requests (disaggregated)", unit="requests/s"),
     "prefill_utilization": ColumnMeta(label="Prefill pool utilization", unit="fraction"),

@@ -38,7 +38,10 @@ The model, per worker unless the name says otherwise (``Wp``, ``Wd`` workers; ``
   Mooncake RDMA writes), plus one hop latency
   (:data:`planner.formulas.topology.NVLINK_HOP_LATENCY_S` / ``NIC_HOP_LATENCY_S``);
 * ``TTFT = prefill queue + decode-slot wait + prefill + transfer + first decode step + the
-  front end's path``; throughput: the slower pool caps the deployment; a closed loop of ``M``
+  front end's path + the hand-over's orchestration`` (``disagg_handover_s``, 0.11 s: the
+  router's serial dispatch of the decode leg and the decode engine's step-boundary pick-up
+  of the pull, vLLM PR #51919; :data:`~planner.formulas.disagg_load.DISAGG_HANDOVER_S`);
+  throughput: the slower pool caps the deployment; a closed loop of ``M``
   clients completes ``X = min(M / cycle, capacity)`` requests/s (``cycle`` the unqueued
   request), and whatever waiting Little's law then leaves, ``M / X - cycle``, is the queue
   of the saturated pool; the first wave of a benchmark (all ``M`` at once) waits for each
@@ -48,7 +51,7 @@ The model, per worker unless the name says otherwise (``Wp``, ``Wd`` workers; ``
 
 Not modelled: the decode pool's weights are the scenario's per GPU scaled by ``tp /
 decode_tp`` (weights shard evenly over TP; the rotary table and data-parallel attention's
-replicated projections are taken per pool), the router's own latency beyond the front end's,
+replicated projections are taken per pool), the hand-over's dependence on load and engine,
 calibration profiles on the decode GPU (the catalog's figures), prefix caching and
 speculative decoding (other items of the issue).
 

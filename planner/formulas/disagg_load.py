@@ -4,11 +4,12 @@ decode batch, TPOT, throughput, each pool's utilization, the waits and the TTFT.
 Why this module exists: with the two pools' steps and capacities known
 (:mod:`planner.formulas.disagg_prefill`, :mod:`~planner.formulas.disagg_decode`), a
 request's latency is its path through them: the prefill queue and the wait for a decode slot,
-the prefill, the KV moved over NVLink or the NIC, the first decode step and the front end's
-path; the open loop's decode batch solves ``b = c * step(b)`` by Newton iterations
-(:func:`newton_batch`), each iteration's points columns of their own (:func:`step_column`).
-This module owns those columns, from ``kv_transfer_link_kind`` to ``disagg_wave_ttft_mean_s``
-(:data:`LOAD`). The model is described in :mod:`planner.formulas.disagg`.
+the prefill, the KV moved over NVLink or the NIC, the first decode step, the front end's path
+and the hand-over's orchestration (:func:`disagg_path_latency_s`); the open loop's decode
+batch solves ``b = c * step(b)`` by Newton iterations (:func:`newton_batch`), each
+iteration's points columns of their own (:func:`step_column`). This module owns those
+columns, from ``kv_transfer_link_kind`` to ``disagg_wave_ttft_mean_s`` (:data:`LOAD`). The
+model is described in :mod:`planner.formulas.disagg`.
 
 Every public function is a scenario column over the operator set
 (:mod:`planner.formulas.ops`); quantities are per worker unless the name says otherwise;
@@ -196,12 +197,39 @@ def disagg_tpot_mean_s(decode_batch_3: Value, pp: Value, decode_token_compute_s:
                            decode_expert_rank_max_sd)
 
 
+DISAGG_HANDOVER_S = 0.11
+"""Default of ``disagg_handover_s``: the orchestration of a prompt's hand-over from its prefill
+worker to a decode worker beyond the KV transfer and the first token's decode step (s). vLLM
+PR #51919 (NixlConnector, 3 prefill + 1 decode workers, ``--block-size 64``) measures the
+decode-side handover, from the prefill emitting token 1 to the client receiving it, at ~197 ms
+p50 against ~29 ms of KV transfer; its first-token seeding removes the recompute of token 1
+with a full forward, ~58 ms p50 with its step alignment. The rest, 197 - 29 - 58 = 110 ms, is
+the router's serial dispatch of the decode leg after the prefill returns and the decode engine
+picking up the pull's metadata and its completion at engine-step boundaries (the RFC, vLLM issue
+#50913). The planner counts the transfer (:func:`kv_transfer_s`) and the first decode step
+(:func:`disagg_tpot_mean_s`) itself. SGLang's and TensorRT-LLM's P/D paths (under Dynamo or
+their own routers) publish no such figure: they take vLLM's, the closest mechanism (a pull or
+handshake once the prefill is done, picked up by the decode engine's step loop; Dynamo PR
+#13327 describes its default NIXL flow as this sequential hand-off). Not fitted to any run the
+planner is scored on."""
+
+
+def disagg_path_latency_s(request_latency_effective_s: Value, disagg_handover_s: Value
+                          ) -> Value:
+    """What a disaggregated request's path adds to its TTFT beyond its prefill, KV transfer and
+    first decode step (s): the front end's path and the prefill-to-decode hand-over's
+    orchestration, ``request_latency_effective_s + disagg_handover_s``
+    (:data:`DISAGG_HANDOVER_S`)."""
+    return request_latency_effective_s + disagg_handover_s
+
+
 def disagg_cycle_s(prefill_service_s: Value, kv_transfer_s: Value, disagg_tpot_mean_s: Value,
-                   output_tokens: Value, request_latency_effective_s: Value) -> Value:
+                   output_tokens: Value, disagg_path_latency_s: Value) -> Value:
     """A closed-loop client's request without any queueing: prefill, transfer, the first
-    decode step and ``G - 1`` decode steps in all, and the front end's path."""
+    decode step and ``G - 1`` decode steps in all, and the path's latency (front end and
+    hand-over, :func:`disagg_path_latency_s`)."""
     return (prefill_service_s + kv_transfer_s + maximum(output_tokens - 1, 1) * disagg_tpot_mean_s
-            + request_latency_effective_s)
+            + disagg_path_latency_s)
 
 
 def disagg_requests_per_s(load_mode: Value, target_requests_per_s: Value, concurrency: Value,
@@ -291,16 +319,16 @@ def disagg_ttft_service_s(prefill_service_s: Value, kv_transfer_s: Value,
 
 
 def disagg_ttft_mean_s(prefill_queue_wait_mean_s: Value, decode_slot_wait_s: Value,
-                       disagg_ttft_service_s: Value, request_latency_effective_s: Value) -> Value:
+                       disagg_ttft_service_s: Value, disagg_path_latency_s: Value) -> Value:
     """Mean TTFT disaggregated: prefill queue + decode-slot wait + prefill + transfer + first
-    decode step + the front end's path (``request_latency_effective_s``)."""
+    decode step + the path's latency (front end and hand-over, :func:`disagg_path_latency_s`)."""
     return (prefill_queue_wait_mean_s + decode_slot_wait_s + disagg_ttft_service_s
-            + request_latency_effective_s)
+            + disagg_path_latency_s)
 
 
 def _ttft_quantile(p: float, prefill_utilization: Value, prefill_queue_wait_mean_s: Value,
                    decode_slot_wait_s: Value, disagg_ttft_service_s: Value,
-                   request_latency_effective_s: Value) -> Value:
+                   disagg_path_latency_s: Value) -> Value:
     """The p-quantile of TTFT: a prompt waits with probability ``rho`` and then an
     exponential time of mean ``W / rho``, so the wait's quantile is ``max(0, W / rho *
     (ln rho + ln(1/(1-p))))`` (``ln rho`` by :func:`serving_queue._ln_approx`); the rest taken as
@@ -309,31 +337,31 @@ def _ttft_quantile(p: float, prefill_utilization: Value, prefill_queue_wait_mean
     tail = {0.5: 0.6931471805599453, 0.9: 2.302585092994046, 0.99: 4.605170185988091}[p]
     wait = maximum(0, prefill_queue_wait_mean_s / rho * (serving_queue._ln_approx(rho) + tail))
     wait = minimum(wait, QUEUE_WAIT_CAP_S)
-    return wait + decode_slot_wait_s + disagg_ttft_service_s + request_latency_effective_s
+    return wait + decode_slot_wait_s + disagg_ttft_service_s + disagg_path_latency_s
 
 
 def disagg_ttft_p50_s(prefill_utilization: Value, prefill_queue_wait_mean_s: Value,
                       decode_slot_wait_s: Value, disagg_ttft_service_s: Value,
-                      request_latency_effective_s: Value) -> Value:
+                      disagg_path_latency_s: Value) -> Value:
     """Median TTFT disaggregated (:func:`_ttft_quantile`)."""
     return _ttft_quantile(0.5, prefill_utilization, prefill_queue_wait_mean_s,
-                          decode_slot_wait_s, disagg_ttft_service_s, request_latency_effective_s)
+                          decode_slot_wait_s, disagg_ttft_service_s, disagg_path_latency_s)
 
 
 def disagg_ttft_p90_s(prefill_utilization: Value, prefill_queue_wait_mean_s: Value,
                       decode_slot_wait_s: Value, disagg_ttft_service_s: Value,
-                      request_latency_effective_s: Value) -> Value:
+                      disagg_path_latency_s: Value) -> Value:
     """90th-percentile TTFT disaggregated (:func:`_ttft_quantile`)."""
     return _ttft_quantile(0.9, prefill_utilization, prefill_queue_wait_mean_s,
-                          decode_slot_wait_s, disagg_ttft_service_s, request_latency_effective_s)
+                          decode_slot_wait_s, disagg_ttft_service_s, disagg_path_latency_s)
 
 
 def disagg_ttft_p99_s(prefill_utilization: Value, prefill_queue_wait_mean_s: Value,
                       decode_slot_wait_s: Value, disagg_ttft_service_s: Value,
-                      request_latency_effective_s: Value) -> Value:
+                      disagg_path_latency_s: Value) -> Value:
     """99th-percentile TTFT disaggregated (:func:`_ttft_quantile`)."""
     return _ttft_quantile(0.99, prefill_utilization, prefill_queue_wait_mean_s,
-                          decode_slot_wait_s, disagg_ttft_service_s, request_latency_effective_s)
+                          decode_slot_wait_s, disagg_ttft_service_s, disagg_path_latency_s)
 
 
 def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_tokens: Value,
@@ -365,19 +393,20 @@ def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_
 
 
 def disagg_wave_ttft_mean_s(prefill_wave_s: Value, kv_transfer_s: Value,
-                            disagg_tpot_mean_s: Value, request_latency_effective_s: Value
+                            disagg_tpot_mean_s: Value, disagg_path_latency_s: Value
                             ) -> Value:
     """Mean TTFT of a closed loop's first wave (its ``M`` clients start at once): the cohort's
-    prefill (:func:`prefill_wave_s`), the transfer, the first decode step and the front end's
-    path."""
-    return prefill_wave_s + kv_transfer_s + disagg_tpot_mean_s + request_latency_effective_s
+    prefill (:func:`prefill_wave_s`), the transfer, the first decode step and the path's latency
+    (:func:`disagg_path_latency_s`)."""
+    return prefill_wave_s + kv_transfer_s + disagg_tpot_mean_s + disagg_path_latency_s
 
 
 LOAD: tuple = (
     kv_transfer_link_kind, kv_transfer_bytes, kv_transfer_link_bytes_per_s, kv_transfer_s,
     decode_arrivals_steps_per_s, decode_batch_0, BATCH_STEPS[0], BATCH_STEPS[1], decode_batch_1,
     BATCH_STEPS[2], BATCH_STEPS[3], decode_batch_2, BATCH_STEPS[4], BATCH_STEPS[5], decode_batch_3,
-    disagg_tpot_mean_s, disagg_cycle_s, disagg_requests_per_s, prefill_utilization,
+    disagg_tpot_mean_s, disagg_path_latency_s, disagg_cycle_s, disagg_requests_per_s,
+    prefill_utilization,
     decode_utilization, disagg_overloaded, decode_slot_wait_s, prefill_wave_s,
     prefill_queue_wait_mean_s,
     disagg_ttft_service_s, disagg_ttft_mean_s, disagg_ttft_p50_s, disagg_ttft_p90_s,

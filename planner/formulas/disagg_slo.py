@@ -231,17 +231,18 @@ def _room(link: int) -> Callable[..., Value]:
               else "over the network")
 
     def body(slo_ttft_s: Value, prefill_service_s: Value, disagg_sized_tpot_s: Value,
-             request_latency_effective_s: Value, *transfer: Value) -> Value:
+             disagg_path_latency_s: Value, *transfer: Value) -> Value:
         moved = _transfer_s(link, *transfer)
         return slo_ttft_s - prefill_service_s - moved - disagg_sized_tpot_s \
-            - request_latency_effective_s
+            - disagg_path_latency_s
 
     return formula_column(f"disagg_prefill_wait_room_{kind}_s",
                    "What the TTFT objective leaves for the prefill queue's wait with the KV "
                    f"moved {where_} (s): ``slo_ttft_s`` - prefill - transfer - the first "
-                   "decode step at the needed decode count - the front end's path.",
+                   "decode step at the needed decode count - the path's latency (front end "
+                   "and hand-over).",
                    ("slo_ttft_s", "prefill_service_s", "disagg_sized_tpot_s",
-                    "request_latency_effective_s", "kv_transfer_bytes",
+                    "disagg_path_latency_s", "kv_transfer_bytes",
                     "gpu_interconnect_bytes_per_s", "gpu_nic_gbit_per_s",
                     "decode_gpu_nic_gbit_per_s", "gpu_pcie_gen", "prefill_tp_effective",
                     "decode_tp_effective", "prefill_attention_dp_number",

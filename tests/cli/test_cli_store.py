@@ -139,9 +139,9 @@ def test_db_commands_on_postgres(postgres_url: str) -> None:
     assert json.loads(out)["current"] is None
     assert run("--db", postgres_url, "db", "upgrade")[0] == 0
     assert run("--db", postgres_url, "db", "downgrade", "0001", "--yes")[1].startswith(
-        "downgraded from 0020 to 0001")
+        "downgraded from 0021 to 0001")
     code, _, err = run("--db", postgres_url, "fleet", "list")
-    assert code == 0 and "Upgraded the planner database from revision 0001 to 0020" in err
+    assert code == 0 and "Upgraded the planner database from revision 0001 to 0021" in err
     # `db upgrade` alone left an empty database: opening it seeded the catalog (issue 16)
     code, out, _ = run("--db", postgres_url, "db", "seed", "--json")
     assert sum(len(v) for v in json.loads(out)["added"].values()) == 0

@@ -88,10 +88,11 @@ def test_solve_finds_the_brute_force_cheapest_xpyd_for_llama_70b() -> None:
         best_of_shape = per_shape[(shape[0], shape[2], shape[4])]
         assert (cost, gpus) == best_of_shape[:2]
         assert (cost, gpus, shape) in feasible
-    # the figures: 4 H100s (2 prefill workers at TP1, 1 decode worker at TP2, fp8 weights),
-    # $7,300/month (730 h at $2.50 per GPU-hour), the SLO met
-    assert data["answer"]["deployment_gpus"] == 4
-    assert cheapest == 4 * 2.5 * 730
+    # the figures: 5 H100s (3 prefill workers at TP1, 1 decode worker at TP2, fp8 weights),
+    # $9,125/month (730 h at $2.50 per GPU-hour), the SLO met (2 prefill workers did before
+    # the 0.11 s P/D hand-over was counted: the p50 wait's room shrank by as much)
+    assert data["answer"]["deployment_gpus"] == 5
+    assert cheapest == 5 * 2.5 * 730
     assert data["answer"]["meets_slo"] is True
 
 
@@ -150,10 +151,10 @@ def test_solve_mixes_gpu_types_when_asked_and_prices_each_pool_at_its_own_gpu() 
     answer = json.loads(result.output)["answer"]
     # prefill on the --gpu H100s, decode on an H200: cheaper than either type alone here
     assert (answer["prefill"], answer["decode"]) == (
-        {"gpu": "h100-sxm", "tp": 1, "workers": 2}, {"gpu": "h200", "tp": 1, "workers": 1})
+        {"gpu": "h100-sxm", "tp": 1, "workers": 3}, {"gpu": "h200", "tp": 1, "workers": 1})
     # seeds/gpus.toml example prices: H100 $2.50, H200 $3.50 per GPU-hour; 730 h a month
-    assert answer["cost_usd_per_month"] == pytest.approx((2 * 2.50 + 1 * 3.50) * 730)
-    assert answer["deployment_gpus"] == 3
+    assert answer["cost_usd_per_month"] == pytest.approx((3 * 2.50 + 1 * 3.50) * 730)
+    assert answer["deployment_gpus"] == 4
     # two GPU types share no NVLink domain: the KV moves over the NIC
     assert answer["kv_transfer_s"] > 1e-3
 
@@ -283,12 +284,13 @@ def test_closed_form_worker_counts_are_the_brute_force_cheapest(
 
 
 def test_closed_form_by_hand_on_the_llama_70b_answer() -> None:
-    """The cheapest H100 answer (2 prefill workers at TP1, 1 decode worker at TP2, fp8) from
+    """The cheapest H100 answer (3 prefill workers at TP1, 1 decode worker at TP2, fp8) from
     its own figures: the decode pool's TPOT holds at its full batch, so one worker's rate is
     its capacity ``B_max / ((G - 1) step(B_max))`` and ``Wd = floor(10 / capacity) + 1``;
     the prefill bound ``rho* = u*^2`` is where the p50 wait of the prefill queue,
     ``step / (2 (1 - rho)) * (ln2 - (1 - rho) / sqrt(rho))``, equals what the 1 s objective
-    leaves; ``Wp = max(ceil(10 / (rho* c)), floor(10 / c) + 1)``."""
+    leaves (after the prefill, transfer, first decode step, front end and P/D hand-over);
+    ``Wp = max(ceil(10 / (rho* c)), floor(10 / c) + 1)``."""
     base, models = _base()
     base.update(prefill_tp=1, decode_tp=2, weight_dtype="fp8")
     names = ["disagg_decode_slo_batch", "decode_max_running_batch",
@@ -299,7 +301,7 @@ def test_closed_form_by_hand_on_the_llama_70b_answer() -> None:
              "disagg_prefill_workers_needed", "gpus_needed", "cost_usd_per_month_needed",
              "kv_transfer_link_kind", "kv_transfer_s", "prefill_service_s",
              "disagg_sized_tpot_s",
-             "request_latency_effective_s"]
+             "request_latency_effective_s", "disagg_path_latency_s"]
     out = {k: float(np.asarray(v).reshape(-1)[0])
            for k, v in evaluate_table(base, models, load_gpus(), "inference", names).items()
            if k in names}
@@ -309,21 +311,25 @@ def test_closed_form_by_hand_on_the_llama_70b_answer() -> None:
     assert capacity > 10 and out["disagg_decode_workers_needed"] == 1
     c = out["disagg_prefill_capacity_requests_per_s_worker"]
     assert 5 < c < 10  # one prefill worker cannot carry 10 requests/s
-    # 2 prefill + 2 decode GPUs fit in one 8-GPU NVLink domain: the domain's count is taken;
+    # 3 prefill + 2 decode GPUs fit in one 8-GPU NVLink domain: the domain's count is taken;
     # the scenario's own 1 + 1 workers (3 GPUs) move the KV over it too
     assert out["kv_transfer_link_kind"] == topology.LINK_DOMAIN
     room = out["disagg_prefill_wait_room_domain_s"]
     assert room == pytest.approx(1.0 - out["prefill_service_s"] - out["kv_transfer_s"]
                                  - out["disagg_sized_tpot_s"]
-                                 - out["request_latency_effective_s"], rel=1e-12)
+                                 - out["disagg_path_latency_s"], rel=1e-12)
+    # the path: vLLM's front end (40 ms) and the hand-over's orchestration (0.11 s)
+    assert out["disagg_path_latency_s"] == pytest.approx(
+        out["request_latency_effective_s"] + 0.11, rel=1e-12)
+    assert out["request_latency_effective_s"] == 0.04
     assert out["disagg_prefill_wait_room_nic_s"] < room
     rho = out["disagg_prefill_u_domain_6"] ** 2
     wait = out["prefill_step_s"] / (2 * (1 - rho)) * (math.log(2) - (1 - rho) / rho ** 0.5)
     assert wait == pytest.approx(room, rel=1e-9)
     wp = max(math.ceil(10 / (rho * c)), math.floor(10 / c) + 1)
-    assert out["disagg_prefill_workers_needed"] == wp == 2
-    assert out["gpus_needed"] == 2 * 1 + 1 * 2
-    assert out["cost_usd_per_month_needed"] == 4 * 2.50 * 730  # seeds/gpus.toml H100 price
+    assert out["disagg_prefill_workers_needed"] == wp == 3
+    assert out["gpus_needed"] == 3 * 1 + 1 * 2
+    assert out["cost_usd_per_month_needed"] == 5 * 2.50 * 730  # seeds/gpus.toml H100 price
 
 
 def test_closed_form_says_none_where_the_objective_is_shorter_than_the_service() -> None:

@@ -24,9 +24,10 @@ from typing import Any
 NEW_INPUTS = frozenset({"spec_method", "spec_draft_tokens", "spec_acceptance_length",
                         "spec_draft_model", "prefix_cache_hit_fraction"})
 """The inputs this branch adds; the random rows never set them."""
-LATER_INPUTS = frozenset({"prefill_launch", "eager_kernel_host_s"})
-"""Inputs added after the digests were first made (revision 0020's eager prefill): the random
-rows never set them either, so the grid draws the same rows as before."""
+LATER_INPUTS = frozenset({"prefill_launch", "eager_kernel_host_s", "disagg_handover_s"})
+"""Inputs added after the digests were first made (revision 0020's eager prefill, 0021's P/D
+hand-over): the random rows never set them either, so the grid draws the same rows as
+before."""
 GPUS = ("a100-80gb", "h100-sxm", "h200", "b200", "l40s", "mi300x")
 SEED, ROWS = 25, 160
 

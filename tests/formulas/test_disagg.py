@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from planner.compute.table import evaluate_row
-from planner.core.errors import PlannerError
+from planner.core.errors import PlannerError, ValidationError
 from planner.formulas import disagg, topology
 from planner.spec.catalog import load_gpus, resolve_model_spec
 from tests.formulas.disagg_golden import GOLDEN, demo_rows, figures, grid_rows
@@ -102,12 +102,14 @@ def test_a_decode_pool_of_another_gpu_type() -> None:
 
 def test_contract_outputs_take_the_disaggregated_figures() -> None:
     """In disaggregated mode TTFT is queue + prefill + transfer + first decode step + the
-    front end's path, TPOT the decode pool's step, throughput clients / cycle (closed loop)
-    capped by the slower pool, and e2e follows them."""
+    front end's path + the hand-over, TPOT the decode pool's step, throughput clients / cycle
+    (closed loop) capped by the slower pool, and e2e follows them."""
     out = row(serving_mode="disaggregated", prefill_workers=1, decode_workers=2, concurrency=32)
     assert out["ttft_mean_s"] == out["disagg_ttft_mean_s"] == pytest.approx(
         out["prefill_queue_wait_mean_s"] + out["decode_slot_wait_s"] + out["prefill_service_s"]
-        + out["kv_transfer_s"] + out["disagg_tpot_mean_s"] + out["request_latency_effective_s"])
+        + out["kv_transfer_s"] + out["disagg_tpot_mean_s"] + out["disagg_path_latency_s"])
+    # the path: the front end's latency and the P/D hand-over's orchestration (vLLM PR 51919)
+    assert out["disagg_path_latency_s"] == out["request_latency_effective_s"] + 0.11
     assert out["tpot_mean_s"] == out["disagg_tpot_mean_s"]
     assert out["decode_batch_3"] == 16  # 32 clients over 2 decode workers
     assert out["serving_requests_per_s"] == pytest.approx(min(
@@ -432,3 +434,45 @@ def test_estimate_and_explain_take_a_decode_pool_on_another_gpu(ws: Any) -> None
                        "--depth", "2")
     assert explained.exit_code == 0, explained.output
     assert explained.output.startswith("disagg_decode_workers_needed = 1")
+
+
+def test_the_handover_adds_its_orchestration_to_the_path_where_nothing_queues() -> None:
+    """``disagg_handover_s`` (0.11 s by default, vLLM PR 51919: ~197 ms p50 handover - 29 ms
+    KV transfer - 58 ms token-1 recompute) is part of a disaggregated request's path: in an open
+    loop (the prefill pool's load set by the rate) TTFT and the request cycle grow by exactly
+    it; one closed-loop client's cycle too, its TTFT by a little less (the longer cycle loads
+    the prefill pool less, so its small M/D/1 wait shrinks); 0 gives the front end's path
+    alone; an aggregated scenario does not read it."""
+    columns = ("disagg_ttft_mean_s", "disagg_ttft_p50_s", "disagg_ttft_p99_s",
+               "disagg_wave_ttft_mean_s", "disagg_cycle_s")
+    for load in ({"target_requests_per_s": 0.5}, {"concurrency": 1}):
+        base = row(serving_mode="disaggregated", disagg_handover_s=0.0, **load)
+        now = row(serving_mode="disaggregated", **load)
+        assert base["disagg_path_latency_s"] == base["request_latency_effective_s"] == 0.04
+        assert now["disagg_path_latency_s"] == pytest.approx(0.15, rel=1e-12)
+        assert now["disagg_cycle_s"] - base["disagg_cycle_s"] == pytest.approx(0.11, rel=1e-9)
+        grown = {c: now[c] - base[c] for c in columns}
+        if "target_requests_per_s" in load:
+            assert grown == pytest.approx(dict.fromkeys(columns, 0.11), rel=1e-9)
+        else:
+            assert 0.1 < grown["disagg_ttft_mean_s"] < 0.11
+            assert now["prefill_queue_wait_mean_s"] < base["prefill_queue_wait_mean_s"] < 0.01
+        assert now["ttft_mean_s"] == now["disagg_ttft_mean_s"]
+        assert now["tpot_mean_s"] == base["tpot_mean_s"]  # the decode pool's step is as it was
+    # an aggregated row: only the what-if pools' columns read it, no figure of the row's own
+    slow, plain = row(concurrency=8, disagg_handover_s=2.0), row(concurrency=8)
+    moved = {k for k in plain if k != "disagg_handover_s" and slow[k] != plain[k]}
+    assert moved == {"disagg_path_latency_s", "disagg_cycle_s", "disagg_requests_per_s",
+                     "prefill_utilization", "decode_utilization", "prefill_queue_wait_mean_s",
+                     "disagg_ttft_mean_s", "disagg_ttft_p50_s", "disagg_ttft_p90_s",
+                     "disagg_ttft_p99_s", "disagg_wave_ttft_mean_s",
+                     "disagg_prefill_wait_room_nic_s", "disagg_prefill_wait_room_domain_s"}
+    assert not moved & {"ttft_mean_s", "ttft_p50_s", "ttft_p99_s", "tpot_mean_s",
+                        "output_tokens_per_s", "e2e_mean_s", "gpus_needed", "meets_slo"}
+
+
+@pytest.mark.parametrize("bad", [-0.1, 10.5])
+def test_a_handover_outside_0_to_10_s_is_refused_naming_the_field(bad: float) -> None:
+    with pytest.raises(ValidationError, match="disagg_handover_s") as err:
+        row(serving_mode="disaggregated", disagg_handover_s=bad)
+    assert "0" in str(err.value) and "10" in str(err.value)

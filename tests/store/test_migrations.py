@@ -21,11 +21,11 @@ pytestmark = pytest.mark.empty_database  # these tests migrate for real
 
 
 def test_single_head_and_linear_history() -> None:
-    assert migrate.heads() == ("0020",) == (migrate.SCHEMA_HEAD,)
+    assert migrate.heads() == ("0021",) == (migrate.SCHEMA_HEAD,)
     assert migrate.revisions() == ["0001", "0002", "0003", "0004", "0005", "0006", "0007",
                                    "0008", "0009", "0010", "0011", "0012",
                                    "0013", "0014", "0015", "0016", "0017", "0018", "0019",
-                                   "0020"]
+                                   "0020", "0021"]
 
 
 @pytest.mark.slow
@@ -33,7 +33,7 @@ def test_upgrade_from_empty_matches_models(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate.current(engine) is None
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0020"
+    assert migrate.current(engine) == "0021"
     with engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
@@ -156,7 +156,7 @@ def test_database_from_older_revision_opens_with_data_intact(db_url: str) -> Non
     engine.dispose()
     with Workspace.open(db_url) as ws:
         assert ws.open_report is not None
-        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0020")
+        assert (ws.open_report.revision_before, ws.open_report.revision) == ("0001", "0021")
         assert ws.open_report.seeded is None  # only a new database is seeded on open
         assert ws.fleet("legacy").description == "made by 0001"
         # the catalog, the demo options and the demo plan arrive when asked for
@@ -242,7 +242,7 @@ def test_0016_sets_the_old_front_end_defaults_to_0_and_back(db_url: str) -> None
         conn.execute(text("UPDATE scenarios SET request_latency_s = 0, request_overhead_s = 0, "
                           "stream_overhead_s_per_token = 0 WHERE name = 'none'"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0020"
+    assert migrate.current(engine) == "0021"
     with engine.connect() as conn:
         assert _front_end_inputs(conn) == {"stored": (0.0, 0.0, 0.0),
                                            "typed": (0.03, 0.0, 0.0005),
@@ -314,7 +314,7 @@ def test_0017_gives_the_shipped_gpus_their_compute_capability(db_url: str) -> No
         columns = {c["name"] for c in inspect(conn).get_columns("gpus")}
     assert "compute_capability" not in columns
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0020"
+    assert migrate.current(engine) == "0021"
     with engine.connect() as conn:
         rows = dict(conn.execute(text("SELECT name, compute_capability FROM gpus")).all())
     engine.dispose()
@@ -343,7 +343,7 @@ def test_0018_adds_kv_dtype_auto_and_a_downgrade_maps_it_to_bf16(db_url: str) ->
     with pytest.raises(Exception, match=r"(?i)check|constraint"), engine.begin() as conn:
         conn.execute(text("UPDATE scenarios SET kv_dtype = 'auto' WHERE name = 'fp8'"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0020"
+    assert migrate.current(engine) == "0021"
     with engine.begin() as conn:
         conn.execute(text("UPDATE scenarios SET kv_dtype = 'auto' WHERE name = 'default'"))
         assert dict(conn.execute(query).all()) == {"default": "auto", "fp8": "fp8"}
@@ -372,7 +372,7 @@ def test_0019_gives_each_change_its_fleet_both_ways(db_url: str) -> None:
             "scenario_changes")}
         assert conn.execute(count).scalar() == logged
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0020"
+    assert migrate.current(engine) == "0021"
     with engine.connect() as conn:
         mismatched = conn.execute(text(
             "SELECT count(*) FROM scenario_changes c JOIN scenarios s ON s.id = c.scenario_id "
@@ -411,7 +411,7 @@ def test_0020_adds_prefill_launch_at_the_engines_default_both_ways(db_url: str) 
         assert {"prefill_launch", "eager_kernel_host_s"}.isdisjoint(names)
         assert conn.execute(count).scalar() == stored
     migrate.upgrade(engine)
-    assert migrate.current(engine) == "0020"
+    assert migrate.current(engine) == "0021"
     query = text("SELECT name, prefill_launch, eager_kernel_host_s FROM scenarios "
                  "WHERE name IN ('sg', 'graphed')")
     with engine.connect() as conn:
@@ -420,3 +420,39 @@ def test_0020_adds_prefill_launch_at_the_engines_default_both_ways(db_url: str) 
     with pytest.raises(Exception, match=r"(?i)check|constraint"), engine.begin() as conn:
         conn.execute(text("UPDATE scenarios SET prefill_launch = 'jit' WHERE name = 'sg'"))
     engine.dispose()
+
+
+@pytest.mark.slow
+def test_0021_adds_the_disagg_handover_at_its_default_both_ways(db_url: str) -> None:
+    """0021 gives every stored scenario ``disagg_handover_s`` 0.11 (the new default, vLLM PR
+    51919's hand-over), checks its range, and a downgrade to 0020 drops the column and keeps
+    every scenario; a stored disaggregated scenario's TTFT then counts it (a closed loop's
+    by less than 0.11 s: the longer cycle leaves less queue, Little's law)."""
+    with Workspace.open(db_url) as ws:
+        ws.new_fleet("pd", "")
+        ws.new_scenario("pd", "split", model="llama-3-8b", gpu="h100-sxm", gpus=2,
+                        serving_mode="disaggregated", concurrency=4)
+        ws.new_scenario("pd", "quick", model="llama-3-8b", gpu="h100-sxm", gpus=2,
+                        serving_mode="disaggregated", concurrency=4, disagg_handover_s=0.0)
+        quick = ws.evaluate(ws.scenario("pd", "quick"))["ttft_mean_s"]
+    engine = make_engine(db_url)
+    count = text("SELECT count(*) FROM scenarios")
+    with engine.connect() as conn:
+        stored = conn.execute(count).scalar()
+    migrate.downgrade(engine, "0020")
+    with engine.connect() as conn:
+        assert "disagg_handover_s" not in {c["name"] for c in
+                                           inspect(conn).get_columns("scenarios")}
+        assert conn.execute(count).scalar() == stored
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == "0021"
+    query = text("SELECT name, disagg_handover_s FROM scenarios WHERE fleet_id = "
+                 "(SELECT id FROM fleets WHERE name = 'pd')")
+    with engine.connect() as conn:
+        assert dict(conn.execute(query).all()) == {"split": 0.11, "quick": 0.11}
+    with pytest.raises(Exception, match=r"(?i)check|constraint"), engine.begin() as conn:
+        conn.execute(text("UPDATE scenarios SET disagg_handover_s = -1 WHERE name = 'split'"))
+    engine.dispose()
+    with Workspace.open(db_url) as ws:  # "quick" is now "split": the hand-over counted
+        after = {n: ws.evaluate(ws.scenario("pd", n))["ttft_mean_s"] for n in ("quick", "split")}
+    assert after["quick"] == after["split"] > quick
