@@ -9,6 +9,7 @@ given (``Workspace.evaluate_frame`` passes the database's).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -98,7 +99,8 @@ def _frame_of(columns: dict[str, Any], index: Any) -> pd.DataFrame:
     """A DataFrame of the computed columns, in their order. The float64 ones wrap the
     evaluation's 2-D block without a copy when they are consecutive rows of it (a chunked
     evaluation allocates the requested outputs first, in order: a million-row frame would
-    otherwise copy 1.2 GB); the few others (booleans) are inserted beside them."""
+    otherwise copy 1.2 GB); the others (booleans, the columns that repeat another as its
+    read-only view) are inserted beside them."""
     import pandas as pd
 
     found = float_rows(columns, columns)
@@ -111,9 +113,12 @@ def _frame_of(columns: dict[str, Any], index: Any) -> pd.DataFrame:
     block, names = found
     combined = pd.DataFrame(block.T, index=index, columns=names, copy=False)
     in_block = set(names)
-    for position, (name, value) in enumerate(columns.items()):
-        if name not in in_block:
-            combined.insert(position, name, _series(value, index))
+    with warnings.catch_warnings():  # each insert is a block of its own, on purpose: the
+        # columns repeating another are views of it (planner.compute.chunk_sink), not copies
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+        for position, (name, value) in enumerate(columns.items()):
+            if name not in in_block:
+                combined.insert(position, name, _series(value, index))
     return combined
 
 

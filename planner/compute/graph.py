@@ -214,24 +214,27 @@ class FormulaGraph:
         """Evaluate ``CHUNK_ROWS`` rows at a time: the temporaries of a formula chain then stay
         in cache, which is several times faster than whole-column passes over 8 MB arrays.
 
-        The first chunk runs here (its results give the output arrays' types); the others run
-        on :func:`chunk_threads` threads (:func:`_each_chunk`), each writing its own rows of
-        the output arrays. numpy releases the GIL inside its loops over a chunk's 65,536
-        values, so the threads compute at once; the formulas are pure functions of their
-        arguments, so a chunk's figures do not depend on which thread ran it or when.
+        The first chunk runs here (its results lay out the output arrays:
+        :class:`~planner.compute.chunk_sink.ChunkSink`, which keeps one copy of a column that
+        repeats another); the others run on :func:`chunk_threads` threads
+        (:func:`_each_chunk`), each writing its own rows of the output arrays. numpy releases
+        the GIL inside its loops over a chunk's 65,536 values, so the threads compute at once;
+        the formulas are pure functions of their arguments, so a chunk's figures do not depend
+        on which thread ran it or when.
         ``progress`` is called on this thread, in rows done."""
-        out: dict[str, Any] = dict(values)
+        # lazy: the sink imports numpy, which a one-row evaluation never needs
+        from planner.compute.chunk_sink import ChunkSink
+
+        sink: list[ChunkSink] = []
 
         def run(start: int) -> int:
             stop = min(start + CHUNK_ROWS, rows)
             part = {k: (v[start:stop] if getattr(v, "ndim", 0) == 1 else v)
                     for k, v in values.items()}
             self._run(order, part, rules, share=True)
-            if start == 0:
-                self._allocate(order, part, out, rows, first)
-            for name in order:
-                if getattr(out[name], "ndim", 0) == 1:
-                    out[name][start:stop] = part[name]
+            if start == 0:  # the output arrays, laid out from the first chunk's results
+                sink.append(ChunkSink(order, part, values, rows, first, _block))
+            sink[0].write(part, start, stop)
             return stop - start
 
         done = 0
@@ -239,29 +242,7 @@ class FormulaGraph:
             done += rows_done
             if progress is not None:
                 progress(done, rows)
-        return out
-
-    @staticmethod
-    def _allocate(order: list[str], first: dict[str, Any], out: dict[str, Any], rows: int,
-                  wanted: Sequence[str] = ()) -> None:
-        """Output arrays for a chunked run. Float columns are rows of one 2-D block, so a
-        DataFrame can wrap them without copying (see :func:`float_block`): the requested
-        outputs first, in the order requested, then the columns they needed."""
-        import numpy as np
-
-        rank = {name: i for i, name in enumerate(wanted)}
-        floats = sorted((n for n in order if getattr(first[n], "ndim", 0) == 1
-                         and first[n].dtype == np.float64),
-                        key=lambda n: rank.get(n, len(rank)))
-        block = _block((len(floats), rows))
-        for i, name in enumerate(floats):
-            out[name] = block[i]
-        for name in order:
-            if name in floats:
-                continue
-            value = first[name]
-            out[name] = (np.empty(rows, dtype=value.dtype) if getattr(value, "ndim", 0) == 1
-                         else value)
+        return sink[0].result()
 
 
 def _each_chunk(run: Callable[[int], int], starts: range) -> Iterator[int]:
@@ -452,7 +433,8 @@ def float_rows(values: Mapping[str, Any], names: Iterable[str]
         return None
     start = base.__array_interface__["data"][0]
     stride = base.strides[0]
-    members = [n for n in arrays if values[n].base is base]
+    # a read-only view is a column repeating another (planner.compute.chunk_sink): not a row
+    members = [n for n in arrays if values[n].base is base and values[n].flags.writeable]
     rows = [(values[n].__array_interface__["data"][0] - start) // stride for n in members]
     if rows != list(range(rows[0], rows[0] + len(rows))):
         return None

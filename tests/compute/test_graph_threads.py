@@ -4,8 +4,9 @@
 ``CHUNK_ROWS`` a chunk at a time, the first chunk on the calling thread and the rest on
 :func:`~planner.compute.graph.chunk_threads` threads. These tests make the chunks small and
 the threads many, and require each row's figures bit for bit, the outputs in one 2-D block,
-``progress`` called on the calling thread with rows done rising to the total, and an error in
-a chunk raised to the caller.
+``progress`` called on the calling thread with rows done rising to the total, an error in a
+chunk raised to the caller, and a column that repeats another kept once
+(:mod:`planner.compute.chunk_sink`).
 """
 
 from __future__ import annotations
@@ -67,3 +68,40 @@ def test_an_error_in_a_chunk_reaches_the_caller(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(graph_module, "chunk_threads", lambda: 3)
     with pytest.raises(ValueError, match="chunk from row 5,000"):
         FormulaGraph([bad]).compute({"x": np.arange(10_000, dtype=float)})
+
+
+def passthrough(x: Any) -> Any:
+    return x * 1.0
+
+
+def twice(passthrough: Any) -> Any:
+    return passthrough + passthrough
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_a_column_repeating_another_is_kept_once_until_it_stops(
+        monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    """A chunk output equal bit for bit to an earlier column is not copied: the result holds
+    it as a read-only view of that column (``passthrough`` of the input ``x``); one that
+    stops repeating in a later chunk gets an array of its own, its earlier rows copied; every
+    figure is the one-pass figure."""
+    rows = np.arange(10_000)
+
+    def stops(x: Any, row: Any) -> Any:
+        return np.where(row < 6_500, x, -x)
+
+    x = np.random.default_rng(5).uniform(1, 2, 10_000)
+    columns = {"x": x, "row": rows.astype(float)}
+    g = FormulaGraph([passthrough, twice, stops])
+    whole = g.compute(columns)
+    monkeypatch.setattr(graph_module, "CHUNK_ROWS", 1_000)
+    monkeypatch.setattr(graph_module, "chunk_threads", lambda: threads)
+    chunked = g.compute(columns)
+    for name in ("passthrough", "twice", "stops"):
+        assert chunked[name].view(np.int64).tolist() == whole[name].view(np.int64).tolist()
+    assert np.shares_memory(chunked["passthrough"], x)  # the input's rows, not a copy
+    assert not chunked["passthrough"].flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        chunked["passthrough"][0] = 0.0
+    assert chunked["stops"].flags.writeable and not np.shares_memory(chunked["stops"], x)
+    assert float_block(chunked, ["twice"]) is not None  # the one column with a block row
