@@ -37,8 +37,9 @@ Mapping (explicit, never silent; the issue-23 mapping for AIC and InferenceX row
   ``spec_method = mtp`` at the method's defaults (one draft token; acceptance length 1.875
   from the DeepSeek-V3 report's 85-90 %: the runs publish no acceptance rate, and none is
   fitted to them) in mode ``mtp``, source groups ``InferenceX MTP <gpu>``; ``--cv-fit`` fits
-  on runs without speculation only; disaggregated MTP runs are not scored (speculation in
-  the decode pool is not modelled). Disaggregated rows (mode
+  on runs without speculation only; disaggregated MTP runs the same way, the decode workers
+  drafting and verifying (mode ``mtp disagg``, groups ``InferenceX MTP <gpu> disagg``, fitted
+  on disaggregated runs without speculation). Disaggregated rows (mode
   ``disagg``, :mod:`planner.formulas.disagg`): ``serving_mode = disaggregated`` with each
   pool's workers, TP (GPUs per worker), EP and attention DP as published (AIC: ``tp *
   attention_dp`` GPUs per worker as for its aggregated rows; InferenceX: ``*_tp``, checked
@@ -556,6 +557,12 @@ def ix_disagg_case(r: dict[str, Any]) -> Case:
                               bool(p.get(f"{pool}_dp_attention")), workers))
     settings["ep"] = settings["decode_ep"]
     settings["attention_dp"] = int(settings["decode_attention_dp"] == "on")
+    mtp = r.get("spec_decoding") == "mtp"
+    if mtp:  # the decode workers draft and verify (as ix_case's aggregated MTP runs)
+        settings["spec_method"] = "mtp"
+        if MTP_SCRIPT_DRAFTS:
+            settings["spec_draft_tokens"] = ix_mtp_draft_tokens(
+                engine, amd, bool(p.get("decode_dp_attention")))
     met = r["metrics"]
     clients = int(r["max_concurrency"])
     tp = settings["decode_tp"]
@@ -569,7 +576,8 @@ def ix_disagg_case(r: dict[str, Any]) -> Case:
               "output_tokens_per_s": met["output_tput_per_gpu_tok_s"]
               * int(p["num_decode_gpu"])}
     run = Run(0, str(config_path(r["model"])), gpu, values, settings)
-    return Case(r["id"], f"InferenceX {gpu} disagg", "disagg", engine, gpu,
+    return Case(r["id"], f"InferenceX {'MTP ' if mtp else ''}{gpu} disagg",
+                "mtp disagg" if mtp else "disagg", engine, gpu,
                 band("concurrency", clients), run, met.get("mean_e2el_s"))
 
 
@@ -625,9 +633,6 @@ def load_cases(folder: Path) -> tuple[list[Case], dict[str, int]]:
     for r in json.loads((folder / "inferencex_dsr1_dev.json").read_text())["records"]:
         if r.get("spec_decoding") not in ("none", "mtp"):
             left[f"inferencex: speculative decoding {r.get('spec_decoding')!r}"] += 1
-            continue
-        if r["serving_mode"] != "aggregated" and r.get("spec_decoding") == "mtp":
-            left["inferencex disagg: MTP (speculation in the decode pool not modelled)"] += 1
             continue
         add(ix_case if r["serving_mode"] == "aggregated" else ix_disagg_case, r,
             "inferencex" if r["serving_mode"] == "aggregated" else "inferencex disagg")
@@ -729,8 +734,8 @@ def cv_fit_scores(cases: list[Case], specs: dict[str, Any], left: dict[str, int]
         # the disaggregated rows calibrate the disaggregated groups only (and the aggregated
         # rows the aggregated), so adding them moved no aggregated figure; fitted on runs
         # without speculative decoding only: no fitted value has seen an MTP run
-        disagg = held[0].mode == "disagg"
-        train = [c for c in cases if c.group != g and c.mode != "mtp"
+        disagg = held[0].mode.endswith("disagg")
+        train = [c for c in cases if c.group != g and not c.mode.startswith("mtp")
                  and (c.mode == "disagg") == disagg]
         fitted: dict[tuple[str, str], dict[str, float]] = {}
         for key in sorted({(c.gpu, c.engine) for c in held}):
@@ -824,8 +829,8 @@ def print_tables(title: str, scores: Scores) -> None:
 def _split_mtp(scores: Scores) -> tuple[Scores, Scores]:
     """(runs without speculative decoding, MTP runs): the MTP runs are tabled on their own
     lines, so the other tables are the figures they were before MTP runs were scored."""
-    plain = {rid: m for rid, m in scores.items() if CASES[rid].mode != "mtp"}
-    return plain, {rid: m for rid, m in scores.items() if CASES[rid].mode == "mtp"}
+    plain = {rid: m for rid, m in scores.items() if not CASES[rid].mode.startswith("mtp")}
+    return plain, {rid: m for rid, m in scores.items() if CASES[rid].mode.startswith("mtp")}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -870,7 +875,7 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{CASES[rid].id[:72]:72} {metric:10} meas {measured:10.4g} "
                       f"pred {predicted:10.4g} {predicted / measured - 1:+7.1%}")
     print(f"\nscored runs: {len(scores)} of {len(cases)} mapped "
-          f"({sum(CASES[r].mode == 'mtp' for r in scores)} of them MTP); figures: "
+          f"({sum(CASES[r].mode.startswith('mtp') for r in scores)} of them MTP); figures: "
           f"{sum(len(m) for m in scores.values())}")
     plain, mtp = _split_mtp(scores)
     print_tables("defaults (no value fitted to these runs)", plain)

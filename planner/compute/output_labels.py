@@ -336,6 +336,9 @@ META: dict[str, ColumnMeta] = {
     "decode_ep_link_bytes_per_s": ColumnMeta(label="Decode EP link bandwidth per direction",
                                              unit="B/s"),
     "decode_token_s": ColumnMeta(label="Decode per-token extra time", unit="s"),
+    "decode_spec_draft_kv_s_per_step": ColumnMeta(label="Decode drafter KV per step (pool)",
+                                                   unit="s"),
+    "decode_spec_draft_fixed_s": ColumnMeta(label="Decode drafter fixed time (pool)", unit="s"),
     "decode_step_fixed_s": ColumnMeta(label="Decode fixed step time", unit="s"),
     "decode_kv_bytes_per_token_per_gpu": ColumnMeta(label="Decode KV per token per GPU", unit="B"),
     "decode_kv_pool_bytes_per_gpu": ColumnMeta(

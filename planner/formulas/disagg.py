@@ -52,8 +52,19 @@ The model, per worker unless the name says otherwise (``Wp``, ``Wd`` workers; ``
 Not modelled: the decode pool's weights are the scenario's per GPU scaled by ``tp /
 decode_tp`` (weights shard evenly over TP; the rotary table and data-parallel attention's
 replicated projections are taken per pool), the hand-over's dependence on load and engine,
-calibration profiles on the decode GPU (the catalog's figures), prefix caching and
-speculative decoding (other items of the issue).
+calibration profiles on the decode GPU (the catalog's figures), prefix caching in either
+pool, and the drafter's weights or passes in the prefill pool.
+
+Speculative decoding (``spec_method``, :mod:`planner.formulas.speculative`) runs in the decode
+pool: each decode step verifies ``k + 1`` tokens per sequence (GEMMs, LM head, element-wise
+work) and advances it ``a`` tokens, so TPOT is the step over ``a`` and a request runs
+``(G - 1)/a`` steps (the pool's capacity, the open loop's arrivals, the TPOT objective's
+batch, which may take ``a T`` a step); the first decode step in TTFT is one step; the
+drafter's passes join the decode step's fixed time
+(:func:`~planner.formulas.disagg_decode.decode_spec_draft_fixed_s`) and its KV reads the
+per-step traffic (:func:`~planner.formulas.disagg_decode.decode_spec_draft_kv_s_per_step`);
+its MTP KV layer and ``k`` lookahead slots shrink the batch the decode pool holds, and its
+weights the decode pool's memory.
 
 Where the columns live (issue 27: no module over 500 lines), lowest first:
 :mod:`planner.formulas.disagg_inputs` (the serving mode, each pool's TP, EP, attention DP and
@@ -86,6 +97,8 @@ from planner.formulas.disagg_decode import (
     decode_matmul_efficiency_effective,
     decode_pool_kv_s_per_token,
     decode_saturation_step_s,
+    decode_spec_draft_fixed_s,
+    decode_spec_draft_kv_s_per_step,
     decode_step_fixed_s,
     decode_token_compute_s,
     disagg_saturation_requests_per_s,
@@ -131,10 +144,11 @@ POOLS: tuple = (
     decode_matmul_efficiency_effective, decode_bandwidth_efficiency_effective,
     decode_expert_ranks, decode_expert_rank_max_sd, decode_expert_gemm_s_per_token,
     decode_gemm_s_per_token, decode_lm_head_s_per_token, decode_token_compute_s,
+    decode_kv_bytes_per_token_per_gpu, decode_spec_draft_kv_s_per_step,
     decode_pool_kv_s_per_token, decode_attention_replicated_bytes_per_gpu, decode_dense_weights_s,
-    decode_expert_weights_s, pool_links.decode_tp_link_bytes_per_s,
+    decode_expert_weights_s, decode_spec_draft_fixed_s, pool_links.decode_tp_link_bytes_per_s,
     pool_links.decode_ep_link_bytes_per_s, pool_links.decode_token_s, decode_step_fixed_s,
-    decode_kv_bytes_per_token_per_gpu, decode_kv_pool_bytes_per_gpu,
+    decode_kv_pool_bytes_per_gpu,
     decode_engine_block_tokens, decode_token_capacity,
     decode_max_running_batch, decode_saturation_step_s, decode_capacity_requests_per_s,
     disagg_saturation_requests_per_s, prefill_kv_bytes_per_token_per_gpu,

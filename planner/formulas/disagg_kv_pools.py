@@ -48,17 +48,20 @@ def decode_kv_pool_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number: 
                                  decode_attention_replicated_bytes_per_gpu: Value,
                                  activation_peak_bytes: Value,
                                  decode_gpu_runtime_context_bytes: Value, non_torch_gib: Value,
-                                 comm_buffer_gib: Value, reserve_bytes_per_gpu: Value) -> Value:
+                                 comm_buffer_gib: Value, reserve_bytes_per_gpu: Value,
+                                 spec_draft_weights_bytes_per_gpu: Value) -> Value:
     """Bytes of KV pool per decode GPU (:func:`engine_memory.engine_kv_bytes_per_gpu` on the
     decode GPU): its weights are the scenario's per GPU times ``tp / decode_tp`` (they shard
     evenly over TP) with the rotary table and the decode pool's replicated attention
-    (:func:`engine_memory.engine_weights_bytes_per_gpu`); the engine's non-torch memory at the
+    (:func:`engine_memory.engine_weights_bytes_per_gpu`), and a speculative drafter's weights
+    the same way (the decode workers run it); the engine's non-torch memory at the
     decode TP (:func:`engine_memory.non_torch_bytes`); the roofline: memory - reserve - weights
     (:func:`memory.kv_budget_bytes`)."""
     sharded = weights_on_gpu_bytes_per_gpu * tp / decode_tp_effective
     weights = em.engine_weights_bytes_per_gpu(engine_code, sharded, rope_cache_bytes,
                                               decode_attention_replicated_bytes_per_gpu,
-                                              0)  # no drafter in a pool
+                                              spec_draft_weights_bytes_per_gpu * tp
+                                              / decode_tp_effective)
     non_torch = em.non_torch_bytes(engine_code, vllm_v0_accounting_number,
                                    decode_gpu_runtime_context_bytes, non_torch_gib,
                                    decode_tp_effective, comm_buffer_gib)
@@ -101,13 +104,16 @@ def decode_token_capacity(decode_kv_pool_bytes_per_gpu: Value,
 def decode_max_running_batch(max_num_seqs_effective: Value, decode_token_capacity: Value,
                              mean_decode_context_tokens: Value, engine_state_tokens: Value,
                              output_tokens: Value, output_tokens_cv: Value, engine_code: Value,
-                             prompt_tokens: Value) -> Value:
+                             prompt_tokens: Value, spec_kv_token_factor: Value,
+                             spec_draft_tokens_effective: Value) -> Value:
     """Most sequences a decode worker runs at once: ``max_num_seqs`` and its KV pool
-    (:func:`serving.max_running_batch`)."""
+    (:func:`serving.max_running_batch`), with speculation's lookahead slots and MTP KV layer
+    (no prefix cache in a decode pool: its prompts arrive whole)."""
     return serving.max_running_batch(max_num_seqs_effective, decode_token_capacity,
                                      mean_decode_context_tokens, engine_state_tokens,
                                      output_tokens, output_tokens_cv, engine_code,
-                                     prompt_tokens, 0, 1, 0)  # no prefix cache or speculation
+                                     prompt_tokens, 0, spec_kv_token_factor,
+                                     spec_draft_tokens_effective)
 
 
 def prefill_kv_bytes_per_token_per_gpu(model_kv_elems_per_token_full: Value,
@@ -147,7 +153,8 @@ def prefill_kv_pool_bytes_per_gpu(engine_code: Value, vllm_v0_accounting_number:
         gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction,
         weights_on_gpu_bytes_per_gpu, tp, prefill_tp_effective, rope_cache_bytes,
         prefill_attention_replicated_bytes_per_gpu, activation_peak_bytes,
-        gpu_runtime_context_bytes, non_torch_gib, comm_buffer_gib, reserve_bytes_per_gpu)
+        gpu_runtime_context_bytes, non_torch_gib, comm_buffer_gib, reserve_bytes_per_gpu,
+        0)  # the drafter's weights are counted on the decode workers, which run it
 
 
 def prefill_engine_block_tokens(engine_code: Value, block_size_effective: Value,

@@ -27,6 +27,7 @@ from planner.formulas.disagg_prefill import _prefill_step_at
 from planner.formulas.made_columns import at_same_point, formula_column, settled
 from planner.formulas.ops import Repeats, Value, maximum, minimum, safe_div, where
 from planner.formulas.serving_load import CLOSED_LOOP, OPEN_LOOP, QUEUE_WAIT_CAP_S
+from planner.formulas.speculative import per_output_token
 
 # ------------------------------------------------------------------- KV transfer
 
@@ -126,11 +127,13 @@ def batch_steps(batch: str) -> tuple[Callable[..., Value], ...]:
 
 
 def decode_arrivals_steps_per_s(target_requests_per_s: Value, decode_workers_effective: Value,
-                                output_tokens: Value) -> Value:
-    """Open loop: decode-token work arriving per second at one decode worker, in sequences:
-    ``rate / Wd * (G - 1)`` (Little's law gives ``b = this * step``)."""
+                                output_tokens: Value,
+                                spec_acceptance_length_effective: Value) -> Value:
+    """Open loop: decode-step work arriving per second at one decode worker, in sequences:
+    ``rate / Wd * (G - 1) / a`` (a request's decode steps, ``a`` tokens each under
+    speculation; Little's law gives ``b = this * step``)."""
     return safe_div(target_requests_per_s, decode_workers_effective, 0.0) * maximum(
-        output_tokens - 1, 0)
+        output_tokens - 1, 0) / spec_acceptance_length_effective
 
 
 def decode_batch_0(load_mode: Value, concurrency: Value, decode_workers_effective: Value,
@@ -141,7 +144,7 @@ def decode_batch_0(load_mode: Value, concurrency: Value, decode_workers_effectiv
                    model_experts: Value, model_experts_per_token: Value,
                    decode_gemm_s_per_token: Value, decode_lm_head_s_per_token: Value,
                        decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
-                       decode_expert_rank_max_sd: Value) -> Value:
+                       decode_expert_rank_max_sd: Value, spec_verify_tokens: Value) -> Value:
     """Running sequences per decode worker, first estimate: closed loop ``min(clients / Wd,
     B_max)``; offline ``B_max``; open loop ``c * step(1)`` (the idle step)."""
     closed = minimum(maximum(safe_div(concurrency, decode_workers_effective, 0.0), 1),
@@ -151,7 +154,7 @@ def decode_batch_0(load_mode: Value, concurrency: Value, decode_workers_effectiv
                            decode_step_fixed_s, decode_dense_weights_s, decode_expert_weights_s,
                            model_experts, model_experts_per_token, decode_gemm_s_per_token,
                            decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
-                           decode_expert_ranks, decode_expert_rank_max_sd)
+                           decode_expert_ranks, decode_expert_rank_max_sd, spec_verify_tokens)
     open_ = minimum(maximum(decode_arrivals_steps_per_s * idle, 1), decode_max_running_batch)
     return where(load_mode == CLOSED_LOOP, closed,
                  where(load_mode == OPEN_LOOP, open_, decode_max_running_batch))
@@ -186,15 +189,18 @@ def disagg_tpot_mean_s(decode_batch_3: Value, pp: Value, decode_token_compute_s:
                        model_experts_per_token: Value, decode_gemm_s_per_token: Value,
                        decode_lm_head_s_per_token: Value,
                        decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
-                       decode_expert_rank_max_sd: Value) -> Value:
+                       decode_expert_rank_max_sd: Value, spec_verify_tokens: Value,
+                       spec_acceptance_length_effective: Value) -> Value:
     """Mean time per output token of a disaggregated deployment: a decode step at the
-    operating batch (no prompt chunk ever enters a decode step)."""
-    return _decode_step_at(decode_batch_3, pp, decode_token_compute_s, decode_pool_kv_s_per_token,
+    operating batch (no prompt chunk ever enters a decode step) over the tokens it advances a
+    sequence, ``a`` under speculation (:func:`planner.formulas.speculative.per_output_token`)."""
+    step = _decode_step_at(decode_batch_3, pp, decode_token_compute_s, decode_pool_kv_s_per_token,
                            decode_token_s, decode_step_fixed_s, decode_dense_weights_s,
                            decode_expert_weights_s, model_experts, model_experts_per_token,
                            decode_gemm_s_per_token, decode_lm_head_s_per_token,
                            decode_expert_gemm_s_per_token, decode_expert_ranks,
-                           decode_expert_rank_max_sd)
+                           decode_expert_rank_max_sd, spec_verify_tokens)
+    return per_output_token(step, spec_acceptance_length_effective)
 
 
 DISAGG_HANDOVER_S = 0.11
@@ -312,10 +318,12 @@ def prefill_queue_wait_mean_s(load_mode: Value, prefill_utilization: Value,
 
 
 def disagg_ttft_service_s(prefill_service_s: Value, kv_transfer_s: Value,
-                          disagg_tpot_mean_s: Value) -> Value:
+                          disagg_tpot_mean_s: Value,
+                          spec_acceptance_length_effective: Value) -> Value:
     """Time from a prompt's admission to its first token at the client: prefill, the KV
-    transfer and the first decode step."""
-    return prefill_service_s + kv_transfer_s + disagg_tpot_mean_s
+    transfer and the first decode step (``TPOT * a``: one step, ``a`` tokens under
+    speculation)."""
+    return prefill_service_s + kv_transfer_s + disagg_tpot_mean_s * spec_acceptance_length_effective
 
 
 def disagg_ttft_mean_s(prefill_queue_wait_mean_s: Value, decode_slot_wait_s: Value,
@@ -393,12 +401,13 @@ def prefill_wave_s(concurrency: Value, prefill_workers_effective: Value, prompt_
 
 
 def disagg_wave_ttft_mean_s(prefill_wave_s: Value, kv_transfer_s: Value,
-                            disagg_tpot_mean_s: Value, disagg_path_latency_s: Value
-                            ) -> Value:
+                            disagg_tpot_mean_s: Value, disagg_path_latency_s: Value,
+                            spec_acceptance_length_effective: Value) -> Value:
     """Mean TTFT of a closed loop's first wave (its ``M`` clients start at once): the cohort's
     prefill (:func:`prefill_wave_s`), the transfer, the first decode step and the path's latency
     (:func:`disagg_path_latency_s`)."""
-    return prefill_wave_s + kv_transfer_s + disagg_tpot_mean_s + disagg_path_latency_s
+    return (prefill_wave_s + kv_transfer_s + disagg_tpot_mean_s * spec_acceptance_length_effective
+            + disagg_path_latency_s)
 
 
 LOAD: tuple = (

@@ -50,6 +50,7 @@ from collections.abc import Callable
 from planner.formulas import disagg_decode, disagg_load, topology
 from planner.formulas.made_columns import formula_column, settled
 from planner.formulas.ops import Value, ceil, floor, maximum, minimum, safe_div, where
+from planner.formulas.speculative import per_output_token
 
 NEWTON_STEPS = 6
 """Newton iterations of the prefill utilisation bound, from ``u = 1``: the error squares at
@@ -79,16 +80,19 @@ def disagg_decode_slo_batch(slo_tpot_s: Value, decode_max_running_batch: Value, 
                             decode_token_s: Value, decode_step_fixed_s: Value,
                             decode_dense_weights_s: Value, decode_expert_weights_s: Value,
                             decode_gemm_s_per_token: Value,
-                            decode_lm_head_s_per_token: Value) -> Value:
+                            decode_lm_head_s_per_token: Value, spec_verify_tokens: Value,
+                            spec_acceptance_length_effective: Value) -> Value:
     """Largest running batch per decode worker whose step meets the TPOT objective, at most
     ``B_max`` (``B_max`` without one; 0 where not even one sequence's step does):
-    ``b_T = pp * min((T - F) / (g + a), (T - F - W) / a)`` with ``g`` GEMM + LM head and ``a``
-    attention (``max(core FLOPs, KV)``) + element-wise per token, ``W`` every weight
-    (sequences)."""
-    g = decode_gemm_s_per_token + decode_lm_head_s_per_token
+    ``b_T = pp * min((T' - F) / (g + a), (T' - F - W) / a)`` with ``g`` GEMM + LM head and
+    ``a`` attention (``max(core FLOPs, KV)``) + element-wise per sequence, ``W`` every weight
+    (sequences). Under speculation a sequence's step verifies ``v = k + 1`` tokens (``g`` and
+    the element-wise work ``v``-fold) and advances it ``a_s`` tokens, so the step may take
+    ``T' = a_s T``; without, ``v = a_s = 1``."""
+    g = (decode_gemm_s_per_token + decode_lm_head_s_per_token) * spec_verify_tokens
     a = maximum(maximum(decode_token_compute_s - g, 0), decode_pool_kv_s_per_token) \
-        + decode_token_s
-    room = slo_tpot_s - decode_step_fixed_s
+        + decode_token_s * spec_verify_tokens
+    room = slo_tpot_s * spec_acceptance_length_effective - decode_step_fixed_s
     weights = decode_dense_weights_s + decode_expert_weights_s
     by_tpot = pp * minimum(safe_div(room, g + a, _HUGE), safe_div(room - weights, a, _HUGE))
     bound = minimum(by_tpot, decode_max_running_batch)
@@ -97,11 +101,15 @@ def disagg_decode_slo_batch(slo_tpot_s: Value, decode_max_running_batch: Value, 
 
 def disagg_decode_capacity_requests_per_s_worker(decode_max_running_batch: Value,
                                                  output_tokens: Value,
-                                                 decode_saturation_step_s: Value) -> Value:
+                                                 decode_saturation_step_s: Value,
+                                                 spec_acceptance_length_effective: Value
+                                                 ) -> Value:
     """Most requests per second one decode worker completes:
-    ``B_max / ((G - 1) step(B_max))`` (unbounded for ``G = 1``)."""
+    ``B_max / ((G - 1) / a * step(B_max))`` (``a`` tokens a step under speculation, else 1;
+    unbounded for ``G = 1``)."""
+    steps = maximum(output_tokens - 1, 1) / spec_acceptance_length_effective
     return where(output_tokens > 1, decode_max_running_batch
-                 / (maximum(output_tokens - 1, 1) * decode_saturation_step_s), _HUGE)
+                 / (steps * decode_saturation_step_s), _HUGE)
 
 
 def disagg_decode_slo_requests_per_s_worker(
@@ -111,19 +119,21 @@ def disagg_decode_slo_requests_per_s_worker(
         decode_expert_weights_s: Value, model_experts: Value, model_experts_per_token: Value,
         decode_gemm_s_per_token: Value, decode_lm_head_s_per_token: Value,
         decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
-        decode_expert_rank_max_sd: Value) -> Value:
+        decode_expert_rank_max_sd: Value, spec_verify_tokens: Value,
+        spec_acceptance_length_effective: Value) -> Value:
     """Most requests per second one decode worker carries within the TPOT objective: Little's
-    law at :func:`disagg_decode_slo_batch`, ``b* / ((G - 1) step(b*))`` (0 where no batch
-    meets it; unbounded for ``G = 1``)."""
+    law at :func:`disagg_decode_slo_batch`, ``b* / ((G - 1) / a * step(b*))`` (0 where no
+    batch meets it; unbounded for ``G = 1``)."""
     step = disagg_decode._decode_step_at(disagg_decode_slo_batch, pp, decode_token_compute_s,
                                          decode_pool_kv_s_per_token, decode_token_s,
                                          decode_step_fixed_s, decode_dense_weights_s,
                                          decode_expert_weights_s, model_experts,
                                          model_experts_per_token, decode_gemm_s_per_token,
                                          decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
-                                         decode_expert_ranks, decode_expert_rank_max_sd)
-    rate = where(output_tokens > 1, disagg_decode_slo_batch
-                 / (maximum(output_tokens - 1, 1) * step), _HUGE)
+                                         decode_expert_ranks, decode_expert_rank_max_sd,
+                                         spec_verify_tokens)
+    steps = maximum(output_tokens - 1, 1) / spec_acceptance_length_effective
+    rate = where(output_tokens > 1, disagg_decode_slo_batch / (steps * step), _HUGE)
     return where(disagg_decode_slo_batch > 0, rate, 0)
 
 
@@ -141,11 +151,13 @@ def disagg_decode_workers_needed(target_requests_per_s: Value,
 
 def disagg_sized_decode_arrivals_steps_per_s(target_requests_per_s: Value,
                                              disagg_decode_workers_needed: Value,
-                                             output_tokens: Value) -> Value:
+                                             output_tokens: Value,
+                                             spec_acceptance_length_effective: Value) -> Value:
     """:func:`planner.formulas.disagg_load.decode_arrivals_steps_per_s` at the decode count
     :func:`disagg_decode_workers_needed`."""
     return disagg_load.decode_arrivals_steps_per_s(target_requests_per_s,
-                                                   disagg_decode_workers_needed, output_tokens)
+                                                   disagg_decode_workers_needed, output_tokens,
+                                                   spec_acceptance_length_effective)
 
 
 def disagg_sized_decode_batch_0(disagg_sized_decode_arrivals_steps_per_s: Value,
@@ -157,7 +169,8 @@ def disagg_sized_decode_batch_0(disagg_sized_decode_arrivals_steps_per_s: Value,
                                 model_experts_per_token: Value, decode_gemm_s_per_token: Value,
                                 decode_lm_head_s_per_token: Value,
                                 decode_expert_gemm_s_per_token: Value, decode_expert_ranks: Value,
-                                decode_expert_rank_max_sd: Value) -> Value:
+                                decode_expert_rank_max_sd: Value,
+                                spec_verify_tokens: Value) -> Value:
     """Open loop's first estimate of the batch per decode worker at the needed count
     (:func:`planner.formulas.disagg_load.decode_batch_0`): ``c * step(1)``."""
     idle = disagg_decode._decode_step_at(1, pp, decode_token_compute_s,
@@ -166,7 +179,8 @@ def disagg_sized_decode_batch_0(disagg_sized_decode_arrivals_steps_per_s: Value,
                                          decode_expert_weights_s, model_experts,
                                          model_experts_per_token, decode_gemm_s_per_token,
                                          decode_lm_head_s_per_token, decode_expert_gemm_s_per_token,
-                                         decode_expert_ranks, decode_expert_rank_max_sd)
+                                         decode_expert_ranks, decode_expert_rank_max_sd,
+                                         spec_verify_tokens)
     return minimum(maximum(disagg_sized_decode_arrivals_steps_per_s * idle, 1),
                    decode_max_running_batch)
 
@@ -193,10 +207,12 @@ disagg_sized_decode_batch_1, disagg_sized_decode_batch_2, disagg_sized_decode_ba
 
 disagg_sized_tpot_s = formula_column(
     "disagg_sized_tpot_s",
-    "TPOT at the needed decode count (s): the decode step at its batch (what "
-    ":func:`planner.formulas.disagg_load.disagg_tpot_mean_s` gives at that count).",
-    ("disagg_sized_decode_batch_3", *disagg_decode._DECODE_STEP_COLUMNS),
-    disagg_decode._decode_step_at)
+    "TPOT at the needed decode count (s): the decode step at its batch over the tokens it "
+    "advances a sequence (what :func:`planner.formulas.disagg_load.disagg_tpot_mean_s` gives "
+    "at that count).",
+    ("disagg_sized_decode_batch_3", *disagg_decode._DECODE_STEP_COLUMNS,
+     "spec_acceptance_length_effective"),
+    lambda *args: per_output_token(disagg_decode._decode_step_at(*args[:-1]), args[-1]))
 
 
 # ------------------------------------------------------------------- prefill pool
@@ -231,10 +247,11 @@ def _room(link: int) -> Callable[..., Value]:
               else "over the network")
 
     def body(slo_ttft_s: Value, prefill_service_s: Value, disagg_sized_tpot_s: Value,
-             disagg_path_latency_s: Value, *transfer: Value) -> Value:
+             spec_acceptance_length_effective: Value, disagg_path_latency_s: Value,
+             *transfer: Value) -> Value:
         moved = _transfer_s(link, *transfer)
-        return slo_ttft_s - prefill_service_s - moved - disagg_sized_tpot_s \
-            - disagg_path_latency_s
+        return slo_ttft_s - prefill_service_s - moved \
+            - disagg_sized_tpot_s * spec_acceptance_length_effective - disagg_path_latency_s
 
     return formula_column(f"disagg_prefill_wait_room_{kind}_s",
                    "What the TTFT objective leaves for the prefill queue's wait with the KV "
@@ -242,7 +259,8 @@ def _room(link: int) -> Callable[..., Value]:
                    "decode step at the needed decode count - the path's latency (front end "
                    "and hand-over).",
                    ("slo_ttft_s", "prefill_service_s", "disagg_sized_tpot_s",
-                    "disagg_path_latency_s", "kv_transfer_bytes",
+                    "spec_acceptance_length_effective", "disagg_path_latency_s",
+                    "kv_transfer_bytes",
                     "gpu_interconnect_bytes_per_s", "gpu_nic_gbit_per_s",
                     "decode_gpu_nic_gbit_per_s", "gpu_pcie_gen", "prefill_tp_effective",
                     "decode_tp_effective", "prefill_attention_dp_number",

@@ -225,22 +225,24 @@ def _closed_form_case(gpu: str, rate: float, ttft: float, tpot: float, percentil
     return base, models
 
 
-@pytest.mark.parametrize(("gpu", "rate", "ttft", "tpot", "percentile", "decode_gpu"), [
-    ("h100-sxm", 10.0, 1.0, 0.05, 50, "same"),
-    ("h100-sxm", 30.0, 0.5, 0.03, 90, "same"),
-    ("h200", 20.0, 2.0, 0.04, 99, "same"),
-    ("h100-sxm", 15.0, 1.0, 0.05, 50, "h200"),
-    ("b200", 40.0, 0.8, 0.0, 90, "same"),
-    ("h100-sxm", 20.0, 0.0, 0.04, 50, "same"),
+@pytest.mark.parametrize(("gpu", "rate", "ttft", "tpot", "percentile", "decode_gpu", "spec"), [
+    ("h100-sxm", 10.0, 1.0, 0.05, 50, "same", "none"),
+    ("h100-sxm", 30.0, 0.5, 0.03, 90, "same", "none"),
+    ("h200", 20.0, 2.0, 0.04, 99, "same", "none"),
+    ("h100-sxm", 15.0, 1.0, 0.05, 50, "h200", "none"),
+    ("b200", 40.0, 0.8, 0.0, 90, "same", "none"),
+    ("h100-sxm", 20.0, 0.0, 0.04, 50, "same", "none"),
+    ("h100-sxm", 20.0, 1.0, 0.02, 50, "same", "mtp"),  # the decode workers speculate
 ])
 def test_closed_form_worker_counts_are_the_brute_force_cheapest(
         gpu: str, rate: float, ttft: float, tpot: float, percentile: int,
-        decode_gpu: str) -> None:
+        decode_gpu: str, spec: str) -> None:
     """For every pool shape (prefill TP × decode TP × weight dtype), the closed form's
     ``disagg_prefill_workers_needed`` × ``disagg_decode_workers_needed`` is a cheapest pair of
     the brute force over 1..16 workers a pool judged by ``meets_slo`` (both pools below
     saturation), and ``gpus_needed`` / ``cost_usd_per_month_needed`` are that pair's."""
     base, models = _closed_form_case(gpu, rate, ttft, tpot, percentile, decode_gpu)
+    base["spec_method"] = spec
     gpus = load_gpus()
     shapes = list(itertools.product(ds.POOL_TPS, ds.POOL_TPS, ds.WEIGHT_DTYPES))
     counts = range(1, CLOSED_FORM_MAX + 1)

@@ -29,7 +29,7 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     assert set(OUTPUTS) == names
     assert len(OUTPUTS) == (68 + 11 + 86 + 4 + 2 + 85 + 12 + 4 + 3 + 5
                             + 59 + 4 + 15 + 32 + 9 + 4 + 12 + 6 + 3 + 2
-                            + 1)  # roofline and training (4
+                            + 1 + 2)  # roofline and training (4
     # fixed-state columns), the offload to host memory (11), then the serving engine
     # (engine_state_tokens, step_host_link_s), SLO and saturated (issue 24), the topology's link
     # columns and the profile run's kept MoE workspace and hidden states (issue 23), the SLO
@@ -49,7 +49,8 @@ def test_registry_covers_every_formula_with_description_and_unit() -> None:
     # planner.formulas.step_mix), and the engine's KV block size (3: the engine's and each
     # pool's), and the eager prefill's launch floor (2: prefill_eager, prefill_host_floor_s,
     # issue 23), and a disaggregated request's path (disagg_path_latency_s: the front end and
-    # the P/D hand-over, issue 25)
+    # the P/D hand-over, issue 25), and the decode pool's drafter under speculation (2:
+    # decode_spec_draft_kv_s_per_step, decode_spec_draft_fixed_s, issue 25)
     for column in OUTPUTS.values():
         assert column.description and column.label, column.name
         assert column.unit in FORMATS, column.name

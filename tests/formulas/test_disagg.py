@@ -476,3 +476,34 @@ def test_a_handover_outside_0_to_10_s_is_refused_naming_the_field(bad: float) ->
     with pytest.raises(ValidationError, match="disagg_handover_s") as err:
         row(serving_mode="disaggregated", disagg_handover_s=bad)
     assert "0" in str(err.value) and "10" in str(err.value)
+
+
+def test_speculation_runs_in_the_decode_pool() -> None:
+    """MTP on a disaggregated deployment: the decode workers draft and verify. Each decode
+    step verifies ``k + 1 = 2`` tokens per sequence and advances it ``a = 1.875`` (the
+    method's defaults), so TPOT is the step over ``a``, a request runs ``(G - 1)/a`` steps
+    (the pool's capacity and the open loop's arrivals), the first decode step in TTFT is one
+    step (``TPOT * a``); the drafter's passes join the fixed step, its MTP KV layer and
+    lookahead slot shrink the batch the pool holds, and its weights the pool."""
+    plain = row(serving_mode="disaggregated", concurrency=32)
+    spec = row(serving_mode="disaggregated", concurrency=32, spec_method="mtp")
+    a, v = spec["spec_acceptance_length_effective"], spec["spec_verify_tokens"]
+    assert (a, v) == (1.875, 2) and plain["spec_acceptance_length_effective"] == 1
+    step = disagg._decode_step_at(*(spec[c] for c in ("decode_batch_3",
+                                                       *disagg._DECODE_STEP_COLUMNS)))
+    assert spec["disagg_tpot_mean_s"] == pytest.approx(step / a, rel=1e-12)
+    assert spec["tpot_mean_s"] == spec["disagg_tpot_mean_s"] < plain["tpot_mean_s"]
+    g = spec["output_tokens"]
+    assert spec["decode_capacity_requests_per_s"] == pytest.approx(
+        spec["decode_workers_effective"] * spec["decode_max_running_batch"]
+        / ((g - 1) / a * spec["decode_saturation_step_s"]), rel=1e-12)
+    assert spec["disagg_ttft_service_s"] == pytest.approx(
+        spec["prefill_service_s"] + spec["kv_transfer_s"] + step, rel=1e-12)
+    assert spec["decode_spec_draft_fixed_s"] > 0 == plain["decode_spec_draft_fixed_s"]
+    assert spec["decode_step_fixed_s"] == pytest.approx(
+        plain["decode_step_fixed_s"] + spec["decode_spec_draft_fixed_s"], rel=1e-12)
+    assert spec["decode_spec_draft_kv_s_per_step"] > 0 == plain["decode_spec_draft_kv_s_per_step"]
+    assert spec["decode_kv_pool_bytes_per_gpu"] < plain["decode_kv_pool_bytes_per_gpu"]
+    open_loop = row(serving_mode="disaggregated", target_requests_per_s=2.0, spec_method="mtp")
+    assert open_loop["decode_arrivals_steps_per_s"] == pytest.approx(
+        2.0 / open_loop["decode_workers_effective"] * (g - 1) / a, rel=1e-12)
