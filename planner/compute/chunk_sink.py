@@ -50,19 +50,20 @@ class ChunkSink:
         """A float output -> the earlier column (or input) it repeats on every row so far."""
         self._covered: dict[str, list[tuple[int, int]]] = {n: [] for n in self.repeats}
         self.out: dict[str, Any] = dict(inputs)
+        own = [n for n in order if n not in self.repeats]
         rank = {name: i for i, name in enumerate(wanted)}
-        floats = sorted((n for n in order if _is_float_column(first[n])
-                         and n not in self.repeats), key=lambda n: rank.get(n, len(rank)))
+        floats = sorted((n for n in own if _is_float_column(first[n])),
+                        key=lambda n: rank.get(n, len(rank)))
         storage = block((len(floats), rows))
         for i, name in enumerate(floats):
             self.out[name] = storage[i]
+        in_block = set(floats)
+        for name in own:  # every output an array of its own: never a given column's
+            if name not in in_block:
+                value = first[name]
+                self.out[name] = (np.empty(rows, dtype=value.dtype)
+                                  if getattr(value, "ndim", 0) == 1 else value)
         self._written = [n for n in order if getattr(first[n], "ndim", 0) == 1]
-        for name in order:
-            if name in self.out or name in self.repeats:
-                continue
-            value = first[name]
-            self.out[name] = (np.empty(rows, dtype=value.dtype) if getattr(value, "ndim", 0) == 1
-                              else value)
 
     @staticmethod
     def _find_repeats(order: Sequence[str], first: Mapping[str, Any],
@@ -77,12 +78,13 @@ class ChunkSink:
             bits = value.view(np.int64)
             return int(bits[0]) if len(bits) else 0, int(np.bitwise_xor.reduce(bits))
 
-        for name in inputs:
-            if _is_float_column(first.get(name)):
+        computed = set(order)
+        for name in inputs:  # a given column a formula computes anew is that formula's
+            if name not in computed and _is_float_column(first.get(name)):
                 seen.setdefault(key(first[name]), []).append(name)
         for name in order:
             value = first[name]
-            if name in inputs or not _is_float_column(value):
+            if not _is_float_column(value):
                 continue
             k = key(value)
             match = next((n for n in seen.get(k, ()) if _same_bits(first[n], value)), None)

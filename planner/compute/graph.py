@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 from typing import Any
@@ -28,8 +29,6 @@ CHUNK_ROWS = 65_536
 def chunk_threads() -> int:
     """Threads a chunked evaluation uses: the CPUs this process may run on
     (``os.sched_getaffinity``, else ``os.cpu_count``), at most 8, at least 1."""
-    import os
-
     affinity = getattr(os, "sched_getaffinity", None)
     cpus = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
     return max(1, min(cpus, 8))

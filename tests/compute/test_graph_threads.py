@@ -105,3 +105,24 @@ def test_a_column_repeating_another_is_kept_once_until_it_stops(
         chunked["passthrough"][0] = 0.0
     assert chunked["stops"].flags.writeable and not np.shares_memory(chunked["stops"], x)
     assert float_block(chunked, ["twice"]) is not None  # the one column with a block row
+
+
+def flag(x: Any) -> Any:
+    return x > 1.5
+
+
+def test_a_given_column_a_formula_computes_is_not_written_into(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A column passed in under a formula's name is the formula's in the result, as in one
+    pass (a float output and a flag); the caller's arrays are left as they were."""
+    x = np.random.default_rng(9).uniform(1, 2, 5_000)
+    given, given_flag = np.zeros(5_000), np.zeros(5_000, dtype=bool)
+    columns = {"x": x, "s": 2.0, "a": given, "flag": given_flag}
+    whole = FormulaGraph([a, b, flag]).compute(columns)
+    monkeypatch.setattr(graph_module, "CHUNK_ROWS", 1_000)
+    chunked = FormulaGraph([a, b, flag]).compute(columns)
+    assert chunked["a"].tolist() == whole["a"].tolist() == (np.sqrt(x) * 2.0 + 1.0).tolist()
+    assert chunked["b"].tolist() == whole["b"].tolist()
+    assert chunked["flag"].tolist() == whole["flag"].tolist() == (x > 1.5).tolist()
+    assert chunked["flag"].dtype == whole["flag"].dtype == bool
+    assert not given.any() and not given_flag.any()
